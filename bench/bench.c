@@ -1,0 +1,140 @@
+/* Throughput benchmarks (not timed tests): samples per second for trace
+ * parsing, and windows per second for feature extraction + classification.
+ *
+ * usage: wt_bench [--quick] [--trace FILE]
+ *   Parsing is measured on a generated 10 Hz, 8-GPU trace held in memory (or
+ *   on FILE); classification on 30-second windows at 10 Hz (300 samples).
+ *   --quick runs a few iterations only (a smoke test for CI).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "classify/classifier.h"
+#include "telemetry/source.h"
+#include "telemetry/trace_reader.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static char *make_trace(size_t rows, size_t *len)
+{
+    size_t cap = rows * 96 + 256, off = 0;
+    char *b = malloc(cap);
+    if (!b)
+        return NULL;
+    off += (size_t)snprintf(b + off, cap - off,
+                            "# format: workloadtruth-trace/1\n# power_semantics: instant\n"
+                            "t_s,gpu,util_gpu_pct,util_mem_pct,mem_used_mib,mem_total_mib,"
+                            "power_w,label\n");
+    for (size_t i = 0; i < rows; i++)
+        off += (size_t)snprintf(b + off, cap - off, "%.3f,%zu,%zu,%zu,41250.5,81559,%.2f,TRAINING\n",
+                                (double)(i / 8) * 0.1, i % 8, 80 + i % 17, 30 + i % 11,
+                                400.0 + (double)(i % 97));
+    *len = off;
+    return b;
+}
+
+static int bench_parse(const char *path, int quick)
+{
+    size_t len = 0, rows = quick ? 20000 : 2000000;
+    char *data = NULL;
+    int iters = quick ? 1 : 3;
+    if (!path) {
+        data = make_trace(rows, &len);
+        if (!data)
+            return 1;
+    }
+    double best = 0;
+    size_t count = 0;
+    for (int it = 0; it < iters; it++) {
+        FILE *f = path ? fopen(path, "rb") : fmemopen(data, len, "rb");
+        struct wt_trace_reader *r;
+        struct wt_err err;
+        if (!f || wt_trace_open_stream(f, 1, path ? path : "<generated>", NULL, &r, &err)) {
+            fprintf(stderr, "wt_bench: cannot open trace: %s\n", path ? path : err.msg);
+            free(data);
+            return 1;
+        }
+        struct wt_sample s;
+        int rc;
+        count = 0;
+        double t0 = now();
+        while ((rc = wt_trace_next(r, &s, &err)) == WT_OK)
+            count++;
+        double dt = now() - t0;
+        wt_trace_close(r);
+        if (rc != WT_DONE) {
+            fprintf(stderr, "wt_bench: %s\n", err.msg);
+            free(data);
+            return 1;
+        }
+        if (dt > 0 && count / dt > best)
+            best = count / dt;
+    }
+    printf("trace parsing: %zu rows, %.0f samples/s (best of %d)\n", count, best, iters);
+    free(data);
+    return 0;
+}
+
+static int bench_classify(int quick)
+{
+    enum { WINDOW = 300 };
+    struct wt_sample buf[WINDOW];
+    struct wt_source_config cfg = {0};
+    struct wt_source *src;
+    struct wt_err err;
+    size_t n;
+    cfg.profile = "training";
+    if (wt_source_open("synthetic", &cfg, &src, &err) ||
+        wt_source_read_n(src, 0, buf, WINDOW, &n, &err)) {
+        fprintf(stderr, "wt_bench: %s\n", err.msg);
+        return 1;
+    }
+    wt_source_close(src);
+    for (size_t i = 0; i < n; i++)
+        buf[i].t_s = 0.1 * (double)i;
+    struct wt_window w = {buf, n, 0, "instant", "synthetic"};
+    const struct wt_classifier *const *all = wt_classifier_all();
+    for (int c = 0; all[c]; c++) {
+        long iters = quick ? 1000 : 200000;
+        struct wt_result r;
+        double t0 = now();
+        for (long i = 0; i < iters; i++)
+            if (wt_classify_window(all[c], &w, &r, &err)) {
+                fprintf(stderr, "wt_bench: %s\n", err.msg);
+                return 1;
+            }
+        double dt = now() - t0;
+        printf("features + classification (%s): 30 s windows at 10 Hz (%d samples): %.0f "
+               "windows/s, %.0f samples/s on one core\n",
+               all[c]->name, WINDOW, iters / dt, iters * (double)WINDOW / dt);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0;
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--trace") && i + 1 < argc)
+            path = argv[++i];
+        else {
+            fprintf(stderr, "usage: wt_bench [--quick] [--trace FILE]\n");
+            return 2;
+        }
+    }
+    if (bench_parse(path, quick) || bench_classify(quick))
+        return 1;
+    return 0;
+}

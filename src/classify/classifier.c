@@ -1,0 +1,63 @@
+/* Classifier registry and the shared classify entry point (see classifier.h). */
+#include "classify/classifier.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct wt_classifier *const classifiers[] = {
+    &wt_classifier_rules, /* default until the robust classifier lands */
+    NULL,
+};
+
+const struct wt_classifier *const *wt_classifier_all(void)
+{
+    return classifiers;
+}
+
+const struct wt_classifier *wt_classifier_default(void)
+{
+    return classifiers[0];
+}
+
+const struct wt_classifier *wt_classifier_find(const char *name)
+{
+    for (int i = 0; classifiers[i]; i++)
+        if (!strcmp(classifiers[i]->name, name))
+            return classifiers[i];
+    return NULL;
+}
+
+void wt_result_add_reason(struct wt_result *r, int feature, double value, enum wt_class favours,
+                          const char *fmt, ...)
+{
+    if (r->nreasons >= WT_MAX_REASONS)
+        return;
+    struct wt_reason *x = &r->reasons[r->nreasons++];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->text, sizeof(x->text), fmt, ap);
+    va_end(ap);
+    x->feature = feature;
+    x->value = value;
+    x->favours = favours;
+}
+
+int wt_classify_window(const struct wt_classifier *c, const struct wt_window *w,
+                       struct wt_result *out, struct wt_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->cls = WT_CLASS_UNKNOWN;
+    out->classifier = c;
+    out->gpu_index = w->gpu;
+    out->sample_count = w->n;
+    out->window_seconds = wt_window_seconds(w);
+    for (int i = 0; i < WT_NFEATURES; i++)
+        out->features.v[i] = NAN;
+    if (w->n < c->min_samples)
+        return wt_errf(err, WT_EINVAL,
+                       "GPU %d: %zu sample%s in the window; the %s classifier needs at least %zu",
+                       w->gpu, w->n, w->n == 1 ? "" : "s", c->name, c->min_samples);
+    wt_features_compute(w, &out->features);
+    return c->classify(c, w, &out->features, out, err);
+}

@@ -1,0 +1,74 @@
+/* Classifiers: a window's features in, a class with confidence and reasons out.
+ *
+ * Every classifier implements struct wt_classifier and is listed in the table
+ * in classifier.c; the first entry of wt_classifier_all() is the default, so a
+ * new classifier becomes the default there without touching the CLI, eval,
+ * MCP or exporters, which all go through wt_classify_window().  A classifier
+ * says which features it exposes in output (the rule classifier exposes
+ * exactly the Python tool's six).  Results are plain values: no allocation.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_CLASSIFIER_H
+#define WT_CLASSIFIER_H
+
+#include <stddef.h>
+
+#include "features/features.h"
+#include "features/window.h"
+#include "util/err.h"
+
+#define WT_MAX_REASONS 16
+#define WT_REASON_LEN 200
+
+/* One piece of evidence: a sentence plus the feature, value and the class it
+ * pointed to (WT_CLASS_NONE for sentences that are not a single vote). */
+struct wt_reason {
+    char text[WT_REASON_LEN];
+    int feature; /* enum wt_feature or -1 */
+    double value;
+    enum wt_class favours;
+};
+
+struct wt_classifier;
+
+struct wt_result {
+    enum wt_class cls;
+    double confidence;    /* 0..1 */
+    int gpu_index;
+    double window_seconds; /* last - first sample time */
+    size_t sample_count;
+    struct wt_reason reasons[WT_MAX_REASONS];
+    size_t nreasons;
+    struct wt_features features;
+    const struct wt_classifier *classifier;
+};
+
+struct wt_classifier {
+    const char *name;
+    const char *description;
+    const enum wt_feature *exposed; /* features shown in output, in order */
+    size_t nexposed;
+    size_t min_samples;             /* fewer is an error, not a guess */
+    /* Fills cls, confidence and reasons; the caller has set the rest. */
+    int (*classify)(const struct wt_classifier *c, const struct wt_window *w,
+                    const struct wt_features *f, struct wt_result *out, struct wt_err *err);
+};
+
+extern const struct wt_classifier wt_classifier_rules;
+
+/* NULL-terminated; the first is the default. */
+const struct wt_classifier *const *wt_classifier_all(void);
+const struct wt_classifier *wt_classifier_default(void);
+const struct wt_classifier *wt_classifier_find(const char *name);
+
+/* Computes features and classifies one window.  Errors (too few samples)
+ * leave *out with cls = WT_CLASS_UNKNOWN. */
+int wt_classify_window(const struct wt_classifier *c, const struct wt_window *w,
+                       struct wt_result *out, struct wt_err *err) WT_WARN_UNUSED;
+
+/* Appends a reason (silently drops beyond WT_MAX_REASONS). */
+void wt_result_add_reason(struct wt_result *r, int feature, double value, enum wt_class favours,
+                          const char *fmt, ...) WT_PRINTF(5, 6);
+
+#endif

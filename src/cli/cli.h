@@ -1,0 +1,22 @@
+/* The CLI's commands.  Each returns the process exit status:
+ * 0 success, 1 runtime error (message on stderr), 2 usage error,
+ * 3 (WT_EXIT_MISMATCH) classify --declared observed a different class.
+ * The CLI is the only place that wires modules together.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_CLI_H
+#define WT_CLI_H
+
+#define WT_EXIT_OK 0
+#define WT_EXIT_ERROR 1
+#define WT_EXIT_USAGE 2
+
+int wt_cmd_classify(int argc, char **argv);
+int wt_cmd_benchmark(int argc, char **argv);
+int wt_cmd_eval(int argc, char **argv);
+
+/* Names of the classifiers, NULL-terminated, for option choices. */
+const char *const *wt_cli_classifier_names(void);
+
+#endif

@@ -1,0 +1,76 @@
+/* workloadtruth: the command-line entry point.  Dispatches to one small file
+ * per command (cmd_*.c); holds no logic of its own.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "classify/classifier.h"
+#include "cli/cli.h"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"classify", wt_cmd_classify, "classify one window of telemetry (synthetic, trace or live)"},
+    {"benchmark", wt_cmd_benchmark, "score a classifier on the synthetic benchmark suite"},
+    {"eval", wt_cmd_eval, "score a classifier on labelled real traces"},
+    {NULL, NULL, NULL},
+};
+
+/* Python-tool commands that later versions add. */
+static const char *const planned[] = {"watch", "verify-log", "mcp", NULL};
+
+const char *const *wt_cli_classifier_names(void)
+{
+    static const char *names[16];
+    const struct wt_classifier *const *all = wt_classifier_all();
+    int i;
+    for (i = 0; all[i] && i < 15; i++)
+        names[i] = all[i]->name;
+    names[i] = NULL;
+    return names;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: workloadtruth [--version] [--help] <command> [options]\n\n"
+               "Tells whether a GPU runs TRAINING, INFERENCE or is IDLE from telemetry alone.\n\n"
+               "commands:\n");
+    for (int i = 0; commands[i].name; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'workloadtruth <command> --help' describes each command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return WT_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        printf("workloadtruth %s\n", WT_VERSION);
+        return WT_EXIT_OK;
+    }
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return WT_EXIT_OK;
+    }
+    for (int i = 0; commands[i].name; i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].run(argc - 2, argv + 2);
+    for (int i = 0; planned[i]; i++)
+        if (!strcmp(cmd, planned[i])) {
+            fprintf(stderr, "workloadtruth: command '%s' is not available in this version yet\n",
+                    cmd);
+            return WT_EXIT_USAGE;
+        }
+    fprintf(stderr, "workloadtruth: unknown command '%.60s' (classify, benchmark, eval; see --help)\n",
+            cmd);
+    return WT_EXIT_USAGE;
+}

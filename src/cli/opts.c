@@ -1,0 +1,226 @@
+/* Command-line parsing (see opts.h). */
+#include "cli/opts.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/err.h"
+#include "util/num.h"
+
+static int list_add(struct wt_strlist *l, const char *s)
+{
+    if (l->n == l->cap) {
+        int ncap = l->cap ? l->cap * 2 : 8;
+        const char **nv = realloc(l->v, (size_t)ncap * sizeof(*nv));
+        if (!nv)
+            return -1;
+        l->v = nv;
+        l->cap = ncap;
+    }
+    l->v[l->n++] = s;
+    return 0;
+}
+
+void wt_strlist_free(struct wt_strlist *l)
+{
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
+const struct wt_opt *wt_opts_get(const struct wt_opt *opts, const char *name)
+{
+    for (int i = 0; opts[i].name; i++)
+        if (!strcmp(opts[i].name, name))
+            return &opts[i];
+    return NULL;
+}
+
+static void shown(char *dst, size_t cap, const char *s)
+{
+    size_t j = 0;
+    for (size_t i = 0; s[i] && j + 4 < cap; i++)
+        dst[j++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+    dst[j] = '\0';
+}
+
+static int bad(const struct wt_cmd_help *h, const char *fmt, ...) WT_PRINTF(2, 3);
+
+static int bad(const struct wt_cmd_help *h, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: %s (see --help)\n", h->prog, msg);
+    return 2;
+}
+
+static int set_value(const struct wt_cmd_help *h, struct wt_opt *o, const char *val)
+{
+    char buf[160], sv[80];
+    shown(sv, sizeof(sv), val);
+    switch (o->type) {
+    case WT_OPT_STRING:
+        *(const char **)o->target = val;
+        return 0;
+    case WT_OPT_CHOICE:
+        for (int i = 0; o->choices[i]; i++)
+            if (!strcmp(o->choices[i], val)) {
+                *(const char **)o->target = o->choices[i];
+                return 0;
+            }
+        buf[0] = '\0';
+        for (int i = 0; o->choices[i]; i++) {
+            strncat(buf, i ? ", " : "", sizeof(buf) - strlen(buf) - 1);
+            strncat(buf, o->choices[i], sizeof(buf) - strlen(buf) - 1);
+        }
+        return bad(h, "%s: invalid choice '%s' (choose from %s)", o->name, sv, buf);
+    case WT_OPT_UINT: {
+        uint64_t u;
+        if (val[0] == '0' && (val[1] == 'x' || val[1] == 'X'))
+            return bad(h, "%s: not a whole number: '%s'", o->name, sv);
+        if (wt_parse_u64(val, strlen(val), &u) != 0)
+            return bad(h, "%s: not a whole number: '%s'", o->name, sv);
+        if ((double)u < o->min || (double)u > o->max)
+            return bad(h, "%s: %s is out of range (%.0f..%.0f)", o->name, sv, o->min, o->max);
+        *(unsigned long long *)o->target = (unsigned long long)u;
+        return 0;
+    }
+    case WT_OPT_DOUBLE: {
+        double d;
+        if (wt_parse_double(val, strlen(val), &d) != 0)
+            return bad(h, "%s: not a number: '%s'", o->name, sv);
+        if (d < o->min || d > o->max)
+            return bad(h, "%s: %s is out of range (%g..%g)", o->name, sv, o->min, o->max);
+        *(double *)o->target = d;
+        return 0;
+    }
+    case WT_OPT_LIST:
+        if (list_add((struct wt_strlist *)o->target, val) != 0) {
+            fprintf(stderr, "%s: out of memory\n", h->prog);
+            return 2;
+        }
+        return 0;
+    case WT_OPT_FLAG:
+        break;
+    }
+    return 2;
+}
+
+static struct wt_opt *find(const struct wt_cmd_help *h, struct wt_opt *opts, const char *arg,
+                           size_t len, int *err)
+{
+    struct wt_opt *hit = NULL;
+    int nhits = 0;
+    *err = 0;
+    for (int i = 0; opts[i].name; i++) {
+        if (strlen(opts[i].name) == len && !strncmp(opts[i].name, arg, len))
+            return &opts[i];
+        if (strlen(opts[i].name) > len && !strncmp(opts[i].name, arg, len)) {
+            hit = &opts[i];
+            nhits++;
+        }
+    }
+    if (nhits == 1 && len > 2)
+        return hit;
+    char name[80], sn[80];
+    snprintf(name, sizeof(name), "%.*s", (int)(len < 70 ? len : 70), arg);
+    shown(sn, sizeof(sn), name);
+    if (nhits > 1 && len > 2)
+        *err = bad(h, "ambiguous option '%s'", sn);
+    else
+        *err = bad(h, "unknown option '%s'", sn);
+    return NULL;
+}
+
+int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, char **argv,
+                  struct wt_strlist *positional)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            wt_opts_usage(h, opts);
+            return 1;
+        }
+        if (!strcmp(a, "--")) {
+            for (i++; i < argc; i++) {
+                if (!positional)
+                    return bad(h, "unexpected argument '%.60s'", argv[i]);
+                if (list_add(positional, argv[i]) != 0)
+                    return 2;
+            }
+            break;
+        }
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+            if (a[0] == '-' && a[1] != '\0')
+                return bad(h, "unknown option '%.60s'", a);
+            if (!positional)
+                return bad(h, "unexpected argument '%.60s'", a);
+            if (list_add(positional, a) != 0)
+                return 2;
+            continue;
+        }
+        const char *eq = strchr(a, '=');
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        int err;
+        struct wt_opt *o = find(h, opts, a, len, &err);
+        if (!o)
+            return err;
+        o->seen = true;
+        if (o->type == WT_OPT_FLAG) {
+            if (eq)
+                return bad(h, "%s takes no value", o->name);
+            *(bool *)o->target = true;
+            continue;
+        }
+        if (o->type == WT_OPT_LIST) {
+            int got = 0;
+            if (eq) {
+                if (set_value(h, o, eq + 1))
+                    return 2;
+                got++;
+            }
+            while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
+                if (set_value(h, o, argv[++i]))
+                    return 2;
+                got++;
+            }
+            if (!got)
+                return bad(h, "%s needs at least one %s", o->name, o->metavar);
+            continue;
+        }
+        const char *val;
+        if (eq)
+            val = eq + 1;
+        else if (i + 1 < argc)
+            val = argv[++i];
+        else
+            return bad(h, "%s needs a value (%s)", o->name, o->metavar);
+        if (set_value(h, o, val))
+            return 2;
+    }
+    return 0;
+}
+
+void wt_opts_usage(const struct wt_cmd_help *h, const struct wt_opt *opts)
+{
+    printf("usage: %s [options]\n\n%s\n\noptions:\n", h->prog, h->summary);
+    for (int i = 0; opts[i].name; i++) {
+        char left[64];
+        if (opts[i].type == WT_OPT_FLAG)
+            snprintf(left, sizeof(left), "%s", opts[i].name);
+        else if (opts[i].type == WT_OPT_LIST)
+            snprintf(left, sizeof(left), "%s %s...", opts[i].name, opts[i].metavar);
+        else
+            snprintf(left, sizeof(left), "%s %s", opts[i].name, opts[i].metavar);
+        printf("  %-26s %s\n", left, opts[i].help);
+    }
+    printf("  %-26s %s\n", "--help", "show this help and exit");
+    if (h->details)
+        printf("\n%s\n", h->details);
+}

@@ -1,0 +1,57 @@
+/* Table-driven command-line parsing for the CLI commands.
+ *
+ * Accepts `--name value`, `--name=value` and unique prefixes of long names
+ * (as Python's argparse does), checks types and ranges, and prints a one-line
+ * error ("workloadtruth classify: --samples: not a whole number: 'x'") for
+ * anything wrong.  `--help` prints the usage generated from the same table.
+ * Only the CLI uses it.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_OPTS_H
+#define WT_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum wt_opt_type {
+    WT_OPT_FLAG,   /* bool */
+    WT_OPT_STRING, /* const char * */
+    WT_OPT_CHOICE, /* const char *, one of choices */
+    WT_OPT_UINT,   /* unsigned long long within [min, max] */
+    WT_OPT_DOUBLE, /* double within [min, max] */
+    WT_OPT_LIST,   /* values up to the next --option, appended to a wt_strlist */
+};
+
+struct wt_strlist {
+    const char **v;
+    int n, cap;
+};
+
+struct wt_opt {
+    const char *name; /* "--samples" */
+    enum wt_opt_type type;
+    void *target;
+    const char *metavar;
+    const char *help;
+    double min, max;               /* numeric range (inclusive) */
+    const char *const *choices;    /* NULL-terminated, for WT_OPT_CHOICE */
+    bool seen;                     /* set by the parser */
+};
+
+struct wt_cmd_help {
+    const char *prog;    /* "workloadtruth classify" */
+    const char *summary; /* one line */
+    const char *details; /* after the options, may be NULL */
+};
+
+/* Returns 0 (parsed), 1 (--help printed: exit 0) or 2 (error printed: exit 2).
+ * Arguments that are not options go to positional (may be NULL: then they
+ * are an error). */
+int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, char **argv,
+                  struct wt_strlist *positional);
+void wt_opts_usage(const struct wt_cmd_help *h, const struct wt_opt *opts);
+const struct wt_opt *wt_opts_get(const struct wt_opt *opts, const char *name);
+void wt_strlist_free(struct wt_strlist *l);
+
+#endif

@@ -1,0 +1,66 @@
+/* Evaluation harness: scores a classifier on labelled traces.
+ *
+ * Each trace is cut into windows of W seconds per GPU (window.h); a window is
+ * scored when >= 80% of its rows carry one label (the trace format's rule),
+ * skipped as "unlabelled" otherwise, and skipped as "short" when it holds
+ * fewer than the classifier's minimum samples or spans less than half of W
+ * (the ragged end of a stream, or a gap in the data).  Results are kept per
+ * file with a confusion matrix, so overall, per-class, per-source (parent
+ * directory) and per-file accuracy all come from the same counts.  All
+ * accuracy claims in the README come from this module via `workloadtruth eval`.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_EVAL_H
+#define WT_EVAL_H
+
+#include <stddef.h>
+
+#include "classify/classifier.h"
+#include "telemetry/trace_reader.h"
+
+#define WT_NPRED 4 /* predicted: TRAINING, INFERENCE, IDLE, UNKNOWN */
+
+struct wt_eval_opts {
+    double window_s;
+    const struct wt_classifier *clf;
+    struct wt_trace_opts trace_opts;
+};
+
+struct wt_eval_counts {
+    size_t scored, correct;
+    size_t skipped_unlabelled, skipped_short;
+    size_t confusion[WT_NCLASSES][WT_NPRED]; /* [truth][predicted] */
+};
+
+struct wt_eval_file {
+    char *path;
+    char *group; /* parent directory name: the trace's source */
+    char gpu_model[96];
+    struct wt_eval_counts c;
+};
+
+struct wt_eval_report {
+    double window_s;
+    const char *classifier;
+    struct wt_eval_file *files;
+    size_t nfiles, cap;
+    char **not_traces; /* CSV files met while walking directories that are not traces */
+    size_t nnot_traces;
+};
+
+void wt_eval_init(struct wt_eval_report *rep, const struct wt_eval_opts *o);
+/* Adds a file, or every *.csv below a directory (sorted, recursive).  CSV
+ * files found in directories that are not traces (no trace header) are
+ * listed in not_traces; any other error stops and is returned. */
+int wt_eval_add_path(struct wt_eval_report *rep, const char *path, const struct wt_eval_opts *o,
+                     struct wt_err *err) WT_WARN_UNUSED;
+/* Sums every file's counts. */
+void wt_eval_total(const struct wt_eval_report *rep, struct wt_eval_counts *tot);
+void wt_eval_add_counts(struct wt_eval_counts *dst, const struct wt_eval_counts *src);
+/* Accuracy of windows whose truth is cls (NaN when none). */
+double wt_eval_class_accuracy(const struct wt_eval_counts *c, enum wt_class cls);
+size_t wt_eval_class_total(const struct wt_eval_counts *c, enum wt_class cls);
+void wt_eval_free(struct wt_eval_report *rep);
+
+#endif

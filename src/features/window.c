@@ -1,0 +1,53 @@
+/* Window helpers (see window.h). */
+#include "features/window.h"
+
+#include <math.h>
+
+double wt_window_seconds(const struct wt_window *w)
+{
+    if (w->n < 2)
+        return 0;
+    return w->s[w->n - 1].t_s - w->s[0].t_s;
+}
+
+enum wt_class wt_window_truth(const struct wt_window *w)
+{
+    size_t count[WT_NCLASSES] = {0};
+    if (w->n == 0)
+        return WT_CLASS_NONE;
+    for (size_t i = 0; i < w->n; i++) {
+        enum wt_class c = w->s[i].label;
+        if (c >= 0 && c < WT_NCLASSES)
+            count[c]++;
+    }
+    for (int c = 0; c < WT_NCLASSES; c++)
+        if ((double)count[c] >= WT_WINDOW_LABEL_SHARE * (double)w->n)
+            return (enum wt_class)c;
+    return WT_CLASS_NONE;
+}
+
+void wt_window_iter_init(struct wt_window_iter *it, const struct wt_sample *s, size_t n,
+                         double len_s)
+{
+    it->s = s;
+    it->n = n;
+    it->pos = 0;
+    it->len_s = len_s;
+    it->t0 = n ? s[0].t_s : 0;
+}
+
+int wt_window_iter_next(struct wt_window_iter *it, size_t *start, size_t *count)
+{
+    if (it->pos >= it->n)
+        return 0;
+    /* index of the window the next sample falls in */
+    double k = floor((it->s[it->pos].t_s - it->t0) / it->len_s);
+    double end = it->t0 + (k + 1) * it->len_s;
+    size_t i = it->pos;
+    while (i < it->n && it->s[i].t_s < end)
+        i++;
+    *start = it->pos;
+    *count = i - it->pos;
+    it->pos = i;
+    return 1;
+}

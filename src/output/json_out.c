@@ -1,0 +1,232 @@
+/* JSON output (see output.h). */
+#include "output/output.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/num.h"
+
+json_t *wt_json_number(double v, int digits)
+{
+    if (!isfinite(v))
+        return json_null();
+    return json_real(wt_round(v, digits));
+}
+
+/* json_object_set_new that remembers failure instead of returning it. */
+static void put(json_t *o, const char *k, json_t *v, int *bad)
+{
+    if (!v || json_object_set_new(o, k, v) != 0)
+        *bad = 1;
+}
+
+static void push(json_t *a, json_t *v, int *bad)
+{
+    if (!v || json_array_append_new(a, v) != 0)
+        *bad = 1;
+}
+
+json_t *wt_json_result(const struct wt_result *r)
+{
+    int bad = 0;
+    json_t *o = json_object();
+    json_t *reasons = json_array();
+    json_t *feats = json_object();
+    if (!o || !reasons || !feats) {
+        json_decref(o);
+        json_decref(reasons);
+        json_decref(feats);
+        return NULL;
+    }
+    put(o, "workload_type", json_string(wt_class_name(r->cls)), &bad);
+    put(o, "confidence", wt_json_number(r->confidence, 4), &bad);
+    put(o, "gpu_index", json_integer(r->gpu_index), &bad);
+    put(o, "window_seconds", wt_json_number(r->window_seconds, 4), &bad);
+    put(o, "sample_count", json_integer((json_int_t)r->sample_count), &bad);
+    for (size_t i = 0; i < r->nreasons; i++)
+        push(reasons, json_string(r->reasons[i].text), &bad);
+    put(o, "reasons", reasons, &bad);
+    if (r->classifier)
+        for (size_t i = 0; i < r->classifier->nexposed; i++) {
+            enum wt_feature f = r->classifier->exposed[i];
+            put(feats, wt_feature_name(f), wt_json_number(r->features.v[f], 4), &bad);
+        }
+    put(o, "features", feats, &bad);
+    if (r->classifier)
+        put(o, "classifier", json_string(r->classifier->name), &bad);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+json_t *wt_json_benchmark(const struct wt_bench_report *b)
+{
+    int bad = 0;
+    json_t *o = json_object();
+    json_t *cells = json_array();
+    if (!o || !cells) {
+        json_decref(o);
+        json_decref(cells);
+        return NULL;
+    }
+    put(o, "source", json_string("synthetic"), &bad);
+    put(o, "note",
+        json_string("synthetic telemetry from the Python tool's profiles; accuracy on real GPU "
+                    "traces is measured by `workloadtruth eval`"),
+        &bad);
+    put(o, "window_size", json_integer(b->window), &bad);
+    put(o, "trials_per_cell", json_integer(b->trials), &bad);
+    put(o, "clean_accuracy", wt_json_number(wt_bench_accuracy(b, false), 4), &bad);
+    put(o, "evasion_accuracy", wt_json_number(wt_bench_accuracy(b, true), 4), &bad);
+    for (unsigned i = 0; i < b->ncells; i++) {
+        const struct wt_bench_cell *c = &b->cells[i];
+        json_t *cj = json_object();
+        if (!cj) {
+            bad = 1;
+            break;
+        }
+        put(cj, "profile", json_string(c->profile), &bad);
+        put(cj, "evasion", json_boolean(c->evasion), &bad);
+        put(cj, "trials", json_integer(c->trials), &bad);
+        put(cj, "correct", json_integer(c->correct), &bad);
+        put(cj, "accuracy", wt_json_number(c->trials ? (double)c->correct / c->trials : 0, 4),
+            &bad);
+        push(cells, cj, &bad);
+    }
+    put(o, "cells", cells, &bad);
+    put(o, "suite", json_string(b->suite), &bad);
+    put(o, "classifier", json_string(b->classifier), &bad);
+    put(o, "seed", json_integer((json_int_t)b->seed), &bad);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static const char *pred_name(int p)
+{
+    return wt_class_name((enum wt_class)p);
+}
+
+static json_t *counts_json(const struct wt_eval_counts *c, int *bad)
+{
+    json_t *o = json_object();
+    json_t *pc = json_object();
+    json_t *conf = json_object();
+    if (!o || !pc || !conf) {
+        json_decref(o);
+        json_decref(pc);
+        json_decref(conf);
+        *bad = 1;
+        return NULL;
+    }
+    put(o, "windows", json_integer((json_int_t)c->scored), bad);
+    put(o, "correct", json_integer((json_int_t)c->correct), bad);
+    put(o, "accuracy", wt_json_number(c->scored ? (double)c->correct / c->scored : NAN, 4), bad);
+    json_t *sk = json_object();
+    put(sk, "unlabelled", json_integer((json_int_t)c->skipped_unlabelled), bad);
+    put(sk, "short", json_integer((json_int_t)c->skipped_short), bad);
+    put(o, "skipped", sk, bad);
+    size_t nontrain = 0, false_train = 0;
+    for (int t = 0; t < WT_NCLASSES; t++) {
+        json_t *cls = json_object();
+        json_t *row = json_object();
+        put(cls, "windows", json_integer((json_int_t)wt_eval_class_total(c, t)), bad);
+        put(cls, "correct", json_integer((json_int_t)c->confusion[t][t]), bad);
+        put(cls, "accuracy", wt_json_number(wt_eval_class_accuracy(c, t), 4), bad);
+        put(pc, wt_class_name(t), cls, bad);
+        for (int p = 0; p < WT_NPRED; p++)
+            put(row, pred_name(p), json_integer((json_int_t)c->confusion[t][p]), bad);
+        put(conf, wt_class_name(t), row, bad);
+        if (t != WT_CLASS_TRAINING) {
+            nontrain += wt_eval_class_total(c, t);
+            false_train += c->confusion[t][WT_CLASS_TRAINING];
+        }
+    }
+    put(o, "per_class", pc, bad);
+    put(o, "confusion", conf, bad);
+    put(o, "false_training_rate",
+        wt_json_number(nontrain ? (double)false_train / nontrain : NAN, 4), bad);
+    return o;
+}
+
+json_t *wt_json_eval(const struct wt_eval_report *e)
+{
+    int bad = 0;
+    struct wt_eval_counts tot;
+    wt_eval_total(e, &tot);
+    json_t *o = counts_json(&tot, &bad);
+    if (!o)
+        return NULL;
+    json_t *first = json_object();
+    put(first, "classifier", json_string(e->classifier), &bad);
+    put(first, "window_seconds", wt_json_number(e->window_s, 4), &bad);
+    put(first, "files", json_integer((json_int_t)e->nfiles), &bad);
+    if (json_object_update(first, o) != 0)
+        bad = 1;
+    json_decref(o);
+    o = first;
+
+    json_t *sources = json_array();
+    for (size_t i = 0; i < e->nfiles; i++) {
+        size_t j;
+        for (j = 0; j < i; j++)
+            if (!strcmp(e->files[j].group, e->files[i].group))
+                break;
+        if (j < i)
+            continue; /* group already emitted */
+        struct wt_eval_counts g = {0};
+        size_t nf = 0;
+        for (j = i; j < e->nfiles; j++)
+            if (!strcmp(e->files[j].group, e->files[i].group)) {
+                wt_eval_add_counts(&g, &e->files[j].c);
+                nf++;
+            }
+        json_t *gj = json_object();
+        put(gj, "source", json_string(e->files[i].group), &bad);
+        put(gj, "files", json_integer((json_int_t)nf), &bad);
+        json_t *cj = counts_json(&g, &bad);
+        if (cj && json_object_update(gj, cj) != 0)
+            bad = 1;
+        json_decref(cj);
+        push(sources, gj, &bad);
+    }
+    put(o, "per_source", sources, &bad);
+
+    json_t *files = json_array();
+    for (size_t i = 0; i < e->nfiles; i++) {
+        const struct wt_eval_file *f = &e->files[i];
+        json_t *fj = json_object();
+        put(fj, "file", json_string(f->path), &bad);
+        put(fj, "source", json_string(f->group), &bad);
+        put(fj, "gpu_model", json_string(f->gpu_model), &bad);
+        json_t *cj = counts_json(&f->c, &bad);
+        if (cj && json_object_update(fj, cj) != 0)
+            bad = 1;
+        json_decref(cj);
+        push(files, fj, &bad);
+    }
+    put(o, "per_file", files, &bad);
+    json_t *nt = json_array();
+    for (size_t i = 0; i < e->nnot_traces; i++)
+        push(nt, json_string(e->not_traces[i]), &bad);
+    put(o, "not_traces", nt, &bad);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+int wt_json_print(FILE *f, const json_t *j)
+{
+    if (!j)
+        return -1;
+    if (json_dumpf(j, f, WT_JSON_FLAGS) != 0)
+        return -1;
+    return fputc('\n', f) == EOF ? -1 : 0;
+}

@@ -1,0 +1,40 @@
+/* Output: results, benchmarks and evaluations as JSON (jansson) and as text.
+ *
+ * The JSON shapes are the Python tool's where it has one (classify,
+ * benchmark), so its users can switch; fields we add come after its fields.
+ * Numbers are rounded (confidence and features to 4 decimals) and printed in
+ * their shortest form, so output is stable across platforms.  The CLI, MCP
+ * server and exporters all print through this module.  It prints; it never
+ * decides anything.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_OUTPUT_H
+#define WT_OUTPUT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "classify/classifier.h"
+#include "eval/benchmark.h"
+#include "eval/eval.h"
+
+/* Flags for json_dumps: 2-space indent, shortest round-trip reals. */
+#define WT_JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
+
+/* A number rounded to `digits` decimals, or JSON null when not measured. */
+json_t *wt_json_number(double v, int digits);
+
+/* New references; NULL only on allocation failure. */
+json_t *wt_json_result(const struct wt_result *r);
+json_t *wt_json_benchmark(const struct wt_bench_report *b);
+json_t *wt_json_eval(const struct wt_eval_report *e);
+
+/* Prints j followed by a newline; returns 0 or -1. */
+int wt_json_print(FILE *f, const json_t *j);
+
+void wt_text_result(FILE *f, const struct wt_result *r);
+void wt_text_benchmark(FILE *f, const struct wt_bench_report *b);
+void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file);
+
+#endif

@@ -1,0 +1,121 @@
+/* Text output (see output.h).  The classify layout is the Python tool's. */
+#include "output/output.h"
+
+#include <math.h>
+#include <string.h>
+
+void wt_text_result(FILE *f, const struct wt_result *r)
+{
+    fprintf(f, "workload_type : %s\n", wt_class_name(r->cls));
+    fprintf(f, "confidence    : %.2f\n", r->confidence);
+    fprintf(f, "gpu_index     : %d\n", r->gpu_index);
+    fprintf(f, "samples       : %zu over %.1fs\n", r->sample_count, r->window_seconds);
+    fprintf(f, "reasons:\n");
+    for (size_t i = 0; i < r->nreasons; i++)
+        fprintf(f, "  - %s\n", r->reasons[i].text);
+}
+
+static void pct(FILE *f, double x)
+{
+    if (isnan(x))
+        fprintf(f, "%7s", "-");
+    else
+        fprintf(f, "%6.1f%%", 100.0 * x);
+}
+
+void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
+{
+    fprintf(f, "benchmark suite '%s', classifier '%s': %u trials per cell, window %u samples, "
+               "seed %llu\n",
+            b->suite, b->classifier, b->trials, b->window, (unsigned long long)b->seed);
+    fprintf(f, "%-12s %-8s %7s %8s %9s\n", "profile", "evasion", "trials", "correct", "accuracy");
+    for (unsigned i = 0; i < b->ncells; i++) {
+        const struct wt_bench_cell *c = &b->cells[i];
+        fprintf(f, "%-12s %-8s %7u %8u   ", c->profile, c->evasion ? "yes" : "no", c->trials,
+                c->correct);
+        pct(f, c->trials ? (double)c->correct / c->trials : NAN);
+        fputc('\n', f);
+    }
+    fprintf(f, "clean accuracy   : ");
+    pct(f, wt_bench_accuracy(b, false));
+    fprintf(f, "\nevasion accuracy : ");
+    pct(f, wt_bench_accuracy(b, true));
+    fputc('\n', f);
+}
+
+static void counts_line(FILE *f, const char *name, const struct wt_eval_counts *c)
+{
+    fprintf(f, "  %-40s %7zu ", name, c->scored);
+    pct(f, c->scored ? (double)c->correct / c->scored : NAN);
+    for (int t = 0; t < WT_NCLASSES; t++) {
+        size_t n = wt_eval_class_total(c, t);
+        fputc(' ', f);
+        if (n)
+            pct(f, wt_eval_class_accuracy(c, t));
+        else
+            fprintf(f, "%7s", "-");
+        fprintf(f, " %5zu", n);
+    }
+    fputc('\n', f);
+}
+
+static void counts_header(FILE *f, const char *what)
+{
+    fprintf(f, "  %-40s %7s %7s %7s %5s %7s %5s %7s %5s\n", what, "windows", "acc", "TRAIN",
+            "n", "INFER", "n", "IDLE", "n");
+}
+
+void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
+{
+    struct wt_eval_counts t;
+    wt_eval_total(e, &t);
+    fprintf(f, "classifier '%s', %.0f-second windows, %zu trace files\n", e->classifier,
+            e->window_s, e->nfiles);
+    fprintf(f, "windows scored: %zu   skipped: %zu unlabelled/mixed, %zu short\n", t.scored,
+            t.skipped_unlabelled, t.skipped_short);
+    fprintf(f, "accuracy: ");
+    pct(f, t.scored ? (double)t.correct / t.scored : NAN);
+    fprintf(f, " (%zu of %zu windows)\n", t.correct, t.scored);
+    fprintf(f, "per class (accuracy = share of that class's windows classified correctly):\n");
+    for (int c = 0; c < WT_NCLASSES; c++) {
+        fprintf(f, "  %-10s ", wt_class_name(c));
+        pct(f, wt_eval_class_accuracy(&t, c));
+        fprintf(f, "  (%zu of %zu)\n", t.confusion[c][c], wt_eval_class_total(&t, c));
+    }
+    fprintf(f, "confusion (rows: truth, columns: predicted):\n  %-10s", "");
+    for (int p = 0; p < WT_NPRED; p++)
+        fprintf(f, " %10s", wt_class_name(p));
+    fputc('\n', f);
+    for (int c = 0; c < WT_NCLASSES; c++) {
+        fprintf(f, "  %-10s", wt_class_name(c));
+        for (int p = 0; p < WT_NPRED; p++)
+            fprintf(f, " %10zu", t.confusion[c][p]);
+        fputc('\n', f);
+    }
+    fprintf(f, "per source:\n");
+    counts_header(f, "source");
+    for (size_t i = 0; i < e->nfiles; i++) {
+        size_t j;
+        for (j = 0; j < i; j++)
+            if (!strcmp(e->files[j].group, e->files[i].group))
+                break;
+        if (j < i)
+            continue;
+        struct wt_eval_counts g = {0};
+        for (j = i; j < e->nfiles; j++)
+            if (!strcmp(e->files[j].group, e->files[i].group))
+                wt_eval_add_counts(&g, &e->files[j].c);
+        counts_line(f, e->files[i].group, &g);
+    }
+    if (per_file) {
+        fprintf(f, "per file:\n");
+        counts_header(f, "file");
+        for (size_t i = 0; i < e->nfiles; i++) {
+            const char *p = e->files[i].path;
+            size_t len = strlen(p);
+            counts_line(f, len > 40 ? p + len - 40 : p, &e->files[i].c);
+        }
+    }
+    for (size_t i = 0; i < e->nnot_traces; i++)
+        fprintf(f, "not a trace, skipped: %s\n", e->not_traces[i]);
+}

@@ -1,0 +1,206 @@
+/* The `replay` source: a trace file, raw nvidia-smi CSV or standard input,
+ * delivered as one sample stream per GPU.
+ *
+ * Rows are read lazily from the trace reader and queued per GPU, so a single
+ * GPU of an interleaved multi-GPU file (or of a live pipe) can be consumed
+ * without reading everything first.  The total number of queued samples is
+ * capped (max_buffered) so a huge input cannot exhaust memory.  Timing comes
+ * from the trace; replay never sleeps.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "telemetry/source.h"
+
+#define DEFAULT_MAX_BUFFERED ((size_t)16 * 1024 * 1024)
+
+struct queue {
+    struct wt_sample *s;
+    size_t head, len, cap;
+    int present;
+};
+
+struct replay {
+    struct wt_trace_reader *r;
+    struct queue *q; /* WT_MAX_GPUS */
+    int eof;
+    size_t buffered, max_buffered;
+};
+
+static int push(struct replay *rp, const struct wt_sample *s, struct wt_err *err)
+{
+    struct queue *q = &rp->q[s->gpu];
+    if (rp->buffered >= rp->max_buffered)
+        return wt_errf(err, WT_ENOMEM, "%s:%lu: more than %zu samples waiting to be read",
+                       wt_trace_name(rp->r), wt_trace_lineno(rp->r), rp->max_buffered);
+    if (q->head > 0 && q->head >= q->len / 2) {
+        memmove(q->s, q->s + q->head, (q->len - q->head) * sizeof(*q->s));
+        q->len -= q->head;
+        q->head = 0;
+    }
+    if (q->len == q->cap) {
+        size_t ncap = q->cap ? q->cap * 2 : 256;
+        struct wt_sample *ns = realloc(q->s, ncap * sizeof(*ns));
+        if (!ns)
+            return wt_errf(err, WT_ENOMEM, "out of memory");
+        q->s = ns;
+        q->cap = ncap;
+    }
+    q->s[q->len++] = *s;
+    q->present = 1;
+    rp->buffered++;
+    return WT_OK;
+}
+
+/* Reads one row into its GPU's queue.  WT_DONE at end of input. */
+static int pull(struct replay *rp, struct wt_err *err)
+{
+    struct wt_sample s;
+    if (rp->eof)
+        return WT_DONE;
+    int rc = wt_trace_next(rp->r, &s, err);
+    if (rc == WT_DONE) {
+        rp->eof = 1;
+        return WT_DONE;
+    }
+    if (rc)
+        return rc;
+    return push(rp, &s, err);
+}
+
+static int replay_open(struct wt_source *src, const struct wt_source_config *cfg,
+                       struct wt_err *err)
+{
+    if (!cfg->trace_path)
+        return wt_errf(err, WT_EINVAL,
+                       "the replay backend needs a trace: --trace FILE ('-' for standard input)");
+    struct replay *rp = calloc(1, sizeof(*rp));
+    if (!rp)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    rp->q = calloc(WT_MAX_GPUS, sizeof(*rp->q));
+    if (!rp->q) {
+        free(rp);
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    }
+    rp->max_buffered = cfg->max_buffered ? cfg->max_buffered : DEFAULT_MAX_BUFFERED;
+    int rc = wt_trace_open(cfg->trace_path, &cfg->trace_opts, &rp->r, err);
+    if (rc) {
+        free(rp->q);
+        free(rp);
+        return rc;
+    }
+    src->priv = rp;
+    return WT_OK;
+}
+
+static int replay_count(struct wt_source *src, int *count, struct wt_err *err)
+{
+    struct replay *rp = src->priv;
+    int rc;
+    while ((rc = pull(rp, err)) == WT_OK)
+        ;
+    if (rc != WT_DONE)
+        return rc;
+    *count = 0;
+    for (int i = 0; i < WT_MAX_GPUS; i++)
+        if (rp->q[i].present)
+            *count = i + 1;
+    return WT_OK;
+}
+
+static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *info,
+                       struct wt_err *err)
+{
+    struct replay *rp = src->priv;
+    if (gpu < 0 || gpu >= WT_MAX_GPUS)
+        return wt_errf(err, WT_ENODEV, "%s: no GPU %d", wt_trace_name(rp->r), gpu);
+    const char *model = wt_trace_meta_value(rp->r, "gpu_model");
+    info->index = gpu;
+    snprintf(info->name, sizeof(info->name), "%s", model && *model ? model : "unknown");
+    snprintf(info->power_semantics, sizeof(info->power_semantics), "%s",
+             wt_trace_meta(rp->r)->power_semantics);
+    info->mem_total_mib = NAN;
+    info->power_limit_w = NAN;
+    info->power_default_limit_w = NAN;
+    struct queue *q = &rp->q[gpu];
+    if (q->len > q->head) {
+        const struct wt_sample *s = &q->s[q->head];
+        info->mem_total_mib = s->v[WT_COL_MEM_TOTAL];
+        info->power_limit_w = s->v[WT_COL_POWER_LIMIT];
+        info->power_default_limit_w = s->v[WT_COL_POWER_DEFAULT_LIMIT];
+    }
+    return WT_OK;
+}
+
+static int replay_read(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap,
+                       size_t *n, struct wt_err *err)
+{
+    struct replay *rp = src->priv;
+    if (gpu < 0 || gpu >= WT_MAX_GPUS)
+        return wt_errf(err, WT_ENODEV, "%s: no GPU %d", wt_trace_name(rp->r), gpu);
+    struct queue *q = &rp->q[gpu];
+    while (q->len == q->head) {
+        int rc = pull(rp, err);
+        if (rc == WT_DONE)
+            break;
+        if (rc)
+            return rc;
+    }
+    if (q->len == q->head) {
+        if (!q->present) {
+            char list[128] = "";
+            size_t off = 0;
+            for (int i = 0; i < WT_MAX_GPUS && off + 8 < sizeof(list); i++)
+                if (rp->q[i].present)
+                    off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d",
+                                            off ? ", " : "", i);
+            if (off)
+                return wt_errf(err, WT_ENODEV, "%s: no GPU %d in this trace (GPUs: %s)",
+                               wt_trace_name(rp->r), gpu, list);
+            return wt_errf(err, WT_EINVAL, "%s: the trace has no data rows",
+                           wt_trace_name(rp->r));
+        }
+        return WT_DONE;
+    }
+    size_t k = q->len - q->head;
+    if (k > cap)
+        k = cap;
+    memcpy(buf, q->s + q->head, k * sizeof(*buf));
+    q->head += k;
+    rp->buffered -= k;
+    *n = k;
+    return WT_OK;
+}
+
+static const char *replay_meta(struct wt_source *src, const char *key)
+{
+    struct replay *rp = src->priv;
+    if (!strcmp(key, "power_semantics"))
+        return wt_trace_meta(rp->r)->power_semantics;
+    return wt_trace_meta_value(rp->r, key);
+}
+
+static void replay_close(struct wt_source *src)
+{
+    struct replay *rp = src->priv;
+    if (!rp)
+        return;
+    wt_trace_close(rp->r);
+    for (int i = 0; i < WT_MAX_GPUS; i++)
+        free(rp->q[i].s);
+    free(rp->q);
+    free(rp);
+}
+
+const struct wt_source_ops wt_source_replay = {
+    .name = "replay",
+    .description = "a trace file or nvidia-smi --query-gpu CSV (file or standard input)",
+    .open = replay_open,
+    .device_count = replay_count,
+    .device_info = replay_info,
+    .read = replay_read,
+    .meta = replay_meta,
+    .close = replay_close,
+};

@@ -1,0 +1,96 @@
+/* Backend registry and the thin wrappers over the vtable (see source.h). */
+#include "telemetry/source.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct wt_source_ops *const backends[] = {
+    &wt_source_synthetic,
+    &wt_source_replay,
+    &wt_source_nvml,
+    NULL,
+};
+
+const struct wt_source_ops *const *wt_source_all(void)
+{
+    return backends;
+}
+
+const struct wt_source_ops *wt_source_find(const char *name)
+{
+    for (int i = 0; backends[i]; i++)
+        if (!strcmp(backends[i]->name, name))
+            return backends[i];
+    return NULL;
+}
+
+int wt_source_open(const char *backend, const struct wt_source_config *cfg,
+                   struct wt_source **out, struct wt_err *err)
+{
+    *out = NULL;
+    const struct wt_source_ops *ops = wt_source_find(backend);
+    if (!ops)
+        return wt_errf(err, WT_EINVAL, "unknown backend '%s' (synthetic, replay, nvml)", backend);
+    struct wt_source *src = calloc(1, sizeof(*src));
+    if (!src)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    src->ops = ops;
+    int rc = ops->open(src, cfg, err);
+    if (rc) {
+        free(src);
+        return rc;
+    }
+    *out = src;
+    return WT_OK;
+}
+
+int wt_source_device_count(struct wt_source *src, int *count, struct wt_err *err)
+{
+    return src->ops->device_count(src, count, err);
+}
+
+int wt_source_device_info(struct wt_source *src, int gpu, struct wt_device_info *info,
+                          struct wt_err *err)
+{
+    memset(info, 0, sizeof(*info));
+    return src->ops->device_info(src, gpu, info, err);
+}
+
+int wt_source_read(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap, size_t *n,
+                   struct wt_err *err)
+{
+    *n = 0;
+    if (cap == 0)
+        return WT_OK;
+    return src->ops->read(src, gpu, buf, cap, n, err);
+}
+
+int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size_t want,
+                     size_t *n, struct wt_err *err)
+{
+    *n = 0;
+    while (*n < want) {
+        size_t got = 0;
+        int rc = wt_source_read(src, gpu, buf + *n, want - *n, &got, err);
+        if (rc == WT_DONE)
+            break;
+        if (rc)
+            return rc;
+        *n += got;
+    }
+    return WT_OK;
+}
+
+const char *wt_source_meta(struct wt_source *src, const char *key)
+{
+    return src->ops->meta ? src->ops->meta(src, key) : NULL;
+}
+
+void wt_source_close(struct wt_source *src)
+{
+    if (!src)
+        return;
+    if (src->ops->close)
+        src->ops->close(src);
+    free(src);
+}

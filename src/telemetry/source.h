@@ -1,0 +1,114 @@
+/* Telemetry sources behind one interface (like nvtop's struct gpu_vendor).
+ *
+ * A source delivers, per GPU, a stream of struct wt_sample in time order.
+ * Backends: `synthetic` (the Python tool's profiles, seeded), `replay` (trace
+ * files and raw nvidia-smi CSV, file or stdin) and `nvml` (live NVIDIA GPUs).
+ * A new backend (AMD, Intel) implements struct wt_source_ops and is added to
+ * the table in source.c; nothing else changes.  Sources know nothing of
+ * windows, features or classifiers.
+ *
+ * Ownership: wt_source_open() returns a source the caller frees with
+ * wt_source_close(); samples are copied into caller buffers.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_SOURCE_H
+#define WT_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "telemetry/sample.h"
+#include "telemetry/trace_reader.h"
+#include "util/err.h"
+
+struct wt_device_info {
+    int index;
+    char name[96];             /* model name as NVML reports it, or "unknown" */
+    char uuid[96];             /* "" when not known */
+    char pci_bus_id[32];       /* "" when not known */
+    double mem_total_mib;      /* NaN = not known */
+    double power_limit_w;      /* enforced limit, NaN = not known */
+    double power_default_limit_w;
+    char power_semantics[16];  /* "instant", "avg1s" or "unknown" */
+};
+
+struct wt_source_config {
+    /* replay */
+    const char *trace_path;         /* file, or "-" for standard input */
+    struct wt_trace_opts trace_opts;
+    size_t max_buffered;            /* samples held across GPUs (0 = default 16M) */
+    /* synthetic */
+    const char *profile;            /* training, inference, idle */
+    bool evasion;                   /* apply the Python tool's evasion transform */
+    uint64_t seed;
+    unsigned gpus;                  /* synthetic GPUs (0 = 1) */
+    /* live */
+    double interval_s;              /* seconds between readings */
+};
+
+struct wt_source;
+
+struct wt_source_ops {
+    const char *name;
+    const char *description;
+    int (*open)(struct wt_source *src, const struct wt_source_config *cfg, struct wt_err *err);
+    /* Number of GPUs.  For replay this reads the whole input. */
+    int (*device_count)(struct wt_source *src, int *count, struct wt_err *err);
+    int (*device_info)(struct wt_source *src, int gpu, struct wt_device_info *info,
+                       struct wt_err *err);
+    /* Copies up to cap next samples of GPU gpu into buf and sets *n.  Returns
+     * WT_OK (n >= 1), WT_DONE (n == 0: the stream has ended) or an error
+     * (WT_ENODEV for a GPU the source does not have).  Live sources block until
+     * the next reading is due. */
+    int (*read)(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap, size_t *n,
+                struct wt_err *err);
+    /* Optional: metadata value (trace `# key: value`), or NULL. */
+    const char *(*meta)(struct wt_source *src, const char *key);
+    void (*close)(struct wt_source *src);
+};
+
+struct wt_source {
+    const struct wt_source_ops *ops;
+    void *priv;
+};
+
+/* The registered backends, in a fixed order. */
+extern const struct wt_source_ops wt_source_synthetic;
+extern const struct wt_source_ops wt_source_replay;
+extern const struct wt_source_ops wt_source_nvml;
+
+const struct wt_source_ops *wt_source_find(const char *name);
+/* NULL-terminated list of all backends. */
+const struct wt_source_ops *const *wt_source_all(void);
+
+int wt_source_open(const char *backend, const struct wt_source_config *cfg,
+                   struct wt_source **out, struct wt_err *err) WT_WARN_UNUSED;
+int wt_source_device_count(struct wt_source *src, int *count, struct wt_err *err) WT_WARN_UNUSED;
+int wt_source_device_info(struct wt_source *src, int gpu, struct wt_device_info *info,
+                          struct wt_err *err) WT_WARN_UNUSED;
+int wt_source_read(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap, size_t *n,
+                   struct wt_err *err) WT_WARN_UNUSED;
+/* Reads exactly want samples of gpu unless the stream ends first: *n is the
+ * count read; returns WT_OK or an error (a short stream is not an error). */
+int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size_t want,
+                     size_t *n, struct wt_err *err) WT_WARN_UNUSED;
+const char *wt_source_meta(struct wt_source *src, const char *key);
+void wt_source_close(struct wt_source *src);
+
+/* Synthetic profiles (the Python tool's, see synthetic.c). */
+struct wt_synth_profile {
+    const char *name;
+    double util_mean, util_sd;
+    double memutil_mean, memutil_sd;
+    double mem_base_mib, mem_growth_mib, mem_ceiling_mib;
+    double power_mean_w, power_sd_w;
+    int procs;
+};
+#define WT_SYNTH_MEM_TOTAL_MIB 40960.0
+const struct wt_synth_profile *wt_synth_profile_find(const char *name);
+/* NULL-terminated list. */
+const struct wt_synth_profile *const *wt_synth_profiles(void);
+
+#endif

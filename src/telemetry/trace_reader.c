@@ -1,0 +1,969 @@
+/* Trace reader: the project's trace format and raw nvidia-smi CSV (see
+ * trace_reader.h).
+ *
+ * CSV splitting is done here rather than with a library: the format is
+ * line-oriented with `#` metadata lines, needs a line number for every error
+ * and a hard cap on line length, and fields are short numbers; quoted fields
+ * (RFC 4180 style, "" for a quote) are accepted for spreadsheet exports.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "telemetry/trace_reader.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/num.h"
+
+#define RBUF_SIZE 65536
+#define NVSMI_LOOKAHEAD 512 /* rows buffered to detect the rows-per-tick grouping */
+#define MAX_IDENTS 64       /* distinct uuid/pci.bus_id values in one file */
+
+enum field_kind {
+    F_IGNORE,
+    F_TIME,   /* native t_s */
+    F_GPU,    /* native gpu / nvidia-smi index */
+    F_LABEL,  /* native label */
+    F_COL,    /* a numeric column */
+    F_STAMP,  /* nvidia-smi timestamp */
+    F_IDENT,  /* nvidia-smi uuid / pci.bus_id: GPU identity */
+};
+
+struct field {
+    enum field_kind kind;
+    int col;      /* enum wt_col for F_COL */
+    char name[48]; /* for messages */
+};
+
+struct cell {
+    char *p;
+    size_t len;
+};
+
+struct pending {
+    struct wt_sample s;
+    unsigned long lineno;
+};
+
+struct wt_trace_reader {
+    FILE *f;
+    int owns_f;
+    char name[256];
+    struct wt_trace_opts opts;
+    struct wt_trace_meta meta;
+    int failed;
+
+    /* input buffering */
+    char *rbuf;
+    size_t rlen, rpos;
+    int eof;
+    char *line; /* WT_TRACE_MAX_LINE + 1 */
+    size_t line_len;
+    unsigned long lineno;  /* line last read */
+    unsigned long row_lineno; /* line of the row last returned */
+    int have_peek;         /* `line` holds an unconsumed line */
+
+    /* header */
+    int ncols;
+    struct field fields[WT_TRACE_MAX_COLS];
+    int power_prio;        /* nvidia-smi: priority of the chosen power field */
+    int power_limit_prio;
+    int has_stamp, has_index, has_ident;
+    int power_field, limit_field;
+
+    /* nvidia-smi state */
+    double stamp0;
+    int have_stamp0;
+    unsigned long ordinal; /* data rows seen */
+    char *idents[MAX_IDENTS];
+    int nidents;
+    struct pending *queue; /* lookahead rows waiting for a GPU index */
+    size_t qlen, qpos;
+    int grouped;           /* rows_per_tick decided */
+
+    /* per-GPU monotonic time check */
+    double *last_t; /* WT_MAX_GPUS, NaN = none yet */
+};
+
+/* ---------------------------------------------------------------- input */
+
+static void printable(char *dst, size_t cap, const char *s, size_t len)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < len && j + 4 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        dst[j++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+    }
+    if (len > 0 && j + 4 >= cap && j >= 3) {
+        dst[j - 3] = dst[j - 2] = dst[j - 1] = '.';
+    }
+    dst[j] = '\0';
+}
+
+static int fail(struct wt_trace_reader *r, struct wt_err *err, int code, unsigned long lineno,
+                const char *fmt, ...) WT_PRINTF(5, 6);
+
+static int fail(struct wt_trace_reader *r, struct wt_err *err, int code, unsigned long lineno,
+                const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    r->failed = 1;
+    if (lineno)
+        return wt_errf(err, code, "%s:%lu: %s", r->name, lineno, msg);
+    return wt_errf(err, code, "%s: %s", r->name, msg);
+}
+
+/* Reads the next line into r->line.  Returns WT_OK, WT_DONE or an error. */
+static int read_line(struct wt_trace_reader *r, struct wt_err *err)
+{
+    if (r->have_peek) {
+        r->have_peek = 0;
+        return WT_OK;
+    }
+    r->line_len = 0;
+    for (;;) {
+        if (r->rpos == r->rlen) {
+            if (r->eof)
+                break;
+            r->rlen = fread(r->rbuf, 1, RBUF_SIZE, r->f);
+            r->rpos = 0;
+            if (r->rlen == 0) {
+                if (ferror(r->f))
+                    return fail(r, err, WT_EIO, r->lineno + 1, "read error: %s", strerror(errno));
+                r->eof = 1;
+                break;
+            }
+        }
+        char *start = r->rbuf + r->rpos;
+        size_t avail = r->rlen - r->rpos;
+        char *nl = memchr(start, '\n', avail);
+        size_t take = nl ? (size_t)(nl - start) : avail;
+        if (r->line_len + take > WT_TRACE_MAX_LINE)
+            return fail(r, err, WT_EINVAL, r->lineno + 1, "line longer than %d bytes",
+                        WT_TRACE_MAX_LINE);
+        memcpy(r->line + r->line_len, start, take);
+        r->line_len += take;
+        r->rpos += take + (nl ? 1 : 0);
+        if (nl)
+            goto got;
+    }
+    if (r->line_len == 0)
+        return WT_DONE;
+got:
+    r->lineno++;
+    if (r->line_len && r->line[r->line_len - 1] == '\r')
+        r->line_len--;
+    r->line[r->line_len] = '\0';
+    if (memchr(r->line, '\0', r->line_len))
+        return fail(r, err, WT_EINVAL, r->lineno, "contains a NUL byte (binary data?)");
+    if (r->lineno == 1 && r->line_len >= 3 && memcmp(r->line, "\xEF\xBB\xBF", 3) == 0) {
+        memmove(r->line, r->line + 3, r->line_len - 2);
+        r->line_len -= 3;
+    }
+    return WT_OK;
+}
+
+static int is_blank(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (!isspace((unsigned char)s[i]))
+            return 0;
+    return 1;
+}
+
+static void trim(char **p, size_t *len)
+{
+    while (*len && isspace((unsigned char)**p)) {
+        (*p)++;
+        (*len)--;
+    }
+    while (*len && isspace((unsigned char)(*p)[*len - 1]))
+        (*len)--;
+}
+
+/* Splits r->line into cells in place.  Returns the count, or -1 (too many
+ * cells) or -2 (unterminated quote). */
+static int split_cells(char *line, size_t len, struct cell *cells, int cap)
+{
+    int n = 0;
+    size_t i = 0;
+    for (;;) {
+        if (n == cap)
+            return -1;
+        /* skip leading spaces before a quote */
+        size_t j = i;
+        while (j < len && (line[j] == ' ' || line[j] == '\t'))
+            j++;
+        if (j < len && line[j] == '"') {
+            char *out = line + j;
+            size_t k = j + 1, w = 0;
+            for (;;) {
+                if (k >= len)
+                    return -2;
+                if (line[k] == '"') {
+                    if (k + 1 < len && line[k + 1] == '"') {
+                        out[w++] = '"';
+                        k += 2;
+                        continue;
+                    }
+                    k++;
+                    break;
+                }
+                out[w++] = line[k++];
+            }
+            cells[n].p = out;
+            cells[n].len = w;
+            while (k < len && (line[k] == ' ' || line[k] == '\t'))
+                k++;
+            n++;
+            if (k >= len)
+                return n;
+            if (line[k] != ',')
+                return -2;
+            i = k + 1;
+            continue;
+        }
+        char *comma = memchr(line + i, ',', len - i);
+        size_t end = comma ? (size_t)(comma - line) : len;
+        cells[n].p = line + i;
+        cells[n].len = end - i;
+        trim(&cells[n].p, &cells[n].len);
+        n++;
+        if (!comma)
+            return n;
+        i = end + 1;
+    }
+}
+
+/* -------------------------------------------------------------- header */
+
+struct nvsmi_field {
+    const char *name;
+    enum field_kind kind;
+    int col;
+    int prio;             /* for columns fed by several fields */
+    const char *semantics; /* power fields */
+};
+
+static const struct nvsmi_field nvsmi_fields[] = {
+    {"timestamp", F_STAMP, 0, 0, NULL},
+    {"index", F_GPU, 0, 0, NULL},
+    {"uuid", F_IDENT, 0, 0, NULL},
+    {"gpu_uuid", F_IDENT, 0, 0, NULL},
+    {"pci.bus_id", F_IDENT, 0, 0, NULL},
+    {"gpu_bus_id", F_IDENT, 0, 0, NULL},
+    {"utilization.gpu", F_COL, WT_COL_UTIL_GPU, 0, NULL},
+    {"utilization.memory", F_COL, WT_COL_UTIL_MEM, 0, NULL},
+    {"memory.used", F_COL, WT_COL_MEM_USED, 0, NULL},
+    {"memory.total", F_COL, WT_COL_MEM_TOTAL, 0, NULL},
+    {"power.draw.instant", F_COL, WT_COL_POWER, 3, "instant"},
+    {"power.draw", F_COL, WT_COL_POWER, 2, "unknown"},
+    {"power.draw.average", F_COL, WT_COL_POWER, 1, "avg1s"},
+    {"enforced.power.limit", F_COL, WT_COL_POWER_LIMIT, 2, NULL},
+    {"power.limit", F_COL, WT_COL_POWER_LIMIT, 1, NULL},
+    {"power.default_limit", F_COL, WT_COL_POWER_DEFAULT_LIMIT, 0, NULL},
+    {"clocks.current.sm", F_COL, WT_COL_SM_CLOCK, 0, NULL},
+    {"clocks.sm", F_COL, WT_COL_SM_CLOCK, 0, NULL},
+    {"clocks.max.sm", F_COL, WT_COL_SM_CLOCK_MAX, 0, NULL},
+    {"clocks.max.streaming_multiprocessor", F_COL, WT_COL_SM_CLOCK_MAX, 0, NULL},
+    {"clocks.current.memory", F_COL, WT_COL_MEM_CLOCK, 0, NULL},
+    {"clocks.mem", F_COL, WT_COL_MEM_CLOCK, 0, NULL},
+    {"temperature.gpu", F_COL, WT_COL_TEMP, 0, NULL},
+    {"clocks_event_reasons.active", F_COL, WT_COL_CLOCK_REASONS, 0, NULL},
+    {"clocks_throttle_reasons.active", F_COL, WT_COL_CLOCK_REASONS, 0, NULL},
+    {"clocks_event_reasons", F_COL, WT_COL_CLOCK_REASONS, 0, NULL},
+};
+
+static const struct nvsmi_field *nvsmi_lookup(const char *name, size_t len)
+{
+    /* nvidia-smi writes "utilization.gpu [%]": compare the part before " [". */
+    const char *br = memchr(name, '[', len);
+    if (br) {
+        len = (size_t)(br - name);
+        while (len && isspace((unsigned char)name[len - 1]))
+            len--;
+    }
+    for (size_t i = 0; i < sizeof(nvsmi_fields) / sizeof(nvsmi_fields[0]); i++)
+        if (strlen(nvsmi_fields[i].name) == len && !strncasecmp(nvsmi_fields[i].name, name, len))
+            return &nvsmi_fields[i];
+    return NULL;
+}
+
+static int add_meta(struct wt_trace_reader *r, const char *key, size_t klen, const char *val,
+                    size_t vlen, struct wt_err *err)
+{
+    if (r->meta.n >= WT_TRACE_MAX_META)
+        return fail(r, err, WT_ENOMEM, r->lineno, "more than %d metadata lines", WT_TRACE_MAX_META);
+    struct wt_trace_kv *kv = realloc(r->meta.kv, (r->meta.n + 1) * sizeof(*kv));
+    if (!kv)
+        return fail(r, err, WT_ENOMEM, r->lineno, "out of memory");
+    r->meta.kv = kv;
+    kv[r->meta.n].key = strndup(key, klen);
+    kv[r->meta.n].value = strndup(val, vlen);
+    if (!kv[r->meta.n].key || !kv[r->meta.n].value) {
+        free(kv[r->meta.n].key);
+        free(kv[r->meta.n].value);
+        return fail(r, err, WT_ENOMEM, r->lineno, "out of memory");
+    }
+    r->meta.n++;
+    return WT_OK;
+}
+
+/* "# key: value" -> metadata; "#" lines without "key:" are comments. */
+static int parse_meta_line(struct wt_trace_reader *r, struct wt_err *err)
+{
+    char *p = r->line + 1;
+    size_t len = r->line_len - 1;
+    trim(&p, &len);
+    char *colon = memchr(p, ':', len);
+    if (!colon)
+        return WT_OK;
+    char *key = p;
+    size_t klen = (size_t)(colon - p);
+    char *val = colon + 1;
+    size_t vlen = len - klen - 1;
+    trim(&key, &klen);
+    trim(&val, &vlen);
+    if (klen == 0 || klen > 64)
+        return WT_OK;
+    for (size_t i = 0; i < klen; i++)
+        if (!(isalnum((unsigned char)key[i]) || key[i] == '_' || key[i] == '-' || key[i] == '.'))
+            return WT_OK; /* free-text comment that happens to contain a colon */
+    return add_meta(r, key, klen, val, vlen, err);
+}
+
+static int looks_numeric(const struct cell *c)
+{
+    double d;
+    return c->len > 0 && wt_parse_double(c->p, c->len, &d) == 0;
+}
+
+static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
+{
+    struct cell cells[WT_TRACE_MAX_COLS];
+    int n = split_cells(r->line, r->line_len, cells, WT_TRACE_MAX_COLS);
+    if (n == -1)
+        return fail(r, err, WT_EINVAL, r->lineno, "header has more than %d columns",
+                    WT_TRACE_MAX_COLS);
+    if (n < 0)
+        return fail(r, err, WT_EINVAL, r->lineno, "header: unterminated quoted field");
+    int native = 0, nvsmi = 0, numeric = 0;
+    for (int i = 0; i < n; i++) {
+        if (cells[i].len == 3 && !memcmp(cells[i].p, "t_s", 3))
+            native = 1;
+        else if (nvsmi_lookup(cells[i].p, cells[i].len))
+            nvsmi = 1;
+        numeric += looks_numeric(&cells[i]);
+    }
+    if (!native && !nvsmi) {
+        if (numeric)
+            return fail(r, err, WT_EINVAL, r->lineno,
+                        "missing header: expected a line of column names ('t_s,...' or "
+                        "nvidia-smi --query-gpu field names), found data");
+        return fail(r, err, WT_EFORMAT, r->lineno,
+                    "header names no known column: a trace needs 't_s' (or nvidia-smi "
+                    "--query-gpu fields such as 'timestamp' or 'power.draw [W]')");
+    }
+    r->meta.kind = native ? WT_TRACE_NATIVE : WT_TRACE_NVSMI;
+    r->ncols = n;
+    r->power_prio = r->power_limit_prio = -1;
+    r->power_field = r->limit_field = -1;
+    int seen_col[WT_NCOLS];
+    int seen_t = 0, seen_gpu = 0, seen_label = 0;
+    for (int i = 0; i < WT_NCOLS; i++)
+        seen_col[i] = -1;
+    for (int i = 0; i < n; i++) {
+        struct field *f = &r->fields[i];
+        printable(f->name, sizeof(f->name), cells[i].p, cells[i].len);
+        f->kind = F_IGNORE;
+        if (native) {
+            if (cells[i].len == 3 && !memcmp(cells[i].p, "t_s", 3)) {
+                f->kind = F_TIME;
+                if (seen_t++)
+                    return fail(r, err, WT_EINVAL, r->lineno, "column 't_s' appears twice");
+            } else if (cells[i].len == 3 && !memcmp(cells[i].p, "gpu", 3)) {
+                f->kind = F_GPU;
+                if (seen_gpu++)
+                    return fail(r, err, WT_EINVAL, r->lineno, "column 'gpu' appears twice");
+            } else if (cells[i].len == 5 && !memcmp(cells[i].p, "label", 5)) {
+                f->kind = F_LABEL;
+                if (seen_label++)
+                    return fail(r, err, WT_EINVAL, r->lineno, "column 'label' appears twice");
+            } else {
+                int c = wt_col_lookup(cells[i].p, cells[i].len);
+                if (c >= 0) {
+                    if (seen_col[c] >= 0)
+                        return fail(r, err, WT_EINVAL, r->lineno, "column '%s' appears twice",
+                                    wt_col_name(c));
+                    seen_col[c] = i;
+                    f->kind = F_COL;
+                    f->col = c;
+                }
+            }
+            continue;
+        }
+        const struct nvsmi_field *nf = nvsmi_lookup(cells[i].p, cells[i].len);
+        if (!nf)
+            continue;
+        f->kind = nf->kind;
+        f->col = nf->col;
+        if (nf->kind == F_STAMP) {
+            if (r->has_stamp++)
+                return fail(r, err, WT_EINVAL, r->lineno, "column 'timestamp' appears twice");
+        } else if (nf->kind == F_GPU) {
+            if (r->has_index++)
+                return fail(r, err, WT_EINVAL, r->lineno, "column 'index' appears twice");
+        } else if (nf->kind == F_IDENT) {
+            if (r->has_ident) {
+                f->kind = F_IGNORE; /* uuid and pci.bus_id both present: one is enough */
+                continue;
+            }
+            r->has_ident = 1;
+        } else if (nf->col == WT_COL_POWER || nf->col == WT_COL_POWER_LIMIT) {
+            int *prio = nf->col == WT_COL_POWER ? &r->power_prio : &r->power_limit_prio;
+            int *field = nf->col == WT_COL_POWER ? &r->power_field : &r->limit_field;
+            if (nf->prio == *prio)
+                return fail(r, err, WT_EINVAL, r->lineno, "column '%s' appears twice", nf->name);
+            if (nf->prio < *prio) {
+                f->kind = F_IGNORE;
+                continue;
+            }
+            if (*field >= 0)
+                r->fields[*field].kind = F_IGNORE;
+            *prio = nf->prio;
+            *field = i;
+            if (nf->col == WT_COL_POWER)
+                r->meta.power_semantics = nf->semantics;
+        } else {
+            if (seen_col[nf->col] >= 0)
+                return fail(r, err, WT_EINVAL, r->lineno, "column '%s' appears twice",
+                            wt_col_name(nf->col));
+            seen_col[nf->col] = i;
+        }
+    }
+    if (native && !seen_t)
+        return fail(r, err, WT_EINVAL, r->lineno, "header lacks the required column 't_s'");
+    return WT_OK;
+}
+
+/* ---------------------------------------------------------------- rows */
+
+static int all_digits(const char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (!isdigit((unsigned char)p[i]))
+            return 0;
+    return len > 0;
+}
+
+static int is_na(const char *p, size_t len)
+{
+    if (len >= 2 && p[0] == '[' && p[len - 1] == ']')
+        return 1; /* [N/A], [Not Supported], [Unknown Error], ... */
+    return (len == 3 && !strncasecmp(p, "N/A", 3));
+}
+
+/* Strips an nvidia-smi unit suffix: "72.36 W", "0 %", "131 MiB", "1410 MHz". */
+static void strip_unit(const char *p, size_t *len)
+{
+    size_t l = *len;
+    while (l && (isalpha((unsigned char)p[l - 1]) || p[l - 1] == '%'))
+        l--;
+    if (l == *len)
+        return;
+    while (l && isspace((unsigned char)p[l - 1]))
+        l--;
+    *len = l;
+}
+
+/* Days since 1970-01-01 of a civil date (H. Hinnant's algorithm). */
+static long days_from_civil(long y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    long era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (long)doe - 719468;
+}
+
+/* nvidia-smi timestamp "2024/04/03 10:47:35.123" (also '-' and 'T'), or plain
+ * seconds.  Returns 0 and seconds since the epoch (local clock, no zone). */
+static int parse_stamp(const char *p, size_t len, double *out)
+{
+    if (wt_parse_double(p, len, out) == 0)
+        return 0;
+    char buf[64];
+    if (len >= sizeof(buf))
+        return -1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    int Y, M, D, h, m, consumed = 0;
+    char s1, s2, sep;
+    if (sscanf(buf, "%4d%c%2d%c%2d%c%2d:%2d:%n", &Y, &s1, &M, &s2, &D, &sep, &h, &m, &consumed) !=
+            8 ||
+        consumed == 0)
+        return -1;
+    if (!((s1 == '/' && s2 == '/') || (s1 == '-' && s2 == '-')) || !(sep == ' ' || sep == 'T'))
+        return -1;
+    if (M < 1 || M > 12 || D < 1 || D > 31 || h < 0 || h > 23 || m < 0 || m > 59)
+        return -1;
+    double sec;
+    if (wt_parse_double(buf + consumed, len - (size_t)consumed, &sec) != 0 || sec < 0 || sec >= 61)
+        return -1;
+    long days = days_from_civil(Y, (unsigned)M, (unsigned)D);
+    *out = (double)days * 86400.0 + h * 3600.0 + m * 60.0 + sec;
+    return 0;
+}
+
+static int parse_value(struct wt_trace_reader *r, const struct field *f, const struct cell *c,
+                       double *out, struct wt_err *err)
+{
+    const char *p = c->p;
+    size_t len = c->len;
+    char shown[40];
+    if (len == 0) {
+        *out = NAN;
+        return WT_OK;
+    }
+    if (r->meta.kind == WT_TRACE_NVSMI) {
+        if (is_na(p, len)) {
+            *out = NAN;
+            return WT_OK;
+        }
+        strip_unit(p, &len);
+    }
+    if (f->col == WT_COL_CLOCK_REASONS) {
+        uint64_t u;
+        if (wt_parse_u64(p, len, &u) == 0) {
+            if (u >= (UINT64_C(1) << 53)) {
+                printable(shown, sizeof(shown), c->p, c->len);
+                return fail(r, err, WT_EINVAL, r->lineno,
+                            "column '%s': bitmask '%s' uses bits above 52", f->name, shown);
+            }
+            *out = (double)u;
+            return WT_OK;
+        }
+        printable(shown, sizeof(shown), c->p, c->len);
+        return fail(r, err, WT_EINVAL, r->lineno,
+                    "column '%s': not a bitmask (decimal or 0x hex): '%s'", f->name, shown);
+    }
+    if (wt_parse_double(p, len, out) != 0) {
+        printable(shown, sizeof(shown), c->p, c->len);
+        return fail(r, err, WT_EINVAL, r->lineno, "column '%s': not a number: '%s'", f->name,
+                    shown);
+    }
+    return WT_OK;
+}
+
+static int ident_index(struct wt_trace_reader *r, const struct cell *c, int *gpu,
+                       struct wt_err *err)
+{
+    for (int i = 0; i < r->nidents; i++)
+        if (strlen(r->idents[i]) == c->len && !memcmp(r->idents[i], c->p, c->len)) {
+            *gpu = i;
+            return WT_OK;
+        }
+    if (r->nidents == MAX_IDENTS)
+        return fail(r, err, WT_EINVAL, r->lineno, "more than %d distinct GPUs", MAX_IDENTS);
+    r->idents[r->nidents] = strndup(c->p, c->len);
+    if (!r->idents[r->nidents])
+        return fail(r, err, WT_ENOMEM, r->lineno, "out of memory");
+    *gpu = r->nidents++;
+    return WT_OK;
+}
+
+/* Parses r->line into s.  gpu is -1 when it must still be derived from the
+ * tick grouping (nvidia-smi without an index). */
+static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err *err)
+{
+    struct cell cells[WT_TRACE_MAX_COLS];
+    int n = split_cells(r->line, r->line_len, cells, r->ncols);
+    if (n == -2)
+        return fail(r, err, WT_EINVAL, r->lineno, "unterminated quoted field");
+    if (n == -1 || n != r->ncols) {
+        if (n == -1)
+            return fail(r, err, WT_EINVAL, r->lineno,
+                        "more cells than the header's %d columns", r->ncols);
+        return fail(r, err, WT_EINVAL, r->lineno, "%d cell%s, but the header has %d columns", n,
+                    n == 1 ? "" : "s", r->ncols);
+    }
+    wt_sample_clear(s, 0);
+    s->label = r->meta.label;
+    int gpu_set = 0;
+    char shown[40];
+    for (int i = 0; i < n; i++) {
+        const struct field *f = &r->fields[i];
+        const struct cell *c = &cells[i];
+        double d;
+        switch (f->kind) {
+        case F_IGNORE:
+            break;
+        case F_TIME:
+            if (c->len == 0)
+                return fail(r, err, WT_EINVAL, r->lineno, "column 't_s': empty (t_s is required)");
+            if (wt_parse_double(c->p, c->len, &s->t_s) != 0) {
+                printable(shown, sizeof(shown), c->p, c->len);
+                return fail(r, err, WT_EINVAL, r->lineno, "column 't_s': not a number: '%s'",
+                            shown);
+            }
+            break;
+        case F_GPU:
+            if (c->len == 0 || (r->meta.kind == WT_TRACE_NVSMI && is_na(c->p, c->len))) {
+                if (r->meta.kind == WT_TRACE_NVSMI)
+                    return fail(r, err, WT_EINVAL, r->lineno, "column '%s': empty", f->name);
+                break; /* native: empty gpu cell = 0 */
+            }
+            {
+                uint64_t g;
+                if (!all_digits(c->p, c->len) || wt_parse_u64(c->p, c->len, &g) != 0) {
+                    printable(shown, sizeof(shown), c->p, c->len);
+                    return fail(r, err, WT_EINVAL, r->lineno,
+                                "column '%s': not a GPU index (0, 1, ...): '%s'", f->name, shown);
+                }
+                if (g >= WT_MAX_GPUS)
+                    return fail(r, err, WT_EINVAL, r->lineno,
+                                "column '%s': GPU index %llu is not below %d", f->name,
+                                (unsigned long long)g, WT_MAX_GPUS);
+                s->gpu = (int)g;
+                gpu_set = 1;
+            }
+            break;
+        case F_LABEL:
+            if (c->len) {
+                char lb[16];
+                if (c->len >= sizeof(lb) ||
+                    (memcpy(lb, c->p, c->len), lb[c->len] = '\0',
+                     (s->label = wt_class_parse(lb, false)) == WT_CLASS_NONE)) {
+                    printable(shown, sizeof(shown), c->p, c->len);
+                    return fail(r, err, WT_EINVAL, r->lineno,
+                                "column 'label': '%s' is not TRAINING, INFERENCE, IDLE or empty",
+                                shown);
+                }
+            }
+            break;
+        case F_COL: {
+            int rc = parse_value(r, f, c, &d, err);
+            if (rc)
+                return rc;
+            s->v[f->col] = d;
+            break;
+        }
+        case F_STAMP: {
+            if (c->len == 0 || is_na(c->p, c->len))
+                return fail(r, err, WT_EINVAL, r->lineno, "column 'timestamp': empty");
+            if (parse_stamp(c->p, c->len, &d) != 0) {
+                printable(shown, sizeof(shown), c->p, c->len);
+                return fail(r, err, WT_EINVAL, r->lineno,
+                            "column 'timestamp': not a time (YYYY/MM/DD HH:MM:SS.mmm): '%s'",
+                            shown);
+            }
+            if (!r->have_stamp0) {
+                r->stamp0 = d;
+                r->have_stamp0 = 1;
+            }
+            s->t_s = d - r->stamp0;
+            break;
+        }
+        case F_IDENT: {
+            int g = 0;
+            int rc = ident_index(r, c, &g, err);
+            if (rc)
+                return rc;
+            if (!r->has_index) {
+                s->gpu = g;
+                gpu_set = 1;
+            }
+            break;
+        }
+        }
+    }
+    if (r->meta.kind == WT_TRACE_NVSMI && !gpu_set)
+        s->gpu = -1;
+    return WT_OK;
+}
+
+/* Reads the next non-blank data line and parses it. */
+static int next_raw(struct wt_trace_reader *r, struct wt_sample *s, unsigned long *lineno,
+                    struct wt_err *err)
+{
+    for (;;) {
+        int rc = read_line(r, err);
+        if (rc)
+            return rc;
+        if (is_blank(r->line, r->line_len))
+            continue;
+        if (r->line[0] == '#')
+            return fail(r, err, WT_EINVAL, r->lineno,
+                        "metadata line after the header (metadata must come first)");
+        rc = parse_row(r, s, err);
+        if (rc)
+            return rc;
+        *lineno = r->lineno;
+        return WT_OK;
+    }
+}
+
+/* Decides how many rows make one tick from the buffered timestamps: gaps
+ * inside a tick are much shorter than gaps between ticks.  Accepts a grouping
+ * only if every complete tick in the lookahead has the same size; else 1. */
+static unsigned detect_rows_per_tick(const struct pending *q, size_t n)
+{
+    if (n < 4)
+        return 1;
+    size_t ng = n - 1;
+    double *g = malloc(ng * sizeof(double));
+    double *sorted = malloc(ng * sizeof(double));
+    unsigned result = 1;
+    if (!g || !sorted)
+        goto out;
+    for (size_t i = 0; i < ng; i++) {
+        double d = q[i + 1].s.t_s - q[i].s.t_s;
+        g[i] = (d > 0 ? d : 0) + 0.0005;
+        sorted[i] = g[i];
+    }
+    /* insertion sort: ng <= NVSMI_LOOKAHEAD */
+    for (size_t i = 1; i < ng; i++) {
+        double v = sorted[i];
+        size_t j = i;
+        while (j > 0 && sorted[j - 1] > v) {
+            sorted[j] = sorted[j - 1];
+            j--;
+        }
+        sorted[j] = v;
+    }
+    double best = 1, thr = 0;
+    for (size_t i = 0; i + 1 < ng; i++) {
+        double ratio = sorted[i + 1] / sorted[i];
+        if (ratio > best) {
+            best = ratio;
+            thr = sqrt(sorted[i + 1] * sorted[i]);
+        }
+    }
+    if (best < 4)
+        goto out;
+    size_t first = 0, groups = 0, start = 0;
+    for (size_t i = 0; i < ng; i++) {
+        if (g[i] <= thr)
+            continue;
+        size_t size = i + 1 - start;
+        if (!first)
+            first = size;
+        else if (size != first)
+            goto out;
+        groups++;
+        start = i + 1;
+    }
+    if (groups >= 2 && first >= 2 && first <= WT_MAX_GPUS)
+        result = (unsigned)first;
+out:
+    free(g);
+    free(sorted);
+    return result;
+}
+
+static int fill_queue(struct wt_trace_reader *r, struct wt_err *err)
+{
+    r->queue = malloc(NVSMI_LOOKAHEAD * sizeof(*r->queue));
+    if (!r->queue)
+        return fail(r, err, WT_ENOMEM, 0, "out of memory");
+    r->qlen = r->qpos = 0;
+    while (r->qlen < NVSMI_LOOKAHEAD) {
+        struct pending *p = &r->queue[r->qlen];
+        int rc = next_raw(r, &p->s, &p->lineno, err);
+        if (rc == WT_DONE)
+            break;
+        if (rc)
+            return rc;
+        r->qlen++;
+    }
+    unsigned g = r->opts.rows_per_tick;
+    if (!g)
+        g = r->has_stamp ? detect_rows_per_tick(r->queue, r->qlen) : 1;
+    r->meta.rows_per_tick = g;
+    r->grouped = 1;
+    return WT_OK;
+}
+
+int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err *err)
+{
+    int rc;
+    unsigned long lineno;
+    if (r->failed)
+        return wt_errf(err, WT_EINVAL, "%s: reader already failed", r->name);
+    if (r->meta.kind == WT_TRACE_NVSMI && !r->has_index && !r->has_ident) {
+        if (!r->grouped && (rc = fill_queue(r, err)) != WT_OK)
+            return rc;
+        if (r->qpos < r->qlen) {
+            *s = r->queue[r->qpos].s;
+            lineno = r->queue[r->qpos].lineno;
+            r->qpos++;
+        } else if ((rc = next_raw(r, s, &lineno, err)) != WT_OK) {
+            return rc;
+        }
+        unsigned g = r->meta.rows_per_tick;
+        s->gpu = (int)(r->ordinal % g);
+        if (!r->has_stamp) {
+            double dt = r->opts.interval_s > 0 ? r->opts.interval_s : 1.0;
+            s->t_s = (double)(r->ordinal / g) * dt;
+        }
+    } else {
+        if ((rc = next_raw(r, s, &lineno, err)) != WT_OK)
+            return rc;
+        if (s->gpu < 0)
+            s->gpu = 0;
+        if (r->meta.kind == WT_TRACE_NVSMI && !r->has_stamp) {
+            /* one row per GPU per tick: time advances when a GPU repeats */
+            double dt = r->opts.interval_s > 0 ? r->opts.interval_s : 1.0;
+            double prev = r->last_t[s->gpu];
+            s->t_s = isnan(prev) ? 0 : prev + dt;
+        }
+    }
+    r->ordinal++;
+    r->row_lineno = lineno;
+    double prev = r->last_t[s->gpu];
+    if (!isnan(prev) && s->t_s < prev)
+        return fail(r, err, WT_EINVAL, lineno,
+                    "t_s %.3f is earlier than the previous sample of GPU %d (%.3f)", s->t_s,
+                    s->gpu, prev);
+    r->last_t[s->gpu] = s->t_s;
+    return WT_OK;
+}
+
+/* ---------------------------------------------------------------- open */
+
+int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_trace_opts *opts,
+                         struct wt_trace_reader **out, struct wt_err *err)
+{
+    int rc;
+    *out = NULL;
+    struct wt_trace_reader *r = calloc(1, sizeof(*r));
+    if (!r) {
+        if (owns_f)
+            fclose(f);
+        return wt_errf(err, WT_ENOMEM, "%s: out of memory", name);
+    }
+    r->f = f;
+    r->owns_f = owns_f;
+    snprintf(r->name, sizeof(r->name), "%s", name);
+    if (opts)
+        r->opts = *opts;
+    r->meta.label = WT_CLASS_NONE;
+    r->meta.power_semantics = NULL;
+    r->rbuf = malloc(RBUF_SIZE);
+    r->line = malloc(WT_TRACE_MAX_LINE + 1);
+    r->last_t = malloc(WT_MAX_GPUS * sizeof(double));
+    if (!r->rbuf || !r->line || !r->last_t) {
+        rc = wt_errf(err, WT_ENOMEM, "%s: out of memory", name);
+        goto fail;
+    }
+    for (int i = 0; i < WT_MAX_GPUS; i++)
+        r->last_t[i] = NAN;
+
+    for (;;) {
+        rc = read_line(r, err);
+        if (rc == WT_DONE) {
+            rc = fail(r, err, WT_EINVAL, 0, "empty trace: no header line");
+            goto fail;
+        }
+        if (rc)
+            goto fail;
+        if (is_blank(r->line, r->line_len))
+            continue;
+        if (r->line[0] == '#') {
+            if ((rc = parse_meta_line(r, err)) != WT_OK)
+                goto fail;
+            continue;
+        }
+        break;
+    }
+    if ((rc = parse_header(r, err)) != WT_OK)
+        goto fail;
+    const char *lab = wt_trace_meta_value(r, "label");
+    if (lab && *lab) {
+        r->meta.label = wt_class_parse(lab, false);
+        if (r->meta.label == WT_CLASS_NONE) {
+            char shown[40];
+            printable(shown, sizeof(shown), lab, strlen(lab));
+            rc = fail(r, err, WT_EINVAL, 0,
+                      "metadata 'label': '%s' is not TRAINING, INFERENCE or IDLE", shown);
+            goto fail;
+        }
+    }
+    const char *ps = wt_trace_meta_value(r, "power_semantics");
+    if (ps && *ps)
+        r->meta.power_semantics = ps;
+    if (!r->meta.power_semantics)
+        r->meta.power_semantics = "unknown";
+    r->meta.rows_per_tick = 1;
+    *out = r;
+    return WT_OK;
+fail:
+    wt_trace_close(r);
+    return rc;
+}
+
+int wt_trace_open(const char *path, const struct wt_trace_opts *opts,
+                  struct wt_trace_reader **out, struct wt_err *err)
+{
+    *out = NULL;
+    if (!strcmp(path, "-"))
+        return wt_trace_open_stream(stdin, 0, "<stdin>", opts, out, err);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return wt_errf(err, WT_EIO, "cannot open '%s': %s", path, strerror(errno));
+    return wt_trace_open_stream(f, 1, path, opts, out, err);
+}
+
+const struct wt_trace_meta *wt_trace_meta(const struct wt_trace_reader *r)
+{
+    return &r->meta;
+}
+
+const char *wt_trace_meta_value(const struct wt_trace_reader *r, const char *key)
+{
+    for (size_t i = 0; i < r->meta.n; i++)
+        if (!strcmp(r->meta.kv[i].key, key))
+            return r->meta.kv[i].value;
+    return NULL;
+}
+
+const char *wt_trace_name(const struct wt_trace_reader *r)
+{
+    return r->name;
+}
+
+unsigned long wt_trace_lineno(const struct wt_trace_reader *r)
+{
+    return r->row_lineno;
+}
+
+void wt_trace_close(struct wt_trace_reader *r)
+{
+    if (!r)
+        return;
+    if (r->owns_f && r->f)
+        fclose(r->f);
+    for (size_t i = 0; i < r->meta.n; i++) {
+        free(r->meta.kv[i].key);
+        free(r->meta.kv[i].value);
+    }
+    free(r->meta.kv);
+    for (int i = 0; i < r->nidents; i++)
+        free(r->idents[i]);
+    free(r->queue);
+    free(r->rbuf);
+    free(r->line);
+    free(r->last_t);
+    free(r);
+}

@@ -1,0 +1,84 @@
+/* Streaming reader for telemetry traces: the project's own format
+ * (`workloadtruth-trace/1`, docs/trace-format.md) and raw
+ * `nvidia-smi --query-gpu=... --format=csv[,nounits]` output.
+ *
+ * It reads one line at a time from a file or standard input (so it can follow
+ * a live `nvidia-smi -lms 100 | workloadtruth ...` pipe), turns every data row
+ * into one struct wt_sample, and rejects malformed input with a message naming
+ * the file, line and column.  It does not buffer whole files, group samples by
+ * GPU or window them: that is the replay source's and the feature module's job.
+ *
+ * Limits (every parsed input is bounded): a line is at most WT_TRACE_MAX_LINE
+ * bytes, a header at most WT_TRACE_MAX_COLS columns, at most
+ * WT_TRACE_MAX_META metadata lines, GPU indices below WT_MAX_GPUS.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_TRACE_READER_H
+#define WT_TRACE_READER_H
+
+#include <stdio.h>
+
+#include "telemetry/sample.h"
+#include "util/err.h"
+
+#define WT_TRACE_MAX_LINE 65536
+#define WT_TRACE_MAX_COLS 128
+#define WT_TRACE_MAX_META 256
+
+enum wt_trace_kind {
+    WT_TRACE_NATIVE, /* workloadtruth-trace/1 */
+    WT_TRACE_NVSMI,  /* nvidia-smi --query-gpu CSV */
+};
+
+struct wt_trace_opts {
+    /* nvidia-smi CSV without a timestamp column: seconds between ticks
+     * (0 means 1 s). */
+    double interval_s;
+    /* nvidia-smi CSV without an index/uuid/pci.bus_id column: rows per tick
+     * (one per GPU).  0 = detect from the timestamps (1 when there are none). */
+    unsigned rows_per_tick;
+};
+
+struct wt_trace_kv {
+    char *key;
+    char *value;
+};
+
+struct wt_trace_meta {
+    enum wt_trace_kind kind;
+    size_t n;                /* metadata lines kept */
+    struct wt_trace_kv *kv;  /* in file order */
+    enum wt_class label;     /* `# label:`, or WT_CLASS_NONE */
+    /* For nvidia-smi input: "instant", "avg1s" or "unknown", from the power
+     * field that was read; for native traces the `power_semantics` key. */
+    const char *power_semantics;
+    unsigned rows_per_tick;  /* nvidia-smi without index: the grouping used */
+};
+
+struct wt_trace_reader;
+
+/* Opens path ("-" = standard input) and reads metadata and the header.
+ * On success *out owns the file; free it with wt_trace_close(). */
+int wt_trace_open(const char *path, const struct wt_trace_opts *opts,
+                  struct wt_trace_reader **out, struct wt_err *err) WT_WARN_UNUSED;
+/* Same over an already open stream; name is used in messages.  If owns_f, the
+ * stream is closed by wt_trace_close (also on failure). */
+int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_trace_opts *opts,
+                         struct wt_trace_reader **out, struct wt_err *err) WT_WARN_UNUSED;
+
+/* Reads the next data row: WT_OK with *s filled, WT_DONE at end of input, or
+ * a negative code with err set ("name:LINE: ..."). After an error the reader
+ * stays in the error state. */
+int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err *err) WT_WARN_UNUSED;
+
+const struct wt_trace_meta *wt_trace_meta(const struct wt_trace_reader *r);
+/* Value of metadata key (first occurrence) or NULL. */
+const char *wt_trace_meta_value(const struct wt_trace_reader *r, const char *key);
+const char *wt_trace_name(const struct wt_trace_reader *r);
+/* Line number of the row last returned (1-based). */
+unsigned long wt_trace_lineno(const struct wt_trace_reader *r);
+
+void wt_trace_close(struct wt_trace_reader *r);
+
+#endif
