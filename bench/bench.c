@@ -35,9 +35,9 @@ static char *make_trace(size_t rows, size_t *len)
                             "t_s,gpu,util_gpu_pct,util_mem_pct,mem_used_mib,mem_total_mib,"
                             "power_w,label\n");
     for (size_t i = 0; i < rows; i++)
-        off += (size_t)snprintf(b + off, cap - off, "%.3f,%zu,%zu,%zu,41250.5,81559,%.2f,TRAINING\n",
-                                (double)(i / 8) * 0.1, i % 8, 80 + i % 17, 30 + i % 11,
-                                400.0 + (double)(i % 97));
+        off += (size_t)snprintf(
+            b + off, cap - off, "%.3f,%zu,%zu,%zu,41250.5,81559,%.2f,TRAINING\n",
+            (double)(i / 8) * 0.1, i % 8, 80 + i % 17, 30 + i % 11, 400.0 + (double)(i % 97));
     *len = off;
     return b;
 }

@@ -34,7 +34,7 @@ struct wt_classifier;
 
 struct wt_result {
     enum wt_class cls;
-    double confidence;    /* 0..1 */
+    double confidence; /* 0..1 */
     int gpu_index;
     double window_seconds; /* last - first sample time */
     size_t sample_count;
@@ -49,7 +49,7 @@ struct wt_classifier {
     const char *description;
     const enum wt_feature *exposed; /* features shown in output, in order */
     size_t nexposed;
-    size_t min_samples;             /* fewer is an error, not a guess */
+    size_t min_samples; /* fewer is an error, not a guess */
     /* Fills cls, confidence and reasons; the caller has set the rest. */
     int (*classify)(const struct wt_classifier *c, const struct wt_window *w,
                     const struct wt_features *f, struct wt_result *out, struct wt_err *err);

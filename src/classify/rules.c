@@ -86,8 +86,8 @@ static int rules_classify(const struct wt_classifier *c, const struct wt_window 
     if (wt_measured(util_sd) && util_sd <= TRAIN_UTIL_SD_MAX) {
         train++;
         wt_result_add_reason(out, WT_F_STD_GPU_UTIL, util_sd, WT_CLASS_TRAINING,
-                             "GPU utilization std-dev %.1f%% <= training threshold %.1f%%",
-                             util_sd, TRAIN_UTIL_SD_MAX);
+                             "GPU utilization std-dev %.1f%% <= training threshold %.1f%%", util_sd,
+                             TRAIN_UTIL_SD_MAX);
     }
     if (wt_measured(slope) && slope >= TRAIN_MEM_SLOPE_MIN) {
         train++;

@@ -17,15 +17,17 @@ int wt_cmd_benchmark(int argc, char **argv)
     const char *suite = "seed";
     const char *clf_name = wt_classifier_default()->name;
     bool json = false;
+    /* clang-format off */
     struct wt_opt opts[] = {
         {"--trials", WT_OPT_UINT, &trials, "N", "windows per cell (default 50)", 1, 100000, NULL, false},
         {"--window", WT_OPT_UINT, &window, "N", "samples per window (default 30)", 2, 100000, NULL, false},
-        {"--seed", WT_OPT_UINT, &seed, "N", "random seed; same seed, same result (default 0)", 0, 1.8e19, NULL, false},
+        {"--seed", WT_OPT_UINT, &seed, "N", "random seed; same seed, same result (default 0)", 0, 18446744073709551615.0, NULL, false},
         {"--suite", WT_OPT_CHOICE, &suite, "NAME", "benchmark suite: seed (the Python tool's; default)", 0, 0, suites, false},
         {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: the first listed)", 0, 0, wt_cli_classifier_names(), false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (the Python tool's shape)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
+    /* clang-format on */
     const struct wt_cmd_help help = {
         "workloadtruth benchmark",
         "Score a classifier on synthetic telemetry: 3 profiles (training, inference, idle)\n"
@@ -35,6 +37,11 @@ int wt_cmd_benchmark(int argc, char **argv)
     int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
     if (prc)
         return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+    if ((double)trials * (double)window > 1e8) {
+        fprintf(stderr, "workloadtruth benchmark: --trials x --window is limited to 100000000 "
+                        "samples per cell (see --help)\n");
+        return WT_EXIT_USAGE;
+    }
     const struct wt_classifier *clf = wt_classifier_find(clf_name);
     struct wt_bench_report rep;
     struct wt_err err = {{0}};

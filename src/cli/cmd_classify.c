@@ -67,22 +67,24 @@ int wt_cmd_classify(int argc, char **argv)
     unsigned long long gpu = 0, samples = 10, seed = 0, per_tick = 0;
     double interval = 1.0, start = NAN;
     bool json = false, evasion = false;
+    /* clang-format off */
     struct wt_opt opts[] = {
         {"--backend", WT_OPT_CHOICE, &backend, "B", "telemetry source: nvml (default), synthetic, replay", 0, 0, backends, false},
         {"--profile", WT_OPT_CHOICE, &profile, "P", "synthetic profile (default training)", 0, 0, profile_names(), false},
         {"--evasion", WT_OPT_FLAG, &evasion, NULL, "synthetic: apply the Python tool's evasion transform", 0, 0, NULL, false},
         {"--gpu-index", WT_OPT_UINT, &gpu, "N", "GPU to classify (default 0)", 0, WT_MAX_GPUS - 1, NULL, false},
         {"--samples", WT_OPT_UINT, &samples, "N", "samples in the window (default 10)", 2, MAX_SAMPLES, NULL, false},
-        {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between live samples (default 1)", 0.001, 3600, NULL, false},
+        {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between live samples; nvidia-smi CSV without timestamps: seconds per tick (default 1)", 0.001, 3600, NULL, false},
         {"--trace", WT_OPT_STRING, &trace, "FILE", "replay a trace or nvidia-smi CSV ('-' = stdin); implies --backend replay", 0, 0, NULL, false},
-        {"--start", WT_OPT_DOUBLE, &start, "SECONDS", "replay: skip samples before this t_s", -1e12, 1e12, NULL, false},
+        {"--start", WT_OPT_DOUBLE, &start, "SECONDS", "skip samples before this t_s (trace time; synthetic samples are at 1, 2, 3 ...)", -1e12, 1e12, NULL, false},
         {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect)", 1, WT_MAX_GPUS, NULL, false},
         {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: the first listed)", 0, 0, wt_cli_classifier_names(), false},
         {"--declared", WT_OPT_STRING, &declared_s, "TYPE", "the owner's declared type: training, inference or idle", 0, 0, NULL, false},
-        {"--seed", WT_OPT_UINT, &seed, "N", "synthetic: random seed (default 0)", 0, 1.8e19, NULL, false},
+        {"--seed", WT_OPT_UINT, &seed, "N", "synthetic: random seed (default 0)", 0, 18446744073709551615.0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (the Python tool's shape)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
+    /* clang-format on */
     const struct wt_cmd_help help = {
         "workloadtruth classify",
         "Classify one window of GPU telemetry as TRAINING, INFERENCE or IDLE.",
@@ -97,15 +99,19 @@ int wt_cmd_classify(int argc, char **argv)
     if (declared_s) {
         declared = wt_class_parse(declared_s, false);
         if (declared == WT_CLASS_NONE) {
-            fprintf(stderr, "workloadtruth classify: --declared: invalid choice '%.40s' "
-                            "(choose from training, inference, idle) (see --help)\n", declared_s);
+            fprintf(stderr,
+                    "workloadtruth classify: --declared: invalid choice '%.40s' "
+                    "(choose from training, inference, idle) (see --help)\n",
+                    declared_s);
             return WT_EXIT_USAGE;
         }
     }
     if (trace) {
         if (wt_opts_get(opts, "--backend")->seen && strcmp(backend, "replay") != 0) {
-            fprintf(stderr, "workloadtruth classify: --trace needs --backend replay, not '%s' "
-                            "(see --help)\n", backend);
+            fprintf(stderr,
+                    "workloadtruth classify: --trace needs --backend replay, not '%s' "
+                    "(see --help)\n",
+                    backend);
             return WT_EXIT_USAGE;
         }
         backend = "replay";
@@ -145,8 +151,7 @@ int wt_cmd_classify(int argc, char **argv)
     }
     if (n < samples) {
         char msg[400];
-        snprintf(msg, sizeof(msg),
-                 "%s: GPU %llu has only %zu sample%s%s; --samples asks for %llu",
+        snprintf(msg, sizeof(msg), "%s: GPU %llu has only %zu sample%s%s; --samples asks for %llu",
                  trace ? (strcmp(trace, "-") ? trace : "<stdin>") : backend, gpu, n,
                  n == 1 ? "" : "s", isnan(start) ? "" : " from --start", samples);
         fail(msg);
@@ -189,8 +194,8 @@ int wt_cmd_classify(int argc, char **argv)
         fail("cannot write output");
         goto out;
     }
-    status = (declared != WT_CLASS_NONE && v == WT_VERDICT_MISMATCH) ? WT_EXIT_MISMATCH
-                                                                       : WT_EXIT_OK;
+    status =
+        (declared != WT_CLASS_NONE && v == WT_VERDICT_MISMATCH) ? WT_EXIT_MISMATCH : WT_EXIT_OK;
 out:
     free(buf);
     wt_source_close(src);

@@ -17,6 +17,7 @@ int wt_cmd_eval(int argc, char **argv)
     unsigned long long per_tick = 0;
     const char *clf_name = wt_classifier_default()->name;
     bool json = false, per_file = false;
+    /* clang-format off */
     struct wt_opt opts[] = {
         {"--traces", WT_OPT_LIST, &paths, "DIR|FILE", "trace files, or directories searched for *.csv", 0, 0, NULL, false},
         {"--window", WT_OPT_DOUBLE, &window, "SECONDS", "window length (default 30)", 0.01, 86400, NULL, false},
@@ -27,6 +28,7 @@ int wt_cmd_eval(int argc, char **argv)
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (totals, per class, confusion, per source, per file)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
+    /* clang-format on */
     const struct wt_cmd_help help = {
         "workloadtruth eval",
         "Score a classifier on labelled traces: each GPU's stream is cut into --window\n"
@@ -63,6 +65,10 @@ int wt_cmd_eval(int argc, char **argv)
         status = WT_EXIT_ERROR;
         goto out;
     }
+    struct wt_eval_counts tot;
+    wt_eval_total(&rep, &tot);
+    if (tot.scored == 0)
+        status = WT_EXIT_ERROR; /* reported after the output, which says why */
     if (json) {
         json_t *j = wt_json_eval(&rep);
         int rc = wt_json_print(stdout, j);
@@ -76,6 +82,11 @@ int wt_cmd_eval(int argc, char **argv)
     }
     if (fflush(stdout) != 0)
         status = WT_EXIT_ERROR;
+    if (tot.scored == 0)
+        fprintf(stderr,
+                "workloadtruth eval: no window could be scored (%zu unlabelled or mixed, "
+                "%zu short); labels cover too little of each --window\n",
+                tot.skipped_unlabelled, tot.skipped_short);
 out:
     wt_eval_free(&rep);
     wt_strlist_free(&paths);

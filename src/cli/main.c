@@ -70,7 +70,8 @@ int main(int argc, char **argv)
                     cmd);
             return WT_EXIT_USAGE;
         }
-    fprintf(stderr, "workloadtruth: unknown command '%.60s' (classify, benchmark, eval; see --help)\n",
+    fprintf(stderr,
+            "workloadtruth: unknown command '%.60s' (classify, benchmark, eval; see --help)\n",
             cmd);
     return WT_EXIT_USAGE;
 }

@@ -34,9 +34,9 @@ struct wt_opt {
     void *target;
     const char *metavar;
     const char *help;
-    double min, max;               /* numeric range (inclusive) */
-    const char *const *choices;    /* NULL-terminated, for WT_OPT_CHOICE */
-    bool seen;                     /* set by the parser */
+    double min, max;            /* numeric range (inclusive) */
+    const char *const *choices; /* NULL-terminated, for WT_OPT_CHOICE */
+    bool seen;                  /* set by the parser */
 };
 
 struct wt_cmd_help {

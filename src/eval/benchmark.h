@@ -31,7 +31,8 @@ struct wt_bench_report {
 };
 
 int wt_benchmark_seed(const struct wt_classifier *c, unsigned trials, unsigned window,
-                      uint64_t seed, struct wt_bench_report *out, struct wt_err *err) WT_WARN_UNUSED;
+                      uint64_t seed, struct wt_bench_report *out,
+                      struct wt_err *err) WT_WARN_UNUSED;
 /* Accuracy over the clean (evasion = false) or evasion cells. */
 double wt_bench_accuracy(const struct wt_bench_report *r, bool evasion);
 

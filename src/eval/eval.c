@@ -112,8 +112,7 @@ static int score_gpu(struct wt_source *src, int gpu, const struct wt_eval_opts *
             c->skipped_unlabelled++;
             continue;
         }
-        if (count < o->clf->min_samples || count < 2 ||
-            wt_window_seconds(&w) < 0.5 * o->window_s) {
+        if (count < o->clf->min_samples || count < 2 || wt_window_seconds(&w) < 0.5 * o->window_s) {
             c->skipped_short++;
             continue;
         }
@@ -236,8 +235,7 @@ static int add_dir(struct wt_eval_report *rep, const char *dir, const struct wt_
             rc = wt_errf(err, WT_ENOMEM, "out of memory");
             goto out;
         }
-        snprintf(names[n], len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
-                 e->d_name);
+        snprintf(names[n], len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
         n++;
     }
     qsort(names, n, sizeof(*names), cmp_str);

@@ -16,12 +16,12 @@
 
 enum wt_feature {
     /* the Python tool's six (names as in its JSON output) */
-    WT_F_AVG_GPU_UTIL,     /* avg_gpu_util_pct */
-    WT_F_STD_GPU_UTIL,     /* std_gpu_util_pct: sample standard deviation */
-    WT_F_MEM_GROWTH,       /* mem_growth_mib_per_sample: least-squares slope */
-    WT_F_AVG_POWER,        /* avg_power_watts */
-    WT_F_STD_POWER,        /* std_power_watts */
-    WT_F_AVG_PROCS,        /* avg_process_count */
+    WT_F_AVG_GPU_UTIL, /* avg_gpu_util_pct */
+    WT_F_STD_GPU_UTIL, /* std_gpu_util_pct: sample standard deviation */
+    WT_F_MEM_GROWTH,   /* mem_growth_mib_per_sample: least-squares slope */
+    WT_F_AVG_POWER,    /* avg_power_watts */
+    WT_F_STD_POWER,    /* std_power_watts */
+    WT_F_AVG_PROCS,    /* avg_process_count */
     WT_NFEATURES
 };
 

@@ -25,8 +25,9 @@ static void pct(FILE *f, double x)
 
 void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
 {
-    fprintf(f, "benchmark suite '%s', classifier '%s': %u trials per cell, window %u samples, "
-               "seed %llu\n",
+    fprintf(f,
+            "benchmark suite '%s', classifier '%s': %u trials per cell, window %u samples, "
+            "seed %llu\n",
             b->suite, b->classifier, b->trials, b->window, (unsigned long long)b->seed);
     fprintf(f, "%-12s %-8s %7s %8s %9s\n", "profile", "evasion", "trials", "correct", "accuracy");
     for (unsigned i = 0; i < b->ncells; i++) {
@@ -61,16 +62,16 @@ static void counts_line(FILE *f, const char *name, const struct wt_eval_counts *
 
 static void counts_header(FILE *f, const char *what)
 {
-    fprintf(f, "  %-40s %7s %7s %7s %5s %7s %5s %7s %5s\n", what, "windows", "acc", "TRAIN",
-            "n", "INFER", "n", "IDLE", "n");
+    fprintf(f, "  %-40s %7s %7s %7s %5s %7s %5s %7s %5s\n", what, "windows", "acc", "TRAIN", "n",
+            "INFER", "n", "IDLE", "n");
 }
 
 void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
 {
     struct wt_eval_counts t;
     wt_eval_total(e, &t);
-    fprintf(f, "classifier '%s', %.0f-second windows, %zu trace files\n", e->classifier,
-            e->window_s, e->nfiles);
+    fprintf(f, "classifier '%s', %g-second windows, %zu trace files\n", e->classifier, e->window_s,
+            e->nfiles);
     fprintf(f, "windows scored: %zu   skipped: %zu unlabelled/mixed, %zu short\n", t.scored,
             t.skipped_unlabelled, t.skipped_short);
     fprintf(f, "accuracy: ");
@@ -113,7 +114,12 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
         for (size_t i = 0; i < e->nfiles; i++) {
             const char *p = e->files[i].path;
             size_t len = strlen(p);
-            counts_line(f, len > 40 ? p + len - 40 : p, &e->files[i].c);
+            char name[48];
+            if (len > 40)
+                snprintf(name, sizeof(name), "...%s", p + len - 37);
+            else
+                snprintf(name, sizeof(name), "%s", p);
+            counts_line(f, name, &e->files[i].c);
         }
     }
     for (size_t i = 0; i < e->nnot_traces; i++)

@@ -134,8 +134,8 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
     return WT_OK;
 }
 
-static int replay_read(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap,
-                       size_t *n, struct wt_err *err)
+static int replay_read(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap, size_t *n,
+                       struct wt_err *err)
 {
     struct replay *rp = src->priv;
     if (gpu < 0 || gpu >= WT_MAX_GPUS)
@@ -154,13 +154,12 @@ static int replay_read(struct wt_source *src, int gpu, struct wt_sample *buf, si
             size_t off = 0;
             for (int i = 0; i < WT_MAX_GPUS && off + 8 < sizeof(list); i++)
                 if (rp->q[i].present)
-                    off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d",
-                                            off ? ", " : "", i);
+                    off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", off ? ", " : "",
+                                            i);
             if (off)
                 return wt_errf(err, WT_ENODEV, "%s: no GPU %d in this trace (GPUs: %s)",
                                wt_trace_name(rp->r), gpu, list);
-            return wt_errf(err, WT_EINVAL, "%s: the trace has no data rows",
-                           wt_trace_name(rp->r));
+            return wt_errf(err, WT_EINVAL, "%s: the trace has no data rows", wt_trace_name(rp->r));
         }
         return WT_DONE;
     }

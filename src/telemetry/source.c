@@ -24,8 +24,8 @@ const struct wt_source_ops *wt_source_find(const char *name)
     return NULL;
 }
 
-int wt_source_open(const char *backend, const struct wt_source_config *cfg,
-                   struct wt_source **out, struct wt_err *err)
+int wt_source_open(const char *backend, const struct wt_source_config *cfg, struct wt_source **out,
+                   struct wt_err *err)
 {
     *out = NULL;
     const struct wt_source_ops *ops = wt_source_find(backend);
@@ -65,8 +65,8 @@ int wt_source_read(struct wt_source *src, int gpu, struct wt_sample *buf, size_t
     return src->ops->read(src, gpu, buf, cap, n, err);
 }
 
-int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size_t want,
-                     size_t *n, struct wt_err *err)
+int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size_t want, size_t *n,
+                     struct wt_err *err)
 {
     *n = 0;
     while (*n < want) {

@@ -25,27 +25,27 @@
 
 struct wt_device_info {
     int index;
-    char name[96];             /* model name as NVML reports it, or "unknown" */
-    char uuid[96];             /* "" when not known */
-    char pci_bus_id[32];       /* "" when not known */
-    double mem_total_mib;      /* NaN = not known */
-    double power_limit_w;      /* enforced limit, NaN = not known */
+    char name[96];        /* model name as NVML reports it, or "unknown" */
+    char uuid[96];        /* "" when not known */
+    char pci_bus_id[32];  /* "" when not known */
+    double mem_total_mib; /* NaN = not known */
+    double power_limit_w; /* enforced limit, NaN = not known */
     double power_default_limit_w;
-    char power_semantics[16];  /* "instant", "avg1s" or "unknown" */
+    char power_semantics[16]; /* "instant", "avg1s" or "unknown" */
 };
 
 struct wt_source_config {
     /* replay */
-    const char *trace_path;         /* file, or "-" for standard input */
+    const char *trace_path; /* file, or "-" for standard input */
     struct wt_trace_opts trace_opts;
-    size_t max_buffered;            /* samples held across GPUs (0 = default 16M) */
+    size_t max_buffered; /* samples held across GPUs (0 = default 16M) */
     /* synthetic */
-    const char *profile;            /* training, inference, idle */
-    bool evasion;                   /* apply the Python tool's evasion transform */
+    const char *profile; /* training, inference, idle */
+    bool evasion;        /* apply the Python tool's evasion transform */
     uint64_t seed;
-    unsigned gpus;                  /* synthetic GPUs (0 = 1) */
+    unsigned gpus; /* synthetic GPUs (0 = 1) */
     /* live */
-    double interval_s;              /* seconds between readings */
+    double interval_s; /* seconds between readings */
 };
 
 struct wt_source;
@@ -83,8 +83,8 @@ const struct wt_source_ops *wt_source_find(const char *name);
 /* NULL-terminated list of all backends. */
 const struct wt_source_ops *const *wt_source_all(void);
 
-int wt_source_open(const char *backend, const struct wt_source_config *cfg,
-                   struct wt_source **out, struct wt_err *err) WT_WARN_UNUSED;
+int wt_source_open(const char *backend, const struct wt_source_config *cfg, struct wt_source **out,
+                   struct wt_err *err) WT_WARN_UNUSED;
 int wt_source_device_count(struct wt_source *src, int *count, struct wt_err *err) WT_WARN_UNUSED;
 int wt_source_device_info(struct wt_source *src, int gpu, struct wt_device_info *info,
                           struct wt_err *err) WT_WARN_UNUSED;
@@ -92,8 +92,8 @@ int wt_source_read(struct wt_source *src, int gpu, struct wt_sample *buf, size_t
                    struct wt_err *err) WT_WARN_UNUSED;
 /* Reads exactly want samples of gpu unless the stream ends first: *n is the
  * count read; returns WT_OK or an error (a short stream is not an error). */
-int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size_t want,
-                     size_t *n, struct wt_err *err) WT_WARN_UNUSED;
+int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size_t want, size_t *n,
+                     struct wt_err *err) WT_WARN_UNUSED;
 const char *wt_source_meta(struct wt_source *src, const char *key);
 void wt_source_close(struct wt_source *src);
 

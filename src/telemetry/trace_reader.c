@@ -18,26 +18,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "util/num.h"
 
 #define RBUF_SIZE 65536
-#define NVSMI_LOOKAHEAD 512 /* rows buffered to detect the rows-per-tick grouping */
+#define NVSMI_LOOKAHEAD 128 /* rows buffered to detect the rows-per-tick grouping */
 #define MAX_IDENTS 64       /* distinct uuid/pci.bus_id values in one file */
 
 enum field_kind {
     F_IGNORE,
-    F_TIME,   /* native t_s */
-    F_GPU,    /* native gpu / nvidia-smi index */
-    F_LABEL,  /* native label */
-    F_COL,    /* a numeric column */
-    F_STAMP,  /* nvidia-smi timestamp */
-    F_IDENT,  /* nvidia-smi uuid / pci.bus_id: GPU identity */
+    F_TIME,  /* native t_s */
+    F_GPU,   /* native gpu / nvidia-smi index */
+    F_LABEL, /* native label */
+    F_COL,   /* a numeric column */
+    F_STAMP, /* nvidia-smi timestamp */
+    F_IDENT, /* nvidia-smi uuid / pci.bus_id: GPU identity */
 };
 
 struct field {
     enum field_kind kind;
-    int col;      /* enum wt_col for F_COL */
+    int col;       /* enum wt_col for F_COL */
     char name[48]; /* for messages */
 };
 
@@ -65,14 +66,14 @@ struct wt_trace_reader {
     int eof;
     char *line; /* WT_TRACE_MAX_LINE + 1 */
     size_t line_len;
-    unsigned long lineno;  /* line last read */
+    unsigned long lineno;     /* line last read */
     unsigned long row_lineno; /* line of the row last returned */
-    int have_peek;         /* `line` holds an unconsumed line */
+    int have_peek;            /* `line` holds an unconsumed line */
 
     /* header */
     int ncols;
     struct field fields[WT_TRACE_MAX_COLS];
-    int power_prio;        /* nvidia-smi: priority of the chosen power field */
+    int power_prio; /* nvidia-smi: priority of the chosen power field */
     int power_limit_prio;
     int has_stamp, has_index, has_ident;
     int power_field, limit_field;
@@ -85,7 +86,7 @@ struct wt_trace_reader {
     int nidents;
     struct pending *queue; /* lookahead rows waiting for a GPU index */
     size_t qlen, qpos;
-    int grouped;           /* rows_per_tick decided */
+    int grouped; /* rows_per_tick decided */
 
     /* per-GPU monotonic time check */
     double *last_t; /* WT_MAX_GPUS, NaN = none yet */
@@ -135,11 +136,25 @@ static int read_line(struct wt_trace_reader *r, struct wt_err *err)
         if (r->rpos == r->rlen) {
             if (r->eof)
                 break;
-            r->rlen = fread(r->rbuf, 1, RBUF_SIZE, r->f);
+            /* read(2) on a real descriptor returns what a pipe has now, so a
+             * live `nvidia-smi -lms 100 | workloadtruth` is not held back
+             * until 64 KiB arrive; fread is for in-memory streams. */
+            int fd = fileno(r->f);
+            ssize_t got;
+            if (fd >= 0) {
+                do
+                    got = read(fd, r->rbuf, RBUF_SIZE);
+                while (got < 0 && errno == EINTR);
+            } else {
+                got = (ssize_t)fread(r->rbuf, 1, RBUF_SIZE, r->f);
+                if (got == 0 && ferror(r->f))
+                    got = -1;
+            }
             r->rpos = 0;
-            if (r->rlen == 0) {
-                if (ferror(r->f))
-                    return fail(r, err, WT_EIO, r->lineno + 1, "read error: %s", strerror(errno));
+            r->rlen = got > 0 ? (size_t)got : 0;
+            if (got < 0)
+                return fail(r, err, WT_EIO, r->lineno + 1, "read error: %s", strerror(errno));
+            if (got == 0) {
                 r->eof = 1;
                 break;
             }
@@ -251,7 +266,7 @@ struct nvsmi_field {
     const char *name;
     enum field_kind kind;
     int col;
-    int prio;             /* for columns fed by several fields */
+    int prio;              /* for columns fed by several fields */
     const char *semantics; /* power fields */
 };
 
@@ -588,16 +603,16 @@ static int ident_index(struct wt_trace_reader *r, const struct cell *c, int *gpu
 static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err *err)
 {
     struct cell cells[WT_TRACE_MAX_COLS];
-    int n = split_cells(r->line, r->line_len, cells, r->ncols);
+    int n = split_cells(r->line, r->line_len, cells, WT_TRACE_MAX_COLS);
     if (n == -2)
         return fail(r, err, WT_EINVAL, r->lineno, "unterminated quoted field");
-    if (n == -1 || n != r->ncols) {
-        if (n == -1)
-            return fail(r, err, WT_EINVAL, r->lineno,
-                        "more cells than the header's %d columns", r->ncols);
+    if (n == -1)
+        return fail(r, err, WT_EINVAL, r->lineno,
+                    "more than %d cells, but the header has %d columns", WT_TRACE_MAX_COLS,
+                    r->ncols);
+    if (n != r->ncols)
         return fail(r, err, WT_EINVAL, r->lineno, "%d cell%s, but the header has %d columns", n,
                     n == 1 ? "" : "s", r->ncols);
-    }
     wt_sample_clear(s, 0);
     s->label = r->meta.label;
     int gpu_set = 0;
@@ -834,8 +849,8 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
     double prev = r->last_t[s->gpu];
     if (!isnan(prev) && s->t_s < prev)
         return fail(r, err, WT_EINVAL, lineno,
-                    "t_s %.3f is earlier than the previous sample of GPU %d (%.3f)", s->t_s,
-                    s->gpu, prev);
+                    "t_s %.3f is earlier than the previous sample of GPU %d (%.3f)", s->t_s, s->gpu,
+                    prev);
     r->last_t[s->gpu] = s->t_s;
     return WT_OK;
 }
@@ -913,8 +928,8 @@ fail:
     return rc;
 }
 
-int wt_trace_open(const char *path, const struct wt_trace_opts *opts,
-                  struct wt_trace_reader **out, struct wt_err *err)
+int wt_trace_open(const char *path, const struct wt_trace_opts *opts, struct wt_trace_reader **out,
+                  struct wt_err *err)
 {
     *out = NULL;
     if (!strcmp(path, "-"))

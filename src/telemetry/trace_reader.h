@@ -47,21 +47,21 @@ struct wt_trace_kv {
 
 struct wt_trace_meta {
     enum wt_trace_kind kind;
-    size_t n;                /* metadata lines kept */
-    struct wt_trace_kv *kv;  /* in file order */
-    enum wt_class label;     /* `# label:`, or WT_CLASS_NONE */
+    size_t n;               /* metadata lines kept */
+    struct wt_trace_kv *kv; /* in file order */
+    enum wt_class label;    /* `# label:`, or WT_CLASS_NONE */
     /* For nvidia-smi input: "instant", "avg1s" or "unknown", from the power
      * field that was read; for native traces the `power_semantics` key. */
     const char *power_semantics;
-    unsigned rows_per_tick;  /* nvidia-smi without index: the grouping used */
+    unsigned rows_per_tick; /* nvidia-smi without index: the grouping used */
 };
 
 struct wt_trace_reader;
 
 /* Opens path ("-" = standard input) and reads metadata and the header.
  * On success *out owns the file; free it with wt_trace_close(). */
-int wt_trace_open(const char *path, const struct wt_trace_opts *opts,
-                  struct wt_trace_reader **out, struct wt_err *err) WT_WARN_UNUSED;
+int wt_trace_open(const char *path, const struct wt_trace_opts *opts, struct wt_trace_reader **out,
+                  struct wt_err *err) WT_WARN_UNUSED;
 /* Same over an already open stream; name is used in messages.  If owns_f, the
  * stream is closed by wt_trace_close (also on failure). */
 int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_trace_opts *opts,
@@ -70,7 +70,8 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
 /* Reads the next data row: WT_OK with *s filled, WT_DONE at end of input, or
  * a negative code with err set ("name:LINE: ..."). After an error the reader
  * stays in the error state. */
-int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err *err) WT_WARN_UNUSED;
+int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s,
+                  struct wt_err *err) WT_WARN_UNUSED;
 
 const struct wt_trace_meta *wt_trace_meta(const struct wt_trace_reader *r);
 /* Value of metadata key (first occurrence) or NULL. */

@@ -14,10 +14,10 @@
 #include <stddef.h>
 
 #define WT_OK 0
-#define WT_DONE 1      /* end of stream: not an error */
-#define WT_EINVAL (-1) /* bad input (file contents, arguments) */
-#define WT_EIO (-2)    /* the operating system refused (open, read) */
-#define WT_ENOMEM (-3) /* out of memory or over a size limit */
+#define WT_DONE 1       /* end of stream: not an error */
+#define WT_EINVAL (-1)  /* bad input (file contents, arguments) */
+#define WT_EIO (-2)     /* the operating system refused (open, read) */
+#define WT_ENOMEM (-3)  /* out of memory or over a size limit */
 #define WT_ENOTSUP (-4) /* not available in this build or on this device */
 #define WT_ENODEV (-5)  /* no such device */
 #define WT_EFORMAT (-6) /* input is not of the expected kind (e.g. a CSV that is not a trace) */

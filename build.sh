@@ -1,0 +1,83 @@
+#!/bin/sh
+# WorkloadTruth set-up on a fresh Debian 12 machine: the README's two commands.
+#
+#   ./build.sh run    install missing Debian packages, build, run a classification
+#   ./build.sh test   install missing Debian packages, build, run every test
+#                     (unit, CLI, real traces, benchmark smoke, fuzzing)
+#   ./build.sh asan   the whole test suite again under ASan + UBSan (CI's second build)
+#
+# Environment: WT_FUZZ_SECONDS (default 60) sets the fuzzing time of `test`;
+# JOBS sets build parallelism.  Packages are installed with apt-get (through
+# sudo when not root); nothing else is downloaded.
+set -eu
+cd "$(dirname "$0")"
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+SHARED_TRACES=${WT_SHARED_TRACES:-$(pwd)/../shared/traces}
+
+need_packages() {
+    missing=""
+    for p in "$@"; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+            missing="$missing $p"
+        fi
+    done
+    [ -z "$missing" ] && return 0
+    echo "installing Debian packages:$missing"
+    SUDO=""
+    if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null 2>&1 || { echo "need root (or sudo) to install:$missing" >&2; exit 1; }
+        SUDO=sudo
+    fi
+    $SUDO apt-get update -qq
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+}
+
+BUILD_PKGS="gcc make cmake pkg-config libc6-dev libjansson-dev"
+TEST_PKGS="libcmocka-dev clang libclang-rt-14-dev python3"
+
+configure_build() { # DIR [cmake args...]
+    dir=$1
+    shift
+    cmake -S . -B "$dir" -DWT_SHARED_TRACES="$SHARED_TRACES" "$@" >/dev/null
+    cmake --build "$dir" -j "$JOBS"
+}
+
+fuzz() {
+    secs=${WT_FUZZ_SECONDS:-60}
+    CC=clang configure_build build-fuzz -DWT_FUZZ=ON -DWT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug
+    mkdir -p build-fuzz/corpus
+    echo "fuzzing the trace reader for ${secs}s"
+    build-fuzz/fuzz_trace -max_total_time="$secs" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 build-fuzz/corpus fuzz/corpus 2>&1 | tail -n 12
+}
+
+case "${1:-}" in
+run)
+    need_packages $BUILD_PKGS
+    configure_build build -DWT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release
+    echo "== workloadtruth classify --backend synthetic --profile training"
+    build/workloadtruth classify --backend synthetic --profile training
+    if [ -d "$SHARED_TRACES" ]; then
+        t="$SHARED_TRACES/training_profile/h100_8gpu_llama3-8b_ckpt100.csv"
+        echo "== workloadtruth classify --trace $t --samples 300 --start 100"
+        build/workloadtruth classify --trace "$t" --samples 300 --start 100
+    fi
+    ;;
+test)
+    need_packages $BUILD_PKGS $TEST_PKGS
+    configure_build build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    (cd build-test && ctest --output-on-failure -j "$JOBS")
+    fuzz
+    ;;
+asan)
+    need_packages $BUILD_PKGS $TEST_PKGS
+    configure_build build-asan -DWT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+    (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$JOBS")
+    ;;
+*)
+    echo "usage: ./build.sh run|test|asan" >&2
+    exit 2
+    ;;
+esac

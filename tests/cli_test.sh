@@ -1,0 +1,186 @@
+#!/bin/sh
+# End-to-end tests of the workloadtruth command line: exit codes, one-line
+# errors for bad flags and inputs, text/JSON output, --declared verdicts,
+# replay from files and standard input, and eval.
+#
+# usage: cli_test.sh WORKLOADTRUTH TESTDATA_DIR [SHARED_TRACES_DIR]
+set -u
+WT=$1
+DATA=$2
+SHARED=${3:-}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+n=0
+
+# run NAME WANT_RC CMD... : runs CMD, keeps stdout/stderr in $TMP/out, $TMP/err
+run() {
+    name=$1; want=$2; shift 2
+    n=$((n + 1))
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" != "$want" ]; then
+        echo "FAIL [$name]: exit $rc, wanted $want: $*"
+        sed 's/^/    stderr: /' "$TMP/err" | head -5
+        fails=$((fails + 1))
+        return 1
+    fi
+    return 0
+}
+# has FILE TEXT : FILE contains TEXT (fixed string)
+has() {
+    if ! grep -qF -- "$2" "$TMP/$1"; then
+        echo "FAIL [$name]: $1 lacks '$2'"
+        sed 's/^/    got: /' "$TMP/$1" | head -8
+        fails=$((fails + 1))
+    fi
+}
+# oneline : stderr is exactly one line and stdout is empty
+oneline() {
+    lines=$(wc -l <"$TMP/err")
+    if [ "$lines" != 1 ] || [ -s "$TMP/out" ]; then
+        echo "FAIL [$name]: wanted a one-line error, got $lines lines"
+        fails=$((fails + 1))
+    fi
+}
+
+# ---- version and help
+run version 0 "$WT" --version && has out "workloadtruth "
+run help 0 "$WT" --help && has out "classify"
+for c in classify benchmark eval; do
+    run "help-$c" 0 "$WT" "$c" --help && has out "usage: workloadtruth $c"
+done
+run no-command 2 "$WT"
+run unknown-command 2 "$WT" frobnicate && has err "unknown command 'frobnicate'" && oneline
+run planned-command 2 "$WT" watch && has err "not available in this version yet"
+
+# ---- bad flags and values: one line, exit 2
+run unknown-flag 2 "$WT" classify --bogus && has err "unknown option '--bogus'" && oneline
+run bad-int 2 "$WT" classify --samples ten && has err "--samples: not a whole number: 'ten'" && oneline
+run neg-int 2 "$WT" classify --samples -3 && oneline
+run range 2 "$WT" classify --samples 1 && has err "out of range" && oneline
+run bad-float 2 "$WT" classify --interval fast && has err "--interval: not a number" && oneline
+run bad-choice 2 "$WT" classify --backend amd && has err "invalid choice 'amd'" && oneline
+run bad-profile 2 "$WT" classify --backend synthetic --profile mining && oneline
+run bad-declared 2 "$WT" classify --backend synthetic --declared gaming && has err "--declared" && oneline
+run missing-value 2 "$WT" classify --samples && has err "needs a value" && oneline
+run flag-value 2 "$WT" classify --json=yes && oneline
+run positional 2 "$WT" classify stray && has err "unexpected argument 'stray'" && oneline
+run bench-bad 2 "$WT" benchmark --trials 0 && oneline
+run bench-window 2 "$WT" benchmark --window 1 && oneline
+run eval-none 2 "$WT" eval && has err "no traces given" && oneline
+run eval-window 2 "$WT" eval --window 0 "$DATA" && oneline
+run trace-backend 2 "$WT" classify --backend synthetic --trace "$DATA/labelled.csv" && oneline
+run replay-notrace 2 "$WT" classify --backend replay && oneline
+run prefix 0 "$WT" classify --back synthetic --sam 5 && has out "samples       : 5 over 4.0s"
+run ambiguous 2 "$WT" classify --s 5 && has err "ambiguous option" && oneline
+
+# ---- classify, synthetic
+run cls-text 0 "$WT" classify --backend synthetic
+has out "workload_type : TRAINING"
+has out "confidence    : 1.00"
+has out "gpu_index     : 0"
+has out "samples       : 10 over 9.0s"
+has out "reasons:"
+has out "  - avg GPU utilization"
+run cls-json 0 "$WT" classify --backend synthetic --profile inference --samples 30 --json
+has out '"workload_type": "INFERENCE"'
+has out '"sample_count": 30'
+has out '"window_seconds": 29.0'
+has out '"avg_process_count": 1.0'
+run cls-idle 0 "$WT" classify --backend synthetic --profile idle && has out "workload_type : IDLE"
+run cls-seed 0 "$WT" classify --backend synthetic --seed 7 --json
+cp "$TMP/out" "$TMP/seed7"
+run cls-seed2 0 "$WT" classify --backend synthetic --seed 7 --json
+cmp -s "$TMP/out" "$TMP/seed7" || { echo "FAIL [cls-seed]: same seed, different output"; fails=$((fails + 1)); }
+run cls-evasion 0 "$WT" classify --backend synthetic --evasion --samples 30 && has out "workload_type : UNKNOWN"
+run cls-nvml 1 "$WT" classify && has err "nvml backend is not built yet" && oneline
+
+# ---- --declared verdicts and exit codes
+run decl-match 0 "$WT" classify --backend synthetic --declared training && has out "verdict       : MATCH"
+run decl-mismatch 3 "$WT" classify --backend synthetic --profile training --declared inference
+has out "declared      : inference"
+has out "verdict       : MISMATCH"
+run decl-json 3 "$WT" classify --backend synthetic --declared idle --json
+has out '"declared": "idle"'
+has out '"verdict": "MISMATCH"'
+run decl-inconclusive 0 "$WT" classify --backend synthetic --evasion --samples 30 --declared training
+has out "verdict       : INCONCLUSIVE"
+run decl-upper 0 "$WT" classify --backend synthetic --declared TRAINING
+
+# ---- replay: trace files, nvidia-smi CSV, standard input
+run replay-trace 0 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 && has out "workload_type : IDLE"
+run replay-start 0 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --start 5 && has out "workload_type : TRAINING"
+run replay-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 11
+has err "has only 10 samples; --samples asks for 11" && oneline
+run replay-gpu 1 "$WT" classify --trace "$DATA/labelled.csv" --gpu-index 3 && has err "no GPU 3 in this trace (GPUs: 0)"
+run nvsmi-index 0 "$WT" classify --trace "$DATA/nvsmi_index.csv" --samples 5 --json
+has out '"workload_type": "TRAINING"'
+run nvsmi-index-gpu1 0 "$WT" classify --trace "$DATA/nvsmi_index.csv" --samples 5 --gpu-index 1 && has out "workload_type : IDLE"
+run nvsmi-noindex 0 "$WT" classify --trace "$DATA/nvsmi_noindex.csv" --gpu-index 2 --samples 50 && has out "samples       : 50 over 4.9s"
+run nvsmi-noindex-gpu1 0 "$WT" classify --trace "$DATA/nvsmi_noindex.csv" --gpu-index 1 --samples 50 --json
+has out '"avg_power_watts": 52.6'
+has out '"avg_gpu_util_pct": 0.0'
+run nvsmi-forced 0 "$WT" classify --trace "$DATA/nvsmi_noindex.csv" --gpus-per-tick 1 --samples 50 && has out "samples       : 50 over 1.6s"
+run stdin 0 sh -c "cat '$DATA/nvsmi_index.csv' | '$WT' classify --trace - --samples 5 --gpu-index 1"
+has out "workload_type : IDLE"
+run stdin-replay 0 sh -c "'$WT' classify --backend replay --trace - --samples 5 < '$DATA/labelled.csv'"
+has out "workload_type : IDLE"
+
+# a live pipe is read as rows arrive, not when 64 KiB or end of input arrive
+run stdin-live 0 sh -c "(cat '$DATA/labelled.csv'; sleep 6) | timeout 4 '$WT' classify --trace - --samples 5"
+has out "workload_type : IDLE"
+
+# ---- bad input files: clear message, non-zero exit, no crash
+run missing-file 1 "$WT" classify --trace "$TMP/nope.csv"
+has err "cannot open '$TMP/nope.csv': No such file or directory" && oneline
+: >"$TMP/empty.csv"
+run empty-file 1 "$WT" classify --trace "$TMP/empty.csv" && has err "empty trace" && oneline
+printf 't_s,power_w\n0,1\n1,abc\n' >"$TMP/bad.csv"
+run bad-number 1 "$WT" classify --trace "$TMP/bad.csv" --samples 2
+has err "bad.csv:3: column 'power_w': not a number: 'abc'" && oneline
+printf '0,1,2\n1,2,3\n' >"$TMP/nohdr.csv"
+run no-header 1 "$WT" classify --trace "$TMP/nohdr.csv" && has err "nohdr.csv:1: missing header" && oneline
+printf 't_s,gpu,power_w\n0,0,1\n1,0\n' >"$TMP/ragged.csv"
+run ragged 1 "$WT" classify --trace "$TMP/ragged.csv" --samples 2 && has err "ragged.csv:3: 2 cells, but the header has 3 columns"
+head -c 20000 /dev/urandom >"$TMP/garbage.csv" 2>/dev/null || dd if=/dev/urandom of="$TMP/garbage.csv" bs=1000 count=20 2>/dev/null
+run garbage 1 "$WT" classify --trace "$TMP/garbage.csv" && oneline
+awk 'BEGIN { printf "t_s,power_w\n0,"; for (i = 0; i < 70000; i++) printf "9"; printf "\n" }' >"$TMP/huge.csv"
+run huge-line 1 "$WT" classify --trace "$TMP/huge.csv" && has err "huge.csv:2: line longer than 65536 bytes"
+run dir-as-trace 1 "$WT" classify --trace "$TMP"
+
+# ---- benchmark
+run bench 0 "$WT" benchmark --trials 20 --window 30
+has out "training     yes           20        0      0.0%"
+has out "clean accuracy   :  100.0%"
+run bench-json 0 "$WT" benchmark --trials 20 --json
+has out '"source": "synthetic"'
+has out '"window_size": 30'
+has out '"trials_per_cell": 20'
+has out '"evasion_accuracy": 0.6667'
+run bench-seed 0 "$WT" benchmark --trials 50 --window 3 --seed 5 --json
+cp "$TMP/out" "$TMP/b5"
+run bench-seed2 0 "$WT" benchmark --trials 50 --window 3 --seed 5 --json
+cmp -s "$TMP/out" "$TMP/b5" || { echo "FAIL [bench-seed]: same seed, different output"; fails=$((fails + 1)); }
+
+# ---- eval over fixtures
+run eval-file 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5
+has out "windows scored: 2"
+has out "accuracy:  100.0% (2 of 2 windows)"
+run eval-json 0 "$WT" eval "$DATA/labelled.csv" --window 5 --json
+has out '"windows": 2'
+has out '"per_file"'
+run eval-dir 0 "$WT" eval --traces "$DATA" --window 5 --per-file && has out "per file:"
+run eval-missing 1 "$WT" eval --traces "$TMP/none" && has err "cannot open" && oneline
+run eval-bad 1 "$WT" eval --traces "$TMP/bad.csv" && has err "bad.csv:3:" && oneline
+printf 't_s,power_w\n0,1\n1,2\n' >"$TMP/nolabel.csv"
+run eval-unscored 1 "$WT" eval --traces "$TMP/nolabel.csv" && has err "no window could be scored"
+run eval-frac 0 "$WT" eval --traces "$DATA/labelled.csv" --window 2.5 && has out "2.5-second windows"
+
+if [ -n "$SHARED" ] && [ -d "$SHARED" ]; then
+    f="$SHARED/hap/ep000_ordinary_finetune_qwen2.5-0.5b.csv"
+    run shared-classify 0 "$WT" classify --trace "$f" --samples 30 --json && has out '"sample_count": 30'
+fi
+
+echo "$n checks, $fails failures"
+[ "$fails" = 0 ]

@@ -1,0 +1,158 @@
+/* The evaluation harness: window scoring rule (80% label share, short and
+ * unlabelled windows skipped), confusion counts, directory walking, and the
+ * JSON report's shape.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "testutil.h"
+
+#include <sys/stat.h>
+
+#include "eval/eval.h"
+#include "output/output.h"
+
+static char dir[64];
+
+static void write_file(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* 1 Hz, 2 GPUs, 125 s.  GPU 0: TRAINING 0..59 s (steady, growing memory),
+ * IDLE 60..124 s; rows 40..47 unlabelled (window [30,60) keeps 22/30 = 73%:
+ * skipped).  GPU 1: never labelled. */
+static char *make_trace(void)
+{
+    size_t cap = 64 * 1024, off = 0;
+    char *t = malloc(cap);
+    off += (size_t)snprintf(
+        t + off, cap - off,
+        "# gpu_model: Test GPU\nt_s,gpu,util_gpu_pct,mem_used_mib,power_w,label\n");
+    for (int i = 0; i < 125; i++) {
+        int train = i < 60;
+        const char *label = (i >= 40 && i < 48) ? "" : (train ? "TRAINING" : "IDLE");
+        off += (size_t)snprintf(t + off, cap - off, "%d,0,%d,%d,%d,%s\n", i, train ? 88 : 0,
+                                train ? 1000 + 120 * i : 500, train ? 340 : 30, label);
+        off += (size_t)snprintf(t + off, cap - off, "%d,1,50,500,100,\n", i);
+    }
+    return t;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof(dir), "/tmp/wt_eval_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    char *t = make_trace();
+    write_file("a.csv", t);
+    free(t);
+    char sub[128];
+    snprintf(sub, sizeof(sub), "%s/sub", dir);
+    mkdir(sub, 0700);
+    write_file("sub/b.csv", "# label: INFERENCE\nt_s,util_gpu_pct,power_w\n"
+                            "0,10,100\n1,60,200\n2,10,100\n3,60,200\n4,10,100\n5,60,200\n");
+    write_file("notes.csv", "name,value\nx,1\n");
+    write_file("readme.txt", "not a csv\n");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_scoring(void **state)
+{
+    (void)state;
+    struct wt_eval_opts o = {.window_s = 30, .clf = &wt_classifier_rules};
+    struct wt_eval_report rep;
+    struct wt_err err;
+    char path[256];
+    snprintf(path, sizeof(path), "%s/a.csv", dir);
+    wt_eval_init(&rep, &o);
+    assert_int_equal(wt_eval_add_path(&rep, path, &o, &err), WT_OK);
+    assert_int_equal(rep.nfiles, 1);
+    const struct wt_eval_counts *c = &rep.files[0].c;
+    /* GPU 0: [0,30) TRAINING, [30,60) 73% labelled -> unlabelled, [60,90) IDLE,
+     * [90,120) IDLE, [120,125) IDLE but spans 4 s -> short.  GPU 1: 5 unlabelled. */
+    assert_int_equal(c->scored, 3);
+    assert_int_equal(c->correct, 3);
+    assert_int_equal(c->skipped_unlabelled, 6);
+    assert_int_equal(c->skipped_short, 1);
+    assert_int_equal(c->confusion[WT_CLASS_TRAINING][WT_CLASS_TRAINING], 1);
+    assert_int_equal(c->confusion[WT_CLASS_IDLE][WT_CLASS_IDLE], 2);
+    assert_string_equal(rep.files[0].gpu_model, "Test GPU");
+    assert_true(wt_eval_class_accuracy(c, WT_CLASS_IDLE) == 1.0);
+    assert_true(isnan(wt_eval_class_accuracy(c, WT_CLASS_INFERENCE)));
+    wt_eval_free(&rep);
+}
+
+static void test_directory(void **state)
+{
+    (void)state;
+    struct wt_eval_opts o = {.window_s = 5, .clf = &wt_classifier_rules};
+    struct wt_eval_report rep;
+    struct wt_err err;
+    wt_eval_init(&rep, &o);
+    assert_int_equal(wt_eval_add_path(&rep, dir, &o, &err), WT_OK);
+    assert_int_equal(rep.nfiles, 2); /* a.csv, sub/b.csv; readme.txt ignored */
+    assert_int_equal(rep.nnot_traces, 1);
+    assert_contains(rep.not_traces[0], "notes.csv");
+    assert_contains(rep.files[1].path, "sub/b.csv");
+    assert_string_equal(rep.files[1].group, "sub");
+    /* b.csv: metadata label INFERENCE; 6 rows at 1 Hz; window [0,5) -> 5 rows
+     * (util 10/60 alternating: inference), [5,10) -> 1 row: short */
+    assert_int_equal(rep.files[1].c.scored, 1);
+    assert_int_equal(rep.files[1].c.confusion[WT_CLASS_INFERENCE][WT_CLASS_INFERENCE], 1);
+    assert_int_equal(rep.files[1].c.skipped_short, 1);
+
+    json_t *j = wt_json_eval(&rep);
+    assert_non_null(j);
+    const char *keys[] = {
+        "classifier", "window_seconds", "files",     "windows",   "correct",
+        "accuracy",   "skipped",        "per_class", "confusion", "false_training_rate",
+        "per_source", "per_file",       "not_traces"};
+    const char *key;
+    json_t *v;
+    size_t i = 0;
+    json_object_foreach(j, key, v)
+    {
+        assert_true(i < sizeof(keys) / sizeof(keys[0]));
+        assert_string_equal(key, keys[i]);
+        i++;
+    }
+    assert_int_equal(json_integer_value(json_object_get(j, "files")), 2);
+    assert_int_equal(json_array_size(json_object_get(j, "per_file")), 2);
+    assert_int_equal(json_array_size(json_object_get(j, "per_source")), 2);
+    json_t *conf = json_object_get(json_object_get(j, "confusion"), "IDLE");
+    assert_non_null(json_object_get(conf, "UNKNOWN"));
+    json_decref(j);
+    wt_eval_free(&rep);
+
+    /* errors: a missing path, and a named file that is not a trace */
+    wt_eval_init(&rep, &o);
+    assert_int_equal(wt_eval_add_path(&rep, "/nonexistent", &o, &err), WT_EIO);
+    assert_contains(err.msg, "cannot open '/nonexistent'");
+    char path[256];
+    snprintf(path, sizeof(path), "%s/notes.csv", dir);
+    assert_int_equal(wt_eval_add_path(&rep, path, &o, &err), WT_EFORMAT);
+    assert_contains(err.msg, "notes.csv:1: header names no known column");
+    wt_eval_free(&rep);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scoring),
+        cmocka_unit_test(test_directory),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

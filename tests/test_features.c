@@ -1,0 +1,104 @@
+/* Features, statistics and windows: NaN-aware statistics, the Python tool's
+ * six features, time-based windowing and the 80% label rule.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "testutil.h"
+
+#include "features/features.h"
+#include "features/stats.h"
+#include "features/window.h"
+
+static void fill(struct wt_sample *s, size_t n, const double *util, const double *t)
+{
+    for (size_t i = 0; i < n; i++) {
+        wt_sample_clear(&s[i], 0);
+        s[i].t_s = t ? t[i] : (double)i;
+        s[i].v[WT_COL_UTIL_GPU] = util[i];
+    }
+}
+
+static void test_stats(void **state)
+{
+    (void)state;
+    struct wt_sample s[6];
+    double u[6] = {2, 4, NAN, 4, 5, 5};
+    fill(s, 6, u, NULL);
+    assert_int_equal(wt_stat_count(s, 6, WT_COL_UTIL_GPU), 5);
+    assert_true(fabs(wt_stat_mean(s, 6, WT_COL_UTIL_GPU) - 4.0) < 1e-12);
+    /* values 2,4,4,5,5: squared deviations 4,0,0,1,1 -> 6/4 */
+    assert_true(fabs(wt_stat_stdev(s, 6, WT_COL_UTIL_GPU) - sqrt(1.5)) < 1e-12);
+    assert_true(isnan(wt_stat_mean(s, 6, WT_COL_POWER)));
+    assert_true(isnan(wt_stat_stdev(s, 1, WT_COL_UTIL_GPU)));
+    /* slope against the sample index, skipping NaN but keeping positions */
+    double m[5] = {10, NAN, 30, 40, 50};
+    fill(s, 5, m, NULL);
+    assert_true(fabs(wt_stat_slope_per_sample(s, 5, WT_COL_UTIL_GPU) - 10.0) < 1e-12);
+    double flat[3] = {7, 7, 7};
+    fill(s, 3, flat, NULL);
+    assert_true(wt_stat_slope_per_sample(s, 3, WT_COL_UTIL_GPU) == 0.0);
+    assert_true(wt_stat_stdev(s, 3, WT_COL_UTIL_GPU) == 0.0);
+}
+
+static void test_feature_names(void **state)
+{
+    (void)state;
+    const char *want[] = {"avg_gpu_util_pct", "std_gpu_util_pct", "mem_growth_mib_per_sample",
+                          "avg_power_watts",  "std_power_watts",  "avg_process_count"};
+    for (int i = 0; i < 6; i++) {
+        assert_string_equal(wt_feature_name(i), want[i]);
+        assert_int_equal(wt_feature_lookup(want[i]), i);
+    }
+    assert_int_equal(wt_feature_lookup("nope"), -1);
+}
+
+static void test_windows(void **state)
+{
+    (void)state;
+    struct wt_sample s[10];
+    double u[10] = {0};
+    double t[10] = {0.5, 1, 2.9, 3.0, 3.1, 9.0, 9.5, 12.1, 12.2, 12.3};
+    fill(s, 10, u, t);
+    struct wt_window_iter it;
+    size_t start, count;
+    wt_window_iter_init(&it, s, 10, 3.0);
+    /* windows [0.5,3.5) [3.5,6.5) (empty: not returned) [6.5,9.5) [9.5,12.5) */
+    assert_true(wt_window_iter_next(&it, &start, &count));
+    assert_true(start == 0 && count == 5);
+    assert_true(wt_window_iter_next(&it, &start, &count));
+    assert_true(start == 5 && count == 1);
+    assert_true(wt_window_iter_next(&it, &start, &count));
+    assert_true(start == 6 && count == 4);
+    assert_false(wt_window_iter_next(&it, &start, &count));
+}
+
+static void test_truth(void **state)
+{
+    (void)state;
+    struct wt_sample s[10];
+    double u[10] = {0};
+    fill(s, 10, u, NULL);
+    struct wt_window w = {s, 10, 0, "unknown", "x"};
+    for (int i = 0; i < 10; i++)
+        s[i].label = WT_CLASS_TRAINING;
+    assert_int_equal(wt_window_truth(&w), WT_CLASS_TRAINING);
+    s[0].label = WT_CLASS_NONE;
+    s[1].label = WT_CLASS_IDLE; /* 8 of 10: still scored */
+    assert_int_equal(wt_window_truth(&w), WT_CLASS_TRAINING);
+    s[2].label = WT_CLASS_NONE; /* 7 of 10: not scored */
+    assert_int_equal(wt_window_truth(&w), WT_CLASS_NONE);
+    w.n = 0;
+    assert_int_equal(wt_window_truth(&w), WT_CLASS_NONE);
+    assert_true(wt_window_seconds(&w) == 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_feature_names),
+        cmocka_unit_test(test_windows),
+        cmocka_unit_test(test_truth),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

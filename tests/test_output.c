@@ -1,0 +1,121 @@
+/* Output: the Python tool's JSON shape (key order, 4-decimal rounding,
+ * shortest numbers, null for not measured) and text layout.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "testutil.h"
+
+#include "output/output.h"
+
+static void make_result(struct wt_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->cls = WT_CLASS_IDLE;
+    r->confidence = 1.0 - 0.2 / 5 * 0.3; /* 0.988 with float noise */
+    r->gpu_index = 2;
+    r->window_seconds = 9.0;
+    r->sample_count = 10;
+    r->classifier = &wt_classifier_rules;
+    for (int i = 0; i < WT_NFEATURES; i++)
+        r->features.v[i] = NAN;
+    r->features.v[WT_F_AVG_GPU_UTIL] = 0.2;
+    r->features.v[WT_F_AVG_POWER] = 35.123456;
+    r->features.v[WT_F_MEM_GROWTH] = -0.0;
+    wt_result_add_reason(r, WT_F_AVG_GPU_UTIL, 0.2, WT_CLASS_IDLE,
+                         "avg GPU utilization %.1f%% <= idle threshold %.1f%%", 0.2, 5.0);
+}
+
+static void test_json_result(void **state)
+{
+    (void)state;
+    struct wt_result r;
+    make_result(&r);
+    json_t *j = wt_json_result(&r);
+    assert_non_null(j);
+    char *s = json_dumps(j, WT_JSON_FLAGS);
+    const char *want = "{\n"
+                       "  \"workload_type\": \"IDLE\",\n"
+                       "  \"confidence\": 0.988,\n"
+                       "  \"gpu_index\": 2,\n"
+                       "  \"window_seconds\": 9.0,\n"
+                       "  \"sample_count\": 10,\n"
+                       "  \"reasons\": [\n"
+                       "    \"avg GPU utilization 0.2% <= idle threshold 5.0%\"\n"
+                       "  ],\n"
+                       "  \"features\": {\n"
+                       "    \"avg_gpu_util_pct\": 0.2,\n"
+                       "    \"std_gpu_util_pct\": null,\n"
+                       "    \"mem_growth_mib_per_sample\": 0.0,\n"
+                       "    \"avg_power_watts\": 35.1235,\n"
+                       "    \"std_power_watts\": null,\n"
+                       "    \"avg_process_count\": null\n"
+                       "  },\n"
+                       "  \"classifier\": \"rules\"\n"
+                       "}";
+    assert_string_equal(s, want);
+    free(s);
+    json_decref(j);
+}
+
+static void test_text_result(void **state)
+{
+    (void)state;
+    struct wt_result r;
+    make_result(&r);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    wt_text_result(f, &r);
+    fclose(f);
+    assert_string_equal(buf, "workload_type : IDLE\n"
+                             "confidence    : 0.99\n"
+                             "gpu_index     : 2\n"
+                             "samples       : 10 over 9.0s\n"
+                             "reasons:\n"
+                             "  - avg GPU utilization 0.2% <= idle threshold 5.0%\n");
+    free(buf);
+}
+
+static void test_json_benchmark(void **state)
+{
+    (void)state;
+    struct wt_bench_report b;
+    struct wt_err err;
+    assert_int_equal(wt_benchmark_seed(&wt_classifier_rules, 30, 30, 0, &b, &err), WT_OK);
+    json_t *j = wt_json_benchmark(&b);
+    const char *keys[] = {
+        "source",           "note",  "window_size", "trials_per_cell", "clean_accuracy",
+        "evasion_accuracy", "cells", "suite",       "classifier",      "seed"};
+    const char *key;
+    json_t *v;
+    size_t i = 0;
+    json_object_foreach(j, key, v)
+    {
+        assert_string_equal(key, keys[i]);
+        i++;
+    }
+    assert_int_equal(i, 10);
+    assert_string_equal(json_string_value(json_object_get(j, "source")), "synthetic");
+    assert_true(json_real_value(json_object_get(j, "evasion_accuracy")) == 0.6667);
+    json_t *cell = json_array_get(json_object_get(j, "cells"), 1);
+    const char *ckeys[] = {"profile", "evasion", "trials", "correct", "accuracy"};
+    i = 0;
+    json_object_foreach(cell, key, v)
+    {
+        assert_string_equal(key, ckeys[i]);
+        i++;
+    }
+    assert_true(json_is_true(json_object_get(cell, "evasion")));
+    assert_true(json_real_value(json_object_get(cell, "accuracy")) == 0.0);
+    json_decref(j);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_result),
+        cmocka_unit_test(test_text_result),
+        cmocka_unit_test(test_json_benchmark),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,346 @@
+/* Trace reader: the trace format's rules, nvidia-smi CSV layouts, and
+ * malformed input (bad numbers, missing header, ragged rows, huge lines,
+ * binary garbage) giving file:line:column messages, never a crash.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "testutil.h"
+
+#include "telemetry/trace_reader.h"
+
+static void expect_error(const char *text, const char *needle)
+{
+    struct wt_err err = {{0}};
+    int rc = tu_parse(text, &err);
+    if (rc >= 0)
+        fail_msg("expected an error containing '%s', got rc %d", needle, rc);
+    assert_contains(err.msg, needle);
+}
+
+static void test_native_basic(void **state)
+{
+    (void)state;
+    const char *t = "# format: workloadtruth-trace/1\n"
+                    "# gpu_model: NVIDIA H100 80GB HBM3\n"
+                    "# power_semantics: avg1s\n"
+                    "# label: TRAINING\n"
+                    "t_s,gpu,util_gpu_pct,power_w,clock_reasons,future_col,label\n"
+                    "0.000,0,95,400.5,0x4,whatever,\n"
+                    "0.5,1,,0,4,,IDLE\n"
+                    "1.0,0,0,1e2,,x,inference\n";
+    struct wt_trace_reader *r;
+    struct wt_err err;
+    struct wt_sample s;
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    const struct wt_trace_meta *m = wt_trace_meta(r);
+    assert_int_equal(m->kind, WT_TRACE_NATIVE);
+    assert_int_equal(m->label, WT_CLASS_TRAINING);
+    assert_string_equal(m->power_semantics, "avg1s");
+    assert_string_equal(wt_trace_meta_value(r, "gpu_model"), "NVIDIA H100 80GB HBM3");
+    assert_null(wt_trace_meta_value(r, "nope"));
+
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(s.gpu, 0);
+    assert_true(s.t_s == 0.0);
+    assert_true(s.v[WT_COL_UTIL_GPU] == 95);
+    assert_true(s.v[WT_COL_POWER] == 400.5);
+    assert_true(s.v[WT_COL_CLOCK_REASONS] == 4);
+    assert_true(isnan(s.v[WT_COL_MEM_USED]));     /* column absent: not measured */
+    assert_int_equal(s.label, WT_CLASS_TRAINING); /* empty cell: the metadata label */
+
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(s.gpu, 1);
+    assert_true(isnan(s.v[WT_COL_UTIL_GPU])); /* empty cell: not measured ... */
+    assert_true(s.v[WT_COL_POWER] == 0.0);    /* ... never zero, and zero stays zero */
+    assert_int_equal(s.label, WT_CLASS_IDLE);
+
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(s.label, WT_CLASS_INFERENCE);
+    assert_true(s.v[WT_COL_POWER] == 100.0);
+    assert_int_equal(wt_trace_lineno(r), 8);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_DONE);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_DONE);
+    wt_trace_close(r);
+}
+
+static void test_native_details(void **state)
+{
+    (void)state;
+    struct wt_err err;
+    /* gpu defaults to 0, CRLF line ends, BOM, blank lines, comments without key */
+    const char *t = "\xEF\xBB\xBF# a comment without a key\r\n# note: free text: ok\r\n"
+                    "power_w,t_s\r\n\r\n5,1\r\n6,2\r\n";
+    struct wt_trace_reader *r;
+    struct wt_sample s;
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    assert_string_equal(wt_trace_meta_value(r, "note"), "free text: ok");
+    assert_string_equal(wt_trace_meta(r)->power_semantics, "unknown");
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(s.gpu, 0);
+    assert_true(s.v[WT_COL_POWER] == 5 && s.t_s == 1);
+    assert_int_equal(s.label, WT_CLASS_NONE);
+    wt_trace_close(r);
+    /* quoted cells */
+    assert_int_equal(tu_parse("t_s,\"power_w\"\n\"1.5\", \"2\"\n", &err), WT_DONE);
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    expect_error("t_s,power_w\n0,1\n1,abc\n", "t.csv:3: column 'power_w': not a number: 'abc'");
+    expect_error("t_s,power_w\n0,nan\n", "t.csv:2: column 'power_w': not a number: 'nan'");
+    expect_error("t_s,power_w\n0,inf\n", "not a number: 'inf'");
+    expect_error("t_s,power_w\n0,1e999\n", "not a number");
+    expect_error("t_s,power_w\n0,0x10\n", "not a number");
+    expect_error("t_s,power_w\n0,72.3 W\n", "not a number: '72.3 W'"); /* no units in our format */
+    expect_error("t_s,power_w\n,1\n", "t.csv:2: column 't_s': empty");
+    expect_error("t_s,gpu\n0,-1\n", "column 'gpu': not a GPU index");
+    expect_error("t_s,gpu\n0,1.5\n", "not a GPU index");
+    expect_error("t_s,gpu\n0,99999\n", "is not below 1024");
+    expect_error("t_s,clock_reasons\n0,0xZZ\n", "column 'clock_reasons': not a bitmask");
+    expect_error("t_s,clock_reasons\n0,0xFFFFFFFFFFFFFFFF\n", "bits above 52");
+    expect_error("t_s,label\n0,TRAINNG\n", "column 'label': 'TRAINNG' is not TRAINING");
+    expect_error("# label: BOGUS\nt_s\n0\n", "metadata 'label'");
+    /* missing header */
+    expect_error("0.0,0,45,300\n1.0,0,46,301\n", "t.csv:1: missing header");
+    expect_error("foo,bar\n1,2\n", "header names no known column");
+    expect_error("gpu,power_w\n0,1\n", "header names no known column");
+    expect_error("", "empty trace");
+    expect_error("# format: workloadtruth-trace/1\n\n", "empty trace");
+    /* ragged rows */
+    expect_error("t_s,gpu,power_w\n0,0,1\n1,0\n", "t.csv:3: 2 cells, but the header has 3 columns");
+    expect_error("t_s,gpu,power_w\n0,0,1,5\n", "4 cells, but the header has 3 columns");
+    expect_error("t_s,power_w\n\"0,1\n", "unterminated quoted field");
+    /* duplicate columns */
+    expect_error("t_s,power_w,power_w\n", "column 'power_w' appears twice");
+    expect_error("t_s,t_s\n", "column 't_s' appears twice");
+    /* time going backwards within one GPU (other GPUs may interleave) */
+    assert_int_equal(tu_parse("t_s,gpu\n1,0\n0.5,1\n2,0\n", &(struct wt_err){{0}}), WT_DONE);
+    expect_error("t_s,gpu\n1,0\n0.5,1\n0.9,0\n", "t.csv:4: t_s 0.900 is earlier than the previous");
+    /* metadata after the header */
+    expect_error("t_s\n0\n# label: IDLE\n", "t.csv:3: metadata line after the header");
+}
+
+static void test_huge_and_binary(void **state)
+{
+    (void)state;
+    struct wt_err err = {{0}};
+    /* a line longer than the limit, in the header and in the data */
+    size_t big = WT_TRACE_MAX_LINE + 100;
+    char *t = malloc(big + 64);
+    assert_non_null(t);
+    strcpy(t, "t_s,power_w\n0,");
+    size_t off = strlen(t);
+    memset(t + off, '1', big);
+    t[off + big] = '\n';
+    t[off + big + 1] = '\0';
+    expect_error(t, "t.csv:2: line longer than 65536 bytes");
+    memset(t, 'x', big);
+    t[big] = '\0';
+    expect_error(t, "t.csv:1: line longer than");
+    free(t);
+    /* many columns */
+    char *wide = malloc(WT_TRACE_MAX_COLS * 4 + 16);
+    strcpy(wide, "t_s");
+    for (int i = 0; i < WT_TRACE_MAX_COLS; i++)
+        strcat(wide, ",x");
+    strcat(wide, "\n");
+    expect_error(wide, "more than 128 columns");
+    free(wide);
+    /* NUL bytes and random binary garbage */
+    const char nul[] = "t_s,power_w\n0,1\0\n";
+    struct wt_trace_reader *r;
+    size_t rows;
+    assert_int_equal(tu_open(nul, sizeof(nul) - 1, NULL, &r, &err), WT_OK);
+    assert_true(tu_drain(r, &rows, &err) < 0);
+    assert_contains(err.msg, "t.csv:2: contains a NUL byte");
+    wt_trace_close(r);
+    unsigned char garbage[4096];
+    uint32_t x = 12345;
+    for (int round = 0; round < 50; round++) {
+        for (size_t i = 0; i < sizeof(garbage); i++) {
+            x = x * 1103515245u + 12345u;
+            garbage[i] = (unsigned char)(x >> 16);
+        }
+        if (round % 2)
+            memcpy(garbage, "t_s,power_w,gpu\n", 16);
+        int rc = tu_open((const char *)garbage, sizeof(garbage), NULL, &r, &err);
+        if (rc == WT_OK) {
+            rc = tu_drain(r, &rows, &err);
+            wt_trace_close(r);
+        }
+        assert_true(rc < 0); /* garbage is rejected with a message, not a crash */
+        assert_true(strlen(err.msg) > 0);
+    }
+}
+
+static void test_metadata_limit(void **state)
+{
+    (void)state;
+    size_t cap = (WT_TRACE_MAX_META + 2) * 32 + 64;
+    char *t = malloc(cap);
+    size_t off = 0;
+    for (int i = 0; i < WT_TRACE_MAX_META + 1; i++)
+        off += (size_t)snprintf(t + off, cap - off, "# k%d: v\n", i);
+    snprintf(t + off, cap - off, "t_s\n0\n");
+    expect_error(t, "more than 256 metadata lines");
+    free(t);
+}
+
+static void test_nvsmi_with_index(void **state)
+{
+    (void)state;
+    const char *t = "timestamp, index, name, utilization.gpu [%], utilization.memory [%], "
+                    "memory.used [MiB], memory.total [MiB], power.draw [W], "
+                    "clocks_event_reasons.active, temperature.gpu\n"
+                    "2024/04/03 10:47:35.100, 0, NVIDIA A100-SXM4-40GB, 45 %, 30 %, 131 MiB, "
+                    "40960 MiB, 72.36 W, 0x0000000000000004, 40\n"
+                    "2024/04/03 10:47:35.105, 1, NVIDIA A100-SXM4-40GB, 0 %, 0 %, 5 MiB, "
+                    "40960 MiB, [N/A], 0x0000000000000001, 33\n"
+                    "2024/04/03 10:47:36.100, 0, NVIDIA A100-SXM4-40GB, 50 %, 31 %, 131 MiB, "
+                    "40960 MiB, 80.00 W, [Not Supported], 41\n";
+    struct wt_trace_reader *r;
+    struct wt_err err;
+    struct wt_sample s;
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_meta(r)->kind, WT_TRACE_NVSMI);
+    assert_string_equal(wt_trace_meta(r)->power_semantics, "unknown");
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(s.gpu, 0);
+    assert_true(s.t_s == 0);
+    assert_true(s.v[WT_COL_UTIL_GPU] == 45 && s.v[WT_COL_UTIL_MEM] == 30);
+    assert_true(s.v[WT_COL_MEM_USED] == 131 && s.v[WT_COL_MEM_TOTAL] == 40960);
+    assert_true(s.v[WT_COL_POWER] == 72.36);
+    assert_true(s.v[WT_COL_CLOCK_REASONS] == 4);
+    assert_true(s.v[WT_COL_TEMP] == 40);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(s.gpu, 1);
+    assert_true(fabs(s.t_s - 0.005) < 1e-6);
+    assert_true(isnan(s.v[WT_COL_POWER])); /* [N/A] = not measured */
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_true(fabs(s.t_s - 1.0) < 1e-6);
+    assert_true(isnan(s.v[WT_COL_CLOCK_REASONS]));
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_DONE);
+    wt_trace_close(r);
+}
+
+static void test_nvsmi_instant_nounits(void **state)
+{
+    (void)state;
+    /* --format=csv,nounits; power.draw.instant preferred over power.draw */
+    const char *t = "index, power.draw [W], power.draw.instant [W], clocks.current.sm [MHz]\n"
+                    "0, 100.0, 250.5, 1980\n"
+                    "0, 101.0, 90.25, 1410\n";
+    struct wt_trace_reader *r;
+    struct wt_err err;
+    struct wt_sample s;
+    struct wt_trace_opts o = {.interval_s = 0.5};
+    assert_int_equal(tu_open(t, strlen(t), &o, &r, &err), WT_OK);
+    assert_string_equal(wt_trace_meta(r)->power_semantics, "instant");
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_true(s.v[WT_COL_POWER] == 250.5);
+    assert_true(s.v[WT_COL_SM_CLOCK] == 1980);
+    assert_true(s.t_s == 0);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_true(s.v[WT_COL_POWER] == 90.25);
+    assert_true(s.t_s == 0.5); /* no timestamp column: ticks of --interval */
+    wt_trace_close(r);
+}
+
+/* Without an index column, rows come in per-tick groups, one row per GPU. */
+static void test_nvsmi_grouped(void **state)
+{
+    (void)state;
+    char t[8192];
+    size_t off =
+        (size_t)snprintf(t, sizeof(t), "timestamp, power.draw [W], utilization.gpu [%%]\n");
+    for (int tick = 0; tick < 20; tick++)
+        for (int g = 0; g < 3; g++)
+            off += (size_t)snprintf(t + off, sizeof(t) - off,
+                                    "2024/04/10 23:59:%02d.%03d, %d.5 W, %d %%\n", 50 + tick / 10,
+                                    (tick % 10) * 100 + g * 6, 50 + g, g * 10);
+    struct wt_trace_reader *r;
+    struct wt_err err;
+    struct wt_sample s;
+    assert_int_equal(tu_open(t, off, NULL, &r, &err), WT_OK);
+    int seen = 0;
+    while (wt_trace_next(r, &s, &err) == WT_OK) {
+        assert_int_equal(s.gpu, seen % 3);
+        assert_true(s.v[WT_COL_POWER] == 50.5 + s.gpu);
+        seen++;
+    }
+    assert_int_equal(seen, 60);
+    assert_int_equal(wt_trace_meta(r)->rows_per_tick, 3);
+    wt_trace_close(r);
+
+    /* one GPU with an occasional stall stays one GPU */
+    off = (size_t)snprintf(t, sizeof(t), "timestamp, power.draw [W]\n");
+    for (int i = 0; i < 30; i++)
+        off += (size_t)snprintf(t + off, sizeof(t) - off, "2024/04/10 10:00:%02d.000, 1 W\n",
+                                i < 10 ? i : i + 20);
+    assert_int_equal(tu_open(t, off, NULL, &r, &err), WT_OK);
+    while (wt_trace_next(r, &s, &err) == WT_OK)
+        assert_int_equal(s.gpu, 0);
+    assert_int_equal(wt_trace_meta(r)->rows_per_tick, 1);
+    wt_trace_close(r);
+
+    /* explicit grouping, no timestamps */
+    const char *u = "power.draw [W]\n1 W\n2 W\n3 W\n4 W\n";
+    struct wt_trace_opts o = {.rows_per_tick = 2, .interval_s = 0.1};
+    assert_int_equal(tu_open(u, strlen(u), &o, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_true(s.gpu == 0 && s.t_s == 0 && s.v[WT_COL_POWER] == 1);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_true(s.gpu == 1 && s.t_s == 0 && s.v[WT_COL_POWER] == 2);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_true(s.gpu == 0 && fabs(s.t_s - 0.1) < 1e-9);
+    wt_trace_close(r);
+}
+
+static void test_nvsmi_uuid(void **state)
+{
+    (void)state;
+    const char *t = "timestamp, uuid, power.draw [W]\n"
+                    "2024/01/01 00:00:00.000, GPU-aaa, 10 W\n"
+                    "2024/01/01 00:00:00.001, GPU-bbb, 20 W\n"
+                    "2024/01/01 00:00:01.000, GPU-aaa, 11 W\n";
+    struct wt_trace_reader *r;
+    struct wt_err err;
+    struct wt_sample s;
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(s.gpu, 0);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(s.gpu, 1);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(s.gpu, 0);
+    wt_trace_close(r);
+}
+
+static void test_nvsmi_malformed(void **state)
+{
+    (void)state;
+    expect_error("timestamp, power.draw [W]\nyesterday, 5 W\n",
+                 "t.csv:2: column 'timestamp': not a time");
+    expect_error("timestamp, power.draw [W]\n2024/13/01 00:00:00.0, 5 W\n", "not a time");
+    expect_error("index, power.draw [W]\n0, lots W\n", "column 'power.draw [W]': not a number");
+    expect_error("index, power.draw [W]\n, 5 W\n", "column 'index': empty");
+    expect_error("index, power.draw [W], power.draw [W]\n", "appears twice");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_native_basic),
+        cmocka_unit_test(test_native_details),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_huge_and_binary),
+        cmocka_unit_test(test_metadata_limit),
+        cmocka_unit_test(test_nvsmi_with_index),
+        cmocka_unit_test(test_nvsmi_instant_nounits),
+        cmocka_unit_test(test_nvsmi_grouped),
+        cmocka_unit_test(test_nvsmi_uuid),
+        cmocka_unit_test(test_nvsmi_malformed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,42 @@
+/* Declared-vs-observed verdicts. */
+#include "testutil.h"
+
+#include "classify/verdict.h"
+
+static void test_verdicts(void **state)
+{
+    (void)state;
+    struct wt_result r = {0};
+    r.cls = WT_CLASS_TRAINING;
+    assert_int_equal(wt_verdict_for(WT_CLASS_TRAINING, &r), WT_VERDICT_MATCH);
+    assert_int_equal(wt_verdict_for(WT_CLASS_INFERENCE, &r), WT_VERDICT_MISMATCH);
+    assert_int_equal(wt_verdict_for(WT_CLASS_IDLE, &r), WT_VERDICT_MISMATCH);
+    r.cls = WT_CLASS_UNKNOWN;
+    assert_int_equal(wt_verdict_for(WT_CLASS_INFERENCE, &r), WT_VERDICT_INCONCLUSIVE);
+    assert_string_equal(wt_verdict_name(WT_VERDICT_MATCH), "MATCH");
+    assert_string_equal(wt_verdict_name(WT_VERDICT_MISMATCH), "MISMATCH");
+    assert_string_equal(wt_verdict_name(WT_VERDICT_INCONCLUSIVE), "INCONCLUSIVE");
+    assert_int_equal(WT_EXIT_MISMATCH, 3);
+}
+
+static void test_class_names(void **state)
+{
+    (void)state;
+    assert_int_equal(wt_class_parse("training", false), WT_CLASS_TRAINING);
+    assert_int_equal(wt_class_parse("Inference", false), WT_CLASS_INFERENCE);
+    assert_int_equal(wt_class_parse("IDLE", false), WT_CLASS_IDLE);
+    assert_int_equal(wt_class_parse("unknown", false), WT_CLASS_NONE);
+    assert_int_equal(wt_class_parse("unknown", true), WT_CLASS_UNKNOWN);
+    assert_int_equal(wt_class_parse("", false), WT_CLASS_NONE);
+    assert_string_equal(wt_class_name(WT_CLASS_TRAINING), "TRAINING");
+    assert_string_equal(wt_class_lname(WT_CLASS_IDLE), "idle");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_class_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
