@@ -101,7 +101,7 @@ static int bench_classify(int quick)
     wt_source_close(src);
     for (size_t i = 0; i < n; i++)
         buf[i].t_s = 0.1 * (double)i;
-    struct wt_window w = {buf, n, 0, "instant", "synthetic"};
+    struct wt_window w = {.s = buf, .n = n, .power_semantics = "instant", .gpu_model = "synthetic"};
     const struct wt_classifier *const *all = wt_classifier_all();
     for (int c = 0; all[c]; c++) {
         long iters = quick ? 1000 : 200000;

@@ -72,11 +72,11 @@ run eval-none 2 "$WT" eval && has err "no traces given" && oneline
 run eval-window 2 "$WT" eval --window 0 "$DATA" && oneline
 run trace-backend 2 "$WT" classify --backend synthetic --trace "$DATA/labelled.csv" && oneline
 run replay-notrace 2 "$WT" classify --backend replay && oneline
-run prefix 0 "$WT" classify --back synthetic --sam 5 && has out "samples       : 5 over 4.0s"
-run ambiguous 2 "$WT" classify --s 5 && has err "ambiguous option" && oneline
+run prefix 0 "$WT" classify --back synthetic --prof idle --classif rules && has out "workload_type : IDLE"
+run ambiguous 2 "$WT" classify --samp 5 && has err "ambiguous option '--samp'" && oneline
 
 # ---- classify, synthetic
-run cls-text 0 "$WT" classify --backend synthetic
+run cls-text 0 "$WT" classify --backend synthetic --classifier rules
 has out "workload_type : TRAINING"
 has out "confidence    : 1.00"
 has out "gpu_index     : 0"
@@ -93,7 +93,7 @@ run cls-seed 0 "$WT" classify --backend synthetic --seed 7 --json
 cp "$TMP/out" "$TMP/seed7"
 run cls-seed2 0 "$WT" classify --backend synthetic --seed 7 --json
 cmp -s "$TMP/out" "$TMP/seed7" || { echo "FAIL [cls-seed]: same seed, different output"; fails=$((fails + 1)); }
-run cls-evasion 0 "$WT" classify --backend synthetic --evasion --samples 30 && has out "workload_type : UNKNOWN"
+run cls-evasion 0 "$WT" classify --backend synthetic --evasion --samples 30 --classifier rules && has out "workload_type : UNKNOWN"
 run cls-nvml 1 "$WT" classify && has err "nvml backend is not built yet" && oneline
 
 # ---- --declared verdicts and exit codes
@@ -104,13 +104,13 @@ has out "verdict       : MISMATCH"
 run decl-json 3 "$WT" classify --backend synthetic --declared idle --json
 has out '"declared": "idle"'
 has out '"verdict": "MISMATCH"'
-run decl-inconclusive 0 "$WT" classify --backend synthetic --evasion --samples 30 --declared training
+run decl-inconclusive 0 "$WT" classify --backend synthetic --evasion --samples 30 --declared training --classifier rules
 has out "verdict       : INCONCLUSIVE"
 run decl-upper 0 "$WT" classify --backend synthetic --declared TRAINING
 
 # ---- replay: trace files, nvidia-smi CSV, standard input
 run replay-trace 0 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 && has out "workload_type : IDLE"
-run replay-start 0 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --start 5 && has out "workload_type : TRAINING"
+run replay-start 0 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --start 5 --classifier rules && has out "workload_type : TRAINING"
 run replay-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 11
 has err "has only 10 samples; --samples asks for 11" && oneline
 run replay-gpu 1 "$WT" classify --trace "$DATA/labelled.csv" --gpu-index 3 && has err "no GPU 3 in this trace (GPUs: 0)"
@@ -150,24 +150,24 @@ run huge-line 1 "$WT" classify --trace "$TMP/huge.csv" && has err "huge.csv:2: l
 run dir-as-trace 1 "$WT" classify --trace "$TMP"
 
 # ---- benchmark
-run bench 0 "$WT" benchmark --trials 20 --window 30
+run bench 0 "$WT" benchmark --trials 20 --window 30 --classifier rules
 has out "training     yes           20        0      0.0%"
 has out "clean accuracy   :  100.0%"
-run bench-json 0 "$WT" benchmark --trials 20 --json
+run bench-json 0 "$WT" benchmark --trials 20 --json --classifier rules
 has out '"source": "synthetic"'
 has out '"window_size": 30'
 has out '"trials_per_cell": 20'
 has out '"evasion_accuracy": 0.6667'
-run bench-seed 0 "$WT" benchmark --trials 50 --window 3 --seed 5 --json
+run bench-seed 0 "$WT" benchmark --trials 50 --window 3 --seed 5 --json --classifier rules
 cp "$TMP/out" "$TMP/b5"
-run bench-seed2 0 "$WT" benchmark --trials 50 --window 3 --seed 5 --json
+run bench-seed2 0 "$WT" benchmark --trials 50 --window 3 --seed 5 --json --classifier rules
 cmp -s "$TMP/out" "$TMP/b5" || { echo "FAIL [bench-seed]: same seed, different output"; fails=$((fails + 1)); }
 
 # ---- eval over fixtures
-run eval-file 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5
+run eval-file 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 --classifier rules
 has out "windows scored: 2"
 has out "accuracy:  100.0% (2 of 2 windows)"
-run eval-json 0 "$WT" eval "$DATA/labelled.csv" --window 5 --json
+run eval-json 0 "$WT" eval "$DATA/labelled.csv" --window 5 --json --classifier rules
 has out '"windows": 2'
 has out '"per_file"'
 run eval-dir 0 "$WT" eval --traces "$DATA" --window 5 --per-file && has out "per file:"
@@ -175,7 +175,54 @@ run eval-missing 1 "$WT" eval --traces "$TMP/none" && has err "cannot open" && o
 run eval-bad 1 "$WT" eval --traces "$TMP/bad.csv" && has err "bad.csv:3:" && oneline
 printf 't_s,power_w\n0,1\n1,2\n' >"$TMP/nolabel.csv"
 run eval-unscored 1 "$WT" eval --traces "$TMP/nolabel.csv" && has err "no window could be scored"
-run eval-frac 0 "$WT" eval --traces "$DATA/labelled.csv" --window 2.5 && has out "2.5-second windows"
+run eval-frac 0 "$WT" eval --traces "$DATA/labelled.csv" --window 2.5 --classifier rules && has out "2.5-second windows"
+
+# ---- the physics classifier (the default), job-level verdicts, the simulator
+run phys-default 0 "$WT" classify --backend synthetic --json
+has out '"classifier": "physics"'
+has out '"evidence": ['
+has out '"tamper_indicators": []'
+has out '"util_acf_peak":'
+run phys-idle 0 "$WT" classify --backend synthetic --profile idle --samples 30 && has out "workload_type : IDLE"
+run phys-rules-same 0 "$WT" classify --backend synthetic --classifier rules --json && has out '"classifier": "rules"'
+run sim-profile 0 "$WT" classify --backend synthetic --profile inference-vllm --samples 300 --start 60 --json
+has out '"sample_count": 300'
+grep -q '"mem_frac": 0\.9[0-9]*,' "$TMP/out" || { echo "FAIL [sim-profile]: vLLM memory reservation not ~90%"; fails=$((fails + 1)); }
+run sim-evasion 0 "$WT" classify --backend synthetic --profile dense-training --evasion-family power-cap --evasion-strength 1 --samples 300 --json
+has out "software power cap asserted"
+has out "enforced power limit is"
+run sim-bad-family 1 "$WT" classify --backend synthetic --profile training --evasion-family duty-fixed && has err "evasion families apply to simulator profiles" && oneline
+run sim-bad-target 1 "$WT" classify --backend synthetic --profile idle-bare --evasion-family burn && has err "applies to training profiles" && oneline
+run sim-unknown 1 "$WT" classify --backend synthetic --profile dense-training --evasion-family teleport && has err "unknown evasion family 'teleport'" && oneline
+run job 0 "$WT" classify --backend synthetic --profile idle --samples 30 --windows 5 --declared idle
+has out "window 5     : IDLE"
+has out "5 of 5 windows IDLE (rule: at least 3 of 5)"
+has out "verdict       : MATCH"
+run job-json 3 "$WT" classify --backend synthetic --profile idle --samples 30 --windows 3 --min-agree 2 --declared training --json
+has out '"min_agree": 2'
+has out '"verdict": "MISMATCH"'
+run job-k 2 "$WT" classify --backend synthetic --windows 4 --min-agree 2 && has err "--min-agree must be more than half" && oneline
+run job-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --windows 3 && has err "(window 3 of 3)"
+run model-missing 1 "$WT" classify --backend synthetic --model "$TMP/none.model" && has err "cannot open" && oneline
+run model-rules 2 "$WT" classify --backend synthetic --classifier rules --model x && has err "--model goes with the physics classifier" && oneline
+printf 'format workloadtruth-model/1\nbase 3\n' >"$TMP/always.model"
+run model-file 0 "$WT" classify --backend synthetic --profile inference --samples 30 --model "$TMP/always.model" && has out "workload_type : TRAINING"
+run bench-list 0 "$WT" benchmark --list
+has out "dense-training"
+has out "migration"
+run bench-evasion 0 "$WT" benchmark --suite evasion --trials 2 --json
+has out '"suite": "evasion"'
+has out '"per_family": ['
+has out '"throughput_cost":'
+run bench-sim 0 "$WT" benchmark --suite sim --trials 2 && has out "inference-periodic"
+run eval-resample 0 "$WT" eval --traces "$DATA/labelled.csv" --resample 0.5 --window 5 --classifier rules --json
+has out '"windows": 1'
+run eval-columns 2 "$WT" eval --traces "$DATA" --columns power_w,bogus && has err "unknown column 'bogus'" && oneline
+run eval-dump 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 --classifier rules --dump-features "$TMP/f.csv"
+grep -q "^file,source,gpu_model,gpu,t_start,truth,predicted,confidence,score,avg_gpu_util_pct" "$TMP/f.csv" || { echo "FAIL [eval-dump]: no header"; fails=$((fails + 1)); }
+run eval-holdout-rules 2 "$WT" eval --traces "$DATA" --holdout source --classifier rules && has err "has nothing to train"
+run train-usage 2 "$WT" train --traces "$DATA" && has err "needs --traces" && oneline
+run train-one-class 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --python-windows 0 && has err "both TRAINING and INFERENCE"
 
 if [ -n "$SHARED" ] && [ -d "$SHARED" ]; then
     f="$SHARED/hap/ep000_ordinary_finetune_qwen2.5-0.5b.csv"

@@ -78,7 +78,7 @@ static void test_truth(void **state)
     struct wt_sample s[10];
     double u[10] = {0};
     fill(s, 10, u, NULL);
-    struct wt_window w = {s, 10, 0, "unknown", "x"};
+    struct wt_window w = {.s = s, .n = 10, .power_semantics = "unknown", .gpu_model = "x"};
     for (int i = 0; i < 10; i++)
         s[i].label = WT_CLASS_TRAINING;
     assert_int_equal(wt_window_truth(&w), WT_CLASS_TRAINING);

@@ -50,7 +50,15 @@ static void test_json_result(void **state)
                        "    \"std_power_watts\": null,\n"
                        "    \"avg_process_count\": null\n"
                        "  },\n"
-                       "  \"classifier\": \"rules\"\n"
+                       "  \"classifier\": \"rules\",\n"
+                       "  \"evidence\": [\n"
+                       "    {\n"
+                       "      \"feature\": \"avg_gpu_util_pct\",\n"
+                       "      \"value\": 0.2,\n"
+                       "      \"favours\": \"IDLE\"\n"
+                       "    }\n"
+                       "  ],\n"
+                       "  \"tamper_indicators\": []\n"
                        "}";
     assert_string_equal(s, want);
     free(s);

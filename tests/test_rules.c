@@ -28,7 +28,7 @@ static void run(const struct spec *sp, struct wt_result *r)
         buf[i].v[WT_COL_MEM_USED] = sp->mem0 + sp->mem_step * i;
         buf[i].v[WT_COL_PROCS] = sp->procs;
     }
-    struct wt_window w = {buf, N, 0, "unknown", "test"};
+    struct wt_window w = {.s = buf, .n = N, .power_semantics = "unknown", .gpu_model = "test"};
     struct wt_err err;
     assert_int_equal(wt_classify_window(&wt_classifier_rules, &w, r, &err), WT_OK);
 }
@@ -236,7 +236,7 @@ static void test_too_few_samples(void **state)
     (void)state;
     struct wt_sample one;
     wt_sample_clear(&one, 3);
-    struct wt_window w = {&one, 1, 3, "unknown", "test"};
+    struct wt_window w = {.s = &one, .n = 1, .gpu = 3, .power_semantics = "unknown", .gpu_model = "test"};
     struct wt_result r;
     struct wt_err err;
     assert_int_equal(wt_classify_window(&wt_classifier_rules, &w, &r, &err), WT_EINVAL);

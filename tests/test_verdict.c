@@ -32,11 +32,40 @@ static void test_class_names(void **state)
     assert_string_equal(wt_class_lname(WT_CLASS_IDLE), "idle");
 }
 
+static void test_job(void **state)
+{
+    (void)state;
+    enum wt_class c[5] = {WT_CLASS_TRAINING, WT_CLASS_INFERENCE, WT_CLASS_TRAINING,
+                          WT_CLASS_UNKNOWN, WT_CLASS_TRAINING};
+    size_t votes;
+    assert_int_equal(wt_job_default_k(5), 3);
+    assert_int_equal(wt_job_default_k(1), 1);
+    assert_int_equal(wt_job_default_k(4), 3);
+    assert_int_equal(wt_job_class(c, 5, 3, &votes), WT_CLASS_TRAINING);
+    assert_int_equal(votes, 3);
+    assert_int_equal(wt_job_verdict(WT_CLASS_INFERENCE, c, 5, 3), WT_VERDICT_MISMATCH);
+    assert_int_equal(wt_job_verdict(WT_CLASS_TRAINING, c, 5, 3), WT_VERDICT_MATCH);
+    /* one noisy window neither triggers ... */
+    enum wt_class d[5] = {WT_CLASS_INFERENCE, WT_CLASS_TRAINING, WT_CLASS_INFERENCE,
+                          WT_CLASS_INFERENCE, WT_CLASS_UNKNOWN};
+    assert_int_equal(wt_job_verdict(WT_CLASS_INFERENCE, d, 5, 3), WT_VERDICT_MATCH);
+    /* ... nor hides a mismatch */
+    enum wt_class e[5] = {WT_CLASS_TRAINING, WT_CLASS_TRAINING, WT_CLASS_INFERENCE,
+                          WT_CLASS_TRAINING, WT_CLASS_TRAINING};
+    assert_int_equal(wt_job_verdict(WT_CLASS_INFERENCE, e, 5, 3), WT_VERDICT_MISMATCH);
+    /* no majority */
+    enum wt_class f[4] = {WT_CLASS_TRAINING, WT_CLASS_INFERENCE, WT_CLASS_UNKNOWN,
+                          WT_CLASS_IDLE};
+    assert_int_equal(wt_job_class(f, 4, 3, &votes), WT_CLASS_UNKNOWN);
+    assert_int_equal(wt_job_verdict(WT_CLASS_IDLE, f, 4, 3), WT_VERDICT_INCONCLUSIVE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_class_names),
+        cmocka_unit_test(test_job),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,10 +3,12 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 static const struct wt_classifier *const classifiers[] = {
-    &wt_classifier_rules, /* default until the robust classifier lands */
+    &wt_classifier_physics, /* the default */
+    &wt_classifier_rules,
     NULL,
 };
 
@@ -41,6 +43,7 @@ void wt_result_add_reason(struct wt_result *r, int feature, double value, enum w
     x->feature = feature;
     x->value = value;
     x->favours = favours;
+    x->weight = NAN;
 }
 
 int wt_classify_window(const struct wt_classifier *c, const struct wt_window *w,
@@ -52,12 +55,16 @@ int wt_classify_window(const struct wt_classifier *c, const struct wt_window *w,
     out->gpu_index = w->gpu;
     out->sample_count = w->n;
     out->window_seconds = wt_window_seconds(w);
+    out->score = NAN;
     for (int i = 0; i < WT_NFEATURES; i++)
         out->features.v[i] = NAN;
     if (w->n < c->min_samples)
         return wt_errf(err, WT_EINVAL,
                        "GPU %d: %zu sample%s in the window; the %s classifier needs at least %zu",
                        w->gpu, w->n, w->n == 1 ? "" : "s", c->name, c->min_samples);
-    wt_features_compute(w, &out->features);
+    if (c->basic_features)
+        wt_features_compute_basic(w, &out->features);
+    else
+        wt_features_compute(w, &out->features);
     return c->classify(c, w, &out->features, out, err);
 }

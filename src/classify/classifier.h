@@ -28,9 +28,13 @@ struct wt_reason {
     int feature; /* enum wt_feature or -1 */
     double value;
     enum wt_class favours;
+    double weight; /* model classifiers: the feature's log-odds credit (NaN otherwise) */
 };
 
 struct wt_classifier;
+struct wt_model;
+
+#define WT_MAX_TAMPER 4
 
 struct wt_result {
     enum wt_class cls;
@@ -42,6 +46,11 @@ struct wt_result {
     size_t nreasons;
     struct wt_features features;
     const struct wt_classifier *classifier;
+    /* configuration anomalies (power limit below default, locked clocks):
+     * reported as tamper indicators, never as a class */
+    char tamper[WT_MAX_TAMPER][WT_REASON_LEN];
+    size_t ntamper;
+    double score; /* model classifiers: log-odds of TRAINING (NaN otherwise) */
 };
 
 struct wt_classifier {
@@ -50,12 +59,24 @@ struct wt_classifier {
     const enum wt_feature *exposed; /* features shown in output, in order */
     size_t nexposed;
     size_t min_samples; /* fewer is an error, not a guess */
+    int basic_features; /* needs only the Python tool's six features */
     /* Fills cls, confidence and reasons; the caller has set the rest. */
     int (*classify)(const struct wt_classifier *c, const struct wt_window *w,
                     const struct wt_features *f, struct wt_result *out, struct wt_err *err);
+    /* Model-based classifiers: the model (NULL: the built-in one). */
+    const struct wt_model *model;
 };
 
 extern const struct wt_classifier wt_classifier_rules;
+extern const struct wt_classifier wt_classifier_physics;
+
+/* A copy of the physics classifier that uses model m (owned by the caller). */
+struct wt_classifier wt_classifier_physics_with(const struct wt_model *m);
+/* The physics classifier's IDLE rule (also used to pick training windows). */
+int wt_physics_is_idle(const struct wt_features *f);
+/* The features the physics model may use, and their count. */
+extern const enum wt_feature wt_physics_model_features[];
+extern const size_t wt_physics_model_nfeatures;
 
 /* NULL-terminated; the first is the default. */
 const struct wt_classifier *const *wt_classifier_all(void);

@@ -154,5 +154,6 @@ const struct wt_classifier wt_classifier_rules = {
     .exposed = exposed,
     .nexposed = sizeof(exposed) / sizeof(exposed[0]),
     .min_samples = 2,
+    .basic_features = 1,
     .classify = rules_classify,
 };

@@ -19,3 +19,34 @@ enum wt_verdict wt_verdict_for(enum wt_class declared, const struct wt_result *r
         return WT_VERDICT_INCONCLUSIVE;
     return r->cls == declared ? WT_VERDICT_MATCH : WT_VERDICT_MISMATCH;
 }
+
+enum wt_class wt_job_class(const enum wt_class *cls, size_t n, size_t k, size_t *votes)
+{
+    size_t count[WT_NCLASSES] = {0};
+    for (size_t i = 0; i < n; i++)
+        if (cls[i] >= 0 && cls[i] < WT_NCLASSES)
+            count[cls[i]]++;
+    for (int c = 0; c < WT_NCLASSES; c++)
+        if (k > 0 && count[c] >= k) {
+            if (votes)
+                *votes = count[c];
+            return (enum wt_class)c;
+        }
+    if (votes)
+        *votes = 0;
+    return WT_CLASS_UNKNOWN;
+}
+
+enum wt_verdict wt_job_verdict(enum wt_class declared, const enum wt_class *cls, size_t n,
+                               size_t k)
+{
+    enum wt_class c = wt_job_class(cls, n, k, NULL);
+    if (c == WT_CLASS_UNKNOWN)
+        return WT_VERDICT_INCONCLUSIVE;
+    return c == declared ? WT_VERDICT_MATCH : WT_VERDICT_MISMATCH;
+}
+
+size_t wt_job_default_k(size_t n)
+{
+    return n / 2 + 1;
+}

@@ -25,4 +25,16 @@ enum wt_verdict {
 const char *wt_verdict_name(enum wt_verdict v);
 enum wt_verdict wt_verdict_for(enum wt_class declared, const struct wt_result *r);
 
+/* Job level: k of n windows.  Over the classes of n windows, the job's class
+ * is the class (TRAINING, INFERENCE or IDLE) that at least k windows show,
+ * else UNKNOWN; k must be more than n / 2 so at most one class qualifies.
+ * The verdict is MATCH when that class is the declared one, MISMATCH when it
+ * is another, INCONCLUSIVE when no class reaches k windows: a single noisy
+ * window neither triggers nor hides a MISMATCH. */
+enum wt_class wt_job_class(const enum wt_class *cls, size_t n, size_t k, size_t *votes);
+enum wt_verdict wt_job_verdict(enum wt_class declared, const enum wt_class *cls, size_t n,
+                               size_t k);
+/* The default k for n windows: a strict majority. */
+size_t wt_job_default_k(size_t n);
+
 #endif

@@ -1,6 +1,7 @@
-/* `workloadtruth classify`: one window of telemetry from a source, classified,
- * printed as the Python tool prints it; with --declared, also a verdict and
- * a distinct exit code on MISMATCH.
+/* `workloadtruth classify`: windows of telemetry from a source, classified and
+ * printed as the Python tool prints them; with --declared, also a verdict and
+ * a distinct exit code on MISMATCH.  With --windows N it classifies N
+ * consecutive windows and decides at job level (k of n, verdict.h).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -10,21 +11,28 @@
 #include <string.h>
 
 #include "classify/classifier.h"
+#include "classify/model.h"
 #include "classify/verdict.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "output/output.h"
+#include "telemetry/simulate.h"
 #include "telemetry/source.h"
 
 #define MAX_SAMPLES 1000000
+#define MAX_WINDOWS 10000
 
 static const char *const *profile_names(void)
 {
-    static const char *names[32];
+    static const char *names[64];
     const struct wt_synth_profile *const *all = wt_synth_profiles();
-    int i;
-    for (i = 0; all[i] && i < 31; i++)
+    int i = 0;
+    for (; all[i] && i < 63; i++)
         names[i] = all[i]->name;
+    size_t n;
+    const struct wt_sim_profile_info *sim = wt_sim_profiles(&n);
+    for (size_t j = 0; j < n && i < 63; j++)
+        names[i++] = sim[j].name;
     names[i] = NULL;
     return names;
 }
@@ -59,26 +67,65 @@ static int read_window(struct wt_source *src, int gpu, double start, struct wt_s
     return WT_OK;
 }
 
+/* The job-level result of n windows: Python-shaped, with the k-of-n rule. */
+static void job_result(const struct wt_result *w, size_t n, size_t k, struct wt_result *job)
+{
+    enum wt_class cls[MAX_WINDOWS];
+    for (size_t i = 0; i < n; i++)
+        cls[i] = w[i].cls;
+    size_t votes = 0, count[4] = {0}; /* TRAINING, INFERENCE, IDLE, UNKNOWN */
+    memset(job, 0, sizeof(*job));
+    job->cls = wt_job_class(cls, n, k, &votes);
+    job->classifier = w[0].classifier;
+    job->gpu_index = w[0].gpu_index;
+    job->score = NAN;
+    for (size_t i = 0; i < n; i++) {
+        job->sample_count += w[i].sample_count;
+        count[w[i].cls >= 0 && w[i].cls <= WT_CLASS_UNKNOWN ? w[i].cls : WT_CLASS_UNKNOWN]++;
+    }
+    job->window_seconds = w[n - 1].window_seconds; /* replaced by the caller's span */
+    job->confidence = (double)votes / (double)n;
+    job->features = w[n - 1].features;
+    if (job->cls == WT_CLASS_UNKNOWN)
+        wt_result_add_reason(job, -1, NAN, WT_CLASS_NONE,
+                             "no class in at least %zu of %zu windows (TRAINING %zu, INFERENCE "
+                             "%zu, IDLE %zu, UNKNOWN %zu) -- inconclusive",
+                             k, n, count[0], count[1], count[2], count[3]);
+    else
+        wt_result_add_reason(job, -1, NAN, job->cls,
+                             "%zu of %zu windows %s (rule: at least %zu of %zu)", votes, n,
+                             wt_class_name(job->cls), k, n);
+    for (size_t i = 0; i < w[n - 1].ntamper && job->ntamper < WT_MAX_TAMPER; i++)
+        memcpy(job->tamper[job->ntamper++], w[n - 1].tamper[i], WT_REASON_LEN);
+}
+
 int wt_cmd_classify(int argc, char **argv)
 {
     static const char *const backends[] = {"nvml", "synthetic", "replay", NULL};
     const char *backend = "nvml", *profile = "training", *trace = NULL, *declared_s = NULL;
-    const char *clf_name = wt_classifier_default()->name;
-    unsigned long long gpu = 0, samples = 10, seed = 0, per_tick = 0;
-    double interval = 1.0, start = NAN;
+    const char *clf_name = wt_classifier_default()->name, *model_path = NULL;
+    const char *family = NULL;
+    unsigned long long gpu = 0, samples = 10, seed = 0, per_tick = 0, nwin = 1, kagree = 0;
+    double interval = 1.0, start = NAN, strength = -1, sim_hz = 10;
     bool json = false, evasion = false;
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--backend", WT_OPT_CHOICE, &backend, "B", "telemetry source: nvml (default), synthetic, replay", 0, 0, backends, false},
-        {"--profile", WT_OPT_CHOICE, &profile, "P", "synthetic profile (default training)", 0, 0, profile_names(), false},
+        {"--profile", WT_OPT_CHOICE, &profile, "P", "synthetic profile (default training; see `benchmark --list`)", 0, 0, profile_names(), false},
         {"--evasion", WT_OPT_FLAG, &evasion, NULL, "synthetic: apply the Python tool's evasion transform", 0, 0, NULL, false},
+        {"--evasion-family", WT_OPT_STRING, &family, "NAME", "simulator: evasion family applied to a training profile", 0, 0, NULL, false},
+        {"--evasion-strength", WT_OPT_DOUBLE, &strength, "S", "simulator: evasion strength 0..1 (default: the family's)", 0, 1, NULL, false},
+        {"--sample-hz", WT_OPT_DOUBLE, &sim_hz, "HZ", "simulator: samples per second (default 10)", 0.1, 100, NULL, false},
         {"--gpu-index", WT_OPT_UINT, &gpu, "N", "GPU to classify (default 0)", 0, WT_MAX_GPUS - 1, NULL, false},
-        {"--samples", WT_OPT_UINT, &samples, "N", "samples in the window (default 10)", 2, MAX_SAMPLES, NULL, false},
+        {"--samples", WT_OPT_UINT, &samples, "N", "samples per window (default 10)", 2, MAX_SAMPLES, NULL, false},
+        {"--windows", WT_OPT_UINT, &nwin, "N", "classify N consecutive windows and decide at job level (default 1)", 1, MAX_WINDOWS, NULL, false},
+        {"--min-agree", WT_OPT_UINT, &kagree, "K", "job level: windows that must agree (default: a majority of --windows)", 1, MAX_WINDOWS, NULL, false},
         {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between live samples; nvidia-smi CSV without timestamps: seconds per tick (default 1)", 0.001, 3600, NULL, false},
         {"--trace", WT_OPT_STRING, &trace, "FILE", "replay a trace or nvidia-smi CSV ('-' = stdin); implies --backend replay", 0, 0, NULL, false},
         {"--start", WT_OPT_DOUBLE, &start, "SECONDS", "skip samples before this t_s (trace time; synthetic samples are at 1, 2, 3 ...)", -1e12, 1e12, NULL, false},
         {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect)", 1, WT_MAX_GPUS, NULL, false},
-        {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: the first listed)", 0, 0, wt_cli_classifier_names(), false},
+        {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: physics)", 0, 0, wt_cli_classifier_names(), false},
+        {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},
         {"--declared", WT_OPT_STRING, &declared_s, "TYPE", "the owner's declared type: training, inference or idle", 0, 0, NULL, false},
         {"--seed", WT_OPT_UINT, &seed, "N", "synthetic: random seed (default 0)", 0, 18446744073709551615.0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (the Python tool's shape)", 0, 0, NULL, false},
@@ -87,7 +134,8 @@ int wt_cmd_classify(int argc, char **argv)
     /* clang-format on */
     const struct wt_cmd_help help = {
         "workloadtruth classify",
-        "Classify one window of GPU telemetry as TRAINING, INFERENCE or IDLE.",
+        "Classify GPU telemetry as TRAINING, INFERENCE or IDLE: one window of --samples\n"
+        "samples, or --windows consecutive windows decided at job level (k of n).",
         "With --declared, also prints a verdict: MATCH, MISMATCH or INCONCLUSIVE.\n"
         "exit status: 0 ok (MATCH or INCONCLUSIVE), 1 error, 2 usage error, 3 MISMATCH.",
     };
@@ -120,41 +168,62 @@ int wt_cmd_classify(int argc, char **argv)
                         "('-' for standard input) (see --help)\n");
         return WT_EXIT_USAGE;
     }
+    size_t k = kagree ? (size_t)kagree : wt_job_default_k((size_t)nwin);
+    if (k > nwin || 2 * k <= nwin) {
+        fprintf(stderr,
+                "workloadtruth classify: --min-agree must be more than half of --windows and "
+                "at most --windows (%llu) (see --help)\n",
+                nwin);
+        return WT_EXIT_USAGE;
+    }
+    if ((double)samples * (double)nwin > 2e7) {
+        fprintf(stderr, "workloadtruth classify: --samples x --windows is limited to 20000000 "
+                        "(see --help)\n");
+        return WT_EXIT_USAGE;
+    }
 
     const struct wt_classifier *clf = wt_classifier_find(clf_name);
+    struct wt_classifier custom;
+    struct wt_model *model = NULL;
+    struct wt_err err = {{0}};
+    struct wt_source *src = NULL;
+    struct wt_sample *buf = NULL;
+    struct wt_result *res = NULL;
+    int status = WT_EXIT_ERROR;
+    if (model_path) {
+        if (clf != &wt_classifier_physics) {
+            fprintf(stderr, "workloadtruth classify: --model goes with the physics classifier "
+                            "(see --help)\n");
+            return WT_EXIT_USAGE;
+        }
+        model = malloc(sizeof(*model));
+        if (!model || wt_model_load(model, model_path, &err) != WT_OK) {
+            fail(model ? err.msg : "out of memory");
+            goto out;
+        }
+        custom = wt_classifier_physics_with(model);
+        clf = &custom;
+    }
+
     struct wt_source_config cfg = {0};
     cfg.trace_path = trace;
     cfg.trace_opts.rows_per_tick = (unsigned)per_tick;
     cfg.trace_opts.interval_s = interval;
     cfg.profile = profile;
     cfg.evasion = evasion;
+    cfg.evasion_family = family;
+    cfg.evasion_strength = strength;
+    cfg.sample_hz = sim_hz;
     cfg.seed = seed;
     cfg.interval_s = interval;
-
-    struct wt_err err = {{0}};
-    struct wt_source *src = NULL;
-    struct wt_sample *buf = NULL;
-    int status = WT_EXIT_ERROR;
     if (wt_source_open(backend, &cfg, &src, &err) != WT_OK) {
         fail(err.msg);
         goto out;
     }
     buf = malloc((size_t)samples * sizeof(*buf));
-    if (!buf) {
+    res = malloc((size_t)nwin * sizeof(*res));
+    if (!buf || !res) {
         fail("out of memory");
-        goto out;
-    }
-    size_t n = 0;
-    if (read_window(src, (int)gpu, start, buf, (size_t)samples, &n, &err) != WT_OK) {
-        fail(err.msg);
-        goto out;
-    }
-    if (n < samples) {
-        char msg[400];
-        snprintf(msg, sizeof(msg), "%s: GPU %llu has only %zu sample%s%s; --samples asks for %llu",
-                 trace ? (strcmp(trace, "-") ? trace : "<stdin>") : backend, gpu, n,
-                 n == 1 ? "" : "s", isnan(start) ? "" : " from --start", samples);
-        fail(msg);
         goto out;
     }
     struct wt_device_info info;
@@ -162,17 +231,64 @@ int wt_cmd_classify(int argc, char **argv)
         fail(err.msg);
         goto out;
     }
-    struct wt_window w = {buf, n, (int)gpu, info.power_semantics, info.name};
-    struct wt_result r;
-    if (wt_classify_window(clf, &w, &r, &err) != WT_OK) {
-        fail(err.msg);
-        goto out;
+    double t_first = NAN, t_last = NAN;
+    for (size_t wi = 0; wi < nwin; wi++) {
+        size_t n = 0;
+        if (read_window(src, (int)gpu, wi ? NAN : start, buf, (size_t)samples, &n, &err) !=
+            WT_OK) {
+            fail(err.msg);
+            goto out;
+        }
+        if (n < samples) {
+            char msg[400];
+            snprintf(msg, sizeof(msg),
+                     "%s: GPU %llu has only %zu sample%s%s; --samples asks for %llu%s",
+                     trace ? (strcmp(trace, "-") ? trace : "<stdin>") : backend, gpu, n,
+                     n == 1 ? "" : "s", isnan(start) ? "" : " from --start", samples,
+                     wi ? " per window" : "");
+            if (wi) {
+                char more[80];
+                snprintf(more, sizeof(more), " (window %zu of %llu)", wi + 1, nwin);
+                strncat(msg, more, sizeof(msg) - strlen(msg) - 1);
+            }
+            fail(msg);
+            goto out;
+        }
+        if (wi == 0)
+            t_first = buf[0].t_s;
+        t_last = buf[n - 1].t_s;
+        struct wt_window w = {.s = buf,
+                              .n = n,
+                              .gpu = (int)gpu,
+                              .power_semantics = info.power_semantics,
+                              .gpu_model = info.name};
+        if (wt_classify_window(clf, &w, &res[wi], &err) != WT_OK) {
+            fail(err.msg);
+            goto out;
+        }
     }
+    struct wt_result job;
+    const struct wt_result *shown = &res[0];
     enum wt_verdict v = WT_VERDICT_INCONCLUSIVE;
+    if (nwin > 1) {
+        job_result(res, (size_t)nwin, k, &job);
+        job.window_seconds = t_last - t_first;
+        shown = &job;
+    }
     if (declared != WT_CLASS_NONE)
-        v = wt_verdict_for(declared, &r);
+        v = wt_verdict_for(declared, shown);
     if (json) {
-        json_t *j = wt_json_result(&r);
+        json_t *j = wt_json_result(shown);
+        if (j && nwin > 1) {
+            json_t *arr = json_array();
+            for (size_t i = 0; i < nwin; i++)
+                json_array_append_new(arr, wt_json_result(&res[i]));
+            json_t *jb = json_object();
+            json_object_set_new(jb, "windows", json_integer((json_int_t)nwin));
+            json_object_set_new(jb, "min_agree", json_integer((json_int_t)k));
+            json_object_set_new(j, "job", jb);
+            json_object_set_new(j, "windows", arr);
+        }
         if (j && declared != WT_CLASS_NONE) {
             json_object_set_new(j, "declared", json_string(wt_class_lname(declared)));
             json_object_set_new(j, "verdict", json_string(wt_verdict_name(v)));
@@ -184,7 +300,11 @@ int wt_cmd_classify(int argc, char **argv)
             goto out;
         }
     } else {
-        wt_text_result(stdout, &r);
+        if (nwin > 1)
+            for (size_t i = 0; i < nwin; i++)
+                printf("window %-6zu: %-9s %.2f\n", i + 1, wt_class_name(res[i].cls),
+                       res[i].confidence);
+        wt_text_result(stdout, shown);
         if (declared != WT_CLASS_NONE) {
             printf("declared      : %s\n", wt_class_lname(declared));
             printf("verdict       : %s\n", wt_verdict_name(v));
@@ -194,10 +314,12 @@ int wt_cmd_classify(int argc, char **argv)
         fail("cannot write output");
         goto out;
     }
-    status =
-        (declared != WT_CLASS_NONE && v == WT_VERDICT_MISMATCH) ? WT_EXIT_MISMATCH : WT_EXIT_OK;
+    status = (declared != WT_CLASS_NONE && v == WT_VERDICT_MISMATCH) ? WT_EXIT_MISMATCH
+                                                                       : WT_EXIT_OK;
 out:
+    free(res);
     free(buf);
+    free(model);
     wt_source_close(src);
     return status;
 }

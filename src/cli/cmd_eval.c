@@ -3,7 +3,13 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify/model.h"
+#include "features/transform.h"
 
 #include "cli/cli.h"
 #include "cli/opts.h"
@@ -17,6 +23,15 @@ int wt_cmd_eval(int argc, char **argv)
     unsigned long long per_tick = 0;
     const char *clf_name = wt_classifier_default()->name;
     bool json = false, per_file = false;
+    double resample = 0;
+    long long train_sim = -1;
+    unsigned long long train_sim_u = 0, train_py_u = 0;
+    const char *columns = NULL, *dump_path = NULL, *holdout = NULL, *features = NULL;
+    const char *model_path = NULL;
+    struct wt_model *model = NULL;
+    struct wt_classifier custom;
+    enum wt_feature flist[WT_NFEATURES];
+    static const char *const holdouts[] = {"source", "gpu_model", NULL};
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--traces", WT_OPT_LIST, &paths, "DIR|FILE", "trace files, or directories searched for *.csv", 0, 0, NULL, false},
@@ -24,6 +39,14 @@ int wt_cmd_eval(int argc, char **argv)
         {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: the first listed)", 0, 0, wt_cli_classifier_names(), false},
         {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect)", 1, WT_MAX_GPUS, NULL, false},
         {"--interval", WT_OPT_DOUBLE, &interval, "S", "nvidia-smi CSV without timestamps: seconds per tick (default 1)", 0.001, 3600, NULL, false},
+        {"--resample", WT_OPT_DOUBLE, &resample, "HZ", "poll the traces at HZ instead of their native rate (e.g. 1)", 0.001, 1000, NULL, false},
+        {"--columns", WT_OPT_STRING, &columns, "LIST", "keep only these trace columns, e.g. power_w or util_gpu_pct,power_w", 0, 0, NULL, false},
+        {"--dump-features", WT_OPT_STRING, &dump_path, "FILE", "write every scored window's features as CSV to FILE", 0, 0, NULL, false},
+        {"--holdout", WT_OPT_CHOICE, &holdout, "BY", "leave one out: train the physics model without each source (or gpu_model) and score it", 0, 0, holdouts, false},
+        {"--features", WT_OPT_STRING, &features, "LIST", "--holdout: the features the model may use (default: the physics set)", 0, 0, NULL, false},
+        {"--simulate", WT_OPT_UINT, &train_sim_u, "N", "--holdout: simulator windows per cell added to each fold's training (default 0: real traces only)", 0, 1000, NULL, false},
+        {"--python-windows", WT_OPT_UINT, &train_py_u, "N", "--holdout: windows per Python-profile cell added to each fold's training (default 40; 0: none)", 0, 10000, NULL, false},
+        {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},
         {"--per-file", WT_OPT_FLAG, &per_file, NULL, "text output: also one row per file", 0, 0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (totals, per class, confusion, per source, per file)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
@@ -48,18 +71,79 @@ int wt_cmd_eval(int argc, char **argv)
     struct wt_eval_opts o = {0};
     o.window_s = window;
     o.clf = wt_classifier_find(clf_name);
+    if (model_path) {
+        struct wt_err merr = {{0}};
+        if (o.clf != &wt_classifier_physics) {
+            fprintf(stderr, "workloadtruth eval: --model goes with the physics classifier "
+                            "(see --help)\n");
+            wt_strlist_free(&paths);
+            return WT_EXIT_USAGE;
+        }
+        model = malloc(sizeof(*model));
+        if (!model || wt_model_load(model, model_path, &merr) != WT_OK) {
+            fprintf(stderr, "workloadtruth eval: %s\n", model ? merr.msg : "out of memory");
+            free(model);
+            wt_strlist_free(&paths);
+            return WT_EXIT_ERROR;
+        }
+        custom = wt_classifier_physics_with(model);
+        o.clf = &custom;
+    }
     o.trace_opts.rows_per_tick = (unsigned)per_tick;
     o.trace_opts.interval_s = interval;
+    o.resample_hz = resample;
+    if (wt_opts_get(opts, "--simulate")->seen)
+        train_sim = (long long)train_sim_u;
+    o.train_sim = (int)train_sim;
+    o.train_py = wt_opts_get(opts, "--python-windows")->seen ? (int)train_py_u : -1;
     struct wt_eval_report rep;
     struct wt_err err = {{0}};
     int status = WT_EXIT_OK;
+    if (columns && wt_columns_parse(columns, &o.columns, &err) != WT_OK) {
+        fprintf(stderr, "workloadtruth eval: --columns: %s (see --help)\n", err.msg);
+        wt_strlist_free(&paths);
+        return WT_EXIT_USAGE;
+    }
+    if (features) {
+        if (wt_features_parse(features, flist, &o.train_nfeatures, &err) != WT_OK) {
+            fprintf(stderr, "workloadtruth eval: --features: %s (see --help)\n", err.msg);
+            wt_strlist_free(&paths);
+            return WT_EXIT_USAGE;
+        }
+        o.train_features = flist;
+    }
+    if (dump_path && !(o.dump = fopen(dump_path, "w"))) {
+        fprintf(stderr, "workloadtruth eval: cannot open '%s': %s\n", dump_path, strerror(errno));
+        wt_strlist_free(&paths);
+        return WT_EXIT_ERROR;
+    }
     wt_eval_init(&rep, &o);
-    for (int i = 0; i < paths.n; i++)
-        if (wt_eval_add_path(&rep, paths.v[i], &o, &err) != WT_OK) {
+    if (holdout && !strcmp(holdout, "gpu_model"))
+        o.group_by_model = 1; /* rows per held-out GPU model */
+    if (holdout) {
+        if (o.clf->classify != wt_classifier_physics.classify) {
+            fprintf(stderr, "workloadtruth eval: --holdout trains the physics classifier; "
+                            "'%s' has nothing to train (see --help)\n", o.clf->name);
+            status = WT_EXIT_USAGE;
+            goto out;
+        }
+        if (wt_eval_holdout(&rep, paths.v, paths.n, &o, holdout, &err) != WT_OK) {
             fprintf(stderr, "workloadtruth eval: %s\n", err.msg);
             status = WT_EXIT_ERROR;
             goto out;
         }
+        char name[64];
+        snprintf(name, sizeof(name), "physics, each %s held out", holdout);
+        rep.classifier = strdup(name);
+        rep.classifier_owned = 1;
+    } else {
+        for (int i = 0; i < paths.n; i++)
+            if (wt_eval_add_path(&rep, paths.v[i], &o, &err) != WT_OK) {
+                fprintf(stderr, "workloadtruth eval: %s\n", err.msg);
+                status = WT_EXIT_ERROR;
+                goto out;
+            }
+    }
     if (rep.nfiles == 0) {
         fprintf(stderr, "workloadtruth eval: no trace files found\n");
         status = WT_EXIT_ERROR;
@@ -88,7 +172,12 @@ int wt_cmd_eval(int argc, char **argv)
                 "%zu short); labels cover too little of each --window\n",
                 tot.skipped_unlabelled, tot.skipped_short);
 out:
+    if (o.dump && fclose(o.dump) != 0 && status == WT_EXIT_OK) {
+        fprintf(stderr, "workloadtruth eval: cannot write '%s'\n", dump_path);
+        status = WT_EXIT_ERROR;
+    }
     wt_eval_free(&rep);
     wt_strlist_free(&paths);
+    free(model);
     return status;
 }

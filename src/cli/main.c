@@ -19,6 +19,7 @@ static const struct command commands[] = {
     {"classify", wt_cmd_classify, "classify one window of telemetry (synthetic, trace or live)"},
     {"benchmark", wt_cmd_benchmark, "score a classifier on the synthetic benchmark suite"},
     {"eval", wt_cmd_eval, "score a classifier on labelled real traces"},
+    {"train", wt_cmd_train, "derive the physics classifier's model from labelled traces"},
     {NULL, NULL, NULL},
 };
 
@@ -71,7 +72,7 @@ int main(int argc, char **argv)
             return WT_EXIT_USAGE;
         }
     fprintf(stderr,
-            "workloadtruth: unknown command '%.60s' (classify, benchmark, eval; see --help)\n",
+            "workloadtruth: unknown command '%.60s' (classify, benchmark, eval, train; see --help)\n",
             cmd);
     return WT_EXIT_USAGE;
 }

@@ -1,9 +1,11 @@
 /* The seed benchmark (see benchmark.h). */
 #include "eval/benchmark.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "telemetry/simulate.h"
 #include "telemetry/source.h"
 #include "util/rng.h"
 
@@ -31,6 +33,9 @@ int wt_benchmark_seed(const struct wt_classifier *c, unsigned trials, unsigned w
             struct wt_bench_cell *cell = &out->cells[out->ncells];
             cell->profile = profiles[p];
             cell->evasion = ev;
+            cell->strength = NAN;
+            cell->throughput_cost = NAN;
+            cell->truth = wt_class_parse(profiles[p], false);
             for (unsigned t = 0; t < trials; t++) {
                 struct wt_source_config cfg = {0};
                 struct wt_source *src = NULL;
@@ -44,7 +49,7 @@ int wt_benchmark_seed(const struct wt_classifier *c, unsigned trials, unsigned w
                 wt_source_close(src);
                 if (rc)
                     goto out;
-                struct wt_window w = {buf, n, 0, "unknown", "synthetic"};
+                struct wt_window w = {.s = buf, .n = n, .power_semantics = "unknown", .gpu_model = "synthetic"};
                 struct wt_result r;
                 if ((rc = wt_classify_window(c, &w, &r, err)) != WT_OK)
                     goto out;
@@ -69,4 +74,163 @@ double wt_bench_accuracy(const struct wt_bench_report *r, bool evasion)
             c += r->cells[i].correct;
         }
     return t ? (double)c / t : 0.0;
+}
+
+double wt_bench_default_accuracy(const struct wt_bench_report *r)
+{
+    unsigned t = 0, c = 0;
+    for (unsigned i = 0; i < r->ncells; i++)
+        if (r->cells[i].family && r->cells[i].is_default) {
+            t += r->cells[i].trials;
+            c += r->cells[i].correct;
+        }
+    return t ? (double)c / t : NAN;
+}
+
+#define SIM_WARMUP_S 30.0  /* windows start after this ... */
+#define SIM_SPREAD_S 300.0 /* ... at a uniformly drawn offset up to this much later */
+#define SIM_MAX_GPUS 16
+
+/* Runs one simulated trial: returns the class of GPU 0's window (with the
+ * other GPUs as peers) and the useful work done by the end of the window. */
+static int sim_trial(const struct wt_classifier *c, const struct wt_sim_config *cfg,
+                     double window_s, struct wt_sample *buf, size_t per_gpu,
+                     enum wt_class *cls, double *work, struct wt_err *err)
+{
+    struct wt_sim *sim;
+    int rc = wt_sim_open(&sim, cfg, err);
+    if (rc)
+        return rc;
+    struct wt_rng rng;
+    wt_rng_seed(&rng, cfg->seed ^ 0x0ff5e7ULL);
+    double offset = SIM_WARMUP_S + SIM_SPREAD_S * wt_rng_uniform(&rng);
+    unsigned g = wt_sim_gpus(sim);
+    if (g > SIM_MAX_GPUS)
+        g = SIM_MAX_GPUS;
+    size_t n[SIM_MAX_GPUS] = {0};
+    for (unsigned i = 0; i < g; i++) {
+        struct wt_sample s;
+        for (;;) {
+            wt_sim_next(sim, i, &s);
+            if (s.t_s >= offset + window_s)
+                break;
+            if (s.t_s >= offset && n[i] < per_gpu)
+                buf[i * per_gpu + n[i]++] = s;
+        }
+    }
+    struct wt_window peers[SIM_MAX_GPUS];
+    for (unsigned i = 1; i < g; i++)
+        peers[i - 1] = (struct wt_window){.s = buf + i * per_gpu,
+                                          .n = n[i],
+                                          .gpu = (int)i,
+                                          .power_semantics = wt_sim_power_semantics(sim),
+                                          .gpu_model = wt_sim_gpu_model(sim)};
+    struct wt_window w = {.s = buf,
+                          .n = n[0],
+                          .gpu = 0,
+                          .power_semantics = wt_sim_power_semantics(sim),
+                          .gpu_model = wt_sim_gpu_model(sim),
+                          .peers = peers,
+                          .npeers = g - 1};
+    struct wt_result r;
+    rc = wt_classify_window(c, &w, &r, err);
+    *cls = r.cls;
+    *work = wt_sim_work_done(sim);
+    wt_sim_close(sim);
+    return rc;
+}
+
+static int run_cell(const struct wt_classifier *c, struct wt_bench_cell *cell, unsigned idx,
+                    unsigned trials, double window_s, double sample_hz, uint64_t seed,
+                    struct wt_sample *buf, size_t per_gpu, struct wt_err *err)
+{
+    double work = 0, work_clean = 0;
+    for (unsigned t = 0; t < trials; t++) {
+        struct wt_sim_config cfg = {0};
+        cfg.profile = cell->profile;
+        cfg.evasion = cell->family;
+        cfg.strength = cell->family ? cell->strength : -1;
+        cfg.sample_hz = sample_hz;
+        cfg.randomize = 1;
+        cfg.seed = wt_mix64(seed ^ wt_mix64(((uint64_t)(idx + 1000) << 32) | t));
+        enum wt_class cls;
+        double wk;
+        int rc = sim_trial(c, &cfg, window_s, buf, per_gpu, &cls, &wk, err);
+        if (rc)
+            return rc;
+        cell->trials++;
+        cell->correct += cls == cell->truth;
+        work += wk;
+        if (cell->family) {
+            cfg.evasion = NULL;
+            cfg.strength = -1;
+            if ((rc = sim_trial(c, &cfg, window_s, buf, per_gpu, &cls, &wk, err)) != WT_OK)
+                return rc;
+            work_clean += wk;
+        }
+    }
+    cell->throughput_cost = (cell->family && work_clean > 0) ? 1 - work / work_clean : NAN;
+    return WT_OK;
+}
+
+int wt_benchmark_sim(const struct wt_classifier *c, const char *suite, unsigned trials,
+                     double window_s, double sample_hz, uint64_t seed, struct wt_bench_report *out,
+                     struct wt_err *err)
+{
+    static const double strengths[] = {0.25, 0.5, 0.75, 1.0};
+    memset(out, 0, sizeof(*out));
+    out->suite = suite;
+    out->classifier = c->name;
+    out->trials = trials;
+    out->window_s = window_s;
+    out->sample_hz = sample_hz;
+    out->seed = seed;
+    int evasion = !strcmp(suite, "evasion");
+    if (!evasion && strcmp(suite, "sim"))
+        return wt_errf(err, WT_EINVAL, "unknown suite '%s' (seed, sim, evasion)", suite);
+    size_t np, ne;
+    const struct wt_sim_profile_info *prof = wt_sim_profiles(&np);
+    const struct wt_sim_evasion_info *ev = wt_sim_evasions(&ne);
+    if (evasion) {
+        for (size_t f = 0; f < ne; f++) {
+            int have_default = 0;
+            for (size_t k = 0; k <= 4; k++) {
+                double st;
+                if (k < 4)
+                    st = strengths[k];
+                else if (!have_default)
+                    st = ev[f].default_strength;
+                else
+                    break;
+                if (out->ncells == WT_BENCH_MAX_CELLS)
+                    return wt_errf(err, WT_EINVAL, "too many benchmark cells");
+                struct wt_bench_cell *cell = &out->cells[out->ncells++];
+                cell->profile = "dense-training";
+                cell->family = ev[f].name;
+                cell->evasion = true;
+                cell->strength = st;
+                cell->is_default = fabs(st - ev[f].default_strength) < 1e-9;
+                have_default |= cell->is_default;
+                cell->truth = WT_CLASS_TRAINING;
+            }
+        }
+    } else {
+        for (size_t p = 0; p < np && out->ncells < WT_BENCH_MAX_CELLS; p++) {
+            struct wt_bench_cell *cell = &out->cells[out->ncells++];
+            cell->profile = prof[p].name;
+            cell->strength = NAN;
+            cell->truth = prof[p].cls;
+        }
+    }
+    size_t per_gpu = (size_t)(window_s * sample_hz) + 2;
+    if (window_s <= 0 || window_s > 3600 || sample_hz < 0.1 || sample_hz > 100)
+        return wt_errf(err, WT_EINVAL, "window must be 0..3600 s and the rate 0.1..100 Hz");
+    struct wt_sample *buf = malloc(per_gpu * SIM_MAX_GPUS * sizeof(*buf));
+    if (!buf)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    int rc = WT_OK;
+    for (unsigned i = 0; i < out->ncells && rc == WT_OK; i++)
+        rc = run_cell(c, &out->cells[i], i, trials, window_s, sample_hz, seed, buf, per_gpu, err);
+    free(buf);
+    return rc;
 }

@@ -1,7 +1,12 @@
-/* The seed benchmark: the Python tool's suite (3 synthetic profiles x
- * clean/evasion, `trials` windows of `window` samples per cell), scored with
- * any classifier.  Unlike the Python tool it is deterministic: every trial's
- * samples come from a sub-seed derived from (seed, cell, trial).
+/* Benchmarks on synthetic telemetry.
+ *
+ * `seed`: the Python tool's suite (3 profiles x clean/evasion, `trials`
+ * windows of `window` samples per cell), with its JSON shape.  `sim`: every
+ * simulator profile, clean.  `evasion`: every evasion family of the simulator
+ * at several strengths, applied to dense training, with the accuracy and the
+ * throughput an evader gives up (1 - useful work with evasion / without).
+ * Deterministic: every trial's data comes from a sub-seed derived from (seed,
+ * cell, trial).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -13,27 +18,38 @@
 
 #include "classify/classifier.h"
 
-#define WT_BENCH_MAX_CELLS 64
+#define WT_BENCH_MAX_CELLS 128
 
 struct wt_bench_cell {
     const char *profile;
-    bool evasion;
+    bool evasion;         /* seed suite: the Python transform; others: a family is set */
+    const char *family;   /* evasion family (NULL: none) */
+    double strength;      /* NaN: not applicable */
+    bool is_default;      /* the family's default strength */
     unsigned trials, correct;
+    double throughput_cost; /* evasion suite: share of useful work given up (NaN otherwise) */
+    enum wt_class truth;
 };
 
 struct wt_bench_report {
     const char *suite;
     const char *classifier;
-    unsigned window, trials;
+    unsigned window, trials; /* seed suite: window in samples */
+    double window_s, sample_hz; /* sim and evasion suites */
     uint64_t seed;
     struct wt_bench_cell cells[WT_BENCH_MAX_CELLS];
     unsigned ncells;
 };
 
 int wt_benchmark_seed(const struct wt_classifier *c, unsigned trials, unsigned window,
-                      uint64_t seed, struct wt_bench_report *out,
-                      struct wt_err *err) WT_WARN_UNUSED;
+                      uint64_t seed, struct wt_bench_report *out, struct wt_err *err) WT_WARN_UNUSED;
+/* suite "sim" or "evasion"; window_s seconds at sample_hz. */
+int wt_benchmark_sim(const struct wt_classifier *c, const char *suite, unsigned trials,
+                     double window_s, double sample_hz, uint64_t seed, struct wt_bench_report *out,
+                     struct wt_err *err) WT_WARN_UNUSED;
 /* Accuracy over the clean (evasion = false) or evasion cells. */
 double wt_bench_accuracy(const struct wt_bench_report *r, bool evasion);
+/* Accuracy over the evasion cells at their family's default strength. */
+double wt_bench_default_accuracy(const struct wt_bench_report *r);
 
 #endif

@@ -1,18 +1,14 @@
-/* Evaluation over labelled traces (see eval.h). */
+/* Evaluation over labelled traces (see eval.h): dataset windows in, counts
+ * out. */
 #include "eval/eval.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 
-#include "telemetry/source.h"
-
-#define MAX_DEPTH 16
+#include "eval/dataset.h"
+#include "eval/trainset.h"
 
 void wt_eval_init(struct wt_eval_report *rep, const struct wt_eval_opts *o)
 {
@@ -53,220 +49,150 @@ double wt_eval_class_accuracy(const struct wt_eval_counts *c, enum wt_class cls)
     return n ? (double)c->confusion[cls][cls] / (double)n : NAN;
 }
 
-static char *parent_name(const char *path)
+/* GPU family of a model name: "NVIDIA H100 80GB HBM3" and "NVIDIA H100" are
+ * both "H100"; "Tesla V100-SXM2-32GB" is "V100"; "NVIDIA TITAN X" is "TITAN X". */
+static void gpu_family(const char *model, char *out, size_t cap)
 {
-    const char *end = strrchr(path, '/');
-    if (!end)
-        return strdup(".");
-    const char *start = end;
-    while (start > path && start[-1] != '/')
-        start--;
-    if (start == end)
-        return strdup("/");
-    return strndup(start, (size_t)(end - start));
-}
-
-static int score_gpu(struct wt_source *src, int gpu, const struct wt_eval_opts *o,
-                     const struct wt_device_info *info, struct wt_eval_counts *c,
-                     struct wt_err *err)
-{
-    struct wt_sample *s = NULL;
-    size_t n = 0, cap = 0;
-    int rc;
-    for (;;) {
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 4096;
-            struct wt_sample *ns = realloc(s, ncap * sizeof(*s));
-            if (!ns) {
-                rc = wt_errf(err, WT_ENOMEM, "out of memory");
-                goto out;
+    const char *p = model;
+    static const char *const vendors[] = {"NVIDIA ", "Tesla ", "AMD ", "Instinct "};
+    for (int again = 1; again;) {
+        again = 0;
+        for (size_t i = 0; i < sizeof(vendors) / sizeof(vendors[0]); i++)
+            if (!strncmp(p, vendors[i], strlen(vendors[i]))) {
+                p += strlen(vendors[i]);
+                again = 1;
             }
-            s = ns;
-            cap = ncap;
-        }
-        size_t got = 0;
-        rc = wt_source_read(src, gpu, s + n, cap - n, &got, err);
-        if (rc == WT_DONE)
-            break;
-        if (rc == WT_ENODEV) { /* GPU index not present in this file */
-            rc = WT_OK;
-            goto out;
-        }
-        if (rc)
-            goto out;
-        n += got;
     }
-    struct wt_window_iter it;
-    size_t start, count;
-    wt_window_iter_init(&it, s, n, o->window_s);
-    while (wt_window_iter_next(&it, &start, &count)) {
-        struct wt_window w = {
-            .s = s + start,
-            .n = count,
-            .gpu = gpu,
-            .power_semantics = info->power_semantics,
-            .gpu_model = info->name,
-        };
-        enum wt_class truth = wt_window_truth(&w);
-        if (truth == WT_CLASS_NONE) {
-            c->skipped_unlabelled++;
-            continue;
-        }
-        if (count < o->clf->min_samples || count < 2 || wt_window_seconds(&w) < 0.5 * o->window_s) {
-            c->skipped_short++;
-            continue;
-        }
-        struct wt_result r;
-        rc = wt_classify_window(o->clf, &w, &r, err);
-        if (rc)
-            goto out;
-        int pred = (r.cls >= 0 && r.cls < WT_NPRED) ? (int)r.cls : WT_CLASS_UNKNOWN;
-        c->confusion[truth][pred]++;
-        c->scored++;
-        c->correct += (pred == (int)truth);
-    }
-    rc = WT_OK;
-out:
-    free(s);
-    return rc;
+    size_t n = strcspn(p, " -");
+    if (!strncmp(p, "TITAN", 5) || !strncmp(p, "RTX", 3) || !strncmp(p, "Quadro", 6))
+        n += p[n] == ' ' ? 1 + strcspn(p + n + 1, " -") : 0;
+    snprintf(out, cap, "%.*s", (int)n, p);
 }
 
-static int add_file(struct wt_eval_report *rep, const char *path, const struct wt_eval_opts *o,
-                    int from_dir, struct wt_err *err)
+struct ctx {
+    struct wt_eval_report *rep;
+    const struct wt_eval_opts *o;
+};
+
+static int on_file(void *vctx, const char *path, const char *group, const char *gpu_model,
+                   struct wt_err *err)
 {
-    struct wt_source_config cfg = {0};
-    struct wt_source *src = NULL;
-    cfg.trace_path = path;
-    cfg.trace_opts = o->trace_opts;
-    int rc = wt_source_open("replay", &cfg, &src, err);
-    if (rc == WT_EFORMAT && from_dir) {
-        char **nt = realloc(rep->not_traces, (rep->nnot_traces + 1) * sizeof(*nt));
-        if (!nt)
-            return wt_errf(err, WT_ENOMEM, "out of memory");
-        rep->not_traces = nt;
-        if (!(nt[rep->nnot_traces] = strdup(path)))
-            return wt_errf(err, WT_ENOMEM, "out of memory");
-        rep->nnot_traces++;
-        return WT_OK;
-    }
-    if (rc)
-        return rc;
-    int ngpus = 0;
-    if ((rc = wt_source_device_count(src, &ngpus, err)) != WT_OK)
-        goto out;
-    if (ngpus == 0) {
-        rc = wt_errf(err, WT_EINVAL, "%s: the trace has no data rows", path);
-        goto out;
-    }
+    struct ctx *c = vctx;
+    struct wt_eval_report *rep = c->rep;
     if (rep->nfiles == rep->cap) {
         size_t ncap = rep->cap ? rep->cap * 2 : 64;
         struct wt_eval_file *nf = realloc(rep->files, ncap * sizeof(*nf));
-        if (!nf) {
-            rc = wt_errf(err, WT_ENOMEM, "out of memory");
-            goto out;
-        }
+        if (!nf)
+            return wt_errf(err, WT_ENOMEM, "out of memory");
         rep->files = nf;
         rep->cap = ncap;
     }
     struct wt_eval_file *f = &rep->files[rep->nfiles];
     memset(f, 0, sizeof(*f));
+    char fam[96];
+    gpu_family(gpu_model, fam, sizeof(fam));
     f->path = strdup(path);
-    f->group = parent_name(path);
+    f->group = strdup(c->o->group_by_model ? fam : group);
     if (!f->path || !f->group) {
         free(f->path);
         free(f->group);
-        rc = wt_errf(err, WT_ENOMEM, "out of memory");
-        goto out;
+        return wt_errf(err, WT_ENOMEM, "out of memory");
     }
+    snprintf(f->gpu_model, sizeof(f->gpu_model), "%s", gpu_model);
     rep->nfiles++;
-    for (int g = 0; g < ngpus; g++) {
-        struct wt_device_info info;
-        if ((rc = wt_source_device_info(src, g, &info, err)) != WT_OK)
-            goto out;
-        if (g == 0)
-            snprintf(f->gpu_model, sizeof(f->gpu_model), "%s", info.name);
-        if ((rc = score_gpu(src, g, o, &info, &f->c, err)) != WT_OK)
-            goto out;
-    }
-out:
-    wt_source_close(src);
-    return rc;
+    return WT_OK;
 }
 
-static int cmp_str(const void *a, const void *b)
+static void csv_text(FILE *f, const char *s)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
 }
 
-static int has_csv_suffix(const char *name)
+static void dump_row(struct ctx *c, const struct wt_ds_window *dw, const struct wt_result *r)
 {
-    size_t n = strlen(name);
-    return n > 4 && !strcasecmp(name + n - 4, ".csv");
+    FILE *f = c->o->dump;
+    if (!c->rep->dump_started) {
+        fputs("file,source,gpu_model,gpu,t_start,truth,predicted,confidence,score", f);
+        for (int i = 0; i < WT_NFEATURES; i++)
+            fprintf(f, ",%s", wt_feature_name(i));
+        fputc('\n', f);
+        c->rep->dump_started = 1;
+    }
+    csv_text(f, dw->path);
+    fputc(',', f);
+    csv_text(f, dw->group);
+    fputc(',', f);
+    csv_text(f, dw->gpu_model);
+    fprintf(f, ",%d,%.3f,%s,%s,%.4f,", dw->w->gpu, dw->t_start, wt_class_name(dw->truth),
+            wt_class_name(r->cls), r->confidence);
+    if (wt_measured(r->score))
+        fprintf(f, "%.4f", r->score);
+    for (int i = 0; i < WT_NFEATURES; i++) {
+        if (wt_measured(r->features.v[i]))
+            fprintf(f, ",%.6g", r->features.v[i]);
+        else
+            fputs(",", f);
+    }
+    fputc('\n', f);
 }
 
-static int add_dir(struct wt_eval_report *rep, const char *dir, const struct wt_eval_opts *o,
-                   int depth, struct wt_err *err)
+static int on_window(void *vctx, const struct wt_ds_window *dw, struct wt_err *err)
 {
-    if (depth > MAX_DEPTH)
-        return wt_errf(err, WT_EINVAL, "%s: directories nested deeper than %d", dir, MAX_DEPTH);
-    DIR *d = opendir(dir);
-    if (!d)
-        return wt_errf(err, WT_EIO, "cannot open directory '%s': %s", dir, strerror(errno));
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    int rc = WT_OK;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            char **nn = realloc(names, ncap * sizeof(*nn));
-            if (!nn) {
-                rc = wt_errf(err, WT_ENOMEM, "out of memory");
-                goto out;
-            }
-            names = nn;
-            cap = ncap;
-        }
-        size_t len = strlen(dir) + strlen(e->d_name) + 2;
-        names[n] = malloc(len);
-        if (!names[n]) {
-            rc = wt_errf(err, WT_ENOMEM, "out of memory");
-            goto out;
-        }
-        snprintf(names[n], len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
-        n++;
+    struct ctx *c = vctx;
+    struct wt_eval_counts *cnt = &c->rep->files[c->rep->nfiles - 1].c;
+    if (dw->skip == WT_DS_UNLABELLED) {
+        cnt->skipped_unlabelled++;
+        return WT_OK;
     }
-    qsort(names, n, sizeof(*names), cmp_str);
-    for (size_t i = 0; i < n && rc == WT_OK; i++) {
-        struct stat st;
-        if (stat(names[i], &st) != 0) {
-            rc = wt_errf(err, WT_EIO, "cannot stat '%s': %s", names[i], strerror(errno));
-            break;
-        }
-        if (S_ISDIR(st.st_mode))
-            rc = add_dir(rep, names[i], o, depth + 1, err);
-        else if (S_ISREG(st.st_mode) && has_csv_suffix(names[i]))
-            rc = add_file(rep, names[i], o, 1, err);
+    if (dw->skip == WT_DS_SHORT) {
+        cnt->skipped_short++;
+        return WT_OK;
     }
-out:
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    closedir(d);
-    return rc;
+    struct wt_result r;
+    int rc = wt_classify_window(c->o->clf, dw->w, &r, err);
+    if (rc)
+        return rc;
+    int pred = (r.cls >= 0 && r.cls < WT_NPRED) ? (int)r.cls : WT_CLASS_UNKNOWN;
+    cnt->confusion[dw->truth][pred]++;
+    cnt->scored++;
+    cnt->correct += (pred == (int)dw->truth);
+    if (c->o->dump)
+        dump_row(c, dw, &r);
+    return WT_OK;
+}
+
+static int on_not_trace(void *vctx, const char *path, struct wt_err *err)
+{
+    struct wt_eval_report *rep = ((struct ctx *)vctx)->rep;
+    char **nt = realloc(rep->not_traces, (rep->nnot_traces + 1) * sizeof(*nt));
+    if (!nt)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    rep->not_traces = nt;
+    if (!(nt[rep->nnot_traces] = strdup(path)))
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    rep->nnot_traces++;
+    return WT_OK;
 }
 
 int wt_eval_add_path(struct wt_eval_report *rep, const char *path, const struct wt_eval_opts *o,
                      struct wt_err *err)
 {
-    struct stat st;
-    if (strcmp(path, "-") != 0 && stat(path, &st) != 0)
-        return wt_errf(err, WT_EIO, "cannot open '%s': %s", path, strerror(errno));
-    if (strcmp(path, "-") != 0 && S_ISDIR(st.st_mode))
-        return add_dir(rep, path, o, 0, err);
-    return add_file(rep, path, o, 0, err);
+    struct ctx c = {rep, o};
+    struct wt_ds_opts dso = {
+        .window_s = o->window_s,
+        .trace_opts = o->trace_opts,
+        .resample_hz = o->resample_hz,
+        .columns = o->columns,
+        .min_samples = o->clf->min_samples,
+    };
+    struct wt_ds_callbacks cb = {on_file, on_window, on_not_trace, &c};
+    return wt_ds_walk(path, &dso, &cb, err);
 }
 
 void wt_eval_free(struct wt_eval_report *rep)
@@ -279,5 +205,82 @@ void wt_eval_free(struct wt_eval_report *rep)
     for (size_t i = 0; i < rep->nnot_traces; i++)
         free(rep->not_traces[i]);
     free(rep->not_traces);
+    if (rep->classifier_owned)
+        free((char *)rep->classifier);
     memset(rep, 0, sizeof(*rep));
+}
+
+int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int npaths,
+                    const struct wt_eval_opts *o, const char *by, struct wt_err *err)
+{
+    struct wt_trainset ts = {0};
+    struct wt_train_config cfg = wt_train_default;
+    struct wt_model *m = malloc(sizeof(*m));
+    unsigned char *exclude = NULL, *done = NULL;
+    int rc = WT_OK, by_model = !strcmp(by, "gpu_model");
+    if (!m)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    if (!by_model && strcmp(by, "source")) {
+        rc = wt_errf(err, WT_EINVAL, "--holdout: by 'source' or 'gpu_model', not '%.40s'", by);
+        goto out;
+    }
+    cfg.window_s = o->window_s;
+    cfg.features = o->train_features;
+    cfg.nfeatures = o->train_nfeatures;
+    for (int i = 0; i < npaths; i++)
+        if ((rc = wt_trainset_add(&ts, paths[i], &cfg, err)) != WT_OK)
+            goto out;
+    if (o->train_sim >= 0)
+        cfg.sim_per_cell = (unsigned)o->train_sim;
+    if (cfg.sim_per_cell && (rc = wt_trainset_add_sim(&ts, cfg.sim_per_cell, NULL, &cfg, err)))
+        goto out;
+    if (o->train_py >= 0)
+        cfg.py_per_cell = (unsigned)o->train_py;
+    if (cfg.py_per_cell && (rc = wt_trainset_add_python(&ts, cfg.py_per_cell, err)) != WT_OK)
+        goto out;
+    exclude = calloc(ts.nfiles ? ts.nfiles : 1, 1);
+    done = calloc(ts.nfiles ? ts.nfiles : 1, 1);
+    if (!exclude || !done) {
+        rc = wt_errf(err, WT_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t f = 0; f < ts.nfiles; f++) {
+        if (done[f] || !strcmp(ts.files[f].group, "simulator") ||
+            !strcmp(ts.files[f].group, "python-synthetic"))
+            continue; /* the simulator is never held out, nor scored here */
+        char key[96], k2[96];
+        if (by_model)
+            gpu_family(ts.files[f].gpu_model, key, sizeof(key));
+        else
+            snprintf(key, sizeof(key), "%s", ts.files[f].group);
+        for (size_t g = 0; g < ts.nfiles; g++) {
+            if (by_model)
+                gpu_family(ts.files[g].gpu_model, k2, sizeof(k2));
+            else
+                snprintf(k2, sizeof(k2), "%s", ts.files[g].group);
+            exclude[g] = !strcmp(key, k2);
+        }
+        if ((rc = wt_trainset_fit(&ts, exclude, &cfg, m, err)) != WT_OK) {
+            char what[200];
+            snprintf(what, sizeof(what), "holding out %s '%s'", by, key);
+            wt_err_prefix(err, what);
+            goto out;
+        }
+        struct wt_classifier clf = wt_classifier_physics_with(m);
+        struct wt_eval_opts fo = *o;
+        fo.clf = &clf;
+        for (size_t g = 0; g < ts.nfiles; g++) {
+            if (!exclude[g])
+                continue;
+            done[g] = 1;
+            if ((rc = wt_eval_add_path(rep, ts.files[g].path, &fo, err)) != WT_OK)
+                goto out;
+        }
+    }
+out:
+    free(exclude);
+    free(done);
+    free(m);
+    wt_trainset_free(&ts);
+    return rc;
 }

@@ -15,6 +15,8 @@
 #define WT_EVAL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "classify/classifier.h"
 #include "telemetry/trace_reader.h"
@@ -25,6 +27,14 @@ struct wt_eval_opts {
     double window_s;
     const struct wt_classifier *clf;
     struct wt_trace_opts trace_opts;
+    double resample_hz; /* 0: the traces' native rate */
+    uint32_t columns;   /* kept columns (bit per enum wt_col); 0: all */
+    FILE *dump;         /* if set: one CSV row of features per scored window */
+    const enum wt_feature *train_features; /* --holdout: model features (NULL: default) */
+    size_t train_nfeatures;
+    int train_sim; /* --holdout: simulator windows per cell (-1: the default) */
+    int train_py;  /* --holdout: Python-profile windows per cell (-1: the default) */
+    int group_by_model; /* report rows per GPU model instead of per source */
 };
 
 struct wt_eval_counts {
@@ -42,11 +52,13 @@ struct wt_eval_file {
 
 struct wt_eval_report {
     double window_s;
-    const char *classifier;
+    const char *classifier; /* name shown in the report */
     struct wt_eval_file *files;
     size_t nfiles, cap;
     char **not_traces; /* CSV files met while walking directories that are not traces */
     size_t nnot_traces;
+    int dump_started; /* the feature dump's header is written */
+    int classifier_owned; /* classifier name was malloc'd */
 };
 
 void wt_eval_init(struct wt_eval_report *rep, const struct wt_eval_opts *o);
@@ -55,6 +67,13 @@ void wt_eval_init(struct wt_eval_report *rep, const struct wt_eval_opts *o);
  * listed in not_traces; any other error stops and is returned. */
 int wt_eval_add_path(struct wt_eval_report *rep, const char *path, const struct wt_eval_opts *o,
                      struct wt_err *err) WT_WARN_UNUSED;
+/* Leave-one-group-out: for each distinct source (by = "source", the parent
+ * directory) or GPU model (by = "gpu_model") among the traces under paths,
+ * trains the physics model on every other group and scores that group's
+ * traces with it, so no window is scored by a model fitted on its trace.
+ * o->clf must be the physics classifier. */
+int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int npaths,
+                    const struct wt_eval_opts *o, const char *by, struct wt_err *err) WT_WARN_UNUSED;
 /* Sums every file's counts. */
 void wt_eval_total(const struct wt_eval_report *rep, struct wt_eval_counts *tot);
 void wt_eval_add_counts(struct wt_eval_counts *dst, const struct wt_eval_counts *src);

@@ -1,9 +1,26 @@
-/* Feature extraction (see features.h). */
+/* Feature extraction (see features.h).
+ *
+ * Time-shape features (cadence, bursts, cross-GPU correlation) are computed on
+ * a uniform grid at the window's median sample period (sample-and-hold), so
+ * irregular sampling and different rates give comparable values; lags and
+ * lengths are in seconds.
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include "features/features.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "features/gpu_models.h"
 #include "features/stats.h"
+
+#define MAX_GRID 4096
+#define MIN_LAG_S 0.3
+#define MAX_LAG_S 10.0
+#define CAP_BIT_SW_POWER 0x4ULL
+#define CAP_BIT_APP_CLOCKS 0x2ULL
 
 static const char *const names[WT_NFEATURES] = {
     [WT_F_AVG_GPU_UTIL] = "avg_gpu_util_pct",
@@ -12,6 +29,41 @@ static const char *const names[WT_NFEATURES] = {
     [WT_F_AVG_POWER] = "avg_power_watts",
     [WT_F_STD_POWER] = "std_power_watts",
     [WT_F_AVG_PROCS] = "avg_process_count",
+    [WT_F_SAMPLE_PERIOD] = "sample_period_s",
+    [WT_F_POWER_REF] = "power_ref_w",
+    [WT_F_DUTY] = "duty",
+    [WT_F_UTIL_ACTIVE] = "util_active_pct",
+    [WT_F_UTIL_ACTIVE_CV] = "util_active_cv",
+    [WT_F_POWER_NORM] = "power_norm",
+    [WT_F_POWER_ACTIVE_NORM] = "power_active_norm",
+    [WT_F_POWER_P95_NORM] = "power_p95_norm",
+    [WT_F_POWER_CV] = "power_cv",
+    [WT_F_POWER_PER_UTIL] = "power_per_util",
+    [WT_F_UTIL_ACF_PEAK] = "util_acf_peak",
+    [WT_F_UTIL_ACF_LAG] = "util_acf_lag_s",
+    [WT_F_POWER_ACF_PEAK] = "power_acf_peak",
+    [WT_F_POWER_ACF_LAG] = "power_acf_lag_s",
+    [WT_F_SQUARE_WAVE] = "square_wave",
+    [WT_F_POWER_JITTER] = "power_jitter",
+    [WT_F_UTIL_JITTER] = "util_jitter_pct",
+    [WT_F_SPIN_FRAC] = "spin_frac",
+    [WT_F_ON_LEN] = "on_len_s",
+    [WT_F_ON_LEN_CV] = "on_len_cv",
+    [WT_F_GAP_LEN] = "gap_len_s",
+    [WT_F_BURST_RATE] = "burst_rate_per_min",
+    [WT_F_PEAK_POWER_ON] = "peak_power_on_norm",
+    [WT_F_MEMUTIL_RATIO] = "memutil_ratio",
+    [WT_F_MEM_FRAC] = "mem_frac",
+    [WT_F_MEM_CV] = "mem_cv",
+    [WT_F_MEM_SLOPE] = "mem_slope_frac_per_min",
+    [WT_F_ENERGY_ACTIVE] = "energy_per_active_s_norm",
+    [WT_F_SWCAP_FRAC] = "swcap_frac",
+    [WT_F_PIN_AT_CAP] = "pin_at_cap",
+    [WT_F_SM_CLOCK_RATIO] = "sm_clock_ratio",
+    [WT_F_LIMIT_RATIO] = "limit_ratio",
+    [WT_F_CLOCKS_LOCKED] = "clocks_locked",
+    [WT_F_PEER_SYNC] = "peer_sync",
+    [WT_F_PEER_ANTI] = "peer_anti",
 };
 
 const char *wt_feature_name(enum wt_feature f)
@@ -27,14 +79,495 @@ int wt_feature_lookup(const char *name)
     return -1;
 }
 
-void wt_features_compute(const struct wt_window *w, struct wt_features *f)
+int wt_features_parse(const char *list, enum wt_feature *out, size_t *n, struct wt_err *err)
+{
+    *n = 0;
+    const char *p = list;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char name[64];
+        if (len >= sizeof(name))
+            return wt_errf(err, WT_EINVAL, "feature name too long");
+        memcpy(name, p, len);
+        name[len] = '\0';
+        int f = wt_feature_lookup(name);
+        if (f < 0)
+            return wt_errf(err, WT_EINVAL, "unknown feature '%s'", name);
+        if (*n >= WT_NFEATURES)
+            return wt_errf(err, WT_EINVAL, "too many features");
+        out[(*n)++] = (enum wt_feature)f;
+        p += len + (comma ? 1 : 0);
+    }
+    if (!*n)
+        return wt_errf(err, WT_EINVAL, "no feature named");
+    return WT_OK;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of the column (NaN if none measured); tmp has room for n. */
+static double col_quantile(const struct wt_sample *s, size_t n, enum wt_col c, double q,
+                           double *tmp)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (wt_measured(s[i].v[c]))
+            tmp[k++] = s[i].v[c];
+    if (!k)
+        return NAN;
+    qsort(tmp, k, sizeof(double), cmp_double);
+    double pos = q * (double)(k - 1);
+    size_t lo = (size_t)pos;
+    double frac = pos - (double)lo;
+    return lo + 1 < k ? tmp[lo] * (1 - frac) + tmp[lo + 1] * frac : tmp[lo];
+}
+
+static double median_period(const struct wt_sample *s, size_t n, double *tmp)
+{
+    size_t k = 0;
+    for (size_t i = 1; i < n; i++) {
+        double d = s[i].t_s - s[i - 1].t_s;
+        if (d > 0)
+            tmp[k++] = d;
+    }
+    if (!k)
+        return NAN;
+    qsort(tmp, k, sizeof(double), cmp_double);
+    return tmp[k / 2];
+}
+
+/* A uniform grid of one column: sample-and-hold from the first measured value. */
+struct grid {
+    double t0, h;
+    size_t n;
+    double *v; /* NaN before the first measured value */
+};
+
+static int grid_build(struct grid *g, const struct wt_sample *s, size_t n, enum wt_col c,
+                      double t0, double h, size_t len)
+{
+    g->t0 = t0;
+    g->h = h;
+    g->n = len;
+    g->v = malloc(len * sizeof(double));
+    if (!g->v)
+        return -1;
+    size_t j = 0;
+    double last = NAN;
+    for (size_t k = 0; k < len; k++) {
+        double t = t0 + h * (double)k;
+        while (j < n && s[j].t_s <= t + 1e-9) {
+            if (wt_measured(s[j].v[c]))
+                last = s[j].v[c];
+            j++;
+        }
+        g->v[k] = last;
+    }
+    return 0;
+}
+
+static double series_mean(const double *v, size_t n, size_t *k)
+{
+    double sum = 0;
+    *k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i])) {
+            sum += v[i];
+            (*k)++;
+        }
+    return *k ? sum / (double)*k : NAN;
+}
+
+/* Highest local maximum of the autocorrelation at lags MIN_LAG_S..MAX_LAG_S
+ * (and at most a third of the series).  0 when there is none or the series is
+ * constant; NaN when it is too short or mostly not measured. */
+static void acf_peak(const double *v, size_t n, double h, double *peak, double *lag)
+{
+    size_t k;
+    *peak = NAN;
+    *lag = NAN;
+    double m = series_mean(v, n, &k);
+    if (k < 8 || k < n / 2)
+        return;
+    double var = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            var += (v[i] - m) * (v[i] - m);
+    *peak = 0;
+    *lag = 0;
+    if (var <= 1e-12 * (double)k * (1 + m * m))
+        return; /* constant: no cadence */
+    size_t lmin = (size_t)ceil(MIN_LAG_S / h - 1e-9), lmax = (size_t)floor(MAX_LAG_S / h + 1e-9);
+    if (lmin < 1)
+        lmin = 1;
+    if (lmax > n / 3)
+        lmax = n / 3;
+    if (lmax < lmin)
+        return;
+    double *r = malloc((lmax + 2) * sizeof(double));
+    if (!r)
+        return;
+    for (size_t L = lmin - 1; L <= lmax + 1; L++) {
+        double acc = 0;
+        for (size_t i = 0; i + L < n; i++)
+            if (!isnan(v[i]) && !isnan(v[i + L]))
+                acc += (v[i] - m) * (v[i + L] - m);
+        r[L] = acc / var;
+    }
+    for (size_t L = lmin; L <= lmax; L++)
+        if (r[L] > r[L - 1] && r[L] >= r[L + 1] && r[L] > *peak) {
+            *peak = r[L];
+            *lag = (double)L * h;
+        }
+    free(r);
+}
+
+static double pearson(const double *a, const double *b, size_t n)
+{
+    double sa = 0, sb = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(a[i]) && !isnan(b[i])) {
+            sa += a[i];
+            sb += b[i];
+            k++;
+        }
+    if (k < 8)
+        return NAN;
+    double ma = sa / (double)k, mb = sb / (double)k, sab = 0, saa = 0, sbb = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(a[i]) && !isnan(b[i])) {
+            sab += (a[i] - ma) * (b[i] - mb);
+            saa += (a[i] - ma) * (a[i] - ma);
+            sbb += (b[i] - mb) * (b[i] - mb);
+        }
+    if (saa <= 1e-12 || sbb <= 1e-12)
+        return NAN;
+    return sab / sqrt(saa * sbb);
+}
+
+static int is_active(double util, double pnorm, int use_util)
+{
+    if (use_util)
+        return !isnan(util) && util >= WT_ACTIVE_UTIL_PCT;
+    return !isnan(pnorm) && pnorm > WT_ACTIVE_POWER_NORM;
+}
+
+/* ------------------------------------------------------------ compute */
+
+void wt_features_compute_basic(const struct wt_window *w, struct wt_features *f)
 {
     const struct wt_sample *s = w->s;
     size_t n = w->n;
+    for (int i = 0; i < WT_NFEATURES; i++)
+        f->v[i] = NAN;
     f->v[WT_F_AVG_GPU_UTIL] = wt_stat_mean(s, n, WT_COL_UTIL_GPU);
     f->v[WT_F_STD_GPU_UTIL] = wt_stat_stdev(s, n, WT_COL_UTIL_GPU);
     f->v[WT_F_MEM_GROWTH] = wt_stat_slope_per_sample(s, n, WT_COL_MEM_USED);
     f->v[WT_F_AVG_POWER] = wt_stat_mean(s, n, WT_COL_POWER);
     f->v[WT_F_STD_POWER] = wt_stat_stdev(s, n, WT_COL_POWER);
     f->v[WT_F_AVG_PROCS] = wt_stat_mean(s, n, WT_COL_PROCS);
+}
+
+void wt_features_compute(const struct wt_window *w, struct wt_features *f)
+{
+    const struct wt_sample *s = w->s;
+    size_t n = w->n;
+    wt_features_compute_basic(w, f);
+    if (n < 2)
+        return;
+
+    double *tmp = malloc(n * sizeof(double));
+    struct grid gu = {0}, gp = {0};
+    if (!tmp)
+        return;
+    double period = median_period(s, n, tmp);
+    f->v[WT_F_SAMPLE_PERIOD] = period;
+
+    /* power scale: the enforced limit, else the model's rated power */
+    double limit = col_quantile(s, n, WT_COL_POWER_LIMIT, 0.5, tmp);
+    double deflimit = col_quantile(s, n, WT_COL_POWER_DEFAULT_LIMIT, 0.5, tmp);
+    double ref = (wt_measured(limit) && limit > 0) ? limit : wt_gpu_rated_power_w(w->gpu_model);
+    f->v[WT_F_POWER_REF] = ref;
+    if (wt_measured(limit) && wt_measured(deflimit) && deflimit > 0)
+        f->v[WT_F_LIMIT_RATIO] = limit / deflimit;
+
+    size_t nutil = wt_stat_count(s, n, WT_COL_UTIL_GPU);
+    size_t npow = wt_stat_count(s, n, WT_COL_POWER);
+    int use_util = nutil * 2 >= n;
+    int have_activity = use_util || (npow * 2 >= n && wt_measured(ref));
+
+    /* per-sample pass: activity, power and utilization while active */
+    size_t nact = 0, nact_util = 0, nact_mu = 0, nact_pow = 0, npin = 0, nlim = 0, ncap = 0,
+           nreason = 0, napp = 0, nclk = 0;
+    double su = 0, suu = 0, sp_act = 0, smu = 0, su_mu = 0, sclk = 0, clk_lo = INFINITY,
+           clk_hi = -INFINITY;
+    double smax = col_quantile(s, n, WT_COL_SM_CLOCK_MAX, 0.5, tmp);
+    for (size_t i = 0; i < n; i++) {
+        const double *v = s[i].v;
+        double pn = wt_measured(ref) ? v[WT_COL_POWER] / ref : NAN;
+        if (wt_measured(v[WT_COL_CLOCK_REASONS])) {
+            uint64_t bits = (uint64_t)v[WT_COL_CLOCK_REASONS];
+            nreason++;
+            ncap += (bits & CAP_BIT_SW_POWER) != 0;
+            napp += (bits & CAP_BIT_APP_CLOCKS) != 0;
+        }
+        if (!have_activity || !is_active(v[WT_COL_UTIL_GPU], pn, use_util))
+            continue;
+        nact++;
+        if (wt_measured(v[WT_COL_UTIL_GPU])) {
+            su += v[WT_COL_UTIL_GPU];
+            suu += v[WT_COL_UTIL_GPU] * v[WT_COL_UTIL_GPU];
+            nact_util++;
+            if (wt_measured(v[WT_COL_UTIL_MEM])) {
+                smu += v[WT_COL_UTIL_MEM];
+                su_mu += v[WT_COL_UTIL_GPU];
+                nact_mu++;
+            }
+        }
+        if (wt_measured(pn)) {
+            sp_act += pn;
+            tmp[nact_pow++] = pn;
+        }
+        if (wt_measured(v[WT_COL_POWER]) && wt_measured(v[WT_COL_POWER_LIMIT])) {
+            nlim++;
+            npin += v[WT_COL_POWER] >= 0.97 * v[WT_COL_POWER_LIMIT];
+        }
+        if (wt_measured(v[WT_COL_SM_CLOCK])) {
+            double c = v[WT_COL_SM_CLOCK];
+            nclk++;
+            if (wt_measured(smax) && smax > 0)
+                sclk += c / smax;
+            clk_lo = c < clk_lo ? c : clk_lo;
+            clk_hi = c > clk_hi ? c : clk_hi;
+        }
+    }
+    /* sample-to-sample changes while active (both samples active), and the
+     * collective-wait signature: kernels resident (util pinned at 100%) but
+     * the board near idle power, as ranks wait in an all-reduce */
+    if (have_activity && nact >= 2) {
+        double dp = 0, pm = 0, du = 0;
+        size_t kp = 0, ku = 0, nspin = 0, nspin_den = 0;
+        for (size_t i = 1; i < n; i++) {
+            const double *a = s[i - 1].v, *b = s[i].v;
+            double pna = wt_measured(ref) ? a[WT_COL_POWER] / ref : NAN;
+            double pnb = wt_measured(ref) ? b[WT_COL_POWER] / ref : NAN;
+            if (!is_active(a[WT_COL_UTIL_GPU], pna, use_util) ||
+                !is_active(b[WT_COL_UTIL_GPU], pnb, use_util))
+                continue;
+            if (wt_measured(a[WT_COL_POWER]) && wt_measured(b[WT_COL_POWER])) {
+                dp += fabs(b[WT_COL_POWER] - a[WT_COL_POWER]);
+                pm += b[WT_COL_POWER];
+                kp++;
+            }
+            if (wt_measured(a[WT_COL_UTIL_GPU]) && wt_measured(b[WT_COL_UTIL_GPU])) {
+                du += fabs(b[WT_COL_UTIL_GPU] - a[WT_COL_UTIL_GPU]);
+                ku++;
+            }
+            if (wt_measured(b[WT_COL_UTIL_GPU]) && wt_measured(pnb)) {
+                nspin_den++;
+                nspin += b[WT_COL_UTIL_GPU] >= 99 && pnb < 0.35;
+            }
+        }
+        if (kp && pm > 0)
+            f->v[WT_F_POWER_JITTER] = dp / pm;
+        if (ku)
+            f->v[WT_F_UTIL_JITTER] = du / (double)ku;
+        if (nspin_den)
+            f->v[WT_F_SPIN_FRAC] = (double)nspin / (double)nspin_den;
+    }
+    if (nact_pow) {
+        qsort(tmp, nact_pow, sizeof(double), cmp_double);
+        f->v[WT_F_PEAK_POWER_ON] = tmp[(size_t)(0.95 * (double)(nact_pow - 1))];
+    }
+    if (have_activity) {
+        /* duty by time: each sample stands for its period */
+        f->v[WT_F_DUTY] = (double)nact / (double)n;
+        if (nact_util) {
+            double m = su / (double)nact_util;
+            f->v[WT_F_UTIL_ACTIVE] = m;
+            double var = suu / (double)nact_util - m * m;
+            f->v[WT_F_UTIL_ACTIVE_CV] = m > 0 ? sqrt(var > 0 ? var : 0) / m : NAN;
+        } else if (use_util) {
+            f->v[WT_F_UTIL_ACTIVE] = 0;
+        }
+        if (nact_pow)
+            f->v[WT_F_POWER_ACTIVE_NORM] = sp_act / (double)nact_pow;
+        if (nact_mu && su_mu > 0)
+            f->v[WT_F_MEMUTIL_RATIO] = smu / su_mu;
+        if (nlim)
+            f->v[WT_F_PIN_AT_CAP] = (double)npin / (double)nlim;
+        if (nclk && wt_measured(smax) && smax > 0)
+            f->v[WT_F_SM_CLOCK_RATIO] = sclk / (double)nclk;
+        double pa = f->v[WT_F_POWER_ACTIVE_NORM], ua = f->v[WT_F_UTIL_ACTIVE];
+        if (wt_measured(pa) && wt_measured(ua) && ua > 0)
+            f->v[WT_F_POWER_PER_UTIL] = pa / (ua / 100.0);
+    }
+    if (nreason) {
+        f->v[WT_F_SWCAP_FRAC] = (double)ncap / (double)nreason;
+        f->v[WT_F_CLOCKS_LOCKED] = (double)napp * 2 >= (double)nreason;
+    }
+    if (nclk >= 10 && (double)nclk * 2 >= (double)n && wt_measured(smax) && smax > 0 &&
+        clk_hi - clk_lo <= 0.01 * clk_hi && clk_hi < 0.95 * smax)
+        f->v[WT_F_CLOCKS_LOCKED] = 1;
+    else if (nclk >= 10 && !wt_measured(f->v[WT_F_CLOCKS_LOCKED]))
+        f->v[WT_F_CLOCKS_LOCKED] = 0;
+
+    /* power level and shape */
+    double pmean = f->v[WT_F_AVG_POWER], psd = f->v[WT_F_STD_POWER];
+    if (wt_measured(pmean) && wt_measured(ref)) {
+        f->v[WT_F_POWER_NORM] = pmean / ref;
+        f->v[WT_F_POWER_P95_NORM] = col_quantile(s, n, WT_COL_POWER, 0.95, tmp) / ref;
+    }
+    if (wt_measured(pmean) && wt_measured(psd) && pmean > 0)
+        f->v[WT_F_POWER_CV] = psd / pmean;
+
+    /* memory */
+    double mmean = wt_stat_mean(s, n, WT_COL_MEM_USED);
+    double mtotal = col_quantile(s, n, WT_COL_MEM_TOTAL, 0.5, tmp);
+    double msd = wt_stat_stdev(s, n, WT_COL_MEM_USED);
+    if (wt_measured(mmean) && wt_measured(mtotal) && mtotal > 0) {
+        f->v[WT_F_MEM_FRAC] = mmean / mtotal;
+        double slope = f->v[WT_F_MEM_GROWTH]; /* per sample */
+        if (wt_measured(slope) && wt_measured(period) && period > 0)
+            f->v[WT_F_MEM_SLOPE] = slope / period * 60.0 / mtotal;
+    }
+    if (wt_measured(mmean) && wt_measured(msd) && mmean > 0)
+        f->v[WT_F_MEM_CV] = msd / mmean;
+
+    /* energy per active second: the counter when present, else integrated power */
+    double span = s[n - 1].t_s - s[0].t_s;
+    double active_s = wt_measured(f->v[WT_F_DUTY]) ? f->v[WT_F_DUTY] * span : NAN;
+    if (wt_measured(active_s) && active_s > 0 && wt_measured(ref)) {
+        double e0 = NAN, e1 = NAN;
+        for (size_t i = 0; i < n && isnan(e0); i++)
+            e0 = s[i].v[WT_COL_ENERGY];
+        for (size_t i = n; i > 0 && isnan(e1); i--)
+            e1 = s[i - 1].v[WT_COL_ENERGY];
+        double energy = NAN;
+        if (wt_measured(e0) && wt_measured(e1) && e1 >= e0)
+            energy = e1 - e0;
+        else if (npow >= 2) {
+            energy = 0;
+            for (size_t i = 1; i < n; i++) {
+                double a = s[i - 1].v[WT_COL_POWER], b = s[i].v[WT_COL_POWER];
+                if (wt_measured(a) && wt_measured(b))
+                    energy += 0.5 * (a + b) * (s[i].t_s - s[i - 1].t_s);
+            }
+        }
+        if (wt_measured(energy))
+            f->v[WT_F_ENERGY_ACTIVE] = energy / active_s / ref;
+    }
+
+    /* time shape on a uniform grid */
+    if (!wt_measured(period) || span <= 0)
+        goto out;
+    double h = period < 0.05 ? 0.05 : period;
+    size_t len = (size_t)floor(span / h) + 1;
+    if (len > MAX_GRID) {
+        h = span / (MAX_GRID - 1);
+        len = MAX_GRID;
+    }
+    if (len < 4)
+        goto out;
+    if (nutil >= 2 && grid_build(&gu, s, n, WT_COL_UTIL_GPU, s[0].t_s, h, len) != 0)
+        goto out;
+    if (npow >= 2 && grid_build(&gp, s, n, WT_COL_POWER, s[0].t_s, h, len) != 0)
+        goto out;
+    if (gu.v)
+        acf_peak(gu.v, len, h, &f->v[WT_F_UTIL_ACF_PEAK], &f->v[WT_F_UTIL_ACF_LAG]);
+    if (gp.v)
+        acf_peak(gp.v, len, h, &f->v[WT_F_POWER_ACF_PEAK], &f->v[WT_F_POWER_ACF_LAG]);
+
+    if (have_activity) {
+        /* runs of activity on the grid */
+        size_t runs = 0, gaps = 0, cur = 0;
+        double son = 0, sson = 0, sgap = 0;
+        int prev = -1;
+        size_t first_gap_start = (size_t)-1;
+        double ind_u = 0, ind_uu = 0, ind_i = 0, ind_ui = 0;
+        size_t ind_n = 0;
+        for (size_t k = 0; k <= len; k++) {
+            int a = -1;
+            if (k < len) {
+                double u = gu.v ? gu.v[k] : NAN;
+                double pn = gp.v && wt_measured(ref) ? gp.v[k] / ref : NAN;
+                a = is_active(u, pn, use_util);
+                if (gu.v && !isnan(u)) {
+                    ind_u += u;
+                    ind_uu += u * u;
+                    ind_i += a;
+                    ind_ui += a * u;
+                    ind_n++;
+                }
+            }
+            if (a != prev) {
+                if (prev == 1) {
+                    double l = (double)cur * h;
+                    son += l;
+                    sson += l * l;
+                    runs++;
+                } else if (prev == 0 && first_gap_start != (size_t)-1 && a == 1) {
+                    sgap += (double)cur * h; /* a gap between two active runs */
+                    gaps++;
+                }
+                if (prev == 1 && a == 0)
+                    first_gap_start = k;
+                cur = 0;
+                prev = a;
+            }
+            cur++;
+        }
+        if (runs) {
+            double m = son / (double)runs;
+            f->v[WT_F_ON_LEN] = m;
+            double var = sson / (double)runs - m * m;
+            f->v[WT_F_ON_LEN_CV] = runs > 1 && m > 0 ? sqrt(var > 0 ? var : 0) / m : 0;
+        }
+        f->v[WT_F_GAP_LEN] = gaps ? sgap / (double)gaps : 0;
+        f->v[WT_F_BURST_RATE] = (double)runs / ((double)len * h / 60.0);
+        /* square wave: squared correlation of util with its on/off indicator */
+        if (ind_n >= 8) {
+            double mu = ind_u / (double)ind_n, mi = ind_i / (double)ind_n;
+            double cov = ind_ui / (double)ind_n - mu * mi;
+            double vu = ind_uu / (double)ind_n - mu * mu, vi = mi * (1 - mi);
+            f->v[WT_F_SQUARE_WAVE] = (vu > 1e-9 && vi > 1e-9) ? cov * cov / (vu * vi) : 0;
+        }
+    }
+
+    /* cross-GPU: correlation of the same signal with the host's other GPUs */
+    if (w->npeers && (gu.v || gp.v)) {
+        enum wt_col c = gu.v ? WT_COL_UTIL_GPU : WT_COL_POWER;
+        const double *mine = gu.v ? gu.v : gp.v;
+        double sum = 0, lo = INFINITY;
+        size_t k = 0;
+        for (size_t p = 0; p < w->npeers; p++) {
+            struct grid gq = {0};
+            const struct wt_window *q = &w->peers[p];
+            if (q->n < 8 || grid_build(&gq, q->s, q->n, c, s[0].t_s, h, len) != 0)
+                continue;
+            double r = pearson(mine, gq.v, len);
+            free(gq.v);
+            if (isnan(r))
+                continue;
+            sum += r;
+            lo = r < lo ? r : lo;
+            k++;
+        }
+        if (k) {
+            f->v[WT_F_PEER_SYNC] = sum / (double)k;
+            f->v[WT_F_PEER_ANTI] = lo;
+        }
+    }
+out:
+    free(gu.v);
+    free(gp.v);
+    free(tmp);
 }

@@ -21,6 +21,10 @@ struct wt_window {
     int gpu;
     const char *power_semantics; /* "instant", "avg1s", "unknown" (never NULL) */
     const char *gpu_model;       /* never NULL */
+    /* Optional: the same time span on the host's other GPUs, for cross-GPU
+     * features (synchronous data-parallel steps, work migrated between GPUs). */
+    const struct wt_window *peers;
+    size_t npeers;
 };
 
 /* Seconds from the first to the last sample (0 for fewer than 2). */

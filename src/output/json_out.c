@@ -55,6 +55,24 @@ json_t *wt_json_result(const struct wt_result *r)
     put(o, "features", feats, &bad);
     if (r->classifier)
         put(o, "classifier", json_string(r->classifier->name), &bad);
+    json_t *ev = json_array();
+    for (size_t i = 0; i < r->nreasons; i++) {
+        const struct wt_reason *x = &r->reasons[i];
+        if (x->feature < 0 || x->favours == WT_CLASS_NONE)
+            continue;
+        json_t *e = json_object();
+        put(e, "feature", json_string(wt_feature_name(x->feature)), &bad);
+        put(e, "value", wt_json_number(r->features.v[x->feature], 4), &bad);
+        put(e, "favours", json_string(wt_class_name(x->favours)), &bad);
+        if (isfinite(x->weight))
+            put(e, "log_odds", wt_json_number(x->weight, 4), &bad);
+        push(ev, e, &bad);
+    }
+    put(o, "evidence", ev, &bad);
+    json_t *tp = json_array();
+    for (size_t i = 0; i < r->ntamper; i++)
+        push(tp, json_string(r->tamper[i]), &bad);
+    put(o, "tamper_indicators", tp, &bad);
     if (bad) {
         json_decref(o);
         return NULL;
@@ -62,9 +80,71 @@ json_t *wt_json_result(const struct wt_result *r)
     return o;
 }
 
+static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
+{
+    json_t *o = json_object();
+    json_t *cells = json_array();
+    json_t *fams = json_array();
+    unsigned t = 0, c = 0;
+    for (unsigned i = 0; i < b->ncells; i++) {
+        t += b->cells[i].trials;
+        c += b->cells[i].correct;
+    }
+    put(o, "suite", json_string(b->suite), bad);
+    put(o, "classifier", json_string(b->classifier), bad);
+    put(o, "source", json_string("simulator"), bad);
+    put(o, "window_seconds", wt_json_number(b->window_s, 4), bad);
+    put(o, "sample_hz", wt_json_number(b->sample_hz, 4), bad);
+    put(o, "trials_per_cell", json_integer(b->trials), bad);
+    put(o, "seed", json_integer((json_int_t)b->seed), bad);
+    put(o, "accuracy", wt_json_number(t ? (double)c / t : NAN, 4), bad);
+    if (!strcmp(b->suite, "evasion")) {
+        put(o, "default_strength_accuracy", wt_json_number(wt_bench_default_accuracy(b), 4), bad);
+        for (unsigned i = 0; i < b->ncells; i++) {
+            const struct wt_bench_cell *x = &b->cells[i];
+            if (!x->is_default)
+                continue;
+            json_t *f = json_object();
+            put(f, "family", json_string(x->family), bad);
+            put(f, "default_strength", wt_json_number(x->strength, 4), bad);
+            put(f, "accuracy", wt_json_number(x->trials ? (double)x->correct / x->trials : NAN, 4),
+                bad);
+            put(f, "throughput_cost", wt_json_number(x->throughput_cost, 4), bad);
+            push(fams, f, bad);
+        }
+        put(o, "per_family", fams, bad);
+    } else {
+        json_decref(fams);
+    }
+    for (unsigned i = 0; i < b->ncells; i++) {
+        const struct wt_bench_cell *x = &b->cells[i];
+        json_t *cj = json_object();
+        put(cj, "profile", json_string(x->profile), bad);
+        put(cj, "truth", json_string(wt_class_name(x->truth)), bad);
+        put(cj, "evasion", x->family ? json_string(x->family) : json_null(), bad);
+        put(cj, "strength", wt_json_number(x->strength, 4), bad);
+        put(cj, "trials", json_integer(x->trials), bad);
+        put(cj, "correct", json_integer(x->correct), bad);
+        put(cj, "accuracy", wt_json_number(x->trials ? (double)x->correct / x->trials : NAN, 4),
+            bad);
+        put(cj, "throughput_cost", wt_json_number(x->throughput_cost, 4), bad);
+        push(cells, cj, bad);
+    }
+    put(o, "cells", cells, bad);
+    return o;
+}
+
 json_t *wt_json_benchmark(const struct wt_bench_report *b)
 {
     int bad = 0;
+    if (strcmp(b->suite, "seed")) {
+        json_t *o = sim_benchmark(b, &bad);
+        if (bad) {
+            json_decref(o);
+            return NULL;
+        }
+        return o;
+    }
     json_t *o = json_object();
     json_t *cells = json_array();
     if (!o || !cells) {

@@ -13,6 +13,11 @@ void wt_text_result(FILE *f, const struct wt_result *r)
     fprintf(f, "reasons:\n");
     for (size_t i = 0; i < r->nreasons; i++)
         fprintf(f, "  - %s\n", r->reasons[i].text);
+    if (r->ntamper) {
+        fprintf(f, "tamper indicators:\n");
+        for (size_t i = 0; i < r->ntamper; i++)
+            fprintf(f, "  ! %s\n", r->tamper[i]);
+    }
 }
 
 static void pct(FILE *f, double x)
@@ -25,9 +30,42 @@ static void pct(FILE *f, double x)
 
 void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
 {
-    fprintf(f,
-            "benchmark suite '%s', classifier '%s': %u trials per cell, window %u samples, "
-            "seed %llu\n",
+    if (strcmp(b->suite, "seed")) {
+        fprintf(f, "benchmark suite '%s', classifier '%s': %u trials per cell, %g-second windows "
+                   "at %g Hz, seed %llu\n",
+                b->suite, b->classifier, b->trials, b->window_s, b->sample_hz,
+                (unsigned long long)b->seed);
+        fprintf(f, "%-22s %-16s %8s %7s %9s %10s\n", "profile", "evasion", "strength", "trials",
+                "accuracy", "throughput");
+        unsigned t = 0, c = 0;
+        for (unsigned i = 0; i < b->ncells; i++) {
+            const struct wt_bench_cell *x = &b->cells[i];
+            t += x->trials;
+            c += x->correct;
+            fprintf(f, "%-22s %-16s ", x->profile, x->family ? x->family : "-");
+            if (isnan(x->strength))
+                fprintf(f, "%8s", "-");
+            else
+                fprintf(f, "%7.2f%s", x->strength, x->is_default ? "*" : " ");
+            fprintf(f, " %7u  ", x->trials);
+            pct(f, x->trials ? (double)x->correct / x->trials : NAN);
+            if (isnan(x->throughput_cost))
+                fprintf(f, " %10s\n", "-");
+            else
+                fprintf(f, "   -%5.1f%%\n", 100 * x->throughput_cost);
+        }
+        fprintf(f, "accuracy: ");
+        pct(f, t ? (double)c / t : NAN);
+        fputc('\n', f);
+        if (!strcmp(b->suite, "evasion")) {
+            fprintf(f, "accuracy at each family's default strength (*): ");
+            pct(f, wt_bench_default_accuracy(b));
+            fprintf(f, "\nthroughput: useful training work given up by the evader\n");
+        }
+        return;
+    }
+    fprintf(f, "benchmark suite '%s', classifier '%s': %u trials per cell, window %u samples, "
+               "seed %llu\n",
             b->suite, b->classifier, b->trials, b->window, (unsigned long long)b->seed);
     fprintf(f, "%-12s %-8s %7s %8s %9s\n", "profile", "evasion", "trials", "correct", "accuracy");
     for (unsigned i = 0; i < b->ncells; i++) {
@@ -93,7 +131,7 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
             fprintf(f, " %10zu", t.confusion[c][p]);
         fputc('\n', f);
     }
-    fprintf(f, "per source:\n");
+    fprintf(f, "per source (directory, or GPU model with --holdout gpu_model):\n");
     counts_header(f, "source");
     for (size_t i = 0; i < e->nfiles; i++) {
         size_t j;

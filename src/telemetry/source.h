@@ -39,11 +39,17 @@ struct wt_source_config {
     const char *trace_path; /* file, or "-" for standard input */
     struct wt_trace_opts trace_opts;
     size_t max_buffered; /* samples held across GPUs (0 = default 16M) */
-    /* synthetic */
-    const char *profile; /* training, inference, idle */
-    bool evasion;        /* apply the Python tool's evasion transform */
+    /* synthetic: the Python tool's profiles (training, inference, idle) or
+     * the simulator's (telemetry/simulate.h) */
+    const char *profile;
+    bool evasion;                /* the Python tool's evasion transform */
+    const char *evasion_family;  /* simulator: an evasion family (NULL: none) */
+    double evasion_strength;     /* simulator: 0..1, negative: the family's default */
+    double sample_hz;            /* simulator: samples per second (0: 10) */
+    const char *sim_gpu;         /* simulator: modelled GPU (NULL: h100) */
+    const char *power_semantics; /* simulator: "instant" (NULL) or "avg1s" */
     uint64_t seed;
-    unsigned gpus; /* synthetic GPUs (0 = 1) */
+    unsigned gpus; /* synthetic GPUs (0 = 1; simulator: its default) */
     /* live */
     double interval_s; /* seconds between readings */
 };

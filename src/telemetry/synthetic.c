@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "telemetry/simulate.h"
 #include "telemetry/source.h"
 #include "util/rng.h"
 
@@ -57,6 +58,7 @@ struct synth_gpu {
 };
 
 struct synth {
+    struct wt_sim *sim; /* simulator profiles; NULL for the Python tool's */
     const struct wt_synth_profile *p;
     bool evasion;
     unsigned ngpus;
@@ -100,12 +102,51 @@ static void synth_sample(const struct synth *s, struct synth_gpu *g, int gpu, st
     out->v[WT_COL_PROCS] = p->procs;
 }
 
+static int sim_open(struct wt_source *src, const struct wt_source_config *cfg, const char *name,
+                    struct wt_err *err)
+{
+    if (cfg->evasion)
+        return wt_errf(err, WT_EINVAL,
+                       "--evasion is the Python tool's transform for its profiles (training, "
+                       "inference, idle); simulator profiles take --evasion-family");
+    struct wt_sim_config sc = {
+        .profile = name,
+        .evasion = cfg->evasion_family,
+        .strength = cfg->evasion_strength,
+        .gpu = cfg->sim_gpu,
+        .sample_hz = cfg->sample_hz,
+        .power_semantics = cfg->power_semantics,
+        .gpus = cfg->gpus,
+        .seed = cfg->seed,
+    };
+    struct synth *s = calloc(1, sizeof(*s));
+    if (!s)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    int rc = wt_sim_open(&s->sim, &sc, err);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    s->ngpus = wt_sim_gpus(s->sim);
+    src->priv = s;
+    return WT_OK;
+}
+
 static int synth_open(struct wt_source *src, const struct wt_source_config *cfg, struct wt_err *err)
 {
     const char *name = cfg->profile ? cfg->profile : "training";
     const struct wt_synth_profile *p = wt_synth_profile_find(name);
+    if (!p && wt_sim_profile_find(name))
+        return sim_open(src, cfg, name, err);
     if (!p)
-        return wt_errf(err, WT_EINVAL, "unknown synthetic profile '%s' (training, inference, idle)",
+        return wt_errf(err, WT_EINVAL,
+                       "unknown synthetic profile '%s' (training, inference, idle, or a "
+                       "simulator profile: see `workloadtruth benchmark --list`)",
+                       name);
+    if (cfg->evasion_family && strcmp(cfg->evasion_family, "none"))
+        return wt_errf(err, WT_EINVAL,
+                       "evasion families apply to simulator profiles (such as dense-training), "
+                       "not to the Python tool's '%s'",
                        name);
     unsigned n = cfg->gpus ? cfg->gpus : 1;
     if (n > WT_MAX_GPUS)
@@ -141,11 +182,18 @@ static int synth_info(struct wt_source *src, int gpu, struct wt_device_info *inf
     if (gpu < 0 || (unsigned)gpu >= s->ngpus)
         return wt_errf(err, WT_ENODEV, "synthetic source has no GPU %d", gpu);
     info->index = gpu;
+    info->power_limit_w = NAN;
+    info->power_default_limit_w = NAN;
+    if (s->sim) {
+        snprintf(info->name, sizeof(info->name), "%s", wt_sim_gpu_model(s->sim));
+        snprintf(info->power_semantics, sizeof(info->power_semantics), "%s",
+                 wt_sim_power_semantics(s->sim));
+        info->mem_total_mib = NAN;
+        return WT_OK;
+    }
     snprintf(info->name, sizeof(info->name), "synthetic (%s%s)", s->p->name,
              s->evasion ? ", evasion" : "");
     info->mem_total_mib = WT_SYNTH_MEM_TOTAL_MIB;
-    info->power_limit_w = NAN;
-    info->power_default_limit_w = NAN;
     snprintf(info->power_semantics, sizeof(info->power_semantics), "unknown");
     return WT_OK;
 }
@@ -156,8 +204,12 @@ static int synth_read(struct wt_source *src, int gpu, struct wt_sample *buf, siz
     struct synth *s = src->priv;
     if (gpu < 0 || (unsigned)gpu >= s->ngpus)
         return wt_errf(err, WT_ENODEV, "synthetic source has no GPU %d", gpu);
-    for (size_t i = 0; i < cap; i++)
-        synth_sample(s, &s->gpu[gpu], gpu, &buf[i]);
+    for (size_t i = 0; i < cap; i++) {
+        if (s->sim)
+            wt_sim_next(s->sim, (unsigned)gpu, &buf[i]);
+        else
+            synth_sample(s, &s->gpu[gpu], gpu, &buf[i]);
+    }
     *n = cap;
     return WT_OK;
 }
@@ -165,8 +217,10 @@ static int synth_read(struct wt_source *src, int gpu, struct wt_sample *buf, siz
 static void synth_close(struct wt_source *src)
 {
     struct synth *s = src->priv;
-    if (s)
+    if (s) {
+        wt_sim_close(s->sim);
         free(s->gpu);
+    }
     free(s);
 }
 

@@ -1,0 +1,239 @@
+/* Boosted-tree model: parse, write, score (see model.h). */
+#include "classify/model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/num.h"
+
+#define MAX_MODEL_BYTES (4 * 1024 * 1024)
+#define MAX_LINE 400
+
+struct parser {
+    const char *name;
+    unsigned long lineno;
+    struct wt_err *err;
+};
+
+static int perr(struct parser *p, const char *msg, const char *tok)
+{
+    return wt_errf(p->err, WT_EINVAL, "%s:%lu: %s%s%.40s%s", p->name, p->lineno, msg,
+                   tok ? " '" : "", tok ? tok : "", tok ? "'" : "");
+}
+
+/* Splits line (modified) into at most cap whitespace-separated tokens. */
+static int tokens(char *line, char **tok, int cap)
+{
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(line, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        if (n == cap)
+            return -1;
+        tok[n++] = t;
+    }
+    return n;
+}
+
+static int num(struct parser *p, const char *s, double *out)
+{
+    if (wt_parse_double(s, strlen(s), out) != 0)
+        return perr(p, "not a number:", s);
+    return WT_OK;
+}
+
+static int index_tok(struct parser *p, const char *s, int *out)
+{
+    double d;
+    if (wt_parse_double(s, strlen(s), &d) != 0 || d != floor(d) || d < 0 ||
+        d >= WT_MODEL_MAX_NODES)
+        return perr(p, "not a node id:", s);
+    *out = (int)d;
+    return WT_OK;
+}
+
+static int check_tree(struct parser *p, const struct wt_tree *t)
+{
+    if (t->nnodes == 0)
+        return perr(p, "a tree without nodes", NULL);
+    for (int i = 0; i < t->nnodes; i++) {
+        const struct wt_tree_node *n = &t->node[i];
+        if (n->feature < 0)
+            continue;
+        /* children come after their parent: no cycles, every id defined */
+        if (n->left <= i || n->right <= i || n->left >= t->nnodes || n->right >= t->nnodes)
+            return perr(p, "a tree whose node ids do not form a tree", NULL);
+    }
+    return WT_OK;
+}
+
+int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char *name,
+                   struct wt_err *err)
+{
+    struct parser p = {name, 0, err};
+    int rc = WT_OK, have_format = 0, have_base = 0;
+    memset(m, 0, sizeof(*m));
+    if (len > MAX_MODEL_BYTES)
+        return wt_errf(err, WT_EINVAL, "%s: larger than %d bytes", name, MAX_MODEL_BYTES);
+    size_t pos = 0;
+    struct wt_tree *cur = NULL;
+    while (pos < len) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t l = nl ? (size_t)(nl - (text + pos)) : len - pos;
+        char line[MAX_LINE + 1];
+        p.lineno++;
+        if (l > MAX_LINE)
+            return perr(&p, "line too long", NULL);
+        memcpy(line, text + pos, l);
+        line[l] = '\0';
+        pos += l + (nl ? 1 : 0);
+        if (memchr(line, '\0', l))
+            return perr(&p, "contains a NUL byte", NULL);
+        if (!strncmp(line, "meta ", 5) || !strcmp(line, "meta")) {
+            /* free text, kept verbatim (up to the field's size) */
+            if (!have_format)
+                return perr(&p, "the first directive must be 'format workloadtruth-model/1'",
+                            NULL);
+            if (m->nmeta < WT_MODEL_MAX_META)
+                snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "%.199s", line[4] ? line + 5 : "");
+            continue;
+        }
+        char *tok[16];
+        int n = tokens(line, tok, 16);
+        if (n < 0)
+            return perr(&p, "too many fields", NULL);
+        if (n == 0 || tok[0][0] == '#')
+            continue;
+        if (!strcmp(tok[0], "format")) {
+            if (n != 2 || strcmp(tok[1], "workloadtruth-model/1"))
+                return perr(&p, "unsupported format (want workloadtruth-model/1)", NULL);
+            have_format = 1;
+        } else if (!have_format) {
+            return perr(&p, "the first directive must be 'format workloadtruth-model/1'", NULL);
+        } else if (!strcmp(tok[0], "base")) {
+            if (n != 2 || have_base)
+                return perr(&p, "'base' takes one number, once", NULL);
+            if ((rc = num(&p, tok[1], &m->base)) != WT_OK)
+                return rc;
+            have_base = 1;
+        } else if (!strcmp(tok[0], "tree")) {
+            if (n != 1)
+                return perr(&p, "'tree' takes no arguments", NULL);
+            if (cur && (rc = check_tree(&p, cur)) != WT_OK)
+                return rc;
+            if (m->ntrees == WT_MODEL_MAX_TREES)
+                return perr(&p, "too many trees", NULL);
+            cur = &m->tree[m->ntrees++];
+        } else if (!strcmp(tok[0], "node")) {
+            if (!cur)
+                return perr(&p, "'node' before 'tree'", NULL);
+            int id;
+            if (n < 4 || (rc = index_tok(&p, tok[1], &id)) != WT_OK)
+                return n < 4 ? perr(&p, "'node' needs: ID VALUE leaf|split ...", NULL) : rc;
+            if (id != cur->nnodes)
+                return perr(&p, "node ids must be 0, 1, 2, ... in order:", tok[1]);
+            struct wt_tree_node *nd = &cur->node[cur->nnodes];
+            if ((rc = num(&p, tok[2], &nd->value)) != WT_OK)
+                return rc;
+            if (!strcmp(tok[3], "leaf") && n == 4) {
+                nd->feature = -1;
+            } else if (!strcmp(tok[3], "split") && n == 9) {
+                nd->feature = wt_feature_lookup(tok[4]);
+                if (nd->feature < 0)
+                    return perr(&p, "unknown feature", tok[4]);
+                if ((rc = num(&p, tok[5], &nd->threshold)) != WT_OK)
+                    return rc;
+                if (!strcmp(tok[6], "left"))
+                    nd->missing_left = 1;
+                else if (strcmp(tok[6], "right"))
+                    return perr(&p, "missing side must be left or right:", tok[6]);
+                if ((rc = index_tok(&p, tok[7], &nd->left)) != WT_OK ||
+                    (rc = index_tok(&p, tok[8], &nd->right)) != WT_OK)
+                    return rc;
+            } else {
+                return perr(&p, "'node ID VALUE leaf' or 'node ID VALUE split FEATURE "
+                                "THRESHOLD left|right LEFT RIGHT'",
+                            NULL);
+            }
+            cur->nnodes++;
+        } else {
+            return perr(&p, "unknown directive", tok[0]);
+        }
+    }
+    if (cur && (rc = check_tree(&p, cur)) != WT_OK)
+        return rc;
+    if (!have_format || !have_base)
+        return wt_errf(err, WT_EINVAL, "%s: not a model (needs 'format' and 'base')", name);
+    return WT_OK;
+}
+
+int wt_model_load(struct wt_model *m, const char *path, struct wt_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return wt_errf(err, WT_EIO, "cannot open '%s': %s", path, strerror(errno));
+    char *buf = malloc(MAX_MODEL_BYTES + 1);
+    if (!buf) {
+        fclose(f);
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    }
+    size_t n = fread(buf, 1, MAX_MODEL_BYTES + 1, f);
+    int bad = ferror(f);
+    fclose(f);
+    int rc;
+    if (bad)
+        rc = wt_errf(err, WT_EIO, "cannot read '%s'", path);
+    else
+        rc = wt_model_parse(m, buf, n, path, err);
+    free(buf);
+    return rc;
+}
+
+int wt_model_write(const struct wt_model *m, FILE *f)
+{
+    fprintf(f, "format workloadtruth-model/1\n");
+    for (int i = 0; i < m->nmeta; i++)
+        fprintf(f, "meta %s\n", m->meta[i]);
+    fprintf(f, "base %.6g\n", m->base);
+    for (int t = 0; t < m->ntrees; t++) {
+        const struct wt_tree *tr = &m->tree[t];
+        fprintf(f, "tree\n");
+        for (int i = 0; i < tr->nnodes; i++) {
+            const struct wt_tree_node *n = &tr->node[i];
+            if (n->feature < 0)
+                fprintf(f, "node %d %.6g leaf\n", i, n->value);
+            else
+                fprintf(f, "node %d %.6g split %s %.6g %s %d %d\n", i, n->value,
+                        wt_feature_name(n->feature), n->threshold,
+                        n->missing_left ? "left" : "right", n->left, n->right);
+        }
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+double wt_model_score(const struct wt_model *m, const struct wt_features *x,
+                      double credit[WT_NFEATURES])
+{
+    double s = m->base;
+    if (credit)
+        for (int i = 0; i < WT_NFEATURES; i++)
+            credit[i] = 0;
+    for (int t = 0; t < m->ntrees; t++) {
+        const struct wt_tree *tr = &m->tree[t];
+        int i = 0;
+        s += tr->node[0].value;
+        while (tr->node[i].feature >= 0) {
+            const struct wt_tree_node *n = &tr->node[i];
+            double v = x->v[n->feature];
+            int left = isnan(v) ? n->missing_left : v <= n->threshold;
+            int next = left ? n->left : n->right;
+            double delta = tr->node[next].value - n->value;
+            s += delta;
+            if (credit)
+                credit[n->feature] += delta;
+            i = next;
+        }
+    }
+    return s;
+}

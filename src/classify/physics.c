@@ -1,0 +1,233 @@
+/* The `physics` classifier, the default: a rule for IDLE and a small boosted
+ * tree model for TRAINING vs INFERENCE over features that survive evasion
+ * (see features.h and ../shared/research/workload-physics.md).
+ *
+ * 1. No utilization and no power measured: UNKNOWN.
+ * 2. IDLE when the GPU was active (utilization >= 5%, or power above 20% of
+ *    its reference when utilization is not measured) in at most 20% of the
+ *    window and its mean power is at most 40% of the reference.
+ * 3. Otherwise the model's log-odds s of TRAINING: TRAINING when
+ *    p = 1 / (1 + e^-s) >= 0.5 + WT_PHYSICS_MARGIN, INFERENCE when
+ *    p <= 0.5 - WT_PHYSICS_MARGIN, else UNKNOWN (too little evidence to call).
+ *
+ * Reasons list the model's decision and the features that moved it most
+ * (feature, value, direction, log-odds), from the model's exact additive
+ * attribution.  Configuration anomalies are reported as tamper indicators.
+ * The model itself is data (models/physics.model), made by `workloadtruth
+ * train`; this file holds no fitted numbers.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify/classifier.h"
+#include "classify/model.h"
+
+#define IDLE_DUTY_MAX 0.2
+#define IDLE_POWER_NORM_MAX 0.4
+#define WT_PHYSICS_MARGIN 0.15
+#define MAX_EVIDENCE 5
+
+/* The features the model may use: time shape (cadence, on/off structure),
+ * cross-GPU synchrony, the collective-wait signature, and memory growth.
+ * Chosen by the procedure in docs/classifier.md ("Model selection"): level
+ * features (mean utilization and power) made leave-one-source-out accuracy
+ * worse, as the physics predicts. */
+const enum wt_feature wt_physics_model_features[] = {
+    WT_F_UTIL_ACF_PEAK, WT_F_POWER_ACF_PEAK, WT_F_SQUARE_WAVE, WT_F_ON_LEN,
+    WT_F_PEER_SYNC,     WT_F_SPIN_FRAC,      WT_F_MEM_SLOPE,
+};
+const size_t wt_physics_model_nfeatures =
+    sizeof(wt_physics_model_features) / sizeof(wt_physics_model_features[0]);
+
+/* Output shows every feature, the Python tool's six first. */
+static const enum wt_feature exposed[] = {
+    WT_F_AVG_GPU_UTIL,
+    WT_F_STD_GPU_UTIL,
+    WT_F_MEM_GROWTH,
+    WT_F_AVG_POWER,
+    WT_F_STD_POWER,
+    WT_F_AVG_PROCS,
+    WT_F_SAMPLE_PERIOD,
+    WT_F_POWER_REF,
+    WT_F_DUTY,
+    WT_F_UTIL_ACTIVE,
+    WT_F_UTIL_ACTIVE_CV,
+    WT_F_POWER_NORM,
+    WT_F_POWER_ACTIVE_NORM,
+    WT_F_POWER_P95_NORM,
+    WT_F_POWER_CV,
+    WT_F_POWER_PER_UTIL,
+    WT_F_UTIL_ACF_PEAK,
+    WT_F_UTIL_ACF_LAG,
+    WT_F_POWER_ACF_PEAK,
+    WT_F_POWER_ACF_LAG,
+    WT_F_SQUARE_WAVE,
+    WT_F_POWER_JITTER,
+    WT_F_UTIL_JITTER,
+    WT_F_SPIN_FRAC,
+    WT_F_ON_LEN,
+    WT_F_ON_LEN_CV,
+    WT_F_GAP_LEN,
+    WT_F_BURST_RATE,
+    WT_F_PEAK_POWER_ON,
+    WT_F_MEMUTIL_RATIO,
+    WT_F_MEM_FRAC,
+    WT_F_MEM_CV,
+    WT_F_MEM_SLOPE,
+    WT_F_ENERGY_ACTIVE,
+    WT_F_SWCAP_FRAC,
+    WT_F_PIN_AT_CAP,
+    WT_F_SM_CLOCK_RATIO,
+    WT_F_LIMIT_RATIO,
+    WT_F_CLOCKS_LOCKED,
+    WT_F_PEER_SYNC,
+    WT_F_PEER_ANTI,
+};
+_Static_assert(sizeof(exposed) / sizeof(exposed[0]) == WT_NFEATURES, "expose every feature");
+
+int wt_physics_is_idle(const struct wt_features *f)
+{
+    double duty = f->v[WT_F_DUTY], pn = f->v[WT_F_POWER_NORM];
+    return wt_measured(duty) && duty <= IDLE_DUTY_MAX &&
+           (!wt_measured(pn) || pn <= IDLE_POWER_NORM_MAX);
+}
+
+static const struct wt_model *builtin_model(struct wt_err *err)
+{
+    static struct wt_model m;
+    static int state; /* 0 not loaded, 1 ok, -1 failed */
+    static struct wt_err saved;
+    if (state == 0) {
+        const char *text = wt_model_builtin_text();
+        state = wt_model_parse(&m, text, strlen(text), "models/physics.model", &saved) == WT_OK
+                    ? 1
+                    : -1;
+    }
+    if (state < 0) {
+        if (err)
+            *err = saved;
+        return NULL;
+    }
+    return &m;
+}
+
+static void tamper(struct wt_result *out, const struct wt_features *f)
+{
+    double lr = f->v[WT_F_LIMIT_RATIO];
+    if (wt_measured(lr) && lr < 0.97 && out->ntamper < WT_MAX_TAMPER)
+        snprintf(out->tamper[out->ntamper++], WT_REASON_LEN,
+                 "enforced power limit is %.0f%% of the default limit", 100 * lr);
+    if (f->v[WT_F_CLOCKS_LOCKED] == 1 && out->ntamper < WT_MAX_TAMPER)
+        snprintf(out->tamper[out->ntamper++], WT_REASON_LEN,
+                 "SM clocks look locked (application clocks set, or constant below the "
+                 "maximum under load)");
+    double cap = f->v[WT_F_SWCAP_FRAC], pin = f->v[WT_F_PIN_AT_CAP];
+    if (wt_measured(cap) && cap >= 0.5 && out->ntamper < WT_MAX_TAMPER)
+        snprintf(out->tamper[out->ntamper++], WT_REASON_LEN,
+                 "software power cap asserted in %.0f%% of samples%s", 100 * cap,
+                 wt_measured(pin) && pin >= 0.5 ? ", power pinned at the limit" : "");
+}
+
+struct credit {
+    int f;
+    double c;
+};
+
+static int cmp_credit(const void *a, const void *b)
+{
+    double x = fabs(((const struct credit *)a)->c), y = fabs(((const struct credit *)b)->c);
+    return (x < y) - (x > y);
+}
+
+static int physics_classify(const struct wt_classifier *c, const struct wt_window *w,
+                            const struct wt_features *f, struct wt_result *out,
+                            struct wt_err *err)
+{
+    (void)w;
+    tamper(out, f);
+    if (!wt_measured(f->v[WT_F_AVG_GPU_UTIL]) && !wt_measured(f->v[WT_F_AVG_POWER])) {
+        out->cls = WT_CLASS_UNKNOWN;
+        out->confidence = 0;
+        wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
+                             "neither GPU utilization nor power is measured: no evidence");
+        return WT_OK;
+    }
+    if (wt_physics_is_idle(f)) {
+        double duty = f->v[WT_F_DUTY], pn = f->v[WT_F_POWER_NORM];
+        out->cls = WT_CLASS_IDLE;
+        out->confidence = 1.0 - duty / IDLE_DUTY_MAX * 0.3;
+        wt_result_add_reason(out, WT_F_DUTY, duty, WT_CLASS_IDLE,
+                             "active %.0f%% of the window <= idle threshold %.0f%%", 100 * duty,
+                             100 * IDLE_DUTY_MAX);
+        if (wt_measured(pn))
+            wt_result_add_reason(out, WT_F_POWER_NORM, pn, WT_CLASS_IDLE,
+                                 "mean power %.0f%% of the %.0f W reference <= idle threshold "
+                                 "%.0f%%",
+                                 100 * pn, f->v[WT_F_POWER_REF], 100 * IDLE_POWER_NORM_MAX);
+        return WT_OK;
+    }
+    const struct wt_model *m = c->model ? c->model : builtin_model(err);
+    if (!m)
+        return WT_EINVAL;
+    double credit[WT_NFEATURES];
+    double s = wt_model_score(m, f, credit);
+    double p = 1 / (1 + exp(-s));
+    out->score = s;
+    enum wt_class side = s >= 0 ? WT_CLASS_TRAINING : WT_CLASS_INFERENCE;
+    if (fabs(p - 0.5) < WT_PHYSICS_MARGIN) {
+        out->cls = WT_CLASS_UNKNOWN;
+        out->confidence = 0.5;
+        wt_result_add_reason(out, -1, s, WT_CLASS_NONE,
+                             "evidence too weak: P(TRAINING) = %.2f is within %.2f of 0.5 -- "
+                             "inconclusive",
+                             p, WT_PHYSICS_MARGIN);
+    } else {
+        out->cls = side;
+        out->confidence = side == WT_CLASS_TRAINING ? p : 1 - p;
+        wt_result_add_reason(out, -1, s, side,
+                             "model: P(TRAINING) = %.2f (log-odds %+.2f) over active windows",
+                             p, s);
+    }
+    struct credit cr[WT_NFEATURES];
+    int k = 0;
+    for (int i = 0; i < WT_NFEATURES; i++)
+        if (credit[i] != 0)
+            cr[k++] = (struct credit){i, credit[i]};
+    qsort(cr, (size_t)k, sizeof(cr[0]), cmp_credit);
+    for (int i = 0; i < k && i < MAX_EVIDENCE; i++) {
+        double v = f->v[cr[i].f];
+        enum wt_class fav = cr[i].c > 0 ? WT_CLASS_TRAINING : WT_CLASS_INFERENCE;
+        char val[32];
+        if (wt_measured(v))
+            snprintf(val, sizeof(val), "%.3g", v);
+        else
+            snprintf(val, sizeof(val), "not measured");
+        wt_result_add_reason(out, cr[i].f, v, fav, "%s = %s -> %s (%+.2f)",
+                             wt_feature_name(cr[i].f), val, wt_class_name(fav), cr[i].c);
+        if (out->nreasons)
+            out->reasons[out->nreasons - 1].weight = cr[i].c;
+    }
+    return WT_OK;
+}
+
+const struct wt_classifier wt_classifier_physics = {
+    .name = "physics",
+    .description = "IDLE rule + boosted trees over cadence, compute-boundedness, energy, "
+                   "memory and cross-GPU features (default)",
+    .exposed = exposed,
+    .nexposed = sizeof(exposed) / sizeof(exposed[0]),
+    .min_samples = 5,
+    .classify = physics_classify,
+    .model = NULL,
+};
+
+struct wt_classifier wt_classifier_physics_with(const struct wt_model *m)
+{
+    struct wt_classifier c = wt_classifier_physics;
+    c.model = m;
+    return c;
+}

@@ -1,0 +1,152 @@
+/* `workloadtruth train`: derives the physics model from labelled traces and
+ * writes it in the model text format.  Deterministic: the same traces and
+ * options give the same file, byte for byte (models/physics.model is made by
+ * the command in docs/classifier.md, and a test checks it).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify/classifier.h"
+#include "classify/model.h"
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "eval/trainset.h"
+
+int wt_cmd_train(int argc, char **argv)
+{
+    struct wt_strlist paths = {0};
+    const char *out_path = NULL, *features = NULL;
+    enum wt_feature flist[WT_NFEATURES];
+    struct wt_train_config cfg = wt_train_default;
+    unsigned long long rounds = (unsigned long long)cfg.rounds, depth = (unsigned long long)cfg.depth;
+    unsigned long long sim = cfg.sim_per_cell, py = cfg.py_per_cell;
+    /* clang-format off */
+    struct wt_opt opts[] = {
+        {"--traces", WT_OPT_LIST, &paths, "DIR|FILE", "labelled traces, or directories searched for *.csv", 0, 0, NULL, false},
+        {"--out", WT_OPT_STRING, &out_path, "FILE", "where to write the model ('-' = standard output)", 0, 0, NULL, false},
+        {"--window", WT_OPT_DOUBLE, &cfg.window_s, "SECONDS", "window length (default 30)", 1, 3600, NULL, false},
+        {"--rounds", WT_OPT_UINT, &rounds, "N", "boosting rounds: trees (default 150)", 1, WT_MODEL_MAX_TREES, NULL, false},
+        {"--features", WT_OPT_STRING, &features, "LIST", "features the model may use (default: the physics set)", 0, 0, NULL, false},
+        {"--simulate", WT_OPT_UINT, &sim, "N", "simulator windows per profile/evasion cell added to the traces (default 0: none)", 0, 1000, NULL, false},
+        {"--python-windows", WT_OPT_UINT, &py, "N", "windows per Python-profile cell added (default 40; 0: none)", 0, 10000, NULL, false},
+        {"--depth", WT_OPT_UINT, &depth, "N", "tree depth (default 3)", 1, 3, NULL, false},
+        {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
+    };
+    /* clang-format on */
+    const struct wt_cmd_help help = {
+        "workloadtruth train",
+        "Derive the physics classifier's model from labelled traces (TRAINING and\n"
+        "INFERENCE windows that the IDLE rule does not claim, at the native rate and\n"
+        "at 1 Hz, with all columns and with power only).",
+        "The shipped model is: workloadtruth train --traces ../shared/traces --out "
+        "models/physics.model",
+    };
+    int prc = wt_opts_parse(&help, opts, argc, argv, &paths);
+    int status = WT_EXIT_ERROR;
+    struct wt_trainset ts = {0};
+    struct wt_model *m = NULL;
+    if (prc) {
+        status = prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+        goto out;
+    }
+    if (paths.n == 0 || !out_path) {
+        fprintf(stderr, "workloadtruth train: needs --traces DIR|FILE... and --out FILE "
+                        "(see --help)\n");
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
+    struct wt_err ferr = {{0}};
+    if (features && wt_features_parse(features, flist, &cfg.nfeatures, &ferr) != WT_OK) {
+        fprintf(stderr, "workloadtruth train: --features: %s (see --help)\n", ferr.msg);
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
+    if (features)
+        cfg.features = flist;
+    cfg.rounds = (int)rounds;
+    cfg.sim_per_cell = (unsigned)sim;
+    cfg.py_per_cell = (unsigned)py;
+    cfg.depth = (int)depth;
+    struct wt_err err = {{0}};
+    for (int i = 0; i < paths.n; i++)
+        if (wt_trainset_add(&ts, paths.v[i], &cfg, &err) != WT_OK) {
+            fprintf(stderr, "workloadtruth train: %s\n", err.msg);
+            goto out;
+        }
+    if (cfg.sim_per_cell && wt_trainset_add_sim(&ts, cfg.sim_per_cell, NULL, &cfg, &err) != WT_OK) {
+        fprintf(stderr, "workloadtruth train: %s\n", err.msg);
+        goto out;
+    }
+    if (cfg.py_per_cell && wt_trainset_add_python(&ts, cfg.py_per_cell, &err) != WT_OK) {
+        fprintf(stderr, "workloadtruth train: %s\n", err.msg);
+        goto out;
+    }
+    m = malloc(sizeof(*m));
+    if (!m || wt_trainset_fit(&ts, NULL, &cfg, m, &err) != WT_OK) {
+        fprintf(stderr, "workloadtruth train: %s\n", m ? err.msg : "out of memory");
+        goto out;
+    }
+    size_t ntrain = 0;
+    for (size_t i = 0; i < ts.n; i++)
+        ntrain += ts.y[i];
+    char groups[160] = "";
+    size_t nreal = 0;
+    for (size_t i = 0; i < ts.nfiles; i++) {
+        if (strcmp(ts.files[i].group, "simulator") && strcmp(ts.files[i].group, "python-synthetic"))
+            nreal++;
+        size_t j;
+        for (j = 0; j < i; j++)
+            if (!strcmp(ts.files[j].group, ts.files[i].group))
+                break;
+        if (j == i && strlen(groups) + strlen(ts.files[i].group) + 2 < sizeof(groups)) {
+            strcat(groups, groups[0] ? "," : "");
+            strcat(groups, ts.files[i].group);
+        }
+    }
+    snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
+             "made by: workloadtruth train --window %g --rounds %d --depth %d --simulate %u "
+             "--python-windows %u",
+             cfg.window_s, cfg.rounds, cfg.depth, cfg.sim_per_cell, cfg.py_per_cell);
+    snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "data: %zu trace files; sources %s",
+             nreal, groups);
+    snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
+             "windows: %zu active (TRAINING %zu, INFERENCE %zu), each trace window in 6 views: "
+             "native and 1 Hz x all columns, util+power, power only",
+             ts.n, ntrain, ts.n - ntrain);
+    snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
+             "boosting: learning rate %g, lambda %g, %d thresholds per feature; score = "
+             "log-odds of TRAINING",
+             cfg.learning_rate, cfg.lambda, cfg.nthresholds);
+    {
+        char fl[200] = "";
+        size_t nf = cfg.features ? cfg.nfeatures : wt_physics_model_nfeatures;
+        const enum wt_feature *fs = cfg.features ? cfg.features : wt_physics_model_features;
+        for (size_t i = 0; i < nf && strlen(fl) + 40 < sizeof(fl); i++) {
+            strcat(fl, i ? "," : "");
+            strcat(fl, wt_feature_name(fs[i]));
+        }
+        snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "features: %s", fl);
+    }
+    FILE *f = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "workloadtruth train: cannot open '%s': %s\n", out_path, strerror(errno));
+        goto out;
+    }
+    int wrc = wt_model_write(m, f);
+    if ((f != stdout && fclose(f) != 0) || wrc != 0 || (f == stdout && fflush(stdout) != 0)) {
+        fprintf(stderr, "workloadtruth train: cannot write '%s'\n", out_path);
+        goto out;
+    }
+    fprintf(stderr, "workloadtruth train: %d trees from %zu windows written to %s\n", m->ntrees,
+            ts.n, out_path);
+    status = WT_EXIT_OK;
+out:
+    free(m);
+    wt_trainset_free(&ts);
+    wt_strlist_free(&paths);
+    return status;
+}

@@ -1,0 +1,246 @@
+/* Labelled windows from trace files (see dataset.h). */
+#include "eval/dataset.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "features/transform.h"
+#include "telemetry/source.h"
+
+#define MAX_DEPTH 16
+
+char *wt_ds_group(const char *path)
+{
+    const char *end = strrchr(path, '/');
+    if (!end)
+        return strdup(".");
+    const char *start = end;
+    while (start > path && start[-1] != '/')
+        start--;
+    if (start == end)
+        return strdup("/");
+    return strndup(start, (size_t)(end - start));
+}
+
+struct gpu_stream {
+    struct wt_sample *s;
+    size_t n;
+    struct wt_device_info info;
+};
+
+static int load_gpu(struct wt_source *src, int gpu, struct gpu_stream *g, struct wt_err *err)
+{
+    size_t cap = 0;
+    for (;;) {
+        if (g->n == cap) {
+            size_t ncap = cap ? cap * 2 : 4096;
+            struct wt_sample *ns = realloc(g->s, ncap * sizeof(*ns));
+            if (!ns)
+                return wt_errf(err, WT_ENOMEM, "out of memory");
+            g->s = ns;
+            cap = ncap;
+        }
+        size_t got = 0;
+        int rc = wt_source_read(src, gpu, g->s + g->n, cap - g->n, &got, err);
+        if (rc == WT_DONE || rc == WT_ENODEV) /* ENODEV: index absent from this file */
+            return WT_OK;
+        if (rc)
+            return rc;
+        g->n += got;
+    }
+}
+
+/* First index with t_s >= t (binary search; samples are time-ordered). */
+static size_t lower_bound(const struct wt_sample *s, size_t n, double t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s[mid].t_s < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt_ds_callbacks *cb,
+                   int from_dir, struct wt_err *err)
+{
+    struct wt_source_config cfg = {0};
+    struct wt_source *src = NULL;
+    struct gpu_stream *g = NULL;
+    struct wt_window *peers = NULL;
+    char *group = NULL;
+    int ngpus = 0, rc;
+    cfg.trace_path = path;
+    cfg.trace_opts = o->trace_opts;
+    rc = wt_source_open("replay", &cfg, &src, err);
+    if (rc == WT_EFORMAT && from_dir && cb->not_trace)
+        return cb->not_trace(cb->ctx, path, err);
+    if (rc)
+        return rc;
+    if ((rc = wt_source_device_count(src, &ngpus, err)) != WT_OK)
+        goto out;
+    if (ngpus == 0) {
+        rc = wt_errf(err, WT_EINVAL, "%s: the trace has no data rows", path);
+        goto out;
+    }
+    g = calloc((size_t)ngpus, sizeof(*g));
+    peers = calloc((size_t)ngpus, sizeof(*peers));
+    group = wt_ds_group(path);
+    if (!g || !peers || !group) {
+        rc = wt_errf(err, WT_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < ngpus; i++) {
+        if ((rc = wt_source_device_info(src, i, &g[i].info, err)) != WT_OK ||
+            (rc = load_gpu(src, i, &g[i], err)) != WT_OK)
+            goto out;
+        if (o->columns)
+            wt_keep_columns(g[i].s, g[i].n, o->columns);
+        if (o->resample_hz > 0)
+            g[i].n = wt_resample(g[i].s, g[i].n, o->resample_hz);
+    }
+    if (cb->file && (rc = cb->file(cb->ctx, path, group, g[0].info.name, err)) != WT_OK)
+        goto out;
+    for (int i = 0; i < ngpus; i++) {
+        struct wt_window_iter it;
+        size_t start, count;
+        wt_window_iter_init(&it, g[i].s, g[i].n, o->window_s);
+        while (wt_window_iter_next(&it, &start, &count)) {
+            struct wt_window w = {
+                .s = g[i].s + start,
+                .n = count,
+                .gpu = i,
+                .power_semantics = g[i].info.power_semantics,
+                .gpu_model = g[i].info.name,
+                .peers = peers,
+                .npeers = 0,
+            };
+            double t0 = it.t0 + o->window_s * floor((w.s[0].t_s - it.t0) / o->window_s);
+            double t1 = t0 + o->window_s;
+            for (int j = 0; j < ngpus; j++) {
+                if (j == i)
+                    continue;
+                size_t a = lower_bound(g[j].s, g[j].n, t0), b = lower_bound(g[j].s, g[j].n, t1);
+                if (b > a) {
+                    peers[w.npeers] = (struct wt_window){
+                        .s = g[j].s + a,
+                        .n = b - a,
+                        .gpu = j,
+                        .power_semantics = g[j].info.power_semantics,
+                        .gpu_model = g[j].info.name,
+                    };
+                    w.npeers++;
+                }
+            }
+            struct wt_ds_window dw = {
+                .path = path,
+                .group = group,
+                .gpu_model = g[i].info.name,
+                .t_start = t0,
+                .w = &w,
+                .truth = wt_window_truth(&w),
+                .skip = WT_DS_SCORED,
+            };
+            if (dw.truth == WT_CLASS_NONE)
+                dw.skip = WT_DS_UNLABELLED;
+            else if (count < 2 || count < o->min_samples ||
+                     wt_window_seconds(&w) < 0.5 * o->window_s)
+                dw.skip = WT_DS_SHORT;
+            if ((rc = cb->window(cb->ctx, &dw, err)) != WT_OK)
+                goto out;
+        }
+    }
+out:
+    if (g)
+        for (int i = 0; i < ngpus; i++)
+            free(g[i].s);
+    free(g);
+    free(peers);
+    free(group);
+    wt_source_close(src);
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_csv_suffix(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 4 && !strcasecmp(name + n - 4, ".csv");
+}
+
+static int do_dir(const char *dir, const struct wt_ds_opts *o, const struct wt_ds_callbacks *cb,
+                  int depth, struct wt_err *err)
+{
+    if (depth > MAX_DEPTH)
+        return wt_errf(err, WT_EINVAL, "%s: directories nested deeper than %d", dir, MAX_DEPTH);
+    DIR *d = opendir(dir);
+    if (!d)
+        return wt_errf(err, WT_EIO, "cannot open directory '%s': %s", dir, strerror(errno));
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = WT_OK;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            char **nn = realloc(names, ncap * sizeof(*nn));
+            if (!nn) {
+                rc = wt_errf(err, WT_ENOMEM, "out of memory");
+                goto out;
+            }
+            names = nn;
+            cap = ncap;
+        }
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        if (!(names[n] = malloc(len))) {
+            rc = wt_errf(err, WT_ENOMEM, "out of memory");
+            goto out;
+        }
+        snprintf(names[n], len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
+                 e->d_name);
+        n++;
+    }
+    qsort(names, n, sizeof(*names), cmp_str);
+    for (size_t i = 0; i < n && rc == WT_OK; i++) {
+        struct stat st;
+        if (stat(names[i], &st) != 0)
+            rc = wt_errf(err, WT_EIO, "cannot stat '%s': %s", names[i], strerror(errno));
+        else if (S_ISDIR(st.st_mode))
+            rc = do_dir(names[i], o, cb, depth + 1, err);
+        else if (S_ISREG(st.st_mode) && has_csv_suffix(names[i]))
+            rc = do_file(names[i], o, cb, 1, err);
+    }
+out:
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    closedir(d);
+    return rc;
+}
+
+int wt_ds_walk(const char *path, const struct wt_ds_opts *o, const struct wt_ds_callbacks *cb,
+               struct wt_err *err)
+{
+    struct stat st;
+    if (strcmp(path, "-") != 0) {
+        if (stat(path, &st) != 0)
+            return wt_errf(err, WT_EIO, "cannot open '%s': %s", path, strerror(errno));
+        if (S_ISDIR(st.st_mode))
+            return do_dir(path, o, cb, 0, err);
+    }
+    return do_file(path, o, cb, 0, err);
+}

@@ -1,0 +1,66 @@
+/* Labelled windows from trace files: the one place that turns traces into
+ * (window, truth) pairs for `eval`, `train` and feature dumps.
+ *
+ * A file is loaded whole (all GPUs), optionally transformed (resampled,
+ * columns dropped), cut per GPU into windows of W seconds, and each window is
+ * handed to a callback with its ground truth (the trace format's 80% rule),
+ * the same time span of the host's other GPUs as peers, and whether it is
+ * scored or skipped (unlabelled/mixed, short).  Directories are walked
+ * recursively in sorted order; CSV files there that are not traces are
+ * reported, not fatal.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_DATASET_H
+#define WT_DATASET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "features/window.h"
+#include "telemetry/trace_reader.h"
+#include "util/err.h"
+
+struct wt_ds_opts {
+    double window_s;
+    struct wt_trace_opts trace_opts;
+    double resample_hz; /* 0: native rate */
+    uint32_t columns;   /* kept columns (bit per enum wt_col); 0: all */
+    size_t min_samples; /* fewer: the window is short */
+};
+
+enum wt_ds_skip { WT_DS_SCORED = 0, WT_DS_UNLABELLED = 1, WT_DS_SHORT = 2 };
+
+struct wt_ds_window {
+    const char *path;
+    const char *group;     /* parent directory name: the trace's source */
+    const char *gpu_model;
+    double t_start;        /* window start, trace time */
+    const struct wt_window *w;
+    enum wt_class truth;   /* WT_CLASS_NONE when unlabelled */
+    enum wt_ds_skip skip;
+};
+
+/* Called for every window; a non-zero return stops the walk and is returned. */
+typedef int (*wt_ds_fn)(void *ctx, const struct wt_ds_window *dw, struct wt_err *err);
+/* Called for a CSV met in a directory walk that is not a trace. */
+typedef int (*wt_ds_skip_fn)(void *ctx, const char *path, struct wt_err *err);
+/* Called once per file before its windows (may be NULL). */
+typedef int (*wt_ds_file_fn)(void *ctx, const char *path, const char *group,
+                             const char *gpu_model, struct wt_err *err);
+
+struct wt_ds_callbacks {
+    wt_ds_file_fn file;
+    wt_ds_fn window;
+    wt_ds_skip_fn not_trace;
+    void *ctx;
+};
+
+/* path: a trace file ("-" = stdin) or a directory. */
+int wt_ds_walk(const char *path, const struct wt_ds_opts *o, const struct wt_ds_callbacks *cb,
+               struct wt_err *err) WT_WARN_UNUSED;
+
+/* Parent directory name of path (malloc'd; NULL on allocation failure). */
+char *wt_ds_group(const char *path);
+
+#endif

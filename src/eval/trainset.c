@@ -1,0 +1,397 @@
+/* The physics model's training set (see trainset.h). */
+#include "eval/trainset.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify/classifier.h"
+#include "classify/train.h"
+#include "features/transform.h"
+#include "telemetry/source.h"
+#include "telemetry/simulate.h"
+#include "util/rng.h"
+
+const struct wt_train_config wt_train_default = {
+    .window_s = 30,
+    .rounds = 150,
+    .depth = 3,
+    .learning_rate = 0.3,
+    .lambda = 1.0,
+    .min_child = 0.02,
+    .nthresholds = 32,
+    .sim_per_cell = 0,
+    .py_per_cell = 40,
+};
+
+#define POWER_ONLY                                                                             \
+    ((1u << WT_COL_POWER) | (1u << WT_COL_POWER_LIMIT) | (1u << WT_COL_POWER_DEFAULT_LIMIT))
+
+struct view {
+    double hz;
+    uint32_t columns;
+};
+#define UTIL_POWER (POWER_ONLY | (1u << WT_COL_UTIL_GPU))
+static const struct view views[] = {{0, 0},          {1, 0},          {0, POWER_ONLY},
+                                    {1, POWER_ONLY}, {0, UTIL_POWER}, {1, UTIL_POWER}};
+
+struct ctx {
+    struct wt_trainset *ts;
+    int file;
+};
+
+static int on_file(void *vctx, const char *path, const char *group, const char *gpu_model,
+                   struct wt_err *err)
+{
+    struct ctx *c = vctx;
+    struct wt_trainset *ts = c->ts;
+    /* the same file comes once per view: find it */
+    for (size_t i = 0; i < ts->nfiles; i++)
+        if (!strcmp(ts->files[i].path, path)) {
+            c->file = (int)i;
+            return WT_OK;
+        }
+    if (ts->nfiles == ts->fcap) {
+        size_t ncap = ts->fcap ? ts->fcap * 2 : 64;
+        struct wt_trainset_file *nf = realloc(ts->files, ncap * sizeof(*nf));
+        if (!nf)
+            return wt_errf(err, WT_ENOMEM, "out of memory");
+        ts->files = nf;
+        ts->fcap = ncap;
+    }
+    struct wt_trainset_file *f = &ts->files[ts->nfiles];
+    f->path = strdup(path);
+    f->group = strdup(group);
+    f->gpu_model = strdup(gpu_model);
+    if (!f->path || !f->group || !f->gpu_model) {
+        free(f->path);
+        free(f->group);
+        free(f->gpu_model);
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    }
+    c->file = (int)ts->nfiles++;
+    return WT_OK;
+}
+
+static int add_window(struct wt_trainset *ts, int file, const struct wt_ds_window *dw,
+                      struct wt_err *err);
+
+static int on_window(void *vctx, const struct wt_ds_window *dw, struct wt_err *err)
+{
+    struct ctx *c = vctx;
+    struct wt_trainset *ts = c->ts;
+    if (dw->skip != WT_DS_SCORED || dw->truth == WT_CLASS_IDLE)
+        return WT_OK;
+    /* a window of a multi-GPU host is also learnt as if its GPU were alone,
+     * so that "no other GPU" is not itself evidence of a class */
+    if (dw->w->npeers) {
+        struct wt_window alone = *dw->w;
+        struct wt_ds_window dw1 = *dw;
+        alone.npeers = 0;
+        dw1.w = &alone;
+        int rc = add_window(ts, c->file, &dw1, err);
+        if (rc)
+            return rc;
+    }
+    return add_window(ts, c->file, dw, err);
+}
+
+static int add_window(struct wt_trainset *ts, int file, const struct wt_ds_window *dw,
+                      struct wt_err *err)
+{
+    struct wt_features f;
+    wt_features_compute(dw->w, &f);
+    if (wt_physics_is_idle(&f))
+        return WT_OK; /* the rule decides these; the model sees active windows */
+    if (ts->n == ts->cap) {
+        size_t ncap = ts->cap ? ts->cap * 2 : 4096;
+        struct wt_features *nx = realloc(ts->x, ncap * sizeof(*nx));
+        if (!nx)
+            return wt_errf(err, WT_ENOMEM, "out of memory");
+        ts->x = nx;
+        unsigned char *ny = realloc(ts->y, ncap);
+        if (!ny)
+            return wt_errf(err, WT_ENOMEM, "out of memory");
+        ts->y = ny;
+        int *nfile = realloc(ts->file, ncap * sizeof(int));
+        if (!nfile)
+            return wt_errf(err, WT_ENOMEM, "out of memory");
+        ts->file = nfile;
+        ts->cap = ncap;
+    }
+    ts->x[ts->n] = f;
+    ts->y[ts->n] = dw->truth == WT_CLASS_TRAINING;
+    ts->file[ts->n] = file;
+    ts->n++;
+    return WT_OK;
+}
+
+static int on_not_trace(void *vctx, const char *path, struct wt_err *err)
+{
+    (void)vctx;
+    (void)path;
+    (void)err;
+    return WT_OK;
+}
+
+int wt_trainset_add(struct wt_trainset *ts, const char *path, const struct wt_train_config *c,
+                    struct wt_err *err)
+{
+    ts->window_s = c->window_s;
+    for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
+        struct ctx cx = {ts, -1};
+        struct wt_ds_opts o = {
+            .window_s = c->window_s,
+            .resample_hz = views[v].hz,
+            .columns = views[v].columns,
+            .min_samples = wt_classifier_physics.min_samples,
+        };
+        struct wt_ds_callbacks cb = {on_file, on_window, on_not_trace, &cx};
+        int rc = wt_ds_walk(path, &o, &cb, err);
+        if (rc)
+            return rc;
+    }
+    return WT_OK;
+}
+
+#define SIM_SEED_DOMAIN 0x7ea1a5eedULL
+#define SIM_MAX_GPUS 16
+
+static int add_sim_cell(struct wt_trainset *ts, const char *profile, const char *family,
+                        double strength, unsigned per_cell, unsigned cell,
+                        const struct wt_train_config *c, struct wt_err *err)
+{
+    static const char *const gpus[] = {"h100", "a100", "h200", "l40s", "v100"};
+    char path[96];
+    if (family)
+        snprintf(path, sizeof(path), "simulator:%s+%s@%.2f", profile, family, strength);
+    else
+        snprintf(path, sizeof(path), "simulator:%s", profile);
+    struct ctx cx = {ts, -1};
+    int rc = on_file(&cx, path, "simulator", "simulated", err);
+    if (rc)
+        return rc;
+    size_t per_gpu = (size_t)(c->window_s * 10) + 2;
+    struct wt_sample *buf = malloc(per_gpu * SIM_MAX_GPUS * sizeof(*buf));
+    if (!buf)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    for (unsigned t = 0; t < per_cell && rc == WT_OK; t++) {
+        uint64_t seed = wt_mix64(SIM_SEED_DOMAIN ^ wt_mix64(((uint64_t)cell << 32) | t));
+        struct wt_sim_config sc = {
+            .profile = profile,
+            .evasion = family,
+            .strength = family ? strength : -1,
+            .gpu = gpus[(cell + t) % 5],
+            .sample_hz = 10,
+            .power_semantics = (t % 2) ? "avg1s" : "instant",
+            .randomize = 1,
+            .seed = seed,
+        };
+        /* training jobs: sometimes data parallel over several GPUs */
+        if (!family && !strcmp(profile, "dense-training") && t % 3 == 1)
+            sc.gpus = 2 + (unsigned)(t % 7);
+        struct wt_sim *sim;
+        if ((rc = wt_sim_open(&sim, &sc, err)) != WT_OK)
+            break;
+        struct wt_rng rng;
+        wt_rng_seed(&rng, seed ^ 0x0ff5e7ULL);
+        double offset = 30 + 300 * wt_rng_uniform(&rng);
+        unsigned g = wt_sim_gpus(sim);
+        if (g > SIM_MAX_GPUS)
+            g = SIM_MAX_GPUS;
+        size_t n[SIM_MAX_GPUS] = {0};
+        for (unsigned i = 0; i < g; i++) {
+            struct wt_sample smp;
+            for (;;) {
+                wt_sim_next(sim, i, &smp);
+                if (smp.t_s >= offset + c->window_s)
+                    break;
+                if (smp.t_s >= offset && n[i] < per_gpu)
+                    buf[i * per_gpu + n[i]++] = smp;
+            }
+        }
+        for (size_t v = 0; v < sizeof(views) / sizeof(views[0]) && rc == WT_OK; v++) {
+            size_t m[SIM_MAX_GPUS];
+            static struct wt_sample view[SIM_MAX_GPUS][3602];
+            struct wt_window peers[SIM_MAX_GPUS];
+            for (unsigned i = 0; i < g; i++) {
+                m[i] = n[i] < 3602 ? n[i] : 3602;
+                memcpy(view[i], buf + i * per_gpu, m[i] * sizeof(struct wt_sample));
+                if (views[v].columns)
+                    wt_keep_columns(view[i], m[i], views[v].columns);
+                if (views[v].hz > 0)
+                    m[i] = wt_resample(view[i], m[i], views[v].hz);
+                if (i)
+                    peers[i - 1] = (struct wt_window){.s = view[i],
+                                                      .n = m[i],
+                                                      .gpu = (int)i,
+                                                      .power_semantics =
+                                                          wt_sim_power_semantics(sim),
+                                                      .gpu_model = wt_sim_gpu_model(sim)};
+            }
+            struct wt_window w = {.s = view[0],
+                                  .n = m[0],
+                                  .gpu = 0,
+                                  .power_semantics = wt_sim_power_semantics(sim),
+                                  .gpu_model = wt_sim_gpu_model(sim),
+                                  .peers = peers,
+                                  .npeers = g - 1};
+            struct wt_ds_window dw = {.path = path,
+                                      .group = "simulator",
+                                      .gpu_model = wt_sim_gpu_model(sim),
+                                      .t_start = offset,
+                                      .w = &w,
+                                      .truth = wt_window_truth(&w),
+                                      .skip = m[0] >= wt_classifier_physics.min_samples
+                                                  ? WT_DS_SCORED
+                                                  : WT_DS_SHORT};
+            rc = on_window(&cx, &dw, err);
+        }
+        wt_sim_close(sim);
+    }
+    free(buf);
+    return rc;
+}
+
+int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const char *skip_family,
+                        const struct wt_train_config *c, struct wt_err *err)
+{
+    static const double strengths[] = {0.25, 0.5, 0.75, 1.0};
+    size_t np, ne;
+    const struct wt_sim_profile_info *prof = wt_sim_profiles(&np);
+    const struct wt_sim_evasion_info *ev = wt_sim_evasions(&ne);
+    unsigned cell = 0;
+    int rc = WT_OK;
+    if (c->window_s > 360)
+        return wt_errf(err, WT_EINVAL, "simulated training windows are limited to 360 s");
+    for (size_t p = 0; p < np && rc == WT_OK; p++)
+        rc = add_sim_cell(ts, prof[p].name, NULL, -1, per_cell, cell++, c, err);
+    for (size_t f = 0; f < ne && rc == WT_OK; f++) {
+        if (skip_family && !strcmp(skip_family, ev[f].name)) {
+            cell += 4;
+            continue;
+        }
+        for (size_t k = 0; k < 4 && rc == WT_OK; k++)
+            rc = add_sim_cell(ts, "dense-training", ev[f].name, strengths[k], per_cell, cell++, c,
+                              err);
+    }
+    return rc;
+}
+
+int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell, struct wt_err *err)
+{
+    static const char *const profiles[] = {"training", "inference", "idle"};
+    struct wt_sample buf[30];
+    int rc = WT_OK;
+    for (unsigned p = 0; p < 3 && rc == WT_OK; p++)
+        for (int ev = 0; ev < 2 && rc == WT_OK; ev++) {
+            char path[64];
+            snprintf(path, sizeof(path), "python-synthetic:%s%s", profiles[p],
+                     ev ? "+evasion" : "");
+            struct ctx cx = {ts, -1};
+            if ((rc = on_file(&cx, path, "python-synthetic", "synthetic", err)) != WT_OK)
+                break;
+            for (unsigned t = 0; t < per_cell && rc == WT_OK; t++) {
+                struct wt_source_config cfg = {0};
+                struct wt_source *src;
+                size_t n;
+                cfg.profile = profiles[p];
+                cfg.evasion = ev;
+                cfg.seed = wt_mix64(SIM_SEED_DOMAIN ^ 0x5059ULL ^
+                                    wt_mix64(((uint64_t)(p * 2 + (unsigned)ev) << 32) | t));
+                if ((rc = wt_source_open("synthetic", &cfg, &src, err)) != WT_OK)
+                    break;
+                rc = wt_source_read_n(src, 0, buf, 30, &n, err);
+                wt_source_close(src);
+                if (rc)
+                    break;
+                for (size_t i = 0; i < n; i++)
+                    buf[i].label = wt_class_parse(profiles[p], false);
+                struct wt_window w = {.s = buf, .n = n, .power_semantics = "unknown",
+                                      .gpu_model = "synthetic"};
+                struct wt_ds_window dw = {.path = path,
+                                          .group = "python-synthetic",
+                                          .gpu_model = "synthetic",
+                                          .w = &w,
+                                          .truth = wt_class_parse(profiles[p], false),
+                                          .skip = WT_DS_SCORED};
+                rc = on_window(&cx, &dw, err);
+            }
+        }
+    return rc;
+}
+
+int wt_trainset_fit(const struct wt_trainset *ts, const unsigned char *exclude,
+                    const struct wt_train_config *c, struct wt_model *out, struct wt_err *err)
+{
+    size_t n = 0;
+    struct wt_features *x = malloc((ts->n ? ts->n : 1) * sizeof(*x));
+    unsigned char *y = malloc(ts->n ? ts->n : 1);
+    double *w = malloc((ts->n ? ts->n : 1) * sizeof(double));
+    size_t *count = calloc(ts->nfiles ? ts->nfiles : 1, sizeof(size_t) * 2);
+    int rc;
+    if (!x || !y || !w || !count) {
+        rc = wt_errf(err, WT_ENOMEM, "out of memory");
+        goto out;
+    }
+    /* windows per (source, class), counted on the first file of each source */
+    for (size_t i = 0; i < ts->n; i++) {
+        if (exclude && exclude[ts->file[i]])
+            continue;
+        size_t g = 0;
+        while (strcmp(ts->files[g].group, ts->files[ts->file[i]].group))
+            g++;
+        count[g * 2 + ts->y[i]]++;
+    }
+    double total[2] = {0, 0};
+    for (size_t i = 0; i < ts->n; i++) {
+        if (exclude && exclude[ts->file[i]])
+            continue;
+        size_t g = 0;
+        while (strcmp(ts->files[g].group, ts->files[ts->file[i]].group))
+            g++;
+        x[n] = ts->x[i];
+        y[n] = ts->y[i];
+        w[n] = 1.0 / sqrt((double)count[g * 2 + ts->y[i]]);
+        total[y[n]] += w[n];
+        n++;
+    }
+    if (total[0] <= 0 || total[1] <= 0) {
+        rc = wt_errf(err, WT_EINVAL,
+                     "training needs active windows of both TRAINING and INFERENCE");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        w[i] *= (double)n / (2.0 * total[y[i]]); /* each class sums to n / 2 */
+    struct wt_train_opts o = {
+        .rounds = c->rounds,
+        .depth = c->depth,
+        .learning_rate = c->learning_rate,
+        .lambda = c->lambda,
+        .min_child = c->min_child * (double)n / 100.0,
+        .nthresholds = c->nthresholds,
+        .features = c->features ? c->features : wt_physics_model_features,
+        .nfeatures = c->features ? c->nfeatures : wt_physics_model_nfeatures,
+    };
+    rc = wt_train_boost(x, y, w, n, &o, out, err);
+out:
+    free(x);
+    free(y);
+    free(w);
+    free(count);
+    return rc;
+}
+
+void wt_trainset_free(struct wt_trainset *ts)
+{
+    for (size_t i = 0; i < ts->nfiles; i++) {
+        free(ts->files[i].path);
+        free(ts->files[i].group);
+        free(ts->files[i].gpu_model);
+    }
+    free(ts->files);
+    free(ts->x);
+    free(ts->y);
+    free(ts->file);
+    memset(ts, 0, sizeof(*ts));
+}

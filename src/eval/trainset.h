@@ -1,0 +1,74 @@
+/* The training set of the physics model: every scored, active (not IDLE by
+ * the rule), TRAINING or INFERENCE window of the given traces, seen through
+ * several "views" that model how deployments observe GPUs: the traces'
+ * native rate and 1 Hz polling, all columns and power only.  Each window
+ * keeps the index of its file so callers can hold out whole traces, sources
+ * or GPU models (never a window of a trace used for fitting).
+ *
+ * Weights balance the classes, and within a class give each source
+ * (directory) a weight growing with the square root of its window count, so
+ * no single large source dominates.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_TRAINSET_H
+#define WT_TRAINSET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "classify/model.h"
+#include "eval/dataset.h"
+
+struct wt_trainset_file {
+    char *path, *group, *gpu_model;
+};
+
+struct wt_trainset {
+    size_t n, cap;
+    struct wt_features *x;
+    unsigned char *y;
+    int *file;
+    struct wt_trainset_file *files;
+    size_t nfiles, fcap;
+    double window_s;
+};
+
+struct wt_train_config {
+    double window_s;
+    int rounds, depth;
+    double learning_rate, lambda, min_child;
+    int nthresholds;
+    unsigned sim_per_cell; /* simulator windows per cell (0: none) */
+    unsigned py_per_cell;  /* Python-profile windows per cell (0: none) */
+    const enum wt_feature *features; /* NULL: wt_physics_model_features */
+    size_t nfeatures;
+};
+
+/* The settings that made models/physics.model (documented in docs/classifier.md). */
+extern const struct wt_train_config wt_train_default;
+
+/* Adds path (file or directory) to ts in every view. */
+int wt_trainset_add(struct wt_trainset *ts, const char *path, const struct wt_train_config *c,
+                    struct wt_err *err) WT_WARN_UNUSED;
+/* Adds simulated windows (telemetry/simulate.h): per_cell windows of every
+ * simulator profile and of dense training under every evasion family at
+ * strengths 0.25, 0.5, 0.75 and 1, on alternating GPU models and power
+ * semantics, in the same views, as the pseudo-source "simulator".  Families
+ * named in skip_family (may be NULL) are left out, for leave-one-family-out
+ * evaluation.  Seeds are disjoint from the benchmark's. */
+int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const char *skip_family,
+                        const struct wt_train_config *c, struct wt_err *err) WT_WARN_UNUSED;
+/* Adds windows of the Python tool's synthetic profiles (training, inference
+ * and idle, clean and with its evasion transform): per_cell windows of 30
+ * samples at 1 Hz each, as the pseudo-source "python-synthetic".  Seeds are
+ * disjoint from the benchmark's. */
+int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell,
+                           struct wt_err *err) WT_WARN_UNUSED;
+/* Trains on the windows whose file's `exclude` flag is 0 (exclude may be NULL). */
+int wt_trainset_fit(const struct wt_trainset *ts, const unsigned char *exclude,
+                    const struct wt_train_config *c, struct wt_model *out,
+                    struct wt_err *err) WT_WARN_UNUSED;
+void wt_trainset_free(struct wt_trainset *ts);
+
+#endif

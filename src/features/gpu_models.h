@@ -1,0 +1,18 @@
+/* Rated board power by GPU model name, to put power on a scale that does not
+ * depend on the card: features divide watts by the enforced power limit when
+ * the trace has it, else by this table's rated (TDP) value.
+ *
+ * Values are vendor datasheet maximum board power for the SXM/OAM part unless
+ * the name says PCIe; matching is by case-insensitive substring, most specific
+ * first.  An unknown model returns NaN, and power features that need a scale
+ * then say "not measured" rather than guess.  Not a device database.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_GPU_MODELS_H
+#define WT_GPU_MODELS_H
+
+/* Rated board power in watts for the model name, or NaN if unknown. */
+double wt_gpu_rated_power_w(const char *model);
+
+#endif

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Checks (or prints) every accuracy number in the README's tables.
+
+A table row whose cells contain a command `workloadtruth eval ...` or
+`workloadtruth benchmark ...` is rerun with --json, and the numeric cells after
+the command must equal what it measures now:
+
+  eval rows:                     overall | TRAINING | INFERENCE | IDLE | non-training called TRAINING
+  benchmark (seed suite) rows:   clean | evasion
+  benchmark (sim, evasion) rows: accuracy | accuracy at default strength ('-' for sim)
+
+A table preceded by `<!-- evasion-table: ARGS -->` has one row per evasion
+family (family | default strength | accuracy at default | throughput given up
+at default | accuracy at 0.25 | 0.5 | 0.75 | 1), checked against
+`workloadtruth benchmark ARGS --json`.
+
+usage: readme_numbers.py README.md BUILD_DIR [--print]   (exit 77: skipped, no ../shared)
+"""
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+readme, build = sys.argv[1], os.path.abspath(sys.argv[2])
+printing = "--print" in sys.argv
+root = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+if not os.path.isdir(os.path.join(root, "..", "shared", "traces")):
+    print("no ../shared/traces: skipped")
+    sys.exit(77)
+wt = os.path.join(build, "workloadtruth")
+
+
+def run(args):
+    p = subprocess.run([wt] + args + ["--json"], cwd=root, capture_output=True, text=True,
+                       timeout=600)
+    try:
+        return json.loads(p.stdout)
+    except ValueError:
+        raise SystemExit("FAIL: no JSON from workloadtruth %s: %s" % (" ".join(args), p.stderr))
+
+
+def pct(x):
+    return "-" if x is None else "%.1f%%" % (100 * x)
+
+
+def eval_cells(d):
+    pc = d["per_class"]
+    return [pct(d["accuracy"]), pct(pc["TRAINING"]["accuracy"]), pct(pc["INFERENCE"]["accuracy"]),
+            pct(pc["IDLE"]["accuracy"]), pct(d["false_training_rate"])]
+
+
+def bench_cells(d):
+    if d.get("suite", "seed") == "seed" and "clean_accuracy" in d:
+        return [pct(d["clean_accuracy"]), pct(d["evasion_accuracy"])]
+    return [pct(d["accuracy"]), pct(d.get("default_strength_accuracy"))]
+
+
+def family_rows(d):
+    rows = {}
+    for c in d["cells"]:
+        f = c["evasion"]
+        r = rows.setdefault(f, {"strengths": {}})
+        r["strengths"]["%.2f" % c["strength"]] = pct(c["accuracy"])
+    for f in d["per_family"]:
+        r = rows[f["family"]]
+        r["default"] = "%.2f" % f["default_strength"]
+        r["acc"] = pct(f["accuracy"])
+        r["cost"] = pct(f["throughput_cost"])
+    out = {}
+    for name, r in rows.items():
+        out[name] = [r["default"], r["acc"], r["cost"]] + [r["strengths"].get(s, "-") for s in
+                                                           ("0.25", "0.50", "0.75", "1.00")]
+    return out
+
+
+text = open(readme).read().split("\n")
+bad = 0
+checked = 0
+evasion_args = None
+for line in text:
+    m = re.match(r"<!-- evasion-table: (.*) -->", line.strip())
+    if m:
+        evasion_args = shlex.split(m.group(1))
+        fam = family_rows(run(evasion_args))
+        if printing:
+            for name, cells in fam.items():
+                print("| %s | %s |" % (name, " | ".join(cells)))
+        continue
+    if not line.startswith("|"):
+        if line.strip() == "":
+            evasion_args = None
+        continue
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if evasion_args and cells and cells[0] in fam:
+        want = fam[cells[0]]
+        got = cells[1:1 + len(want)]
+        checked += 1
+        if got != want:
+            bad += 1
+            print("FAIL evasion row %s: README %s, measured %s" % (cells[0], got, want))
+        continue
+    for i, c in enumerate(cells):
+        m = re.fullmatch(r"`workloadtruth (eval|benchmark) ([^`]*)`", c)
+        if not m:
+            continue
+        args = [m.group(1)] + shlex.split(m.group(2))
+        d = run(args)
+        want = eval_cells(d) if m.group(1) == "eval" else bench_cells(d)
+        got = cells[i + 1:i + 1 + len(want)]
+        checked += 1
+        if printing:
+            print("%s -> %s" % (c, " | ".join(want)))
+        elif got != want:
+            bad += 1
+            print("FAIL %s: README %s, measured %s" % (c, got, want))
+        else:
+            print("ok   %s" % c)
+        break
+print("%d rows checked, %d differ" % (checked, bad))
+sys.exit(1 if bad or (checked == 0 and not printing) else 0)

@@ -1,0 +1,167 @@
+/* The model file format (strict, bounded parsing; byte-exact round trip), the
+ * exact additive attribution, and the trainer (deterministic, learns a
+ * separable rule, rounds what it stores).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "testutil.h"
+
+#include "classify/model.h"
+#include "classify/train.h"
+
+static const char *good = "format workloadtruth-model/1\n"
+                          "# a comment\n"
+                          "meta made by hand\n"
+                          "base -0.5\n"
+                          "tree\n"
+                          "node 0 0.1 split util_acf_peak 0.3 right 1 2\n"
+                          "node 1 -1 leaf\n"
+                          "node 2 1.5 split power_cv 0.2 left 3 4\n"
+                          "node 3 0.5 leaf\n"
+                          "node 4 2 leaf\n"
+                          "tree\n"
+                          "node 0 0.25 leaf\n";
+
+static struct wt_model m;
+
+static void test_parse_and_score(void **state)
+{
+    (void)state;
+    struct wt_err err;
+    assert_int_equal(wt_model_parse(&m, good, strlen(good), "m", &err), WT_OK);
+    assert_int_equal(m.ntrees, 2);
+    assert_int_equal(m.nmeta, 1);
+    assert_string_equal(m.meta[0], "made by hand");
+    struct wt_features x;
+    for (int i = 0; i < WT_NFEATURES; i++)
+        x.v[i] = NAN;
+    double credit[WT_NFEATURES];
+    /* util_acf_peak missing -> right; power_cv missing -> left: leaf 0.5 */
+    double s = wt_model_score(&m, &x, credit);
+    assert_true(fabs(s - (-0.5 + 0.5 + 0.25)) < 1e-12);
+    /* credits: 1.5 - 0.1 to util_acf_peak, 0.5 - 1.5 to power_cv */
+    assert_true(fabs(credit[WT_F_UTIL_ACF_PEAK] - 1.4) < 1e-12);
+    assert_true(fabs(credit[WT_F_POWER_CV] + 1.0) < 1e-12);
+    double sum = 0;
+    for (int i = 0; i < WT_NFEATURES; i++)
+        sum += credit[i];
+    assert_true(fabs(s - (m.base + 0.1 + 0.25 + sum)) < 1e-12); /* exactly additive */
+    x.v[WT_F_UTIL_ACF_PEAK] = 0.3; /* <= threshold: left */
+    assert_true(fabs(wt_model_score(&m, &x, NULL) - (-0.5 - 1 + 0.25)) < 1e-12);
+    x.v[WT_F_UTIL_ACF_PEAK] = 0.31;
+    x.v[WT_F_POWER_CV] = 0.5;
+    assert_true(fabs(wt_model_score(&m, &x, NULL) - (-0.5 + 2 + 0.25)) < 1e-12);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    struct wt_err err;
+    assert_int_equal(wt_model_parse(&m, good, strlen(good), "m", &err), WT_OK);
+    char *a = NULL, *b = NULL;
+    size_t la, lb;
+    FILE *f = open_memstream(&a, &la);
+    assert_int_equal(wt_model_write(&m, f), 0);
+    fclose(f);
+    static struct wt_model m2;
+    assert_int_equal(wt_model_parse(&m2, a, la, "a", &err), WT_OK);
+    f = open_memstream(&b, &lb);
+    assert_int_equal(wt_model_write(&m2, f), 0);
+    fclose(f);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+}
+
+static void expect_bad(const char *text, const char *needle)
+{
+    struct wt_err err = {{0}};
+    if (wt_model_parse(&m, text, strlen(text), "m", &err) == WT_OK)
+        fail_msg("expected an error containing '%s'", needle);
+    assert_contains(err.msg, needle);
+}
+
+static void test_bad_models(void **state)
+{
+    (void)state;
+    expect_bad("", "not a model");
+    expect_bad("base 0\n", "m:1: the first directive must be 'format");
+    expect_bad("format workloadtruth-model/2\n", "unsupported format");
+    expect_bad("format workloadtruth-model/1\n", "needs 'format' and 'base'");
+    expect_bad("format workloadtruth-model/1\nbase x\n", "m:2: not a number: 'x'");
+    expect_bad("format workloadtruth-model/1\nbase 0\nbase 1\n", "once");
+    expect_bad("format workloadtruth-model/1\nbase 0\nnode 0 1 leaf\n", "'node' before 'tree'");
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split nope 1 left 1 2\n",
+               "unknown feature 'nope'");
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 1 1 leaf\n", "in order");
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 0 0\n",
+               "do not form a tree");
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\n",
+               "do not form a tree");
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 up 1 2\n",
+               "missing side");
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\n", "a tree without nodes");
+    expect_bad("format workloadtruth-model/1\nbase 0\nfrobnicate\n", "unknown directive");
+    char *many = malloc(WT_MODEL_MAX_TREES * 20 + 100);
+    strcpy(many, "format workloadtruth-model/1\nbase 0\n");
+    for (int i = 0; i <= WT_MODEL_MAX_TREES; i++)
+        strcat(many, "tree\nnode 0 0 leaf\n");
+    expect_bad(many, "too many trees");
+    free(many);
+    struct wt_err err;
+    assert_int_equal(wt_model_load(&m, "/nonexistent.model", &err), WT_EIO);
+}
+
+/* A separable problem: TRAINING iff util_acf_peak > 0.5, power_cv noise. */
+static void test_train(void **state)
+{
+    (void)state;
+    enum { N = 400 };
+    static struct wt_features x[N];
+    static unsigned char y[N];
+    static double w[N];
+    for (int i = 0; i < N; i++) {
+        for (int f = 0; f < WT_NFEATURES; f++)
+            x[i].v[f] = NAN;
+        x[i].v[WT_F_UTIL_ACF_PEAK] = (i % 100) / 100.0;
+        x[i].v[WT_F_POWER_CV] = ((i * 37) % 101) / 101.0;
+        y[i] = x[i].v[WT_F_UTIL_ACF_PEAK] > 0.5;
+        w[i] = 1;
+    }
+    static const enum wt_feature feats[] = {WT_F_POWER_CV, WT_F_UTIL_ACF_PEAK};
+    struct wt_train_opts o = {20, 2, 0.3, 1.0, 0.01, 32, feats, 2};
+    static struct wt_model a, b;
+    struct wt_err err;
+    assert_int_equal(wt_train_boost(x, y, w, N, &o, &a, &err), WT_OK);
+    assert_int_equal(wt_train_boost(x, y, w, N, &o, &b, &err), WT_OK);
+    assert_memory_equal(&a, &b, sizeof(a)); /* deterministic */
+    int correct = 0;
+    for (int i = 0; i < N; i++)
+        correct += (wt_model_score(&a, &x[i], NULL) > 0) == y[i];
+    assert_true(correct >= N - 8); /* thresholds are quantiles: near-exact */
+    /* what is stored is what was trained: write, parse, same scores */
+    char *text = NULL;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(wt_model_write(&a, f), 0);
+    fclose(f);
+    assert_int_equal(wt_model_parse(&b, text, len, "t", &err), WT_OK);
+    for (int i = 0; i < N; i++)
+        assert_true(wt_model_score(&a, &x[i], NULL) == wt_model_score(&b, &x[i], NULL));
+    free(text);
+    /* one class only is an error */
+    memset(y, 0, sizeof(y));
+    assert_int_equal(wt_train_boost(x, y, w, N, &o, &a, &err), WT_EINVAL);
+    assert_contains(err.msg, "both TRAINING and INFERENCE");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_and_score),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_bad_models),
+        cmocka_unit_test(test_train),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
