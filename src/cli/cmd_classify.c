@@ -67,6 +67,56 @@ static int read_window(struct wt_source *src, int gpu, double start, struct wt_s
     return WT_OK;
 }
 
+/* The host's other GPUs over the same time span, as peers for cross-GPU
+ * features.  Each peer keeps the first sample past the window for the next. */
+struct peer {
+    int gpu;
+    struct wt_sample *s;
+    size_t n, cap;
+    struct wt_sample carry;
+    int have_carry, done;
+};
+
+static int peer_fill(struct wt_source *src, struct peer *p, double t0, double t1,
+                     struct wt_err *err)
+{
+    p->n = 0;
+    for (;;) {
+        struct wt_sample smp;
+        if (p->have_carry) {
+            smp = p->carry;
+            p->have_carry = 0;
+        } else if (p->done) {
+            return WT_OK;
+        } else {
+            size_t got = 0;
+            int rc = wt_source_read(src, p->gpu, &smp, 1, &got, err);
+            if (rc == WT_DONE || rc == WT_ENODEV) {
+                p->done = 1;
+                return WT_OK;
+            }
+            if (rc)
+                return rc;
+        }
+        if (smp.t_s > t1) {
+            p->carry = smp;
+            p->have_carry = 1;
+            return WT_OK;
+        }
+        if (smp.t_s < t0)
+            continue;
+        if (p->n == p->cap) {
+            size_t ncap = p->cap ? p->cap * 2 : 256;
+            struct wt_sample *ns = realloc(p->s, ncap * sizeof(*ns));
+            if (!ns)
+                return wt_errf(err, WT_ENOMEM, "out of memory");
+            p->s = ns;
+            p->cap = ncap;
+        }
+        p->s[p->n++] = smp;
+    }
+}
+
 /* The job-level result of n windows: Python-shaped, with the k-of-n rule. */
 static void job_result(const struct wt_result *w, size_t n, size_t k, struct wt_result *job)
 {
@@ -231,13 +281,37 @@ int wt_cmd_classify(int argc, char **argv)
         fail(err.msg);
         goto out;
     }
+    /* peers: the other GPUs of a trace file or of the simulator (not of a
+     * stream on standard input, whose GPUs are unknown until it ends) */
+    int ngpu = 1;
+    struct peer *peers = NULL;
+    struct wt_window *pw = NULL;
+    size_t npeers = 0;
+    if (!(trace && !strcmp(trace, "-")) && strcmp(backend, "nvml") != 0 &&
+        wt_source_device_count(src, &ngpu, &err) != WT_OK) {
+        fail(err.msg);
+        goto out;
+    }
+    if (ngpu > 1) {
+        peers = calloc((size_t)ngpu, sizeof(*peers));
+        pw = calloc((size_t)ngpu, sizeof(*pw));
+        if (!peers || !pw) {
+            free(peers);
+            free(pw);
+            fail("out of memory");
+            goto out;
+        }
+        for (int g2 = 0; g2 < ngpu; g2++)
+            if (g2 != (int)gpu)
+                peers[npeers++].gpu = g2;
+    }
     double t_first = NAN, t_last = NAN;
     for (size_t wi = 0; wi < nwin; wi++) {
         size_t n = 0;
         if (read_window(src, (int)gpu, wi ? NAN : start, buf, (size_t)samples, &n, &err) !=
             WT_OK) {
             fail(err.msg);
-            goto out;
+            goto out_peers;
         }
         if (n < samples) {
             char msg[400];
@@ -252,7 +326,7 @@ int wt_cmd_classify(int argc, char **argv)
                 strncat(msg, more, sizeof(msg) - strlen(msg) - 1);
             }
             fail(msg);
-            goto out;
+            goto out_peers;
         }
         if (wi == 0)
             t_first = buf[0].t_s;
@@ -261,12 +335,33 @@ int wt_cmd_classify(int argc, char **argv)
                               .n = n,
                               .gpu = (int)gpu,
                               .power_semantics = info.power_semantics,
-                              .gpu_model = info.name};
+                              .gpu_model = info.name,
+                              .peers = pw,
+                              .npeers = 0};
+        for (size_t p = 0; p < npeers; p++) {
+            if (peer_fill(src, &peers[p], buf[0].t_s, buf[n - 1].t_s, &err) != WT_OK) {
+                fail(err.msg);
+                goto out_peers;
+            }
+            if (peers[p].n)
+                pw[w.npeers++] = (struct wt_window){.s = peers[p].s,
+                                                    .n = peers[p].n,
+                                                    .gpu = peers[p].gpu,
+                                                    .power_semantics = info.power_semantics,
+                                                    .gpu_model = info.name};
+        }
         if (wt_classify_window(clf, &w, &res[wi], &err) != WT_OK) {
             fail(err.msg);
-            goto out;
+            goto out_peers;
         }
     }
+    for (size_t p = 0; p < npeers; p++)
+        free(peers[p].s);
+    free(peers);
+    free(pw);
+    peers = NULL;
+    pw = NULL;
+    npeers = 0;
     struct wt_result job;
     const struct wt_result *shown = &res[0];
     enum wt_verdict v = WT_VERDICT_INCONCLUSIVE;
@@ -316,6 +411,12 @@ int wt_cmd_classify(int argc, char **argv)
     }
     status = (declared != WT_CLASS_NONE && v == WT_VERDICT_MISMATCH) ? WT_EXIT_MISMATCH
                                                                        : WT_EXIT_OK;
+    goto out;
+out_peers:
+    for (size_t p = 0; p < npeers; p++)
+        free(peers[p].s);
+    free(peers);
+    free(pw);
 out:
     free(res);
     free(buf);

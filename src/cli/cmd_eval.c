@@ -25,7 +25,7 @@ int wt_cmd_eval(int argc, char **argv)
     bool json = false, per_file = false;
     double resample = 0;
     long long train_sim = -1;
-    unsigned long long train_sim_u = 0, train_py_u = 0;
+    unsigned long long train_sim_u = 0, train_py_u = 0, alone_u = 1;
     const char *columns = NULL, *dump_path = NULL, *holdout = NULL, *features = NULL;
     const char *model_path = NULL;
     struct wt_model *model = NULL;
@@ -47,6 +47,7 @@ int wt_cmd_eval(int argc, char **argv)
         {"--simulate", WT_OPT_UINT, &train_sim_u, "N", "--holdout: simulator windows per cell added to each fold's training (default 0: real traces only)", 0, 1000, NULL, false},
         {"--python-windows", WT_OPT_UINT, &train_py_u, "N", "--holdout: windows per Python-profile cell added to each fold's training (default 40; 0: none)", 0, 10000, NULL, false},
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},
+        {"--alone-views", WT_OPT_UINT, &alone_u, "0|1", "--holdout: also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
         {"--per-file", WT_OPT_FLAG, &per_file, NULL, "text output: also one row per file", 0, 0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (totals, per class, confusion, per source, per file)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
@@ -95,6 +96,7 @@ int wt_cmd_eval(int argc, char **argv)
     if (wt_opts_get(opts, "--simulate")->seen)
         train_sim = (long long)train_sim_u;
     o.train_sim = (int)train_sim;
+    o.train_alone = wt_opts_get(opts, "--alone-views")->seen ? (int)alone_u : -1;
     o.train_py = wt_opts_get(opts, "--python-windows")->seen ? (int)train_py_u : -1;
     struct wt_eval_report rep;
     struct wt_err err = {{0}};

@@ -23,7 +23,8 @@ int wt_cmd_train(int argc, char **argv)
     enum wt_feature flist[WT_NFEATURES];
     struct wt_train_config cfg = wt_train_default;
     unsigned long long rounds = (unsigned long long)cfg.rounds, depth = (unsigned long long)cfg.depth;
-    unsigned long long sim = cfg.sim_per_cell, py = cfg.py_per_cell;
+    unsigned long long sim = cfg.sim_per_cell, py = cfg.py_per_cell,
+                       alone = (unsigned long long)cfg.alone_views;
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--traces", WT_OPT_LIST, &paths, "DIR|FILE", "labelled traces, or directories searched for *.csv", 0, 0, NULL, false},
@@ -33,6 +34,7 @@ int wt_cmd_train(int argc, char **argv)
         {"--features", WT_OPT_STRING, &features, "LIST", "features the model may use (default: the physics set)", 0, 0, NULL, false},
         {"--simulate", WT_OPT_UINT, &sim, "N", "simulator windows per profile/evasion cell added to the traces (default 0: none)", 0, 1000, NULL, false},
         {"--python-windows", WT_OPT_UINT, &py, "N", "windows per Python-profile cell added (default 40; 0: none)", 0, 10000, NULL, false},
+        {"--alone-views", WT_OPT_UINT, &alone, "0|1", "also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
         {"--depth", WT_OPT_UINT, &depth, "N", "tree depth (default 3)", 1, 3, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
@@ -70,6 +72,7 @@ int wt_cmd_train(int argc, char **argv)
     cfg.rounds = (int)rounds;
     cfg.sim_per_cell = (unsigned)sim;
     cfg.py_per_cell = (unsigned)py;
+    cfg.alone_views = (int)alone;
     cfg.depth = (int)depth;
     struct wt_err err = {{0}};
     for (int i = 0; i < paths.n; i++)
@@ -109,8 +112,9 @@ int wt_cmd_train(int argc, char **argv)
     }
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
              "made by: workloadtruth train --window %g --rounds %d --depth %d --simulate %u "
-             "--python-windows %u",
-             cfg.window_s, cfg.rounds, cfg.depth, cfg.sim_per_cell, cfg.py_per_cell);
+             "--python-windows %u --alone-views %d",
+             cfg.window_s, cfg.rounds, cfg.depth, cfg.sim_per_cell, cfg.py_per_cell,
+             cfg.alone_views);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "data: %zu trace files; sources %s",
              nreal, groups);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),

@@ -226,6 +226,8 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
     }
     cfg.window_s = o->window_s;
     cfg.features = o->train_features;
+    if (o->train_alone >= 0)
+        cfg.alone_views = o->train_alone;
     cfg.nfeatures = o->train_nfeatures;
     for (int i = 0; i < npaths; i++)
         if ((rc = wt_trainset_add(&ts, paths[i], &cfg, err)) != WT_OK)

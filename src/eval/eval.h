@@ -35,6 +35,7 @@ struct wt_eval_opts {
     int train_sim; /* --holdout: simulator windows per cell (-1: the default) */
     int train_py;  /* --holdout: Python-profile windows per cell (-1: the default) */
     int group_by_model; /* report rows per GPU model instead of per source */
+    int train_alone;    /* --holdout: learn multi-GPU windows without peers too (-1: default) */
 };
 
 struct wt_eval_counts {

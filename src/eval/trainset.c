@@ -22,6 +22,7 @@ const struct wt_train_config wt_train_default = {
     .nthresholds = 32,
     .sim_per_cell = 0,
     .py_per_cell = 40,
+    .alone_views = 1,
 };
 
 #define POWER_ONLY                                                                             \
@@ -84,7 +85,7 @@ static int on_window(void *vctx, const struct wt_ds_window *dw, struct wt_err *e
         return WT_OK;
     /* a window of a multi-GPU host is also learnt as if its GPU were alone,
      * so that "no other GPU" is not itself evidence of a class */
-    if (dw->w->npeers) {
+    if (dw->w->npeers && ts->alone_views) {
         struct wt_window alone = *dw->w;
         struct wt_ds_window dw1 = *dw;
         alone.npeers = 0;
@@ -138,6 +139,7 @@ int wt_trainset_add(struct wt_trainset *ts, const char *path, const struct wt_tr
                     struct wt_err *err)
 {
     ts->window_s = c->window_s;
+    ts->alone_views = c->alone_views;
     for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
         struct ctx cx = {ts, -1};
         struct wt_ds_opts o = {

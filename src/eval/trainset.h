@@ -25,6 +25,7 @@ struct wt_trainset_file {
 };
 
 struct wt_trainset {
+    int alone_views; /* set by wt_trainset_add from the config */
     size_t n, cap;
     struct wt_features *x;
     unsigned char *y;
@@ -41,6 +42,7 @@ struct wt_train_config {
     int nthresholds;
     unsigned sim_per_cell; /* simulator windows per cell (0: none) */
     unsigned py_per_cell;  /* Python-profile windows per cell (0: none) */
+    int alone_views;       /* also learn each multi-GPU window without its peers */
     const enum wt_feature *features; /* NULL: wt_physics_model_features */
     size_t nfeatures;
 };

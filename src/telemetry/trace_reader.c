@@ -59,6 +59,7 @@ struct wt_trace_reader {
     struct wt_trace_opts opts;
     struct wt_trace_meta meta;
     int failed;
+    struct wt_err first_err; /* repeated by every call after a failure */
 
     /* input buffering */
     char *rbuf;
@@ -118,10 +119,14 @@ static int fail(struct wt_trace_reader *r, struct wt_err *err, int code, unsigne
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    r->failed = 1;
+    r->failed = code;
     if (lineno)
-        return wt_errf(err, code, "%s:%lu: %s", r->name, lineno, msg);
-    return wt_errf(err, code, "%s: %s", r->name, msg);
+        wt_errf(&r->first_err, code, "%s:%lu: %s", r->name, lineno, msg);
+    else
+        wt_errf(&r->first_err, code, "%s: %s", r->name, msg);
+    if (err)
+        *err = r->first_err;
+    return code;
 }
 
 /* Reads the next line into r->line.  Returns WT_OK, WT_DONE or an error. */
@@ -814,8 +819,11 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
 {
     int rc;
     unsigned long lineno;
-    if (r->failed)
-        return wt_errf(err, WT_EINVAL, "%s: reader already failed", r->name);
+    if (r->failed) {
+        if (err)
+            *err = r->first_err;
+        return r->failed;
+    }
     if (r->meta.kind == WT_TRACE_NVSMI && !r->has_index && !r->has_ident) {
         if (!r->grouped && (rc = fill_queue(r, err)) != WT_OK)
             return rc;
