@@ -191,9 +191,13 @@ grep -q '"mem_frac": 0\.9[0-9]*,' "$TMP/out" || { echo "FAIL [sim-profile]: vLLM
 run sim-evasion 0 "$WT" classify --backend synthetic --profile dense-training --evasion-family power-cap --evasion-strength 1 --samples 300 --json
 has out "software power cap asserted"
 has out "enforced power limit is"
-run sim-bad-family 1 "$WT" classify --backend synthetic --profile training --evasion-family duty-fixed && has err "evasion families apply to simulator profiles" && oneline
+run sim-bad-family 2 "$WT" classify --backend synthetic --profile training --evasion-family duty-fixed && has err "go with --backend synthetic and a simulator profile" && oneline
+run sim-py-evasion 2 "$WT" classify --backend synthetic --profile dense-training --evasion && has err "simulator profiles take --evasion-family" && oneline
+run trace-family 2 "$WT" classify --trace "$DATA/labelled.csv" --evasion-family burn && oneline
+run eval-train-only 2 "$WT" eval --traces "$DATA" --features duty && has err "--features goes with --holdout" && oneline
+run bench-window-sim 2 "$WT" benchmark --suite sim --window 10 && has err "take --seconds" && oneline
 run sim-bad-target 1 "$WT" classify --backend synthetic --profile idle-bare --evasion-family burn && has err "applies to training profiles" && oneline
-run sim-unknown 1 "$WT" classify --backend synthetic --profile dense-training --evasion-family teleport && has err "unknown evasion family 'teleport'" && oneline
+run sim-unknown 2 "$WT" classify --backend synthetic --profile dense-training --evasion-family teleport && has err "unknown family 'teleport'" && oneline
 run job 0 "$WT" classify --backend synthetic --profile idle --samples 30 --windows 5 --declared idle
 has out "window 5     : IDLE"
 has out "5 of 5 windows IDLE (rule: at least 3 of 5)"

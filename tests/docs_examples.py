@@ -6,7 +6,9 @@ block whose expected text starts with `...` only has to match the end).  The
 command runs from the repository root with the build directory first on PATH;
 `smi.csv` means tests/data/smi.csv.  Keeps docs/cli.md true to the binary.
 
-usage: docs_examples.py DOC.md BUILD_DIR     (exit 77 = skipped: no ../shared/traces)
+usage: docs_examples.py DOC.md BUILD_DIR [--update]   (exit 77 = skipped: no ../shared/traces)
+  --update rewrites the expected output of every full block that differs
+  (after a deliberate change of output; review the diff).
 """
 import os
 import re
@@ -15,19 +17,25 @@ import sys
 import textwrap
 
 doc_path, build = sys.argv[1], os.path.abspath(sys.argv[2])
+update = "--update" in sys.argv[3:]
 root = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 if not os.path.isdir(os.path.join(root, "..", "shared", "traces")):
     print("no ../shared/traces: skipped")
     sys.exit(77)
 doc = open(doc_path).read()
-blocks = [textwrap.dedent(m.group(2)).rstrip(" ")
-          for m in re.finditer(r"^( *)```console\n(.*?)^ *```", doc, re.S | re.M)]
+pattern = re.compile(r"^( *)```console\n(.*?)^ *```", re.S | re.M)
 env = dict(os.environ, PATH=build + ":" + os.environ["PATH"])
 bad = 0
-for b in blocks:
+count = 0
+out = []
+last = 0
+for m in pattern.finditer(doc):
+    indent = m.group(1)
+    b = textwrap.dedent(m.group(2)).rstrip(" ")
     lines = b.split("\n")
     if not lines[0].startswith("$ "):
         continue
+    count += 1
     cmd = lines[0][2:].replace("smi.csv", "tests/data/smi.csv")
     exp = "\n".join(lines[1:])
     p = subprocess.run(cmd, shell=True, cwd=root, env=env, capture_output=True, text=True,
@@ -35,8 +43,19 @@ for b in blocks:
     got = p.stdout + p.stderr
     ok = got.endswith(exp[4:]) if exp.startswith("...\n") else got == exp
     print(("ok   " if ok else "FAIL ") + cmd[:110])
-    if not ok:
-        bad += 1
-        print("--- expected\n" + exp + "--- got\n" + got)
-print(f"{len(blocks)} examples, {bad} differ")
+    if ok:
+        continue
+    if update and not exp.startswith("...\n"):
+        body = "\n".join(indent + l if l else l for l in ([lines[0]] + got.split("\n")))
+        out.append(doc[last:m.start(2)])
+        out.append(body if body.endswith("\n") else body + "\n")
+        last = m.end(2)
+        print("     updated")
+        continue
+    bad += 1
+    print("--- expected\n" + exp + "--- got\n" + got)
+if update and out:
+    out.append(doc[last:])
+    open(doc_path, "w").write("".join(out))
+print(f"{count} examples, {bad} differ")
 sys.exit(1 if bad else 0)

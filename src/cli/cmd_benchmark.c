@@ -73,6 +73,17 @@ int wt_cmd_benchmark(int argc, char **argv)
         list();
         return WT_EXIT_OK;
     }
+    if (strcmp(suite, "seed") && wt_opts_get(opts, "--window")->seen) {
+        fprintf(stderr, "workloadtruth benchmark: --window (samples) is for --suite seed; the "
+                        "sim and evasion suites take --seconds (see --help)\n");
+        return WT_EXIT_USAGE;
+    }
+    if (!strcmp(suite, "seed") &&
+        (wt_opts_get(opts, "--seconds")->seen || wt_opts_get(opts, "--sample-hz")->seen)) {
+        fprintf(stderr, "workloadtruth benchmark: --seconds and --sample-hz are for the sim and "
+                        "evasion suites; --suite seed takes --window (see --help)\n");
+        return WT_EXIT_USAGE;
+    }
     if ((double)trials * (double)window > 1e8) {
         fprintf(stderr, "workloadtruth benchmark: --trials x --window is limited to 100000000 "
                         "samples per cell (see --help)\n");

@@ -145,8 +145,15 @@ static void job_result(const struct wt_result *w, size_t n, size_t k, struct wt_
         wt_result_add_reason(job, -1, NAN, job->cls,
                              "%zu of %zu windows %s (rule: at least %zu of %zu)", votes, n,
                              wt_class_name(job->cls), k, n);
-    for (size_t i = 0; i < w[n - 1].ntamper && job->ntamper < WT_MAX_TAMPER; i++)
-        memcpy(job->tamper[job->ntamper++], w[n - 1].tamper[i], WT_REASON_LEN);
+    /* tamper indicators seen in any window, once each */
+    for (size_t i = 0; i < n; i++)
+        for (size_t t = 0; t < w[i].ntamper && job->ntamper < WT_MAX_TAMPER; t++) {
+            size_t j = 0;
+            while (j < job->ntamper && strcmp(job->tamper[j], w[i].tamper[t]))
+                j++;
+            if (j == job->ntamper)
+                memcpy(job->tamper[job->ntamper++], w[i].tamper[t], WT_REASON_LEN);
+        }
 }
 
 int wt_cmd_classify(int argc, char **argv)
@@ -216,6 +223,31 @@ int wt_cmd_classify(int argc, char **argv)
     } else if (!strcmp(backend, "replay")) {
         fprintf(stderr, "workloadtruth classify: --backend replay needs --trace FILE "
                         "('-' for standard input) (see --help)\n");
+        return WT_EXIT_USAGE;
+    }
+    if ((family || wt_opts_get(opts, "--evasion-strength")->seen ||
+         wt_opts_get(opts, "--sample-hz")->seen) &&
+        (strcmp(backend, "synthetic") || wt_synth_profile_find(profile))) {
+        fprintf(stderr, "workloadtruth classify: --evasion-family, --evasion-strength and "
+                        "--sample-hz go with --backend synthetic and a simulator profile (see "
+                        "`benchmark --list`) (see --help)\n");
+        return WT_EXIT_USAGE;
+    }
+    if (wt_opts_get(opts, "--evasion-strength")->seen && !family) {
+        fprintf(stderr, "workloadtruth classify: --evasion-strength needs --evasion-family "
+                        "(see --help)\n");
+        return WT_EXIT_USAGE;
+    }
+    if (family && !wt_sim_evasion_find(family)) {
+        fprintf(stderr, "workloadtruth classify: --evasion-family: unknown family '%.40s' (see "
+                        "`benchmark --list`) (see --help)\n",
+                family);
+        return WT_EXIT_USAGE;
+    }
+    if (evasion && (strcmp(backend, "synthetic") || !wt_synth_profile_find(profile))) {
+        fprintf(stderr, "workloadtruth classify: --evasion is the Python tool's transform for "
+                        "--backend synthetic with its profiles (training, inference, idle); "
+                        "simulator profiles take --evasion-family (see --help)\n");
         return WT_EXIT_USAGE;
     }
     size_t k = kagree ? (size_t)kagree : wt_job_default_k((size_t)nwin);

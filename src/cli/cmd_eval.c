@@ -36,7 +36,7 @@ int wt_cmd_eval(int argc, char **argv)
     struct wt_opt opts[] = {
         {"--traces", WT_OPT_LIST, &paths, "DIR|FILE", "trace files, or directories searched for *.csv", 0, 0, NULL, false},
         {"--window", WT_OPT_DOUBLE, &window, "SECONDS", "window length (default 30)", 0.01, 86400, NULL, false},
-        {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: the first listed)", 0, 0, wt_cli_classifier_names(), false},
+        {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: physics)", 0, 0, wt_cli_classifier_names(), false},
         {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect)", 1, WT_MAX_GPUS, NULL, false},
         {"--interval", WT_OPT_DOUBLE, &interval, "S", "nvidia-smi CSV without timestamps: seconds per tick (default 1)", 0.001, 3600, NULL, false},
         {"--resample", WT_OPT_DOUBLE, &resample, "HZ", "poll the traces at HZ instead of their native rate (e.g. 1)", 0.001, 1000, NULL, false},
@@ -120,6 +120,21 @@ int wt_cmd_eval(int argc, char **argv)
         return WT_EXIT_ERROR;
     }
     wt_eval_init(&rep, &o);
+    static const char *const train_only[] = {"--features", "--simulate", "--python-windows",
+                                             "--alone-views", NULL};
+    for (int i = 0; train_only[i]; i++)
+        if (!holdout && wt_opts_get(opts, train_only[i])->seen) {
+            fprintf(stderr, "workloadtruth eval: %s goes with --holdout (see --help)\n",
+                    train_only[i]);
+            status = WT_EXIT_USAGE;
+            goto out;
+        }
+    if (holdout && model_path) {
+        fprintf(stderr, "workloadtruth eval: --holdout trains its own models; --model cannot go "
+                        "with it (see --help)\n");
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
     if (holdout && !strcmp(holdout, "gpu_model"))
         o.group_by_model = 1; /* rows per held-out GPU model */
     if (holdout) {

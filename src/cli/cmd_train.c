@@ -43,7 +43,8 @@ int wt_cmd_train(int argc, char **argv)
         "workloadtruth train",
         "Derive the physics classifier's model from labelled traces (TRAINING and\n"
         "INFERENCE windows that the IDLE rule does not claim, at the native rate and\n"
-        "at 1 Hz, with all columns and with power only).",
+        "at 1 Hz, with all columns, utilization and power, and power only; plus windows\n"
+        "of the Python tool's synthetic profiles).",
         "The shipped model is: workloadtruth train --traces ../shared/traces --out "
         "models/physics.model",
     };
@@ -146,7 +147,7 @@ int wt_cmd_train(int argc, char **argv)
         goto out;
     }
     fprintf(stderr, "workloadtruth train: %d trees from %zu windows written to %s\n", m->ntrees,
-            ts.n, out_path);
+            ts.n, strcmp(out_path, "-") ? out_path : "standard output");
     status = WT_EXIT_OK;
 out:
     free(m);

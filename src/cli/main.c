@@ -16,8 +16,8 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"classify", wt_cmd_classify, "classify one window of telemetry (synthetic, trace or live)"},
-    {"benchmark", wt_cmd_benchmark, "score a classifier on the synthetic benchmark suite"},
+    {"classify", wt_cmd_classify, "classify windows of telemetry (synthetic, trace or live), with job-level verdicts"},
+    {"benchmark", wt_cmd_benchmark, "score a classifier on synthetic suites (the Python tool's, the simulator, evasion)"},
     {"eval", wt_cmd_eval, "score a classifier on labelled real traces"},
     {"train", wt_cmd_train, "derive the physics classifier's model from labelled traces"},
     {NULL, NULL, NULL},

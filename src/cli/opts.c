@@ -51,7 +51,7 @@ static int bad(const struct wt_cmd_help *h, const char *fmt, ...) WT_PRINTF(2, 3
 
 static int bad(const struct wt_cmd_help *h, const char *fmt, ...)
 {
-    char msg[400];
+    char msg[900];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -62,7 +62,7 @@ static int bad(const struct wt_cmd_help *h, const char *fmt, ...)
 
 static int set_value(const struct wt_cmd_help *h, struct wt_opt *o, const char *val)
 {
-    char buf[160], sv[80];
+    char buf[600], sv[80];
     shown(sv, sizeof(sv), val);
     switch (o->type) {
     case WT_OPT_STRING:

@@ -36,7 +36,7 @@ void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
                 b->suite, b->classifier, b->trials, b->window_s, b->sample_hz,
                 (unsigned long long)b->seed);
         fprintf(f, "%-22s %-16s %8s %7s %9s %10s\n", "profile", "evasion", "strength", "trials",
-                "accuracy", "throughput");
+                "accuracy", "given up");
         unsigned t = 0, c = 0;
         for (unsigned i = 0; i < b->ncells; i++) {
             const struct wt_bench_cell *x = &b->cells[i];
@@ -52,7 +52,7 @@ void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
             if (isnan(x->throughput_cost))
                 fprintf(f, " %10s\n", "-");
             else
-                fprintf(f, "   -%5.1f%%\n", 100 * x->throughput_cost);
+                fprintf(f, " %9.1f%%\n", 100 * x->throughput_cost);
         }
         fprintf(f, "accuracy: ");
         pct(f, t ? (double)c / t : NAN);
@@ -60,7 +60,7 @@ void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
         if (!strcmp(b->suite, "evasion")) {
             fprintf(f, "accuracy at each family's default strength (*): ");
             pct(f, wt_bench_default_accuracy(b));
-            fprintf(f, "\nthroughput: useful training work given up by the evader\n");
+            fprintf(f, "\ngiven up: the share of useful training work the evader loses\n");
         }
         return;
     }
