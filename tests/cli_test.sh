@@ -94,7 +94,7 @@ cp "$TMP/out" "$TMP/seed7"
 run cls-seed2 0 "$WT" classify --backend synthetic --seed 7 --json
 cmp -s "$TMP/out" "$TMP/seed7" || { echo "FAIL [cls-seed]: same seed, different output"; fails=$((fails + 1)); }
 run cls-evasion 0 "$WT" classify --backend synthetic --evasion --samples 30 --classifier rules && has out "workload_type : UNKNOWN"
-run cls-nvml 1 "$WT" classify && has err "nvml backend is not built yet" && oneline
+run cls-nodriver 1 env WT_NVML_LIB=/nonexistent/libnvidia-ml.so.1 "$WT" classify && has err "no NVIDIA GPU to read" && has err "use --backend synthetic, or --trace FILE" && oneline
 
 # ---- --declared verdicts and exit codes
 run decl-match 0 "$WT" classify --backend synthetic --declared training && has out "verdict       : MATCH"

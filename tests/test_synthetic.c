@@ -141,8 +141,10 @@ static void test_errors(void **state)
     assert_contains(err.msg, "unknown synthetic profile 'mining'");
     assert_int_equal(wt_source_open("amd", &cfg, &src, &err), WT_EINVAL);
     assert_contains(err.msg, "unknown backend 'amd'");
-    assert_int_equal(wt_source_open("nvml", &cfg, &src, &err), WT_ENOTSUP);
-    assert_contains(err.msg, "not built yet");
+    cfg.nvml_lib = "/nonexistent/libnvidia-ml.so.1";
+    assert_int_equal(wt_source_open("nvml", &cfg, &src, &err), WT_ENODEV);
+    assert_contains(err.msg, "cannot load the NVIDIA management library");
+    cfg.nvml_lib = NULL;
     cfg.profile = "idle";
     assert_int_equal(wt_source_open("synthetic", &cfg, &src, &err), WT_OK);
     size_t n;

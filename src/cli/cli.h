@@ -16,6 +16,8 @@ int wt_cmd_classify(int argc, char **argv);
 int wt_cmd_benchmark(int argc, char **argv);
 int wt_cmd_eval(int argc, char **argv);
 int wt_cmd_train(int argc, char **argv);
+int wt_cmd_gpus(int argc, char **argv);
+int wt_cmd_record(int argc, char **argv);
 
 /* Names of the classifiers, NULL-terminated, for option choices. */
 const char *const *wt_cli_classifier_names(void);

@@ -158,16 +158,16 @@ static void job_result(const struct wt_result *w, size_t n, size_t k, struct wt_
 
 int wt_cmd_classify(int argc, char **argv)
 {
-    static const char *const backends[] = {"nvml", "synthetic", "replay", NULL};
-    const char *backend = "nvml", *profile = "training", *trace = NULL, *declared_s = NULL;
+    static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
+    const char *backend = "auto", *profile = "training", *trace = NULL, *declared_s = NULL;
     const char *clf_name = wt_classifier_default()->name, *model_path = NULL;
-    const char *family = NULL;
+    const char *family = NULL, *nvml_lib = NULL;
     unsigned long long gpu = 0, samples = 10, seed = 0, per_tick = 0, nwin = 1, kagree = 0;
     double interval = 1.0, start = NAN, strength = -1, sim_hz = 10;
     bool json = false, evasion = false;
     /* clang-format off */
     struct wt_opt opts[] = {
-        {"--backend", WT_OPT_CHOICE, &backend, "B", "telemetry source: nvml (default), synthetic, replay", 0, 0, backends, false},
+        {"--backend", WT_OPT_CHOICE, &backend, "B", "telemetry source: auto (default: nvml when a driver is present), nvml, synthetic, replay", 0, 0, backends, false},
         {"--profile", WT_OPT_CHOICE, &profile, "P", "synthetic profile (default training; see `benchmark --list`)", 0, 0, profile_names(), false},
         {"--evasion", WT_OPT_FLAG, &evasion, NULL, "synthetic: apply the Python tool's evasion transform", 0, 0, NULL, false},
         {"--evasion-family", WT_OPT_STRING, &family, "NAME", "simulator: evasion family applied to a training profile", 0, 0, NULL, false},
@@ -183,6 +183,7 @@ int wt_cmd_classify(int argc, char **argv)
         {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect)", 1, WT_MAX_GPUS, NULL, false},
         {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: physics)", 0, 0, wt_cli_classifier_names(), false},
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},
+        {"--nvml-lib", WT_OPT_STRING, &nvml_lib, "PATH", "NVML library to load (default: $WT_NVML_LIB, else libnvidia-ml.so.1)", 0, 0, NULL, false},
         {"--declared", WT_OPT_STRING, &declared_s, "TYPE", "the owner's declared type: training, inference or idle", 0, 0, NULL, false},
         {"--seed", WT_OPT_UINT, &seed, "N", "synthetic: random seed (default 0)", 0, 18446744073709551615.0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (the Python tool's shape)", 0, 0, NULL, false},
@@ -298,6 +299,7 @@ int wt_cmd_classify(int argc, char **argv)
     cfg.sample_hz = sim_hz;
     cfg.seed = seed;
     cfg.interval_s = interval;
+    cfg.nvml_lib = nvml_lib;
     if (wt_source_open(backend, &cfg, &src, &err) != WT_OK) {
         fail(err.msg);
         goto out;
@@ -319,7 +321,8 @@ int wt_cmd_classify(int argc, char **argv)
     struct peer *peers = NULL;
     struct wt_window *pw = NULL;
     size_t npeers = 0;
-    if (!(trace && !strcmp(trace, "-")) && strcmp(backend, "nvml") != 0 &&
+    int live = !strcmp(src->ops->name, "nvml");
+    if (!(trace && !strcmp(trace, "-")) && !live &&
         wt_source_device_count(src, &ngpu, &err) != WT_OK) {
         fail(err.msg);
         goto out;
@@ -415,6 +418,14 @@ int wt_cmd_classify(int argc, char **argv)
             json_object_set_new(jb, "min_agree", json_integer((json_int_t)k));
             json_object_set_new(j, "job", jb);
             json_object_set_new(j, "windows", arr);
+        }
+        if (j && src->ops->processes) {
+            /* who runs on the GPU: pid, memory, user, container, pod, Slurm job */
+            struct wt_proc procs[64];
+            size_t np = 0;
+            struct wt_err perr;
+            if (wt_source_processes(src, (int)gpu, procs, 64, &np, &perr) == WT_OK)
+                json_object_set_new(j, "processes", wt_json_processes(procs, np));
         }
         if (j && declared != WT_CLASS_NONE) {
             json_object_set_new(j, "declared", json_string(wt_class_lname(declared)));

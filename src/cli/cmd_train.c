@@ -134,7 +134,7 @@ int wt_cmd_train(int argc, char **argv)
             strcat(fl, i ? "," : "");
             strcat(fl, wt_feature_name(fs[i]));
         }
-        snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "features: %s", fl);
+        snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "features: %.185s", fl);
     }
     FILE *f = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
     if (!f) {

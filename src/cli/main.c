@@ -20,6 +20,8 @@ static const struct command commands[] = {
     {"benchmark", wt_cmd_benchmark, "score a classifier on synthetic suites (the Python tool's, the simulator, evasion)"},
     {"eval", wt_cmd_eval, "score a classifier on labelled real traces"},
     {"train", wt_cmd_train, "derive the physics classifier's model from labelled traces"},
+    {"gpus", wt_cmd_gpus, "list the GPUs and the processes on each, with their owners"},
+    {"record", wt_cmd_record, "record GPU telemetry to a trace file"},
     {NULL, NULL, NULL},
 };
 
@@ -72,7 +74,7 @@ int main(int argc, char **argv)
             return WT_EXIT_USAGE;
         }
     fprintf(stderr,
-            "workloadtruth: unknown command '%.60s' (classify, benchmark, eval, train; see --help)\n",
+            "workloadtruth: unknown command '%.60s' (classify, benchmark, eval, train, gpus, record; see --help)\n",
             cmd);
     return WT_EXIT_USAGE;
 }

@@ -302,6 +302,65 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
     return o;
 }
 
+static json_t *str_or_null(const char *s)
+{
+    return s && *s ? json_string(s) : json_null();
+}
+
+json_t *wt_json_processes(const struct wt_proc *p, size_t n)
+{
+    int bad = 0;
+    json_t *a = json_array();
+    if (!a)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        put(o, "pid", json_integer(p[i].pid), &bad);
+        put(o, "used_memory_mib", wt_json_number(p[i].used_mib, 1), &bad);
+        put(o, "sm_util_pct", wt_json_number(p[i].sm_util_pct, 1), &bad);
+        put(o, "command", str_or_null(p[i].comm), &bad);
+        put(o, "user", str_or_null(p[i].user), &bad);
+        put(o, "container_id", str_or_null(p[i].container_id), &bad);
+        put(o, "pod_uid", str_or_null(p[i].pod_uid), &bad);
+        put(o, "slurm_job_id", str_or_null(p[i].slurm_job_id), &bad);
+        push(a, o, &bad);
+    }
+    if (bad) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+json_t *wt_json_device(const struct wt_device_info *d, const struct wt_proc *p, size_t n,
+                       int have_procs)
+{
+    int bad = 0;
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    put(o, "index", json_integer(d->index), &bad);
+    put(o, "name", json_string(d->name), &bad);
+    put(o, "uuid", str_or_null(d->uuid), &bad);
+    put(o, "pci_bus_id", str_or_null(d->pci_bus_id), &bad);
+    put(o, "memory_total_mib", wt_json_number(d->mem_total_mib, 1), &bad);
+    put(o, "power_limit_w", wt_json_number(d->power_limit_w, 3), &bad);
+    put(o, "power_default_limit_w", wt_json_number(d->power_default_limit_w, 3), &bad);
+    put(o, "power_semantics", json_string(d->power_semantics), &bad);
+    put(o, "mig_mode",
+        d->mig_mode < 0 ? json_null() : json_string(d->mig_mode ? "enabled" : "disabled"), &bad);
+    put(o, "is_mig_device", json_boolean(d->is_mig), &bad);
+    put(o, "parent", d->is_mig ? json_integer(d->parent) : json_null(), &bad);
+    put(o, "driver_version", str_or_null(d->driver_version), &bad);
+    put(o, "notes", str_or_null(d->notes), &bad);
+    put(o, "processes", have_procs ? wt_json_processes(p, n) : json_null(), &bad);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 int wt_json_print(FILE *f, const json_t *j)
 {
     if (!j)

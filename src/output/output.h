@@ -18,6 +18,7 @@
 #include "classify/classifier.h"
 #include "eval/benchmark.h"
 #include "eval/eval.h"
+#include "telemetry/source.h"
 
 /* Flags for json_dumps: 2-space indent, shortest round-trip reals. */
 #define WT_JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
@@ -29,6 +30,12 @@ json_t *wt_json_number(double v, int digits);
 json_t *wt_json_result(const struct wt_result *r);
 json_t *wt_json_benchmark(const struct wt_bench_report *b);
 json_t *wt_json_eval(const struct wt_eval_report *e);
+
+/* Processes with their owners (array); NULL on allocation failure. */
+json_t *wt_json_processes(const struct wt_proc *p, size_t n);
+/* A device's description for `gpus --json`. */
+json_t *wt_json_device(const struct wt_device_info *d, const struct wt_proc *p, size_t n,
+                       int have_procs);
 
 /* Prints j followed by a newline; returns 0 or -1. */
 int wt_json_print(FILE *f, const json_t *j);

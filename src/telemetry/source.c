@@ -1,6 +1,7 @@
 /* Backend registry and the thin wrappers over the vtable (see source.h). */
 #include "telemetry/source.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,8 +30,22 @@ int wt_source_open(const char *backend, const struct wt_source_config *cfg, stru
 {
     *out = NULL;
     const struct wt_source_ops *ops = wt_source_find(backend);
+    if (!strcmp(backend, WT_BACKEND_AUTO)) {
+        /* a live GPU when the driver is there; else say what to use instead */
+        int rc = wt_source_open("nvml", cfg, out, err);
+        if (rc == WT_ENODEV || rc == WT_ENOTSUP) {
+            char why[sizeof(err->msg)];
+            snprintf(why, sizeof(why), "%s", err ? err->msg : "");
+            return wt_errf(err, rc,
+                           "no NVIDIA GPU to read (%.300s); use --backend synthetic, or --trace "
+                           "FILE",
+                           why);
+        }
+        return rc;
+    }
     if (!ops)
-        return wt_errf(err, WT_EINVAL, "unknown backend '%s' (synthetic, replay, nvml)", backend);
+        return wt_errf(err, WT_EINVAL, "unknown backend '%s' (auto, synthetic, replay, nvml)",
+                       backend);
     struct wt_source *src = calloc(1, sizeof(*src));
     if (!src)
         return wt_errf(err, WT_ENOMEM, "out of memory");
@@ -53,6 +68,9 @@ int wt_source_device_info(struct wt_source *src, int gpu, struct wt_device_info 
                           struct wt_err *err)
 {
     memset(info, 0, sizeof(*info));
+    info->mig_mode = -1;
+    info->parent = -1;
+    info->achieved_hz = NAN;
     return src->ops->device_info(src, gpu, info, err);
 }
 
@@ -79,6 +97,16 @@ int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size
         *n += got;
     }
     return WT_OK;
+}
+
+int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap,
+                        size_t *n, struct wt_err *err)
+{
+    *n = 0;
+    if (!src->ops->processes)
+        return wt_errf(err, WT_ENOTSUP, "the %s backend does not list processes",
+                       src->ops->name);
+    return src->ops->processes(src, gpu, out, cap, n, err);
 }
 
 const char *wt_source_meta(struct wt_source *src, const char *key)

@@ -15,16 +15,24 @@
 #ifndef WT_SOURCE_H
 #define WT_SOURCE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "telemetry/procinfo.h"
 #include "telemetry/sample.h"
 #include "telemetry/trace_reader.h"
 #include "util/err.h"
 
 struct wt_device_info {
     int index;
+    int is_mig;                /* a MIG device (its parent's index in parent) */
+    int parent;
+    int mig_mode;              /* 1 enabled, 0 disabled, -1 not known */
+    char driver_version[32];   /* "" when not known */
+    char notes[200];           /* what is not available on this device, if anything */
+    double achieved_hz;        /* live sources: samples per second so far (NaN: not known) */
     char name[96];        /* model name as NVML reports it, or "unknown" */
     char uuid[96];        /* "" when not known */
     char pci_bus_id[32];  /* "" when not known */
@@ -51,7 +59,9 @@ struct wt_source_config {
     uint64_t seed;
     unsigned gpus; /* synthetic GPUs (0 = 1; simulator: its default) */
     /* live */
-    double interval_s; /* seconds between readings */
+    double interval_s;    /* seconds between readings */
+    const char *nvml_lib; /* NVML library to load (NULL: WT_NVML_LIB, else libnvidia-ml.so.1) */
+    const volatile sig_atomic_t *stop; /* live sources: when non-zero, read returns WT_DONE */
 };
 
 struct wt_source;
@@ -70,6 +80,9 @@ struct wt_source_ops {
      * the next reading is due. */
     int (*read)(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap, size_t *n,
                 struct wt_err *err);
+    /* Optional: the compute processes on a GPU, with their owners. */
+    int (*processes)(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap, size_t *n,
+                     struct wt_err *err);
     /* Optional: metadata value (trace `# key: value`), or NULL. */
     const char *(*meta)(struct wt_source *src, const char *key);
     void (*close)(struct wt_source *src);
@@ -101,6 +114,11 @@ int wt_source_read(struct wt_source *src, int gpu, struct wt_sample *buf, size_t
 int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size_t want, size_t *n,
                      struct wt_err *err) WT_WARN_UNUSED;
 const char *wt_source_meta(struct wt_source *src, const char *key);
+/* Processes on gpu (WT_ENOTSUP when the source cannot tell). */
+int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap,
+                        size_t *n, struct wt_err *err) WT_WARN_UNUSED;
+/* The backend `auto` means: nvml when a driver is present. */
+#define WT_BACKEND_AUTO "auto"
 void wt_source_close(struct wt_source *src);
 
 /* Synthetic profiles (the Python tool's, see synthetic.c). */

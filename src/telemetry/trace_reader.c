@@ -34,6 +34,7 @@ enum field_kind {
     F_COL,   /* a numeric column */
     F_STAMP, /* nvidia-smi timestamp */
     F_IDENT, /* nvidia-smi uuid / pci.bus_id: GPU identity */
+    F_NAME,  /* nvidia-smi name: the GPU model, kept as gpu_model metadata */
 };
 
 struct field {
@@ -277,6 +278,7 @@ struct nvsmi_field {
 
 static const struct nvsmi_field nvsmi_fields[] = {
     {"timestamp", F_STAMP, 0, 0, NULL},
+    {"name", F_NAME, 0, 0, NULL},
     {"index", F_GPU, 0, 0, NULL},
     {"uuid", F_IDENT, 0, 0, NULL},
     {"gpu_uuid", F_IDENT, 0, 0, NULL},
@@ -381,8 +383,9 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
     for (int i = 0; i < n; i++) {
         if (cells[i].len == 3 && !memcmp(cells[i].p, "t_s", 3))
             native = 1;
-        else if (nvsmi_lookup(cells[i].p, cells[i].len))
-            nvsmi = 1;
+        else if (nvsmi_lookup(cells[i].p, cells[i].len) &&
+                 nvsmi_lookup(cells[i].p, cells[i].len)->kind != F_NAME)
+            nvsmi = 1; /* `name` alone does not make a CSV nvidia-smi output */
         numeric += looks_numeric(&cells[i]);
     }
     if (!native && !nvsmi) {
@@ -443,6 +446,8 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
         } else if (nf->kind == F_GPU) {
             if (r->has_index++)
                 return fail(r, err, WT_EINVAL, r->lineno, "column 'index' appears twice");
+        } else if (nf->kind == F_NAME) {
+            /* the model name: no column of its own */
         } else if (nf->kind == F_IDENT) {
             if (r->has_ident) {
                 f->kind = F_IGNORE; /* uuid and pci.bus_id both present: one is enough */
@@ -695,6 +700,13 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
             s->t_s = d - r->stamp0;
             break;
         }
+        case F_NAME:
+            if (c->len && !is_na(c->p, c->len) && !wt_trace_meta_value(r, "gpu_model")) {
+                int rc = add_meta(r, "gpu_model", 9, c->p, c->len > 95 ? 95 : c->len, err);
+                if (rc)
+                    return rc;
+            }
+            break;
         case F_IDENT: {
             int g = 0;
             int rc = ident_index(r, c, &g, err);

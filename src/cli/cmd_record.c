@@ -1,0 +1,335 @@
+/* `workloadtruth record`: samples GPUs from a backend into a trace file, with
+ * full metadata, flushing after every poll so an interrupted recording is
+ * still a valid trace.  Stops after --duration seconds, on SIGINT/SIGTERM, or
+ * when every GPU's stream has ended or failed; a GPU that fails (falls off the
+ * bus) is reported and the others keep recording.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "telemetry/source.h"
+#include "telemetry/trace_writer.h"
+
+#define CHUNK 4096
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* "all" or "0,2,3" -> selected[] flags; returns 0 or -1. */
+static int parse_gpus(const char *list, int ngpus, unsigned char *sel)
+{
+    if (!strcmp(list, "all")) {
+        memset(sel, 1, (size_t)ngpus);
+        return 0;
+    }
+    memset(sel, 0, (size_t)ngpus);
+    const char *p = list;
+    while (*p) {
+        char *end;
+        long g = strtol(p, &end, 10);
+        if (end == p || g < 0 || g >= ngpus || (*end && *end != ','))
+            return -1;
+        sel[g] = 1;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+int wt_cmd_record(int argc, char **argv)
+{
+    static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
+    const char *backend = "auto", *out_path = NULL, *gpus = "all", *trace = NULL;
+    const char *nvml_lib = NULL, *profile = "training", *label_s = NULL, *workload = NULL;
+    const char *evasion_s = NULL;
+    double interval = 1, duration = 0;
+    unsigned long long seed = 0;
+    /* clang-format off */
+    struct wt_opt opts[] = {
+        {"--backend", WT_OPT_CHOICE, &backend, "B", "auto (default: nvml when a driver is present), nvml, synthetic, replay", 0, 0, backends, false},
+        {"--out", WT_OPT_STRING, &out_path, "FILE", "the trace to write ('-' = standard output)", 0, 0, NULL, false},
+        {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between polls (default 1); the driver's sample buffers fill in between", 0.01, 3600, NULL, false},
+        {"--duration", WT_OPT_DOUBLE, &duration, "S", "stop after S seconds (default: until interrupted, or the end of a replayed trace)", 0.01, 31536000, NULL, false},
+        {"--gpus", WT_OPT_STRING, &gpus, "LIST", "GPUs to record: all (default) or 0,1,...", 0, 0, NULL, false},
+        {"--label", WT_OPT_STRING, &label_s, "CLASS", "ground truth for every row: TRAINING, INFERENCE or IDLE", 0, 0, NULL, false},
+        {"--workload", WT_OPT_STRING, &workload, "TEXT", "metadata: what ran", 0, 0, NULL, false},
+        {"--evasion-note", WT_OPT_STRING, &evasion_s, "TEXT", "metadata: the evasion technique applied, if any", 0, 0, NULL, false},
+        {"--trace", WT_OPT_STRING, &trace, "FILE", "replay: the trace to re-record; implies --backend replay", 0, 0, NULL, false},
+        {"--profile", WT_OPT_STRING, &profile, "P", "synthetic: the profile (default training)", 0, 0, NULL, false},
+        {"--seed", WT_OPT_UINT, &seed, "N", "synthetic: random seed (default 0)", 0, 18446744073709551615.0, NULL, false},
+        {"--nvml-lib", WT_OPT_STRING, &nvml_lib, "PATH", "NVML library to load (default: $WT_NVML_LIB, else libnvidia-ml.so.1)", 0, 0, NULL, false},
+        {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
+    };
+    /* clang-format on */
+    const struct wt_cmd_help help = {
+        "workloadtruth record",
+        "Record GPU telemetry to a trace file (docs/trace-format.md), flushing after every\n"
+        "poll, until --duration, Ctrl-C or SIGTERM.",
+        "exit status: 0 when something was recorded, 1 when nothing could be read.",
+    };
+    int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
+    if (prc)
+        return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+    if (!out_path) {
+        fprintf(stderr, "workloadtruth record: needs --out FILE (see --help)\n");
+        return WT_EXIT_USAGE;
+    }
+    enum wt_class label = WT_CLASS_NONE;
+    if (label_s && (label = wt_class_parse(label_s, false)) == WT_CLASS_NONE) {
+        fprintf(stderr, "workloadtruth record: --label: invalid choice '%.40s' (choose from "
+                        "TRAINING, INFERENCE, IDLE) (see --help)\n",
+                label_s);
+        return WT_EXIT_USAGE;
+    }
+    if (trace) {
+        if (wt_opts_get(opts, "--backend")->seen && strcmp(backend, "replay")) {
+            fprintf(stderr, "workloadtruth record: --trace needs --backend replay, not '%s' "
+                            "(see --help)\n",
+                    backend);
+            return WT_EXIT_USAGE;
+        }
+        backend = "replay";
+    }
+    if (nvml_lib && strcmp(backend, "nvml") && strcmp(backend, "auto")) {
+        fprintf(stderr, "workloadtruth record: --nvml-lib goes with --backend nvml or auto "
+                        "(see --help)\n");
+        return WT_EXIT_USAGE;
+    }
+    if ((wt_opts_get(opts, "--profile")->seen || wt_opts_get(opts, "--seed")->seen) &&
+        strcmp(backend, "synthetic")) {
+        fprintf(stderr, "workloadtruth record: --profile and --seed go with --backend synthetic "
+                        "(see --help)\n");
+        return WT_EXIT_USAGE;
+    }
+    if (!*gpus || gpus[strlen(gpus) - 1] == ',') {
+        fprintf(stderr, "workloadtruth record: --gpus: '%.40s' is not 'all' or a list such as "
+                        "0,1 (see --help)\n",
+                gpus);
+        return WT_EXIT_USAGE;
+    }
+    if (!strcmp(backend, "synthetic") && !(duration > 0)) {
+        fprintf(stderr, "workloadtruth record: the synthetic backend never ends: give "
+                        "--duration (see --help)\n");
+        return WT_EXIT_USAGE;
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    struct wt_source_config cfg = {0};
+    cfg.trace_path = trace;
+    cfg.profile = profile;
+    cfg.seed = seed;
+    cfg.interval_s = interval;
+    cfg.trace_opts.interval_s = interval;
+    cfg.nvml_lib = nvml_lib;
+    cfg.stop = &stop_flag;
+    struct wt_source *src = NULL;
+    struct wt_trace_writer *w = NULL;
+    struct wt_err err = {{0}};
+    struct wt_sample *buf = malloc(CHUNK * sizeof(*buf));
+    unsigned char *sel = NULL, *active = NULL;
+    double *first_t = NULL;
+    int status = WT_EXIT_ERROR, ngpus = 0;
+    unsigned long rows = 0;
+    if (!buf) {
+        fprintf(stderr, "workloadtruth record: out of memory\n");
+        return WT_EXIT_ERROR;
+    }
+    if (wt_source_open(backend, &cfg, &src, &err) != WT_OK ||
+        wt_source_device_count(src, &ngpus, &err) != WT_OK) {
+        fprintf(stderr, "workloadtruth record: %s\n", err.msg);
+        goto out;
+    }
+    sel = calloc((size_t)ngpus + 1, 1);
+    active = calloc((size_t)ngpus + 1, 1);
+    first_t = calloc((size_t)ngpus + 1, sizeof(double));
+    if (!sel || !active || !first_t) {
+        fprintf(stderr, "workloadtruth record: out of memory\n");
+        goto out;
+    }
+    if (ngpus == 0 || parse_gpus(gpus, ngpus, sel) != 0) {
+        fprintf(stderr, "workloadtruth record: --gpus: '%.40s' is not 'all' or a list of GPUs "
+                        "0..%d (see --help)\n",
+                gpus, ngpus - 1);
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
+
+    /* metadata */
+    char host[128] = "unknown", models[600] = "", sems[200] = "", started[64], sourcev[300];
+    char intv[32];
+    gethostname(host, sizeof(host) - 1);
+    time_t now = time(NULL);
+    struct tm tmv;
+    strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tmv));
+    const char *model0 = NULL, *sem0 = NULL;
+    int mixed_model = 0, mixed_sem = 0;
+    struct wt_device_info info0;
+    for (int g = 0; g < ngpus; g++) {
+        if (!sel[g])
+            continue;
+        struct wt_device_info d;
+        if (wt_source_device_info(src, g, &d, &err) != WT_OK) {
+            fprintf(stderr, "workloadtruth record: %s\n", err.msg);
+            goto out;
+        }
+        if (!model0) {
+            info0 = d;
+            model0 = info0.name;
+            sem0 = info0.power_semantics;
+        } else {
+            mixed_model |= strcmp(model0, d.name) != 0;
+            mixed_sem |= strcmp(sem0, d.power_semantics) != 0;
+        }
+        size_t ml = strlen(models), sl = strlen(sems);
+        snprintf(models + ml, sizeof(models) - ml, "%s%d=%s", ml ? "; " : "", g, d.name);
+        snprintf(sems + sl, sizeof(sems) - sl, "%s%d=%s", sl ? "; " : "", g, d.power_semantics);
+        active[g] = 1;
+    }
+    snprintf(sourcev, sizeof(sourcev), "record on %s by workloadtruth %s, backend %s%s%s", host,
+             WT_VERSION, src->ops->name, trace ? ", from " : "", trace ? trace : "");
+    snprintf(intv, sizeof(intv), "%g", interval);
+    const char *keys[16], *vals[16];
+    size_t nk = 0;
+    keys[nk] = "source";
+    vals[nk++] = sourcev;
+    keys[nk] = "gpu_model";
+    vals[nk++] = mixed_model ? "mixed (see gpu_models)" : model0;
+    keys[nk] = "power_semantics";
+    vals[nk++] = mixed_sem ? "unknown" : sem0;
+    keys[nk] = "gpu_models";
+    vals[nk++] = models;
+    keys[nk] = "power_semantics_per_gpu";
+    vals[nk++] = sems;
+    keys[nk] = "started";
+    vals[nk++] = started;
+    if (!strcmp(src->ops->name, "nvml")) {
+        keys[nk] = "poll_interval_s";
+        vals[nk++] = intv;
+    }
+    const char *dv = wt_source_meta(src, "driver_version");
+    if (dv) {
+        keys[nk] = "driver_version";
+        vals[nk++] = dv;
+    }
+    if (!strcmp(src->ops->name, "nvml")) {
+        keys[nk] = "sampling";
+        vals[nk++] = "NVML: point values every poll; GPU/memory utilization and power from the "
+                     "driver's sample buffers (nvmlDeviceGetSamples) between polls";
+    }
+    if (workload) {
+        keys[nk] = "workload";
+        vals[nk++] = workload;
+    }
+    if (evasion_s) {
+        keys[nk] = "evasion";
+        vals[nk++] = evasion_s;
+    }
+    /* the file is created when the first samples arrive: a run that reads
+     * nothing does not wipe an existing file */
+    int live = !strcmp(src->ops->name, "nvml");
+    double t_start = mono();
+    int nactive = 0;
+    for (int g = 0; g < ngpus; g++) {
+        nactive += active[g];
+        first_t[g] = NAN;
+    }
+    while (nactive > 0 && !stop_flag) {
+        if (live && duration > 0 && mono() - t_start >= duration)
+            break;
+        for (int g = 0; g < ngpus && !stop_flag; g++) {
+            if (!active[g])
+                continue;
+            size_t n = 0;
+            int rc = wt_source_read(src, g, buf, CHUNK, &n, &err);
+            if (rc == WT_DONE) {
+                active[g] = 0;
+                nactive--;
+                continue;
+            }
+            if (rc) {
+                active[g] = 0;
+                nactive--;
+                fprintf(stderr, "workloadtruth record: %s%s\n", err.msg,
+                        nactive ? "; the other GPUs keep recording" : "");
+                continue;
+            }
+            if (!w && n && wt_trace_writer_open(out_path, keys, vals, nk, &w, &err) != WT_OK) {
+                fprintf(stderr, "workloadtruth record: %s\n", err.msg);
+                goto out;
+            }
+            for (size_t i = 0; i < n; i++) {
+                if (isnan(first_t[g]))
+                    first_t[g] = buf[i].t_s;
+                if (!live && duration > 0 && buf[i].t_s - first_t[g] > duration) {
+                    active[g] = 0;
+                    nactive--;
+                    break;
+                }
+                if (label != WT_CLASS_NONE)
+                    buf[i].label = label;
+                if (wt_trace_writer_row(w, &buf[i], &err) != WT_OK) {
+                    fprintf(stderr, "workloadtruth record: %s\n", err.msg);
+                    goto out;
+                }
+                rows++;
+            }
+        }
+        if (w && wt_trace_writer_flush(w, &err) != WT_OK) {
+            fprintf(stderr, "workloadtruth record: %s\n", err.msg);
+            goto out;
+        }
+    }
+    if (w && wt_trace_writer_close(w, &err) != WT_OK) {
+        w = NULL;
+        fprintf(stderr, "workloadtruth record: %s\n", err.msg);
+        goto out;
+    }
+    w = NULL;
+    fprintf(stderr, "workloadtruth record: %lu samples written to %s in %.1f s\n", rows,
+            strcmp(out_path, "-") ? out_path : "standard output", mono() - t_start);
+    for (int g = 0; g < ngpus; g++) {
+        struct wt_device_info d;
+        if (sel[g] && wt_source_device_info(src, g, &d, &err) == WT_OK &&
+            wt_measured(d.achieved_hz))
+            fprintf(stderr, "  GPU %d: %.2f samples/s achieved%s%s\n", g, d.achieved_hz,
+                    d.notes[0] ? "; " : "", d.notes);
+    }
+    status = rows ? WT_EXIT_OK : WT_EXIT_ERROR;
+    if (!rows)
+        fprintf(stderr, "workloadtruth record: nothing could be read\n");
+out:
+    if (w)
+        wt_trace_writer_close(w, NULL);
+    free(buf);
+    free(sel);
+    free(active);
+    free(first_t);
+    wt_source_close(src);
+    return status;
+}

@@ -1,0 +1,36 @@
+/* Who owns a GPU process: the command, the user, and the container,
+ * Kubernetes pod and Slurm job it belongs to, read from /proc/<pid>/cgroup,
+ * /proc/<pid>/environ, /proc/<pid>/status and /proc/<pid>/comm, with user
+ * names from <root>/etc/passwd.
+ *
+ * Everything is best effort: an unreadable file (another user's process, a
+ * pid from another PID namespace) leaves its fields empty.  Reads are bounded
+ * (64 KiB per file).  `root` replaces "/" so tests can use a fake tree
+ * (WT_PROC_ROOT).  This module does not talk to the GPU driver.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_PROCINFO_H
+#define WT_PROCINFO_H
+
+#include <stddef.h>
+
+struct wt_proc {
+    unsigned pid;
+    double used_mib;      /* GPU memory, NaN when the driver does not say */
+    double sm_util_pct;   /* NaN when not available */
+    char comm[32];        /* command name */
+    char user[40];        /* user name, or the uid in decimal; "" unknown */
+    char container_id[72]; /* docker / containerd / CRI-O container id */
+    char pod_uid[40];     /* Kubernetes pod UID */
+    char slurm_job_id[24];
+};
+
+/* Fills the owner fields of p (p->pid must be set; GPU fields are left).
+ * root may be NULL ("/"). */
+void wt_proc_owner(const char *root, struct wt_proc *p);
+
+/* The root to use: WT_PROC_ROOT from the environment, else "/". */
+const char *wt_proc_root(void);
+
+#endif

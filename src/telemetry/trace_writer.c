@@ -1,0 +1,155 @@
+/* Trace writer (see trace_writer.h). */
+#include "telemetry/trace_writer.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define PENDING_MAX (1 << 20)
+
+struct wt_trace_writer {
+    FILE *f;
+    int owns;
+    char name[256];
+    char *buf;
+    size_t len, cap;
+    unsigned long rows;
+};
+
+static int put(struct wt_trace_writer *w, const char *s, size_t n, struct wt_err *err)
+{
+    if (w->len + n + 1 > w->cap) {
+        size_t ncap = w->cap ? w->cap * 2 : 65536;
+        while (ncap < w->len + n + 1)
+            ncap *= 2;
+        char *nb = realloc(w->buf, ncap);
+        if (!nb)
+            return wt_errf(err, WT_ENOMEM, "out of memory");
+        w->buf = nb;
+        w->cap = ncap;
+    }
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+    return WT_OK;
+}
+
+int wt_trace_writer_flush(struct wt_trace_writer *w, struct wt_err *err)
+{
+    if (!w->len)
+        return fflush(w->f) == 0 ? WT_OK
+                                 : wt_errf(err, WT_EIO, "cannot write '%s': %s", w->name,
+                                           strerror(errno));
+    /* everything pending in one write; a short write (full disk) is cut back
+     * to the last complete row, so the file stays a valid trace */
+    off_t before = w->owns ? ftello(w->f) : -1;
+    size_t done = fwrite(w->buf, 1, w->len, w->f);
+    int ferr = done != w->len || fflush(w->f) != 0;
+    int saved = errno;
+    w->len = 0;
+    if (ferr) {
+        if (before >= 0) {
+            clearerr(w->f);
+            fflush(w->f);
+            if (ftruncate(fileno(w->f), before) == 0)
+                fseeko(w->f, before, SEEK_SET);
+        }
+        return wt_errf(err, WT_EIO, "cannot write '%s': %s", w->name, strerror(saved));
+    }
+    return WT_OK;
+}
+
+/* Metadata values are one line each: newlines become spaces. */
+static void clean(char *dst, size_t cap, const char *src)
+{
+    size_t j = 0;
+    for (size_t i = 0; src[i] && j + 1 < cap; i++)
+        dst[j++] = (src[i] == '\n' || src[i] == '\r') ? ' ' : src[i];
+    dst[j] = '\0';
+}
+
+int wt_trace_writer_open(const char *path, const char *const *keys, const char *const *values,
+                         size_t n, struct wt_trace_writer **out, struct wt_err *err)
+{
+    *out = NULL;
+    struct wt_trace_writer *w = calloc(1, sizeof(*w));
+    if (!w)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    snprintf(w->name, sizeof(w->name), "%s", strcmp(path, "-") ? path : "<stdout>");
+    if (!strcmp(path, "-")) {
+        w->f = stdout;
+    } else {
+        w->f = fopen(path, "w");
+        w->owns = 1;
+        if (!w->f) {
+            int rc = wt_errf(err, WT_EIO, "cannot create '%s': %s", path, strerror(errno));
+            free(w);
+            return rc;
+        }
+    }
+    char line[1200], v[1000];
+    int rc = WT_OK;
+    snprintf(line, sizeof(line), "# format: workloadtruth-trace/1\n");
+    rc = put(w, line, strlen(line), err);
+    for (size_t i = 0; i < n && rc == WT_OK; i++) {
+        clean(v, sizeof(v), values[i] ? values[i] : "");
+        snprintf(line, sizeof(line), "# %s: %s\n", keys[i], v);
+        rc = put(w, line, strlen(line), err);
+    }
+    if (rc == WT_OK) {
+        snprintf(line, sizeof(line), "t_s,gpu");
+        for (int c = 0; c < WT_NCOLS; c++) {
+            strncat(line, ",", sizeof(line) - strlen(line) - 1);
+            strncat(line, wt_col_name(c), sizeof(line) - strlen(line) - 1);
+        }
+        strncat(line, ",label\n", sizeof(line) - strlen(line) - 1);
+        rc = put(w, line, strlen(line), err);
+    }
+    if (rc == WT_OK)
+        rc = wt_trace_writer_flush(w, err);
+    if (rc) {
+        wt_trace_writer_close(w, NULL);
+        return rc;
+    }
+    *out = w;
+    return WT_OK;
+}
+
+int wt_trace_writer_row(struct wt_trace_writer *w, const struct wt_sample *s, struct wt_err *err)
+{
+    char line[1024];
+    int off = snprintf(line, sizeof(line), "%.3f,%d", s->t_s, s->gpu);
+    for (int c = 0; c < WT_NCOLS && off < (int)sizeof(line) - 40; c++) {
+        double x = s->v[c];
+        if (!wt_measured(x))
+            off += snprintf(line + off, sizeof(line) - (size_t)off, ",");
+        else if (c == WT_COL_CLOCK_REASONS)
+            off += snprintf(line + off, sizeof(line) - (size_t)off, ",0x%llx",
+                            (unsigned long long)x);
+        else
+            off += snprintf(line + off, sizeof(line) - (size_t)off, ",%.10g", x);
+    }
+    off += snprintf(line + off, sizeof(line) - (size_t)off, ",%s\n", wt_class_name(s->label));
+    int rc = put(w, line, (size_t)off, err);
+    if (rc)
+        return rc;
+    w->rows++;
+    if (w->len >= PENDING_MAX)
+        return wt_trace_writer_flush(w, err);
+    return WT_OK;
+}
+
+int wt_trace_writer_close(struct wt_trace_writer *w, struct wt_err *err)
+{
+    if (!w)
+        return WT_OK;
+    int rc = wt_trace_writer_flush(w, err);
+    if (w->owns && fclose(w->f) != 0 && rc == WT_OK)
+        rc = wt_errf(err, WT_EIO, "cannot write '%s': %s", w->name, strerror(errno));
+    free(w->buf);
+    free(w);
+    return rc;
+}

@@ -1,0 +1,812 @@
+/* A test double of the NVIDIA driver's libnvidia-ml.so.1, loaded by the nvml
+ * source through --nvml-lib / WT_NVML_LIB, so the real loading and decoding
+ * code runs in CI without a GPU.  It exports the NVML functions the backend
+ * uses and serves values from a trace file in real time: at wall time t after
+ * nvmlInit, a GPU shows the trace's last sample at or before first_t + t
+ * (times WT_FAKE_NVML_SPEED), and the driver's sample buffers hold the
+ * trace's samples up to then, with microsecond timestamps.
+ *
+ * Environment:
+ *   WT_FAKE_NVML_TRACE   the trace to serve (our format, all columns optional)
+ *   WT_FAKE_NVML_DRIVER  driver version string (default 550.54.15)
+ *   WT_FAKE_NVML_PROCS   processes, "gpu:pid:mib,..."
+ *   WT_FAKE_NVML_SPEED   trace seconds per wall second (default 1)
+ *   WT_FAKE_NVML_FAULTS  comma-separated faults:
+ *     lost=G@N        GPU G falls off the bus after N calls on it
+ *     notsup=FUNC     FUNC returns NOT_SUPPORTED     noperm=FUNC  ... NO_PERMISSION
+ *     init=CODE       nvmlInit returns CODE          nogpus       no GPU
+ *     proc535         driver 535.54.03: _v3 process entries of 32 bytes, and no
+ *                     working nvmlDeviceGetRunningProcessDetailList
+ *     empty_samples   sample buffers always empty (NOT_FOUND)
+ *     boottime        sample timestamps count from boot, not from the epoch
+ *     mig=G           GPU G is in MIG mode with two MIG devices
+ * Build variants: -DFAKE_OLD exports only the old, unversioned entry points
+ * (a driver before the _v2 symbols, without sample buffers or field values);
+ * -DFAKE_BROKEN lacks nvmlDeviceGetCount (a required function).
+ *
+ * Test code only: it is not a driver and never touches a GPU.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "telemetry/nvml_api.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAXG 8
+#define MAXS 20000
+#define RING 120
+
+enum col { C_UTIL, C_MEMU, C_MEM, C_MEMTOT, C_POW, C_LIM, C_DEFLIM, C_ENERGY, C_SM, C_SMMAX,
+           C_MEMCLK, C_TEMP, C_TX, C_RX, C_REASONS, C_PROCS, NC };
+static const char *const colnames[NC] = {
+    "util_gpu_pct", "util_mem_pct", "mem_used_mib", "mem_total_mib", "power_w",
+    "power_limit_w", "power_default_limit_w", "energy_j", "sm_clock_mhz", "sm_clock_max_mhz",
+    "mem_clock_mhz", "temp_c", "pcie_tx_mibps", "pcie_rx_mibps", "clock_reasons", "procs"};
+
+struct fdev {
+    int gpu, is_mig, parent;
+    unsigned long calls;
+};
+
+static struct {
+    int inited;
+    int ngpus;
+    double t[MAXG][MAXS];
+    double v[MAXG][MAXS][NC];
+    int n[MAXG];
+    double first_t;
+    struct fdev dev[MAXG];
+    struct fdev mig[2];
+    double start_mono, start_epoch, speed;
+    char driver[32];
+    char model[96];
+    int instant;
+    /* faults */
+    int lost_gpu;
+    unsigned long lost_after;
+    char notsup[512], noperm[512];
+    int init_code, nogpus, proc535, empty, boottime, mig_gpu;
+    /* processes */
+    int pgpu[32];
+    unsigned ppid[32];
+    unsigned long long pmib[32];
+    int nproc;
+} F;
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double epoch(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int load_trace(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[4096];
+    int map[64], ncols = 0, tcol = -1, gcol = -1;
+    while (fgets(line, sizeof(line), f)) {
+        if (line[0] == '#') {
+            if (!strncmp(line, "# gpu_model: ", 13)) {
+                snprintf(F.model, sizeof(F.model), "%.95s", line + 13);
+                F.model[strcspn(F.model, "\r\n")] = '\0';
+            }
+            if (!strncmp(line, "# power_semantics: instant", 26))
+                F.instant = 1;
+            continue;
+        }
+        /* header */
+        char *save, *tok = strtok_r(line, ",\r\n", &save);
+        for (; tok && ncols < 64; tok = strtok_r(NULL, ",\r\n", &save), ncols++) {
+            map[ncols] = -1;
+            if (!strcmp(tok, "t_s"))
+                tcol = ncols;
+            else if (!strcmp(tok, "gpu"))
+                gcol = ncols;
+            for (int c = 0; c < NC; c++)
+                if (!strcmp(tok, colnames[c]))
+                    map[ncols] = c;
+        }
+        break;
+    }
+    F.first_t = INFINITY;
+    while (fgets(line, sizeof(line), f)) {
+        double row[NC], t = 0;
+        int g = 0;
+        for (int c = 0; c < NC; c++)
+            row[c] = NAN;
+        char *p = line;
+        for (int c = 0; c < ncols; c++) {
+            char *end = strpbrk(p, ",\r\n");
+            size_t len = end ? (size_t)(end - p) : strlen(p);
+            char cell[64];
+            snprintf(cell, sizeof(cell), "%.*s", (int)(len < 63 ? len : 63), p);
+            if (c == tcol)
+                t = atof(cell);
+            else if (c == gcol)
+                g = atoi(cell);
+            else if (map[c] >= 0 && len)
+                row[map[c]] = strtod(cell, NULL);
+            if (!end || *end != ',')
+                break;
+            p = end + 1;
+        }
+        if (g < 0 || g >= MAXG || F.n[g] >= MAXS)
+            continue;
+        F.t[g][F.n[g]] = t;
+        memcpy(F.v[g][F.n[g]], row, sizeof(row));
+        F.n[g]++;
+        if (g + 1 > F.ngpus)
+            F.ngpus = g + 1;
+        if (t < F.first_t)
+            F.first_t = t;
+    }
+    fclose(f);
+    return F.ngpus ? 0 : -1;
+}
+
+static void parse_faults(void)
+{
+    const char *s = getenv("WT_FAKE_NVML_FAULTS");
+    F.lost_gpu = -1;
+    F.mig_gpu = -1;
+    if (!s)
+        return;
+    char buf[1024];
+    snprintf(buf, sizeof(buf), "%s", s);
+    char *save;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (sscanf(tok, "lost=%d@%lu", &F.lost_gpu, &F.lost_after) == 2)
+            continue;
+        if (!strncmp(tok, "notsup=", 7)) {
+            strncat(F.notsup, tok + 7, sizeof(F.notsup) - strlen(F.notsup) - 2);
+            strcat(F.notsup, " ");
+        } else if (!strncmp(tok, "noperm=", 7)) {
+            strncat(F.noperm, tok + 7, sizeof(F.noperm) - strlen(F.noperm) - 2);
+            strcat(F.noperm, " ");
+        } else if (!strncmp(tok, "init=", 5)) {
+            F.init_code = atoi(tok + 5);
+        } else if (!strcmp(tok, "nogpus")) {
+            F.nogpus = 1;
+        } else if (!strcmp(tok, "proc535")) {
+            F.proc535 = 1;
+        } else if (!strcmp(tok, "empty_samples")) {
+            F.empty = 1;
+        } else if (!strcmp(tok, "boottime")) {
+            F.boottime = 1;
+        } else if (!strncmp(tok, "mig=", 4)) {
+            F.mig_gpu = atoi(tok + 4);
+        }
+    }
+}
+
+static int listed(const char *list, const char *fn)
+{
+    const char *p = list;
+    size_t n = strlen(fn);
+    while ((p = strstr(p, fn)) != NULL) {
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
+/* Common entry checks for a device call: faults and the lost GPU. */
+static nvmlReturn_t enter(nvmlDevice_t h, const char *fn, struct fdev **out)
+{
+    struct fdev *d = (struct fdev *)h;
+    if (!F.inited)
+        return NVML_ERROR_UNINITIALIZED;
+    if (!d)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *out = d;
+    d->calls++;
+    if (d->gpu == F.lost_gpu && d->calls > F.lost_after)
+        return NVML_ERROR_GPU_IS_LOST;
+    if (listed(F.notsup, fn))
+        return NVML_ERROR_NOT_SUPPORTED;
+    if (listed(F.noperm, fn))
+        return NVML_ERROR_NO_PERMISSION;
+    return NVML_SUCCESS;
+}
+
+/* The trace time shown now. */
+static double now_t(void)
+{
+    return F.first_t + (mono() - F.start_mono) * F.speed;
+}
+
+/* Index of the last sample of gpu at or before now (0 before the first). */
+static int cur(int gpu)
+{
+    double t = now_t();
+    int lo = 0, hi = F.n[gpu] - 1, best = 0;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (F.t[gpu][mid] <= t) {
+            best = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return best;
+}
+
+static nvmlReturn_t val(struct fdev *d, int col, double *out)
+{
+    if (d->is_mig && (col == C_UTIL || col == C_MEMU))
+        return NVML_ERROR_NOT_SUPPORTED;
+    int g = d->gpu;
+    double x = F.v[g][cur(g)][col];
+    if (isnan(x))
+        return NVML_ERROR_NOT_SUPPORTED;
+    *out = x;
+    return NVML_SUCCESS;
+}
+
+__attribute__((unused)) static unsigned long long stamp_us(double t)
+{
+    double wall = (t - F.first_t) / F.speed;
+    return F.boottime ? (unsigned long long)(5e6 + wall * 1e6)
+                      : (unsigned long long)((F.start_epoch + wall) * 1e6);
+}
+
+/* ------------------------------------------------------------- exports */
+
+#ifdef FAKE_OLD
+#define INIT_NAME nvmlInit
+#define COUNT_NAME nvmlDeviceGetCount
+#define HANDLE_NAME nvmlDeviceGetHandleByIndex
+#else
+#define INIT_NAME nvmlInit_v2
+#define COUNT_NAME nvmlDeviceGetCount_v2
+#define HANDLE_NAME nvmlDeviceGetHandleByIndex_v2
+#endif
+
+EXPORT nvmlReturn_t INIT_NAME(void);
+EXPORT nvmlReturn_t INIT_NAME(void)
+{
+    memset(&F, 0, sizeof(F)); /* a fresh "driver" on every init */
+    parse_faults();
+    if (F.init_code)
+        return F.init_code;
+    const char *path = getenv("WT_FAKE_NVML_TRACE");
+    if (!path || load_trace(path) != 0)
+        return NVML_ERROR_DRIVER_NOT_LOADED;
+    const char *sp = getenv("WT_FAKE_NVML_SPEED");
+    F.speed = sp ? atof(sp) : 1;
+    if (!(F.speed > 0))
+        F.speed = 1;
+    const char *dv = getenv("WT_FAKE_NVML_DRIVER");
+    snprintf(F.driver, sizeof(F.driver), "%s", F.proc535 ? "535.54.03" : dv ? dv : "550.54.15");
+    if (!F.model[0])
+        snprintf(F.model, sizeof(F.model), "NVIDIA H100 80GB HBM3");
+    for (int g = 0; g < MAXG; g++)
+        F.dev[g] = (struct fdev){g, 0, -1, 0};
+    for (int k = 0; k < 2; k++)
+        F.mig[k] = (struct fdev){F.mig_gpu < 0 ? 0 : F.mig_gpu, 1, F.mig_gpu, 0};
+    const char *pr = getenv("WT_FAKE_NVML_PROCS");
+    if (pr) {
+        char buf[1024];
+        snprintf(buf, sizeof(buf), "%s", pr);
+        char *save;
+        for (char *tok = strtok_r(buf, ",", &save); tok && F.nproc < 32;
+             tok = strtok_r(NULL, ",", &save))
+            if (sscanf(tok, "%d:%u:%llu", &F.pgpu[F.nproc], &F.ppid[F.nproc],
+                       &F.pmib[F.nproc]) == 3)
+                F.nproc++;
+    }
+    F.start_mono = mono();
+    F.start_epoch = epoch();
+    F.inited = 1;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlShutdown(void);
+EXPORT nvmlReturn_t nvmlShutdown(void)
+{
+    F.inited = 0;
+    return NVML_SUCCESS;
+}
+
+EXPORT const char *nvmlErrorString(nvmlReturn_t r);
+EXPORT const char *nvmlErrorString(nvmlReturn_t r)
+{
+    switch (r) {
+    case NVML_SUCCESS:
+        return "Success";
+    case NVML_ERROR_NOT_SUPPORTED:
+        return "Not Supported";
+    case NVML_ERROR_NO_PERMISSION:
+        return "Insufficient Permissions";
+    case NVML_ERROR_DRIVER_NOT_LOADED:
+        return "Driver Not Loaded";
+    case NVML_ERROR_GPU_IS_LOST:
+        return "GPU is lost";
+    case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
+        return "RM has detected an NVML/RM version mismatch.";
+    default:
+        return "Unknown Error";
+    }
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *v, unsigned int len);
+EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *v, unsigned int len)
+{
+    snprintf(v, len, "%s", F.driver);
+    return NVML_SUCCESS;
+}
+
+#ifndef FAKE_BROKEN
+EXPORT nvmlReturn_t COUNT_NAME(unsigned int *n);
+EXPORT nvmlReturn_t COUNT_NAME(unsigned int *n)
+{
+    if (!F.inited)
+        return NVML_ERROR_UNINITIALIZED;
+    *n = F.nogpus ? 0 : (unsigned)F.ngpus;
+    return NVML_SUCCESS;
+}
+#endif
+
+EXPORT nvmlReturn_t HANDLE_NAME(unsigned int i, nvmlDevice_t *h);
+EXPORT nvmlReturn_t HANDLE_NAME(unsigned int i, nvmlDevice_t *h)
+{
+    if (!F.inited)
+        return NVML_ERROR_UNINITIALIZED;
+    if (i >= (unsigned)F.ngpus)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (listed(F.noperm, "handle"))
+        return NVML_ERROR_NO_PERMISSION;
+    *h = (nvmlDevice_t)&F.dev[i];
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t h, char *name, unsigned int len);
+EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t h, char *name, unsigned int len)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetName", &d);
+    if (r)
+        return r;
+    if (d->is_mig)
+        snprintf(name, len, "%s MIG 3g.40gb", F.model);
+    else
+        snprintf(name, len, "%s", F.model);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t h, char *uuid, unsigned int len);
+EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t h, char *uuid, unsigned int len)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetUUID", &d);
+    if (r)
+        return r;
+    if (d->is_mig)
+        snprintf(uuid, len, "MIG-fake-%d-%ld", d->gpu, (long)(d - F.mig));
+    else
+        snprintf(uuid, len, "GPU-fake-0000-%04d", d->gpu);
+    return NVML_SUCCESS;
+}
+
+#ifndef FAKE_OLD
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t h, nvmlPciInfo_t *p);
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t h, nvmlPciInfo_t *p)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetPciInfo_v3", &d);
+    if (r)
+        return r;
+    memset(p, 0, sizeof(*p));
+    snprintf(p->busId, sizeof(p->busId), "00000000:%02X:00.0", 0x17 + d->gpu);
+    return NVML_SUCCESS;
+}
+#endif
+
+EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t h, nvmlUtilization_t *u);
+EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t h, nvmlUtilization_t *u)
+{
+    struct fdev *d;
+    double a, b;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetUtilizationRates", &d);
+    if (r)
+        return r;
+    if ((r = val(d, C_UTIL, &a)) || (r = val(d, C_MEMU, &b)))
+        return r;
+    u->gpu = (unsigned)a;
+    u->memory = (unsigned)b;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t h, nvmlMemory_t *m);
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t h, nvmlMemory_t *m)
+{
+    struct fdev *d;
+    double used, total;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetMemoryInfo", &d);
+    if (r)
+        return r;
+    if ((r = val(d, C_MEM, &used)) || (r = val(d, C_MEMTOT, &total)))
+        return r;
+    m->total = (unsigned long long)(total * 1048576.0);
+    m->used = (unsigned long long)(used * 1048576.0);
+    m->free = m->total - m->used;
+    return NVML_SUCCESS;
+}
+
+#ifndef FAKE_OLD
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t h, nvmlMemory_v2_t *m);
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t h, nvmlMemory_v2_t *m)
+{
+    struct fdev *d;
+    double used, total;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetMemoryInfo_v2", &d);
+    if (r)
+        return r;
+    if (m->version != nvmlMemory_v2) /* what a real driver does with version = 2 */
+        return NVML_ERROR_FUNCTION_NOT_FOUND;
+    if ((r = val(d, C_MEM, &used)) || (r = val(d, C_MEMTOT, &total)))
+        return r;
+    m->total = (unsigned long long)(total * 1048576.0);
+    m->used = (unsigned long long)(used * 1048576.0);
+    m->reserved = 0;
+    m->free = m->total - m->used;
+    return NVML_SUCCESS;
+}
+#endif
+
+static nvmlReturn_t uint_col(nvmlDevice_t h, const char *fn, int col, double scale,
+                             unsigned int *out)
+{
+    struct fdev *d;
+    double x;
+    nvmlReturn_t r = enter(h, fn, &d);
+    if (r)
+        return r;
+    if ((r = val(d, col, &x)))
+        return r;
+    *out = (unsigned int)llround(x * scale);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t h, unsigned int *p);
+EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t h, unsigned int *p)
+{
+    return uint_col(h, "nvmlDeviceGetPowerUsage", C_POW, 1000, p);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t h, unsigned int *p);
+EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t h, unsigned int *p)
+{
+    return uint_col(h, "nvmlDeviceGetEnforcedPowerLimit", C_LIM, 1000, p);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t h, unsigned int *p);
+EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t h, unsigned int *p)
+{
+    return uint_col(h, "nvmlDeviceGetPowerManagementDefaultLimit", C_DEFLIM, 1000, p);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t h, unsigned long long *e);
+EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t h, unsigned long long *e)
+{
+    struct fdev *d;
+    double x;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetTotalEnergyConsumption", &d);
+    if (r)
+        return r;
+    if ((r = val(d, C_ENERGY, &x)))
+        return r;
+    *e = (unsigned long long)llround(x * 1000);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t h, int type, unsigned int *c);
+EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t h, int type, unsigned int *c)
+{
+    return uint_col(h, "nvmlDeviceGetClockInfo", type == NVML_CLOCK_MEM ? C_MEMCLK : C_SM, 1, c);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t h, int type, unsigned int *c);
+EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t h, int type, unsigned int *c)
+{
+    if (type != NVML_CLOCK_SM)
+        return NVML_ERROR_NOT_SUPPORTED;
+    return uint_col(h, "nvmlDeviceGetMaxClockInfo", C_SMMAX, 1, c);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t h, int sensor, unsigned int *t);
+EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t h, int sensor, unsigned int *t)
+{
+    (void)sensor;
+    return uint_col(h, "nvmlDeviceGetTemperature", C_TEMP, 1, t);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t h, int counter, unsigned int *v);
+EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t h, int counter, unsigned int *v)
+{
+    return uint_col(h, "nvmlDeviceGetPcieThroughput",
+                    counter == NVML_PCIE_UTIL_TX_BYTES ? C_TX : C_RX, 1024, v);
+}
+
+static nvmlReturn_t reasons(nvmlDevice_t h, const char *fn, unsigned long long *r)
+{
+    struct fdev *d;
+    double x;
+    nvmlReturn_t rc = enter(h, fn, &d);
+    if (rc)
+        return rc;
+    if ((rc = val(d, C_REASONS, &x)))
+        return rc;
+    *r = (unsigned long long)x;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t h,
+                                                              unsigned long long *r);
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t h,
+                                                              unsigned long long *r)
+{
+    return reasons(h, "nvmlDeviceGetCurrentClocksThrottleReasons", r);
+}
+
+#ifndef FAKE_OLD
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t h,
+                                                           unsigned long long *r);
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t h,
+                                                           unsigned long long *r)
+{
+    return reasons(h, "nvmlDeviceGetCurrentClocksEventReasons", r);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t h, unsigned int *a);
+EXPORT nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t h, unsigned int *a)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetArchitecture", &d);
+    if (r)
+        return r;
+    *a = strstr(F.model, "A100") ? NVML_DEVICE_ARCH_AMPERE : NVML_DEVICE_ARCH_HOPPER;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t h, int n, nvmlFieldValue_t *v);
+EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t h, int n, nvmlFieldValue_t *v)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetFieldValues", &d);
+    if (r)
+        return r;
+    for (int i = 0; i < n; i++) {
+        double x;
+        v[i].timestamp = (long long)(epoch() * 1e6);
+        if (v[i].fieldId == NVML_FI_DEV_POWER_INSTANT && F.instant &&
+            val(d, C_POW, &x) == NVML_SUCCESS) {
+            v[i].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+            v[i].value.uiVal = (unsigned)llround(x * 1000);
+            v[i].nvmlReturn = NVML_SUCCESS;
+        } else {
+            v[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+        }
+    }
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t h, int type, unsigned long long last,
+                                         int *vt, unsigned int *count, nvmlSample_t *out);
+EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t h, int type, unsigned long long last,
+                                         int *vt, unsigned int *count, nvmlSample_t *out)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetSamples", &d);
+    if (r)
+        return r;
+    if (d->is_mig && type != NVML_TOTAL_POWER_SAMPLES)
+        return NVML_ERROR_NOT_SUPPORTED;
+    int col = type == NVML_TOTAL_POWER_SAMPLES      ? C_POW
+              : type == NVML_GPU_UTILIZATION_SAMPLES ? C_UTIL
+              : type == NVML_MEMORY_UTILIZATION_SAMPLES ? C_MEMU
+                                                         : -1;
+    if (col < 0)
+        return NVML_ERROR_NOT_SUPPORTED;
+    int g = d->gpu, hi = cur(g);
+    if (F.t[g][hi] > now_t())
+        hi = -1; /* nothing released yet */
+    int lo = hi - RING + 1 < 0 ? 0 : hi - RING + 1;
+    unsigned k = 0;
+    *vt = NVML_VALUE_TYPE_UNSIGNED_INT;
+    for (int i = lo; i <= hi; i++)
+        if (stamp_us(F.t[g][i]) > last && !isnan(F.v[g][i][col]))
+            k++;
+    if (F.empty || k == 0) {
+        *count = 0;
+        return NVML_ERROR_NOT_FOUND;
+    }
+    if (!out) {
+        *count = k;
+        return NVML_SUCCESS;
+    }
+    unsigned cap = *count, j = 0;
+    for (int i = lo; i <= hi && j < cap; i++)
+        if (stamp_us(F.t[g][i]) > last && !isnan(F.v[g][i][col])) {
+            out[j].timeStamp = stamp_us(F.t[g][i]);
+            out[j].sampleValue.uiVal =
+                (unsigned)llround(F.v[g][i][col] * (col == C_POW ? 1000 : 1));
+            j++;
+        }
+    *count = j;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t h,
+                                                          nvmlProcessDetailList_v1_t *l);
+EXPORT nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t h,
+                                                          nvmlProcessDetailList_v1_t *l)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetRunningProcessDetailList", &d);
+    if (r)
+        return r;
+    if (F.proc535)
+        return NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (l->version != nvmlProcessDetailList_v1)
+        return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    unsigned k = 0;
+    for (int i = 0; i < F.nproc; i++)
+        if (F.pgpu[i] == d->gpu && !d->is_mig) {
+            if (l->procArray && k < l->numProcArrayEntries) {
+                memset(&l->procArray[k], 0, sizeof(l->procArray[k]));
+                l->procArray[k].pid = F.ppid[i];
+                l->procArray[k].usedGpuMemory = F.pmib[i] * 1048576ULL;
+                l->procArray[k].gpuInstanceId = l->procArray[k].computeInstanceId = 0xFFFFFFFFu;
+            }
+            k++;
+        }
+    int small = l->procArray == NULL || k > l->numProcArrayEntries;
+    l->numProcArrayEntries = k;
+    return small && k ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t h, unsigned int *n,
+                                                            void *infos);
+EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t h, unsigned int *n,
+                                                            void *infos)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetComputeRunningProcesses_v3", &d);
+    if (r)
+        return r;
+    size_t stride = F.proc535 ? sizeof(nvmlProcessDetail_v1_t) : sizeof(nvmlProcessInfo_v2_t);
+    unsigned k = 0;
+    for (int i = 0; i < F.nproc; i++)
+        if (F.pgpu[i] == d->gpu && !d->is_mig) {
+            if (infos && k < *n) {
+                unsigned char *e = (unsigned char *)infos + k * stride;
+                nvmlProcessDetail_v1_t x = {F.ppid[i], F.pmib[i] * 1048576ULL, 0xFFFFFFFFu,
+                                            0xFFFFFFFFu, 0};
+                memcpy(e, &x, stride);
+            }
+            k++;
+        }
+    int small = (!infos || k > *n) && k;
+    *n = k;
+    return small ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t h, void *p);
+EXPORT nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t h, void *p)
+{
+    (void)h;
+    (void)p;
+    return NVML_ERROR_NOT_SUPPORTED;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t h,
+                                                    nvmlProcessUtilizationSample_t *u,
+                                                    unsigned int *n, unsigned long long last);
+EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t h,
+                                                    nvmlProcessUtilizationSample_t *u,
+                                                    unsigned int *n, unsigned long long last)
+{
+    struct fdev *d;
+    double util;
+    (void)last;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetProcessUtilization", &d);
+    if (r)
+        return r;
+    if (val(d, C_UTIL, &util) != NVML_SUCCESS)
+        return NVML_ERROR_NOT_SUPPORTED;
+    unsigned k = 0;
+    for (int i = 0; i < F.nproc; i++)
+        if (F.pgpu[i] == d->gpu) {
+            if (u && k < *n) {
+                memset(&u[k], 0, sizeof(u[k]));
+                u[k].pid = F.ppid[i];
+                u[k].timeStamp = (unsigned long long)(epoch() * 1e6);
+                u[k].smUtil = (unsigned)util;
+            }
+            k++;
+        }
+    if (!k)
+        return NVML_ERROR_NOT_FOUND;
+    int small = !u || k > *n;
+    *n = k;
+    return small ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t h, unsigned int *cur_m, unsigned int *pend);
+EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t h, unsigned int *cur_m, unsigned int *pend)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetMigMode", &d);
+    if (r)
+        return r;
+    *cur_m = *pend = d->gpu == F.mig_gpu && !d->is_mig;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t h, unsigned int *n);
+EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t h, unsigned int *n)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetMaxMigDeviceCount", &d);
+    if (r)
+        return r;
+    *n = d->gpu == F.mig_gpu ? 7 : 0;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t h, unsigned int i,
+                                                        nvmlDevice_t *m);
+EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t h, unsigned int i,
+                                                        nvmlDevice_t *m)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetMigDeviceHandleByIndex", &d);
+    if (r)
+        return r;
+    if (d->gpu != F.mig_gpu || i >= 2)
+        return NVML_ERROR_NOT_FOUND; /* empty slots */
+    *m = (nvmlDevice_t)&F.mig[i];
+    return NVML_SUCCESS;
+}
+#else
+EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t h, unsigned int *n,
+                                                         void *infos);
+EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t h, unsigned int *n,
+                                                         void *infos)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetComputeRunningProcesses", &d);
+    if (r)
+        return r;
+    unsigned k = 0;
+    for (int i = 0; i < F.nproc; i++)
+        if (F.pgpu[i] == d->gpu) {
+            if (infos && k < *n) {
+                nvmlProcessInfo_v1_t x = {F.ppid[i], F.pmib[i] * 1048576ULL};
+                memcpy((unsigned char *)infos + k * sizeof(x), &x, sizeof(x));
+            }
+            k++;
+        }
+    int small = (!infos || k > *n) && k;
+    *n = k;
+    return small ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+}
+#endif

@@ -1,0 +1,141 @@
+#!/bin/sh
+# The nvml backend end to end through the CLI, against the driver test
+# double: gpus (text and JSON, with process owners), classify --backend nvml
+# and auto, record through it reproducing the trace it served, faults.
+#
+# usage: nvml_cli_test.sh WORKLOADTRUTH TESTDATA FAKE_NVML FAKE_NVML_OLD
+set -u
+WT=$1
+DATA=$2
+FAKE=$3
+OLD=$4
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+n=0
+export WT_FAKE_NVML_TRACE="$DATA/fake_gpu.csv"
+export WT_FAKE_NVML_PROCS="0:4242:2048,1:4343:1024"
+unset WT_FAKE_NVML_FAULTS WT_NVML_LIB
+# a fake /proc so process owners resolve
+mkdir -p "$TMP/root/proc/4242" "$TMP/root/etc"
+printf 'python\n' >"$TMP/root/proc/4242/comm"
+printf 'Name:\tpython\nUid:\t1000\t1000\t1000\t1000\n' >"$TMP/root/proc/4242/status"
+printf '0::/system.slice/slurmstepd.scope/job_777/step_0\n' >"$TMP/root/proc/4242/cgroup"
+printf 'alice:x:1000:1000::/home/alice:/bin/sh\n' >"$TMP/root/etc/passwd"
+export WT_PROC_ROOT="$TMP/root"
+
+run() {
+    name=$1; want=$2; shift 2
+    n=$((n + 1))
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" != "$want" ]; then
+        echo "FAIL [$name]: exit $rc, wanted $want: $*"
+        sed 's/^/    stderr: /' "$TMP/err" | head -5
+        fails=$((fails + 1))
+        return 1
+    fi
+    return 0
+}
+has() {
+    if ! grep -qF -- "$2" "$TMP/$1"; then
+        echo "FAIL [$name]: $1 lacks '$2'"
+        sed 's/^/    got: /' "$TMP/$1" | head -12
+        fails=$((fails + 1))
+    fi
+}
+
+run gpus 0 "$WT" gpus --nvml-lib "$FAKE"
+has out "GPU 0: NVIDIA A100-SXM4-40GB"
+has out "uuid            GPU-fake-0000-0000"
+has out "power reading   instant"
+has out "driver          550.54.15"
+has out "pid 4242     python           user alice  2048 MiB"
+has out "slurm job 777"
+run gpus-json 0 "$WT" gpus --nvml-lib "$FAKE" --json
+has out '"driver_version": "550.54.15"'
+has out '"pci_bus_id": "00000000:17:00.0"'
+has out '"slurm_job_id": "777"'
+has out '"mig_mode": "disabled"'
+WT_NVML_LIB="$FAKE" run gpus-env 0 "$WT" gpus && has out "GPU 1: NVIDIA A100-SXM4-40GB"
+WT_FAKE_NVML_FAULTS=mig=0 run gpus-mig 0 "$WT" gpus --nvml-lib "$FAKE"
+has out "GPU 2: NVIDIA A100-SXM4-40GB MIG 3g.40gb (MIG device)"
+has out "not available on MIG"
+run gpus-old 0 "$WT" gpus --nvml-lib "$OLD" && has out "no utilization sample buffer"
+run gpus-nodriver 1 "$WT" gpus --nvml-lib "$TMP/none.so" && has err "use --backend synthetic, or --trace FILE"
+WT_FAKE_NVML_FAULTS=init=18 run gpus-mismatch 1 "$WT" gpus --nvml-lib "$FAKE" && has err "are different versions"
+
+run classify 0 "$WT" classify --nvml-lib "$FAKE" --samples 8 --interval 0.2 --json
+has out '"classifier": "physics"'
+has out '"sample_count": 8'
+has out '"processes": ['
+has out '"pid": 4242'
+WT_NVML_LIB="$FAKE" run classify-auto 0 "$WT" classify --samples 5 --interval 0.2
+has out "samples       : 5"
+run classify-nvml 0 "$WT" classify --backend nvml --nvml-lib "$FAKE" --gpu-index 1 --samples 5 --interval 0.2
+
+# record through the test double reproduces the trace it served
+run record 0 "$WT" record --backend nvml --nvml-lib "$FAKE" --out "$TMP/rec.csv" --duration 3 --interval 0.3
+has err "samples written to"
+has err "samples/s achieved"
+grep -q "^# source: record on .* backend nvml" "$TMP/rec.csv" || { echo "FAIL [record]: no source metadata"; fails=$((fails + 1)); }
+grep -q "^# power_semantics: instant" "$TMP/rec.csv" || { echo "FAIL [record]: no power_semantics"; fails=$((fails + 1)); }
+grep -q "^# driver_version: 550.54.15" "$TMP/rec.csv" || { echo "FAIL [record]: no driver_version"; fails=$((fails + 1)); }
+n=$((n + 1))
+python3 - "$DATA/fake_gpu.csv" "$TMP/rec.csv" <<'PY' || fails=$((fails + 1))
+import sys
+def load(p):
+    rows = [l.rstrip("\n").split(",") for l in open(p) if not l.startswith("#")]
+    hdr = rows[0]
+    return [dict(zip(hdr, r)) for r in rows[1:]]
+served, rec = load(sys.argv[1]), load(sys.argv[2])
+cols = ["util_gpu_pct", "util_mem_pct", "mem_used_mib", "mem_total_mib", "power_w",
+        "power_limit_w", "power_default_limit_w", "sm_clock_mhz", "sm_clock_max_mhz",
+        "mem_clock_mhz", "temp_c", "pcie_tx_mibps", "pcie_rx_mibps", "clock_reasons", "procs"]
+bad = 0
+for g in ("0", "1"):
+    s = [r for r in served if r["gpu"] == g]
+    r = [x for x in rec if x["gpu"] == g]
+    if len(r) < 20:
+        print("FAIL [record]: GPU %s: only %d samples recorded" % (g, len(r))); bad = 1; continue
+    # the recording starts at the served trace's start: sample i is served sample i
+    t0s, t0r = float(s[0]["t_s"]), float(r[0]["t_s"])
+    for i, x in enumerate(r):
+        y = s[i]
+        for c in cols:
+            a, b = float(x[c]) if not x[c].startswith("0x") else int(x[c], 16), \
+                   float(y[c]) if not y[c].startswith("0x") else int(y[c], 16)
+            if abs(a - b) > 1e-6:
+                print("FAIL [record]: GPU %s sample %d column %s: recorded %s, served %s" % (g, i, c, x[c], y[c])); bad = 1; break
+        dt = (float(x["t_s"]) - t0r) - (float(y["t_s"]) - t0s)
+        if abs(dt) > 0.0015:
+            print("FAIL [record]: GPU %s sample %d: time %s vs %s" % (g, i, x["t_s"], y["t_s"])); bad = 1
+        if bad: break
+    if not bad:
+        print("record reproduced GPU %s: %d samples" % (g, len(r)))
+sys.exit(bad)
+PY
+"$WT" eval --traces "$TMP/rec.csv" >/dev/null 2>&1
+run record-valid 0 "$WT" classify --trace "$TMP/rec.csv" --samples 10
+
+# a lost GPU: the other keeps recording; the run still succeeds
+WT_FAKE_NVML_FAULTS=lost=1@40 run record-lost 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/lost.csv" --duration 2 --interval 0.1
+has err "fell off the bus"
+has err "the other GPUs keep recording"
+grep -q "^[0-9.]*,0," "$TMP/lost.csv" || { echo "FAIL [record-lost]: no GPU 0 rows"; fails=$((fails + 1)); }
+# interrupted recordings are valid traces
+"$WT" record --nvml-lib "$FAKE" --out "$TMP/int.csv" --interval 0.1 >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+rc=$?
+n=$((n + 1))
+[ "$rc" = 0 ] || { echo "FAIL [record-sigint]: exit $rc"; fails=$((fails + 1)); }
+run record-sigint-valid 0 "$WT" classify --trace "$TMP/int.csv" --samples 5
+run record-gpus 2 "$WT" record --nvml-lib "$FAKE" --out "$TMP/x.csv" --gpus 5 --duration 1 && has err "--gpus"
+run record-label 0 "$WT" record --trace "$DATA/labelled.csv" --out "$TMP/l.csv" --label training
+grep -q ",TRAINING$" "$TMP/l.csv" || { echo "FAIL [record-label]: rows not labelled"; fails=$((fails + 1)); }
+
+echo "$n checks, $fails failures"
+[ "$fails" = 0 ]

@@ -1,0 +1,372 @@
+/* The nvml source against the driver test double (tests/fake_nvml.c): loading
+ * and symbol fallbacks, every column, sample buffers and their timestamps,
+ * MIG, per-process lists (including the 535-era struct), and faults (lost
+ * GPU, version mismatch, missing driver, missing symbols, permissions).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "testutil.h"
+
+#include <time.h>
+
+#include "telemetry/source.h"
+
+static const char *fixture = WT_TEST_DATA "/fake_gpu.csv";
+
+static void env(const char *faults)
+{
+    setenv("WT_FAKE_NVML_TRACE", fixture, 1);
+    setenv("WT_FAKE_NVML_PROCS", "0:4242:2048,0:4243:512,1:4343:1024", 1);
+    if (faults)
+        setenv("WT_FAKE_NVML_FAULTS", faults, 1);
+    else
+        unsetenv("WT_FAKE_NVML_FAULTS");
+    unsetenv("WT_FAKE_NVML_SPEED");
+}
+
+static int open_nvml(const char *lib, double interval, struct wt_source **src, struct wt_err *err)
+{
+    struct wt_source_config cfg = {0};
+    cfg.nvml_lib = lib;
+    cfg.interval_s = interval;
+    return wt_source_open("nvml", &cfg, src, err);
+}
+
+static struct wt_source *must_open(const char *lib, double interval)
+{
+    struct wt_source *src;
+    struct wt_err err;
+    if (open_nvml(lib, interval, &src, &err) != WT_OK)
+        fail_msg("open: %s", err.msg);
+    return src;
+}
+
+/* Reads until at least want samples of gpu arrived (or a failure). */
+static size_t read_some(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap,
+                        size_t want, int *rc_out, struct wt_err *err)
+{
+    size_t n = 0;
+    *rc_out = WT_OK;
+    while (n < want) {
+        size_t got = 0;
+        int rc = wt_source_read(src, gpu, buf + n, cap - n, &got, err);
+        if (rc) {
+            *rc_out = rc;
+            break;
+        }
+        n += got;
+    }
+    return n;
+}
+
+static void test_open_and_info(void **state)
+{
+    (void)state;
+    env(NULL);
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
+    int n;
+    struct wt_err err;
+    assert_int_equal(wt_source_device_count(src, &n, &err), WT_OK);
+    assert_int_equal(n, 2);
+    struct wt_device_info d;
+    assert_int_equal(wt_source_device_info(src, 1, &d, &err), WT_OK);
+    assert_string_equal(d.name, "NVIDIA A100-SXM4-40GB");
+    assert_string_equal(d.uuid, "GPU-fake-0000-0001");
+    assert_string_equal(d.pci_bus_id, "00000000:18:00.0");
+    assert_string_equal(d.driver_version, "550.54.15");
+    assert_string_equal(d.power_semantics, "instant"); /* NVML_FI_DEV_POWER_INSTANT works */
+    assert_true(d.mem_total_mib == 40960);
+    assert_true(d.power_limit_w == 400 && d.power_default_limit_w == 400);
+    assert_int_equal(d.mig_mode, 0);
+    assert_string_equal(wt_source_meta(src, "driver_version"), "550.54.15");
+    assert_int_equal(wt_source_device_info(src, 2, &d, &err), WT_ENODEV);
+    wt_source_close(src);
+}
+
+/* Sub-second samples from the driver's buffers, every column, in time order. */
+static void test_samples(void **state)
+{
+    (void)state;
+    env(NULL);
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.25);
+    static struct wt_sample buf[400];
+    struct wt_err err;
+    int rc;
+    size_t n = read_some(src, 0, buf, 400, 15, &rc, &err);
+    assert_int_equal(rc, WT_OK);
+    assert_true(n >= 15);
+    for (size_t i = 0; i < n; i++) {
+        const struct wt_sample *s = &buf[i];
+        if (i)
+            assert_true(s->t_s > buf[i - 1].t_s);
+        assert_true(s->t_s > -0.5 && s->t_s < 10);
+        /* the fixture: util = 37 k mod 101, mem util = 0.4 util, power = 100 + 2.5 util */
+        double u = s->v[WT_COL_UTIL_GPU];
+        assert_true(wt_measured(u));
+        assert_true(s->v[WT_COL_UTIL_MEM] == floor(u * 0.4));
+        assert_true(fabs(s->v[WT_COL_POWER] - (100 + 2.5 * u)) < 1e-6);
+        assert_true(s->v[WT_COL_MEM_USED] == 20000 && s->v[WT_COL_MEM_TOTAL] == 40960);
+        assert_true(s->v[WT_COL_POWER_LIMIT] == 400 && s->v[WT_COL_POWER_DEFAULT_LIMIT] == 400);
+        assert_true(s->v[WT_COL_SM_CLOCK] == 1410 && s->v[WT_COL_SM_CLOCK_MAX] == 1410);
+        assert_true(s->v[WT_COL_MEM_CLOCK] == 1215 && s->v[WT_COL_TEMP] == 55);
+        assert_true(s->v[WT_COL_PCIE_TX] == 12 && s->v[WT_COL_PCIE_RX] == 34);
+        assert_true(s->v[WT_COL_CLOCK_REASONS] == 0);
+        assert_true(s->v[WT_COL_ENERGY] > 1000);
+        assert_true(s->v[WT_COL_PROCS] == 2);
+    }
+    /* consecutive buffered samples are the trace's 0.1 s apart */
+    assert_true(fabs((buf[2].t_s - buf[1].t_s) - 0.1) < 0.002);
+    /* GPU 1 has been sampled meanwhile: its rows are queued */
+    size_t got;
+    assert_int_equal(wt_source_read(src, 1, buf, 400, &got, &err), WT_OK);
+    assert_true(got >= 5);
+    assert_true(buf[0].v[WT_COL_CLOCK_REASONS] == 4);
+    struct wt_device_info d;
+    assert_int_equal(wt_source_device_info(src, 0, &d, &err), WT_OK);
+    assert_true(d.achieved_hz > 5 && d.achieved_hz < 15);
+    wt_source_close(src);
+}
+
+static void test_empty_and_boottime(void **state)
+{
+    (void)state;
+    static struct wt_sample buf[100];
+    struct wt_err err;
+    int rc;
+    /* empty buffers (an idle GPU): one sample per poll, from point readings */
+    env("empty_samples");
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.1);
+    size_t n = read_some(src, 0, buf, 100, 4, &rc, &err);
+    assert_int_equal(rc, WT_OK);
+    for (size_t i = 1; i < n; i++) {
+        double dt = buf[i].t_s - buf[i - 1].t_s;
+        assert_true(dt > 0.05 && dt < 0.5); /* the poll interval */
+        assert_true(wt_measured(buf[i].v[WT_COL_UTIL_GPU])); /* GetUtilizationRates */
+    }
+    wt_source_close(src);
+    /* buffer timestamps counting from boot are re-anchored to wall time */
+    env("boottime");
+    src = must_open(WT_FAKE_NVML, 0.2);
+    n = read_some(src, 0, buf, 100, 10, &rc, &err);
+    assert_int_equal(rc, WT_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_true(buf[i].t_s > -0.5 && buf[i].t_s < 5);
+    wt_source_close(src);
+}
+
+static void test_power_semantics(void **state)
+{
+    (void)state;
+    /* no instantaneous field on an Ampere-or-newer (not A100) board: avg1s */
+    char path[] = "/tmp/wt_fake_h100_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("# gpu_model: NVIDIA H100 80GB HBM3\n# power_semantics: avg1s\n"
+          "t_s,gpu,util_gpu_pct,util_mem_pct,power_w\n",
+          f);
+    for (int i = 0; i < 50; i++)
+        fprintf(f, "%.1f,0,50,20,%d\n", i * 0.1, 300 + i);
+    fclose(f);
+    setenv("WT_FAKE_NVML_TRACE", path, 1);
+    unsetenv("WT_FAKE_NVML_FAULTS");
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
+    struct wt_device_info d;
+    struct wt_err err;
+    assert_int_equal(wt_source_device_info(src, 0, &d, &err), WT_OK);
+    assert_string_equal(d.power_semantics, "avg1s");
+    assert_true(isnan(d.mem_total_mib)); /* column absent: NOT_SUPPORTED: not measured */
+    static struct wt_sample buf[100];
+    int rc;
+    size_t n = read_some(src, 0, buf, 100, 3, &rc, &err);
+    assert_int_equal(rc, WT_OK);
+    assert_true(n >= 3);
+    assert_true(isnan(buf[0].v[WT_COL_MEM_USED]));
+    assert_true(buf[0].v[WT_COL_POWER] >= 300);
+    wt_source_close(src);
+    unlink(path);
+}
+
+static void test_lost_gpu(void **state)
+{
+    (void)state;
+    env("lost=1@40");
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.05);
+    static struct wt_sample buf[2000];
+    struct wt_err err;
+    int rc = WT_OK;
+    size_t got;
+    /* GPU 1 works, then falls off the bus */
+    for (int i = 0; i < 200 && rc == WT_OK; i++)
+        rc = wt_source_read(src, 1, buf, 2000, &got, &err);
+    assert_int_equal(rc, WT_ENODEV);
+    assert_contains(err.msg, "GPU 1 (NVIDIA A100-SXM4-40GB, 00000000:18:00.0) fell off the bus");
+    assert_contains(err.msg, "GPU is lost");
+    /* ... and GPU 0 keeps working */
+    size_t n = read_some(src, 0, buf, 2000, 3, &rc, &err);
+    assert_int_equal(rc, WT_OK);
+    assert_true(n >= 3);
+    struct wt_device_info d;
+    assert_int_equal(wt_source_device_info(src, 1, &d, &err), WT_OK);
+    assert_contains(d.notes, "fell off the bus");
+    wt_source_close(src);
+}
+
+static void test_open_errors(void **state)
+{
+    (void)state;
+    struct wt_source *src;
+    struct wt_err err;
+    env("init=18");
+    assert_int_equal(open_nvml(WT_FAKE_NVML, 1, &src, &err), WT_EIO);
+    assert_contains(err.msg, "are different versions");
+    assert_contains(err.msg, "reboot, or reload the nvidia kernel module");
+    env("init=9");
+    assert_int_equal(open_nvml(WT_FAKE_NVML, 1, &src, &err), WT_ENODEV);
+    assert_contains(err.msg, "the NVIDIA kernel driver is not loaded");
+    env("init=4");
+    assert_int_equal(open_nvml(WT_FAKE_NVML, 1, &src, &err), WT_EIO);
+    assert_contains(err.msg, "no permission");
+    env("nogpus");
+    assert_int_equal(open_nvml(WT_FAKE_NVML, 1, &src, &err), WT_ENODEV);
+    assert_contains(err.msg, "reports no GPU");
+    env("noperm=handle");
+    assert_int_equal(open_nvml(WT_FAKE_NVML, 1, &src, &err), WT_EIO);
+    assert_contains(err.msg, "no NVIDIA GPU could be opened");
+    env(NULL);
+    assert_int_equal(open_nvml("/nonexistent/libnvidia-ml.so.1", 1, &src, &err), WT_ENODEV);
+    assert_contains(err.msg, "cannot load the NVIDIA management library");
+    assert_int_equal(open_nvml("/usr/local/cuda/lib64/stubs/libnvidia-ml.so", 1, &src, &err),
+                     WT_EINVAL);
+    assert_contains(err.msg, "a CUDA toolkit stub");
+    assert_int_equal(open_nvml(WT_FAKE_NVML_BROKEN, 1, &src, &err), WT_EIO);
+    assert_contains(err.msg, "lacks the NVML function nvmlDeviceGetCount_v2 (or "
+                             "nvmlDeviceGetCount)");
+    /* auto: no driver -> the suggestion */
+    struct wt_source_config cfg = {0};
+    cfg.nvml_lib = "/nonexistent/libnvidia-ml.so.1";
+    assert_int_equal(wt_source_open("auto", &cfg, &src, &err), WT_ENODEV);
+    assert_contains(err.msg, "use --backend synthetic, or --trace FILE");
+    /* WT_NVML_LIB picks the library when no path is given */
+    setenv("WT_NVML_LIB", WT_FAKE_NVML, 1);
+    cfg.nvml_lib = NULL;
+    assert_int_equal(wt_source_open("auto", &cfg, &src, &err), WT_OK);
+    assert_string_equal(src->ops->name, "nvml");
+    wt_source_close(src);
+    unsetenv("WT_NVML_LIB");
+}
+
+/* A driver without the _v2 entry points, sample buffers or field values. */
+static void test_old_driver(void **state)
+{
+    (void)state;
+    env(NULL);
+    struct wt_source *src = must_open(WT_FAKE_NVML_OLD, 0.1);
+    struct wt_err err;
+    struct wt_device_info d;
+    assert_int_equal(wt_source_device_info(src, 0, &d, &err), WT_OK);
+    assert_string_equal(d.pci_bus_id, ""); /* no _v3/_v2 PCI info */
+    assert_true(d.mem_total_mib == 40960); /* nvmlDeviceGetMemoryInfo (v1) */
+    assert_string_equal(d.power_semantics, "instant"); /* A100 by name: GA100 is instant */
+    assert_contains(d.notes, "no utilization sample buffer");
+    static struct wt_sample buf[50];
+    int rc;
+    size_t n = read_some(src, 0, buf, 50, 3, &rc, &err);
+    assert_int_equal(rc, WT_OK);
+    assert_true(wt_measured(buf[0].v[WT_COL_UTIL_GPU]));
+    assert_true(wt_measured(buf[0].v[WT_COL_CLOCK_REASONS])); /* the Throttle name */
+    assert_true(buf[n - 1].v[WT_COL_PROCS] == 2);
+    struct wt_proc p[8];
+    size_t np;
+    assert_int_equal(wt_source_processes(src, 0, p, 8, &np, &err), WT_OK);
+    assert_int_equal(np, 2);
+    assert_int_equal(p[0].pid, 4242);
+    assert_true(p[0].used_mib == 2048);
+    wt_source_close(src);
+}
+
+static void test_processes(void **state)
+{
+    (void)state;
+    struct wt_err err;
+    struct wt_proc p[8];
+    size_t np;
+    /* nvmlDeviceGetRunningProcessDetailList */
+    env(NULL);
+    struct wt_source *src = must_open(WT_FAKE_NVML, 1);
+    assert_int_equal(wt_source_processes(src, 0, p, 8, &np, &err), WT_OK);
+    assert_int_equal(np, 2);
+    assert_true(p[0].pid == 4242 && p[0].used_mib == 2048);
+    assert_true(p[1].pid == 4243 && p[1].used_mib == 512);
+    assert_true(wt_measured(p[0].sm_util_pct));
+    assert_int_equal(wt_source_processes(src, 1, p, 8, &np, &err), WT_OK);
+    assert_true(np == 1 && p[0].pid == 4343 && p[0].used_mib == 1024);
+    wt_source_close(src);
+    /* drivers 535.43-535.85: 32-byte entries behind _v3; read at the right stride */
+    env("proc535");
+    src = must_open(WT_FAKE_NVML, 1);
+    assert_string_equal(wt_source_meta(src, "driver_version"), "535.54.03");
+    assert_int_equal(wt_source_processes(src, 0, p, 8, &np, &err), WT_OK);
+    assert_int_equal(np, 2);
+    assert_true(p[0].pid == 4242 && p[0].used_mib == 2048);
+    assert_true(p[1].pid == 4243 && p[1].used_mib == 512);
+    wt_source_close(src);
+}
+
+static void test_mig(void **state)
+{
+    (void)state;
+    env("mig=0");
+    unsetenv("WT_FAKE_NVML_DRIVER");
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.1);
+    int n;
+    struct wt_err err;
+    assert_int_equal(wt_source_device_count(src, &n, &err), WT_OK);
+    assert_int_equal(n, 4); /* 2 GPUs + GPU 0's 2 MIG devices */
+    struct wt_device_info d;
+    assert_int_equal(wt_source_device_info(src, 0, &d, &err), WT_OK);
+    assert_int_equal(d.mig_mode, 1);
+    assert_int_equal(wt_source_device_info(src, 2, &d, &err), WT_OK);
+    assert_true(d.is_mig && d.parent == 0);
+    assert_contains(d.name, "MIG");
+    assert_contains(d.notes, "utilization, sample buffers and per-process utilization are not "
+                             "available on MIG");
+    static struct wt_sample buf[50];
+    int rc;
+    read_some(src, 2, buf, 50, 2, &rc, &err);
+    assert_int_equal(rc, WT_OK);
+    assert_true(isnan(buf[0].v[WT_COL_UTIL_GPU]));
+    assert_true(wt_measured(buf[0].v[WT_COL_MEM_USED]));
+    wt_source_close(src);
+}
+
+static void test_not_supported(void **state)
+{
+    (void)state;
+    env("notsup=nvmlDeviceGetTemperature noperm=nvmlDeviceGetPcieThroughput");
+    setenv("WT_FAKE_NVML_FAULTS",
+           "notsup=nvmlDeviceGetTemperature,noperm=nvmlDeviceGetPcieThroughput", 1);
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
+    static struct wt_sample buf[100];
+    struct wt_err err;
+    int rc;
+    size_t n = read_some(src, 0, buf, 100, 2, &rc, &err);
+    assert_int_equal(rc, WT_OK);
+    assert_true(n >= 2);
+    assert_true(isnan(buf[0].v[WT_COL_TEMP]));
+    assert_true(isnan(buf[0].v[WT_COL_PCIE_TX]));
+    assert_true(wt_measured(buf[0].v[WT_COL_POWER]));
+    wt_source_close(src);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_open_and_info),   cmocka_unit_test(test_samples),
+        cmocka_unit_test(test_empty_and_boottime), cmocka_unit_test(test_power_semantics),
+        cmocka_unit_test(test_lost_gpu),        cmocka_unit_test(test_open_errors),
+        cmocka_unit_test(test_old_driver),      cmocka_unit_test(test_processes),
+        cmocka_unit_test(test_mig),             cmocka_unit_test(test_not_supported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,139 @@
+/* Process owner attribution against a fake /proc tree: Docker, containerd
+ * (cgroup v2) and systemd-driver Kubernetes pods, Slurm jobs (cgroup and
+ * environment), users from etc/passwd, unreadable processes.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "testutil.h"
+
+#include <sys/stat.h>
+
+#include "telemetry/procinfo.h"
+
+static char root[64];
+
+static void put(const char *rel, const char *data, size_t len)
+{
+    char path[256], dir[256];
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    snprintf(dir, sizeof(dir), "%s", path);
+    for (char *p = dir + strlen(root) + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(dir, 0700);
+            *p = '/';
+        }
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite(data, 1, len, f);
+    fclose(f);
+}
+
+#define PUT(rel, lit) put(rel, lit, sizeof(lit) - 1)
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(root, sizeof(root), "/tmp/wt_proc_XXXXXX");
+    assert_non_null(mkdtemp(root));
+    PUT("etc/passwd", "root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/sh\n");
+    /* a Docker container, cgroup v1 */
+    PUT("proc/100/comm", "python\n");
+    PUT("proc/100/status", "Name:\tpython\nUid:\t1000\t1000\t1000\t1000\n");
+    PUT("proc/100/cgroup",
+        "12:memory:/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"
+        "1:name=systemd:/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n");
+    /* a Kubernetes pod with the systemd driver and containerd, cgroup v2 */
+    PUT("proc/200/comm", "vllm\n");
+    PUT("proc/200/status", "Name:\tvllm\nUid:\t4242\t4242\t4242\t4242\n");
+    PUT("proc/200/cgroup",
+        "0::/kubepods.slice/kubepods-besteffort.slice/"
+        "kubepods-besteffort-pod1f2e3d4c_5b6a_4788_9a0b_1c2d3e4f5a6b.slice/"
+        "cri-containerd-fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210.scope\n");
+    /* a Kubernetes pod with the cgroupfs driver */
+    PUT("proc/250/cgroup", "0::/kubepods/burstable/pod0a1b2c3d-4e5f-6789-abcd-ef0123456789/"
+                           "aaaabbbbccccddddeeeeffff0000111122223333444455556666777788889999\n");
+    /* a Slurm job: cgroup path, and one known only from its environment */
+    PUT("proc/300/comm", "torchrun\n");
+    PUT("proc/300/status", "Name:\ttorchrun\nUid:\t0\t0\t0\t0\n");
+    PUT("proc/300/cgroup", "0::/system.slice/slurmstepd.scope/job_98765/step_0/user/task_0\n");
+    put("proc/400/environ", "HOME=/home/x\0SLURM_JOB_ID=555\0USER=bob\0", 39);
+    PUT("proc/400/cgroup", "0::/user.slice/user-1001.slice/session-3.scope\n");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_docker(void **state)
+{
+    (void)state;
+    struct wt_proc p = {.pid = 100};
+    wt_proc_owner(root, &p);
+    assert_string_equal(p.comm, "python");
+    assert_string_equal(p.user, "alice");
+    assert_string_equal(p.container_id,
+                        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    assert_string_equal(p.pod_uid, "");
+    assert_string_equal(p.slurm_job_id, "");
+}
+
+static void test_kubernetes(void **state)
+{
+    (void)state;
+    struct wt_proc p = {.pid = 200};
+    wt_proc_owner(root, &p);
+    assert_string_equal(p.comm, "vllm");
+    assert_string_equal(p.user, "4242"); /* not in etc/passwd: the uid */
+    assert_string_equal(p.pod_uid, "1f2e3d4c-5b6a-4788-9a0b-1c2d3e4f5a6b");
+    assert_string_equal(p.container_id,
+                        "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210");
+    struct wt_proc q = {.pid = 250};
+    wt_proc_owner(root, &q);
+    assert_string_equal(q.pod_uid, "0a1b2c3d-4e5f-6789-abcd-ef0123456789");
+    assert_string_equal(q.container_id,
+                        "aaaabbbbccccddddeeeeffff0000111122223333444455556666777788889999");
+    assert_string_equal(q.comm, ""); /* unreadable files leave fields empty */
+}
+
+static void test_slurm(void **state)
+{
+    (void)state;
+    struct wt_proc p = {.pid = 300};
+    wt_proc_owner(root, &p);
+    assert_string_equal(p.slurm_job_id, "98765");
+    assert_string_equal(p.user, "root");
+    struct wt_proc q = {.pid = 400};
+    wt_proc_owner(root, &q);
+    assert_string_equal(q.slurm_job_id, "555");
+    assert_string_equal(q.user, "bob"); /* from USER= when status is unreadable */
+    struct wt_proc r = {.pid = 999};
+    wt_proc_owner(root, &r);
+    assert_string_equal(r.comm, "");
+    assert_string_equal(r.user, "");
+}
+
+static void test_root_env(void **state)
+{
+    (void)state;
+    setenv("WT_PROC_ROOT", root, 1);
+    assert_string_equal(wt_proc_root(), root);
+    unsetenv("WT_PROC_ROOT");
+    assert_string_equal(wt_proc_root(), "/");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_docker),
+        cmocka_unit_test(test_kubernetes),
+        cmocka_unit_test(test_slurm),
+        cmocka_unit_test(test_root_env),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
