@@ -11,6 +11,8 @@
  *   WT_FAKE_NVML_DRIVER  driver version string (default 550.54.15)
  *   WT_FAKE_NVML_PROCS   processes, "gpu:pid:mib,..."
  *   WT_FAKE_NVML_SPEED   trace seconds per wall second (default 1)
+ *   WT_FAKE_NVML_PREROLL trace seconds already past at nvmlInit: the sample
+ *                        buffers then hold readings from before the run
  *   WT_FAKE_NVML_FAULTS  comma-separated faults:
  *     lost=G@N        GPU G falls off the bus after N calls on it
  *     notsup=FUNC     FUNC returns NOT_SUPPORTED     noperm=FUNC  ... NO_PERMISSION
@@ -41,12 +43,30 @@
 #define MAXS 20000
 #define RING 120
 
-enum col { C_UTIL, C_MEMU, C_MEM, C_MEMTOT, C_POW, C_LIM, C_DEFLIM, C_ENERGY, C_SM, C_SMMAX,
-           C_MEMCLK, C_TEMP, C_TX, C_RX, C_REASONS, C_PROCS, NC };
+enum col {
+    C_UTIL,
+    C_MEMU,
+    C_MEM,
+    C_MEMTOT,
+    C_POW,
+    C_LIM,
+    C_DEFLIM,
+    C_ENERGY,
+    C_SM,
+    C_SMMAX,
+    C_MEMCLK,
+    C_TEMP,
+    C_TX,
+    C_RX,
+    C_REASONS,
+    C_PROCS,
+    NC
+};
 static const char *const colnames[NC] = {
-    "util_gpu_pct", "util_mem_pct", "mem_used_mib", "mem_total_mib", "power_w",
-    "power_limit_w", "power_default_limit_w", "energy_j", "sm_clock_mhz", "sm_clock_max_mhz",
-    "mem_clock_mhz", "temp_c", "pcie_tx_mibps", "pcie_rx_mibps", "clock_reasons", "procs"};
+    "util_gpu_pct",  "util_mem_pct",     "mem_used_mib",          "mem_total_mib",
+    "power_w",       "power_limit_w",    "power_default_limit_w", "energy_j",
+    "sm_clock_mhz",  "sm_clock_max_mhz", "mem_clock_mhz",         "temp_c",
+    "pcie_tx_mibps", "pcie_rx_mibps",    "clock_reasons",         "procs"};
 
 struct fdev {
     int gpu, is_mig, parent;
@@ -62,7 +82,7 @@ static struct {
     double first_t;
     struct fdev dev[MAXG];
     struct fdev mig[2];
-    double start_mono, start_epoch, speed;
+    double start_mono, start_epoch, speed, preroll;
     char driver[32];
     char model[96];
     int instant;
@@ -228,7 +248,7 @@ static nvmlReturn_t enter(nvmlDevice_t h, const char *fn, struct fdev **out)
 /* The trace time shown now. */
 static double now_t(void)
 {
-    return F.first_t + (mono() - F.start_mono) * F.speed;
+    return F.first_t + F.preroll + (mono() - F.start_mono) * F.speed;
 }
 
 /* Index of the last sample of gpu at or before now (0 before the first). */
@@ -262,8 +282,8 @@ static nvmlReturn_t val(struct fdev *d, int col, double *out)
 
 __attribute__((unused)) static unsigned long long stamp_us(double t)
 {
-    double wall = (t - F.first_t) / F.speed;
-    return F.boottime ? (unsigned long long)(5e6 + wall * 1e6)
+    double wall = (t - F.first_t - F.preroll) / F.speed;
+    return F.boottime ? (unsigned long long)(50e6 + wall * 1e6)
                       : (unsigned long long)((F.start_epoch + wall) * 1e6);
 }
 
@@ -293,6 +313,8 @@ EXPORT nvmlReturn_t INIT_NAME(void)
     F.speed = sp ? atof(sp) : 1;
     if (!(F.speed > 0))
         F.speed = 1;
+    const char *pre = getenv("WT_FAKE_NVML_PREROLL");
+    F.preroll = pre ? atof(pre) : 0;
     const char *dv = getenv("WT_FAKE_NVML_DRIVER");
     snprintf(F.driver, sizeof(F.driver), "%s", F.proc535 ? "535.54.03" : dv ? dv : "550.54.15");
     if (!F.model[0])
@@ -308,8 +330,8 @@ EXPORT nvmlReturn_t INIT_NAME(void)
         char *save;
         for (char *tok = strtok_r(buf, ",", &save); tok && F.nproc < 32;
              tok = strtok_r(NULL, ",", &save))
-            if (sscanf(tok, "%d:%u:%llu", &F.pgpu[F.nproc], &F.ppid[F.nproc],
-                       &F.pmib[F.nproc]) == 3)
+            if (sscanf(tok, "%d:%u:%llu", &F.pgpu[F.nproc], &F.ppid[F.nproc], &F.pmib[F.nproc]) ==
+                3)
                 F.nproc++;
     }
     F.start_mono = mono();
@@ -560,17 +582,14 @@ static nvmlReturn_t reasons(nvmlDevice_t h, const char *fn, unsigned long long *
 
 EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t h,
                                                               unsigned long long *r);
-EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t h,
-                                                              unsigned long long *r)
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t h, unsigned long long *r)
 {
     return reasons(h, "nvmlDeviceGetCurrentClocksThrottleReasons", r);
 }
 
 #ifndef FAKE_OLD
-EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t h,
-                                                           unsigned long long *r);
-EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t h,
-                                                           unsigned long long *r)
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t h, unsigned long long *r);
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t h, unsigned long long *r)
 {
     return reasons(h, "nvmlDeviceGetCurrentClocksEventReasons", r);
 }
@@ -608,10 +627,10 @@ EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t h, int n, nvmlFieldVal
     return NVML_SUCCESS;
 }
 
-EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t h, int type, unsigned long long last,
-                                         int *vt, unsigned int *count, nvmlSample_t *out);
-EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t h, int type, unsigned long long last,
-                                         int *vt, unsigned int *count, nvmlSample_t *out)
+EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t h, int type, unsigned long long last, int *vt,
+                                         unsigned int *count, nvmlSample_t *out);
+EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t h, int type, unsigned long long last, int *vt,
+                                         unsigned int *count, nvmlSample_t *out)
 {
     struct fdev *d;
     nvmlReturn_t r = enter(h, "nvmlDeviceGetSamples", &d);
@@ -619,10 +638,10 @@ EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t h, int type, unsigned long
         return r;
     if (d->is_mig && type != NVML_TOTAL_POWER_SAMPLES)
         return NVML_ERROR_NOT_SUPPORTED;
-    int col = type == NVML_TOTAL_POWER_SAMPLES      ? C_POW
-              : type == NVML_GPU_UTILIZATION_SAMPLES ? C_UTIL
+    int col = type == NVML_TOTAL_POWER_SAMPLES          ? C_POW
+              : type == NVML_GPU_UTILIZATION_SAMPLES    ? C_UTIL
               : type == NVML_MEMORY_UTILIZATION_SAMPLES ? C_MEMU
-                                                         : -1;
+                                                        : -1;
     if (col < 0)
         return NVML_ERROR_NOT_SUPPORTED;
     int g = d->gpu, hi = cur(g);

@@ -115,7 +115,9 @@ for g in ("0", "1"):
         print("record reproduced GPU %s: %d samples" % (g, len(r)))
 sys.exit(bad)
 PY
-"$WT" eval --traces "$TMP/rec.csv" >/dev/null 2>&1
+# the buffers' history before the run is left out, and their period recorded
+WT_FAKE_NVML_PREROLL=3 run record-preroll 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/pre.csv" --duration 1 --interval 0.3
+grep -q "^# driver_buffer_period: 0=util 0.1 s, power 0.1 s; 1=util 0.1 s, power 0.1 s" "$TMP/pre.csv" || { echo "FAIL [record-preroll]: no driver_buffer_period"; fails=$((fails + 1)); }
 run record-valid 0 "$WT" classify --trace "$TMP/rec.csv" --samples 10
 
 # a lost GPU: the other keeps recording; the run still succeeds

@@ -46,7 +46,7 @@ static void test_parse_and_score(void **state)
     for (int i = 0; i < WT_NFEATURES; i++)
         sum += credit[i];
     assert_true(fabs(s - (m.base + 0.1 + 0.25 + sum)) < 1e-12); /* exactly additive */
-    x.v[WT_F_UTIL_ACF_PEAK] = 0.3; /* <= threshold: left */
+    x.v[WT_F_UTIL_ACF_PEAK] = 0.3;                              /* <= threshold: left */
     assert_true(fabs(wt_model_score(&m, &x, NULL) - (-0.5 - 1 + 0.25)) < 1e-12);
     x.v[WT_F_UTIL_ACF_PEAK] = 0.31;
     x.v[WT_F_POWER_CV] = 0.5;

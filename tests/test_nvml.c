@@ -22,6 +22,7 @@ static void env(const char *faults)
     else
         unsetenv("WT_FAKE_NVML_FAULTS");
     unsetenv("WT_FAKE_NVML_SPEED");
+    unsetenv("WT_FAKE_NVML_PREROLL");
 }
 
 static int open_nvml(const char *lib, double interval, struct wt_source **src, struct wt_err *err)
@@ -140,7 +141,7 @@ static void test_empty_and_boottime(void **state)
     assert_int_equal(rc, WT_OK);
     for (size_t i = 1; i < n; i++) {
         double dt = buf[i].t_s - buf[i - 1].t_s;
-        assert_true(dt > 0.05 && dt < 0.5); /* the poll interval */
+        assert_true(dt > 0.05 && dt < 0.5);                  /* the poll interval */
         assert_true(wt_measured(buf[i].v[WT_COL_UTIL_GPU])); /* GetUtilizationRates */
     }
     wt_source_close(src);
@@ -152,6 +153,31 @@ static void test_empty_and_boottime(void **state)
     for (size_t i = 0; i < n; i++)
         assert_true(buf[i].t_s > -0.5 && buf[i].t_s < 5);
     wt_source_close(src);
+}
+
+/* The driver's buffers already hold 3 s of readings at start: they are not
+ * part of the run, but their spacing is measured. */
+static void test_history(void **state)
+{
+    (void)state;
+    env(NULL);
+    setenv("WT_FAKE_NVML_PREROLL", "3", 1);
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
+    struct wt_device_info d;
+    struct wt_err err;
+    assert_int_equal(wt_source_device_info(src, 0, &d, &err), WT_OK);
+    assert_true(fabs(d.util_buffer_period_s - 0.1) < 1e-3);
+    assert_true(fabs(d.power_buffer_period_s - 0.1) < 1e-3);
+    static struct wt_sample buf[100];
+    int rc;
+    size_t n = read_some(src, 0, buf, 100, 5, &rc, &err);
+    assert_int_equal(rc, WT_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_true(buf[i].t_s > -0.05); /* nothing from before the run */
+    /* the first sample is the trace's at 3.0 s (k = 30: util 37 * 30 mod 101) */
+    assert_true(buf[0].v[WT_COL_UTIL_GPU] == (37 * 30) % 101);
+    wt_source_close(src);
+    unsetenv("WT_FAKE_NVML_PREROLL");
 }
 
 static void test_power_semantics(void **state)
@@ -265,8 +291,8 @@ static void test_old_driver(void **state)
     struct wt_err err;
     struct wt_device_info d;
     assert_int_equal(wt_source_device_info(src, 0, &d, &err), WT_OK);
-    assert_string_equal(d.pci_bus_id, ""); /* no _v3/_v2 PCI info */
-    assert_true(d.mem_total_mib == 40960); /* nvmlDeviceGetMemoryInfo (v1) */
+    assert_string_equal(d.pci_bus_id, "");             /* no _v3/_v2 PCI info */
+    assert_true(d.mem_total_mib == 40960);             /* nvmlDeviceGetMemoryInfo (v1) */
     assert_string_equal(d.power_semantics, "instant"); /* A100 by name: GA100 is instant */
     assert_contains(d.notes, "no utilization sample buffer");
     static struct wt_sample buf[50];
@@ -362,11 +388,17 @@ static void test_not_supported(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_open_and_info),   cmocka_unit_test(test_samples),
-        cmocka_unit_test(test_empty_and_boottime), cmocka_unit_test(test_power_semantics),
-        cmocka_unit_test(test_lost_gpu),        cmocka_unit_test(test_open_errors),
-        cmocka_unit_test(test_old_driver),      cmocka_unit_test(test_processes),
-        cmocka_unit_test(test_mig),             cmocka_unit_test(test_not_supported),
+        cmocka_unit_test(test_open_and_info),
+        cmocka_unit_test(test_samples),
+        cmocka_unit_test(test_empty_and_boottime),
+        cmocka_unit_test(test_power_semantics),
+        cmocka_unit_test(test_history),
+        cmocka_unit_test(test_lost_gpu),
+        cmocka_unit_test(test_open_errors),
+        cmocka_unit_test(test_old_driver),
+        cmocka_unit_test(test_processes),
+        cmocka_unit_test(test_mig),
+        cmocka_unit_test(test_not_supported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

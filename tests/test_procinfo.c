@@ -42,7 +42,8 @@ static int setup(void **state)
     PUT("proc/100/status", "Name:\tpython\nUid:\t1000\t1000\t1000\t1000\n");
     PUT("proc/100/cgroup",
         "12:memory:/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"
-        "1:name=systemd:/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n");
+        "1:name=systemd:/docker/"
+        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n");
     /* a Kubernetes pod with the systemd driver and containerd, cgroup v2 */
     PUT("proc/200/comm", "vllm\n");
     PUT("proc/200/status", "Name:\tvllm\nUid:\t4242\t4242\t4242\t4242\n");

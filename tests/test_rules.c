@@ -236,7 +236,8 @@ static void test_too_few_samples(void **state)
     (void)state;
     struct wt_sample one;
     wt_sample_clear(&one, 3);
-    struct wt_window w = {.s = &one, .n = 1, .gpu = 3, .power_semantics = "unknown", .gpu_model = "test"};
+    struct wt_window w = {
+        .s = &one, .n = 1, .gpu = 3, .power_semantics = "unknown", .gpu_model = "test"};
     struct wt_result r;
     struct wt_err err;
     assert_int_equal(wt_classify_window(&wt_classifier_rules, &w, &r, &err), WT_EINVAL);

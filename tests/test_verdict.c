@@ -54,8 +54,7 @@ static void test_job(void **state)
                           WT_CLASS_TRAINING, WT_CLASS_TRAINING};
     assert_int_equal(wt_job_verdict(WT_CLASS_INFERENCE, e, 5, 3), WT_VERDICT_MISMATCH);
     /* no majority */
-    enum wt_class f[4] = {WT_CLASS_TRAINING, WT_CLASS_INFERENCE, WT_CLASS_UNKNOWN,
-                          WT_CLASS_IDLE};
+    enum wt_class f[4] = {WT_CLASS_TRAINING, WT_CLASS_INFERENCE, WT_CLASS_UNKNOWN, WT_CLASS_IDLE};
     assert_int_equal(wt_job_class(f, 4, 3, &votes), WT_CLASS_UNKNOWN);
     assert_int_equal(wt_job_verdict(WT_CLASS_IDLE, f, 4, 3), WT_VERDICT_INCONCLUSIVE);
 }

@@ -46,8 +46,7 @@ static int num(struct parser *p, const char *s, double *out)
 static int index_tok(struct parser *p, const char *s, int *out)
 {
     double d;
-    if (wt_parse_double(s, strlen(s), &d) != 0 || d != floor(d) || d < 0 ||
-        d >= WT_MODEL_MAX_NODES)
+    if (wt_parse_double(s, strlen(s), &d) != 0 || d != floor(d) || d < 0 || d >= WT_MODEL_MAX_NODES)
         return perr(p, "not a node id:", s);
     *out = (int)d;
     return WT_OK;
@@ -93,10 +92,10 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
         if (!strncmp(line, "meta ", 5) || !strcmp(line, "meta")) {
             /* free text, kept verbatim (up to the field's size) */
             if (!have_format)
-                return perr(&p, "the first directive must be 'format workloadtruth-model/1'",
-                            NULL);
+                return perr(&p, "the first directive must be 'format workloadtruth-model/1'", NULL);
             if (m->nmeta < WT_MODEL_MAX_META)
-                snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "%.199s", line[4] ? line + 5 : "");
+                snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "%.199s",
+                         line[4] ? line + 5 : "");
             continue;
         }
         char *tok[16];
@@ -152,8 +151,9 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
                     (rc = index_tok(&p, tok[8], &nd->right)) != WT_OK)
                     return rc;
             } else {
-                return perr(&p, "'node ID VALUE leaf' or 'node ID VALUE split FEATURE "
-                                "THRESHOLD left|right LEFT RIGHT'",
+                return perr(&p,
+                            "'node ID VALUE leaf' or 'node ID VALUE split FEATURE "
+                            "THRESHOLD left|right LEFT RIGHT'",
                             NULL);
             }
             cur->nnodes++;

@@ -144,8 +144,7 @@ static int cmp_credit(const void *a, const void *b)
 }
 
 static int physics_classify(const struct wt_classifier *c, const struct wt_window *w,
-                            const struct wt_features *f, struct wt_result *out,
-                            struct wt_err *err)
+                            const struct wt_features *f, struct wt_result *out, struct wt_err *err)
 {
     (void)w;
     tamper(out, f);
@@ -189,8 +188,8 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
         out->cls = side;
         out->confidence = side == WT_CLASS_TRAINING ? p : 1 - p;
         wt_result_add_reason(out, -1, s, side,
-                             "model: P(TRAINING) = %.2f (log-odds %+.2f) over active windows",
-                             p, s);
+                             "model: P(TRAINING) = %.2f (log-odds %+.2f) over active windows", p,
+                             s);
     }
     struct credit cr[WT_NFEATURES];
     int k = 0;

@@ -37,8 +37,7 @@ enum wt_class wt_job_class(const enum wt_class *cls, size_t n, size_t k, size_t 
     return WT_CLASS_UNKNOWN;
 }
 
-enum wt_verdict wt_job_verdict(enum wt_class declared, const enum wt_class *cls, size_t n,
-                               size_t k)
+enum wt_verdict wt_job_verdict(enum wt_class declared, const enum wt_class *cls, size_t n, size_t k)
 {
     enum wt_class c = wt_job_class(cls, n, k, NULL);
     if (c == WT_CLASS_UNKNOWN)

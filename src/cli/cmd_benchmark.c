@@ -20,7 +20,8 @@
 static void list(void)
 {
     size_t n;
-    printf("synthetic profiles of the Python tool (suite seed; add --evasion for its transform):\n");
+    printf(
+        "synthetic profiles of the Python tool (suite seed; add --evasion for its transform):\n");
     for (const struct wt_synth_profile *const *p = wt_synth_profiles(); *p; p++)
         printf("  %-22s %s\n", (*p)->name, "the Python tool's profile");
     const struct wt_sim_profile_info *pr = wt_sim_profiles(&n);
@@ -31,8 +32,7 @@ static void list(void)
     printf("\nevasion families (suite evasion; classify --evasion-family NAME "
            "[--evasion-strength S]):\n");
     for (size_t i = 0; i < n; i++)
-        printf("  %-22s default %.2f  %s\n", ev[i].name, ev[i].default_strength,
-               ev[i].description);
+        printf("  %-22s default %.2f  %s\n", ev[i].name, ev[i].default_strength, ev[i].description);
 }
 
 int wt_cmd_benchmark(int argc, char **argv)

@@ -240,8 +240,9 @@ int wt_cmd_classify(int argc, char **argv)
         return WT_EXIT_USAGE;
     }
     if (family && !wt_sim_evasion_find(family)) {
-        fprintf(stderr, "workloadtruth classify: --evasion-family: unknown family '%.40s' (see "
-                        "`benchmark --list`) (see --help)\n",
+        fprintf(stderr,
+                "workloadtruth classify: --evasion-family: unknown family '%.40s' (see "
+                "`benchmark --list`) (see --help)\n",
                 family);
         return WT_EXIT_USAGE;
     }
@@ -343,8 +344,7 @@ int wt_cmd_classify(int argc, char **argv)
     double t_first = NAN, t_last = NAN;
     for (size_t wi = 0; wi < nwin; wi++) {
         size_t n = 0;
-        if (read_window(src, (int)gpu, wi ? NAN : start, buf, (size_t)samples, &n, &err) !=
-            WT_OK) {
+        if (read_window(src, (int)gpu, wi ? NAN : start, buf, (size_t)samples, &n, &err) != WT_OK) {
             fail(err.msg);
             goto out_peers;
         }
@@ -452,8 +452,8 @@ int wt_cmd_classify(int argc, char **argv)
         fail("cannot write output");
         goto out;
     }
-    status = (declared != WT_CLASS_NONE && v == WT_VERDICT_MISMATCH) ? WT_EXIT_MISMATCH
-                                                                       : WT_EXIT_OK;
+    status =
+        (declared != WT_CLASS_NONE && v == WT_VERDICT_MISMATCH) ? WT_EXIT_MISMATCH : WT_EXIT_OK;
     goto out;
 out_peers:
     for (size_t p = 0; p < npeers; p++)

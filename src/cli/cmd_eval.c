@@ -139,8 +139,10 @@ int wt_cmd_eval(int argc, char **argv)
         o.group_by_model = 1; /* rows per held-out GPU model */
     if (holdout) {
         if (o.clf->classify != wt_classifier_physics.classify) {
-            fprintf(stderr, "workloadtruth eval: --holdout trains the physics classifier; "
-                            "'%s' has nothing to train (see --help)\n", o.clf->name);
+            fprintf(stderr,
+                    "workloadtruth eval: --holdout trains the physics classifier; "
+                    "'%s' has nothing to train (see --help)\n",
+                    o.clf->name);
             status = WT_EXIT_USAGE;
             goto out;
         }

@@ -62,8 +62,9 @@ int wt_cmd_gpus(int argc, char **argv)
         return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
     if (trace) {
         if (wt_opts_get(opts, "--backend")->seen && strcmp(backend, "replay")) {
-            fprintf(stderr, "workloadtruth gpus: --trace needs --backend replay, not '%s' (see "
-                            "--help)\n",
+            fprintf(stderr,
+                    "workloadtruth gpus: --trace needs --backend replay, not '%s' (see "
+                    "--help)\n",
                     backend);
             return WT_EXIT_USAGE;
         }

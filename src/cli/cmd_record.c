@@ -96,15 +96,17 @@ int wt_cmd_record(int argc, char **argv)
     }
     enum wt_class label = WT_CLASS_NONE;
     if (label_s && (label = wt_class_parse(label_s, false)) == WT_CLASS_NONE) {
-        fprintf(stderr, "workloadtruth record: --label: invalid choice '%.40s' (choose from "
-                        "TRAINING, INFERENCE, IDLE) (see --help)\n",
+        fprintf(stderr,
+                "workloadtruth record: --label: invalid choice '%.40s' (choose from "
+                "TRAINING, INFERENCE, IDLE) (see --help)\n",
                 label_s);
         return WT_EXIT_USAGE;
     }
     if (trace) {
         if (wt_opts_get(opts, "--backend")->seen && strcmp(backend, "replay")) {
-            fprintf(stderr, "workloadtruth record: --trace needs --backend replay, not '%s' "
-                            "(see --help)\n",
+            fprintf(stderr,
+                    "workloadtruth record: --trace needs --backend replay, not '%s' "
+                    "(see --help)\n",
                     backend);
             return WT_EXIT_USAGE;
         }
@@ -122,8 +124,9 @@ int wt_cmd_record(int argc, char **argv)
         return WT_EXIT_USAGE;
     }
     if (!*gpus || gpus[strlen(gpus) - 1] == ',') {
-        fprintf(stderr, "workloadtruth record: --gpus: '%.40s' is not 'all' or a list such as "
-                        "0,1 (see --help)\n",
+        fprintf(stderr,
+                "workloadtruth record: --gpus: '%.40s' is not 'all' or a list such as "
+                "0,1 (see --help)\n",
                 gpus);
         return WT_EXIT_USAGE;
     }
@@ -173,8 +176,9 @@ int wt_cmd_record(int argc, char **argv)
         goto out;
     }
     if (ngpus == 0 || parse_gpus(gpus, ngpus, sel) != 0) {
-        fprintf(stderr, "workloadtruth record: --gpus: '%.40s' is not 'all' or a list of GPUs "
-                        "0..%d (see --help)\n",
+        fprintf(stderr,
+                "workloadtruth record: --gpus: '%.40s' is not 'all' or a list of GPUs "
+                "0..%d (see --help)\n",
                 gpus, ngpus - 1);
         status = WT_EXIT_USAGE;
         goto out;
@@ -182,7 +186,7 @@ int wt_cmd_record(int argc, char **argv)
 
     /* metadata */
     char host[128] = "unknown", models[600] = "", sems[200] = "", started[64], sourcev[300];
-    char intv[32];
+    char intv[32], periods[400] = "";
     gethostname(host, sizeof(host) - 1);
     time_t now = time(NULL);
     struct tm tmv;
@@ -206,6 +210,10 @@ int wt_cmd_record(int argc, char **argv)
             mixed_model |= strcmp(model0, d.name) != 0;
             mixed_sem |= strcmp(sem0, d.power_semantics) != 0;
         }
+        size_t pl = strlen(periods);
+        if (wt_measured(d.util_buffer_period_s) || wt_measured(d.power_buffer_period_s))
+            snprintf(periods + pl, sizeof(periods) - pl, "%s%d=util %.3g s, power %.3g s",
+                     pl ? "; " : "", g, d.util_buffer_period_s, d.power_buffer_period_s);
         size_t ml = strlen(models), sl = strlen(sems);
         snprintf(models + ml, sizeof(models) - ml, "%s%d=%s", ml ? "; " : "", g, d.name);
         snprintf(sems + sl, sizeof(sems) - sl, "%s%d=%s", sl ? "; " : "", g, d.power_semantics);
@@ -231,6 +239,10 @@ int wt_cmd_record(int argc, char **argv)
     if (!strcmp(src->ops->name, "nvml")) {
         keys[nk] = "poll_interval_s";
         vals[nk++] = intv;
+        if (periods[0]) {
+            keys[nk] = "driver_buffer_period";
+            vals[nk++] = periods;
+        }
     }
     const char *dv = wt_source_meta(src, "driver_version");
     if (dv) {

@@ -22,7 +22,8 @@ int wt_cmd_train(int argc, char **argv)
     const char *out_path = NULL, *features = NULL;
     enum wt_feature flist[WT_NFEATURES];
     struct wt_train_config cfg = wt_train_default;
-    unsigned long long rounds = (unsigned long long)cfg.rounds, depth = (unsigned long long)cfg.depth;
+    unsigned long long rounds = (unsigned long long)cfg.rounds,
+                       depth = (unsigned long long)cfg.depth;
     unsigned long long sim = cfg.sim_per_cell, py = cfg.py_per_cell,
                        alone = (unsigned long long)cfg.alone_views;
     /* clang-format off */
@@ -116,8 +117,8 @@ int wt_cmd_train(int argc, char **argv)
              "--python-windows %u --alone-views %d",
              cfg.window_s, cfg.rounds, cfg.depth, cfg.sim_per_cell, cfg.py_per_cell,
              cfg.alone_views);
-    snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "data: %zu trace files; sources %s",
-             nreal, groups);
+    snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "data: %zu trace files; sources %s", nreal,
+             groups);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
              "windows: %zu active (TRAINING %zu, INFERENCE %zu), each trace window in 6 views: "
              "native and 1 Hz x all columns, util+power, power only",

@@ -16,8 +16,10 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"classify", wt_cmd_classify, "classify windows of telemetry (synthetic, trace or live), with job-level verdicts"},
-    {"benchmark", wt_cmd_benchmark, "score a classifier on synthetic suites (the Python tool's, the simulator, evasion)"},
+    {"classify", wt_cmd_classify,
+     "classify windows of telemetry (synthetic, trace or live), with job-level verdicts"},
+    {"benchmark", wt_cmd_benchmark,
+     "score a classifier on synthetic suites (the Python tool's, the simulator, evasion)"},
     {"eval", wt_cmd_eval, "score a classifier on labelled real traces"},
     {"train", wt_cmd_train, "derive the physics classifier's model from labelled traces"},
     {"gpus", wt_cmd_gpus, "list the GPUs and the processes on each, with their owners"},
@@ -74,7 +76,8 @@ int main(int argc, char **argv)
             return WT_EXIT_USAGE;
         }
     fprintf(stderr,
-            "workloadtruth: unknown command '%.60s' (classify, benchmark, eval, train, gpus, record; see --help)\n",
+            "workloadtruth: unknown command '%.60s' (classify, benchmark, eval, train, gpus, "
+            "record; see --help)\n",
             cmd);
     return WT_EXIT_USAGE;
 }

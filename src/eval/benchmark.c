@@ -49,7 +49,8 @@ int wt_benchmark_seed(const struct wt_classifier *c, unsigned trials, unsigned w
                 wt_source_close(src);
                 if (rc)
                     goto out;
-                struct wt_window w = {.s = buf, .n = n, .power_semantics = "unknown", .gpu_model = "synthetic"};
+                struct wt_window w = {
+                    .s = buf, .n = n, .power_semantics = "unknown", .gpu_model = "synthetic"};
                 struct wt_result r;
                 if ((rc = wt_classify_window(c, &w, &r, err)) != WT_OK)
                     goto out;
@@ -94,8 +95,8 @@ double wt_bench_default_accuracy(const struct wt_bench_report *r)
 /* Runs one simulated trial: returns the class of GPU 0's window (with the
  * other GPUs as peers) and the useful work done by the end of the window. */
 static int sim_trial(const struct wt_classifier *c, const struct wt_sim_config *cfg,
-                     double window_s, struct wt_sample *buf, size_t per_gpu,
-                     enum wt_class *cls, double *work, struct wt_err *err)
+                     double window_s, struct wt_sample *buf, size_t per_gpu, enum wt_class *cls,
+                     double *work, struct wt_err *err)
 {
     struct wt_sim *sim;
     int rc = wt_sim_open(&sim, cfg, err);

@@ -22,10 +22,10 @@
 
 struct wt_bench_cell {
     const char *profile;
-    bool evasion;         /* seed suite: the Python transform; others: a family is set */
-    const char *family;   /* evasion family (NULL: none) */
-    double strength;      /* NaN: not applicable */
-    bool is_default;      /* the family's default strength */
+    bool evasion;       /* seed suite: the Python transform; others: a family is set */
+    const char *family; /* evasion family (NULL: none) */
+    double strength;    /* NaN: not applicable */
+    bool is_default;    /* the family's default strength */
     unsigned trials, correct;
     double throughput_cost; /* evasion suite: share of useful work given up (NaN otherwise) */
     enum wt_class truth;
@@ -34,7 +34,7 @@ struct wt_bench_cell {
 struct wt_bench_report {
     const char *suite;
     const char *classifier;
-    unsigned window, trials; /* seed suite: window in samples */
+    unsigned window, trials;    /* seed suite: window in samples */
     double window_s, sample_hz; /* sim and evasion suites */
     uint64_t seed;
     struct wt_bench_cell cells[WT_BENCH_MAX_CELLS];
@@ -42,7 +42,8 @@ struct wt_bench_report {
 };
 
 int wt_benchmark_seed(const struct wt_classifier *c, unsigned trials, unsigned window,
-                      uint64_t seed, struct wt_bench_report *out, struct wt_err *err) WT_WARN_UNUSED;
+                      uint64_t seed, struct wt_bench_report *out,
+                      struct wt_err *err) WT_WARN_UNUSED;
 /* suite "sim" or "evasion"; window_s seconds at sample_hz. */
 int wt_benchmark_sim(const struct wt_classifier *c, const char *suite, unsigned trials,
                      double window_s, double sample_hz, uint64_t seed, struct wt_bench_report *out,

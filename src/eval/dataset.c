@@ -210,8 +210,7 @@ static int do_dir(const char *dir, const struct wt_ds_opts *o, const struct wt_d
             rc = wt_errf(err, WT_ENOMEM, "out of memory");
             goto out;
         }
-        snprintf(names[n], len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
-                 e->d_name);
+        snprintf(names[n], len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
         n++;
     }
     qsort(names, n, sizeof(*names), cmp_str);

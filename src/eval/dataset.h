@@ -33,11 +33,11 @@ enum wt_ds_skip { WT_DS_SCORED = 0, WT_DS_UNLABELLED = 1, WT_DS_SHORT = 2 };
 
 struct wt_ds_window {
     const char *path;
-    const char *group;     /* parent directory name: the trace's source */
+    const char *group; /* parent directory name: the trace's source */
     const char *gpu_model;
-    double t_start;        /* window start, trace time */
+    double t_start; /* window start, trace time */
     const struct wt_window *w;
-    enum wt_class truth;   /* WT_CLASS_NONE when unlabelled */
+    enum wt_class truth; /* WT_CLASS_NONE when unlabelled */
     enum wt_ds_skip skip;
 };
 
@@ -46,8 +46,8 @@ typedef int (*wt_ds_fn)(void *ctx, const struct wt_ds_window *dw, struct wt_err 
 /* Called for a CSV met in a directory walk that is not a trace. */
 typedef int (*wt_ds_skip_fn)(void *ctx, const char *path, struct wt_err *err);
 /* Called once per file before its windows (may be NULL). */
-typedef int (*wt_ds_file_fn)(void *ctx, const char *path, const char *group,
-                             const char *gpu_model, struct wt_err *err);
+typedef int (*wt_ds_file_fn)(void *ctx, const char *path, const char *group, const char *gpu_model,
+                             struct wt_err *err);
 
 struct wt_ds_callbacks {
     wt_ds_file_fn file;

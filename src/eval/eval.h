@@ -27,13 +27,13 @@ struct wt_eval_opts {
     double window_s;
     const struct wt_classifier *clf;
     struct wt_trace_opts trace_opts;
-    double resample_hz; /* 0: the traces' native rate */
-    uint32_t columns;   /* kept columns (bit per enum wt_col); 0: all */
-    FILE *dump;         /* if set: one CSV row of features per scored window */
+    double resample_hz;                    /* 0: the traces' native rate */
+    uint32_t columns;                      /* kept columns (bit per enum wt_col); 0: all */
+    FILE *dump;                            /* if set: one CSV row of features per scored window */
     const enum wt_feature *train_features; /* --holdout: model features (NULL: default) */
     size_t train_nfeatures;
-    int train_sim; /* --holdout: simulator windows per cell (-1: the default) */
-    int train_py;  /* --holdout: Python-profile windows per cell (-1: the default) */
+    int train_sim;      /* --holdout: simulator windows per cell (-1: the default) */
+    int train_py;       /* --holdout: Python-profile windows per cell (-1: the default) */
     int group_by_model; /* report rows per GPU model instead of per source */
     int train_alone;    /* --holdout: learn multi-GPU windows without peers too (-1: default) */
 };
@@ -58,7 +58,7 @@ struct wt_eval_report {
     size_t nfiles, cap;
     char **not_traces; /* CSV files met while walking directories that are not traces */
     size_t nnot_traces;
-    int dump_started; /* the feature dump's header is written */
+    int dump_started;     /* the feature dump's header is written */
     int classifier_owned; /* classifier name was malloc'd */
 };
 
@@ -74,7 +74,8 @@ int wt_eval_add_path(struct wt_eval_report *rep, const char *path, const struct 
  * traces with it, so no window is scored by a model fitted on its trace.
  * o->clf must be the physics classifier. */
 int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int npaths,
-                    const struct wt_eval_opts *o, const char *by, struct wt_err *err) WT_WARN_UNUSED;
+                    const struct wt_eval_opts *o, const char *by,
+                    struct wt_err *err) WT_WARN_UNUSED;
 /* Sums every file's counts. */
 void wt_eval_total(const struct wt_eval_report *rep, struct wt_eval_counts *tot);
 void wt_eval_add_counts(struct wt_eval_counts *dst, const struct wt_eval_counts *src);

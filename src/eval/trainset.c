@@ -25,7 +25,7 @@ const struct wt_train_config wt_train_default = {
     .alone_views = 1,
 };
 
-#define POWER_ONLY                                                                             \
+#define POWER_ONLY                                                                                 \
     ((1u << WT_COL_POWER) | (1u << WT_COL_POWER_LIMIT) | (1u << WT_COL_POWER_DEFAULT_LIMIT))
 
 struct view {
@@ -224,12 +224,12 @@ static int add_sim_cell(struct wt_trainset *ts, const char *profile, const char 
                 if (views[v].hz > 0)
                     m[i] = wt_resample(view[i], m[i], views[v].hz);
                 if (i)
-                    peers[i - 1] = (struct wt_window){.s = view[i],
-                                                      .n = m[i],
-                                                      .gpu = (int)i,
-                                                      .power_semantics =
-                                                          wt_sim_power_semantics(sim),
-                                                      .gpu_model = wt_sim_gpu_model(sim)};
+                    peers[i - 1] =
+                        (struct wt_window){.s = view[i],
+                                           .n = m[i],
+                                           .gpu = (int)i,
+                                           .power_semantics = wt_sim_power_semantics(sim),
+                                           .gpu_model = wt_sim_gpu_model(sim)};
             }
             struct wt_window w = {.s = view[0],
                                   .n = m[0],
@@ -238,15 +238,14 @@ static int add_sim_cell(struct wt_trainset *ts, const char *profile, const char 
                                   .gpu_model = wt_sim_gpu_model(sim),
                                   .peers = peers,
                                   .npeers = g - 1};
-            struct wt_ds_window dw = {.path = path,
-                                      .group = "simulator",
-                                      .gpu_model = wt_sim_gpu_model(sim),
-                                      .t_start = offset,
-                                      .w = &w,
-                                      .truth = wt_window_truth(&w),
-                                      .skip = m[0] >= wt_classifier_physics.min_samples
-                                                  ? WT_DS_SCORED
-                                                  : WT_DS_SHORT};
+            struct wt_ds_window dw = {
+                .path = path,
+                .group = "simulator",
+                .gpu_model = wt_sim_gpu_model(sim),
+                .t_start = offset,
+                .w = &w,
+                .truth = wt_window_truth(&w),
+                .skip = m[0] >= wt_classifier_physics.min_samples ? WT_DS_SCORED : WT_DS_SHORT};
             rc = on_window(&cx, &dw, err);
         }
         wt_sim_close(sim);
@@ -309,8 +308,8 @@ int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell, struct wt_
                     break;
                 for (size_t i = 0; i < n; i++)
                     buf[i].label = wt_class_parse(profiles[p], false);
-                struct wt_window w = {.s = buf, .n = n, .power_semantics = "unknown",
-                                      .gpu_model = "synthetic"};
+                struct wt_window w = {
+                    .s = buf, .n = n, .power_semantics = "unknown", .gpu_model = "synthetic"};
                 struct wt_ds_window dw = {.path = path,
                                           .group = "python-synthetic",
                                           .gpu_model = "synthetic",
@@ -359,8 +358,8 @@ int wt_trainset_fit(const struct wt_trainset *ts, const unsigned char *exclude,
         n++;
     }
     if (total[0] <= 0 || total[1] <= 0) {
-        rc = wt_errf(err, WT_EINVAL,
-                     "training needs active windows of both TRAINING and INFERENCE");
+        rc =
+            wt_errf(err, WT_EINVAL, "training needs active windows of both TRAINING and INFERENCE");
         goto out;
     }
     for (size_t i = 0; i < n; i++)

@@ -40,9 +40,9 @@ struct wt_train_config {
     int rounds, depth;
     double learning_rate, lambda, min_child;
     int nthresholds;
-    unsigned sim_per_cell; /* simulator windows per cell (0: none) */
-    unsigned py_per_cell;  /* Python-profile windows per cell (0: none) */
-    int alone_views;       /* also learn each multi-GPU window without its peers */
+    unsigned sim_per_cell;           /* simulator windows per cell (0: none) */
+    unsigned py_per_cell;            /* Python-profile windows per cell (0: none) */
+    int alone_views;                 /* also learn each multi-GPU window without its peers */
     const enum wt_feature *features; /* NULL: wt_physics_model_features */
     size_t nfeatures;
 };

@@ -150,8 +150,8 @@ struct grid {
     double *v; /* NaN before the first measured value */
 };
 
-static int grid_build(struct grid *g, const struct wt_sample *s, size_t n, enum wt_col c,
-                      double t0, double h, size_t len)
+static int grid_build(struct grid *g, const struct wt_sample *s, size_t n, enum wt_col c, double t0,
+                      double h, size_t len)
 {
     g->t0 = t0;
     g->h = h;

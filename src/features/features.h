@@ -69,11 +69,11 @@ enum wt_feature {
     /* energy */
     WT_F_ENERGY_ACTIVE, /* energy_per_active_s_norm: energy / active seconds / ref */
     /* compute-boundedness and configuration */
-    WT_F_SWCAP_FRAC,      /* swcap_frac: share of samples with the SW power cap bit */
-    WT_F_PIN_AT_CAP,      /* pin_at_cap: share of active samples at >= 97% of the limit */
-    WT_F_SM_CLOCK_RATIO,  /* sm_clock_ratio: SM clock / max while active */
-    WT_F_LIMIT_RATIO,     /* limit_ratio: enforced / default power limit (tamper indicator) */
-    WT_F_CLOCKS_LOCKED,   /* clocks_locked: 1 when clocks look locked (tamper indicator) */
+    WT_F_SWCAP_FRAC,     /* swcap_frac: share of samples with the SW power cap bit */
+    WT_F_PIN_AT_CAP,     /* pin_at_cap: share of active samples at >= 97% of the limit */
+    WT_F_SM_CLOCK_RATIO, /* sm_clock_ratio: SM clock / max while active */
+    WT_F_LIMIT_RATIO,    /* limit_ratio: enforced / default power limit (tamper indicator) */
+    WT_F_CLOCKS_LOCKED,  /* clocks_locked: 1 when clocks look locked (tamper indicator) */
     /* cross-GPU */
     WT_F_PEER_SYNC, /* peer_sync: mean correlation with the host's other GPUs */
     WT_F_PEER_ANTI, /* peer_anti: lowest correlation with another GPU (migration) */

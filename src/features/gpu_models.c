@@ -14,18 +14,18 @@ struct model {
 
 /* Most specific first. */
 static const struct model models[] = {
-    {"GB200", NULL, 1200}, {"B200", NULL, 1000},    {"B100", NULL, 700},
-    {"H200", "NVL", 600},  {"H200", NULL, 700},     {"H100", "PCIe", 350},
-    {"H100", "NVL", 400},  {"H100", NULL, 700},     {"H800", "PCIe", 350},
-    {"H800", NULL, 700},   {"H20", NULL, 500},      {"GH200", NULL, 1000},
-    {"A100", "PCIe", 250}, {"A100", NULL, 400},     {"A800", "PCIe", 250},
-    {"A800", NULL, 400},   {"A40", NULL, 300},      {"A30", NULL, 165},
-    {"A10G", NULL, 300},   {"A10", NULL, 150},      {"L40S", NULL, 350},
-    {"L40", NULL, 300},    {"L4", NULL, 72},        {"V100", "PCIe", 250},
-    {"V100", NULL, 300},   {"T4", NULL, 70},        {"P100", NULL, 250},
-    {"TITAN X", NULL, 250}, {"TITAN V", NULL, 250}, {"TITAN RTX", NULL, 280},
+    {"GB200", NULL, 1200},       {"B200", NULL, 1000},     {"B100", NULL, 700},
+    {"H200", "NVL", 600},        {"H200", NULL, 700},      {"H100", "PCIe", 350},
+    {"H100", "NVL", 400},        {"H100", NULL, 700},      {"H800", "PCIe", 350},
+    {"H800", NULL, 700},         {"H20", NULL, 500},       {"GH200", NULL, 1000},
+    {"A100", "PCIe", 250},       {"A100", NULL, 400},      {"A800", "PCIe", 250},
+    {"A800", NULL, 400},         {"A40", NULL, 300},       {"A30", NULL, 165},
+    {"A10G", NULL, 300},         {"A10", NULL, 150},       {"L40S", NULL, 350},
+    {"L40", NULL, 300},          {"L4", NULL, 72},         {"V100", "PCIe", 250},
+    {"V100", NULL, 300},         {"T4", NULL, 70},         {"P100", NULL, 250},
+    {"TITAN X", NULL, 250},      {"TITAN V", NULL, 250},   {"TITAN RTX", NULL, 280},
     {"RTX 6000 Ada", NULL, 300}, {"RTX A6000", NULL, 300}, {"RTX 4090", NULL, 450},
-    {"RTX 3090", NULL, 350}, {"MI300X", NULL, 750},  {"MI250X", NULL, 560},
+    {"RTX 3090", NULL, 350},     {"MI300X", NULL, 750},    {"MI250X", NULL, 560},
 };
 
 static int has(const char *hay, const char *needle)

@@ -40,8 +40,9 @@ int wt_columns_parse(const char *list, uint32_t *keep, struct wt_err *err)
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         int c = wt_col_lookup(p, len);
         if (c < 0)
-            return wt_errf(err, WT_EINVAL, "unknown column '%.*s' (trace column names such as "
-                                           "util_gpu_pct, power_w, mem_used_mib)",
+            return wt_errf(err, WT_EINVAL,
+                           "unknown column '%.*s' (trace column names such as "
+                           "util_gpu_pct, power_w, mem_used_mib)",
                            (int)(len > 40 ? 40 : len), p);
         *keep |= 1u << c;
         p += len + (comma ? 1 : 0);

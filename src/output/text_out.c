@@ -31,8 +31,9 @@ static void pct(FILE *f, double x)
 void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
 {
     if (strcmp(b->suite, "seed")) {
-        fprintf(f, "benchmark suite '%s', classifier '%s': %u trials per cell, %g-second windows "
-                   "at %g Hz, seed %llu\n",
+        fprintf(f,
+                "benchmark suite '%s', classifier '%s': %u trials per cell, %g-second windows "
+                "at %g Hz, seed %llu\n",
                 b->suite, b->classifier, b->trials, b->window_s, b->sample_hz,
                 (unsigned long long)b->seed);
         fprintf(f, "%-22s %-16s %8s %7s %9s %10s\n", "profile", "evasion", "strength", "trials",
@@ -64,8 +65,9 @@ void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
         }
         return;
     }
-    fprintf(f, "benchmark suite '%s', classifier '%s': %u trials per cell, window %u samples, "
-               "seed %llu\n",
+    fprintf(f,
+            "benchmark suite '%s', classifier '%s': %u trials per cell, window %u samples, "
+            "seed %llu\n",
             b->suite, b->classifier, b->trials, b->window, (unsigned long long)b->seed);
     fprintf(f, "%-12s %-8s %7s %8s %9s\n", "profile", "evasion", "trials", "correct", "accuracy");
     for (unsigned i = 0; i < b->ncells; i++) {

@@ -102,8 +102,7 @@ static const struct sym syms[] = {
     {{"nvmlDeviceGetPowerManagementDefaultLimit", NULL, NULL}, F(default_limit), 0},
     {{"nvmlDeviceGetArchitecture", NULL, NULL}, F(arch), 0},
     {{"nvmlDeviceGetTotalEnergyConsumption", NULL, NULL}, F(energy), 0},
-    {{"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons",
-      NULL},
+    {{"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons", NULL},
      F(reasons),
      0},
     {{"nvmlDeviceGetClockInfo", NULL, NULL}, F(clock), 0},
@@ -135,7 +134,8 @@ struct dev {
     int instant_ok, power_avg1s;
     int buf_ok[3]; /* sample buffer per type: 1 works, 0 not supported */
     unsigned long long seen[3];
-    double offset; /* add to buffer seconds to get wall seconds */
+    double period[3]; /* median spacing of each buffer's readings at start (NaN unknown) */
+    double offset;    /* add to buffer seconds to get wall seconds */
     int have_offset;
     double last_t;
     /* queue of samples not read yet */
@@ -186,8 +186,8 @@ static int ok(struct nvml *s, struct dev *d, nvmlReturn_t rc, const char *what)
         return 1;
     if (rc == NVML_ERROR_GPU_IS_LOST && !d->lost) {
         d->lost = 1;
-        snprintf(d->why, sizeof(d->why), "GPU %d (%s, %s) fell off the bus during %s: %s",
-                 d->index, d->name, d->bus, what, nvml_str(s, rc));
+        snprintf(d->why, sizeof(d->why), "GPU %d (%s, %s) fell off the bus during %s: %s", d->index,
+                 d->name, d->bus, what, nvml_str(s, rc));
     }
     return 0;
 }
@@ -259,6 +259,36 @@ static void parse_driver(struct nvml *s)
 
 /* ------------------------------------------------------------- devices */
 
+static int cmp_ull(const void *a, const void *b)
+{
+    unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median spacing of a buffer's timestamps, in seconds (NaN for fewer than 3). */
+static double buffer_period(const nvmlSample_t *b, unsigned n)
+{
+    if (n < 3)
+        return NAN;
+    unsigned long long *ts = malloc(n * sizeof(*ts));
+    if (!ts)
+        return NAN;
+    for (unsigned i = 0; i < n; i++)
+        ts[i] = b[i].timeStamp;
+    qsort(ts, n, sizeof(*ts), cmp_ull);
+    unsigned k = 0;
+    for (unsigned i = 1; i < n; i++)
+        if (ts[i] > ts[i - 1])
+            ts[k++] = ts[i] - ts[i - 1];
+    double p = NAN;
+    if (k) {
+        qsort(ts, k, sizeof(*ts), cmp_ull);
+        p = (double)ts[k / 2] * 1e-6;
+    }
+    free(ts);
+    return p;
+}
+
 static void probe_device(struct nvml *s, struct dev *d)
 {
     nvmlReturn_t rc;
@@ -296,8 +326,8 @@ static void probe_device(struct nvml *s, struct dev *d)
     }
     unsigned arch = 0;
     if (s->f.arch && s->f.arch(d->h, &arch) == NVML_SUCCESS)
-        d->power_avg1s = arch >= NVML_DEVICE_ARCH_AMPERE && !strstr(d->name, "A100") &&
-                         !strstr(d->name, "A30");
+        d->power_avg1s =
+            arch >= NVML_DEVICE_ARCH_AMPERE && !strstr(d->name, "A100") && !strstr(d->name, "A30");
     else /* unknown architecture: Ampere-and-newer names */
         d->power_avg1s = strstr(d->name, "H100") || strstr(d->name, "H200") ||
                          strstr(d->name, "L40") || strstr(d->name, "B200");
@@ -308,18 +338,23 @@ static void probe_device(struct nvml *s, struct dev *d)
         int vt;
         unsigned n = 0;
         rc = s->f.samples(d->h, t, 0, &vt, &n, NULL);
-        d->buf_ok[t] = rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_FOUND ||
-                       rc == NVML_ERROR_INSUFFICIENT_SIZE;
+        d->buf_ok[t] =
+            rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_FOUND || rc == NVML_ERROR_INSUFFICIENT_SIZE;
         ok(s, d, rc == NVML_ERROR_NOT_FOUND ? NVML_SUCCESS : rc, "nvmlDeviceGetSamples");
         /* start after what the buffer already holds: history from before
          * this run is not part of it */
+        d->period[t] = NAN;
         if (d->buf_ok[t] && n > 0) {
             if (n > MAX_BUF_SAMPLES)
                 n = MAX_BUF_SAMPLES;
-            if (s->f.samples(d->h, t, 0, &vt, &n, s->buf[t]) == NVML_SUCCESS)
-                for (unsigned i = 0; i < n && i < MAX_BUF_SAMPLES; i++)
+            if (s->f.samples(d->h, t, 0, &vt, &n, s->buf[t]) == NVML_SUCCESS) {
+                if (n > MAX_BUF_SAMPLES)
+                    n = MAX_BUF_SAMPLES;
+                for (unsigned i = 0; i < n; i++)
                     if (s->buf[t][i].timeStamp > d->seen[t])
                         d->seen[t] = s->buf[t][i].timeStamp;
+                d->period[t] = buffer_period(s->buf[t], n);
+            }
         }
     }
     if (s->f.mig_mode) {
@@ -530,13 +565,14 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
     if (s->f.proc_detail || s->f.procs_v3 || s->f.procs_v2 || s->f.procs_v1) {
         unsigned n = 0;
         if (s->f.proc_detail) {
-            nvmlProcessDetailList_v1_t l = {nvmlProcessDetailList_v1, NVML_PROCESS_MODE_COMPUTE,
-                                            0, NULL};
+            nvmlProcessDetailList_v1_t l = {nvmlProcessDetailList_v1, NVML_PROCESS_MODE_COMPUTE, 0,
+                                            NULL};
             rc = s->f.proc_detail(d->h, &l);
             n = l.numProcArrayEntries;
         } else {
-            nvml_dev_procs_fn fn =
-                s->f.procs_v3 ? s->f.procs_v3 : s->f.procs_v2 ? s->f.procs_v2 : s->f.procs_v1;
+            nvml_dev_procs_fn fn = s->f.procs_v3   ? s->f.procs_v3
+                                   : s->f.procs_v2 ? s->f.procs_v2
+                                                   : s->f.procs_v1;
             rc = fn(d->h, &n, NULL);
         }
         if (rc == NVML_SUCCESS)
@@ -676,8 +712,8 @@ static int nvml_open(struct wt_source *src, const struct wt_source_config *cfg, 
                          "versions (%s): reboot, or reload the nvidia kernel module",
                          path, nvml_str(s, r));
         else if (r == NVML_ERROR_NO_PERMISSION)
-            rc = wt_errf(err, WT_EIO, "no permission to use the NVIDIA driver (%s)",
-                         nvml_str(s, r));
+            rc =
+                wt_errf(err, WT_EIO, "no permission to use the NVIDIA driver (%s)", nvml_str(s, r));
         else
             rc = wt_errf(err, WT_EIO, "NVML initialization failed: %s", nvml_str(s, r));
         goto fail;
@@ -734,10 +770,14 @@ static int nvml_info(struct wt_source *src, int gpu, struct wt_device_info *info
     info->mem_total_mib = d->mem_total_mib;
     double span = d->last_t - d->first_t;
     info->achieved_hz = d->rows > 1 && span > 0 ? (double)(d->rows - 1) / span : NAN;
+    info->util_buffer_period_s = d->period[NVML_GPU_UTILIZATION_SAMPLES];
+    info->power_buffer_period_s = d->period[NVML_TOTAL_POWER_SAMPLES];
     info->power_limit_w = d->limit_w;
     info->power_default_limit_w = d->default_limit_w;
     snprintf(info->power_semantics, sizeof(info->power_semantics), "%s",
-             d->instant_ok ? "instant" : d->power_avg1s ? "avg1s" : "instant");
+             d->instant_ok    ? "instant"
+             : d->power_avg1s ? "avg1s"
+                              : "instant");
     if (d->unusable || d->lost)
         snprintf(info->notes, sizeof(info->notes), "%s", d->why);
     else if (d->is_mig)
@@ -899,4 +939,3 @@ const struct wt_source_ops wt_source_nvml = {
     .meta = nvml_meta,
     .close = nvml_close,
 };
-

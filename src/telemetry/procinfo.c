@@ -85,8 +85,7 @@ static void parse_cgroup_path(const char *path, struct wt_proc *p)
                                                ""};
         for (int i = 0; i < 5; i++) {
             size_t pl = strlen(prefixes[i]);
-            if (!strncmp(comp, prefixes[i], pl) && strlen(comp) >= pl + 64 &&
-                is_hex64(comp + pl)) {
+            if (!strncmp(comp, prefixes[i], pl) && strlen(comp) >= pl + 64 && is_hex64(comp + pl)) {
                 copy_field(p->container_id, sizeof(p->container_id), comp + pl, 64);
                 break;
             }

@@ -17,12 +17,12 @@
 
 struct wt_proc {
     unsigned pid;
-    double used_mib;      /* GPU memory, NaN when the driver does not say */
-    double sm_util_pct;   /* NaN when not available */
-    char comm[32];        /* command name */
-    char user[40];        /* user name, or the uid in decimal; "" unknown */
+    double used_mib;       /* GPU memory, NaN when the driver does not say */
+    double sm_util_pct;    /* NaN when not available */
+    char comm[32];         /* command name */
+    char user[40];         /* user name, or the uid in decimal; "" unknown */
     char container_id[72]; /* docker / containerd / CRI-O container id */
-    char pod_uid[40];     /* Kubernetes pod UID */
+    char pod_uid[40];      /* Kubernetes pod UID */
     char slurm_job_id[24];
 };
 

@@ -71,6 +71,8 @@ int wt_source_device_info(struct wt_source *src, int gpu, struct wt_device_info 
     info->mig_mode = -1;
     info->parent = -1;
     info->achieved_hz = NAN;
+    info->util_buffer_period_s = NAN;
+    info->power_buffer_period_s = NAN;
     return src->ops->device_info(src, gpu, info, err);
 }
 
@@ -99,13 +101,12 @@ int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size
     return WT_OK;
 }
 
-int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap,
-                        size_t *n, struct wt_err *err)
+int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap, size_t *n,
+                        struct wt_err *err)
 {
     *n = 0;
     if (!src->ops->processes)
-        return wt_errf(err, WT_ENOTSUP, "the %s backend does not list processes",
-                       src->ops->name);
+        return wt_errf(err, WT_ENOTSUP, "the %s backend does not list processes", src->ops->name);
     return src->ops->processes(src, gpu, out, cap, n, err);
 }
 

@@ -27,17 +27,19 @@
 
 struct wt_device_info {
     int index;
-    int is_mig;                /* a MIG device (its parent's index in parent) */
+    int is_mig; /* a MIG device (its parent's index in parent) */
     int parent;
-    int mig_mode;              /* 1 enabled, 0 disabled, -1 not known */
-    char driver_version[32];   /* "" when not known */
-    char notes[200];           /* what is not available on this device, if anything */
-    double achieved_hz;        /* live sources: samples per second so far (NaN: not known) */
-    char name[96];        /* model name as NVML reports it, or "unknown" */
-    char uuid[96];        /* "" when not known */
-    char pci_bus_id[32];  /* "" when not known */
-    double mem_total_mib; /* NaN = not known */
-    double power_limit_w; /* enforced limit, NaN = not known */
+    int mig_mode;                 /* 1 enabled, 0 disabled, -1 not known */
+    char driver_version[32];      /* "" when not known */
+    char notes[200];              /* what is not available on this device, if anything */
+    double achieved_hz;           /* live sources: samples per second so far (NaN: not known) */
+    double util_buffer_period_s;  /* nvml: spacing of the driver's utilization readings */
+    double power_buffer_period_s; /* ... and power readings, measured at start (NaN: unknown) */
+    char name[96];                /* model name as NVML reports it, or "unknown" */
+    char uuid[96];                /* "" when not known */
+    char pci_bus_id[32];          /* "" when not known */
+    double mem_total_mib;         /* NaN = not known */
+    double power_limit_w;         /* enforced limit, NaN = not known */
     double power_default_limit_w;
     char power_semantics[16]; /* "instant", "avg1s" or "unknown" */
 };
@@ -115,8 +117,8 @@ int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size
                      struct wt_err *err) WT_WARN_UNUSED;
 const char *wt_source_meta(struct wt_source *src, const char *key);
 /* Processes on gpu (WT_ENOTSUP when the source cannot tell). */
-int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap,
-                        size_t *n, struct wt_err *err) WT_WARN_UNUSED;
+int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap, size_t *n,
+                        struct wt_err *err) WT_WARN_UNUSED;
 /* The backend `auto` means: nvml when a driver is present. */
 #define WT_BACKEND_AUTO "auto"
 void wt_source_close(struct wt_source *src);

@@ -40,9 +40,9 @@ static int put(struct wt_trace_writer *w, const char *s, size_t n, struct wt_err
 int wt_trace_writer_flush(struct wt_trace_writer *w, struct wt_err *err)
 {
     if (!w->len)
-        return fflush(w->f) == 0 ? WT_OK
-                                 : wt_errf(err, WT_EIO, "cannot write '%s': %s", w->name,
-                                           strerror(errno));
+        return fflush(w->f) == 0
+                   ? WT_OK
+                   : wt_errf(err, WT_EIO, "cannot write '%s': %s", w->name, strerror(errno));
     /* everything pending in one write; a short write (full disk) is cut back
      * to the last complete row, so the file stays a valid trace */
     off_t before = w->owns ? ftello(w->f) : -1;
@@ -127,8 +127,8 @@ int wt_trace_writer_row(struct wt_trace_writer *w, const struct wt_sample *s, st
         if (!wt_measured(x))
             off += snprintf(line + off, sizeof(line) - (size_t)off, ",");
         else if (c == WT_COL_CLOCK_REASONS)
-            off += snprintf(line + off, sizeof(line) - (size_t)off, ",0x%llx",
-                            (unsigned long long)x);
+            off +=
+                snprintf(line + off, sizeof(line) - (size_t)off, ",0x%llx", (unsigned long long)x);
         else
             off += snprintf(line + off, sizeof(line) - (size_t)off, ",%.10g", x);
     }
