@@ -6,7 +6,8 @@
 #                     (unit, CLI, real traces, benchmark smoke, fuzzing)
 #   ./build.sh asan   the whole test suite again under ASan + UBSan (CI's second build)
 #
-# Environment: WT_FUZZ_SECONDS (default 60) sets the fuzzing time of `test`;
+# Environment: WT_FUZZ_SECONDS (default 60) sets the fuzzing time of `test` (half
+# for the trace reader, an eighth for each audit-log target);
 # JOBS sets build parallelism.  Packages are installed with apt-get (through
 # sudo when not root); nothing else is downloaded.
 set -eu
@@ -33,8 +34,8 @@ need_packages() {
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 }
 
-BUILD_PKGS="gcc make cmake pkg-config libc6-dev libjansson-dev"
-TEST_PKGS="libcmocka-dev clang libclang-rt-14-dev python3"
+BUILD_PKGS="gcc make cmake pkg-config libc6-dev libjansson-dev libsodium-dev"
+TEST_PKGS="libcmocka-dev clang libclang-rt-14-dev python3 fiu-utils"
 
 configure_build() { # DIR [cmake args...]
     dir=$1
@@ -47,9 +48,29 @@ fuzz() {
     secs=${WT_FUZZ_SECONDS:-60}
     CC=clang configure_build build-fuzz -DWT_FUZZ=ON -DWT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug
     mkdir -p build-fuzz/corpus
-    echo "fuzzing the trace reader for ${secs}s"
-    build-fuzz/fuzz_trace -max_total_time="$secs" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
-        -print_final_stats=1 build-fuzz/corpus fuzz/corpus 2>&1 | tail -n 12
+    # the trace reader gets half the time, the four audit-log targets the rest
+    tsecs=$((secs / 2)); [ "$tsecs" -ge 1 ] || tsecs=1
+    asecs=$((secs / 8)); [ "$asecs" -ge 1 ] || asecs=1
+    run_fuzzer trace "$tsecs" build-fuzz/corpus fuzz/corpus
+    for t in entry note proof verify; do
+        mkdir -p "build-fuzz/corpus_audit_$t"
+        run_fuzzer "$t" "$asecs" "build-fuzz/corpus_audit_$t" "fuzz/corpus_audit_$t"
+    done
+}
+
+# run_fuzzer NAME SECONDS CORPUS...: fails the build on a crash, keeping the reproducer
+run_fuzzer() {
+    name=$1
+    s=$2
+    shift 2
+    echo "fuzzing $name for ${s}s"
+    if ! "build-fuzz/fuzz_$name" -max_total_time="$s" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix=build-fuzz/ "$@" >"build-fuzz/fuzz_$name.log" 2>&1; then
+        tail -n 40 "build-fuzz/fuzz_$name.log"
+        echo "fuzz_$name failed; the reproducer is in build-fuzz/ (crash-*, leak-*, timeout-*)" >&2
+        exit 1
+    fi
+    tail -n 12 "build-fuzz/fuzz_$name.log"
 }
 
 case "${1:-}" in

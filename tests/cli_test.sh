@@ -52,7 +52,7 @@ for c in classify benchmark eval; do
 done
 run no-command 2 "$WT"
 run unknown-command 2 "$WT" frobnicate && has err "unknown command 'frobnicate'" && oneline
-run planned-command 2 "$WT" watch && has err "not available in this version yet"
+run planned-command 2 "$WT" mcp && has err "not available in this version yet"
 
 # ---- bad flags and values: one line, exit 2
 run unknown-flag 2 "$WT" classify --bogus && has err "unknown option '--bogus'" && oneline

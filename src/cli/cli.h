@@ -18,6 +18,15 @@ int wt_cmd_eval(int argc, char **argv);
 int wt_cmd_train(int argc, char **argv);
 int wt_cmd_gpus(int argc, char **argv);
 int wt_cmd_record(int argc, char **argv);
+int wt_cmd_watch(int argc, char **argv);
+int wt_cmd_init(int argc, char **argv);
+int wt_cmd_verify_log(int argc, char **argv);
+int wt_cmd_checkpoint(int argc, char **argv);
+int wt_cmd_prove(int argc, char **argv);
+int wt_cmd_verify_proof(int argc, char **argv);
+int wt_cmd_consistency(int argc, char **argv);
+int wt_cmd_witness(int argc, char **argv);
+int wt_cmd_recover(int argc, char **argv);
 
 /* Names of the classifiers, NULL-terminated, for option choices. */
 const char *const *wt_cli_classifier_names(void);

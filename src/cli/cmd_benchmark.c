@@ -65,6 +65,7 @@ int wt_cmd_benchmark(int argc, char **argv)
         "simulator profile.  Suite evasion: every evasion family at strengths 0.25, 0.5,\n"
         "0.75, 1 and its default, with the throughput the evader gives up.",
         NULL,
+        NULL,
     };
     int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
     if (prc)

@@ -196,6 +196,7 @@ int wt_cmd_classify(int argc, char **argv)
         "samples, or --windows consecutive windows decided at job level (k of n).",
         "With --declared, also prints a verdict: MATCH, MISMATCH or INCONCLUSIVE.\n"
         "exit status: 0 ok (MATCH or INCONCLUSIVE), 1 error, 2 usage error, 3 MISMATCH.",
+        NULL,
     };
     int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
     if (prc)

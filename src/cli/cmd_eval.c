@@ -58,6 +58,7 @@ int wt_cmd_eval(int argc, char **argv)
         "Score a classifier on labelled traces: each GPU's stream is cut into --window\n"
         "second windows; a window is scored when >= 80% of its rows carry one label.",
         "Paths may also be given without --traces.",
+        NULL,
     };
     int prc = wt_opts_parse(&help, opts, argc, argv, &paths);
     if (prc) {

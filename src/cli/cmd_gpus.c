@@ -56,6 +56,7 @@ int wt_cmd_gpus(int argc, char **argv)
         "command, container, Kubernetes pod, Slurm job).",
         "Process owners come from /proc (set WT_PROC_ROOT to read another tree); in a\n"
         "container, run with the host's PID namespace to see other processes.",
+        NULL,
     };
     int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
     if (prc)

@@ -36,26 +36,6 @@ static double mono(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* "all" or "0,2,3" -> selected[] flags; returns 0 or -1. */
-static int parse_gpus(const char *list, int ngpus, unsigned char *sel)
-{
-    if (!strcmp(list, "all")) {
-        memset(sel, 1, (size_t)ngpus);
-        return 0;
-    }
-    memset(sel, 0, (size_t)ngpus);
-    const char *p = list;
-    while (*p) {
-        char *end;
-        long g = strtol(p, &end, 10);
-        if (end == p || g < 0 || g >= ngpus || (*end && *end != ','))
-            return -1;
-        sel[g] = 1;
-        p = *end ? end + 1 : end;
-    }
-    return 0;
-}
-
 int wt_cmd_record(int argc, char **argv)
 {
     static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
@@ -86,6 +66,7 @@ int wt_cmd_record(int argc, char **argv)
         "Record GPU telemetry to a trace file (docs/trace-format.md), flushing after every\n"
         "poll, until --duration, Ctrl-C or SIGTERM.",
         "exit status: 0 when something was recorded, 1 when nothing could be read.",
+        NULL,
     };
     int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
     if (prc)
@@ -175,7 +156,7 @@ int wt_cmd_record(int argc, char **argv)
         fprintf(stderr, "workloadtruth record: out of memory\n");
         goto out;
     }
-    if (ngpus == 0 || parse_gpus(gpus, ngpus, sel) != 0) {
+    if (ngpus == 0 || wt_opts_gpu_list(gpus, ngpus, sel) != 0) {
         fprintf(stderr,
                 "workloadtruth record: --gpus: '%.40s' is not 'all' or a list of GPUs "
                 "0..%d (see --help)\n",

@@ -48,6 +48,7 @@ int wt_cmd_train(int argc, char **argv)
         "of the Python tool's synthetic profiles).",
         "The shipped model is: workloadtruth train --traces ../shared/traces --out "
         "models/physics.model",
+        NULL,
     };
     int prc = wt_opts_parse(&help, opts, argc, argv, &paths);
     int status = WT_EXIT_ERROR;

@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,11 +25,20 @@ static const struct command commands[] = {
     {"train", wt_cmd_train, "derive the physics classifier's model from labelled traces"},
     {"gpus", wt_cmd_gpus, "list the GPUs and the processes on each, with their owners"},
     {"record", wt_cmd_record, "record GPU telemetry to a trace file"},
+    {"watch", wt_cmd_watch, "classify continuously into a tamper-evident audit log"},
+    {"verify-log", wt_cmd_verify_log, "verify an audit log; name the first bad line"},
+    {"init", wt_cmd_init, "create an audit log and its signing key"},
+    {"checkpoint", wt_cmd_checkpoint, "print the audit log's latest signed checkpoint"},
+    {"prove", wt_cmd_prove, "inclusion proof of one audit-log entry (tlog-proof)"},
+    {"verify-proof", wt_cmd_verify_proof, "check an inclusion proof offline"},
+    {"consistency", wt_cmd_consistency, "witness request: the log only grew since size N"},
+    {"witness", wt_cmd_witness, "a minimal witness: check, store and cosign a checkpoint"},
+    {"recover", wt_cmd_recover, "quarantine a torn last line after a crash"},
     {NULL, NULL, NULL},
 };
 
 /* Python-tool commands that later versions add. */
-static const char *const planned[] = {"watch", "verify-log", "mcp", NULL};
+static const char *const planned[] = {"mcp", NULL};
 
 const char *const *wt_cli_classifier_names(void)
 {
@@ -47,12 +57,15 @@ static void usage(FILE *f)
                "Tells whether a GPU runs TRAINING, INFERENCE or is IDLE from telemetry alone.\n\n"
                "commands:\n");
     for (int i = 0; commands[i].name; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-13s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'workloadtruth <command> --help' describes each command's options.\n");
 }
 
 int main(int argc, char **argv)
 {
+    /* writing past a file-size limit is an error (EFBIG) to report, not a
+     * reason to die: the audit log cuts the short write back */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return WT_EXIT_USAGE;
@@ -75,9 +88,6 @@ int main(int argc, char **argv)
                     cmd);
             return WT_EXIT_USAGE;
         }
-    fprintf(stderr,
-            "workloadtruth: unknown command '%.60s' (classify, benchmark, eval, train, gpus, "
-            "record; see --help)\n",
-            cmd);
+    fprintf(stderr, "workloadtruth: unknown command '%.60s' (see --help)\n", cmd);
     return WT_EXIT_USAGE;
 }

@@ -209,7 +209,8 @@ int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, ch
 
 void wt_opts_usage(const struct wt_cmd_help *h, const struct wt_opt *opts)
 {
-    printf("usage: %s [options]\n\n%s\n\noptions:\n", h->prog, h->summary);
+    printf("usage: %s [options]%s%s\n\n%s\n\noptions:\n", h->prog, h->args ? " " : "",
+           h->args ? h->args : "", h->summary);
     for (int i = 0; opts[i].name; i++) {
         char left[64];
         if (opts[i].type == WT_OPT_FLAG)
@@ -223,4 +224,25 @@ void wt_opts_usage(const struct wt_cmd_help *h, const struct wt_opt *opts)
     printf("  %-26s %s\n", "--help", "show this help and exit");
     if (h->details)
         printf("\n%s\n", h->details);
+}
+
+int wt_opts_gpu_list(const char *list, int ngpus, unsigned char *sel)
+{
+    if (!strcmp(list, "all")) {
+        memset(sel, 1, (size_t)ngpus);
+        return 0;
+    }
+    memset(sel, 0, (size_t)ngpus);
+    const char *p = list;
+    if (!*p)
+        return -1;
+    while (*p) {
+        char *end;
+        long g = strtol(p, &end, 10);
+        if (end == p || g < 0 || g >= ngpus || (*end && *end != ',') || (*end && !end[1]))
+            return -1;
+        sel[g] = 1;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
 }

@@ -43,6 +43,7 @@ struct wt_cmd_help {
     const char *prog;    /* "workloadtruth classify" */
     const char *summary; /* one line */
     const char *details; /* after the options, may be NULL */
+    const char *args;    /* positional arguments for the usage line ("INDEX"), may be NULL */
 };
 
 /* Returns 0 (parsed), 1 (--help printed: exit 0) or 2 (error printed: exit 2).
@@ -53,5 +54,9 @@ int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, ch
 void wt_opts_usage(const struct wt_cmd_help *h, const struct wt_opt *opts);
 const struct wt_opt *wt_opts_get(const struct wt_opt *opts, const char *name);
 void wt_strlist_free(struct wt_strlist *l);
+
+/* "all" or GPU indices such as "0,2,3" -> sel[0..ngpus) flags; 0, or -1 for
+ * anything else (an index out of range, an empty item). */
+int wt_opts_gpu_list(const char *list, int ngpus, unsigned char *sel);
 
 #endif

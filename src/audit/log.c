@@ -1,0 +1,647 @@
+/* The audit log's writer (see log.h): the only code that writes log files.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _DEFAULT_SOURCE /* flock, gethostname */
+#include "audit/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit/merkle.h"
+#include "audit/verify.h"
+#include "util/fileio.h"
+
+struct wt_log {
+    struct wt_log_paths p;
+    struct wt_log_opts o;
+    int fd, lockfd;
+    int failed;
+    struct wt_note_key key;
+    struct wt_merkle_range range;
+    uint64_t bytes;     /* file size after the last acknowledged line */
+    uint64_t published; /* size of the side-file checkpoint */
+    char origin[WT_NOTE_NAME_MAX + 1];
+    int unsynced; /* the last append wrote its line but fdatasync failed */
+    uint64_t unsynced_size;
+    uint8_t unsynced_root[32];
+};
+
+static int set_path(char *dst, const char *a, const char *b, struct wt_err *err)
+{
+    int n = snprintf(dst, PATH_MAX, "%s%s", a, b);
+    if (n < 0 || n >= PATH_MAX)
+        return wt_errf(err, WT_EINVAL, "path too long: %.80s...", a);
+    return WT_OK;
+}
+
+int wt_log_paths_dir(struct wt_log_paths *p, const char *dir, struct wt_err *err)
+{
+    memset(p, 0, sizeof(*p));
+    if (!dir || !*dir)
+        return wt_errf(err, WT_EINVAL, "empty log directory name");
+    int rc;
+    if ((rc = set_path(p->dir, dir, "", err)) || (rc = set_path(p->log, dir, "/log.jsonl", err)) ||
+        (rc = set_path(p->checkpoint, dir, "/checkpoint", err)) ||
+        (rc = set_path(p->key, dir, "/log.key", err)) ||
+        (rc = set_path(p->lock, dir, "/log.lock", err)))
+        return rc;
+    return WT_OK;
+}
+
+int wt_log_paths_file(struct wt_log_paths *p, const char *file, struct wt_err *err)
+{
+    memset(p, 0, sizeof(*p));
+    if (!file || !*file || file[strlen(file) - 1] == '/')
+        return wt_errf(err, WT_EINVAL, "'%.200s' is not a file name", file ? file : "");
+    int rc;
+    if ((rc = set_path(p->log, file, "", err)) ||
+        (rc = set_path(p->checkpoint, file, ".checkpoint", err)) ||
+        (rc = set_path(p->key, file, ".key", err)) || (rc = set_path(p->lock, file, ".lock", err)))
+        return rc;
+    const char *slash = strrchr(file, '/');
+    if (!slash)
+        strcpy(p->dir, ".");
+    else if (slash == file)
+        strcpy(p->dir, "/");
+    else
+        snprintf(p->dir, sizeof(p->dir), "%.*s", (int)(slash - file), file);
+    return WT_OK;
+}
+
+static int64_t now_ms(const struct wt_log_opts *o)
+{
+    if (o && o->clock_ms)
+        return o->clock_ms(o->clock_ctx);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int wt_log_read_key(const char *path, struct wt_note_key *k, struct wt_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return wt_errf(err, errno == ENOENT ? WT_EINVAL : WT_EIO, "cannot open key file %s: %s",
+                       path, strerror(errno));
+    struct stat st;
+    char buf[1024];
+    ssize_t n = -1;
+    int rc = WT_OK;
+    if (fstat(fd, &st)) {
+        rc = wt_errf(err, WT_EIO, "cannot stat %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (st.st_mode & 077) {
+        rc = wt_errf(err, WT_EINVAL,
+                     "key file %s is readable or writable by others (mode %04o); chmod 600 it",
+                     path, (unsigned)(st.st_mode & 07777));
+        goto out;
+    }
+    n = read(fd, buf, sizeof(buf) - 1);
+    if (n < 0) {
+        rc = wt_errf(err, WT_EIO, "cannot read %s: %s", path, strerror(errno));
+        goto out;
+    }
+    buf[n] = '\0';
+    if (wt_note_parse_skey(buf, k, err) != WT_OK) {
+        wt_err_prefix(err, path);
+        rc = WT_EINVAL;
+    }
+out:
+    sodium_memzero(buf, sizeof(buf));
+    close(fd);
+    return rc;
+}
+
+static int mkdir_p(const char *dir, struct wt_err *err)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof(tmp), "%s", dir);
+    for (char *s = tmp + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            if (mkdir(tmp, 0750) && errno != EEXIST)
+                return wt_errf(err, WT_EIO, "cannot create directory %s: %s", tmp, strerror(errno));
+            *s = '/';
+        }
+    if (mkdir(tmp, 0750) && errno != EEXIST)
+        return wt_errf(err, WT_EIO, "cannot create directory %s: %s", tmp, strerror(errno));
+    return WT_OK;
+}
+
+static void default_origin(char *out, size_t cap)
+{
+    char host[128] = "localhost";
+    if (gethostname(host, sizeof(host) - 1) == 0)
+        host[sizeof(host) - 1] = '\0';
+    for (char *c = host; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '-' || *c == '.'))
+            *c = '-';
+    if (!host[0])
+        strcpy(host, "localhost");
+    uint8_t id[8];
+    char hex[17];
+    randombytes_buf(id, sizeof(id));
+    sodium_bin2hex(hex, sizeof(hex), id, sizeof(id));
+    snprintf(out, cap, "workloadtruth.%.100s/%s", host, hex);
+}
+
+/* Appends the genesis record to an empty log file; fsyncs file and dir. */
+static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key *k,
+                         const struct wt_log_opts *o, struct wt_err *err)
+{
+    uint8_t empty[32];
+    char pkb[45];
+    wt_merkle_empty_root(empty);
+    wt_b64_hash(k->pk, pkb);
+    json_t *f = json_pack("{s:s,s:s,s:s}", "origin", k->name, "alg", "ed25519", "pk", pkb);
+    char *line = NULL;
+    size_t len = 0;
+    int rc = f ? wt_entry_build(0, now_ms(o), WT_ENTRY_GENESIS, empty, f, &line, &len, err)
+               : wt_errf(err, WT_ENOMEM, "out of memory");
+    json_decref(f);
+    if (rc)
+        return rc;
+    int fd = open(p->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
+    if (fd < 0) {
+        rc = wt_errf(err, WT_EIO, "cannot create %s: %s", p->log, strerror(errno));
+        goto out;
+    }
+    line[len] = '\n'; /* the NUL becomes the newline: one write */
+    ssize_t n = write(fd, line, len + 1);
+    if (n != (ssize_t)(len + 1)) {
+        int e = n < 0 ? errno : ENOSPC;
+        if (ftruncate(fd, 0)) {
+            /* the next open quarantines the partial line */
+        }
+        rc = wt_errf(err, WT_EIO, "cannot write the genesis record to %s: %s", p->log, strerror(e));
+    } else if (fdatasync(fd)) {
+        rc = wt_errf(err, WT_EIO, "fdatasync of %s failed: %s", p->log, strerror(errno));
+    }
+    close(fd);
+    if (!rc)
+        rc = wt_fsync_dir(p->dir, err);
+out:
+    free(line);
+    return rc;
+}
+
+int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct wt_note_key *key,
+                const struct wt_log_opts *o, char *vkey, size_t cap, struct wt_err *err)
+{
+    struct wt_note_key k;
+    struct stat st;
+    int rc;
+    memset(&k, 0, sizeof(k));
+    if (sodium_init() < 0)
+        return wt_errf(err, WT_EIO, "libsodium failed to initialise");
+    if (origin && (!wt_note_name_ok(origin) || strlen(origin) > WT_NOTE_NAME_MAX))
+        return wt_errf(err, WT_EINVAL,
+                       "origin '%.80s' is not valid (no spaces, '+' or control characters; at "
+                       "most 255 bytes)",
+                       origin);
+    if ((rc = mkdir_p(p->dir, err)) != WT_OK)
+        return rc;
+    if (stat(p->log, &st) == 0 && st.st_size > 0)
+        return wt_errf(err, WT_EINVAL,
+                       "%s already exists; an audit log is never re-created "
+                       "(use another directory or file)",
+                       p->log);
+    if (stat(p->key, &st) == 0 && st.st_size == 0) {
+        /* an init interrupted between creating the key file and writing it
+         * (no log yet, checked above): nothing to keep */
+        if (unlink(p->key) != 0)
+            return wt_errf(err, WT_EIO, "cannot remove the empty key file %s: %s", p->key,
+                           strerror(errno));
+    }
+    if (stat(p->key, &st) == 0) {
+        /* an init interrupted after the key was written: keep that key */
+        if ((rc = wt_log_read_key(p->key, &k, err)) != WT_OK)
+            return rc;
+    } else {
+        char name[WT_NOTE_NAME_MAX + 1];
+        if (origin) {
+            if (!wt_note_name_ok(origin) || strlen(origin) > WT_NOTE_NAME_MAX)
+                return wt_errf(err, WT_EINVAL,
+                               "origin '%.80s' is not valid (no spaces, '+' or control "
+                               "characters; at most 255 bytes)",
+                               origin);
+            snprintf(name, sizeof(name), "%s", origin);
+        } else {
+            default_origin(name, sizeof(name));
+        }
+        if (key) {
+            k = *key;
+            snprintf(k.name, sizeof(k.name), "%s", name);
+            k.type = WT_KEY_ED25519;
+            k.keyid = wt_note_keyid(k.name, k.type, k.pk);
+        } else if ((rc = wt_note_key_generate(&k, name, WT_KEY_ED25519, err)) != WT_OK) {
+            return rc;
+        }
+        char text[600];
+        int n = wt_note_format_skey(&k, text, sizeof(text) - 1);
+        if (n < 0) {
+            wt_note_key_wipe(&k);
+            return wt_errf(err, WT_EINVAL, "key name too long");
+        }
+        text[n++] = '\n';
+        rc = wt_write_file_durable(p->dir, p->key, text, (size_t)n, 0600, WT_FILE_EXCL, err);
+        sodium_memzero(text, sizeof(text));
+        if (rc) {
+            wt_note_key_wipe(&k);
+            return rc;
+        }
+    }
+    struct wt_log *l = NULL;
+    rc = write_genesis(p, &k, o, err);
+    if (!rc)
+        rc = wt_log_open(&l, p, o, NULL, err);
+    if (!rc) {
+        struct wt_note_vkey v;
+        wt_note_key_public(&k, &v);
+        if (vkey && wt_note_format_vkey(&v, vkey, cap) < 0)
+            rc = wt_errf(err, WT_EINVAL, "verifier key too long");
+        wt_log_close(l);
+    }
+    wt_note_key_wipe(&k);
+    return rc;
+}
+
+/* Moves bytes [off, end) of the log to a quarantine file, cuts the log. */
+static int quarantine(const struct wt_log_paths *p, uint64_t off, struct wt_log_recovery *rec,
+                      struct wt_err *err)
+{
+    int fd = open(p->log, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return wt_errf(err, WT_EIO, "cannot open %s: %s", p->log, strerror(errno));
+    struct stat st;
+    char *buf = NULL;
+    int rc = WT_OK;
+    if (fstat(fd, &st)) {
+        rc = wt_errf(err, WT_EIO, "cannot stat %s: %s", p->log, strerror(errno));
+        goto out;
+    }
+    uint64_t len = (uint64_t)st.st_size > off ? (uint64_t)st.st_size - off : 0;
+    if (len > (64u << 20)) {
+        rc = wt_errf(err, WT_EINVAL,
+                     "%s: %llu bytes after the last valid record at offset %llu: too much for a "
+                     "torn write; refusing to cut it (move the log aside and investigate)",
+                     p->log, (unsigned long long)len, (unsigned long long)off);
+        goto out;
+    }
+    buf = malloc(len ? len : 1);
+    if (!buf) {
+        rc = wt_errf(err, WT_ENOMEM, "out of memory");
+        goto out;
+    }
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            rc = wt_errf(err, WT_EIO, "cannot read %s: %s", p->log,
+                         n < 0 ? strerror(errno) : "file shrank");
+            goto out;
+        }
+        got += (size_t)n;
+    }
+    for (int k = 0; k < 1000; k++) {
+        if (k == 0)
+            snprintf(rec->quarantine, sizeof(rec->quarantine), "%s.torn.%llu", p->log,
+                     (unsigned long long)off);
+        else
+            snprintf(rec->quarantine, sizeof(rec->quarantine), "%s.torn.%llu.%d", p->log,
+                     (unsigned long long)off, k);
+        rc = wt_write_file_durable(p->dir, rec->quarantine, buf, len, 0640, WT_FILE_EXCL, err);
+        if (rc == WT_OK || errno != EEXIST)
+            break;
+    }
+    if (rc)
+        goto out;
+    if (ftruncate(fd, (off_t)off) || fsync(fd)) {
+        rc = wt_errf(err, WT_EIO, "cannot cut %s back to %llu bytes: %s", p->log,
+                     (unsigned long long)off, strerror(errno));
+        goto out;
+    }
+    rec->repaired = 1;
+    rec->offset = off;
+    rec->dropped = len;
+out:
+    free(buf);
+    close(fd);
+    return rc;
+}
+
+int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,
+                struct wt_log_recovery *rec, struct wt_err *err)
+{
+    static const struct wt_log_opts defaults = {0};
+    struct wt_log_recovery dummy;
+    struct wt_verify_report *vr = NULL;
+    struct wt_log *l = NULL;
+    int rc = WT_OK;
+    *out = NULL;
+    if (!rec)
+        rec = &dummy;
+    memset(rec, 0, sizeof(*rec));
+    if (sodium_init() < 0)
+        return wt_errf(err, WT_EIO, "libsodium failed to initialise");
+    l = calloc(1, sizeof(*l));
+    vr = malloc(sizeof(*vr));
+    if (!l || !vr) {
+        free(l);
+        free(vr);
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    }
+    l->fd = l->lockfd = -1;
+    l->p = *p;
+    l->o = o ? *o : defaults;
+    (void)sodium_mlock(&l->key, sizeof(l->key));
+
+    struct stat st;
+    if (stat(p->log, &st) != 0) {
+        rc = wt_errf(err, errno == ENOENT ? WT_EINVAL : WT_EIO, "%s: %s%s", p->log, strerror(errno),
+                     errno == ENOENT ? " (create it with `workloadtruth init`)" : "");
+        goto fail;
+    }
+    l->lockfd = open(p->lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
+    if (l->lockfd < 0) {
+        rc = wt_errf(err, WT_EIO, "cannot open lock file %s: %s", p->lock, strerror(errno));
+        goto fail;
+    }
+    if (flock(l->lockfd, LOCK_EX | LOCK_NB)) {
+        rc = errno == EWOULDBLOCK
+                 ? wt_errf(err, WT_EIO, "%s is in use: another writer holds %s", p->log, p->lock)
+                 : wt_errf(err, WT_EIO, "cannot lock %s: %s", p->lock, strerror(errno));
+        goto fail;
+    }
+    if ((rc = wt_log_read_key(p->key, &l->key, err)) != WT_OK)
+        goto fail;
+    if (stat(p->log, &st) == 0 && st.st_size == 0 && access(p->checkpoint, F_OK) != 0) {
+        /* an init interrupted before its genesis record: write it now */
+        if ((rc = write_genesis(p, &l->key, &l->o, err)) != WT_OK)
+            goto fail;
+    }
+    /* Make what is in the file durable, then drop it from the page cache so
+     * the verification below reads what is on disk: after a failed
+     * fdatasync the cache may hold lines the disk lost ("fsyncgate"). */
+    {
+        int rfd = open(p->log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (rfd < 0 || fdatasync(rfd) != 0) {
+            rc = wt_errf(err, WT_EIO, "%s: cannot %s: %s", p->log, rfd < 0 ? "open" : "sync",
+                         strerror(errno));
+            if (rfd >= 0)
+                close(rfd);
+            goto fail;
+        }
+        (void)posix_fadvise(rfd, 0, 0, POSIX_FADV_DONTNEED);
+        close(rfd);
+    }
+
+    struct wt_note_vkey vk;
+    wt_note_key_public(&l->key, &vk);
+    struct wt_verify_opts vo = {.vkey = &vk, .side_path = p->checkpoint};
+    int st_v = wt_verify_file(p->log, &vo, vr);
+    if (st_v == WT_VERIFY_ERROR) {
+        rc = wt_errf(err, WT_EIO, "%s", vr->message);
+        goto fail;
+    }
+    if (st_v == WT_VERIFY_DAMAGED) {
+        rc = wt_errf(err, WT_EINVAL,
+                     "%s; refusing to append to a damaged log (see `workloadtruth verify-log`; "
+                     "keep it as evidence and start a new log elsewhere)",
+                     vr->message);
+        goto fail;
+    }
+    if (vr->damage == WT_DMG_TORN_TAIL) {
+        if (l->o.no_recover) {
+            rc = wt_errf(err, WT_EINVAL, "%s: torn tail at offset %llu; not repairing it", p->log,
+                         (unsigned long long)vr->valid_bytes);
+            goto fail;
+        }
+        if ((rc = quarantine(p, vr->valid_bytes, rec, err)) != WT_OK)
+            goto fail;
+        if (vr->entries == 0) {
+            /* the genesis record itself was torn (an interrupted init) */
+            if ((rc = write_genesis(p, &l->key, &l->o, err)) != WT_OK)
+                goto fail;
+            if ((st_v = wt_verify_file(p->log, &vo, vr)) == WT_VERIFY_DAMAGED ||
+                st_v == WT_VERIFY_ERROR) {
+                rc = wt_errf(err, WT_EIO, "%s", vr->message);
+                goto fail;
+            }
+        }
+    }
+    snprintf(l->origin, sizeof(l->origin), "%s", vr->origin);
+    l->range = vr->range;
+    l->bytes = vr->valid_bytes;
+    l->published = vr->side_size;
+    rec->entries = vr->entries;
+    rec->unsealed = vr->entries > vr->sealed ? vr->entries - vr->sealed : 0;
+    l->fd = open(p->log, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+    if (l->fd < 0) {
+        rc = wt_errf(err, WT_EIO, "cannot open %s for appending: %s", p->log, strerror(errno));
+        goto fail;
+    }
+    if (rec->repaired) {
+        json_t *f = json_pack(
+            "{s:I,s:I,s:s,s:s}", "dropped_bytes", (json_int_t)rec->dropped, "offset",
+            (json_int_t)rec->offset, "reason", "torn-tail", "quarantine",
+            strrchr(rec->quarantine, '/') ? strrchr(rec->quarantine, '/') + 1 : rec->quarantine);
+        rc = f ? wt_log_append(l, WT_ENTRY_RECOVERY, f, NULL, err)
+               : wt_errf(err, WT_ENOMEM, "out of memory");
+        json_decref(f);
+        if (rc)
+            goto fail;
+    }
+    if (l->published != wt_log_size(l) && (rc = wt_log_publish(l, err)) != WT_OK)
+        goto fail;
+    free(vr);
+    *out = l;
+    return WT_OK;
+fail:
+    free(vr);
+    wt_log_close(l);
+    return rc;
+}
+
+uint64_t wt_log_size(const struct wt_log *l)
+{
+    return l->range.size;
+}
+
+uint64_t wt_log_published(const struct wt_log *l)
+{
+    return l->published;
+}
+
+int wt_log_failed(const struct wt_log *l)
+{
+    return l->failed;
+}
+
+void wt_log_root(const struct wt_log *l, uint8_t root[32])
+{
+    wt_merkle_range_root(&l->range, root);
+}
+
+int wt_log_unsynced(const struct wt_log *l, uint64_t *size, uint8_t root[32])
+{
+    if (!l->unsynced)
+        return 0;
+    *size = l->unsynced_size;
+    memcpy(root, l->unsynced_root, 32);
+    return 1;
+}
+
+const char *wt_log_origin(const struct wt_log *l)
+{
+    return l->origin;
+}
+
+int wt_log_vkey(const struct wt_log *l, char *out, size_t cap)
+{
+    struct wt_note_vkey v;
+    wt_note_key_public(&l->key, &v);
+    return wt_note_format_vkey(&v, out, cap);
+}
+
+int wt_log_append(struct wt_log *l, enum wt_entry_type type, json_t *fields, uint64_t *seq,
+                  struct wt_err *err)
+{
+    if (l->failed)
+        return wt_errf(err, WT_EIO,
+                       "%s: an earlier write or fdatasync failed; the log must be reopened (and "
+                       "re-verified) before more appends",
+                       l->p.log);
+    uint8_t root[32];
+    wt_merkle_range_root(&l->range, root);
+    uint64_t s = wt_log_size(l);
+    char *line = NULL;
+    size_t len = 0;
+    int rc = wt_entry_build(s, now_ms(&l->o), type, root, fields, &line, &len, err);
+    if (rc)
+        return rc;
+    uint8_t leaf[32];
+    wt_merkle_leaf_hash(line, len, leaf);
+    line[len] = '\n'; /* the whole line, newline included, in one write */
+    ssize_t n;
+    int tries = 0;
+    do
+        n = write(l->fd, line, len + 1);
+    while (n < 0 && errno == EINTR && ++tries < 100);
+    if (n != (ssize_t)(len + 1)) {
+        int e = n < 0 ? errno : ENOSPC;
+        /* a short write: cut the partial line off so the file stays a log */
+        if (n > 0 && ftruncate(l->fd, (off_t)l->bytes) != 0) {
+            l->failed = 1;
+            rc = wt_errf(err, WT_EIO,
+                         "%s: write of entry %llu failed after %zd of %zu bytes (%s) and the "
+                         "partial line could not be cut back (%s); it will be quarantined on "
+                         "reopen; entry not written",
+                         l->p.log, (unsigned long long)s, n, len + 1, strerror(e), strerror(errno));
+        } else {
+            rc = wt_errf(err, WT_EIO, "%s: cannot write entry %llu (%s)%s; entry not written",
+                         l->p.log, (unsigned long long)s, strerror(e),
+                         n > 0 ? "; the partial line was cut back" : "");
+        }
+        free(line);
+        return rc;
+    }
+    free(line);
+    if (fdatasync(l->fd)) {
+        int e = errno;
+        l->failed = 1;
+        /* the whole line is in the file (at least in the page cache): if a
+         * reopen finds it on disk, it is there with this size and root */
+        struct wt_merkle_range after = l->range;
+        wt_merkle_range_append(&after, leaf);
+        l->unsynced = 1;
+        l->unsynced_size = after.size;
+        wt_merkle_range_root(&after, l->unsynced_root);
+        return wt_errf(err, WT_EIO,
+                       "%s: fdatasync after entry %llu failed (%s); the entry is not "
+                       "acknowledged and the log must be reopened before more appends",
+                       l->p.log, (unsigned long long)s, strerror(e));
+    }
+    wt_merkle_range_append(&l->range, leaf);
+    l->bytes += len + 1;
+    if (seq)
+        *seq = s;
+    return WT_OK;
+}
+
+static int sign_checkpoint(struct wt_log *l, char **note, struct wt_err *err)
+{
+    struct wt_checkpoint cp;
+    char body[WT_NOTE_NAME_MAX + 128];
+    memset(&cp, 0, sizeof(cp));
+    snprintf(cp.origin, sizeof(cp.origin), "%s", l->origin);
+    cp.size = wt_log_size(l);
+    wt_merkle_range_root(&l->range, cp.root);
+    int n = wt_checkpoint_format(&cp, body, sizeof(body));
+    if (n < 0)
+        return wt_errf(err, WT_EINVAL, "checkpoint too long");
+    return wt_note_sign(&l->key, body, (size_t)n, note, err);
+}
+
+int wt_log_publish(struct wt_log *l, struct wt_err *err)
+{
+    if (l->failed)
+        return wt_errf(err, WT_EIO, "%s: not publishing a checkpoint after a failed write",
+                       l->p.log);
+    char *note = NULL;
+    int rc = sign_checkpoint(l, &note, err);
+    if (rc)
+        return rc;
+    /* checkpoint.tmp, fsync, rename, fsync of the directory: always after
+     * the lines it covers were fdatasync'ed */
+    rc = wt_write_file_durable(l->p.dir, l->p.checkpoint, note, strlen(note), 0644, WT_FILE_REPLACE,
+                               err);
+    free(note);
+    if (rc)
+        return rc;
+    l->published = wt_log_size(l);
+    return WT_OK;
+}
+
+int wt_log_seal(struct wt_log *l, struct wt_err *err)
+{
+    char *note = NULL;
+    int rc = sign_checkpoint(l, &note, err);
+    if (rc)
+        return rc;
+    json_t *f = json_pack("{s:s}", "note", note);
+    free(note);
+    if (!f)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    rc = wt_log_append(l, WT_ENTRY_CHECKPOINT, f, NULL, err);
+    json_decref(f);
+    if (rc)
+        return rc;
+    return wt_log_publish(l, err);
+}
+
+void wt_log_close(struct wt_log *l)
+{
+    if (!l)
+        return;
+    if (l->fd >= 0)
+        close(l->fd);
+    if (l->lockfd >= 0)
+        close(l->lockfd); /* releases the flock */
+    wt_note_key_wipe(&l->key);
+    (void)sodium_munlock(&l->key, sizeof(l->key));
+    free(l);
+}

@@ -1,0 +1,105 @@
+/* The audit log's writer: init, open (lock, verify, recover a torn tail),
+ * append, signed checkpoints.  All durability code lives here.
+ *
+ * One writer holds an exclusive flock on the lock file.  Each record is one
+ * write() of one whole line to an O_APPEND descriptor, followed by
+ * fdatasync() before the append is reported as done; a short write is cut
+ * back with ftruncate().  A failed fdatasync makes the handle unusable: it is
+ * never retried (a retry that "succeeds" proves nothing); the caller closes
+ * and reopens, which syncs the file, drops it from the page cache and
+ * re-verifies what is on disk.  Checkpoints are published after
+ * the data (tmp file, fsync, rename, fsync of the directory).  Opening a log
+ * verifies it; a torn tail past every signed size is moved to a quarantine
+ * file and a `recovery` record says so; any other damage makes open refuse.
+ * This module does not classify, sample or print.
+ *
+ * Files, given a log directory D:  D/log.jsonl, D/checkpoint, D/log.key,
+ * D/log.lock (and D/log.jsonl.torn.<offset> after a recovery).  Given a log
+ * file F instead (the Python tool's --log-file): F, F.checkpoint, F.key,
+ * F.lock.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_AUDIT_LOG_H
+#define WT_AUDIT_LOG_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdint.h>
+
+#include "audit/entry.h"
+#include "audit/note.h"
+#include "util/err.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+struct wt_log_paths {
+    char dir[PATH_MAX];
+    char log[PATH_MAX];
+    char checkpoint[PATH_MAX];
+    char key[PATH_MAX];
+    char lock[PATH_MAX];
+};
+
+int wt_log_paths_dir(struct wt_log_paths *p, const char *dir, struct wt_err *err) WT_WARN_UNUSED;
+int wt_log_paths_file(struct wt_log_paths *p, const char *file, struct wt_err *err) WT_WARN_UNUSED;
+
+struct wt_log_opts {
+    int64_t (*clock_ms)(void *ctx); /* NULL: the real-time clock */
+    void *clock_ctx;
+    int no_recover; /* refuse to open a log with a torn tail instead of repairing it */
+};
+
+/* What open found and did. */
+struct wt_log_recovery {
+    int repaired;             /* a torn tail was quarantined */
+    uint64_t offset, dropped; /* where it started, how many bytes */
+    char quarantine[PATH_MAX + 32];
+    uint64_t entries;  /* records found */
+    uint64_t unsealed; /* of them, past the last signed checkpoint (now sealed) */
+};
+
+/* Creates a log: the directory (mode 0750) when given a directory, the key
+ * file (mode 0600, O_EXCL), the genesis record and the first checkpoint.
+ * origin NULL: "workloadtruth.<host>/<16 random hex digits>"; key NULL: a
+ * fresh Ed25519 key (otherwise the given one, e.g. the spec's test key).
+ * Writes the verifier key text to vkey.  Fails if the log already exists. */
+int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct wt_note_key *key,
+                const struct wt_log_opts *o, char *vkey, size_t cap,
+                struct wt_err *err) WT_WARN_UNUSED;
+
+struct wt_log;
+
+int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,
+                struct wt_log_recovery *rec, struct wt_err *err) WT_WARN_UNUSED;
+
+/* Appends one record (fields borrowed, may be NULL) durably; *seq (may be
+ * NULL) gets its seq.  On failure nothing is acknowledged; after an I/O
+ * failure the handle refuses further appends (wt_log_failed). */
+int wt_log_append(struct wt_log *l, enum wt_entry_type type, json_t *fields, uint64_t *seq,
+                  struct wt_err *err) WT_WARN_UNUSED;
+
+/* Signs a checkpoint of the current size and replaces the side file. */
+int wt_log_publish(struct wt_log *l, struct wt_err *err) WT_WARN_UNUSED;
+
+/* Appends a `checkpoint` record sealing everything before it, then publishes. */
+int wt_log_seal(struct wt_log *l, struct wt_err *err) WT_WARN_UNUSED;
+
+uint64_t wt_log_size(const struct wt_log *l);
+uint64_t wt_log_published(const struct wt_log *l); /* size of the side-file checkpoint */
+int wt_log_failed(const struct wt_log *l);
+void wt_log_root(const struct wt_log *l, uint8_t root[32]);
+/* After an append whose line was written but whose fdatasync failed: 1, and
+ * the size and root the log has if that line survives (a reopen tells). */
+int wt_log_unsynced(const struct wt_log *l, uint64_t *size, uint8_t root[32]);
+const char *wt_log_origin(const struct wt_log *l);
+int wt_log_vkey(const struct wt_log *l, char *out, size_t cap);
+void wt_log_close(struct wt_log *l);
+
+/* Reads a key file (PRIVATE+KEY+...), refusing one readable by group or
+ * others. */
+int wt_log_read_key(const char *path, struct wt_note_key *k, struct wt_err *err) WT_WARN_UNUSED;
+
+#endif

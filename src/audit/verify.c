@@ -1,0 +1,704 @@
+/* The audit log's single-pass verifier (see verify.h and spec §7).
+ *
+ * Diagnosis rules, in the order they are applied to line i (0-based seq):
+ *   - no final newline, NUL bytes, over 64 KiB or not a valid record:
+ *     MALFORMED; if it is the very last line, nothing follows it and no signed
+ *     checkpoint covers it, it is a TORN_TAIL (an interrupted write) instead;
+ *   - seq != i: SEQUENCE (deleted, duplicated or reordered lines);
+ *   - prev != root of lines 0..i-1: BROKEN_LINK.  Line i-1 was altered, unless
+ *     putting the right root into line i's own `prev` makes line i+1 (or a
+ *     signed checkpoint of size i+1) agree, in which case line i's `prev` was
+ *     altered: one line of look-ahead names the right line;
+ *   - a checkpoint record that is not signed by the log key, or whose
+ *     origin/size/root differ from the log: BAD_SIGNATURE;
+ *   - a signed external checkpoint (side file, --against) of size s whose
+ *     root differs from the root of lines 0..s-1: REWRITTEN; with s larger
+ *     than the log: TRUNCATED.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "audit/verify.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "audit/entry.h"
+
+const char *wt_damage_name(enum wt_damage d)
+{
+    static const char *const names[] = {"none",        "torn-tail",     "malformed", "sequence",
+                                        "broken-link", "bad-signature", "wrong-key", "truncated",
+                                        "rewritten",   "bad-checkpoint"};
+    return (unsigned)d < sizeof(names) / sizeof(names[0]) ? names[d] : "?";
+}
+
+struct ext {
+    const char *label;
+    int loaded; /* parsed */
+    struct wt_note note;
+    struct wt_checkpoint cp;
+    int sig;     /* 1 verified by the log key, 0 absent, -1 invalid */
+    int checked; /* root compared */
+};
+
+struct vs {
+    const struct wt_verify_opts *o;
+    struct wt_verify_report *r;
+    const char *name; /* file name for messages */
+    struct wt_note_vkey key;
+    int have_key;
+    uint64_t n;   /* valid records so far */
+    uint64_t off; /* offset of the next line */
+    int stopped;
+    int torn_candidate;
+    int partial;          /* the bad line had no newline */
+    uint64_t lines_after; /* lines (complete or not) after the first bad one */
+    int pending;          /* broken link awaiting look-ahead */
+    uint8_t alt_root[32];
+    uint64_t last_seal; /* size sealed by the last good checkpoint record */
+    struct ext ext[1 + WT_VERIFY_MAX_AGAINST];
+    size_t next;
+    uint64_t max_ext; /* largest signed external size */
+};
+
+static void warnf(struct vs *v, const char *fmt, ...) WT_PRINTF(2, 3);
+static void warnf(struct vs *v, const char *fmt, ...)
+{
+    if (v->r->nwarn >= WT_VERIFY_MAX_WARN)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->r->warn[v->r->nwarn++], sizeof(v->r->warn[0]), fmt, ap);
+    va_end(ap);
+}
+
+static void damage(struct vs *v, enum wt_damage d, uint64_t line, uint64_t off, const char *fmt,
+                   ...) WT_PRINTF(5, 6);
+static void damage(struct vs *v, enum wt_damage d, uint64_t line, uint64_t off, const char *fmt,
+                   ...)
+{
+    struct wt_verify_report *r = v->r;
+    r->damage = d;
+    r->line = line;
+    r->offset = off;
+    int k = line ? snprintf(r->message, sizeof(r->message), "%s:%llu: %s: ", v->name,
+                            (unsigned long long)line, wt_damage_name(d))
+                 : snprintf(r->message, sizeof(r->message), "%s: %s: ", v->name, wt_damage_name(d));
+    if (k < 0 || (size_t)k >= sizeof(r->message))
+        k = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->message + k, sizeof(r->message) - (size_t)k, fmt, ap);
+    va_end(ap);
+}
+
+static void append_msg(struct wt_verify_report *r, const char *more)
+{
+    size_t k = strlen(r->message);
+    snprintf(r->message + k, sizeof(r->message) - k, "%s", more);
+}
+
+static void stop(struct vs *v)
+{
+    v->stopped = 1;
+}
+
+static void ext_check_sig(struct vs *v, struct ext *e)
+{
+    e->sig = wt_note_verify(&e->note, &v->key, NULL);
+    if (e->sig == 1 && e->cp.size > v->max_ext)
+        v->max_ext = e->cp.size;
+}
+
+/* Compares every signed external checkpoint of size v->n with root. */
+static int ext_compare(struct vs *v, const uint8_t root[32], uint64_t line, uint64_t off)
+{
+    for (size_t i = 0; i < v->next; i++) {
+        struct ext *e = &v->ext[i];
+        if (!e->loaded || e->sig != 1 || e->checked || e->cp.size != v->n)
+            continue;
+        e->checked = 1;
+        if (memcmp(e->cp.root, root, 32) != 0) {
+            (void)line;
+            (void)off;
+            damage(v, WT_DMG_REWRITTEN, v->last_seal + 1, 0,
+                   "%s is signed by the log key for %llu lines with a different root: lines "
+                   "%llu..%llu were rewritten, or the log forked",
+                   e->label, (unsigned long long)e->cp.size, (unsigned long long)(v->last_seal + 1),
+                   (unsigned long long)e->cp.size);
+            return -1;
+        }
+        if (e->cp.size > v->r->sealed)
+            v->r->sealed = e->cp.size;
+    }
+    return 0;
+}
+
+/* The root of the valid prefix plus line `rec` with its prev set to the
+ * right root: what the next line's prev would be had only prev been edited. */
+static void alt_root(struct vs *v, const char *p, size_t len, const uint8_t root[32])
+{
+    static const char key[] = ",\"prev\":\"";
+    char want[45];
+    wt_b64_hash(root, want);
+    const char *at = NULL;
+    for (size_t i = 0; i + sizeof(key) - 1 + 44 <= len; i++)
+        if (!memcmp(p + i, key, sizeof(key) - 1)) {
+            at = p + i + sizeof(key) - 1;
+            break;
+        }
+    struct wt_merkle_range tmp = v->r->range;
+    uint8_t leaf[32];
+    if (!at) {
+        memset(v->alt_root, 0, 32);
+        return;
+    }
+    char *copy = malloc(len);
+    if (!copy) {
+        memset(v->alt_root, 0, 32);
+        return;
+    }
+    memcpy(copy, p, len);
+    memcpy(copy + (at - p), want, 44);
+    wt_merkle_leaf_hash(copy, len, leaf);
+    free(copy);
+    wt_merkle_range_append(&tmp, leaf);
+    wt_merkle_range_root(&tmp, v->alt_root);
+}
+
+static void resolve_pending(struct vs *v, const uint8_t next_prev[32])
+{
+    if (!v->pending)
+        return;
+    v->pending = 0;
+    if (!memcmp(next_prev, v->alt_root, 32)) {
+        /* the bad line's own prev was edited; the line before it is intact */
+        struct wt_verify_report *r = v->r;
+        uint64_t line = v->n + 1;
+        damage(v, WT_DMG_BROKEN_LINK, line, r->valid_bytes,
+               "the 'prev' field of this line was altered (the line after it still links to "
+               "the right root)");
+    }
+}
+
+static void check_line(struct vs *v, const char *p, size_t len, int complete)
+{
+    struct wt_verify_report *r = v->r;
+    uint64_t off = v->off;
+    v->off += len + (complete ? 1 : 0);
+    if (v->stopped) {
+        if (v->pending && v->lines_after == 0 && complete) {
+            struct wt_entry e;
+            struct wt_err err;
+            if (wt_entry_parse(p, len, &e, &err) == WT_OK) {
+                resolve_pending(v, e.prev);
+                wt_entry_free(&e);
+            }
+            v->pending = 0;
+        }
+        v->lines_after++;
+        return;
+    }
+    uint64_t i = v->n, line = i + 1;
+    if (!complete) {
+        damage(v, WT_DMG_MALFORMED, line, off, "incomplete last line (%zu bytes without a newline)",
+               len);
+        v->torn_candidate = 1;
+        v->partial = 1;
+        stop(v);
+        return;
+    }
+    if (len > WT_ENTRY_MAX_LINE || memchr(p, '\0', len)) {
+        damage(v, WT_DMG_MALFORMED, line, off, "%s",
+               len > WT_ENTRY_MAX_LINE ? "line longer than 64 KiB" : "NUL bytes in the line");
+        v->torn_candidate = 1;
+        stop(v);
+        return;
+    }
+    struct wt_entry e;
+    struct wt_err err = {{0}};
+    if (wt_entry_parse(p, len, &e, &err) != WT_OK) {
+        damage(v, WT_DMG_MALFORMED, line, off, "%s", err.msg);
+        v->torn_candidate = 1;
+        stop(v);
+        return;
+    }
+    if (e.seq != i) {
+        if (e.seq < i)
+            damage(v, WT_DMG_SEQUENCE, line, off,
+                   "seq %llu, expected %llu: an earlier line is repeated here (duplicated or "
+                   "reordered lines)",
+                   (unsigned long long)e.seq, (unsigned long long)i);
+        else
+            damage(v, WT_DMG_SEQUENCE, line, off,
+                   "seq %llu, expected %llu: %llu line(s) deleted before this one, or lines "
+                   "reordered",
+                   (unsigned long long)e.seq, (unsigned long long)i,
+                   (unsigned long long)(e.seq - i));
+        goto bad;
+    }
+    uint8_t root[32];
+    wt_merkle_range_root(&r->range, root);
+    if (memcmp(e.prev, root, 32) != 0) {
+        if (i == 0)
+            damage(v, WT_DMG_BROKEN_LINK, line, off,
+                   "the first record's 'prev' is not the empty tree's root");
+        else {
+            damage(v, WT_DMG_BROKEN_LINK, i, r->valid_bytes - r->last_line_len,
+                   "line %llu does not link to this line ('prev' differs from the root of "
+                   "lines 1..%llu): this line was altered, or lines were inserted or removed",
+                   (unsigned long long)line, (unsigned long long)i);
+            alt_root(v, p, len, root);
+            v->pending = 1;
+        }
+        goto bad;
+    }
+    if (i == 0 && e.type != WT_ENTRY_GENESIS) {
+        damage(v, WT_DMG_MALFORMED, line, off, "the first record must be of type genesis, not %s",
+               wt_entry_type_name(e.type));
+        goto bad;
+    }
+    if (i > 0 && e.type == WT_ENTRY_GENESIS) {
+        damage(v, WT_DMG_MALFORMED, line, off, "a second genesis record");
+        goto bad;
+    }
+    switch (e.type) {
+    case WT_ENTRY_GENESIS:
+        snprintf(r->origin, sizeof(r->origin), "%s", e.origin);
+        memcpy(r->pk, e.pk, 32);
+        r->have_genesis = 1;
+        if (v->o->vkey &&
+            (strcmp(v->o->vkey->name, e.origin) || memcmp(v->o->vkey->pk, e.pk, 32))) {
+            damage(v, WT_DMG_WRONG_KEY, line, off,
+                   "the log's origin and key (%.80s) are not the expected --vkey (%.80s): the "
+                   "log was re-created with another key, or this is another log",
+                   e.origin, v->o->vkey->name);
+            goto bad;
+        }
+        snprintf(v->key.name, sizeof(v->key.name), "%s", e.origin);
+        v->key.type = WT_KEY_ED25519;
+        memcpy(v->key.pk, e.pk, 32);
+        v->key.keyid = wt_note_keyid(e.origin, WT_KEY_ED25519, e.pk);
+        v->have_key = 1;
+        for (size_t k = 0; k < v->next; k++)
+            if (v->ext[k].loaded)
+                ext_check_sig(v, &v->ext[k]);
+        break;
+    case WT_ENTRY_CHECKPOINT: {
+        struct wt_note note;
+        struct wt_checkpoint cp;
+        if (wt_note_parse(e.note, e.note_len, &note, &err) != WT_OK) {
+            damage(v, WT_DMG_BAD_SIGNATURE, line, off, "checkpoint note: %s", err.msg);
+            goto bad;
+        }
+        int sig = wt_note_verify(&note, &v->key, NULL);
+        int cprc = wt_checkpoint_parse(note.text, note.body_len, &cp, &err);
+        wt_note_free(&note);
+        if (sig != 1) {
+            damage(v, WT_DMG_BAD_SIGNATURE, line, off,
+                   "checkpoint record %s: lines %llu..%llu may have been rewritten",
+                   sig == 0 ? "not signed by the log key" : "with an invalid signature",
+                   (unsigned long long)(v->last_seal + 1), (unsigned long long)i);
+            goto bad;
+        }
+        if (cprc != WT_OK) {
+            damage(v, WT_DMG_BAD_SIGNATURE, line, off, "checkpoint record body: %s", err.msg);
+            goto bad;
+        }
+        if (strcmp(cp.origin, r->origin) || cp.size != i || memcmp(cp.root, e.prev, 32)) {
+            damage(v, WT_DMG_BAD_SIGNATURE, line, off,
+                   "checkpoint record is signed for %s size %llu with another root; the log "
+                   "has %llu lines before it",
+                   strcmp(cp.origin, r->origin) ? "another origin," : "",
+                   (unsigned long long)cp.size, (unsigned long long)i);
+            goto bad;
+        }
+        r->ckpt_records++;
+        if (i > r->sealed)
+            r->sealed = i;
+        v->last_seal = i;
+        break;
+    }
+    case WT_ENTRY_KEYROLL:
+        damage(v, WT_DMG_MALFORMED, line, off,
+               "keyroll records (forward-secure mode) are not supported by this version");
+        goto bad;
+    case WT_ENTRY_RECOVERY:
+        r->recoveries++;
+        break;
+    default:
+        break;
+    }
+    if (ext_compare(v, root, line, off))
+        goto bad;
+    uint8_t leaf[32];
+    wt_merkle_leaf_hash(p, len, leaf);
+    wt_merkle_range_append(&r->range, leaf);
+    v->n++;
+    r->entries = v->n;
+    r->valid_bytes = v->off;
+    r->last_line_len = len + 1;
+    r->last_ts_ms = e.ts_ms;
+    wt_entry_free(&e);
+    return;
+bad:
+    wt_entry_free(&e);
+    stop(v);
+}
+
+static void load_ext(struct vs *v, const char *path, int side)
+{
+    struct ext *e = &v->ext[v->next];
+    e->label = path;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (side && errno == ENOENT) {
+            warnf(v, "no checkpoint file %s: only checkpoint records seal the log", path);
+            return;
+        }
+        v->next++;
+        e->loaded = -1;
+        snprintf(v->r->message, sizeof(v->r->message), "cannot read checkpoint %s: %s", path,
+                 strerror(errno));
+        return;
+    }
+    char *buf = malloc(WT_NOTE_MAX_LEN + 1);
+    size_t n = buf ? fread(buf, 1, WT_NOTE_MAX_LEN + 1, f) : 0;
+    int rerr = ferror(f);
+    fclose(f);
+    v->next++;
+    struct wt_err err = {{0}};
+    if (!buf || rerr) {
+        e->loaded = -1;
+        snprintf(v->r->message, sizeof(v->r->message), "cannot read checkpoint %s", path);
+    } else if (n > WT_NOTE_MAX_LEN) {
+        e->loaded = -2;
+        snprintf(v->r->message, sizeof(v->r->message), "%s: larger than 64 KiB", path);
+    } else if (wt_note_parse(buf, n, &e->note, &err) != WT_OK) {
+        e->loaded = -2;
+        snprintf(v->r->message, sizeof(v->r->message), "%s: %s", path, err.msg);
+    } else if (wt_checkpoint_parse(e->note.text, e->note.body_len, &e->cp, &err) != WT_OK) {
+        e->loaded = -2;
+        wt_note_free(&e->note);
+        snprintf(v->r->message, sizeof(v->r->message), "%s: %s", path, err.msg);
+    } else {
+        e->loaded = 1;
+    }
+    free(buf);
+}
+
+static void begin(struct vs *v, const char *name, const struct wt_verify_opts *o,
+                  struct wt_verify_report *r)
+{
+    static const struct wt_verify_opts none = {0};
+    memset(v, 0, sizeof(*v));
+    memset(r, 0, sizeof(*r));
+    v->o = o ? o : &none;
+    v->r = r;
+    v->name = name;
+    wt_merkle_range_init(&r->range);
+    if (v->o->vkey) {
+        v->key = *v->o->vkey;
+        v->have_key = 1;
+    }
+    if (v->o->side_path)
+        load_ext(v, v->o->side_path, 1);
+    for (size_t i = 0; i < v->o->nagainst && i < WT_VERIFY_MAX_AGAINST; i++)
+        load_ext(v, v->o->against[i], 0);
+    if (v->have_key)
+        for (size_t k = 0; k < v->next; k++)
+            if (v->ext[k].loaded == 1)
+                ext_check_sig(v, &v->ext[k]);
+}
+
+static int finish(struct vs *v)
+{
+    struct wt_verify_report *r = v->r;
+    uint8_t root[32];
+    wt_merkle_range_root(&r->range, root);
+    memcpy(r->root, root, 32);
+    r->file_bytes = v->off;
+    /* external checkpoints that could not be used */
+    for (size_t i = 0; i < v->next; i++) {
+        struct ext *e = &v->ext[i];
+        int side = v->o->side_path && e->label == v->o->side_path;
+        if (e->loaded == -1) {
+            r->status = WT_VERIFY_ERROR;
+            goto out;
+        }
+        if (e->loaded == -2) {
+            r->damage = WT_DMG_CHECKPOINT;
+            r->line = 0;
+            if (side)
+                append_msg(r, " (the side-file checkpoint is damaged)");
+            r->status = side ? WT_VERIFY_DAMAGED : WT_VERIFY_ERROR;
+            goto out;
+        }
+    }
+    if (v->pending && v->lines_after == 0) {
+        /* the broken line is the last one: a checkpoint of size n+1 can tell */
+        for (size_t i = 0; i < v->next; i++)
+            if (v->ext[i].loaded == 1 && v->ext[i].sig == 1 && v->ext[i].cp.size == v->n + 1)
+                resolve_pending(v, v->ext[i].cp.root);
+        v->pending = 0;
+    }
+    if (v->n == 0 && !r->have_genesis) {
+        /* nothing (or only a torn first line) left, but a checkpoint says the
+         * log had lines: it was cut (the signature can only be checked with
+         * --vkey, there being no genesis key) */
+        for (size_t i = 0; i < v->next; i++) {
+            struct ext *e = &v->ext[i];
+            if (e->loaded != 1 || e->cp.size == 0 || (v->have_key && e->sig != 1))
+                continue;
+            damage(v, WT_DMG_TRUNCATED, 1, 0,
+                   "the log has no complete record but %s says it had %llu lines%s: lines "
+                   "1..%llu are missing (truncated)",
+                   e->label, (unsigned long long)e->cp.size,
+                   v->have_key ? " (signed by --vkey)"
+                               : " (its signature is unchecked: no genesis key, no --vkey)",
+                   (unsigned long long)e->cp.size);
+            r->status = WT_VERIFY_DAMAGED;
+            goto out;
+        }
+    }
+    if (!v->stopped && !r->have_genesis && v->n == 0 && v->off == 0) {
+        r->damage = WT_DMG_MALFORMED;
+        snprintf(r->message, sizeof(r->message), "%s: empty log (no genesis record)", v->name);
+        r->status = WT_VERIFY_DAMAGED;
+        goto out;
+    }
+    if (v->stopped) {
+        int torn = v->torn_candidate && v->lines_after == 0 && v->max_ext <= v->n;
+        if (!torn && v->partial && v->max_ext > v->n) {
+            char label[300] = "a signed checkpoint";
+            for (size_t i = 0; i < v->next; i++)
+                if (v->ext[i].sig == 1 && v->ext[i].cp.size == v->max_ext)
+                    snprintf(label, sizeof(label), "%s", v->ext[i].label);
+            damage(v, WT_DMG_TRUNCATED, v->n + 1, r->valid_bytes,
+                   "the log ends inside this line but %s covers %llu lines: lines %llu..%llu "
+                   "are missing (truncated)",
+                   label, (unsigned long long)v->max_ext, (unsigned long long)(v->n + 1),
+                   (unsigned long long)v->max_ext);
+        }
+        if (!torn) {
+            r->status = WT_VERIFY_DAMAGED;
+            goto out;
+        }
+        uint64_t torn_bytes = v->off - r->valid_bytes;
+        r->damage = WT_DMG_TORN_TAIL;
+        warnf(v,
+              "line %llu: torn tail (%llu bytes from offset %llu: %s); an interrupted write, "
+              "quarantined by `workloadtruth recover` or the next writer",
+              (unsigned long long)r->line, (unsigned long long)torn_bytes,
+              (unsigned long long)r->valid_bytes,
+              v->partial ? "no final newline" : "not a valid record");
+    }
+    /* checkpoints larger than the log, or not signed by its key */
+    for (size_t i = 0; i < v->next; i++) {
+        struct ext *e = &v->ext[i];
+        if (e->loaded != 1)
+            continue;
+        if (e->sig != 1) {
+            if (!r->have_genesis)
+                continue;
+            damage(v, WT_DMG_WRONG_KEY, 0, 0,
+                   "%s is %s by the log's key (%s): the log was re-created with another key, "
+                   "or the checkpoint belongs to another log",
+                   e->label, e->sig == 0 ? "not signed" : "signed with an invalid signature",
+                   r->origin);
+            r->status = WT_VERIFY_DAMAGED;
+            goto out;
+        }
+        if (!e->checked && e->cp.size == v->n && ext_compare(v, root, v->n + 1, r->valid_bytes)) {
+            r->status = WT_VERIFY_DAMAGED;
+            goto out;
+        }
+        if (e->cp.size > v->n) {
+            damage(v, WT_DMG_TRUNCATED, v->n + 1, r->valid_bytes,
+                   "%s is signed for %llu lines but the log has %llu: lines %llu..%llu are "
+                   "missing (truncated)",
+                   e->label, (unsigned long long)e->cp.size, (unsigned long long)v->n,
+                   (unsigned long long)(v->n + 1), (unsigned long long)e->cp.size);
+            r->status = WT_VERIFY_DAMAGED;
+            goto out;
+        }
+        if (v->o->side_path && e->label == v->o->side_path)
+            r->side_size = e->cp.size;
+    }
+    if (!r->have_genesis && r->damage != WT_DMG_TORN_TAIL) {
+        r->status = WT_VERIFY_DAMAGED;
+        if (r->damage == WT_DMG_NONE || r->damage == WT_DMG_TORN_TAIL) {
+            r->damage = WT_DMG_MALFORMED;
+            snprintf(r->message, sizeof(r->message), "%s:1: malformed: no genesis record", v->name);
+        }
+        goto out;
+    }
+    if (r->sealed < v->n)
+        warnf(v, "lines %llu..%llu are not covered by any signed checkpoint yet",
+              (unsigned long long)(r->sealed + 1), (unsigned long long)v->n);
+    if (v->o->stale_ms > 0 && v->o->now_ms - r->last_ts_ms > v->o->stale_ms)
+        warnf(v, "the last entry is %.0f s old (more than %.0f s): the writer may have stopped",
+              (double)(v->o->now_ms - r->last_ts_ms) / 1000.0, (double)v->o->stale_ms / 1000.0);
+    r->status = r->nwarn ? WT_VERIFY_WARN : WT_VERIFY_OK;
+    if (r->damage == WT_DMG_NONE || r->damage == WT_DMG_TORN_TAIL) {
+        if (r->damage == WT_DMG_NONE)
+            r->line = 0;
+        snprintf(r->message, sizeof(r->message),
+                 "%s: %llu entries verified (%llu sealed by signed checkpoints, %llu checkpoint "
+                 "records); key: %s",
+                 v->name, (unsigned long long)v->n, (unsigned long long)r->sealed,
+                 (unsigned long long)r->ckpt_records,
+                 v->o->vkey ? "pinned by --vkey" : "the log's own (pass --vkey to pin it)");
+    } else {
+        char more[80];
+        snprintf(more, sizeof(more), " (the %llu entries before it verify)",
+                 (unsigned long long)v->n);
+        append_msg(r, more);
+    }
+out:
+    for (size_t i = 0; i < v->next; i++)
+        if (v->ext[i].loaded == 1)
+            wt_note_free(&v->ext[i].note);
+    return r->status;
+}
+
+int wt_verify_buffer(const char *buf, size_t len, const struct wt_verify_opts *o,
+                     struct wt_verify_report *r)
+{
+    struct vs *v = malloc(sizeof(*v));
+    if (!v) {
+        memset(r, 0, sizeof(*r));
+        snprintf(r->message, sizeof(r->message), "out of memory");
+        return r->status = WT_VERIFY_ERROR;
+    }
+    begin(v, "log", o, r);
+    size_t pos = 0;
+    while (pos < len) {
+        const char *nl = memchr(buf + pos, '\n', len - pos);
+        size_t l = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+        check_line(v, buf + pos, l, nl != NULL);
+        pos += l + (nl ? 1 : 0);
+    }
+    int st = finish(v);
+    free(v);
+    return st;
+}
+
+int wt_verify_file(const char *path, const struct wt_verify_opts *o, struct wt_verify_report *r)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    struct vs *v = malloc(sizeof(*v));
+    char *line = malloc(WT_ENTRY_MAX_LINE + 2);
+    char *chunk = malloc(1 << 16);
+    FILE *f = NULL;
+    int st = WT_VERIFY_ERROR;
+    memset(r, 0, sizeof(*r));
+    if (!v || !line || !chunk) {
+        snprintf(r->message, sizeof(r->message), "out of memory");
+        goto out;
+    }
+    f = fopen(path, "rb");
+    if (!f) {
+        snprintf(r->message, sizeof(r->message), "cannot open %s: %s", path, strerror(errno));
+        r->status = WT_VERIFY_ERROR;
+        goto out;
+    }
+    begin(v, base, o, r);
+    size_t ll = 0;     /* bytes in line (capped) */
+    uint64_t real = 0; /* real length of the current line */
+    size_t got;
+    while ((got = fread(chunk, 1, 1 << 16, f)) > 0) {
+        size_t pos = 0;
+        while (pos < got) {
+            const char *nl = memchr(chunk + pos, '\n', got - pos);
+            size_t l = nl ? (size_t)(nl - (chunk + pos)) : got - pos;
+            size_t room = WT_ENTRY_MAX_LINE + 1 - ll;
+            size_t take = l < room ? l : room;
+            memcpy(line + ll, chunk + pos, take);
+            ll += take;
+            real += l;
+            pos += l;
+            if (nl) {
+                /* an over-long line is kept at 64 KiB + 1 bytes: rejected as such */
+                check_line(v, line, ll, 1);
+                if (real > ll)
+                    v->off += real - ll;
+                ll = 0;
+                real = 0;
+                pos++;
+            }
+        }
+    }
+    if (ferror(f)) {
+        st = finish(v);
+        snprintf(r->message, sizeof(r->message), "cannot read %s: %s", path, strerror(errno));
+        st = r->status = WT_VERIFY_ERROR;
+        goto out;
+    }
+    if (real > 0) {
+        check_line(v, line, ll, 0);
+        if (real > ll)
+            v->off += real - ll;
+    }
+    st = finish(v);
+out:
+    if (f)
+        fclose(f);
+    free(chunk);
+    free(line);
+    free(v);
+    return st;
+}
+
+int wt_log_read_leaves(const char *path, uint64_t n, uint8_t (**leaves)[32], uint64_t want,
+                       char **line, size_t *line_len, struct wt_err *err)
+{
+    *leaves = NULL;
+    if (line) {
+        *line = NULL;
+        *line_len = 0;
+    }
+    if (n > (1ull << 40))
+        return wt_errf(err, WT_ENOMEM, "log too large");
+    uint8_t(*lv)[32] = malloc((size_t)(n ? n : 1) * 32);
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0;
+    int rc = WT_OK;
+    if (!lv || !f) {
+        rc = !lv ? wt_errf(err, WT_ENOMEM, "out of memory")
+                 : wt_errf(err, WT_EIO, "cannot open %s: %s", path, strerror(errno));
+        goto out;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        ssize_t got = getline(&buf, &cap, f);
+        if (got <= 0 || buf[got - 1] != '\n' || (size_t)got > WT_ENTRY_MAX_LINE + 1) {
+            rc = wt_errf(err, WT_EINVAL, "%s: line %llu is missing or changed while reading", path,
+                         (unsigned long long)(i + 1));
+            goto out;
+        }
+        wt_merkle_leaf_hash(buf, (size_t)got - 1, lv[i]);
+        if (line && i == want) {
+            *line = malloc((size_t)got);
+            if (!*line) {
+                rc = wt_errf(err, WT_ENOMEM, "out of memory");
+                goto out;
+            }
+            memcpy(*line, buf, (size_t)got - 1);
+            (*line)[got - 1] = '\0';
+            *line_len = (size_t)got - 1;
+        }
+    }
+    *leaves = lv;
+    lv = NULL;
+out:
+    free(buf);
+    free(lv);
+    if (f)
+        fclose(f);
+    return rc;
+}

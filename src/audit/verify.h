@@ -1,0 +1,94 @@
+/* The audit log's single-pass verifier (spec §7), also the writer's startup
+ * scan.
+ *
+ * It reads the log line by line (O(n) hashing, O(log n) state plus one line),
+ * checks every record (form, sequence, the `prev` link to the Merkle root of
+ * all earlier lines, checkpoint records' signatures and roots), then holds the
+ * log to every externally supplied signed checkpoint: the side file and any
+ * --against copy (a witness's, an old export).  It names the first bad line
+ * and the kind of damage.  It never modifies anything: repairing a torn tail
+ * is log.c's job.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_AUDIT_VERIFY_H
+#define WT_AUDIT_VERIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "audit/merkle.h"
+#include "audit/note.h"
+
+/* Exit statuses of verify-log (spec §7). */
+#define WT_VERIFY_OK 0
+#define WT_VERIFY_DAMAGED 1 /* tampering or corruption */
+#define WT_VERIFY_ERROR 2   /* usage or I/O error: nothing was concluded */
+#define WT_VERIFY_WARN 3    /* intact, with warnings (torn tail, unsealed entries, ...) */
+
+enum wt_damage {
+    WT_DMG_NONE,
+    WT_DMG_TORN_TAIL,     /* a partial / NUL-filled / unparsable last line past every seal */
+    WT_DMG_MALFORMED,     /* a line that is not a valid record */
+    WT_DMG_SEQUENCE,      /* seq out of order: lines deleted, duplicated or reordered */
+    WT_DMG_BROKEN_LINK,   /* `prev` differs from the root of the lines before it */
+    WT_DMG_BAD_SIGNATURE, /* a checkpoint record whose signature or root is wrong */
+    WT_DMG_WRONG_KEY,     /* the log's key is not the expected (--vkey) key */
+    WT_DMG_TRUNCATED,     /* a signed checkpoint covers more lines than the log has */
+    WT_DMG_REWRITTEN,     /* a signed checkpoint's root differs: rewritten or forked */
+    WT_DMG_CHECKPOINT,    /* an external checkpoint that is unreadable or not signed by the log */
+};
+
+const char *wt_damage_name(enum wt_damage d);
+
+#define WT_VERIFY_MAX_AGAINST 16
+#define WT_VERIFY_MAX_WARN 6
+
+struct wt_verify_opts {
+    const struct wt_note_vkey *vkey; /* expected log key; NULL: the genesis key is trusted */
+    const char *side_path;           /* the `checkpoint` side file (NULL: none) */
+    const char *against[WT_VERIFY_MAX_AGAINST]; /* more signed checkpoints to hold the log to */
+    size_t nagainst;
+    int64_t now_ms;   /* for staleness */
+    int64_t stale_ms; /* warn when the last entry is older than this (0: never) */
+};
+
+struct wt_verify_report {
+    int status;            /* WT_VERIFY_* */
+    enum wt_damage damage; /* the first problem found (torn tail included) */
+    uint64_t line;         /* 1-based first bad line, 0 when none */
+    uint64_t offset;       /* byte offset of that line */
+    char message[1024];    /* one line saying what is wrong and where, or a summary */
+
+    uint64_t entries;     /* records in the valid prefix */
+    uint64_t valid_bytes; /* bytes of the valid prefix */
+    uint64_t file_bytes;
+    uint64_t sealed;    /* largest size covered by a verified signature */
+    uint64_t side_size; /* size of the side-file checkpoint (0: none) */
+    uint64_t ckpt_records;
+    uint64_t recoveries; /* recovery records in the log */
+    int have_genesis;
+    char origin[WT_NOTE_NAME_MAX + 1];
+    uint8_t pk[32];
+    uint8_t root[32]; /* root of the valid prefix */
+    struct wt_merkle_range range;
+    int64_t last_ts_ms;
+    uint64_t last_line_len; /* bytes of the last valid line, newline included */
+    int nwarn;
+    char warn[WT_VERIFY_MAX_WARN][300];
+};
+
+/* Verifies the log file at path.  Returns the status (also in r->status). */
+int wt_verify_file(const char *path, const struct wt_verify_opts *o, struct wt_verify_report *r);
+
+/* The same over an in-memory log (for tests and fuzzing). */
+int wt_verify_buffer(const char *buf, size_t len, const struct wt_verify_opts *o,
+                     struct wt_verify_report *r);
+
+/* Leaf hashes of the first n lines of a log already verified to have at
+ * least n (for proofs): *leaves is malloc'd (n hashes).  If want < n, a
+ * malloc'd copy of line `want` (without newline) goes to *line. */
+int wt_log_read_leaves(const char *path, uint64_t n, uint8_t (**leaves)[32], uint64_t want,
+                       char **line, size_t *line_len, struct wt_err *err) WT_WARN_UNUSED;
+
+#endif

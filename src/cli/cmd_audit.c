@@ -1,0 +1,742 @@
+/* The audit-log commands other than `watch`: init, verify-log, checkpoint,
+ * prove, verify-proof, consistency, witness and recover.  Each is a thin
+ * wrapper over src/audit; the formats are in docs/audit-log.md.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit/log.h"
+#include "audit/merkle.h"
+#include "audit/proof.h"
+#include "audit/verify.h"
+#include "audit/witness.h"
+#include "cli/audit_common.h"
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "output/output.h"
+
+int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct wt_log_paths *p)
+{
+    struct wt_err err = {{0}};
+    int rc;
+    if (dir && file) {
+        fprintf(stderr, "%s: give --log-dir or --log-file, not both (see --help)\n", prog);
+        return 2;
+    }
+    if (file)
+        rc = wt_log_paths_file(p, file, &err);
+    else {
+        if (!dir)
+            dir = getenv("WT_LOG_DIR");
+        if (!dir || !*dir)
+            dir = WT_DEFAULT_LOG_DIR;
+        rc = wt_log_paths_dir(p, dir, &err);
+    }
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", prog, err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* Reads at most max bytes of a file ("-": standard input); NUL-terminated. */
+static char *read_input(const char *prog, const char *path, size_t max, size_t *len)
+{
+    FILE *f = (!path || !strcmp(path, "-")) ? stdin : fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "%s: cannot open %s: %s\n", prog, path, strerror(errno));
+        return NULL;
+    }
+    char *buf = malloc(max + 2);
+    size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
+    int bad = !buf || ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (bad || n > max) {
+        fprintf(stderr, "%s: %s: %s\n", prog, path && strcmp(path, "-") ? path : "<stdin>",
+                !buf  ? "out of memory"
+                : bad ? "read error"
+                      : "input too large");
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+int wt_cli_read_vkey(const char *prog, const char *arg, struct wt_note_vkey *v)
+{
+    struct wt_err err = {{0}};
+    char text[1024];
+    if (access(arg, R_OK) == 0) {
+        FILE *f = fopen(arg, "r");
+        if (!f || !fgets(text, sizeof(text), f)) {
+            fprintf(stderr, "%s: cannot read verifier key file %s\n", prog, arg);
+            if (f)
+                fclose(f);
+            return 1;
+        }
+        fclose(f);
+    } else {
+        snprintf(text, sizeof(text), "%s", arg);
+    }
+    if (wt_note_parse_vkey(text, v, &err) != WT_OK) {
+        fprintf(stderr, "%s: --vkey: %s\n", prog, err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+static int parse_index(const char *prog, const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || *end || errno || s[0] == '-' || v > (1ull << 53)) {
+        fprintf(stderr, "%s: not an entry index: '%.40s' (see --help)\n", prog, s);
+        return 2;
+    }
+    *out = v;
+    return 0;
+}
+
+/* --- init ------------------------------------------------------------ */
+
+int wt_cmd_init(int argc, char **argv)
+{
+    const char *dir = NULL, *file = NULL, *origin = NULL;
+    bool json = false;
+    /* clang-format off */
+    struct wt_opt opts[] = {
+        {"--log-dir", WT_OPT_STRING, &dir, "DIR", "log directory to create (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR ")", 0, 0, NULL, false},
+        {"--log-file", WT_OPT_STRING, &file, "FILE", "log file to create instead (side files FILE.key, FILE.checkpoint, FILE.lock)", 0, 0, NULL, false},
+        {"--origin", WT_OPT_STRING, &origin, "NAME", "the log's name in checkpoints (default: workloadtruth.<host>/<random id>)", 0, 0, NULL, false},
+        {"--json", WT_OPT_FLAG, &json, NULL, "print JSON", 0, 0, NULL, false},
+        {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
+    };
+    /* clang-format on */
+    const struct wt_cmd_help help = {
+        "workloadtruth init",
+        "Create a tamper-evident audit log: a signing key (mode 0600), the genesis\n"
+        "record and the first signed checkpoint.  Prints the verifier key: keep a copy\n"
+        "off this host and pass it to verify-log --vkey.",
+        "exit status: 0 created, 1 error (e.g. the log exists), 2 usage error.",
+        NULL,
+    };
+    int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
+    if (prc)
+        return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+    struct wt_log_paths p;
+    if ((prc = wt_cli_log_paths(help.prog, dir, file, &p)) != 0)
+        return prc;
+    struct wt_err err = {{0}};
+    char vkey[600];
+    if (wt_log_init(&p, origin, NULL, NULL, vkey, sizeof(vkey), &err) != WT_OK) {
+        fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+        return WT_EXIT_ERROR;
+    }
+    if (json) {
+        json_t *j = json_pack("{s:s,s:s,s:s,s:s}", "log", p.log, "key", p.key, "checkpoint",
+                              p.checkpoint, "vkey", vkey);
+        int rc = wt_json_print(stdout, j);
+        json_decref(j);
+        return rc ? WT_EXIT_ERROR : WT_EXIT_OK;
+    }
+    printf("created %s (key %s, checkpoint %s)\n", p.log, p.key, p.checkpoint);
+    printf("verifier key (keep a copy off this host; verify-log --vkey):\n%s\n", vkey);
+    return WT_EXIT_OK;
+}
+
+/* --- verify-log ------------------------------------------------------ */
+
+int wt_cmd_verify_log(int argc, char **argv)
+{
+    const char *dir = NULL, *file = NULL, *vkey_arg = NULL;
+    struct wt_strlist against = {0};
+    double stale = 0;
+    bool json = false;
+    /* clang-format off */
+    struct wt_opt opts[] = {
+        {"--log-dir", WT_OPT_STRING, &dir, "DIR", "log directory (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR ")", 0, 0, NULL, false},
+        {"--log-file", WT_OPT_STRING, &file, "FILE", "log file (its checkpoint is FILE.checkpoint)", 0, 0, NULL, false},
+        {"--vkey", WT_OPT_STRING, &vkey_arg, "KEY", "the log's verifier key (text or file), as printed by init: pins the key", 0, 0, NULL, false},
+        {"--against", WT_OPT_LIST, &against, "CHECKPOINT", "signed checkpoints kept elsewhere (a witness's copy, an old export)", 0, 0, NULL, false},
+        {"--stale-after", WT_OPT_DOUBLE, &stale, "S", "warn when the last entry is older than S seconds (default: never)", 0, 1e9, NULL, false},
+        {"--json", WT_OPT_FLAG, &json, NULL, "print JSON ({valid, message, entries, ...})", 0, 0, NULL, false},
+        {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
+    };
+    /* clang-format on */
+    const struct wt_cmd_help help = {
+        "workloadtruth verify-log",
+        "Verify an audit log in one pass: every record, every link, every signed\n"
+        "checkpoint, and the log against checkpoints kept elsewhere.  Names the first\n"
+        "bad line and the kind of damage.",
+        "exit status: 0 intact, 1 tampered or corrupt, 2 usage or I/O error,\n"
+        "3 intact with warnings (torn tail, entries not yet sealed, stale).",
+        NULL,
+    };
+    int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
+    int status = WT_VERIFY_ERROR;
+    if (prc) {
+        wt_strlist_free(&against);
+        return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+    }
+    struct wt_log_paths p;
+    struct wt_note_vkey vk;
+    struct wt_verify_opts vo = {0};
+    struct wt_verify_report *r = malloc(sizeof(*r));
+    if (!r || (prc = wt_cli_log_paths(help.prog, dir, file, &p)) != 0)
+        goto out;
+    if (vkey_arg) {
+        if (wt_cli_read_vkey(help.prog, vkey_arg, &vk))
+            goto out;
+        vo.vkey = &vk;
+    }
+    if ((size_t)against.n > WT_VERIFY_MAX_AGAINST) {
+        fprintf(stderr, "%s: at most %d --against checkpoints\n", help.prog, WT_VERIFY_MAX_AGAINST);
+        goto out;
+    }
+    for (int i = 0; i < against.n; i++)
+        vo.against[vo.nagainst++] = against.v[i];
+    vo.side_path = p.checkpoint;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    vo.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    vo.stale_ms = (int64_t)(stale * 1000);
+    status = wt_verify_file(p.log, &vo, r);
+    if (json) {
+        char root[45];
+        wt_b64_hash(r->root, root);
+        int valid = status == WT_VERIFY_OK || status == WT_VERIFY_WARN;
+        json_t *j = json_object();
+        json_object_set_new(j, "valid", json_boolean(valid));
+        json_object_set_new(j, "message", json_string(r->message));
+        json_object_set_new(j, "entries", json_integer((json_int_t)r->entries));
+        static const char *const st_names[] = {"ok", "damaged", "error", "warnings"};
+        json_object_set_new(j, "status", json_string(st_names[status & 3]));
+        json_object_set_new(j, "damage",
+                            r->damage == WT_DMG_NONE ? json_null()
+                                                     : json_string(wt_damage_name(r->damage)));
+        json_object_set_new(j, "line", r->line ? json_integer((json_int_t)r->line) : json_null());
+        json_object_set_new(j, "offset",
+                            r->damage != WT_DMG_NONE ? json_integer((json_int_t)r->offset)
+                                                     : json_null());
+        json_object_set_new(j, "sealed", json_integer((json_int_t)r->sealed));
+        json_object_set_new(j, "checkpoint_records", json_integer((json_int_t)r->ckpt_records));
+        json_object_set_new(j, "recoveries", json_integer((json_int_t)r->recoveries));
+        json_object_set_new(j, "origin", r->have_genesis ? json_string(r->origin) : json_null());
+        json_object_set_new(j, "root", status == WT_VERIFY_ERROR ? json_null() : json_string(root));
+        json_object_set_new(j, "key_pinned", json_boolean(vo.vkey != NULL));
+        json_object_set_new(j, "log", json_string(p.log));
+        json_t *w = json_array();
+        for (int i = 0; i < r->nwarn; i++)
+            json_array_append_new(w, json_string(r->warn[i]));
+        json_object_set_new(j, "warnings", w);
+        if (wt_json_print(stdout, j))
+            status = WT_VERIFY_ERROR;
+        json_decref(j);
+    } else {
+        if (status == WT_VERIFY_ERROR)
+            fprintf(stderr, "%s: %s\n", help.prog, r->message);
+        else
+            printf("%s: %s\n",
+                   status == WT_VERIFY_DAMAGED ? "DAMAGED"
+                   : status == WT_VERIFY_WARN  ? "OK with warnings"
+                                               : "OK",
+                   r->message);
+        for (int i = 0; i < r->nwarn; i++)
+            printf("warning: %s\n", r->warn[i]);
+    }
+out:
+    free(r);
+    wt_strlist_free(&against);
+    return status;
+}
+
+/* --- helpers for the exports: a verified log and its side checkpoint ---- */
+
+struct exported {
+    struct wt_log_paths p;
+    struct wt_verify_report r;
+    char *ckpt; /* side-file note text */
+    size_t ckpt_len;
+    struct wt_checkpoint cp;
+};
+
+static int load_verified(const char *prog, const char *dir, const char *file, const char *vkey,
+                         struct exported *x)
+{
+    struct wt_note_vkey vk;
+    struct wt_verify_opts vo = {0};
+    struct wt_err err = {{0}};
+    int rc = wt_cli_log_paths(prog, dir, file, &x->p);
+    if (rc)
+        return rc;
+    if (vkey) {
+        if ((rc = wt_cli_read_vkey(prog, vkey, &vk)) != 0)
+            return rc;
+        vo.vkey = &vk;
+    }
+    vo.side_path = x->p.checkpoint;
+    int st = wt_verify_file(x->p.log, &vo, &x->r);
+    if (st == WT_VERIFY_ERROR || st == WT_VERIFY_DAMAGED) {
+        fprintf(stderr, "%s: %s\n", prog, x->r.message);
+        return st == WT_VERIFY_ERROR ? 2 : 1;
+    }
+    if (!x->r.side_size) {
+        fprintf(stderr, "%s: %s: no signed checkpoint file to export from\n", prog,
+                x->p.checkpoint);
+        return 1;
+    }
+    x->ckpt = read_input(prog, x->p.checkpoint, WT_NOTE_MAX_LEN, &x->ckpt_len);
+    struct wt_note n;
+    if (!x->ckpt || wt_note_parse(x->ckpt, x->ckpt_len, &n, &err) != WT_OK) {
+        fprintf(stderr, "%s: %s: %s\n", prog, x->p.checkpoint, x->ckpt ? err.msg : "unreadable");
+        return 1;
+    }
+    rc = wt_checkpoint_parse(n.text, n.body_len, &x->cp, &err);
+    wt_note_free(&n);
+    if (rc) {
+        fprintf(stderr, "%s: %s: %s\n", prog, x->p.checkpoint, err.msg);
+        return 1;
+    }
+    /* a live writer may have signed a newer checkpoint meanwhile: fine, the
+     * log only grows and the callers recompute its root from the file */
+    if (x->cp.size < x->r.side_size) {
+        fprintf(stderr, "%s: %s shrank while reading; try again\n", prog, x->p.checkpoint);
+        return 1;
+    }
+    return 0;
+}
+
+/* The leaf hashes of the lines the side-file checkpoint covers (and a copy
+ * of line `want`, if asked), checked against its root.  0, or 1 (reported). */
+static int checkpoint_leaves(const char *prog, const struct exported *x, uint64_t want,
+                             uint8_t (**leaves)[32], char **line, size_t *line_len)
+{
+    struct wt_err err = {{0}};
+    uint8_t root[32];
+    if (wt_log_read_leaves(x->p.log, x->cp.size, leaves, want, line, line_len, &err) != WT_OK) {
+        fprintf(stderr, "%s: %s\n", prog, err.msg);
+        return 1;
+    }
+    wt_merkle_root((const uint8_t(*)[32]) * leaves, x->cp.size, root);
+    if (memcmp(root, x->cp.root, 32)) {
+        fprintf(stderr, "%s: the log does not match its signed checkpoint; run verify-log\n", prog);
+        return 1;
+    }
+    return 0;
+}
+
+/* --- checkpoint ------------------------------------------------------ */
+
+int wt_cmd_checkpoint(int argc, char **argv)
+{
+    const char *dir = NULL, *file = NULL, *vkey = NULL;
+    /* clang-format off */
+    struct wt_opt opts[] = {
+        {"--log-dir", WT_OPT_STRING, &dir, "DIR", "log directory (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR ")", 0, 0, NULL, false},
+        {"--log-file", WT_OPT_STRING, &file, "FILE", "log file", 0, 0, NULL, false},
+        {"--vkey", WT_OPT_STRING, &vkey, "KEY", "pin the log's verifier key", 0, 0, NULL, false},
+        {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
+    };
+    /* clang-format on */
+    const struct wt_cmd_help help = {
+        "workloadtruth checkpoint",
+        "Print the log's latest signed checkpoint (a C2SP signed note), after verifying\n"
+        "the log.  Keep copies elsewhere: verify-log --against detects a later rewrite\n"
+        "or truncation below it.",
+        "exit status: 0 printed, 1 the log does not verify, 2 usage or I/O error.",
+        NULL,
+    };
+    int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
+    if (prc)
+        return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+    struct exported *x = calloc(1, sizeof(*x));
+    int rc = x ? load_verified(help.prog, dir, file, vkey, x) : 1;
+    if (!rc && (fwrite(x->ckpt, 1, x->ckpt_len, stdout) != x->ckpt_len || fflush(stdout)))
+        rc = 1;
+    if (x)
+        free(x->ckpt);
+    free(x);
+    return rc;
+}
+
+/* --- prove ----------------------------------------------------------- */
+
+int wt_cmd_prove(int argc, char **argv)
+{
+    const char *dir = NULL, *file = NULL, *vkey = NULL;
+    struct wt_strlist pos = {0};
+    /* clang-format off */
+    struct wt_opt opts[] = {
+        {"--log-dir", WT_OPT_STRING, &dir, "DIR", "log directory (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR ")", 0, 0, NULL, false},
+        {"--log-file", WT_OPT_STRING, &file, "FILE", "log file", 0, 0, NULL, false},
+        {"--vkey", WT_OPT_STRING, &vkey, "KEY", "pin the log's verifier key", 0, 0, NULL, false},
+        {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
+    };
+    /* clang-format on */
+    const struct wt_cmd_help help = {
+        "workloadtruth prove",
+        "Print an inclusion proof (c2sp.org/tlog-proof@v1) that entry INDEX (its seq,\n"
+        "0-based) is in the log: the entry itself, its audit path and the signed\n"
+        "checkpoint.  Anyone with the verifier key checks it offline with verify-proof.",
+        "exit status: 0 printed, 1 the log does not verify or INDEX is not sealed yet,\n"
+        "2 usage or I/O error.",
+        "INDEX",
+    };
+    int prc = wt_opts_parse(&help, opts, argc, argv, &pos);
+    if (prc) {
+        wt_strlist_free(&pos);
+        return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+    }
+    uint64_t index = 0;
+    if (pos.n != 1) {
+        fprintf(stderr, "%s: give one entry INDEX (see --help)\n", help.prog);
+        wt_strlist_free(&pos);
+        return WT_EXIT_USAGE;
+    }
+    prc = parse_index(help.prog, pos.v[0], &index);
+    wt_strlist_free(&pos);
+    if (prc)
+        return prc;
+    struct exported *x = calloc(1, sizeof(*x));
+    struct wt_tlog_proof pr;
+    uint8_t(*leaves)[32] = NULL;
+    char *line = NULL, *text = NULL;
+    size_t line_len = 0;
+    struct wt_err err = {{0}};
+    int rc = x ? load_verified(help.prog, dir, file, vkey, x) : 1;
+    memset(&pr, 0, sizeof(pr));
+    if (rc)
+        goto out;
+    rc = 1;
+    if (index >= x->cp.size) {
+        fprintf(stderr, "%s: entry %llu is not covered by the signed checkpoint (size %llu)\n",
+                help.prog, (unsigned long long)index, (unsigned long long)x->cp.size);
+        goto out;
+    }
+    if (checkpoint_leaves(help.prog, x, index, &leaves, &line, &line_len))
+        goto out;
+    if (wt_merkle_inclusion_proof((const uint8_t(*)[32])leaves, x->cp.size, index, pr.path,
+                                  WT_PROOF_MAX_HASHES, &pr.npath)) {
+        fprintf(stderr, "%s: cannot build the proof\n", help.prog);
+        goto out;
+    }
+    pr.index = index;
+    pr.extra = (uint8_t *)line;
+    pr.extra_len = line_len;
+    pr.checkpoint = x->ckpt;
+    pr.checkpoint_len = x->ckpt_len;
+    if (wt_tlog_proof_format(&pr, &text, &err) != WT_OK) {
+        fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+        goto out;
+    }
+    fputs(text, stdout);
+    rc = fflush(stdout) ? 1 : 0;
+out:
+    free(text);
+    free(line);
+    free(leaves);
+    if (x)
+        free(x->ckpt);
+    free(x);
+    return rc;
+}
+
+/* --- verify-proof ---------------------------------------------------- */
+
+int wt_cmd_verify_proof(int argc, char **argv)
+{
+    const char *vkey = NULL, *in = "-";
+    bool json = false;
+    /* clang-format off */
+    struct wt_opt opts[] = {
+        {"--vkey", WT_OPT_STRING, &vkey, "KEY", "the log's verifier key (required)", 0, 0, NULL, false},
+        {"--proof", WT_OPT_STRING, &in, "FILE", "the proof (default: standard input)", 0, 0, NULL, false},
+        {"--json", WT_OPT_FLAG, &json, NULL, "print the result and the entry as JSON", 0, 0, NULL, false},
+        {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
+    };
+    /* clang-format on */
+    const struct wt_cmd_help help = {
+        "workloadtruth verify-proof",
+        "Check an inclusion proof made by `prove`, offline: the checkpoint's signature,\n"
+        "then that the entry it carries is in the log at that checkpoint.",
+        "exit status: 0 valid, 1 invalid, 2 usage or I/O error.",
+        NULL,
+    };
+    int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
+    if (prc)
+        return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+    if (!vkey) {
+        fprintf(stderr, "%s: --vkey is required (see --help)\n", help.prog);
+        return WT_EXIT_USAGE;
+    }
+    struct wt_note_vkey vk;
+    if ((prc = wt_cli_read_vkey(help.prog, vkey, &vk)) != 0)
+        return prc;
+    size_t len = 0;
+    char *text = read_input(help.prog, in, WT_PROOF_MAX_TEXT, &len);
+    if (!text)
+        return WT_EXIT_USAGE;
+    struct wt_tlog_proof pr;
+    struct wt_note note;
+    struct wt_checkpoint cp;
+    struct wt_err err = {{0}};
+    int rc = 1, have_pr = 0, have_note = 0;
+    const char *why = NULL;
+    if (wt_tlog_proof_parse(text, len, &pr, &err) != WT_OK) {
+        fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+        goto out;
+    }
+    have_pr = 1;
+    if (wt_note_parse(pr.checkpoint, pr.checkpoint_len, &note, &err) != WT_OK) {
+        fprintf(stderr, "%s: checkpoint: %s\n", help.prog, err.msg);
+        goto out;
+    }
+    have_note = 1;
+    uint8_t leaf[32];
+    if (wt_note_verify(&note, &vk, NULL) != 1)
+        why = "the checkpoint is not signed by this key";
+    else if (wt_checkpoint_parse(note.text, note.body_len, &cp, &err) != WT_OK)
+        why = err.msg;
+    else if (!pr.extra)
+        why = "the proof carries no entry ('extra' line)";
+    else {
+        wt_merkle_leaf_hash(pr.extra, pr.extra_len, leaf);
+        if (wt_merkle_verify_inclusion(leaf, pr.index, cp.size, (const uint8_t(*)[32])pr.path,
+                                       pr.npath, cp.root) != 0)
+            why = "the audit path does not lead from the entry to the checkpoint's root";
+    }
+    if (why) {
+        printf("INVALID: %s\n", why);
+        goto out;
+    }
+    if (json) {
+        json_t *j = json_object();
+        json_t *entry =
+            json_loadb((const char *)pr.extra, pr.extra_len, JSON_REJECT_DUPLICATES, NULL);
+        json_object_set_new(j, "valid", json_true());
+        json_object_set_new(j, "index", json_integer((json_int_t)pr.index));
+        json_object_set_new(j, "tree_size", json_integer((json_int_t)cp.size));
+        json_object_set_new(j, "origin", json_string(cp.origin));
+        json_object_set_new(j, "entry", entry ? entry : json_null());
+        rc = wt_json_print(stdout, j) ? 2 : 0;
+        json_decref(j);
+    } else {
+        printf("OK: entry %llu is in %s at size %llu\n%.*s\n", (unsigned long long)pr.index,
+               cp.origin, (unsigned long long)cp.size, (int)pr.extra_len, (const char *)pr.extra);
+        rc = 0;
+    }
+out:
+    if (have_note)
+        wt_note_free(&note);
+    if (have_pr)
+        wt_tlog_proof_free(&pr);
+    free(text);
+    return rc;
+}
+
+/* --- consistency ----------------------------------------------------- */
+
+int wt_cmd_consistency(int argc, char **argv)
+{
+    const char *dir = NULL, *file = NULL, *vkey = NULL;
+    unsigned long long old = 0;
+    /* clang-format off */
+    struct wt_opt opts[] = {
+        {"--log-dir", WT_OPT_STRING, &dir, "DIR", "log directory (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR ")", 0, 0, NULL, false},
+        {"--log-file", WT_OPT_STRING, &file, "FILE", "log file", 0, 0, NULL, false},
+        {"--vkey", WT_OPT_STRING, &vkey, "KEY", "pin the log's verifier key", 0, 0, NULL, false},
+        {"--old", WT_OPT_UINT, &old, "N", "the size the witness holds (0 for a new witness)", 0, 9007199254740991.0, NULL, false},
+        {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
+    };
+    /* clang-format on */
+    const struct wt_cmd_help help = {
+        "workloadtruth consistency",
+        "Print a witness request (the c2sp.org/tlog-witness add-checkpoint body):\n"
+        "'old N', the consistency proof from size N to the latest signed checkpoint,\n"
+        "and that checkpoint.  Feed it to `workloadtruth witness` on another machine.",
+        "exit status: 0 printed, 1 the log does not verify or N is too large,\n"
+        "2 usage or I/O error.",
+        NULL,
+    };
+    int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
+    if (prc)
+        return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+    if (!wt_opts_get(opts, "--old")->seen) {
+        fprintf(stderr,
+                "%s: --old N is required (the size the witness holds; 0 for a new "
+                "witness) (see --help)\n",
+                help.prog);
+        return WT_EXIT_USAGE;
+    }
+    struct exported *x = calloc(1, sizeof(*x));
+    uint8_t(*leaves)[32] = NULL;
+    char *text = NULL;
+    struct wt_witness_req req;
+    struct wt_err err = {{0}};
+    memset(&req, 0, sizeof(req));
+    int rc = x ? load_verified(help.prog, dir, file, vkey, x) : 1;
+    if (rc)
+        goto out;
+    rc = 1;
+    if (old > x->cp.size) {
+        fprintf(stderr,
+                "%s: --old %llu is larger than the log's signed size %llu: the log "
+                "shrank, or the witness holds another log\n",
+                help.prog, old, (unsigned long long)x->cp.size);
+        goto out;
+    }
+    if (checkpoint_leaves(help.prog, x, UINT64_MAX, &leaves, NULL, NULL))
+        goto out;
+    if (wt_merkle_consistency_proof((const uint8_t(*)[32])leaves, x->cp.size, old, req.proof,
+                                    WT_PROOF_MAX_HASHES, &req.nproof)) {
+        fprintf(stderr, "%s: cannot build the proof\n", help.prog);
+        goto out;
+    }
+    req.old_size = old;
+    req.checkpoint = x->ckpt;
+    req.checkpoint_len = x->ckpt_len;
+    if (wt_witness_req_format(&req, &text, &err) != WT_OK) {
+        fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+        goto out;
+    }
+    fputs(text, stdout);
+    rc = fflush(stdout) ? 1 : 0;
+out:
+    free(text);
+    free(leaves);
+    if (x)
+        free(x->ckpt);
+    free(x);
+    return rc;
+}
+
+/* --- witness --------------------------------------------------------- */
+
+int wt_cmd_witness(int argc, char **argv)
+{
+    const char *state = NULL, *vkey = NULL, *name = NULL, *in = "-";
+    /* clang-format off */
+    struct wt_opt opts[] = {
+        {"--state", WT_OPT_STRING, &state, "DIR", "the witness's state directory (required; made on first use)", 0, 0, NULL, false},
+        {"--vkey", WT_OPT_STRING, &vkey, "KEY", "the log's verifier key (required)", 0, 0, NULL, false},
+        {"--name", WT_OPT_STRING, &name, "NAME", "the witness's key name when creating its key (default witness.<host>)", 0, 0, NULL, false},
+        {"--request", WT_OPT_STRING, &in, "FILE", "the request made by `consistency` (default: standard input)", 0, 0, NULL, false},
+        {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
+    };
+    /* clang-format on */
+    const struct wt_cmd_help help = {
+        "workloadtruth witness",
+        "A minimal C2SP witness, for another machine: checks that a log checkpoint is\n"
+        "signed by the log and consistent with the one it holds, stores it atomically,\n"
+        "then prints its cosignature line.  Its stored copy (printed path) is what\n"
+        "verify-log --against takes.",
+        "exit status: 0 cosigned, 1 refused (409 conflict: wrong --old; 422: the log\n"
+        "was rewritten or forked; 403: not signed by the log), 2 usage or I/O error.",
+        NULL,
+    };
+    int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
+    if (prc)
+        return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+    if (!state || !vkey) {
+        fprintf(stderr, "%s: --state and --vkey are required (see --help)\n", help.prog);
+        return WT_EXIT_USAGE;
+    }
+    struct wt_note_vkey lv;
+    if ((prc = wt_cli_read_vkey(help.prog, vkey, &lv)) != 0)
+        return prc;
+    struct wt_note_key wk;
+    struct wt_err err = {{0}};
+    int created = 0;
+    if (wt_witness_key(state, name, &wk, &created, &err) != WT_OK) {
+        fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+        return WT_EXIT_USAGE;
+    }
+    if (created) {
+        struct wt_note_vkey wv;
+        char text[600];
+        wt_note_key_public(&wk, &wv);
+        if (wt_note_format_vkey(&wv, text, sizeof(text)) > 0)
+            fprintf(stderr, "%s: created witness key; its verifier key: %s\n", help.prog, text);
+    }
+    size_t len = 0;
+    char *req = read_input(help.prog, in, WT_PROOF_MAX_TEXT, &len);
+    if (!req) {
+        wt_note_key_wipe(&wk);
+        return WT_EXIT_USAGE;
+    }
+    struct wt_witness_result *res = malloc(sizeof(*res));
+    int rc = WT_EXIT_USAGE;
+    if (!res) {
+        fprintf(stderr, "%s: out of memory\n", help.prog);
+    } else if (wt_witness_add(state, &wk, &lv, req, len, (uint64_t)time(NULL), res, &err) !=
+               WT_OK) {
+        fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+    } else if (res->code != WT_WITNESS_OK) {
+        fprintf(stderr, "%s: %d: %s\n", help.prog, res->code, res->message);
+        rc = WT_EXIT_ERROR;
+    } else {
+        fputs(res->cosig_line, stdout);
+        fprintf(stderr, "%s: %s; stored in %s\n", help.prog, res->message, res->state_path);
+        rc = fflush(stdout) ? WT_EXIT_USAGE : WT_EXIT_OK;
+    }
+    free(res);
+    free(req);
+    wt_note_key_wipe(&wk);
+    return rc;
+}
+
+/* --- recover --------------------------------------------------------- */
+
+int wt_cmd_recover(int argc, char **argv)
+{
+    const char *dir = NULL, *file = NULL;
+    /* clang-format off */
+    struct wt_opt opts[] = {
+        {"--log-dir", WT_OPT_STRING, &dir, "DIR", "log directory (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR ")", 0, 0, NULL, false},
+        {"--log-file", WT_OPT_STRING, &file, "FILE", "log file", 0, 0, NULL, false},
+        {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
+    };
+    /* clang-format on */
+    const struct wt_cmd_help help = {
+        "workloadtruth recover",
+        "Repair a log after a crash, as the next writer would: a torn last line past\n"
+        "every signed checkpoint moves to a quarantine file, a `recovery` record says so,\n"
+        "and a checkpoint is signed.  Refuses (and changes nothing) when the damage is\n"
+        "anything else.  Needs the signing key and the writer's lock.",
+        "exit status: 0 nothing to do or repaired, 1 refused or failed, 2 usage error.",
+        NULL,
+    };
+    int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
+    if (prc)
+        return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+    struct wt_log_paths p;
+    if ((prc = wt_cli_log_paths(help.prog, dir, file, &p)) != 0)
+        return prc;
+    struct wt_log *l = NULL;
+    struct wt_log_recovery rec;
+    struct wt_err err = {{0}};
+    if (wt_log_open(&l, &p, NULL, &rec, &err) != WT_OK) {
+        fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+        return WT_EXIT_ERROR;
+    }
+    if (rec.repaired)
+        printf("repaired: %llu bytes from offset %llu moved to %s; recovery record appended; "
+               "%llu entries\n",
+               (unsigned long long)rec.dropped, (unsigned long long)rec.offset, rec.quarantine,
+               (unsigned long long)wt_log_size(l));
+    else
+        printf("nothing to repair: %llu entries%s\n", (unsigned long long)wt_log_size(l),
+               rec.unsealed ? " (the unsealed ones are now covered by a signed checkpoint)" : "");
+    wt_log_close(l);
+    return WT_EXIT_OK;
+}

@@ -1,0 +1,801 @@
+/* `workloadtruth watch`: classify continuously and append every window's
+ * result to the tamper-evident audit log (src/audit).
+ *
+ * Two threads: the main one samples and classifies (one window per watched
+ * GPU per iteration) and queues records; a writer thread appends them
+ * (write + fdatasync), publishes a signed checkpoint after each batch, and
+ * every --heartbeat seconds (and every --seal-every records) appends a
+ * heartbeat and a checkpoint record.  A slow or failing disk therefore never
+ * stalls sampling: records wait in a bounded queue (the oldest are dropped,
+ * and counted in the next heartbeat, only when it overflows).  After a write
+ * error the writer reopens the log, which re-verifies it, and retries.
+ * SIGINT/SIGTERM stop sampling; the queue is drained and a final checkpoint
+ * record sealed.  A GPU that fails is reported and the others go on.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _DEFAULT_SOURCE /* nanosleep, gmtime_r */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit/log.h"
+#include "classify/classifier.h"
+#include "classify/model.h"
+#include "cli/audit_common.h"
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "output/output.h"
+#include "telemetry/source.h"
+
+#define MAX_WINDOW 100000
+#define QUEUE_MAX 10000
+#define REOPEN_TRIES_AT_EXIT 3 /* after the stop: attempts in a row that write nothing */
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Sleeps s seconds unless asked to stop. */
+static void nap(double s)
+{
+    double end = mono() + s;
+    while (!stop_flag) {
+        double left = end - mono();
+        if (left <= 0)
+            return;
+        if (left > 0.1)
+            left = 0.1;
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* --- the writer thread ------------------------------------------------ */
+
+struct qrec {
+    enum wt_entry_type type;
+    json_t *fields;
+    struct qrec *next;
+};
+
+struct writer {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct qrec *head, *tail;
+    size_t qlen;
+    int done;
+    /* writer-only state */
+    struct qrec *retry; /* written, but its fdatasync failed: on disk or not? */
+    uint64_t retry_size;
+    uint8_t retry_root[32];
+    struct wt_log_paths paths;
+    struct wt_log *log;
+    double heartbeat_s;
+    unsigned long seal_every;
+    unsigned long since_seal;
+    double last_beat;
+    /* shared counters (under mu) */
+    unsigned long long written, dropped, errors;
+    unsigned ngpus, failed_gpus;
+    int gave_up;
+    int unsealed; /* everything was written but the final seal was not */
+    char failed_list[128];
+};
+
+static void push(struct writer *w, enum wt_entry_type type, json_t *fields)
+{
+    struct qrec *r = malloc(sizeof(*r));
+    if (!r) {
+        json_decref(fields);
+        pthread_mutex_lock(&w->mu);
+        w->dropped++;
+        pthread_mutex_unlock(&w->mu);
+        return;
+    }
+    r->type = type;
+    r->fields = fields;
+    r->next = NULL;
+    pthread_mutex_lock(&w->mu);
+    if (w->qlen >= QUEUE_MAX) {
+        struct qrec *old = w->head;
+        w->head = old->next;
+        if (!w->head)
+            w->tail = NULL;
+        json_decref(old->fields);
+        free(old);
+        w->qlen--;
+        w->dropped++;
+    }
+    if (w->tail)
+        w->tail->next = r;
+    else
+        w->head = r;
+    w->tail = r;
+    w->qlen++;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Puts a record that could not be written back at the front of the queue. */
+static void requeue(struct writer *w, struct qrec *r)
+{
+    pthread_mutex_lock(&w->mu);
+    r->next = w->head;
+    w->head = r;
+    if (!w->tail)
+        w->tail = r;
+    w->qlen++;
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Opens the log if it is not open; reports failures once per streak. */
+static int ensure_open(struct writer *w, int *reported)
+{
+    if (w->log)
+        return 0;
+    struct wt_err err = {{0}};
+    struct wt_log_recovery rec;
+    if (wt_log_open(&w->log, &w->paths, NULL, &rec, &err) != WT_OK) {
+        if (!*reported)
+            fprintf(stderr, "workloadtruth watch: %s; will retry\n", err.msg);
+        *reported = 1;
+        w->log = NULL;
+        return -1;
+    }
+    if (rec.repaired)
+        fprintf(stderr,
+                "workloadtruth watch: recovered %s: %llu bytes of a torn last line moved to "
+                "%s\n",
+                w->paths.log, (unsigned long long)rec.dropped, rec.quarantine);
+    if (*reported)
+        fprintf(stderr, "workloadtruth watch: %s reopened and verified (%llu entries)\n",
+                w->paths.log, (unsigned long long)wt_log_size(w->log));
+    *reported = 0;
+    return 0;
+}
+
+static void fail_log(struct writer *w, const char *msg)
+{
+    fprintf(stderr, "workloadtruth watch: %s\n", msg);
+    pthread_mutex_lock(&w->mu);
+    w->errors++;
+    pthread_mutex_unlock(&w->mu);
+    wt_log_close(w->log); /* reopened (and re-verified) before the next try */
+    w->log = NULL;
+}
+
+static int heartbeat(struct writer *w, int seal)
+{
+    struct wt_err err = {{0}};
+    pthread_mutex_lock(&w->mu);
+    json_t *f = json_pack("{s:I,s:I,s:I,s:i,s:i}", "windows", (json_int_t)w->written, "dropped",
+                          (json_int_t)w->dropped, "write_errors", (json_int_t)w->errors, "gpus",
+                          (int)w->ngpus, "failed_gpus", (int)w->failed_gpus);
+    if (f && w->failed_list[0])
+        json_object_set_new(f, "failed_list", json_string(w->failed_list));
+    pthread_mutex_unlock(&w->mu);
+    if (!f)
+        return -1;
+    int rc = wt_log_append(w->log, WT_ENTRY_HEARTBEAT, f, NULL, &err);
+    json_decref(f);
+    if (!rc && seal)
+        rc = wt_log_seal(w->log, &err);
+    if (rc) {
+        fail_log(w, err.msg);
+        return -1;
+    }
+    w->since_seal = 0;
+    w->last_beat = mono();
+    return 0;
+}
+
+static void *writer_main(void *arg)
+{
+    struct writer *w = arg;
+    int reported = 0, exit_tries = 0;
+    w->last_beat = mono();
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->head && !w->retry && !w->done && mono() - w->last_beat < w->heartbeat_s) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 200 * 1000000L;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+        }
+        if (!w->head && !w->retry && w->done)
+            break;
+        pthread_mutex_unlock(&w->mu);
+        if (ensure_open(w, &reported) != 0) {
+            if (w->done && ++exit_tries >= REOPEN_TRIES_AT_EXIT) {
+                pthread_mutex_lock(&w->mu);
+                w->gave_up = 1;
+                break;
+            }
+            nap(1.0);
+            pthread_mutex_lock(&w->mu);
+            continue;
+        }
+        /* a record whose line was written but whose fdatasync failed: the
+         * reopened (re-verified, on-disk) log tells whether it is there */
+        if (w->retry) {
+            uint8_t root[32];
+            wt_log_root(w->log, root);
+            struct qrec *r = w->retry;
+            w->retry = NULL;
+            if (wt_log_size(w->log) == w->retry_size && !memcmp(root, w->retry_root, 32)) {
+                json_decref(r->fields);
+                free(r);
+                pthread_mutex_lock(&w->mu);
+                w->written++;
+                pthread_mutex_unlock(&w->mu);
+                w->since_seal++;
+                exit_tries = 0; /* progress: only attempts that write nothing count */
+            } else {
+                requeue(w, r);
+            }
+        }
+        /* append what is queued, oldest first; a record is taken off the
+         * queue while it is written and put back in front if that fails */
+        int ok = 1;
+        for (;;) {
+            pthread_mutex_lock(&w->mu);
+            struct qrec *r = w->head;
+            if (r) {
+                w->head = r->next;
+                if (!w->head)
+                    w->tail = NULL;
+                w->qlen--;
+            }
+            pthread_mutex_unlock(&w->mu);
+            if (!r)
+                break;
+            struct wt_err err = {{0}};
+            if (wt_log_append(w->log, r->type, r->fields, NULL, &err) != WT_OK) {
+                if (wt_log_unsynced(w->log, &w->retry_size, w->retry_root))
+                    w->retry = r;
+                else
+                    requeue(w, r);
+                fail_log(w, err.msg);
+                ok = 0;
+                break;
+            }
+            json_decref(r->fields);
+            free(r);
+            pthread_mutex_lock(&w->mu);
+            w->written++;
+            pthread_mutex_unlock(&w->mu);
+            w->since_seal++;
+            exit_tries = 0; /* progress: only attempts that write nothing count */
+        }
+        if (ok) {
+            struct wt_err err = {{0}};
+            if (wt_log_publish(w->log, &err) != WT_OK)
+                fail_log(w, err.msg);
+            else if (mono() - w->last_beat >= w->heartbeat_s ||
+                     (w->seal_every && w->since_seal >= w->seal_every))
+                heartbeat(w, 1);
+        }
+        if (!ok && w->done && ++exit_tries >= REOPEN_TRIES_AT_EXIT) {
+            pthread_mutex_lock(&w->mu);
+            w->gave_up = 1;
+            break;
+        }
+        if (!ok)
+            nap(0.5);
+        pthread_mutex_lock(&w->mu);
+    }
+    int gave_up = w->gave_up;
+    pthread_mutex_unlock(&w->mu);
+    /* the final seal: a heartbeat and a checkpoint record */
+    if (!gave_up) {
+        int sealed = 0;
+        for (int t = 0; t < REOPEN_TRIES_AT_EXIT && !sealed; t++) {
+            if (t)
+                nap(0.5);
+            if (ensure_open(w, &reported) == 0 && heartbeat(w, 1) == 0)
+                sealed = 1;
+        }
+        if (!sealed) {
+            pthread_mutex_lock(&w->mu);
+            w->gave_up = 1;
+            w->unsealed = 1;
+            pthread_mutex_unlock(&w->mu);
+        }
+    }
+    wt_log_close(w->log);
+    w->log = NULL;
+    return NULL;
+}
+
+/* --- records -------------------------------------------------------- */
+
+static void ev_num(json_t *ev, const char *key, double v)
+{
+    if (isnan(v) || json_object_size(ev) >= 60)
+        return;
+    char buf[40];
+    snprintf(buf, sizeof(buf), "%.6g", v);
+    json_object_set_new(ev, key, json_string(buf));
+}
+
+static void ev_str(json_t *ev, const char *key, const char *s)
+{
+    if (json_object_size(ev) >= 64)
+        return;
+    char buf[257];
+    size_t n = 0;
+    for (; s[n] && n < 256; n++)
+        buf[n] = (unsigned char)s[n] < 0x20 ? ' ' : s[n];
+    /* do not cut a UTF-8 sequence in half */
+    while (n > 0 && n == 256 && ((unsigned char)buf[n - 1] & 0xC0) == 0x80)
+        n--;
+    if (n > 0 && n < 256 + 1 && ((unsigned char)buf[n - 1] & 0xC0) == 0xC0)
+        n--;
+    buf[n] = '\0';
+    json_object_set_new(ev, key, json_string(buf));
+}
+
+static json_t *class_fields(const struct wt_result *r, const struct wt_device_info *info,
+                            const char *source, const struct wt_sample *s, size_t n,
+                            const struct wt_classifier *clf, const char *model_id)
+{
+    char gpu[128], cls[16], model[128];
+    if (info->uuid[0])
+        snprintf(gpu, sizeof(gpu), "%.120s", info->uuid);
+    else
+        snprintf(gpu, sizeof(gpu), "%.60s:%d", source, info->index);
+    snprintf(cls, sizeof(cls), "%s", wt_class_lname(r->cls));
+    snprintf(model, sizeof(model), "%s/workloadtruth-%s%s%s", clf->name, WT_VERSION,
+             model_id[0] ? "/model-sha256:" : "", model_id);
+    double c = r->confidence;
+    long ppm = isnan(c) ? 0 : lround(c * 1e6);
+    if (ppm < 0)
+        ppm = 0;
+    if (ppm > 1000000)
+        ppm = 1000000;
+    json_t *ev = json_object();
+    json_object_set_new(ev, "samples", json_integer((json_int_t)n));
+    if (n && !isnan(s[0].t_s) && fabs(s[0].t_s) < 9e12)
+        json_object_set_new(ev, "t_first_ms", json_integer((json_int_t)llround(s[0].t_s * 1e3)));
+    if (n && !isnan(s[n - 1].t_s) && fabs(s[n - 1].t_s) < 9e12)
+        json_object_set_new(ev, "t_last_ms", json_integer((json_int_t)llround(s[n - 1].t_s * 1e3)));
+    ev_str(ev, "source", source);
+    if (info->name[0])
+        ev_str(ev, "gpu_model", info->name);
+    for (size_t i = 0; i < r->nreasons && i < 6; i++) {
+        char k[32];
+        snprintf(k, sizeof(k), "reason_%zu", i + 1);
+        ev_str(ev, k, r->reasons[i].text);
+    }
+    for (size_t i = 0; i < r->ntamper; i++) {
+        char k[32];
+        snprintf(k, sizeof(k), "tamper_%zu", i + 1);
+        ev_str(ev, k, r->tamper[i]);
+    }
+    for (size_t i = 0; i < clf->nexposed; i++)
+        ev_num(ev, wt_feature_name(clf->exposed[i]), r->features.v[clf->exposed[i]]);
+    return json_pack("{s:s,s:i,s:s,s:I,s:s,s:o}", "gpu", gpu, "gpu_idx", info->index, "class", cls,
+                     "conf_ppm", (json_int_t)ppm, "model", model, "evidence", ev);
+}
+
+/* --- the command ----------------------------------------------------- */
+
+int wt_cmd_watch(int argc, char **argv)
+{
+    static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
+    const char *backend = "auto", *profile = "training", *trace = NULL, *gpus = NULL;
+    const char *clf_name = wt_classifier_default()->name, *model_path = NULL, *nvml_lib = NULL;
+    const char *dir = NULL, *file = NULL;
+    char model_id[17] = "";
+    unsigned long long gpu_index = 0, window = 10, iterations = 0, seed = 0, seal_every = 100;
+    double interval = 1.0, beat = 60;
+    bool json = false;
+    /* clang-format off */
+    struct wt_opt opts[] = {
+        {"--backend", WT_OPT_CHOICE, &backend, "B", "telemetry source: auto (default: nvml when a driver is present), nvml, synthetic, replay", 0, 0, backends, false},
+        {"--profile", WT_OPT_STRING, &profile, "P", "synthetic profile (default training)", 0, 0, NULL, false},
+        {"--trace", WT_OPT_STRING, &trace, "FILE", "replay a trace ('-' = stdin); implies --backend replay", 0, 0, NULL, false},
+        {"--gpu-index", WT_OPT_UINT, &gpu_index, "N", "GPU to watch (default 0)", 0, WT_MAX_GPUS - 1, NULL, false},
+        {"--gpus", WT_OPT_STRING, &gpus, "LIST", "GPUs to watch: all, or 0,1,... (instead of --gpu-index)", 0, 0, NULL, false},
+        {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between samples (default 1; synthetic: 0 = no pacing)", 0, 3600, NULL, false},
+        {"--window", WT_OPT_UINT, &window, "N", "samples per window (default 10)", 2, MAX_WINDOW, NULL, false},
+        {"--iterations", WT_OPT_UINT, &iterations, "N", "windows per GPU, then stop (default 0: until interrupted or the trace ends)", 0, 1e12, NULL, false},
+        {"--log-dir", WT_OPT_STRING, &dir, "DIR", "audit log directory (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR "); created if missing", 0, 0, NULL, false},
+        {"--log-file", WT_OPT_STRING, &file, "FILE", "audit log file instead (side files FILE.key, FILE.checkpoint, FILE.lock)", 0, 0, NULL, false},
+        {"--heartbeat", WT_OPT_DOUBLE, &beat, "S", "seconds between heartbeat + checkpoint records (default 60)", 0.01, 86400, NULL, false},
+        {"--seal-every", WT_OPT_UINT, &seal_every, "N", "also a heartbeat + checkpoint record every N windows (default 100; 0: only every --heartbeat)", 0, 1e9, NULL, false},
+        {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: physics)", 0, 0, wt_cli_classifier_names(), false},
+        {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model", 0, 0, NULL, false},
+        {"--seed", WT_OPT_UINT, &seed, "N", "synthetic: random seed (default 0)", 0, 18446744073709551615.0, NULL, false},
+        {"--nvml-lib", WT_OPT_STRING, &nvml_lib, "PATH", "NVML library to load (default: $WT_NVML_LIB, else libnvidia-ml.so.1)", 0, 0, NULL, false},
+        {"--json", WT_OPT_FLAG, &json, NULL, "print each window's result as one JSON line", 0, 0, NULL, false},
+        {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
+    };
+    /* clang-format on */
+    const struct wt_cmd_help help = {
+        "workloadtruth watch",
+        "Classify continuously and append one record per GPU per window to a\n"
+        "tamper-evident audit log (created with a new key if missing), with signed\n"
+        "checkpoints and heartbeats.  Stops after --iterations, at the end of a\n"
+        "replayed trace, or on Ctrl-C / SIGTERM (with a final checkpoint).",
+        "exit status: 0 ok, 1 error (including records that could not be written),\n"
+        "2 usage error.",
+        NULL,
+    };
+    int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
+    if (prc)
+        return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+    if (trace) {
+        if (wt_opts_get(opts, "--backend")->seen && strcmp(backend, "replay")) {
+            fprintf(stderr, "%s: --trace needs --backend replay, not '%s' (see --help)\n",
+                    help.prog, backend);
+            return WT_EXIT_USAGE;
+        }
+        backend = "replay";
+    } else if (!strcmp(backend, "replay")) {
+        fprintf(stderr, "%s: --backend replay needs --trace FILE (see --help)\n", help.prog);
+        return WT_EXIT_USAGE;
+    }
+    if (gpus && wt_opts_get(opts, "--gpu-index")->seen) {
+        fprintf(stderr, "%s: give --gpus or --gpu-index, not both (see --help)\n", help.prog);
+        return WT_EXIT_USAGE;
+    }
+    if ((wt_opts_get(opts, "--profile")->seen || wt_opts_get(opts, "--seed")->seen) &&
+        strcmp(backend, "synthetic")) {
+        fprintf(stderr, "%s: --profile and --seed go with --backend synthetic (see --help)\n",
+                help.prog);
+        return WT_EXIT_USAGE;
+    }
+    if (interval <= 0 && strcmp(backend, "synthetic")) {
+        fprintf(stderr, "%s: --interval 0 is only for --backend synthetic (see --help)\n",
+                help.prog);
+        return WT_EXIT_USAGE;
+    }
+    const struct wt_classifier *clf = wt_classifier_find(clf_name);
+    struct wt_classifier custom;
+    struct wt_model *model = NULL;
+    struct wt_err err = {{0}};
+    if (model_path) {
+        if (clf != &wt_classifier_physics) {
+            fprintf(stderr, "%s: --model goes with the physics classifier\n", help.prog);
+            return WT_EXIT_USAGE;
+        }
+        model = malloc(sizeof(*model));
+        if (!model || wt_model_load(model, model_path, &err) != WT_OK) {
+            fprintf(stderr, "%s: %s\n", help.prog, model ? err.msg : "out of memory");
+            free(model);
+            return WT_EXIT_ERROR;
+        }
+        custom = wt_classifier_physics_with(model);
+        clf = &custom;
+        /* records name the model file by its hash */
+        FILE *mf = fopen(model_path, "rb");
+        if (mf) {
+            crypto_hash_sha256_state hs;
+            unsigned char chunk[4096], h[32];
+            size_t k;
+            crypto_hash_sha256_init(&hs);
+            while ((k = fread(chunk, 1, sizeof(chunk), mf)) > 0)
+                crypto_hash_sha256_update(&hs, chunk, k);
+            fclose(mf);
+            crypto_hash_sha256_final(&hs, h);
+            sodium_bin2hex(model_id, sizeof(model_id), h, 8);
+        }
+    }
+
+    struct writer *w = calloc(1, sizeof(*w));
+    struct wt_source *src = NULL;
+    struct wt_sample **buf = NULL;
+    size_t *nbuf = NULL;
+    struct wt_device_info *info = NULL;
+    struct wt_window *wins = NULL, *peers = NULL;
+    unsigned char *sel = NULL, *alive = NULL;
+    int status = WT_EXIT_ERROR, ngpus = 0, writer_started = 0;
+    if (!w) {
+        fprintf(stderr, "%s: out of memory\n", help.prog);
+        free(model);
+        return WT_EXIT_ERROR;
+    }
+    if ((prc = wt_cli_log_paths(help.prog, dir, file, &w->paths)) != 0) {
+        free(w);
+        free(model);
+        return prc;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    struct wt_source_config cfg = {0};
+    cfg.trace_path = trace;
+    cfg.trace_opts.interval_s = interval > 0 ? interval : 1;
+    cfg.profile = profile;
+    cfg.seed = seed;
+    cfg.interval_s = interval > 0 ? interval : 1;
+    cfg.nvml_lib = nvml_lib;
+    cfg.stop = &stop_flag;
+    if (wt_source_open(backend, &cfg, &src, &err) != WT_OK ||
+        wt_source_device_count(src, &ngpus, &err) != WT_OK) {
+        fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+        goto out;
+    }
+    sel = calloc((size_t)ngpus + 1, 1);
+    alive = calloc((size_t)ngpus + 1, 1);
+    buf = calloc((size_t)ngpus + 1, sizeof(*buf));
+    nbuf = calloc((size_t)ngpus + 1, sizeof(*nbuf));
+    info = calloc((size_t)ngpus + 1, sizeof(*info));
+    wins = calloc((size_t)ngpus + 1, sizeof(*wins));
+    peers = calloc((size_t)ngpus + 1, sizeof(*peers));
+    if (!sel || !alive || !buf || !nbuf || !info || !wins || !peers) {
+        fprintf(stderr, "%s: out of memory\n", help.prog);
+        goto out;
+    }
+    if (gpus) {
+        if (wt_opts_gpu_list(gpus, ngpus, sel)) {
+            fprintf(stderr, "%s: --gpus: '%.40s' is not 'all' or a list of GPUs 0..%d\n", help.prog,
+                    gpus, ngpus - 1);
+            status = WT_EXIT_USAGE;
+            goto out;
+        }
+    } else if ((int)gpu_index >= ngpus) {
+        fprintf(stderr, "%s: --gpu-index %llu: the source has %d GPU%s\n", help.prog, gpu_index,
+                ngpus, ngpus == 1 ? "" : "s");
+        status = WT_EXIT_USAGE;
+        goto out;
+    } else {
+        sel[gpu_index] = 1;
+    }
+    char source_label[300];
+    if (trace) {
+        const char *b = strrchr(trace, '/') ? strrchr(trace, '/') + 1 : trace;
+        snprintf(source_label, sizeof(source_label), "replay:%.200s", b);
+    } else if (!strcmp(src->ops->name, "synthetic")) {
+        snprintf(source_label, sizeof(source_label), "synthetic:%.100s", profile);
+    } else {
+        snprintf(source_label, sizeof(source_label), "%s", src->ops->name);
+    }
+    for (int g = 0; g < ngpus; g++) {
+        if (!sel[g])
+            continue;
+        if (wt_source_device_info(src, g, &info[g], &err) != WT_OK) {
+            fprintf(stderr, "%s: GPU %d: %s; not watching it\n", help.prog, g, err.msg);
+            continue;
+        }
+        buf[g] = malloc((size_t)window * sizeof(**buf));
+        if (!buf[g]) {
+            fprintf(stderr, "%s: out of memory\n", help.prog);
+            goto out;
+        }
+        alive[g] = 1;
+        w->ngpus++;
+    }
+    if (!w->ngpus) {
+        fprintf(stderr, "%s: no GPU to watch\n", help.prog);
+        goto out;
+    }
+
+    /* the log, once the source and GPUs are known to be fine: create it
+     * when missing, then open it so a damaged log or a held lock fails
+     * before sampling */
+    if (access(w->paths.log, F_OK) != 0) {
+        char vkey[600];
+        if (wt_log_init(&w->paths, NULL, NULL, NULL, vkey, sizeof(vkey), &err) != WT_OK) {
+            fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+            goto out;
+        }
+        fprintf(stderr, "%s: created audit log %s; verifier key (keep a copy off this host):\n%s\n",
+                help.prog, w->paths.log, vkey);
+    }
+    {
+        /* open it now so a damaged log or a held lock fails before sampling */
+        struct wt_log_recovery rec;
+        if (wt_log_open(&w->log, &w->paths, NULL, &rec, &err) != WT_OK) {
+            w->log = NULL;
+            fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+            goto out;
+        }
+        if (rec.repaired)
+            fprintf(stderr, "%s: recovered %s: %llu bytes of a torn last line moved to %s\n",
+                    help.prog, w->paths.log, (unsigned long long)rec.dropped, rec.quarantine);
+    }
+
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    w->heartbeat_s = beat;
+    w->seal_every = (unsigned long)seal_every;
+    pthread_t tid;
+    if (pthread_create(&tid, NULL, writer_main, w) != 0) {
+        fprintf(stderr, "%s: cannot start the log writer thread\n", help.prog);
+        goto out;
+    }
+    writer_started = 1;
+
+    int synthetic = !strcmp(src->ops->name, "synthetic");
+    int gpu_failed = 0;
+    unsigned long long done_windows = 0;
+    struct wt_result res;
+    for (unsigned long long it = 0; (!iterations || it < iterations) && !stop_flag; it++) {
+        double t_start = mono();
+        int nlive = 0;
+        for (int g = 0; g < ngpus && !stop_flag; g++) {
+            nbuf[g] = 0;
+            if (!alive[g])
+                continue;
+            size_t n = 0;
+            int rc = wt_source_read_n(src, g, buf[g], (size_t)window, &n, &err);
+            if (stop_flag)
+                break;
+            if (rc != WT_OK) {
+                alive[g] = 0;
+                int others = 0;
+                for (int h = 0; h < ngpus; h++)
+                    others += alive[h];
+                fprintf(stderr, "%s: GPU %d failed: %s%s\n", help.prog, g, err.msg,
+                        others ? "; watching the others" : "");
+                gpu_failed = 1;
+                pthread_mutex_lock(&w->mu);
+                w->failed_gpus++;
+                size_t fl = strlen(w->failed_list);
+                snprintf(w->failed_list + fl, sizeof(w->failed_list) - fl, "%s%d", fl ? "," : "",
+                         g);
+                pthread_mutex_unlock(&w->mu);
+                continue;
+            }
+            if (n < window) {
+                alive[g] = 0;
+                if (n)
+                    fprintf(stderr,
+                            "%s: GPU %d: the trace ended (%zu samples left over, fewer than "
+                            "a window)\n",
+                            help.prog, g, n);
+                continue;
+            }
+            nbuf[g] = n;
+            nlive++;
+        }
+        if (stop_flag || !nlive)
+            break;
+        for (int g = 0; g < ngpus; g++) {
+            if (!nbuf[g])
+                continue;
+            size_t np = 0;
+            for (int h = 0; h < ngpus; h++)
+                if (h != g && nbuf[h])
+                    peers[np++] = (struct wt_window){.s = buf[h],
+                                                     .n = nbuf[h],
+                                                     .gpu = h,
+                                                     .power_semantics = info[h].power_semantics,
+                                                     .gpu_model = info[h].name};
+            struct wt_window win = {.s = buf[g],
+                                    .n = nbuf[g],
+                                    .gpu = g,
+                                    .power_semantics = info[g].power_semantics,
+                                    .gpu_model = info[g].name,
+                                    .peers = np ? peers : NULL,
+                                    .npeers = np};
+            if (wt_classify_window(clf, &win, &res, &err) != WT_OK) {
+                fprintf(stderr, "%s: GPU %d: %s\n", help.prog, g, err.msg);
+                continue;
+            }
+            json_t *f = class_fields(&res, &info[g], source_label, buf[g], nbuf[g], clf, model_id);
+            if (!f) {
+                fprintf(stderr, "%s: out of memory\n", help.prog);
+                stop_flag = 1;
+                break;
+            }
+            push(w, WT_ENTRY_CLASS, f);
+            done_windows++;
+            char when[32];
+            time_t now = time(NULL);
+            struct tm tmv;
+            strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tmv));
+            if (json) {
+                json_t *j = wt_json_result(&res);
+                if (j) {
+                    json_object_set_new(j, "time", json_string(when));
+                    json_object_set_new(j, "iteration", json_integer((json_int_t)it + 1));
+                    json_object_set_new(j, "log", json_string(w->paths.log));
+                    char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15));
+                    if (line)
+                        printf("%s\n", line);
+                    free(line);
+                    json_decref(j);
+                }
+            } else {
+                printf("[%s] GPU %d: %-9s confidence %.2f\n", when, g, wt_class_name(res.cls),
+                       res.confidence);
+            }
+            fflush(stdout);
+        }
+        if (synthetic && interval > 0 && !(iterations && it + 1 >= iterations))
+            nap((double)window * interval - (mono() - t_start));
+    }
+    /* stop: the writer drains the queue and seals */
+    pthread_mutex_lock(&w->mu);
+    w->done = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(tid, NULL);
+    writer_started = 0;
+    size_t left = 0;
+    if (w->retry) {
+        json_decref(w->retry->fields);
+        free(w->retry);
+        w->retry = NULL;
+        left++;
+    }
+    for (struct qrec *r = w->head, *nx; r; r = nx) {
+        nx = r->next;
+        json_decref(r->fields);
+        free(r);
+        left++;
+    }
+    w->head = w->tail = NULL;
+    if (w->gave_up && !left && w->unsealed) {
+        fprintf(stderr,
+                "%s: %llu window%s logged to %s, but the final heartbeat and checkpoint could "
+                "not be written (see the errors above); `workloadtruth recover` seals it\n",
+                help.prog, w->written, w->written == 1 ? "" : "s", w->paths.log);
+        status = WT_EXIT_ERROR;
+    } else if (w->gave_up) {
+        fprintf(stderr,
+                "%s: %zu record%s could not be written to %s (see the errors above); the "
+                "entries written before are intact (verify-log)\n",
+                help.prog, left, left == 1 ? "" : "s", w->paths.log);
+        status = WT_EXIT_ERROR;
+    } else if (w->dropped) {
+        fprintf(stderr,
+                "%s: %llu window%s logged to %s; %llu record%s dropped: the disk was too slow "
+                "or failing and the queue of %d overflowed (see the errors above)\n",
+                help.prog, w->written, w->written == 1 ? "" : "s", w->paths.log, w->dropped,
+                w->dropped == 1 ? " was" : "s were", QUEUE_MAX);
+        status = WT_EXIT_ERROR;
+    } else {
+        fprintf(stderr, "%s: %llu window%s logged to %s\n", help.prog, w->written,
+                w->written == 1 ? "" : "s", w->paths.log);
+        status = (gpu_failed && !done_windows) ? WT_EXIT_ERROR : WT_EXIT_OK;
+    }
+out:
+    (void)writer_started;
+    if (w && w->log)
+        wt_log_close(w->log);
+    if (buf)
+        for (int g = 0; g < ngpus; g++)
+            free(buf[g]);
+    free(buf);
+    free(nbuf);
+    free(info);
+    free(wins);
+    free(peers);
+    free(sel);
+    free(alive);
+    free(w);
+    free(model);
+    wt_source_close(src);
+    return status;
+}

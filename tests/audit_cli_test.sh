@@ -1,0 +1,215 @@
+#!/bin/sh
+# End-to-end tests of the audit-log commands: init, watch (synthetic and
+# replay, --log-dir and --log-file, --json, SIGTERM and SIGKILL mid-run, a
+# second writer), verify-log (text, JSON, exit codes, --vkey, --against),
+# prove / verify-proof, consistency / witness (including a fork below the
+# witnessed size), recover.
+#
+# usage: audit_cli_test.sh WORKLOADTRUTH TESTDATA_DIR
+set -u
+WT=$1
+DATA=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+n=0
+
+run() {
+    name=$1; want=$2; shift 2
+    n=$((n + 1))
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" != "$want" ]; then
+        echo "FAIL [$name]: exit $rc, wanted $want: $*"
+        sed 's/^/    stdout: /' "$TMP/out" | head -5
+        sed 's/^/    stderr: /' "$TMP/err" | head -5
+        fails=$((fails + 1))
+        return 1
+    fi
+    return 0
+}
+has() {
+    if ! grep -qF -- "$2" "$TMP/$1"; then
+        echo "FAIL [$name]: $1 lacks '$2'"
+        sed 's/^/    got: /' "$TMP/$1" | head -8
+        fails=$((fails + 1))
+    fi
+}
+check() { # NAME CONDITION-COMMAND...
+    name=$1; shift
+    n=$((n + 1))
+    if ! "$@"; then
+        echo "FAIL [$name]: $*"
+        fails=$((fails + 1))
+    fi
+}
+
+L=$TMP/log
+# --- init -------------------------------------------------------------
+run init 0 "$WT" init --log-dir "$L" --origin test.example/log1 && has out "verifier key"
+VKEY=$(tail -1 "$TMP/out")
+check "key mode 0600" test "$(stat -c %a "$L/log.key")" = 600
+run "init twice" 1 "$WT" init --log-dir "$L" && has err "already exists"
+run "init both" 2 "$WT" init --log-dir "$L" --log-file "$TMP/x.jsonl"
+
+# --- watch (synthetic) -> verify-log ----------------------------------
+run "watch synthetic" 0 "$WT" watch --backend synthetic --interval 0 --iterations 5 --log-dir "$L"
+has out "GPU 0: TRAINING"
+run "verify" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" && has out "OK: log.jsonl: 8 entries"
+run "verify json" 0 "$WT" verify-log --log-dir "$L" --json
+has out '"valid": true'
+has out '"entries": 8'
+has out '"status": "ok"'
+check "class records" test "$(grep -c '"type":"class"' "$L/log.jsonl")" = 5
+check "ends sealed" sh -c "tail -1 '$L/log.jsonl' | grep -q '\"type\":\"checkpoint\"'"
+run "watch json" 0 "$WT" watch --backend synthetic --profile inference --interval 0 --iterations 2 --json --log-dir "$L"
+check "watch json lines" test "$(grep -c '^{"workload_type":"INFERENCE"' "$TMP/out")" = 2
+run "verify again" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY"
+
+# --- replay, all GPUs, --log-file -------------------------------------
+F=$TMP/audit.jsonl
+run "watch replay" 0 "$WT" watch --trace "$DATA/fake_gpu.csv" --gpus all --window 20 --log-file "$F"
+has err "created audit log"
+check "replay: 2 GPUs x 6 windows" test "$(grep -c '"type":"class"' "$F")" = 12
+check "side files" test -f "$F.key" -a -f "$F.checkpoint"
+run "verify replay" 0 "$WT" verify-log --log-file "$F" --json && has out '"valid": true'
+run "watch gpu-index" 0 "$WT" watch --trace "$DATA/fake_gpu.csv" --gpu-index 1 --window 20 --iterations 2 --log-file "$F"
+check "gpu_idx 1" test "$(grep -c '"gpu_idx":1' "$F")" = 8
+
+# --- usage errors -----------------------------------------------------
+run "watch both gpu opts" 2 "$WT" watch --backend synthetic --gpus all --gpu-index 0 --log-dir "$L"
+run "watch bad gpus" 2 "$WT" watch --trace "$DATA/fake_gpu.csv" --gpus 0,7 --log-dir "$TMP/l2"
+run "verify missing" 2 "$WT" verify-log --log-dir "$TMP/nope"
+run "verify bad vkey" 2 "$WT" verify-log --log-dir "$L" --vkey "not-a-key"
+run "prove no index" 2 "$WT" prove --log-dir "$L"
+run "prove bad index" 2 "$WT" prove --log-dir "$L" x1
+run "consistency no old" 2 "$WT" consistency --log-dir "$L"
+
+# --- a second writer fails fast ---------------------------------------
+# wait_more FILE COUNT: until FILE has more than COUNT class records (at most 20 s)
+wait_more() {
+    i=0
+    while [ "$(grep -c '"type":"class"' "$1")" -le "$2" ] && [ $i -lt 200 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+}
+before=$(grep -c '"type":"class"' "$L/log.jsonl")
+"$WT" watch --backend synthetic --interval 0.02 --log-dir "$L" >/dev/null 2>"$TMP/w1.err" &
+pid=$!
+wait_more "$L/log.jsonl" "$before"
+run "second writer" 1 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$L"
+has err "in use"
+# --- SIGTERM mid-run: clean stop, final checkpoint, verifiable --------
+kill -TERM $pid
+wait $pid
+rc=$?
+check "SIGTERM exit 0" test $rc = 0
+run "verify after SIGTERM" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY"
+check "SIGTERM sealed" sh -c "tail -1 '$L/log.jsonl' | grep -q '\"type\":\"checkpoint\"'"
+
+# --- SIGKILL mid-run: verifiable (perhaps unsealed), then recovered ----
+before=$(grep -c '"type":"class"' "$L/log.jsonl")
+"$WT" watch --backend synthetic --interval 0.005 --heartbeat 0.05 --log-dir "$L" >/dev/null 2>&1 &
+pid=$!
+wait_more "$L/log.jsonl" "$((before + 3))"
+kill -KILL $pid
+wait $pid 2>/dev/null
+"$WT" verify-log --log-dir "$L" --vkey "$VKEY" >"$TMP/out" 2>&1
+rc=$?
+check "verify after SIGKILL (0 or 3)" test $rc = 0 -o $rc = 3
+run "recover" 0 "$WT" recover --log-dir "$L"
+run "verify after recover" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY"
+
+# --- torn tail --------------------------------------------------------
+printf '{"v":1,"seq":' >>"$L/log.jsonl"
+run "torn tail warns" 3 "$WT" verify-log --log-dir "$L" && has out "torn tail"
+run "recover torn" 0 "$WT" recover --log-dir "$L" && has out "repaired"
+check "quarantine file" sh -c "ls '$L' | grep -q 'log.jsonl.torn.'"
+run "verify after torn recover" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --json
+has out '"recoveries": 1'
+
+# --- prove / verify-proof ---------------------------------------------
+run "prove" 0 "$WT" prove --log-dir "$L" 2
+cp "$TMP/out" "$TMP/proof"
+has proof "c2sp.org/tlog-proof@v1"
+run "verify-proof" 0 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof" && has out "OK: entry 2"
+sed 's/^index 2$/index 3/' "$TMP/proof" >"$TMP/proof2"
+run "verify-proof wrong index" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof2"
+run "prove beyond" 1 "$WT" prove --log-dir "$L" 100000
+
+# --- witness: cosign, grow, cosign again; a fork below it is caught ----
+W=$TMP/witness
+"$WT" consistency --log-dir "$L" --old 0 >"$TMP/req" 2>"$TMP/err"
+run "witness first" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req"
+has out "— "
+WCK=$(ls "$W"/log-*.checkpoint)
+OLD=$(sed -n 2p "$WCK")
+run "watch more" 0 "$WT" watch --backend synthetic --interval 0 --iterations 3 --log-dir "$L"
+"$WT" consistency --log-dir "$L" --old "$OLD" >"$TMP/req" 2>"$TMP/err"
+run "witness grow" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req"
+run "witness conflict" 1 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req" && has err "409"
+run "verify against witness" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$WCK"
+# the key holder truncates and rewrites: the witness copy exposes it
+cp -r "$L" "$TMP/forged"
+head -5 "$TMP/forged/log.jsonl" >"$TMP/forged/x" && mv "$TMP/forged/x" "$TMP/forged/log.jsonl"
+rm -f "$TMP/forged/checkpoint"
+run "forged recover" 0 "$WT" recover --log-dir "$TMP/forged"
+run "forged alone verifies" 0 "$WT" verify-log --log-dir "$TMP/forged" --vkey "$VKEY"
+run "forged vs witness: truncated" 1 "$WT" verify-log --log-dir "$TMP/forged" --vkey "$VKEY" --against "$WCK"
+has out "truncated"
+run "forged grows" 0 "$WT" watch --backend synthetic --interval 0 --iterations 60 --seal-every 0 --log-dir "$TMP/forged"
+run "forged vs witness: rewritten" 1 "$WT" verify-log --log-dir "$TMP/forged" --vkey "$VKEY" --against "$WCK"
+has out "rewritten"
+N2=$(sed -n 2p "$WCK")
+"$WT" consistency --log-dir "$TMP/forged" --old "$N2" >"$TMP/req" 2>"$TMP/err"
+run "witness refuses fork" 1 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req" && has err "422"
+
+# --- tampering is named ------------------------------------------------
+cp -r "$L" "$TMP/t1"
+sed -i '4s/"conf_ppm":[0-9]*/"conf_ppm":1/' "$TMP/t1/log.jsonl"
+run "edited line named" 1 "$WT" verify-log --log-dir "$TMP/t1" --json
+has out '"line": 4'
+cp -r "$L" "$TMP/t2"
+sed -i '6d' "$TMP/t2/log.jsonl"
+run "deleted line named" 1 "$WT" verify-log --log-dir "$TMP/t2"
+has out "log.jsonl:6: sequence"
+cp -r "$L" "$TMP/t3"
+head -n -2 "$L/log.jsonl" >"$TMP/t3/log.jsonl"
+run "truncation named" 1 "$WT" verify-log --log-dir "$TMP/t3"
+has out "truncated"
+run "refuse to append to damaged" 1 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$TMP/t1"
+has err "refusing to append"
+"$WT" init --log-dir "$TMP/other" --origin test.example/log1 >"$TMP/out" 2>&1
+run "wrong vkey (same origin, another key)" 1 "$WT" verify-log --log-dir "$L" --vkey "$(tail -1 "$TMP/out")"
+has out "wrong-key"
+
+# --- fdatasync failing at random under watch (libfiu): nothing is lost or
+# logged twice; skipped without fiu-run and under ASan (LD_PRELOAD) ------
+if command -v fiu-run >/dev/null 2>&1 && [ "${3:-}" != asan ]; then
+    for i in 1 2 3 4 5; do
+        FL=$TMP/fiu$i
+        "$WT" init --log-dir "$FL" >/dev/null 2>&1
+        fiu-run -x -c "enable_random name=posix/io/sync/fdatasync,probability=0.1" \
+            "$WT" watch --backend synthetic --interval 0 --iterations 40 --log-dir "$FL" \
+            >/dev/null 2>"$TMP/fiu.err"
+        rc=$?
+        classes=$(grep -c '"type":"class"' "$FL/log.jsonl")
+        dups=$(grep -o '"t_first_ms":[0-9]*' "$FL/log.jsonl" | sort | uniq -d | wc -l)
+        check "fiu $i: exit 0 or 1 ($rc)" test $rc = 0 -o $rc = 1
+        check "fiu $i: no window logged twice" test "$dups" = 0
+        if [ $rc = 0 ]; then
+            check "fiu $i: all 40 windows logged ($classes)" test "$classes" = 40
+        else
+            check "fiu $i: the error is reported" grep -q "fdatasync\|cannot sync\|could not" "$TMP/fiu.err"
+        fi
+        "$WT" verify-log --log-dir "$FL" >/dev/null 2>&1
+        rc=$?
+        check "fiu $i: verifies (0 or 3: $rc)" test $rc = 0 -o $rc = 3
+    done
+else
+    echo "skipped: fault injection under watch (no fiu-run, or an ASan build)"
+fi
+
+echo "$n checks, $fails failed"
+[ "$fails" = 0 ]

@@ -1,0 +1,167 @@
+/* The audit log end to end: the writer reproduces the spec's example log
+ * byte for byte, the verifier accepts it, a torn tail is quarantined.
+ * (Mutation, crash and full-disk tests are in test_audit_attack.c and the
+ * shell tests.)
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "testutil.h"
+
+#include <sodium.h>
+#include <sys/stat.h>
+
+#include "audit/entry.h"
+#include "audit/log.h"
+#include "audit/note.h"
+#include "audit/verify.h"
+
+#define VEC WT_TEST_DATA "/../vectors/"
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *buf = malloc(1 << 20);
+    assert_non_null(buf);
+    *len = fread(buf, 1, (1 << 20) - 1, f);
+    buf[*len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void test_key(struct wt_note_key *k)
+{
+    uint8_t seed[32];
+    const char *in = "workloadtruth example seed v1 (TEST ONLY)";
+    crypto_hash_sha256(seed, (const unsigned char *)in, strlen(in));
+    struct wt_err err;
+    assert_int_equal(wt_note_key_from_seed(k, "workloadtruth.example.invalid/3f2a9c1e5b7d4a60",
+                                           WT_KEY_ED25519, seed, &err),
+                     0);
+}
+
+static int64_t fixed_clock(void *ctx)
+{
+    static const int64_t ts[] = {1767225600000, 1767225601234, 1767225660000, 1767225660001};
+    int *i = ctx;
+    return ts[(*i)++ % 4];
+}
+
+static void mktempdir(char *dir, size_t cap)
+{
+    snprintf(dir, cap, "/tmp/wt_audit_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+}
+
+static void test_example_log(void **state)
+{
+    (void)state;
+    char dir[64], vkey[512];
+    mktempdir(dir, sizeof(dir));
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    struct wt_note_key k;
+    test_key(&k);
+    int tick = 0;
+    struct wt_log_opts o = {.clock_ms = fixed_clock, .clock_ctx = &tick};
+    assert_int_equal(wt_log_paths_dir(&p, dir, &err), 0);
+    int rc = wt_log_init(&p, "workloadtruth.example.invalid/3f2a9c1e5b7d4a60", &k, &o, vkey,
+                         sizeof(vkey), &err);
+    if (rc)
+        fail_msg("%s", err.msg);
+    assert_string_equal(vkey, "workloadtruth.example.invalid/3f2a9c1e5b7d4a60+c67f557f+"
+                              "ARE4HLwhnkjS25Tl21NYG7meC8v6yOZJ2S1LbFljqJcZ");
+    struct wt_log *l;
+    rc = wt_log_open(&l, &p, &o, NULL, &err);
+    if (rc)
+        fail_msg("%s", err.msg);
+    json_t *f =
+        json_pack("{s:s,s:s,s:i,s:{s:i,s:i,s:s}}", "gpu",
+                  "GPU-5a1c0f3e-8b2d-4c6e-9f10-2b3c4d5e6f70", "class", "training", "conf_ppm",
+                  973000, "evidence", "sm_util_pct", 97, "mem_used_mib", 71234, "proc", "python3");
+    uint64_t seq = 99;
+    assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, &seq, &err), 0);
+    assert_int_equal(seq, 1);
+    json_decref(f);
+    assert_int_equal(wt_log_append(l, WT_ENTRY_HEARTBEAT, NULL, &seq, &err), 0);
+    assert_int_equal(wt_log_seal(l, &err), 0);
+    assert_int_equal(wt_log_size(l), 4);
+    wt_log_close(l);
+
+    size_t n1, n2;
+    char *got = slurp(p.log, &n1), *want = slurp(VEC "example_log.jsonl", &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(got, want, n1);
+
+    /* the checkpoint record's note is the spec's signed checkpoint for size 3 */
+    char *ck = slurp(VEC "example_checkpoint.txt", &n2);
+    const char *last = strstr(got, "\"seq\":3");
+    assert_non_null(last);
+    struct wt_entry e;
+    const char *ls = strrchr(got, '{');
+    (void)last;
+    assert_int_equal(wt_entry_parse(ls, strlen(ls) - 1, &e, &err), 0);
+    assert_int_equal(e.note_len, n2);
+    assert_memory_equal(e.note, ck, n2);
+    wt_entry_free(&e);
+
+    /* the side file covers all 4 entries; the log verifies with the pinned key */
+    struct wt_note_vkey vk;
+    assert_int_equal(wt_note_parse_vkey(vkey, &vk, &err), 0);
+    struct wt_verify_opts vo = {.vkey = &vk, .side_path = p.checkpoint};
+    struct wt_verify_report r;
+    int st = wt_verify_file(p.log, &vo, &r);
+    if (st != WT_VERIFY_OK)
+        fail_msg("%s / %s", r.message, r.nwarn ? r.warn[0] : "");
+    assert_int_equal(r.entries, 4);
+    assert_int_equal(r.sealed, 4);
+    assert_int_equal(r.ckpt_records, 1);
+    free(got);
+    free(want);
+    free(ck);
+    wt_note_key_wipe(&k);
+}
+
+/* The spec's example log as given, with its size-3 checkpoint. */
+static void test_verify_vector(void **state)
+{
+    (void)state;
+    struct wt_note_vkey vk;
+    struct wt_err err;
+    assert_int_equal(wt_note_parse_vkey("workloadtruth.example.invalid/3f2a9c1e5b7d4a60+c67f557f+"
+                                        "ARE4HLwhnkjS25Tl21NYG7meC8v6yOZJ2S1LbFljqJcZ",
+                                        &vk, &err),
+                     0);
+    size_t n;
+    char *buf = slurp(VEC "example_log.jsonl", &n);
+    struct wt_verify_opts vo = {.vkey = &vk, .side_path = VEC "example_checkpoint.txt"};
+    struct wt_verify_report r;
+    int st = wt_verify_buffer(buf, n, &vo, &r);
+    /* line 4 (the checkpoint record) is past the size-3 checkpoint: a warning */
+    assert_int_equal(st, WT_VERIFY_WARN);
+    assert_int_equal(r.entries, 4);
+    assert_int_equal(r.sealed, 3);
+    char root[45];
+    wt_b64_hash(r.root, root);
+    assert_string_equal(root, "Q0m6Af69Q8DWTDxiEZr7KXo19y1OmUA9LsB7XlmymRw=");
+    /* the wrong key */
+    struct wt_note_key other;
+    assert_int_equal(wt_note_key_generate(&other, "workloadtruth.example.invalid/3f2a9c1e5b7d4a60",
+                                          WT_KEY_ED25519, &err),
+                     0);
+    wt_note_key_public(&other, &vk);
+    st = wt_verify_buffer(buf, n, &vo, &r);
+    assert_int_equal(st, WT_VERIFY_DAMAGED);
+    assert_int_equal(r.damage, WT_DMG_WRONG_KEY);
+    assert_int_equal(r.line, 1);
+    free(buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_example_log),
+        cmocka_unit_test(test_verify_vector),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
