@@ -212,33 +212,7 @@ int wt_cmd_verify_log(int argc, char **argv)
     vo.stale_ms = (int64_t)(stale * 1000);
     status = wt_verify_file(p.log, &vo, r);
     if (json) {
-        char root[45];
-        wt_b64_hash(r->root, root);
-        int valid = status == WT_VERIFY_OK || status == WT_VERIFY_WARN;
-        json_t *j = json_object();
-        json_object_set_new(j, "valid", json_boolean(valid));
-        json_object_set_new(j, "message", json_string(r->message));
-        json_object_set_new(j, "entries", json_integer((json_int_t)r->entries));
-        static const char *const st_names[] = {"ok", "damaged", "error", "warnings"};
-        json_object_set_new(j, "status", json_string(st_names[status & 3]));
-        json_object_set_new(j, "damage",
-                            r->damage == WT_DMG_NONE ? json_null()
-                                                     : json_string(wt_damage_name(r->damage)));
-        json_object_set_new(j, "line", r->line ? json_integer((json_int_t)r->line) : json_null());
-        json_object_set_new(j, "offset",
-                            r->damage != WT_DMG_NONE ? json_integer((json_int_t)r->offset)
-                                                     : json_null());
-        json_object_set_new(j, "sealed", json_integer((json_int_t)r->sealed));
-        json_object_set_new(j, "checkpoint_records", json_integer((json_int_t)r->ckpt_records));
-        json_object_set_new(j, "recoveries", json_integer((json_int_t)r->recoveries));
-        json_object_set_new(j, "origin", r->have_genesis ? json_string(r->origin) : json_null());
-        json_object_set_new(j, "root", status == WT_VERIFY_ERROR ? json_null() : json_string(root));
-        json_object_set_new(j, "key_pinned", json_boolean(vo.vkey != NULL));
-        json_object_set_new(j, "log", json_string(p.log));
-        json_t *w = json_array();
-        for (int i = 0; i < r->nwarn; i++)
-            json_array_append_new(w, json_string(r->warn[i]));
-        json_object_set_new(j, "warnings", w);
+        json_t *j = wt_json_verify(r, status, vo.vkey != NULL, p.log);
         if (wt_json_print(stdout, j))
             status = WT_VERIFY_ERROR;
         json_decref(j);

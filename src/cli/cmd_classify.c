@@ -12,6 +12,7 @@
 
 #include "classify/classifier.h"
 #include "classify/model.h"
+#include "classify/run.h"
 #include "classify/verdict.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
@@ -41,119 +42,6 @@ static int fail(const char *msg)
 {
     fprintf(stderr, "workloadtruth classify: %s\n", msg);
     return WT_EXIT_ERROR;
-}
-
-/* Reads `want` samples of gpu at or after time `start` (NaN = from the start). */
-static int read_window(struct wt_source *src, int gpu, double start, struct wt_sample *buf,
-                       size_t want, size_t *n, struct wt_err *err)
-{
-    *n = 0;
-    while (*n < want) {
-        size_t got = 0;
-        int rc = wt_source_read(src, gpu, buf + *n, want - *n, &got, err);
-        if (rc == WT_DONE)
-            return WT_OK;
-        if (rc)
-            return rc;
-        if (!isnan(start)) {
-            size_t keep = 0;
-            for (size_t i = 0; i < got; i++)
-                if (buf[*n + i].t_s >= start)
-                    buf[*n + keep++] = buf[*n + i];
-            got = keep;
-        }
-        *n += got;
-    }
-    return WT_OK;
-}
-
-/* The host's other GPUs over the same time span, as peers for cross-GPU
- * features.  Each peer keeps the first sample past the window for the next. */
-struct peer {
-    int gpu;
-    struct wt_sample *s;
-    size_t n, cap;
-    struct wt_sample carry;
-    int have_carry, done;
-};
-
-static int peer_fill(struct wt_source *src, struct peer *p, double t0, double t1,
-                     struct wt_err *err)
-{
-    p->n = 0;
-    for (;;) {
-        struct wt_sample smp;
-        if (p->have_carry) {
-            smp = p->carry;
-            p->have_carry = 0;
-        } else if (p->done) {
-            return WT_OK;
-        } else {
-            size_t got = 0;
-            int rc = wt_source_read(src, p->gpu, &smp, 1, &got, err);
-            if (rc == WT_DONE || rc == WT_ENODEV) {
-                p->done = 1;
-                return WT_OK;
-            }
-            if (rc)
-                return rc;
-        }
-        if (smp.t_s > t1) {
-            p->carry = smp;
-            p->have_carry = 1;
-            return WT_OK;
-        }
-        if (smp.t_s < t0)
-            continue;
-        if (p->n == p->cap) {
-            size_t ncap = p->cap ? p->cap * 2 : 256;
-            struct wt_sample *ns = realloc(p->s, ncap * sizeof(*ns));
-            if (!ns)
-                return wt_errf(err, WT_ENOMEM, "out of memory");
-            p->s = ns;
-            p->cap = ncap;
-        }
-        p->s[p->n++] = smp;
-    }
-}
-
-/* The job-level result of n windows: Python-shaped, with the k-of-n rule. */
-static void job_result(const struct wt_result *w, size_t n, size_t k, struct wt_result *job)
-{
-    enum wt_class cls[MAX_WINDOWS];
-    for (size_t i = 0; i < n; i++)
-        cls[i] = w[i].cls;
-    size_t votes = 0, count[4] = {0}; /* TRAINING, INFERENCE, IDLE, UNKNOWN */
-    memset(job, 0, sizeof(*job));
-    job->cls = wt_job_class(cls, n, k, &votes);
-    job->classifier = w[0].classifier;
-    job->gpu_index = w[0].gpu_index;
-    job->score = NAN;
-    for (size_t i = 0; i < n; i++) {
-        job->sample_count += w[i].sample_count;
-        count[w[i].cls >= 0 && w[i].cls <= WT_CLASS_UNKNOWN ? w[i].cls : WT_CLASS_UNKNOWN]++;
-    }
-    job->window_seconds = w[n - 1].window_seconds; /* replaced by the caller's span */
-    job->confidence = (double)votes / (double)n;
-    job->features = w[n - 1].features;
-    if (job->cls == WT_CLASS_UNKNOWN)
-        wt_result_add_reason(job, -1, NAN, WT_CLASS_NONE,
-                             "no class in at least %zu of %zu windows (TRAINING %zu, INFERENCE "
-                             "%zu, IDLE %zu, UNKNOWN %zu) -- inconclusive",
-                             k, n, count[0], count[1], count[2], count[3]);
-    else
-        wt_result_add_reason(job, -1, NAN, job->cls,
-                             "%zu of %zu windows %s (rule: at least %zu of %zu)", votes, n,
-                             wt_class_name(job->cls), k, n);
-    /* tamper indicators seen in any window, once each */
-    for (size_t i = 0; i < n; i++)
-        for (size_t t = 0; t < w[i].ntamper && job->ntamper < WT_MAX_TAMPER; t++) {
-            size_t j = 0;
-            while (j < job->ntamper && strcmp(job->tamper[j], w[i].tamper[t]))
-                j++;
-            if (j == job->ntamper)
-                memcpy(job->tamper[job->ntamper++], w[i].tamper[t], WT_REASON_LEN);
-        }
 }
 
 int wt_cmd_classify(int argc, char **argv)
@@ -271,9 +159,7 @@ int wt_cmd_classify(int argc, char **argv)
     struct wt_classifier custom;
     struct wt_model *model = NULL;
     struct wt_err err = {{0}};
-    struct wt_source *src = NULL;
-    struct wt_sample *buf = NULL;
-    struct wt_result *res = NULL;
+    struct wt_run_outcome run = {0};
     int status = WT_EXIT_ERROR;
     if (model_path) {
         if (clf != &wt_classifier_physics) {
@@ -290,122 +176,32 @@ int wt_cmd_classify(int argc, char **argv)
         clf = &custom;
     }
 
-    struct wt_source_config cfg = {0};
-    cfg.trace_path = trace;
-    cfg.trace_opts.rows_per_tick = (unsigned)per_tick;
-    cfg.trace_opts.interval_s = interval;
-    cfg.profile = profile;
-    cfg.evasion = evasion;
-    cfg.evasion_family = family;
-    cfg.evasion_strength = strength;
-    cfg.sample_hz = sim_hz;
-    cfg.seed = seed;
-    cfg.interval_s = interval;
-    cfg.nvml_lib = nvml_lib;
-    if (wt_source_open(backend, &cfg, &src, &err) != WT_OK) {
+    struct wt_run_request rq = {0};
+    rq.backend = backend;
+    rq.cfg.trace_path = trace;
+    rq.cfg.trace_opts.rows_per_tick = (unsigned)per_tick;
+    rq.cfg.trace_opts.interval_s = interval;
+    rq.cfg.profile = profile;
+    rq.cfg.evasion = evasion;
+    rq.cfg.evasion_family = family;
+    rq.cfg.evasion_strength = strength;
+    rq.cfg.sample_hz = sim_hz;
+    rq.cfg.seed = seed;
+    rq.cfg.interval_s = interval;
+    rq.cfg.nvml_lib = nvml_lib;
+    rq.gpu = (int)gpu;
+    rq.samples = (size_t)samples;
+    rq.windows = (size_t)nwin;
+    rq.min_agree = k;
+    rq.start = start;
+    rq.clf = clf;
+    if (wt_run_classify(&rq, &run, &err) != WT_OK) {
         fail(err.msg);
         goto out;
     }
-    buf = malloc((size_t)samples * sizeof(*buf));
-    res = malloc((size_t)nwin * sizeof(*res));
-    if (!buf || !res) {
-        fail("out of memory");
-        goto out;
-    }
-    struct wt_device_info info;
-    if (wt_source_device_info(src, (int)gpu, &info, &err) != WT_OK) {
-        fail(err.msg);
-        goto out;
-    }
-    /* peers: the other GPUs of a trace file or of the simulator (not of a
-     * stream on standard input, whose GPUs are unknown until it ends) */
-    int ngpu = 1;
-    struct peer *peers = NULL;
-    struct wt_window *pw = NULL;
-    size_t npeers = 0;
-    int live = !strcmp(src->ops->name, "nvml");
-    if (!(trace && !strcmp(trace, "-")) && !live &&
-        wt_source_device_count(src, &ngpu, &err) != WT_OK) {
-        fail(err.msg);
-        goto out;
-    }
-    if (ngpu > 1) {
-        peers = calloc((size_t)ngpu, sizeof(*peers));
-        pw = calloc((size_t)ngpu, sizeof(*pw));
-        if (!peers || !pw) {
-            free(peers);
-            free(pw);
-            fail("out of memory");
-            goto out;
-        }
-        for (int g2 = 0; g2 < ngpu; g2++)
-            if (g2 != (int)gpu)
-                peers[npeers++].gpu = g2;
-    }
-    double t_first = NAN, t_last = NAN;
-    for (size_t wi = 0; wi < nwin; wi++) {
-        size_t n = 0;
-        if (read_window(src, (int)gpu, wi ? NAN : start, buf, (size_t)samples, &n, &err) != WT_OK) {
-            fail(err.msg);
-            goto out_peers;
-        }
-        if (n < samples) {
-            char msg[400];
-            snprintf(msg, sizeof(msg),
-                     "%s: GPU %llu has only %zu sample%s%s; --samples asks for %llu%s",
-                     trace ? (strcmp(trace, "-") ? trace : "<stdin>") : backend, gpu, n,
-                     n == 1 ? "" : "s", isnan(start) ? "" : " from --start", samples,
-                     wi ? " per window" : "");
-            if (wi) {
-                char more[80];
-                snprintf(more, sizeof(more), " (window %zu of %llu)", wi + 1, nwin);
-                strncat(msg, more, sizeof(msg) - strlen(msg) - 1);
-            }
-            fail(msg);
-            goto out_peers;
-        }
-        if (wi == 0)
-            t_first = buf[0].t_s;
-        t_last = buf[n - 1].t_s;
-        struct wt_window w = {.s = buf,
-                              .n = n,
-                              .gpu = (int)gpu,
-                              .power_semantics = info.power_semantics,
-                              .gpu_model = info.name,
-                              .peers = pw,
-                              .npeers = 0};
-        for (size_t p = 0; p < npeers; p++) {
-            if (peer_fill(src, &peers[p], buf[0].t_s, buf[n - 1].t_s, &err) != WT_OK) {
-                fail(err.msg);
-                goto out_peers;
-            }
-            if (peers[p].n)
-                pw[w.npeers++] = (struct wt_window){.s = peers[p].s,
-                                                    .n = peers[p].n,
-                                                    .gpu = peers[p].gpu,
-                                                    .power_semantics = info.power_semantics,
-                                                    .gpu_model = info.name};
-        }
-        if (wt_classify_window(clf, &w, &res[wi], &err) != WT_OK) {
-            fail(err.msg);
-            goto out_peers;
-        }
-    }
-    for (size_t p = 0; p < npeers; p++)
-        free(peers[p].s);
-    free(peers);
-    free(pw);
-    peers = NULL;
-    pw = NULL;
-    npeers = 0;
-    struct wt_result job;
-    const struct wt_result *shown = &res[0];
+    const struct wt_result *res = run.w;
+    const struct wt_result *shown = &run.job;
     enum wt_verdict v = WT_VERDICT_INCONCLUSIVE;
-    if (nwin > 1) {
-        job_result(res, (size_t)nwin, k, &job);
-        job.window_seconds = t_last - t_first;
-        shown = &job;
-    }
     if (declared != WT_CLASS_NONE)
         v = wt_verdict_for(declared, shown);
     if (json) {
@@ -420,14 +216,9 @@ int wt_cmd_classify(int argc, char **argv)
             json_object_set_new(j, "job", jb);
             json_object_set_new(j, "windows", arr);
         }
-        if (j && src->ops->processes) {
-            /* who runs on the GPU: pid, memory, user, container, pod, Slurm job */
-            struct wt_proc procs[64];
-            size_t np = 0;
-            struct wt_err perr;
-            if (wt_source_processes(src, (int)gpu, procs, 64, &np, &perr) == WT_OK)
-                json_object_set_new(j, "processes", wt_json_processes(procs, np));
-        }
+        if (j &&
+            run.have_procs) /* who runs on the GPU: pid, memory, user, container, pod, Slurm job */
+            json_object_set_new(j, "processes", wt_json_processes(run.procs, run.nprocs));
         if (j && declared != WT_CLASS_NONE) {
             json_object_set_new(j, "declared", json_string(wt_class_lname(declared)));
             json_object_set_new(j, "verdict", json_string(wt_verdict_name(v)));
@@ -455,16 +246,8 @@ int wt_cmd_classify(int argc, char **argv)
     }
     status =
         (declared != WT_CLASS_NONE && v == WT_VERDICT_MISMATCH) ? WT_EXIT_MISMATCH : WT_EXIT_OK;
-    goto out;
-out_peers:
-    for (size_t p = 0; p < npeers; p++)
-        free(peers[p].s);
-    free(peers);
-    free(pw);
 out:
-    free(res);
-    free(buf);
+    wt_run_free(&run);
     free(model);
-    wt_source_close(src);
     return status;
 }

@@ -369,3 +369,38 @@ int wt_json_print(FILE *f, const json_t *j)
         return -1;
     return fputc('\n', f) == EOF ? -1 : 0;
 }
+
+json_t *wt_json_verify(const struct wt_verify_report *r, int status, int key_pinned,
+                       const char *log)
+{
+    static const char *const st_names[] = {"ok", "damaged", "error", "warnings"};
+    char root[45];
+    wt_b64_hash(r->root, root);
+    int valid = status == WT_VERIFY_OK || status == WT_VERIFY_WARN;
+    json_t *j = json_object();
+    if (!j)
+        return NULL;
+    json_object_set_new(j, "valid", json_boolean(valid));
+    json_object_set_new(j, "message", json_string(r->message));
+    json_object_set_new(j, "entries", json_integer((json_int_t)r->entries));
+    json_object_set_new(j, "status", json_string(st_names[status & 3]));
+    json_object_set_new(j, "damage", r->damage == WT_DMG_NONE
+                                         ? json_null()
+                                         : json_string(wt_damage_name(r->damage)));
+    json_object_set_new(j, "line", r->line ? json_integer((json_int_t)r->line) : json_null());
+    json_object_set_new(j, "offset", r->damage != WT_DMG_NONE
+                                         ? json_integer((json_int_t)r->offset)
+                                         : json_null());
+    json_object_set_new(j, "sealed", json_integer((json_int_t)r->sealed));
+    json_object_set_new(j, "checkpoint_records", json_integer((json_int_t)r->ckpt_records));
+    json_object_set_new(j, "recoveries", json_integer((json_int_t)r->recoveries));
+    json_object_set_new(j, "origin", r->have_genesis ? json_string(r->origin) : json_null());
+    json_object_set_new(j, "root", status == WT_VERIFY_ERROR ? json_null() : json_string(root));
+    json_object_set_new(j, "key_pinned", json_boolean(key_pinned));
+    json_object_set_new(j, "log", json_string(log));
+    json_t *w = json_array();
+    for (int i = 0; i < r->nwarn; i++)
+        json_array_append_new(w, json_string(r->warn[i]));
+    json_object_set_new(j, "warnings", w);
+    return j;
+}

@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "audit/verify.h"
 #include "classify/classifier.h"
 #include "eval/benchmark.h"
 #include "eval/eval.h"
@@ -36,6 +37,11 @@ json_t *wt_json_processes(const struct wt_proc *p, size_t n);
 /* A device's description for `gpus --json`. */
 json_t *wt_json_device(const struct wt_device_info *d, const struct wt_proc *p, size_t n,
                        int have_procs);
+
+/* An audit-log verification for `verify-log --json` and the MCP tool:
+ * {valid, message, entries, status, damage, line, ...}. */
+json_t *wt_json_verify(const struct wt_verify_report *r, int status, int key_pinned,
+                       const char *log);
 
 /* Prints j followed by a newline; returns 0 or -1. */
 int wt_json_print(FILE *f, const json_t *j);

@@ -1,0 +1,246 @@
+/* One classification run (see run.h): source, windows, peers, job level.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "classify/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify/verdict.h"
+
+/* Reads `want` samples of gpu at or after time `start` (NaN = from the start). */
+static int read_window(struct wt_source *src, int gpu, double start, struct wt_sample *buf,
+                       size_t want, size_t *n, const volatile sig_atomic_t *cancel,
+                       struct wt_err *err)
+{
+    *n = 0;
+    while (*n < want) {
+        size_t got = 0;
+        if (cancel && *cancel)
+            return WT_DONE;
+        int rc = wt_source_read(src, gpu, buf + *n, want - *n, &got, err);
+        if (rc == WT_DONE)
+            return WT_OK;
+        if (rc)
+            return rc;
+        if (!isnan(start)) {
+            size_t keep = 0;
+            for (size_t i = 0; i < got; i++)
+                if (buf[*n + i].t_s >= start)
+                    buf[*n + keep++] = buf[*n + i];
+            got = keep;
+        }
+        *n += got;
+    }
+    return WT_OK;
+}
+
+/* The host's other GPUs over the same time span, as peers for cross-GPU
+ * features.  Each peer keeps the first sample past the window for the next. */
+struct peer {
+    int gpu;
+    struct wt_sample *s;
+    size_t n, cap;
+    struct wt_sample carry;
+    int have_carry, done;
+};
+
+static int peer_fill(struct wt_source *src, struct peer *p, double t0, double t1,
+                     struct wt_err *err)
+{
+    p->n = 0;
+    for (;;) {
+        struct wt_sample smp;
+        if (p->have_carry) {
+            smp = p->carry;
+            p->have_carry = 0;
+        } else if (p->done) {
+            return WT_OK;
+        } else {
+            size_t got = 0;
+            int rc = wt_source_read(src, p->gpu, &smp, 1, &got, err);
+            if (rc == WT_DONE || rc == WT_ENODEV) {
+                p->done = 1;
+                return WT_OK;
+            }
+            if (rc)
+                return rc;
+        }
+        if (smp.t_s > t1) {
+            p->carry = smp;
+            p->have_carry = 1;
+            return WT_OK;
+        }
+        if (smp.t_s < t0)
+            continue;
+        if (p->n == p->cap) {
+            size_t ncap = p->cap ? p->cap * 2 : 256;
+            struct wt_sample *ns = realloc(p->s, ncap * sizeof(*ns));
+            if (!ns)
+                return wt_errf(err, WT_ENOMEM, "out of memory");
+            p->s = ns;
+            p->cap = ncap;
+        }
+        p->s[p->n++] = smp;
+    }
+}
+
+/* The job-level result of n windows: Python-shaped, with the k-of-n rule. */
+static int job_result(const struct wt_result *w, size_t n, size_t k, struct wt_result *job,
+                      struct wt_err *err)
+{
+    enum wt_class *cls = malloc(n * sizeof(*cls));
+    if (!cls)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        cls[i] = w[i].cls;
+    size_t votes = 0, count[4] = {0}; /* TRAINING, INFERENCE, IDLE, UNKNOWN */
+    memset(job, 0, sizeof(*job));
+    job->cls = wt_job_class(cls, n, k, &votes);
+    free(cls);
+    job->classifier = w[0].classifier;
+    job->gpu_index = w[0].gpu_index;
+    job->score = NAN;
+    for (size_t i = 0; i < n; i++) {
+        job->sample_count += w[i].sample_count;
+        count[w[i].cls >= 0 && w[i].cls <= WT_CLASS_UNKNOWN ? w[i].cls : WT_CLASS_UNKNOWN]++;
+    }
+    job->window_seconds = w[n - 1].window_seconds; /* replaced by the caller's span */
+    job->confidence = (double)votes / (double)n;
+    job->features = w[n - 1].features;
+    if (job->cls == WT_CLASS_UNKNOWN)
+        wt_result_add_reason(job, -1, NAN, WT_CLASS_NONE,
+                             "no class in at least %zu of %zu windows (TRAINING %zu, INFERENCE "
+                             "%zu, IDLE %zu, UNKNOWN %zu) -- inconclusive",
+                             k, n, count[0], count[1], count[2], count[3]);
+    else
+        wt_result_add_reason(job, -1, NAN, job->cls,
+                             "%zu of %zu windows %s (rule: at least %zu of %zu)", votes, n,
+                             wt_class_name(job->cls), k, n);
+    /* tamper indicators seen in any window, once each */
+    for (size_t i = 0; i < n; i++)
+        for (size_t t = 0; t < w[i].ntamper && job->ntamper < WT_MAX_TAMPER; t++) {
+            size_t j = 0;
+            while (j < job->ntamper && strcmp(job->tamper[j], w[i].tamper[t]))
+                j++;
+            if (j == job->ntamper)
+                memcpy(job->tamper[job->ntamper++], w[i].tamper[t], WT_REASON_LEN);
+        }
+    return WT_OK;
+}
+
+void wt_run_free(struct wt_run_outcome *out)
+{
+    if (!out)
+        return;
+    free(out->w);
+    out->w = NULL;
+    out->n = 0;
+}
+
+int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out, struct wt_err *err)
+{
+    struct wt_source *src = NULL;
+    struct wt_sample *buf = NULL;
+    struct peer *peers = NULL;
+    struct wt_window *pw = NULL;
+    size_t npeers = 0;
+    int ngpu = 1, rc;
+    const char *trace = rq->cfg.trace_path;
+    memset(out, 0, sizeof(*out));
+    out->k = rq->min_agree ? rq->min_agree : wt_job_default_k(rq->windows);
+    if ((rc = wt_source_open(rq->backend, &rq->cfg, &src, err)) != WT_OK)
+        return rc;
+    buf = malloc(rq->samples * sizeof(*buf));
+    out->w = calloc(rq->windows, sizeof(*out->w));
+    if (!buf || !out->w) {
+        rc = wt_errf(err, WT_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = wt_source_device_info(src, rq->gpu, &out->info, err)) != WT_OK)
+        goto out;
+    /* peers: the other GPUs of a trace file or of the simulator (not of a
+     * stream on standard input, whose GPUs are unknown until it ends) */
+    int live = !strcmp(src->ops->name, "nvml");
+    if (!(trace && !strcmp(trace, "-")) && !live &&
+        (rc = wt_source_device_count(src, &ngpu, err)) != WT_OK)
+        goto out;
+    if (ngpu > 1) {
+        peers = calloc((size_t)ngpu, sizeof(*peers));
+        pw = calloc((size_t)ngpu, sizeof(*pw));
+        if (!peers || !pw) {
+            rc = wt_errf(err, WT_ENOMEM, "out of memory");
+            goto out;
+        }
+        for (int g2 = 0; g2 < ngpu; g2++)
+            if (g2 != rq->gpu)
+                peers[npeers++].gpu = g2;
+    }
+    double t_first = NAN, t_last = NAN;
+    for (size_t wi = 0; wi < rq->windows; wi++) {
+        size_t n = 0;
+        rc = read_window(src, rq->gpu, wi ? NAN : rq->start, buf, rq->samples, &n, rq->cancel, err);
+        if (rc != WT_OK)
+            goto out;
+        if (n < rq->samples) {
+            char where[160] = "";
+            if (wi)
+                snprintf(where, sizeof(where), " (window %zu of %zu)", wi + 1, rq->windows);
+            rc = wt_errf(err, WT_EINVAL,
+                         "%s: GPU %d has only %zu sample%s%s; --samples asks for %zu%s%s",
+                         trace ? (strcmp(trace, "-") ? trace : "<stdin>") : rq->backend, rq->gpu, n,
+                         n == 1 ? "" : "s", isnan(rq->start) ? "" : " from --start", rq->samples,
+                         wi ? " per window" : "", where);
+            goto out;
+        }
+        if (wi == 0)
+            t_first = buf[0].t_s;
+        t_last = buf[n - 1].t_s;
+        struct wt_window w = {.s = buf,
+                              .n = n,
+                              .gpu = rq->gpu,
+                              .power_semantics = out->info.power_semantics,
+                              .gpu_model = out->info.name,
+                              .peers = pw,
+                              .npeers = 0};
+        for (size_t p = 0; p < npeers; p++) {
+            if ((rc = peer_fill(src, &peers[p], buf[0].t_s, buf[n - 1].t_s, err)) != WT_OK)
+                goto out;
+            if (peers[p].n)
+                pw[w.npeers++] = (struct wt_window){.s = peers[p].s,
+                                                    .n = peers[p].n,
+                                                    .gpu = peers[p].gpu,
+                                                    .power_semantics = out->info.power_semantics,
+                                                    .gpu_model = out->info.name};
+        }
+        if ((rc = wt_classify_window(rq->clf, &w, &out->w[wi], err)) != WT_OK)
+            goto out;
+        out->n = wi + 1;
+        if (rq->progress)
+            rq->progress(rq->progress_ctx, wi + 1, rq->windows);
+    }
+    if (rq->windows > 1) {
+        if ((rc = job_result(out->w, out->n, out->k, &out->job, err)) != WT_OK)
+            goto out;
+        out->job.window_seconds = t_last - t_first;
+    } else {
+        out->job = out->w[0];
+    }
+    if (src->ops->processes) {
+        struct wt_err perr;
+        out->have_procs =
+            wt_source_processes(src, rq->gpu, out->procs, 64, &out->nprocs, &perr) == WT_OK;
+    }
+    rc = WT_OK;
+out:
+    for (size_t p = 0; p < npeers; p++)
+        free(peers[p].s);
+    free(peers);
+    free(pw);
+    free(buf);
+    wt_source_close(src);
+    return rc;
+}

@@ -1,0 +1,53 @@
+/* One classification run: open a telemetry source, read --windows windows of
+ * --samples samples of one GPU (with the host's other GPUs over the same
+ * spans as peers for the cross-GPU features), classify each, and decide at
+ * job level (k of n, verdict.h).  What `classify` and the MCP tools share;
+ * printing is the caller's job.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_CLASSIFY_RUN_H
+#define WT_CLASSIFY_RUN_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "classify/classifier.h"
+#include "telemetry/source.h"
+#include "util/err.h"
+
+struct wt_run_request {
+    const char *backend; /* "auto", "nvml", "synthetic", "replay" */
+    struct wt_source_config cfg;
+    int gpu;
+    size_t samples;   /* per window, >= 2 */
+    size_t windows;   /* >= 1 */
+    size_t min_agree; /* job level k (0: a strict majority) */
+    double start;     /* skip samples before this t_s (NaN: from the start) */
+    const struct wt_classifier *clf;
+    /* optional: called after each window (done of total) */
+    void (*progress)(void *ctx, size_t done, size_t total);
+    void *progress_ctx;
+    /* optional: when it becomes non-zero the run stops with WT_DONE */
+    const volatile sig_atomic_t *cancel;
+};
+
+struct wt_run_outcome {
+    struct wt_result *w; /* the windows' results (n of them, malloc'd) */
+    size_t n;
+    size_t k;             /* the job-level rule used */
+    struct wt_result job; /* the job's result (a copy of w[0] when n == 1) */
+    struct wt_device_info info;
+    struct wt_proc procs[64]; /* who runs on the GPU (live sources) */
+    size_t nprocs;
+    int have_procs;
+};
+
+/* Runs it.  WT_OK, WT_DONE (cancelled) or an error with a message such as
+ * "trace.csv: GPU 0 has only 5 samples; --samples asks for 10".  The
+ * caller frees the outcome with wt_run_free (also after an error). */
+int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
+                    struct wt_err *err) WT_WARN_UNUSED;
+void wt_run_free(struct wt_run_outcome *out);
+
+#endif
