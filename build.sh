@@ -34,7 +34,7 @@ need_packages() {
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 }
 
-BUILD_PKGS="gcc make cmake pkg-config libc6-dev libjansson-dev libsodium-dev"
+BUILD_PKGS="gcc make cmake pkg-config libc6-dev libjansson-dev libsodium-dev libmicrohttpd-dev"
 TEST_PKGS="libcmocka-dev clang libclang-rt-14-dev python3 fiu-utils"
 
 configure_build() { # DIR [cmake args...]

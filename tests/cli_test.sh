@@ -52,7 +52,10 @@ for c in classify benchmark eval; do
 done
 run no-command 2 "$WT"
 run unknown-command 2 "$WT" frobnicate && has err "unknown command 'frobnicate'" && oneline
-run planned-command 2 "$WT" mcp && has err "not available in this version yet"
+run mcp-help 0 "$WT" mcp --help && has out "usage: workloadtruth mcp"
+run mcp-token-without-http 2 "$WT" mcp --token-file /nonexistent && has err "go with --http" && oneline
+run mcp-bad-addr 2 "$WT" mcp --http nonsense && has err "expected HOST:PORT" && oneline
+run mcp-public-without-token 2 env -u WT_MCP_TOKEN "$WT" mcp --http 0.0.0.0:0 && has err "not a loopback address" && oneline
 
 # ---- bad flags and values: one line, exit 2
 run unknown-flag 2 "$WT" classify --bogus && has err "unknown option '--bogus'" && oneline

@@ -34,11 +34,9 @@ static const struct command commands[] = {
     {"consistency", wt_cmd_consistency, "witness request: the log only grew since size N"},
     {"witness", wt_cmd_witness, "a minimal witness: check, store and cosign a checkpoint"},
     {"recover", wt_cmd_recover, "quarantine a torn last line after a crash"},
+    {"mcp", wt_cmd_mcp, "serve the Model Context Protocol (stdio, or HTTP with --http)"},
     {NULL, NULL, NULL},
 };
-
-/* Python-tool commands that later versions add. */
-static const char *const planned[] = {"mcp", NULL};
 
 const char *const *wt_cli_classifier_names(void)
 {
@@ -82,12 +80,6 @@ int main(int argc, char **argv)
     for (int i = 0; commands[i].name; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].run(argc - 2, argv + 2);
-    for (int i = 0; planned[i]; i++)
-        if (!strcmp(cmd, planned[i])) {
-            fprintf(stderr, "workloadtruth: command '%s' is not available in this version yet\n",
-                    cmd);
-            return WT_EXIT_USAGE;
-        }
     fprintf(stderr, "workloadtruth: unknown command '%.60s' (see --help)\n", cmd);
     return WT_EXIT_USAGE;
 }

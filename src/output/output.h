@@ -43,6 +43,14 @@ json_t *wt_json_device(const struct wt_device_info *d, const struct wt_proc *p, 
 json_t *wt_json_verify(const struct wt_verify_report *r, int status, int key_pinned,
                        const char *log);
 
+/* The fields of the audit log's `class` record for one window of n samples
+ * s (class_record.c).  source names the telemetry source when the GPU has no
+ * UUID; model_id is the model file's short hash ("" for the built-in one).
+ * s may be NULL (then only the count n is recorded). */
+json_t *wt_json_class_record(const struct wt_result *r, const struct wt_device_info *info,
+                             const char *source, const struct wt_sample *s, size_t n,
+                             const struct wt_classifier *clf, const char *model_id);
+
 /* Prints j followed by a newline; returns 0 or -1. */
 int wt_json_print(FILE *f, const json_t *j);
 

@@ -1,0 +1,801 @@
+/* The MCP Streamable HTTP transport (libmicrohttpd): one endpoint, /mcp.
+ *
+ * Every request is checked first against DNS rebinding (its Host, and its
+ * Origin when present, must name a loopback host or one the operator
+ * allowed: else 403) and then, when a token is configured, for
+ * "Authorization: Bearer <token>" (else 401).  POST carries one JSON-RPC
+ * message (at most WT_RPC_MAX_MESSAGE bytes: else 413).
+ *
+ * Two eras share the endpoint.  A message whose params carry the 2026-07-28
+ * _meta protocol version is served statelessly: the MCP-Protocol-Version,
+ * Mcp-Method and (for tools/call) Mcp-Name headers must repeat the body
+ * (else 400 with -32020), and no session exists.  Other messages follow
+ * 2025-11-25 and older: `initialize` opens a session whose id comes back in
+ * Mcp-Session-Id; later requests must carry it (400 when missing, 404 when
+ * unknown or ended by DELETE) and an MCP-Protocol-Version header, when
+ * present, must be the negotiated one (else 400).  Notifications get 202.
+ * A tools/call with a progress token, from a client that accepts
+ * text/event-stream, is answered as a stream of server-sent events: the
+ * progress notifications as they happen, then the response.  GET on the
+ * endpoint is 405 (this server never starts a stream of its own).
+ * /.well-known/agent.json serves the agent card.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "mcp/http.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SESSIONS 256
+#define MAX_INFLIGHT 64
+#define MAX_CONNECTIONS 64
+
+struct session_slot {
+    int used;
+    char id[65];
+    time_t last;
+    struct wt_mcp_session sess;
+};
+
+struct inflight {
+    int used;
+    char session[65];
+    json_t *id;
+    volatile sig_atomic_t *cancel;
+};
+
+struct http_srv {
+    struct wt_mcp_server *s;
+    const struct wt_mcp_http_config *hc;
+    pthread_mutex_t mu; /* sessions and in-flight requests */
+    struct session_slot sessions[MAX_SESSIONS];
+    struct inflight flight[MAX_INFLIGHT];
+};
+
+struct conn {
+    char *body;
+    size_t len, cap;
+    int too_big;
+};
+
+/* --- helpers ------------------------------------------------------------ */
+
+static const char *header(struct MHD_Connection *c, const char *name)
+{
+    return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *type,
+                                 const char *body, const char *session_id, const char *allow)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)(uintptr_t)body,
+                                                             MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (session_id)
+        MHD_add_response_header(r, "Mcp-Session-Id", session_id);
+    if (allow)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    if (status == MHD_HTTP_UNAUTHORIZED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                "Bearer realm=\"workloadtruth\"");
+    enum MHD_Result rc = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *c, unsigned status, json_t *msg,
+                                 const char *session_id)
+{
+    char *text = msg ? wt_rpc_dump(msg) : NULL;
+    json_decref(msg);
+    if (!text)
+        return send_text(c, 500, "text/plain", "out of memory\n", NULL, NULL);
+    enum MHD_Result rc = send_text(c, status, "application/json", text, session_id, NULL);
+    free(text);
+    return rc;
+}
+
+/* An HTTP error with a JSON-RPC error body. */
+static enum MHD_Result send_rpc_error(struct MHD_Connection *c, unsigned status, json_t *id,
+                                      int code, const char *message)
+{
+    return send_json(c, status, wt_rpc_error(id, code, message, NULL), NULL);
+}
+
+static int ieq(const char *a, const char *b, size_t n)
+{
+    return strlen(b) == n && strncasecmp(a, b, n) == 0;
+}
+
+/* host (without port) is loopback or allowed */
+static int host_ok(const struct wt_mcp_http_config *hc, const char *h, size_t n)
+{
+    if (ieq(h, "localhost", n) || ieq(h, "127.0.0.1", n) || ieq(h, "[::1]", n) || ieq(h, "::1", n))
+        return 1;
+    for (size_t i = 0; i < hc->nallow; i++)
+        if (ieq(h, hc->allow_hosts[i], n))
+            return 1;
+    return 0;
+}
+
+/* "host", "host:port", "[v6]" or "[v6]:port" */
+static int authority_ok(const struct wt_mcp_http_config *hc, const char *a)
+{
+    size_t n;
+    if (a[0] == '[') {
+        const char *e = strchr(a, ']');
+        if (!e)
+            return 0;
+        n = (size_t)(e - a) + 1;
+        if (e[1] && e[1] != ':')
+            return 0;
+    } else {
+        const char *colon = strchr(a, ':');
+        n = colon ? (size_t)(colon - a) : strlen(a);
+    }
+    const char *port = a + n;
+    if (*port == ':')
+        for (port++; *port; port++)
+            if (!isdigit((unsigned char)*port))
+                return 0;
+    return n > 0 && host_ok(hc, a, n);
+}
+
+static int origin_ok(const struct wt_mcp_http_config *hc, const char *o)
+{
+    const char *p = strstr(o, "://");
+    if (!p || !(ieq(o, "http", (size_t)(p - o)) || ieq(o, "https", (size_t)(p - o))))
+        return 0;
+    p += 3;
+    char auth[300];
+    size_t n = strcspn(p, "/");
+    if (n == 0 || n >= sizeof(auth) || (p[n] && strcmp(p + n, "/") != 0))
+        return 0;
+    memcpy(auth, p, n);
+    auth[n] = '\0';
+    return authority_ok(hc, auth);
+}
+
+static int token_ok(const struct wt_mcp_http_config *hc, struct MHD_Connection *c)
+{
+    if (!hc->token)
+        return 1;
+    const char *a = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (!a || strncasecmp(a, "Bearer ", 7) != 0)
+        return 0;
+    a += 7;
+    while (*a == ' ')
+        a++;
+    size_t n = strlen(a), m = strlen(hc->token);
+    return n == m && sodium_memcmp(a, hc->token, n) == 0;
+}
+
+static int accepts(struct MHD_Connection *c, const char *type)
+{
+    const char *a = header(c, MHD_HTTP_HEADER_ACCEPT);
+    return a && strstr(a, type) != NULL;
+}
+
+/* --- sessions and in-flight requests ---------------------------------------- */
+
+static struct session_slot *session_find(struct http_srv *x, const char *id)
+{
+    for (int i = 0; i < MAX_SESSIONS; i++)
+        if (x->sessions[i].used && !strcmp(x->sessions[i].id, id))
+            return &x->sessions[i];
+    return NULL;
+}
+
+/* A new session (the least recently used one is ended when all are taken). */
+static struct session_slot *session_new(struct http_srv *x)
+{
+    struct session_slot *slot = NULL;
+    for (int i = 0; i < MAX_SESSIONS && !slot; i++)
+        if (!x->sessions[i].used)
+            slot = &x->sessions[i];
+    if (!slot) {
+        slot = &x->sessions[0];
+        for (int i = 1; i < MAX_SESSIONS; i++)
+            if (x->sessions[i].last < slot->last)
+                slot = &x->sessions[i];
+    }
+    memset(slot, 0, sizeof(*slot));
+    unsigned char rnd[24];
+    randombytes_buf(rnd, sizeof(rnd));
+    sodium_bin2hex(slot->id, sizeof(slot->id), rnd, sizeof(rnd));
+    slot->used = 1;
+    slot->last = time(NULL);
+    return slot;
+}
+
+static struct inflight *flight_add(struct http_srv *x, const char *session, json_t *id,
+                                   volatile sig_atomic_t *cancel)
+{
+    pthread_mutex_lock(&x->mu);
+    struct inflight *f = NULL;
+    for (int i = 0; i < MAX_INFLIGHT && !f; i++)
+        if (!x->flight[i].used)
+            f = &x->flight[i];
+    if (f) {
+        f->used = 1;
+        snprintf(f->session, sizeof(f->session), "%s", session ? session : "");
+        f->id = json_deep_copy(id);
+        f->cancel = cancel;
+    }
+    pthread_mutex_unlock(&x->mu);
+    return f;
+}
+
+static void flight_remove(struct http_srv *x, struct inflight *f)
+{
+    if (!f)
+        return;
+    pthread_mutex_lock(&x->mu);
+    json_decref(f->id);
+    memset(f, 0, sizeof(*f));
+    pthread_mutex_unlock(&x->mu);
+}
+
+static void flight_cancel(struct http_srv *x, const char *session, const json_t *id)
+{
+    if (!id)
+        return;
+    pthread_mutex_lock(&x->mu);
+    for (int i = 0; i < MAX_INFLIGHT; i++) {
+        struct inflight *f = &x->flight[i];
+        if (f->used && !strcmp(f->session, session ? session : "") && json_equal(f->id, id))
+            *f->cancel = 1;
+    }
+    pthread_mutex_unlock(&x->mu);
+}
+
+/* --- streamed (SSE) responses ------------------------------------------------ */
+
+struct stream {
+    struct http_srv *x;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char *buf;
+    size_t len, off, cap;
+    int done;
+    volatile sig_atomic_t cancel;
+    struct wt_rpc_msg m;
+    struct wt_mcp_session sess;
+    char session[65];
+    struct inflight *flight;
+    pthread_t th;
+};
+
+static void stream_push(struct stream *st, json_t *msg)
+{
+    char *text = msg ? wt_rpc_dump(msg) : NULL;
+    json_decref(msg);
+    if (!text)
+        return;
+    size_t n = strlen(text) + 32;
+    pthread_mutex_lock(&st->mu);
+    if (st->len + n > st->cap) {
+        size_t ncap = st->cap ? st->cap : 4096;
+        while (ncap < st->len + n)
+            ncap *= 2;
+        char *nb = realloc(st->buf, ncap);
+        if (!nb) {
+            pthread_mutex_unlock(&st->mu);
+            free(text);
+            return;
+        }
+        st->buf = nb;
+        st->cap = ncap;
+    }
+    st->len += (size_t)snprintf(st->buf + st->len, st->cap - st->len,
+                                "event: message\ndata: %s\n\n", text);
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    free(text);
+}
+
+static void stream_emit(void *ctx, json_t *notification)
+{
+    stream_push(ctx, notification);
+}
+
+static void *stream_run(void *arg)
+{
+    struct stream *st = arg;
+    struct wt_mcp_call call = {stream_emit, st, &st->cancel};
+    json_t *resp = wt_mcp_handle(st->x->s, &st->sess, &st->m, &call);
+    if (resp && !st->cancel)
+        stream_push(st, resp);
+    else
+        json_decref(resp);
+    pthread_mutex_lock(&st->mu);
+    st->done = 1;
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    return NULL;
+}
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    struct stream *st = cls;
+    pthread_mutex_lock(&st->mu);
+    while (st->off == st->len && !st->done)
+        pthread_cond_wait(&st->cv, &st->mu);
+    ssize_t n;
+    if (st->off < st->len) {
+        size_t k = st->len - st->off < max ? st->len - st->off : max;
+        memcpy(buf, st->buf + st->off, k);
+        st->off += k;
+        n = (ssize_t)k;
+    } else {
+        n = MHD_CONTENT_READER_END_OF_STREAM;
+    }
+    pthread_mutex_unlock(&st->mu);
+    return n;
+}
+
+static void stream_free(void *cls)
+{
+    struct stream *st = cls;
+    st->cancel = 1; /* the client may have gone */
+    pthread_join(st->th, NULL);
+    flight_remove(st->x, st->flight);
+    wt_rpc_free(&st->m);
+    pthread_mutex_destroy(&st->mu);
+    pthread_cond_destroy(&st->cv);
+    free(st->buf);
+    free(st);
+}
+
+/* Takes over m. */
+static enum MHD_Result send_stream(struct http_srv *x, struct MHD_Connection *c,
+                                   struct wt_rpc_msg *m, const struct wt_mcp_session *sess,
+                                   const char *session_id)
+{
+    struct stream *st = calloc(1, sizeof(*st));
+    if (!st) {
+        wt_rpc_free(m);
+        return send_text(c, 500, "text/plain", "out of memory\n", NULL, NULL);
+    }
+    st->x = x;
+    st->m = *m;
+    memset(m, 0, sizeof(*m));
+    st->sess = *sess;
+    snprintf(st->session, sizeof(st->session), "%s", session_id ? session_id : "");
+    pthread_mutex_init(&st->mu, NULL);
+    pthread_cond_init(&st->cv, NULL);
+    st->flight = flight_add(x, st->session, st->m.id, &st->cancel);
+    if (pthread_create(&st->th, NULL, stream_run, st) != 0) {
+        flight_remove(x, st->flight);
+        wt_rpc_free(&st->m);
+        free(st);
+        return send_text(c, 500, "text/plain", "cannot start a thread\n", NULL, NULL);
+    }
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, st, stream_free);
+    if (!r) {
+        stream_free(st);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (session_id)
+        MHD_add_response_header(r, "Mcp-Session-Id", session_id);
+    enum MHD_Result rc = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+/* --- one POST ------------------------------------------------------------------ */
+
+static unsigned status_for(const json_t *resp)
+{
+    json_t *e = json_object_get(resp, "error");
+    if (!e)
+        return MHD_HTTP_OK;
+    switch ((int)json_integer_value(json_object_get(e, "code"))) {
+    case WT_RPC_METHOD_NOT_FOUND:
+        return MHD_HTTP_NOT_FOUND;
+    case WT_RPC_INTERNAL_ERROR:
+        return MHD_HTTP_INTERNAL_SERVER_ERROR;
+    default:
+        return MHD_HTTP_BAD_REQUEST;
+    }
+}
+
+static int has_progress_token(const struct wt_rpc_msg *m)
+{
+    json_t *meta = m->params ? json_object_get(m->params, "_meta") : NULL;
+    return json_is_object(meta) && json_object_get(meta, "progressToken") != NULL;
+}
+
+/* Runs a request synchronously (or as a stream) and answers it. */
+static enum MHD_Result run_request(struct http_srv *x, struct MHD_Connection *c,
+                                   struct wt_rpc_msg *m, struct wt_mcp_session *sess,
+                                   const char *session_id)
+{
+    if (m->kind == WT_RPC_REQUEST && !strcmp(m->method, "tools/call") && has_progress_token(m) &&
+        accepts(c, "text/event-stream"))
+        return send_stream(x, c, m, sess, session_id);
+    volatile sig_atomic_t cancel = 0;
+    struct inflight *f = flight_add(x, session_id, m->id, &cancel);
+    struct wt_mcp_call call = {NULL, NULL, &cancel};
+    json_t *resp = wt_mcp_handle(x->s, sess, m, &call);
+    flight_remove(x, f);
+    if (!resp)
+        return send_text(c, MHD_HTTP_ACCEPTED, "text/plain", "", session_id, NULL);
+    return send_json(c, status_for(resp), resp, session_id);
+}
+
+static enum MHD_Result handle_modern(struct http_srv *x, struct MHD_Connection *c,
+                                     struct wt_rpc_msg *m, const char *version)
+{
+    const char *hv = header(c, "MCP-Protocol-Version");
+    const char *hm = header(c, "Mcp-Method");
+    char why[200] = "";
+    if (!hv || strcmp(hv, version))
+        snprintf(why, sizeof(why),
+                 "the MCP-Protocol-Version header (%.40s) differs from "
+                 "_meta's protocol version",
+                 hv ? hv : "missing");
+    else if (!hm || strcmp(hm, m->method))
+        snprintf(why, sizeof(why), "the Mcp-Method header (%.60s) differs from the method",
+                 hm ? hm : "missing");
+    else if (!strcmp(m->method, "tools/call")) {
+        const char *hn = header(c, "Mcp-Name");
+        json_t *name = json_object_get(m->params, "name");
+        if (!hn || !json_is_string(name) || strcmp(hn, json_string_value(name)))
+            snprintf(why, sizeof(why), "the Mcp-Name header (%.60s) differs from the tool name",
+                     hn ? hn : "missing");
+    }
+    if (why[0]) {
+        char msg[260];
+        snprintf(msg, sizeof(msg), "Header mismatch: %s", why);
+        return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m->id, WT_RPC_HEADER_MISMATCH, msg);
+    }
+    if (m->kind == WT_RPC_NOTIFICATION) {
+        if (!strcmp(m->method, "notifications/cancelled"))
+            flight_cancel(x, "", json_object_get(m->params, "requestId"));
+        return send_text(c, MHD_HTTP_ACCEPTED, "text/plain", "", NULL, NULL);
+    }
+    struct wt_mcp_session none;
+    memset(&none, 0, sizeof(none));
+    return run_request(x, c, m, &none, NULL);
+}
+
+static const char *const legacy_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", NULL};
+
+static enum MHD_Result handle_legacy(struct http_srv *x, struct MHD_Connection *c,
+                                     struct wt_rpc_msg *m)
+{
+    if (m->kind == WT_RPC_REQUEST && !strcmp(m->method, "initialize")) {
+        struct wt_mcp_session sess;
+        memset(&sess, 0, sizeof(sess));
+        struct wt_mcp_call call = {0};
+        json_t *resp = wt_mcp_handle(x->s, &sess, m, &call);
+        if (!sess.negotiated)
+            return send_json(c, status_for(resp), resp, NULL);
+        pthread_mutex_lock(&x->mu);
+        struct session_slot *slot = session_new(x);
+        slot->sess = sess;
+        char id[65];
+        snprintf(id, sizeof(id), "%s", slot->id);
+        pthread_mutex_unlock(&x->mu);
+        return send_json(c, MHD_HTTP_OK, resp, id);
+    }
+    const char *sid = header(c, "Mcp-Session-Id");
+    if (!sid)
+        return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m->id, WT_RPC_INVALID_REQUEST,
+                              "Bad Request: no Mcp-Session-Id header (send initialize first, "
+                              "or use protocol version 2026-07-28 with _meta)");
+    pthread_mutex_lock(&x->mu);
+    struct session_slot *slot = session_find(x, sid);
+    struct wt_mcp_session sess;
+    if (slot) {
+        slot->last = time(NULL);
+        sess = slot->sess;
+    }
+    pthread_mutex_unlock(&x->mu);
+    if (!slot)
+        return send_rpc_error(c, MHD_HTTP_NOT_FOUND, m->id, WT_RPC_INVALID_REQUEST,
+                              "Session not found: initialize again");
+    const char *hv = header(c, "MCP-Protocol-Version");
+    if (hv) {
+        int known = 0;
+        for (int i = 0; legacy_versions[i]; i++)
+            known |= !strcmp(hv, legacy_versions[i]);
+        if (!known || strcmp(hv, sess.version)) {
+            char msg[200];
+            snprintf(msg, sizeof(msg),
+                     "Bad Request: MCP-Protocol-Version %.40s is not the negotiated %s", hv,
+                     sess.version);
+            return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m->id, WT_RPC_INVALID_REQUEST, msg);
+        }
+    }
+    if (m->kind != WT_RPC_REQUEST) {
+        if (m->kind == WT_RPC_NOTIFICATION && !strcmp(m->method, "notifications/cancelled"))
+            flight_cancel(x, sid, json_object_get(m->params, "requestId"));
+        else if (m->kind == WT_RPC_NOTIFICATION) {
+            struct wt_mcp_call call = {0};
+            json_decref(wt_mcp_handle(x->s, &sess, m, &call));
+            pthread_mutex_lock(&x->mu);
+            slot = session_find(x, sid);
+            if (slot)
+                slot->sess = sess;
+            pthread_mutex_unlock(&x->mu);
+        }
+        return send_text(c, MHD_HTTP_ACCEPTED, "text/plain", "", NULL, NULL);
+    }
+    return run_request(x, c, m, &sess, sid);
+}
+
+static enum MHD_Result handle_post(struct http_srv *x, struct MHD_Connection *c, struct conn *k)
+{
+    if (k->too_big) {
+        char msg[120];
+        snprintf(msg, sizeof(msg), "Request too large: the limit is %d bytes", WT_RPC_MAX_MESSAGE);
+        return send_rpc_error(c, 413, NULL, WT_RPC_INVALID_REQUEST, msg);
+    }
+    const char *ct = header(c, MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (!ct || strncasecmp(ct, "application/json", 16) != 0)
+        return send_rpc_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL, WT_RPC_INVALID_REQUEST,
+                              "Unsupported Media Type: POST application/json");
+    struct wt_rpc_msg m;
+    wt_rpc_parse(k->body ? k->body : "", k->len, &m);
+    enum MHD_Result rc;
+    const char *version = NULL;
+    if (m.kind == WT_RPC_INVALID)
+        rc = send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m.id, m.error_code, m.error_message);
+    else if (m.kind == WT_RPC_RESPONSE)
+        rc = send_text(c, MHD_HTTP_ACCEPTED, "text/plain", "", NULL, NULL);
+    else if (wt_mcp_is_modern(&m, &version))
+        rc = handle_modern(x, c, &m, version);
+    else
+        rc = handle_legacy(x, c, &m);
+    wt_rpc_free(&m);
+    return rc;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    struct http_srv *x = cls;
+    struct conn *k = *con_cls;
+    if (!k) {
+        k = calloc(1, sizeof(*k));
+        if (!k)
+            return MHD_NO;
+        *con_cls = k;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        size_t n = *upload_size;
+        *upload_size = 0;
+        if (k->too_big || k->len + n > WT_RPC_MAX_MESSAGE) {
+            k->too_big = 1;
+            return MHD_YES;
+        }
+        if (k->len + n + 1 > k->cap) {
+            size_t ncap = k->cap ? k->cap : 4096;
+            while (ncap < k->len + n + 1)
+                ncap *= 2;
+            char *nb = realloc(k->body, ncap);
+            if (!nb)
+                return MHD_NO;
+            k->body = nb;
+            k->cap = ncap;
+        }
+        memcpy(k->body + k->len, upload, n);
+        k->len += n;
+        return MHD_YES;
+    }
+    /* the whole request is in: check where it comes from first */
+    const char *host = header(c, MHD_HTTP_HEADER_HOST);
+    const char *origin = header(c, "Origin");
+    if (!host || !authority_ok(x->hc, host))
+        return send_text(c, MHD_HTTP_FORBIDDEN, "text/plain",
+                         "Forbidden: Host is not this server's (DNS rebinding protection; see "
+                         "--allow-host)\n",
+                         NULL, NULL);
+    if (origin && !origin_ok(x->hc, origin))
+        return send_text(c, MHD_HTTP_FORBIDDEN, "text/plain",
+                         "Forbidden: Origin not allowed (see --allow-host)\n", NULL, NULL);
+    if (!strcmp(url, "/.well-known/agent.json")) {
+        if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+            return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "Method Not Allowed\n",
+                             NULL, "GET, HEAD");
+        json_t *card = wt_mcp_agent_card(x->s);
+        char *text = card ? json_dumps(card, JSON_INDENT(2)) : NULL;
+        json_decref(card);
+        enum MHD_Result rc =
+            text ? send_text(c, MHD_HTTP_OK, "application/json", text, NULL, NULL) : MHD_NO;
+        free(text);
+        return rc;
+    }
+    if (strcmp(url, "/mcp") != 0)
+        return send_text(c, MHD_HTTP_NOT_FOUND, "text/plain", "Not Found: the endpoint is /mcp\n",
+                         NULL, NULL);
+    if (!token_ok(x->hc, c))
+        return send_text(c, MHD_HTTP_UNAUTHORIZED, "text/plain",
+                         "Unauthorized: send Authorization: Bearer <token>\n", NULL, NULL);
+    if (!strcmp(method, "POST"))
+        return handle_post(x, c, k);
+    if (!strcmp(method, "DELETE")) {
+        const char *sid = header(c, "Mcp-Session-Id");
+        if (!sid)
+            return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
+                             "Bad Request: no Mcp-Session-Id header\n", NULL, NULL);
+        pthread_mutex_lock(&x->mu);
+        struct session_slot *slot = session_find(x, sid);
+        if (slot)
+            memset(slot, 0, sizeof(*slot));
+        pthread_mutex_unlock(&x->mu);
+        return slot ? send_text(c, MHD_HTTP_OK, "text/plain", "", NULL, NULL)
+                    : send_text(c, MHD_HTTP_NOT_FOUND, "text/plain", "Session not found\n", NULL,
+                                NULL);
+    }
+    return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+                     "Method Not Allowed: POST messages to /mcp (this server opens no GET "
+                     "stream)\n",
+                     NULL, "POST, DELETE");
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)c;
+    (void)toe;
+    struct conn *k = *con_cls;
+    if (k) {
+        free(k->body);
+        free(k);
+        *con_cls = NULL;
+    }
+}
+
+/* --- the daemon ---------------------------------------------------------------- */
+
+int wt_mcp_http_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len,
+                           int *loopback, char *msg, size_t cap)
+{
+    char host[128];
+    const char *port;
+    memset(ss, 0, sizeof(*ss));
+    if (addr[0] == '[') {
+        const char *e = strchr(addr, ']');
+        if (!e || e[1] != ':' || (size_t)(e - addr - 1) >= sizeof(host)) {
+            snprintf(msg, cap, "'%.80s': expected [IPv6]:PORT", addr);
+            return -1;
+        }
+        memcpy(host, addr + 1, (size_t)(e - addr - 1));
+        host[e - addr - 1] = '\0';
+        port = e + 2;
+    } else {
+        const char *colon = strrchr(addr, ':');
+        if (!colon || (size_t)(colon - addr) >= sizeof(host)) {
+            snprintf(msg, cap, "'%.80s': expected HOST:PORT (for example 127.0.0.1:8765)", addr);
+            return -1;
+        }
+        memcpy(host, addr, (size_t)(colon - addr));
+        host[colon - addr] = '\0';
+        port = colon + 1;
+        if (!strcmp(host, "localhost"))
+            snprintf(host, sizeof(host), "127.0.0.1");
+    }
+    char *end;
+    errno = 0;
+    long p = strtol(port, &end, 10);
+    if (!*port || *end || errno || p < 0 || p > 65535) {
+        snprintf(msg, cap, "'%.80s': the port must be a number from 0 to 65535", addr);
+        return -1;
+    }
+    struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)p);
+        *len = sizeof(*v4);
+        *loopback = (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+    } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)p);
+        *len = sizeof(*v6);
+        *loopback = IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
+    } else {
+        snprintf(msg, cap, "'%.80s': the host must be an IP address or localhost", addr);
+        return -1;
+    }
+    return 0;
+}
+
+int wt_mcp_serve_http(struct wt_mcp_server *s, const struct wt_mcp_http_config *hc,
+                      const volatile sig_atomic_t *stop)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    int loopback = 0;
+    char msg[300];
+    if (wt_mcp_http_parse_addr(hc->addr, &ss, &sl, &loopback, msg, sizeof(msg))) {
+        fprintf(stderr, "workloadtruth mcp: --http %s\n", msg);
+        return 2;
+    }
+    if (!loopback && !hc->token) {
+        fprintf(stderr,
+                "workloadtruth mcp: --http %s is not a loopback address: give a bearer "
+                "token (--token-file) to listen there\n",
+                hc->addr);
+        return 2;
+    }
+    if (sodium_init() < 0) {
+        fprintf(stderr, "workloadtruth mcp: cannot initialize libsodium\n");
+        return 1;
+    }
+    struct http_srv *x = calloc(1, sizeof(*x));
+    if (!x) {
+        fprintf(stderr, "workloadtruth mcp: out of memory\n");
+        return 1;
+    }
+    x->s = s;
+    x->hc = hc;
+    pthread_mutex_init(&x->mu, NULL);
+    unsigned flags =
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    if (ss.ss_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    struct MHD_Daemon *d = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, x, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, x, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
+    if (!d) {
+        fprintf(stderr, "workloadtruth mcp: cannot listen on %s: %s\n", hc->addr,
+                strerror(errno ? errno : EADDRINUSE));
+        pthread_mutex_destroy(&x->mu);
+        free(x);
+        return 1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    unsigned port = info ? info->port : 0;
+    char shown[140];
+    if (ss.ss_family == AF_INET6) {
+        char h[INET6_ADDRSTRLEN];
+        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, h, sizeof(h));
+        snprintf(shown, sizeof(shown), "[%s]:%u", h, port);
+    } else {
+        char h[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, h, sizeof(h));
+        snprintf(shown, sizeof(shown), "%s:%u", h, port);
+    }
+    fprintf(stderr, "workloadtruth mcp: listening on http://%s/mcp%s\n", shown,
+            hc->token ? " (bearer token required)" : "");
+    fflush(stderr);
+    while (!*stop) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    MHD_stop_daemon(d);
+    for (int i = 0; i < MAX_INFLIGHT; i++)
+        json_decref(x->flight[i].id);
+    pthread_mutex_destroy(&x->mu);
+    free(x);
+    fprintf(stderr, "workloadtruth mcp: stopped\n");
+    return 0;
+}

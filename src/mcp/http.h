@@ -1,0 +1,31 @@
+/* The MCP Streamable HTTP transport (see http.c).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_MCP_HTTP_H
+#define WT_MCP_HTTP_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include "mcp/server.h"
+
+struct wt_mcp_http_config {
+    const char *addr;               /* HOST:PORT or [V6]:PORT; port 0: any free port */
+    const char *token;              /* bearer token required on /mcp (NULL: none) */
+    const char *const *allow_hosts; /* more names Host/Origin may carry */
+    size_t nallow;
+};
+
+/* Parses HOST:PORT (an IP address or localhost). */
+int wt_mcp_http_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len,
+                           int *loopback, char *msg, size_t cap);
+
+/* Serves until *stop becomes non-zero.  Refuses a non-loopback address
+ * without a token.  Prints "listening on http://HOST:PORT/mcp" to stderr.
+ * Returns 0, 1 on an error, 2 on a bad address. */
+int wt_mcp_serve_http(struct wt_mcp_server *s, const struct wt_mcp_http_config *hc,
+                      const volatile sig_atomic_t *stop);
+
+#endif

@@ -1,0 +1,156 @@
+/* JSON-RPC 2.0 framing for MCP (see jsonrpc.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "mcp/jsonrpc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void invalid(struct wt_rpc_msg *m, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void invalid(struct wt_rpc_msg *m, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->error_message, sizeof(m->error_message), fmt, ap);
+    va_end(ap);
+    m->kind = WT_RPC_INVALID;
+    m->error_code = code;
+    m->method = NULL;
+    m->params = NULL;
+}
+
+void wt_rpc_free(struct wt_rpc_msg *m)
+{
+    if (m->root)
+        json_decref(m->root);
+    memset(m, 0, sizeof(*m));
+}
+
+void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
+{
+    memset(m, 0, sizeof(*m));
+    if (len > WT_RPC_MAX_MESSAGE) {
+        invalid(m, WT_RPC_INVALID_REQUEST, "message of %zu bytes: the limit is %d", len,
+                WT_RPC_MAX_MESSAGE);
+        return;
+    }
+    json_error_t je;
+    m->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+    if (!m->root) {
+        invalid(m, WT_RPC_PARSE_ERROR, "Parse error: %s (line %d, column %d)", je.text, je.line,
+                je.column);
+        return;
+    }
+    json_t *r = m->root;
+    if (json_is_array(r)) {
+        invalid(m, WT_RPC_INVALID_REQUEST,
+                "Invalid Request: batches are not supported (removed from MCP in 2025-06-18)");
+        return;
+    }
+    if (!json_is_object(r)) {
+        invalid(m, WT_RPC_INVALID_REQUEST, "Invalid Request: not a JSON object");
+        return;
+    }
+    /* the id first, so that errors can carry it */
+    json_t *id = json_object_get(r, "id");
+    if (id) {
+        if (json_is_string(id) || json_is_integer(id))
+            m->id = id;
+        else {
+            invalid(m, WT_RPC_INVALID_REQUEST,
+                    "Invalid Request: 'id' must be a string or an integer (not %s)",
+                    json_is_null(id) ? "null" : "this type");
+            return;
+        }
+    }
+    json_t *v = json_object_get(r, "jsonrpc");
+    if (!json_is_string(v) || strcmp(json_string_value(v), "2.0")) {
+        invalid(m, WT_RPC_INVALID_REQUEST, "Invalid Request: 'jsonrpc' must be \"2.0\"");
+        return;
+    }
+    json_t *method = json_object_get(r, "method");
+    if (!method) {
+        if (m->id && (json_object_get(r, "result") || json_object_get(r, "error"))) {
+            m->kind = WT_RPC_RESPONSE;
+            return;
+        }
+        invalid(m, WT_RPC_INVALID_REQUEST, "Invalid Request: no 'method'");
+        return;
+    }
+    if (!json_is_string(method) || json_string_length(method) == 0 ||
+        json_string_length(method) > 256) {
+        invalid(m, WT_RPC_INVALID_REQUEST, "Invalid Request: 'method' must be a short string");
+        return;
+    }
+    json_t *params = json_object_get(r, "params");
+    if (params && !json_is_object(params)) {
+        /* MCP's params are always objects */
+        invalid(m, json_is_array(params) ? WT_RPC_INVALID_PARAMS : WT_RPC_INVALID_REQUEST,
+                "Invalid params: 'params' must be an object");
+        return;
+    }
+    const char *k;
+    json_t *val;
+    json_object_foreach(r, k, val)
+    {
+        if (strcmp(k, "jsonrpc") && strcmp(k, "id") && strcmp(k, "method") && strcmp(k, "params")) {
+            invalid(m, WT_RPC_INVALID_REQUEST, "Invalid Request: unexpected member '%.40s'", k);
+            return;
+        }
+    }
+    m->method = json_string_value(method);
+    m->params = params;
+    m->kind = m->id ? WT_RPC_REQUEST : WT_RPC_NOTIFICATION;
+}
+
+json_t *wt_rpc_result(json_t *id, json_t *result)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "jsonrpc", json_string("2.0"));
+    json_object_set(o, "id", id ? id : json_null());
+    json_object_set_new(o, "result", result ? result : json_object());
+    return o;
+}
+
+json_t *wt_rpc_error(json_t *id, int code, const char *message, json_t *data)
+{
+    json_t *e = json_object();
+    json_object_set_new(e, "code", json_integer(code));
+    json_object_set_new(e, "message", json_string(message));
+    if (data)
+        json_object_set_new(e, "data", data);
+    json_t *o = json_object();
+    json_object_set_new(o, "jsonrpc", json_string("2.0"));
+    json_object_set(o, "id", id ? id : json_null());
+    json_object_set_new(o, "error", e);
+    return o;
+}
+
+json_t *wt_rpc_notification(const char *method, json_t *params)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "jsonrpc", json_string("2.0"));
+    json_object_set_new(o, "method", json_string(method));
+    if (params)
+        json_object_set_new(o, "params", params);
+    return o;
+}
+
+char *wt_rpc_dump(const json_t *msg)
+{
+    char *s = json_dumps(msg, JSON_COMPACT | JSON_REAL_PRECISION(15));
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    char *r = realloc(s, n + 2); /* room for the transport's newline */
+    if (!r) {
+        free(s);
+        return NULL;
+    }
+    r[n + 1] = '\0';
+    return r;
+}

@@ -1,0 +1,277 @@
+/* The MCP server's protocol logic (see server.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "mcp/server.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const legacy_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", NULL};
+
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_CAPS "io.modelcontextprotocol/clientCapabilities"
+#define META_SERVER "io.modelcontextprotocol/serverInfo"
+
+static const char instructions[] =
+    "WorkloadTruth tells whether a GPU runs TRAINING, INFERENCE or is IDLE from telemetry "
+    "alone. classify_workload classifies a window of telemetry; check_declaration compares a "
+    "job's declared type with what is observed (MATCH / MISMATCH / INCONCLUSIVE); list_gpus "
+    "shows the GPUs and who runs on them; recent_classifications and verify_audit_log read "
+    "the tamper-evident audit log; run_benchmark scores the classifier on synthetic suites. "
+    "A MISMATCH is evidence to look at, not proof.";
+
+int wt_mcp_server_init(struct wt_mcp_server *s, const struct wt_mcp_config *cfg)
+{
+    memset(s, 0, sizeof(*s));
+    s->cfg = *cfg;
+    if (!s->cfg.backend)
+        s->cfg.backend = "auto";
+    if (!(s->cfg.max_seconds > 0))
+        s->cfg.max_seconds = 300;
+    s->tools = wt_mcp_tools_define();
+    if (!s->tools)
+        return -1;
+    pthread_mutex_init(&s->tool_lock, NULL);
+    return 0;
+}
+
+void wt_mcp_server_free(struct wt_mcp_server *s)
+{
+    json_decref(s->tools);
+    pthread_mutex_destroy(&s->tool_lock);
+}
+
+static json_t *server_info(void)
+{
+    return json_pack("{s:s,s:s,s:s,s:s}", "name", "workloadtruth", "title", "WorkloadTruth",
+                     "version", WT_VERSION, "description",
+                     "Tells TRAINING, INFERENCE and IDLE apart from GPU telemetry");
+}
+
+int wt_mcp_is_modern(const struct wt_rpc_msg *m, const char **version)
+{
+    json_t *meta = m->params ? json_object_get(m->params, "_meta") : NULL;
+    json_t *v = json_is_object(meta) ? json_object_get(meta, META_VERSION) : NULL;
+    if (!v)
+        return 0;
+    if (version)
+        *version = json_is_string(v) ? json_string_value(v) : "";
+    return 1;
+}
+
+static json_t *versions_array(int modern)
+{
+    json_t *a = json_array();
+    if (modern)
+        json_array_append_new(a, json_string(WT_MCP_MODERN_VERSION));
+    for (int i = 0; legacy_versions[i]; i++)
+        json_array_append_new(a, json_string(legacy_versions[i]));
+    return a;
+}
+
+static json_t *capabilities(void)
+{
+    return json_pack("{s:{s:b}}", "tools", "listChanged", 0);
+}
+
+/* The per-result fields of 2026-07-28. */
+static json_t *modern(json_t *result, int list)
+{
+    json_object_set_new(result, "resultType", json_string("complete"));
+    if (list) {
+        json_object_set_new(result, "ttlMs", json_integer(3600000));
+        json_object_set_new(result, "cacheScope", json_string("public"));
+    }
+    json_t *meta = json_object_get(result, "_meta");
+    if (!json_is_object(meta)) {
+        meta = json_object();
+        json_object_set_new(result, "_meta", meta);
+    }
+    json_object_set_new(meta, META_SERVER, server_info());
+    return result;
+}
+
+static json_t *tools_list(struct wt_mcp_server *s, const struct wt_rpc_msg *m, int *code,
+                          const char **msg)
+{
+    json_t *cursor = m->params ? json_object_get(m->params, "cursor") : NULL;
+    if (cursor) {
+        /* one page: no cursor was ever handed out */
+        *code = WT_RPC_INVALID_PARAMS;
+        *msg = "Invalid params: unknown cursor (tools/list has a single page)";
+        return NULL;
+    }
+    return json_pack("{s:O}", "tools", s->tools);
+}
+
+static json_t *tools_call(struct wt_mcp_server *s, const struct wt_rpc_msg *m,
+                          const struct wt_mcp_call *call, int *code, char *msg, size_t cap)
+{
+    json_t *name = m->params ? json_object_get(m->params, "name") : NULL;
+    json_t *args = m->params ? json_object_get(m->params, "arguments") : NULL;
+    if (!json_is_string(name)) {
+        *code = WT_RPC_INVALID_PARAMS;
+        snprintf(msg, cap, "Invalid params: tools/call needs a tool 'name'");
+        return NULL;
+    }
+    if (args && !json_is_object(args) && !json_is_null(args)) {
+        *code = WT_RPC_INVALID_PARAMS;
+        snprintf(msg, cap, "Invalid params: 'arguments' must be an object");
+        return NULL;
+    }
+    json_t *meta = json_object_get(m->params, "_meta");
+    json_t *token = json_is_object(meta) ? json_object_get(meta, "progressToken") : NULL;
+    if (token && !json_is_string(token) && !json_is_integer(token))
+        token = NULL;
+    json_t *empty = NULL;
+    if (!json_is_object(args))
+        args = empty = json_object();
+    json_t *r = wt_mcp_tool_call(s, json_string_value(name), args, token, call, code, msg, cap);
+    json_decref(empty);
+    return r;
+}
+
+static json_t *unsupported_version(const struct wt_rpc_msg *m, const char *requested)
+{
+    json_t *data = json_pack("{s:o,s:s}", "supported", versions_array(1), "requested",
+                             requested ? requested : "");
+    return wt_rpc_error(m->id, WT_RPC_UNSUPPORTED_VERSION, "Unsupported protocol version", data);
+}
+
+static json_t *handle_modern(struct wt_mcp_server *s, const struct wt_rpc_msg *m,
+                             const char *version, const struct wt_mcp_call *call)
+{
+    char msg[300] = "";
+    int code = 0;
+    const char *cmsg = NULL;
+    if (!version || strcmp(version, WT_MCP_MODERN_VERSION) != 0)
+        return unsupported_version(m, version);
+    json_t *meta = json_object_get(m->params, "_meta");
+    if (!json_is_object(json_object_get(meta, META_CAPS)))
+        return wt_rpc_error(m->id, WT_RPC_INVALID_PARAMS,
+                            "Invalid params: _meta[\"" META_CAPS "\"] is required (an object)",
+                            NULL);
+    json_t *r = NULL;
+    if (!strcmp(m->method, "server/discover")) {
+        r = json_pack("{s:[s],s:o,s:s}", "supportedVersions", WT_MCP_MODERN_VERSION, "capabilities",
+                      capabilities(), "instructions", instructions);
+        return wt_rpc_result(m->id, modern(r, 1));
+    }
+    if (!strcmp(m->method, "tools/list")) {
+        r = tools_list(s, m, &code, &cmsg);
+        if (!r)
+            return wt_rpc_error(m->id, code, cmsg, NULL);
+        return wt_rpc_result(m->id, modern(r, 1));
+    }
+    if (!strcmp(m->method, "tools/call")) {
+        r = tools_call(s, m, call, &code, msg, sizeof(msg));
+        if (!r)
+            return code ? wt_rpc_error(m->id, code, msg, NULL) : NULL;
+        return wt_rpc_result(m->id, modern(r, 0));
+    }
+    if (!strcmp(m->method, "initialize") || !strcmp(m->method, "ping") ||
+        !strcmp(m->method, "logging/setLevel")) {
+        json_t *data = json_pack("{s:o}", "supported", versions_array(1));
+        return wt_rpc_error(m->id, WT_RPC_METHOD_NOT_FOUND,
+                            "Method not found: removed in 2026-07-28 (send it without _meta "
+                            "to use an older revision)",
+                            data);
+    }
+    return wt_rpc_error(m->id, WT_RPC_METHOD_NOT_FOUND, "Method not found", NULL);
+}
+
+static json_t *handle_legacy(struct wt_mcp_server *s, struct wt_mcp_session *sess,
+                             const struct wt_rpc_msg *m, const struct wt_mcp_call *call)
+{
+    char msg[300] = "";
+    int code = 0;
+    const char *cmsg = NULL;
+    if (!strcmp(m->method, "initialize")) {
+        json_t *pv = m->params ? json_object_get(m->params, "protocolVersion") : NULL;
+        if (!json_is_string(pv))
+            return wt_rpc_error(m->id, WT_RPC_INVALID_PARAMS,
+                                "Invalid params: initialize needs a 'protocolVersion' string",
+                                NULL);
+        const char *want = json_string_value(pv), *use = WT_MCP_LATEST_LEGACY;
+        for (int i = 0; legacy_versions[i]; i++)
+            if (!strcmp(want, legacy_versions[i]))
+                use = legacy_versions[i];
+        /* a client asking for a newer revision gets our latest legacy one (the
+         * spec's negotiation); 2026-07-28 is served per request, not here */
+        snprintf(sess->version, sizeof(sess->version), "%s", use);
+        sess->negotiated = 1;
+        json_t *r =
+            json_pack("{s:s,s:o,s:o,s:s}", "protocolVersion", use, "capabilities", capabilities(),
+                      "serverInfo", server_info(), "instructions", instructions);
+        return wt_rpc_result(m->id, r);
+    }
+    if (!strcmp(m->method, "ping"))
+        return wt_rpc_result(m->id, json_object());
+    if (!strcmp(m->method, "tools/list")) {
+        json_t *r = tools_list(s, m, &code, &cmsg);
+        return r ? wt_rpc_result(m->id, r) : wt_rpc_error(m->id, code, cmsg, NULL);
+    }
+    if (!strcmp(m->method, "tools/call")) {
+        json_t *r = tools_call(s, m, call, &code, msg, sizeof(msg));
+        if (!r)
+            return code ? wt_rpc_error(m->id, code, msg, NULL) : NULL;
+        return wt_rpc_result(m->id, r);
+    }
+    if (!strcmp(m->method, "server/discover"))
+        return wt_rpc_error(m->id, WT_RPC_INVALID_PARAMS,
+                            "Invalid params: server/discover needs _meta[\"" META_VERSION
+                            "\"] and _meta[\"" META_CAPS "\"]",
+                            NULL);
+    return wt_rpc_error(m->id, WT_RPC_METHOD_NOT_FOUND, "Method not found", NULL);
+}
+
+json_t *wt_mcp_handle(struct wt_mcp_server *s, struct wt_mcp_session *sess,
+                      const struct wt_rpc_msg *m, const struct wt_mcp_call *call)
+{
+    static const struct wt_mcp_call none = {0};
+    if (!call)
+        call = &none;
+    switch (m->kind) {
+    case WT_RPC_INVALID:
+        return wt_rpc_error(m->id, m->error_code, m->error_message, NULL);
+    case WT_RPC_RESPONSE:
+        return NULL; /* this server sends no requests */
+    case WT_RPC_NOTIFICATION:
+        if (!strcmp(m->method, "notifications/initialized"))
+            sess->initialized = 1;
+        /* notifications/cancelled is the transport's (it owns the calls) */
+        return NULL;
+    case WT_RPC_REQUEST:
+        break;
+    }
+    const char *version = NULL;
+    if (wt_mcp_is_modern(m, &version))
+        return handle_modern(s, m, version, call);
+    return handle_legacy(s, sess, m, call);
+}
+
+json_t *wt_mcp_agent_card(const struct wt_mcp_server *s)
+{
+    json_t *tools = json_array();
+    size_t i;
+    json_t *t;
+    json_array_foreach(s->tools, i, t)
+    {
+        json_array_append_new(tools, json_pack("{s:O,s:O}", "name", json_object_get(t, "name"),
+                                               "description", json_object_get(t, "description")));
+    }
+    return json_pack(
+        "{s:s,s:s,s:s,s:s,s:{s:s,s:[s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s]},"
+        "s:{s:[s,s,s,s],s:{s:s,s:[s]},s:{s:s,s:s,s:s},s:o}}",
+        "name", "workloadtruth", "description",
+        "Tells whether a GPU runs TRAINING, INFERENCE or is IDLE from telemetry alone, and keeps "
+        "a tamper-evident audit log of what it saw.",
+        "version", WT_VERSION, "documentation", "README.md", "cli", "command", "workloadtruth",
+        "commands", "classify", "benchmark", "eval", "train", "gpus", "record", "watch",
+        "verify-log", "init", "checkpoint", "prove", "verify-proof", "consistency", "witness",
+        "recover", "mcp", "mcp", "protocolVersions", WT_MCP_MODERN_VERSION, "2025-11-25",
+        "2025-06-18", "2025-03-26", "stdio", "command", "workloadtruth", "args", "mcp", "http",
+        "command", "workloadtruth mcp --http 127.0.0.1:8765", "endpoint", "/mcp", "auth",
+        "optional bearer token (--token-file)", "tools", tools);
+}

@@ -1,0 +1,78 @@
+/* The MCP server's protocol logic, independent of the transport: a
+ * dual-era server.  Requests whose params carry
+ * _meta["io.modelcontextprotocol/protocolVersion"] are served statelessly
+ * per revision 2026-07-28 (server/discover, resultType, ttlMs/cacheScope,
+ * -32022 for an unsupported version); others per 2025-11-25 and older
+ * (initialize with version negotiation among 2025-11-25, 2025-06-18 and
+ * 2025-03-26, notifications/initialized, ping).  Both eras have tools/list
+ * and tools/call (tools.c).  The stdio and HTTP transports (stdio.c,
+ * http.c) own framing, sessions, cancellation and headers.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_MCP_SERVER_H
+#define WT_MCP_SERVER_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include "mcp/jsonrpc.h"
+
+#define WT_MCP_MODERN_VERSION "2026-07-28"
+#define WT_MCP_LATEST_LEGACY "2025-11-25"
+
+struct wt_mcp_config {
+    const char *backend;   /* default telemetry source of the tools ("auto") */
+    const char *log_dir;   /* the audit log's directory */
+    const char *trace_dir; /* traces the tools may read (NULL: none) */
+    const char *nvml_lib;  /* NULL: $WT_NVML_LIB, else libnvidia-ml.so.1 */
+    double max_seconds;    /* longest live sampling a call may ask for */
+};
+
+struct wt_mcp_server {
+    struct wt_mcp_config cfg;
+    pthread_mutex_t tool_lock; /* one tool runs at a time */
+    json_t *tools;             /* the tool definitions (tools/list) */
+};
+
+/* Legacy-era state: one per stdio process or HTTP session. */
+struct wt_mcp_session {
+    int initialized; /* notifications/initialized received */
+    int negotiated;  /* initialize answered */
+    char version[16];
+};
+
+/* A request in progress: how to send notifications (progress) and whether
+ * it was cancelled. */
+struct wt_mcp_call {
+    void (*emit)(void *ctx, json_t *notification); /* steals it; may be NULL */
+    void *emit_ctx;
+    const volatile sig_atomic_t *cancel;
+};
+
+int wt_mcp_server_init(struct wt_mcp_server *s, const struct wt_mcp_config *cfg);
+void wt_mcp_server_free(struct wt_mcp_server *s);
+
+/* 1 if m is a 2026-07-28-era request (its params carry the _meta version),
+ * with that version in *version. */
+int wt_mcp_is_modern(const struct wt_rpc_msg *m, const char **version);
+
+/* Handles one parsed message.  Returns the response to send (a new
+ * reference), or NULL when nothing is sent (notifications, responses, a
+ * cancelled request). */
+json_t *wt_mcp_handle(struct wt_mcp_server *s, struct wt_mcp_session *sess,
+                      const struct wt_rpc_msg *m, const struct wt_mcp_call *call);
+
+/* The server's description for .well-known/agent.json. */
+json_t *wt_mcp_agent_card(const struct wt_mcp_server *s);
+
+/* Tools (tools.c): definitions and execution.  wt_mcp_tool_call returns
+ * the tools/call result ({content, structuredContent?, isError}), or NULL
+ * with *code and msg set for a protocol error (unknown tool). */
+json_t *wt_mcp_tools_define(void);
+json_t *wt_mcp_tool_call(struct wt_mcp_server *s, const char *name, json_t *args,
+                         json_t *progress_token, const struct wt_mcp_call *call, int *code,
+                         char *msg, size_t cap);
+
+#endif

@@ -1,0 +1,284 @@
+/* The MCP stdio transport: one JSON-RPC message per line on standard input,
+ * one per line on standard output (nothing else is written there; messages
+ * for people go to standard error).
+ *
+ * A reader thread reads and parses lines (at most WT_RPC_MAX_MESSAGE bytes
+ * each: a longer line is skipped to its end and answered with an error), and
+ * handles notifications/cancelled itself: a queued request with that id is
+ * dropped, the one in progress has its cancel flag set and its response is
+ * not sent.  The main thread runs the requests in order.  At end of input
+ * the requests already read are answered and the server exits (a client
+ * that closes stdin follows with SIGTERM, which ends the process at once).  It does not
+ * know any MCP method; server.c does.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "mcp/stdio.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define QUEUE_MAX 256 /* parsed messages waiting; the reader waits beyond */
+
+struct qitem {
+    struct wt_rpc_msg m;
+    struct qitem *next;
+};
+
+struct stdio_srv {
+    struct wt_mcp_server *s;
+    int in_fd, out_fd;
+    pthread_mutex_t mu; /* queue, current, eof */
+    pthread_cond_t cv;
+    struct qitem *head, *tail;
+    size_t qlen;
+    int eof;
+    json_t *current_id; /* the request in progress (a copy) */
+    volatile sig_atomic_t cancel;
+    pthread_mutex_t out_mu; /* one message at a time on stdout */
+    int out_failed;
+};
+
+static void write_msg(struct stdio_srv *x, json_t *msg)
+{
+    char *line = wt_rpc_dump(msg);
+    json_decref(msg);
+    if (!line)
+        return;
+    size_t len = strlen(line);
+    line[len] = '\n'; /* wt_rpc_dump leaves room: see jsonrpc.c */
+    pthread_mutex_lock(&x->out_mu);
+    size_t off = 0;
+    while (!x->out_failed && off < len + 1) {
+        ssize_t k = write(x->out_fd, line + off, len + 1 - off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            x->out_failed = 1;
+            break;
+        }
+        off += (size_t)k;
+    }
+    pthread_mutex_unlock(&x->out_mu);
+    free(line);
+}
+
+static void emit(void *ctx, json_t *notification)
+{
+    if (notification)
+        write_msg(ctx, notification);
+}
+
+/* notifications/cancelled: drop a queued request or stop the current one.
+ * Called with mu held. */
+static void cancel_request(struct stdio_srv *x, const json_t *id)
+{
+    if (!id)
+        return;
+    if (x->current_id && json_equal(x->current_id, id)) {
+        x->cancel = 1;
+        return;
+    }
+    for (struct qitem **pp = &x->head; *pp; pp = &(*pp)->next) {
+        struct qitem *q = *pp;
+        if (q->m.kind == WT_RPC_REQUEST && json_equal(q->m.id, id)) {
+            *pp = q->next;
+            if (x->tail == q) {
+                x->tail = NULL;
+                for (struct qitem *t = x->head; t; t = t->next)
+                    x->tail = t;
+            }
+            x->qlen--;
+            wt_rpc_free(&q->m);
+            free(q);
+            return;
+        }
+    }
+}
+
+static void enqueue(struct stdio_srv *x, const char *buf, size_t len, int too_long)
+{
+    struct qitem *q = calloc(1, sizeof(*q));
+    if (!q)
+        return;
+    if (too_long) {
+        q->m.kind = WT_RPC_INVALID;
+        q->m.error_code = WT_RPC_INVALID_REQUEST;
+        snprintf(q->m.error_message, sizeof(q->m.error_message),
+                 "Invalid Request: message longer than %d bytes", WT_RPC_MAX_MESSAGE);
+    } else {
+        wt_rpc_parse(buf, len, &q->m);
+    }
+    pthread_mutex_lock(&x->mu);
+    if (q->m.kind == WT_RPC_NOTIFICATION && !strcmp(q->m.method, "notifications/cancelled")) {
+        cancel_request(x, json_object_get(q->m.params, "requestId"));
+        pthread_mutex_unlock(&x->mu);
+        wt_rpc_free(&q->m);
+        free(q);
+        return;
+    }
+    while (x->qlen >= QUEUE_MAX && !x->eof)
+        pthread_cond_wait(&x->cv, &x->mu);
+    if (x->tail)
+        x->tail->next = q;
+    else
+        x->head = q;
+    x->tail = q;
+    x->qlen++;
+    pthread_cond_broadcast(&x->cv);
+    pthread_mutex_unlock(&x->mu);
+}
+
+static void *reader(void *arg)
+{
+    struct stdio_srv *x = arg;
+    size_t cap = 65536, len = 0;
+    char *buf = malloc(cap);
+    int skipping = 0; /* inside a line that is too long */
+    char chunk[65536];
+    while (buf) {
+        ssize_t k = read(x->in_fd, chunk, sizeof(chunk));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        for (ssize_t i = 0; i < k;) {
+            char *nl = memchr(chunk + i, '\n', (size_t)(k - i));
+            size_t take = nl ? (size_t)(nl - (chunk + i)) : (size_t)(k - i);
+            if (!skipping) {
+                if (len + take > WT_RPC_MAX_MESSAGE) {
+                    skipping = 1;
+                    len = 0;
+                } else {
+                    if (len + take + 1 > cap) {
+                        size_t ncap = cap;
+                        while (ncap < len + take + 1)
+                            ncap *= 2;
+                        char *nb = realloc(buf, ncap);
+                        if (!nb) {
+                            skipping = 1;
+                            len = 0;
+                            goto next;
+                        }
+                        buf = nb;
+                        cap = ncap;
+                    }
+                    memcpy(buf + len, chunk + i, take);
+                    len += take;
+                }
+            }
+        next:
+            i += (ssize_t)take;
+            if (nl) {
+                i++; /* the newline */
+                if (skipping) {
+                    enqueue(x, NULL, 0, 1);
+                    skipping = 0;
+                } else {
+                    size_t l = len;
+                    if (l && buf[l - 1] == '\r')
+                        l--;
+                    size_t b = 0;
+                    while (b < l && (buf[b] == ' ' || buf[b] == '\t'))
+                        b++;
+                    if (b < l) /* blank lines are ignored */
+                        enqueue(x, buf + b, l - b, 0);
+                }
+                len = 0;
+            }
+        }
+    }
+    /* a last line without a newline */
+    if (buf && len && !skipping)
+        enqueue(x, buf, len, 0);
+    free(buf);
+    pthread_mutex_lock(&x->mu);
+    x->eof = 1;
+    pthread_cond_broadcast(&x->cv);
+    pthread_mutex_unlock(&x->mu);
+    return NULL;
+}
+
+int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
+{
+    struct stdio_srv *xp = calloc(1, sizeof(*xp));
+    if (!xp) {
+        fprintf(stderr, "workloadtruth mcp: out of memory\n");
+        return 1;
+    }
+    xp->s = s;
+    xp->in_fd = in_fd;
+    xp->out_fd = out_fd;
+    pthread_mutex_init(&xp->mu, NULL);
+    pthread_cond_init(&xp->cv, NULL);
+    pthread_mutex_init(&xp->out_mu, NULL);
+    struct wt_mcp_session sess;
+    memset(&sess, 0, sizeof(sess));
+    pthread_t th;
+    if (pthread_create(&th, NULL, reader, xp) != 0) {
+        fprintf(stderr, "workloadtruth mcp: cannot start the reader thread\n");
+        free(xp);
+        return 1;
+    }
+    for (;;) {
+        pthread_mutex_lock(&xp->mu);
+        while (!xp->head && !xp->eof)
+            pthread_cond_wait(&xp->cv, &xp->mu);
+        struct qitem *q = xp->head;
+        if (!q) { /* end of input, queue drained */
+            pthread_mutex_unlock(&xp->mu);
+            break;
+        }
+        xp->head = q->next;
+        if (!xp->head)
+            xp->tail = NULL;
+        xp->qlen--;
+        xp->cancel = 0;
+        json_decref(xp->current_id);
+        xp->current_id = q->m.kind == WT_RPC_REQUEST ? json_deep_copy(q->m.id) : NULL;
+        pthread_cond_broadcast(&xp->cv);
+        pthread_mutex_unlock(&xp->mu);
+
+        struct wt_mcp_call call = {emit, xp, &xp->cancel};
+        json_t *resp = NULL;
+        resp = wt_mcp_handle(s, &sess, &q->m, &call);
+
+        pthread_mutex_lock(&xp->mu);
+        int cancelled = xp->cancel;
+        json_decref(xp->current_id);
+        xp->current_id = NULL;
+        pthread_mutex_unlock(&xp->mu);
+        if (resp && !(cancelled && q->m.kind == WT_RPC_REQUEST))
+            write_msg(xp, resp);
+        else
+            json_decref(resp);
+        wt_rpc_free(&q->m);
+        free(q);
+        if (xp->out_failed)
+            break;
+    }
+    if (xp->out_failed) {
+        /* stdout is gone.  The reader may be blocked in read(): leave it
+         * (and xp, which it uses) to the process's exit. */
+        fprintf(stderr, "workloadtruth mcp: cannot write to standard output: stopping\n");
+        return 1;
+    }
+    pthread_join(th, NULL);
+    pthread_mutex_lock(&xp->mu);
+    while (xp->head) {
+        struct qitem *q = xp->head;
+        xp->head = q->next;
+        wt_rpc_free(&q->m);
+        free(q);
+    }
+    pthread_mutex_unlock(&xp->mu);
+    pthread_mutex_destroy(&xp->mu);
+    pthread_cond_destroy(&xp->cv);
+    pthread_mutex_destroy(&xp->out_mu);
+    free(xp);
+    return 0;
+}

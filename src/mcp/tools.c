@@ -1,0 +1,894 @@
+/* The MCP server's tools: their definitions (name, title, description,
+ * inputSchema, outputSchema, annotations) and their execution.  Each tool
+ * checks its arguments against bounds of its own (a request cannot ask for
+ * hours of sampling or millions of trials) and reads files only inside the
+ * directories the operator configured (--log-dir, --trace-dir).  Results
+ * carry structuredContent and a text copy of it; bad arguments and failures
+ * are results with isError (SEP-1303), an unknown tool is a protocol error.
+ * The classification, benchmark, audit-log and output code is the CLI's;
+ * this file only adapts it.  It knows nothing of transports.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit/entry.h"
+#include "audit/log.h"
+#include "audit/verify.h"
+#include "classify/classifier.h"
+#include "classify/run.h"
+#include "classify/verdict.h"
+#include "eval/benchmark.h"
+#include "mcp/server.h"
+#include "output/output.h"
+#include "telemetry/simulate.h"
+#include "telemetry/source.h"
+
+/* Bounds of the tools' arguments. */
+#define MAX_SAMPLES 3600
+#define MAX_WINDOWS 20
+#define MAX_SEED_TRIALS 1000
+#define MAX_SIM_TRIALS 20
+#define MAX_BENCH_WINDOW 600
+#define MAX_RECENT 100
+#define RECENT_TAIL_BYTES (4u << 20) /* recent_classifications reads at most this much */
+#define MAX_PROCS 256
+
+/* --- definitions ------------------------------------------------------- */
+
+static const char classify_input[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"backend\":{\"type\":\"string\",\"enum\":[\"auto\",\"nvml\",\"synthetic\",\"replay\"],"
+    "\"description\":\"telemetry source (default: the server's --backend; replay needs "
+    "trace)\"},"
+    "\"profile\":{\"type\":\"string\",\"description\":\"synthetic profile: training, "
+    "inference, idle or a simulator profile (default training)\"},"
+    "\"gpu_index\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1023,\"default\":0},"
+    "\"samples\":{\"type\":\"integer\",\"minimum\":2,\"maximum\":3600,\"default\":10,"
+    "\"description\":\"samples per window\"},"
+    "\"interval_seconds\":{\"type\":\"number\",\"minimum\":0.01,\"maximum\":60,\"default\":1,"
+    "\"description\":\"seconds between live samples\"},"
+    "\"write_to_audit_log\":{\"type\":\"boolean\",\"default\":false,\"description\":\"append "
+    "the result to the server's audit log\"},"
+    "\"trace\":{\"type\":\"string\",\"description\":\"a trace file inside the server's "
+    "--trace-dir (implies backend replay)\"},"
+    "\"declared\":{\"type\":\"string\",\"enum\":[\"training\",\"inference\",\"idle\"],"
+    "\"description\":\"the owner's declared type: adds a verdict\"}}}";
+
+static const char windows_property[] =
+    "{\"type\":\"integer\",\"minimum\":1,\"maximum\":20,\"default\":3,"
+    "\"description\":\"windows to observe; the verdict needs a majority of them\"}";
+
+static const char result_output[] =
+    "{\"type\":\"object\",\"required\":[\"workload_type\",\"confidence\",\"gpu_index\","
+    "\"sample_count\",\"reasons\"],\"properties\":{"
+    "\"workload_type\":{\"type\":\"string\",\"enum\":[\"TRAINING\",\"INFERENCE\",\"IDLE\","
+    "\"UNKNOWN\"]},"
+    "\"confidence\":{\"type\":[\"number\",\"null\"]},"
+    "\"gpu_index\":{\"type\":\"integer\"},"
+    "\"window_seconds\":{\"type\":[\"number\",\"null\"]},"
+    "\"sample_count\":{\"type\":\"integer\"},"
+    "\"reasons\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"features\":{\"type\":\"object\"},"
+    "\"classifier\":{\"type\":\"string\"},"
+    "\"evidence\":{\"type\":\"array\"},"
+    "\"tamper_indicators\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"declared\":{\"type\":\"string\"},"
+    "\"verdict\":{\"type\":\"string\",\"enum\":[\"MATCH\",\"MISMATCH\",\"INCONCLUSIVE\"]},"
+    "\"job\":{\"type\":\"object\"},\"windows\":{\"type\":\"array\"},"
+    "\"processes\":{\"type\":\"array\"},\"audit_log\":{\"type\":\"object\"}}}";
+
+static const char benchmark_input[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"trials\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"description\":\"windows "
+    "per cell (default 50 for suite seed, 5 for sim and evasion; at most 20 for those)\"},"
+    "\"window\":{\"type\":\"integer\",\"minimum\":2,\"maximum\":600,\"default\":30,"
+    "\"description\":\"suite seed: samples per window\"},"
+    "\"suite\":{\"type\":\"string\",\"enum\":[\"seed\",\"sim\",\"evasion\"],\"default\":"
+    "\"seed\"},"
+    "\"seed\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4294967295,\"default\":0}}}";
+
+static const char benchmark_output[] = "{\"type\":\"object\"}";
+
+static const char verify_input[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"log_file\":{\"type\":\"string\",\"description\":\"a log file inside the server's log "
+    "directory (default: its log.jsonl)\"}}}";
+
+static const char verify_output[] =
+    "{\"type\":\"object\",\"required\":[\"valid\",\"message\",\"entries\"],\"properties\":{"
+    "\"valid\":{\"type\":\"boolean\"},\"message\":{\"type\":\"string\"},"
+    "\"entries\":{\"type\":\"integer\"},\"status\":{\"type\":\"string\"},"
+    "\"damage\":{\"type\":[\"string\",\"null\"]},\"line\":{\"type\":[\"integer\",\"null\"]}}}";
+
+static const char gpus_input[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"backend\":{\"type\":\"string\",\"enum\":[\"auto\",\"nvml\",\"synthetic\",\"replay\"]},"
+    "\"profile\":{\"type\":\"string\"},"
+    "\"trace\":{\"type\":\"string\",\"description\":\"a trace file inside the server's "
+    "--trace-dir\"}}}";
+
+static const char gpus_output[] =
+    "{\"type\":\"object\",\"required\":[\"gpus\"],\"properties\":{\"gpus\":{\"type\":"
+    "\"array\",\"items\":{\"type\":\"object\"}}}}";
+
+static const char declaration_output[] =
+    "{\"type\":\"object\",\"required\":[\"declared\",\"observed\",\"verdict\"],\"properties\":{"
+    "\"declared\":{\"type\":\"string\"},"
+    "\"observed\":{\"type\":\"string\",\"enum\":[\"TRAINING\",\"INFERENCE\",\"IDLE\","
+    "\"UNKNOWN\"]},"
+    "\"verdict\":{\"type\":\"string\",\"enum\":[\"MATCH\",\"MISMATCH\",\"INCONCLUSIVE\"]},"
+    "\"confidence\":{\"type\":[\"number\",\"null\"]},"
+    "\"windows\":{\"type\":\"integer\"},\"min_agree\":{\"type\":\"integer\"},"
+    "\"window_types\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"reasons\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"evidence\":{\"type\":\"array\"},"
+    "\"tamper_indicators\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"result\":{\"type\":\"object\"}}}";
+
+static const char recent_input[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":20},"
+    "\"gpu_index\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1023,\"description\":"
+    "\"only this GPU (default: all)\"}}}";
+
+static const char recent_output[] =
+    "{\"type\":\"object\",\"required\":[\"classifications\"],\"properties\":{"
+    "\"log\":{\"type\":\"string\"},\"verified\":{\"type\":\"object\"},"
+    "\"classifications\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}}}";
+
+struct tool_def {
+    const char *name, *title, *description;
+    const char *input; /* JSON */
+    const char *output;
+    int read_only, destructive, idempotent, open_world;
+};
+
+static const struct tool_def defs[] = {
+    {"classify_workload", "Classify a GPU's workload",
+     "Classify one window of GPU telemetry as TRAINING, INFERENCE or IDLE (UNKNOWN when the "
+     "evidence is weak), with the reasons, features and tamper indicators. With declared, "
+     "also a verdict MATCH / MISMATCH / INCONCLUSIVE. With write_to_audit_log, the result is "
+     "appended to the tamper-evident audit log.",
+     classify_input, result_output, 0, 0, 0, 1},
+    {"run_benchmark", "Benchmark the classifier",
+     "Score the classifier on synthetic telemetry: suite seed (the Python tool's 3 profiles x "
+     "clean/evasion), sim (every simulator profile) or evasion (every evasion family at "
+     "several strengths). Deterministic for a given seed.",
+     benchmark_input, benchmark_output, 1, 0, 1, 0},
+    {"verify_audit_log", "Verify the audit log",
+     "Verify the tamper-evident audit log: every record, the hash links, the signed "
+     "checkpoints; names the first bad line and the kind of damage.",
+     verify_input, verify_output, 1, 0, 1, 0},
+    {"list_gpus", "List GPUs",
+     "List the GPUs (name, UUID, PCI bus id, memory, power limits, MIG, driver) and the "
+     "compute processes on each, with their owners (user, container, Kubernetes pod, Slurm "
+     "job) where known.",
+     gpus_input, gpus_output, 1, 0, 1, 1},
+    {"check_declaration", "Check a declared workload type",
+     "Compare a job's declared type (training, inference or idle) with what the GPU shows "
+     "over several windows: MATCH, MISMATCH or INCONCLUSIVE, with the evidence. A MISMATCH "
+     "is evidence to look at, not proof.",
+     classify_input, declaration_output, 1, 0, 0, 1},
+    {"recent_classifications", "Recent classifications",
+     "The most recent classifications recorded in the audit log (newest first), after "
+     "verifying the log.",
+     recent_input, recent_output, 1, 0, 1, 0},
+};
+#define NDEFS (sizeof(defs) / sizeof(defs[0]))
+
+json_t *wt_mcp_tools_define(void)
+{
+    json_t *tools = json_array();
+    if (!tools)
+        return NULL;
+    for (size_t i = 0; i < NDEFS; i++) {
+        const struct tool_def *d = &defs[i];
+        int decl = !strcmp(d->name, "check_declaration");
+        json_error_t je;
+        json_t *is = json_loads(d->input, JSON_REJECT_DUPLICATES, &je);
+        json_t *os = json_loads(d->output, JSON_REJECT_DUPLICATES, &je);
+        if (!is || !os) {
+            fprintf(stderr, "workloadtruth mcp: tool %s: bad schema: %s\n", d->name, je.text);
+            json_decref(is);
+            json_decref(os);
+            json_decref(tools);
+            return NULL;
+        }
+        if (decl) { /* declared is required there, and it writes nothing */
+            json_object_set_new(is, "required", json_pack("[s]", "declared"));
+            json_object_del(json_object_get(is, "properties"), "write_to_audit_log");
+            json_object_set_new(json_object_get(is, "properties"), "windows",
+                                json_loads(windows_property, 0, NULL));
+        }
+        json_t *t = json_pack("{s:s,s:s,s:s,s:o,s:o,s:{s:s,s:b,s:b,s:b,s:b}}", "name", d->name,
+                              "title", d->title, "description", d->description, "inputSchema", is,
+                              "outputSchema", os, "annotations", "title", d->title, "readOnlyHint",
+                              d->read_only, "destructiveHint", d->destructive, "idempotentHint",
+                              d->idempotent, "openWorldHint", d->open_world);
+        if (!t || json_array_append_new(tools, t)) {
+            json_decref(tools);
+            return NULL;
+        }
+    }
+    return tools;
+}
+
+/* --- results ----------------------------------------------------------- */
+
+static json_t *tool_ok(json_t *structured)
+{
+    if (!structured)
+        return NULL;
+    char *text = json_dumps(structured, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+    json_t *r = json_pack("{s:[{s:s,s:s}],s:o,s:b}", "content", "type", "text", "text",
+                          text ? text : "{}", "structuredContent", structured, "isError", 0);
+    free(text);
+    return r;
+}
+
+static json_t *tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static json_t *tool_error(const char *fmt, ...)
+{
+    char msg[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text", "text", msg, "isError", 1);
+}
+
+/* --- arguments --------------------------------------------------------- */
+
+/* Argument problems: the first one is kept. */
+struct args {
+    json_t *obj;
+    char err[400];
+};
+
+static int arg_fail(struct args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int arg_fail(struct args *a, const char *fmt, ...)
+{
+    if (a->err[0])
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->err, sizeof(a->err), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Every key of the arguments must be one of the tool's properties. */
+static int args_known(struct args *a, const json_t *schema)
+{
+    json_t *props = json_object_get(json_object_get(schema, "inputSchema"), "properties");
+    const char *k;
+    json_t *v;
+    json_object_foreach(a->obj, k, v)
+    {
+        (void)v;
+        if (!json_object_get(props, k))
+            return arg_fail(a, "unknown argument '%.64s'", k);
+    }
+    return 0;
+}
+
+static int arg_int(struct args *a, const char *name, long long def, long long lo, long long hi,
+                   long long *out)
+{
+    json_t *v = json_object_get(a->obj, name);
+    *out = def;
+    if (!v || json_is_null(v))
+        return 0;
+    double d;
+    if (json_is_integer(v))
+        d = (double)json_integer_value(v);
+    else if (json_is_real(v) && floor(json_real_value(v)) == json_real_value(v))
+        d = json_real_value(v); /* 10.0 is an integer in JSON Schema */
+    else
+        return arg_fail(a, "'%s' must be an integer from %lld to %lld", name, lo, hi);
+    if (!(d >= (double)lo && d <= (double)hi))
+        return arg_fail(a, "'%s' must be from %lld to %lld (got %.17g)", name, lo, hi, d);
+    *out = (long long)d;
+    return 0;
+}
+
+static int arg_num(struct args *a, const char *name, double def, double lo, double hi, double *out)
+{
+    json_t *v = json_object_get(a->obj, name);
+    *out = def;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_number(v))
+        return arg_fail(a, "'%s' must be a number from %g to %g", name, lo, hi);
+    double d = json_number_value(v);
+    if (!(d >= lo && d <= hi))
+        return arg_fail(a, "'%s' must be from %g to %g (got %.17g)", name, lo, hi, d);
+    *out = d;
+    return 0;
+}
+
+static int arg_bool(struct args *a, const char *name, int def, int *out)
+{
+    json_t *v = json_object_get(a->obj, name);
+    *out = def;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_boolean(v))
+        return arg_fail(a, "'%s' must be true or false", name);
+    *out = json_is_true(v);
+    return 0;
+}
+
+/* A string argument; with choices, one of them. */
+static int arg_str(struct args *a, const char *name, const char *def, const char *const *choices,
+                   const char **out)
+{
+    json_t *v = json_object_get(a->obj, name);
+    *out = def;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_string(v) || json_string_length(v) == 0 || json_string_length(v) > 1024)
+        return arg_fail(a, "'%s' must be a non-empty string of at most 1024 bytes", name);
+    const char *s = json_string_value(v);
+    if (strlen(s) != json_string_length(v))
+        return arg_fail(a, "'%s' contains a NUL character", name);
+    if (choices) {
+        char list[200] = "";
+        for (size_t i = 0; choices[i]; i++) {
+            if (!strcmp(s, choices[i])) {
+                *out = choices[i];
+                return 0;
+            }
+            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+                     choices[i]);
+        }
+        return arg_fail(a, "'%s' must be one of %s (got '%.40s')", name, list, s);
+    }
+    *out = s;
+    return 0;
+}
+
+/* A file named by a tool argument, confined to dir: the resolved path must be
+ * a regular file under realpath(dir).  Fills out (cap >= PATH_MAX). */
+static int confined_file(struct args *a, const char *what, const char *dir, const char *name,
+                         char *out)
+{
+    char root[PATH_MAX], joined[2 * PATH_MAX + 2];
+    if (!dir)
+        return arg_fail(a, "'%s': this server reads no such files (start it with %s)", what,
+                        !strcmp(what, "trace") ? "--trace-dir DIR" : "--log-dir DIR");
+    if (!realpath(dir, root))
+        return arg_fail(a, "'%s': the server's directory %s: %s", what, dir, strerror(errno));
+    if (name[0] == '/')
+        snprintf(joined, sizeof(joined), "%s", name);
+    else
+        snprintf(joined, sizeof(joined), "%s/%s", root, name);
+    if (!realpath(joined, out))
+        return arg_fail(a, "'%s': %.200s: %s", what, name, strerror(errno));
+    size_t n = strlen(root);
+    if (strncmp(out, root, n) != 0 || (out[n] != '/' && !(n == 1 && root[0] == '/')))
+        return arg_fail(a, "'%s': %.200s is outside the directory the server may read (%s)", what,
+                        name, root);
+    struct stat st;
+    if (stat(out, &st) != 0 || !S_ISREG(st.st_mode))
+        return arg_fail(a, "'%s': %.200s is not a regular file", what, name);
+    return 0;
+}
+
+/* --- progress ------------------------------------------------------------ */
+
+struct progress {
+    const struct wt_mcp_call *call;
+    json_t *token;
+    double last;
+};
+
+static void progress_send(struct progress *p, double done, double total, const char *message)
+{
+    if (!p->token || !p->call->emit || !(done > p->last))
+        return;
+    p->last = done;
+    json_t *params =
+        json_pack("{s:O,s:f,s:f}", "progressToken", p->token, "progress", done, "total", total);
+    if (!params)
+        return;
+    if (message)
+        json_object_set_new(params, "message", json_string(message));
+    p->call->emit(p->call->emit_ctx, wt_rpc_notification("notifications/progress", params));
+}
+
+static void run_progress(void *ctx, size_t done, size_t total)
+{
+    char m[64];
+    snprintf(m, sizeof(m), "window %zu of %zu classified", done, total);
+    /* 0.5 was sent when sampling started */
+    progress_send(ctx, 0.5 + (double)done, 0.5 + (double)total + 0.5, m);
+}
+
+/* --- the audit log --------------------------------------------------------- */
+
+static int log_append_result(struct wt_mcp_server *s, const struct wt_run_outcome *run,
+                             const char *source, json_t **out, struct wt_err *err)
+{
+    struct wt_log_paths p;
+    struct wt_log *l = NULL;
+    struct wt_log_recovery rec;
+    uint64_t seq = 0;
+    int rc;
+    struct stat st;
+    if ((rc = wt_log_paths_dir(&p, s->cfg.log_dir, err)) != WT_OK)
+        return rc;
+    if (stat(p.log, &st) != 0 && errno == ENOENT) {
+        char vkey[256];
+        if ((rc = wt_log_init(&p, NULL, NULL, NULL, vkey, sizeof(vkey), err)) != WT_OK)
+            return rc;
+        fprintf(stderr, "workloadtruth mcp: created the audit log in %s; verifier key: %s\n", p.dir,
+                vkey);
+    }
+    if ((rc = wt_log_open(&l, &p, NULL, &rec, err)) != WT_OK)
+        return rc;
+    const struct wt_result *r = &run->job;
+    json_t *f = wt_json_class_record(r, &run->info, source, NULL, r->sample_count,
+                                     r->classifier ? r->classifier : wt_classifier_default(), "");
+    if (!f) {
+        rc = wt_errf(err, WT_ENOMEM, "out of memory");
+        goto out;
+    }
+    rc = wt_log_append(l, WT_ENTRY_CLASS, f, &seq, err);
+    json_decref(f);
+    if (rc != WT_OK)
+        goto out;
+    if ((rc = wt_log_publish(l, err)) != WT_OK)
+        goto out;
+    *out = json_pack("{s:s,s:I,s:I}", "log", p.log, "seq", (json_int_t)seq, "size",
+                     (json_int_t)wt_log_size(l));
+out:
+    wt_log_close(l);
+    return rc;
+}
+
+/* --- classify_workload and check_declaration ------------------------------ */
+
+static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
+static const char *const classes[] = {"training", "inference", "idle", NULL};
+
+struct source_args {
+    const char *backend, *profile, *trace;
+    char trace_path[PATH_MAX];
+    int live;
+};
+
+static int source_args(struct wt_mcp_server *s, struct args *a, struct source_args *sa)
+{
+    arg_str(a, "backend", s->cfg.backend, backends, &sa->backend);
+    arg_str(a, "profile", "training", NULL, &sa->profile);
+    arg_str(a, "trace", NULL, NULL, &sa->trace);
+    if (a->err[0])
+        return -1;
+    /* a profile without a backend means the synthetic source (the Python
+     * tool's classify_workload takes a profile and no driver) */
+    if (json_object_get(a->obj, "profile") && !json_object_get(a->obj, "backend"))
+        sa->backend = "synthetic";
+    if (sa->trace) {
+        if (json_object_get(a->obj, "backend") && strcmp(sa->backend, "replay"))
+            return arg_fail(a, "'trace' needs backend replay, not '%s'", sa->backend);
+        sa->backend = "replay";
+        if (confined_file(a, "trace", s->cfg.trace_dir, sa->trace, sa->trace_path))
+            return -1;
+    } else if (!strcmp(sa->backend, "replay")) {
+        return arg_fail(a, "backend replay needs 'trace' (a file inside the server's "
+                           "--trace-dir)");
+    }
+    if (json_object_get(a->obj, "profile") && strcmp(sa->backend, "synthetic"))
+        return arg_fail(a, "'profile' goes with backend synthetic");
+    if (!strcmp(sa->backend, "synthetic") && !wt_synth_profile_find(sa->profile) &&
+        !wt_sim_profile_find(sa->profile))
+        return arg_fail(a,
+                        "'profile': unknown profile '%.40s' (training, inference, idle or a "
+                        "simulator profile; see `workloadtruth benchmark --list`)",
+                        sa->profile);
+    sa->live = !strcmp(sa->backend, "nvml") || !strcmp(sa->backend, "auto");
+    return 0;
+}
+
+static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declaration,
+                             struct progress *pg, const struct wt_mcp_call *call)
+{
+    struct source_args sa = {0};
+    long long gpu, samples, windows = 1;
+    double interval;
+    int write_log = 0;
+    const char *declared_s;
+    source_args(s, a, &sa);
+    arg_int(a, "gpu_index", 0, 0, WT_MAX_GPUS - 1, &gpu);
+    arg_int(a, "samples", 10, 2, MAX_SAMPLES, &samples);
+    arg_num(a, "interval_seconds", 1.0, 0.01, 60, &interval);
+    arg_str(a, "declared", NULL, classes, &declared_s);
+    if (declaration)
+        arg_int(a, "windows", 3, 1, MAX_WINDOWS, &windows);
+    else
+        arg_bool(a, "write_to_audit_log", 0, &write_log);
+    if (!a->err[0] && declaration && !declared_s)
+        arg_fail(a, "'declared' is required (training, inference or idle)");
+    if (!a->err[0] && sa.live && (double)samples * (double)windows * interval > s->cfg.max_seconds)
+        arg_fail(a,
+                 "samples x windows x interval_seconds is %.0f s of live sampling; this server "
+                 "allows at most %.0f s per call (--max-seconds)",
+                 (double)samples * (double)windows * interval, s->cfg.max_seconds);
+    if (a->err[0])
+        return tool_error("Invalid arguments: %s", a->err);
+
+    struct wt_run_request rq = {0};
+    struct wt_run_outcome run = {0};
+    struct wt_err err = {{0}};
+    rq.backend = sa.backend;
+    rq.cfg.trace_path = sa.trace ? sa.trace_path : NULL;
+    rq.cfg.trace_opts.interval_s = interval;
+    rq.cfg.profile = sa.profile;
+    rq.cfg.evasion_strength = -1;
+    rq.cfg.interval_s = interval;
+    rq.cfg.nvml_lib = s->cfg.nvml_lib;
+    rq.cfg.stop = call->cancel;
+    rq.gpu = (int)gpu;
+    rq.samples = (size_t)samples;
+    rq.windows = (size_t)windows;
+    rq.start = NAN;
+    rq.clf = wt_classifier_default();
+    rq.progress = run_progress;
+    rq.progress_ctx = pg;
+    rq.cancel = call->cancel;
+    progress_send(pg, 0.5, (double)windows + 1, "sampling");
+    int rc = wt_run_classify(&rq, &run, &err);
+    json_t *out = NULL;
+    if (rc == WT_DONE && call->cancel && *call->cancel) {
+        wt_run_free(&run);
+        return tool_error("cancelled");
+    }
+    if (rc != WT_OK) {
+        out = tool_error("%s failed: %s", declaration ? "check_declaration" : "classify_workload",
+                         err.msg);
+        wt_run_free(&run);
+        return out;
+    }
+    enum wt_class declared = declared_s ? wt_class_parse(declared_s, false) : WT_CLASS_NONE;
+    enum wt_verdict v =
+        declared != WT_CLASS_NONE ? wt_verdict_for(declared, &run.job) : WT_VERDICT_INCONCLUSIVE;
+    json_t *res = wt_json_result(&run.job);
+    if (!res)
+        goto oom;
+    if (run.n > 1) {
+        json_t *arr = json_array();
+        for (size_t i = 0; i < run.n; i++)
+            json_array_append_new(arr, wt_json_result(&run.w[i]));
+        json_object_set_new(
+            res, "job",
+            json_pack("{s:I,s:I}", "windows", (json_int_t)run.n, "min_agree", (json_int_t)run.k));
+        json_object_set_new(res, "windows", arr);
+    }
+    if (run.have_procs)
+        json_object_set_new(res, "processes", wt_json_processes(run.procs, run.nprocs));
+    if (declared != WT_CLASS_NONE) {
+        json_object_set_new(res, "declared", json_string(wt_class_lname(declared)));
+        json_object_set_new(res, "verdict", json_string(wt_verdict_name(v)));
+    }
+    if (write_log) {
+        char source[PATH_MAX + 32];
+        json_t *where = NULL;
+        if (sa.trace)
+            snprintf(source, sizeof(source), "replay:%.200s", sa.trace);
+        else if (!strcmp(sa.backend, "synthetic"))
+            snprintf(source, sizeof(source), "synthetic:%.100s", sa.profile);
+        else
+            snprintf(source, sizeof(source), "nvml");
+        if (log_append_result(s, &run, source, &where, &err) != WT_OK) {
+            json_decref(res);
+            wt_run_free(&run);
+            return tool_error("classified %s, but could not append to the audit log: %s",
+                              wt_class_name(run.job.cls), err.msg);
+        }
+        json_object_set_new(res, "audit_log", where);
+    }
+    if (declaration) {
+        json_t *types = json_array();
+        for (size_t i = 0; i < run.n; i++)
+            json_array_append_new(types, json_string(wt_class_name(run.w[i].cls)));
+        out = json_pack("{s:s,s:s,s:s,s:O,s:I,s:I,s:o,s:O,s:O,s:O,s:o}", "declared",
+                        wt_class_lname(declared), "observed", wt_class_name(run.job.cls), "verdict",
+                        wt_verdict_name(v), "confidence", json_object_get(res, "confidence"),
+                        "windows", (json_int_t)run.n, "min_agree", (json_int_t)run.k,
+                        "window_types", types, "reasons", json_object_get(res, "reasons"),
+                        "evidence", json_object_get(res, "evidence"), "tamper_indicators",
+                        json_object_get(res, "tamper_indicators"), "result", res);
+    } else {
+        out = res;
+    }
+    wt_run_free(&run);
+    progress_send(pg, (double)windows + 1, (double)windows + 1, "done");
+    return tool_ok(out);
+oom:
+    wt_run_free(&run);
+    return tool_error("out of memory");
+}
+
+/* --- run_benchmark ---------------------------------------------------------- */
+
+static json_t *benchmark_tool(struct args *a, struct progress *pg)
+{
+    static const char *const suites[] = {"seed", "sim", "evasion", NULL};
+    const char *suite;
+    long long trials, window, seed;
+    arg_str(a, "suite", "seed", suites, &suite);
+    int is_seed = !a->err[0] && !strcmp(suite, "seed");
+    arg_int(a, "trials", is_seed ? 50 : 5, 1, is_seed ? MAX_SEED_TRIALS : MAX_SIM_TRIALS, &trials);
+    arg_int(a, "window", 30, 2, MAX_BENCH_WINDOW, &window);
+    arg_int(a, "seed", 0, 0, 4294967295LL, &seed);
+    if (!a->err[0] && !is_seed && json_object_get(a->obj, "window"))
+        arg_fail(a, "'window' (samples) is for suite seed; sim and evasion use 30 s windows");
+    if (a->err[0])
+        return tool_error("Invalid arguments: %s", a->err);
+    struct wt_bench_report *rep = malloc(sizeof(*rep));
+    struct wt_err err = {{0}};
+    if (!rep)
+        return tool_error("out of memory");
+    progress_send(pg, 0.5, 1, "running");
+    int rc = is_seed ? wt_benchmark_seed(wt_classifier_default(), (unsigned)trials,
+                                         (unsigned)window, (uint64_t)seed, rep, &err)
+                     : wt_benchmark_sim(wt_classifier_default(), suite, (unsigned)trials, 30, 10,
+                                        (uint64_t)seed, rep, &err);
+    json_t *out;
+    if (rc != WT_OK)
+        out = tool_error("run_benchmark failed: %s", err.msg);
+    else {
+        progress_send(pg, 1, 1, "done");
+        out = tool_ok(wt_json_benchmark(rep));
+    }
+    free(rep);
+    return out;
+}
+
+/* --- verify_audit_log ------------------------------------------------------- */
+
+/* The log to read: log_file inside the log directory, or its log.jsonl. */
+static int log_target(struct wt_mcp_server *s, struct args *a, struct wt_log_paths *p)
+{
+    const char *file;
+    char path[PATH_MAX];
+    struct wt_err err = {{0}};
+    if (arg_str(a, "log_file", NULL, NULL, &file))
+        return -1;
+    if (wt_log_paths_dir(p, s->cfg.log_dir, &err) != WT_OK)
+        return arg_fail(a, "%s", err.msg);
+    if (!file) {
+        if (access(p->log, F_OK) != 0)
+            return arg_fail(a,
+                            "no audit log at %s (start `workloadtruth watch --log-dir %s`, "
+                            "or classify_workload with write_to_audit_log)",
+                            p->log, s->cfg.log_dir);
+        return 0;
+    }
+    if (confined_file(a, "log_file", s->cfg.log_dir, file, path))
+        return -1;
+    char dirlog[PATH_MAX];
+    if (realpath(p->log, dirlog) && !strcmp(dirlog, path))
+        return 0; /* the directory's log, with its side files */
+    if (wt_log_paths_file(p, path, &err) != WT_OK)
+        return arg_fail(a, "%s", err.msg);
+    return 0;
+}
+
+static json_t *verify_tool(struct wt_mcp_server *s, struct args *a)
+{
+    struct wt_log_paths p;
+    if (log_target(s, a, &p))
+        return tool_error("Invalid arguments: %s", a->err);
+    struct wt_verify_report *r = calloc(1, sizeof(*r));
+    if (!r)
+        return tool_error("out of memory");
+    struct wt_verify_opts vo = {0};
+    vo.side_path = p.checkpoint;
+    int status = wt_verify_file(p.log, &vo, r);
+    json_t *out;
+    if (status == WT_VERIFY_ERROR)
+        out = tool_error("verify_audit_log: %s", r->message);
+    else
+        out = tool_ok(wt_json_verify(r, status, 0, p.log));
+    free(r);
+    return out;
+}
+
+/* --- recent_classifications ------------------------------------------------- */
+
+static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
+{
+    struct wt_log_paths p;
+    long long limit, gpu;
+    arg_int(a, "limit", 20, 1, MAX_RECENT, &limit);
+    arg_int(a, "gpu_index", -1, 0, WT_MAX_GPUS - 1, &gpu);
+    if (a->err[0] || log_target(s, a, &p))
+        return tool_error("Invalid arguments: %s", a->err);
+    struct wt_verify_report *r = calloc(1, sizeof(*r));
+    char *buf = NULL;
+    json_t *list = NULL, *out = NULL;
+    int fd = -1;
+    if (!r)
+        return tool_error("out of memory");
+    struct wt_verify_opts vo = {0};
+    vo.side_path = p.checkpoint;
+    int status = wt_verify_file(p.log, &vo, r);
+    if (status == WT_VERIFY_ERROR) {
+        out = tool_error("recent_classifications: %s", r->message);
+        goto done;
+    }
+    /* read the tail of the verified prefix only */
+    uint64_t end = r->valid_bytes;
+    uint64_t from = end > RECENT_TAIL_BYTES ? end - RECENT_TAIL_BYTES : 0;
+    size_t len = (size_t)(end - from);
+    buf = malloc(len + 1);
+    fd = open(p.log, O_RDONLY | O_CLOEXEC);
+    if (!buf || fd < 0) {
+        out = tool_error("recent_classifications: %s: %s", p.log,
+                         buf ? strerror(errno) : "out of memory");
+        goto done;
+    }
+    size_t got = 0;
+    while (got < len) {
+        ssize_t k = pread(fd, buf + got, len - got, (off_t)(from + got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    buf[got] = '\0';
+    list = json_array();
+    /* newest first: walk the lines backwards, skipping a partial first line */
+    size_t e = got;
+    while (e > 0 && json_array_size(list) < (size_t)limit) {
+        if (buf[e - 1] == '\n')
+            e--;
+        size_t b = e;
+        while (b > 0 && buf[b - 1] != '\n')
+            b--;
+        if (b == 0 && from > 0)
+            break;
+        struct wt_entry ent;
+        struct wt_err err = {{0}};
+        if (e > b && wt_entry_parse(buf + b, e - b, &ent, &err) == WT_OK) {
+            json_t *o = ent.obj;
+            json_t *gi = json_object_get(o, "gpu_idx");
+            if (ent.type == WT_ENTRY_CLASS &&
+                (gpu < 0 || (json_is_integer(gi) && json_integer_value(gi) == gpu))) {
+                json_t *c = json_pack(
+                    "{s:I,s:O,s:O,s:O,s:s,s:f,s:O,s:O}", "seq", (json_int_t)ent.seq, "ts_ms",
+                    json_object_get(o, "ts_ms"), "gpu", json_object_get(o, "gpu"), "gpu_index",
+                    gi ? gi : json_null(), "workload_type", ent.cls ? ent.cls : "", "confidence",
+                    (double)ent.conf_ppm / 1e6, "model", json_object_get(o, "model"), "evidence",
+                    json_object_get(o, "evidence"));
+                if (c) {
+                    /* the Python tool's upper-case names */
+                    char up[16];
+                    size_t i = 0;
+                    for (; ent.cls && ent.cls[i] && i < sizeof(up) - 1; i++)
+                        up[i] = (char)(ent.cls[i] >= 'a' && ent.cls[i] <= 'z' ? ent.cls[i] - 32
+                                                                              : ent.cls[i]);
+                    up[i] = '\0';
+                    json_object_set_new(c, "workload_type", json_string(up));
+                    json_array_append_new(list, c);
+                }
+            }
+            wt_entry_free(&ent);
+        }
+        e = b;
+    }
+    json_t *ver = wt_json_verify(r, status, 0, p.log);
+    out =
+        tool_ok(json_pack("{s:s,s:o,s:O}", "log", p.log, "verified", ver, "classifications", list));
+done:
+    if (fd >= 0)
+        close(fd);
+    json_decref(list);
+    free(buf);
+    free(r);
+    return out;
+}
+
+/* --- list_gpus -------------------------------------------------------------- */
+
+static json_t *gpus_tool(struct wt_mcp_server *s, struct args *a)
+{
+    struct source_args sa = {0};
+    if (source_args(s, a, &sa))
+        return tool_error("Invalid arguments: %s", a->err);
+    struct wt_source_config cfg = {0};
+    cfg.trace_path = sa.trace ? sa.trace_path : NULL;
+    cfg.profile = sa.profile;
+    cfg.evasion_strength = -1;
+    cfg.nvml_lib = s->cfg.nvml_lib;
+    struct wt_source *src = NULL;
+    struct wt_err err = {{0}};
+    struct wt_proc *procs = malloc(MAX_PROCS * sizeof(*procs));
+    json_t *arr = json_array(), *out = NULL;
+    int n = 0;
+    if (!procs || !arr) {
+        out = tool_error("out of memory");
+        goto done;
+    }
+    if (wt_source_open(sa.backend, &cfg, &src, &err) != WT_OK ||
+        wt_source_device_count(src, &n, &err) != WT_OK) {
+        out = tool_error("list_gpus failed: %s", err.msg);
+        goto done;
+    }
+    for (int g = 0; g < n && g < WT_MAX_GPUS; g++) {
+        struct wt_device_info d;
+        size_t np = 0;
+        struct wt_err perr = {{0}};
+        if (wt_source_device_info(src, g, &d, &err) != WT_OK) {
+            out = tool_error("list_gpus failed: %s", err.msg);
+            goto done;
+        }
+        int have = wt_source_processes(src, g, procs, MAX_PROCS, &np, &perr) == WT_OK;
+        json_array_append_new(arr, wt_json_device(&d, procs, np, have));
+    }
+    out = tool_ok(json_pack("{s:s,s:O}", "backend", src->ops->name, "gpus", arr));
+done:
+    wt_source_close(src);
+    json_decref(arr);
+    free(procs);
+    return out;
+}
+
+/* --- dispatch --------------------------------------------------------------- */
+
+json_t *wt_mcp_tool_call(struct wt_mcp_server *s, const char *name, json_t *args,
+                         json_t *progress_token, const struct wt_mcp_call *call, int *code,
+                         char *msg, size_t cap)
+{
+    const json_t *def = NULL;
+    size_t i;
+    json_t *t;
+    json_array_foreach(s->tools, i, t)
+    {
+        if (!strcmp(json_string_value(json_object_get(t, "name")), name))
+            def = t;
+    }
+    if (!def) {
+        *code = WT_RPC_INVALID_PARAMS;
+        snprintf(msg, cap, "Unknown tool: %.100s", name);
+        return NULL;
+    }
+    struct args a = {.obj = args, .err = ""};
+    struct progress pg = {.call = call, .token = progress_token, .last = 0};
+    if (args_known(&a, def))
+        return tool_error("Invalid arguments: %s", a.err);
+    pthread_mutex_lock(&s->tool_lock);
+    json_t *r;
+    if (!strcmp(name, "classify_workload"))
+        r = classify_tool(s, &a, 0, &pg, call);
+    else if (!strcmp(name, "check_declaration"))
+        r = classify_tool(s, &a, 1, &pg, call);
+    else if (!strcmp(name, "run_benchmark"))
+        r = benchmark_tool(&a, &pg);
+    else if (!strcmp(name, "verify_audit_log"))
+        r = verify_tool(s, &a);
+    else if (!strcmp(name, "recent_classifications"))
+        r = recent_tool(s, &a);
+    else
+        r = gpus_tool(s, &a);
+    pthread_mutex_unlock(&s->tool_lock);
+    if (!r) {
+        *code = WT_RPC_INTERNAL_ERROR;
+        snprintf(msg, cap, "Internal error: out of memory");
+    }
+    return r;
+}

@@ -1,0 +1,81 @@
+/* The audit log's `class` record: the fields of one classified window
+ * (GPU, class, confidence in ppm, model, evidence: sample span, source,
+ * reasons, tamper indicators and the classifier's exposed features as short
+ * strings), as `watch` and the MCP server's classify_workload append them.
+ * It builds the fields; appending them is audit/log.c's job.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "output/output.h"
+
+static void ev_num(json_t *ev, const char *key, double v)
+{
+    if (isnan(v) || json_object_size(ev) >= 60)
+        return;
+    char buf[40];
+    snprintf(buf, sizeof(buf), "%.6g", v);
+    json_object_set_new(ev, key, json_string(buf));
+}
+
+static void ev_str(json_t *ev, const char *key, const char *s)
+{
+    if (json_object_size(ev) >= 64)
+        return;
+    char buf[257];
+    size_t n = 0;
+    for (; s[n] && n < 256; n++)
+        buf[n] = (unsigned char)s[n] < 0x20 ? ' ' : s[n];
+    /* do not cut a UTF-8 sequence in half */
+    while (n > 0 && n == 256 && ((unsigned char)buf[n - 1] & 0xC0) == 0x80)
+        n--;
+    if (n > 0 && n < 256 + 1 && ((unsigned char)buf[n - 1] & 0xC0) == 0xC0)
+        n--;
+    buf[n] = '\0';
+    json_object_set_new(ev, key, json_string(buf));
+}
+
+json_t *wt_json_class_record(const struct wt_result *r, const struct wt_device_info *info,
+                             const char *source, const struct wt_sample *s, size_t n,
+                             const struct wt_classifier *clf, const char *model_id)
+{
+    char gpu[128], cls[16], model[128];
+    if (info->uuid[0])
+        snprintf(gpu, sizeof(gpu), "%.120s", info->uuid);
+    else
+        snprintf(gpu, sizeof(gpu), "%.60s:%d", source, info->index);
+    snprintf(cls, sizeof(cls), "%s", wt_class_lname(r->cls));
+    snprintf(model, sizeof(model), "%s/workloadtruth-%s%s%s", clf->name, WT_VERSION,
+             model_id[0] ? "/model-sha256:" : "", model_id);
+    double c = r->confidence;
+    long ppm = isnan(c) ? 0 : lround(c * 1e6);
+    if (ppm < 0)
+        ppm = 0;
+    if (ppm > 1000000)
+        ppm = 1000000;
+    json_t *ev = json_object();
+    json_object_set_new(ev, "samples", json_integer((json_int_t)n));
+    if (n && s && !isnan(s[0].t_s) && fabs(s[0].t_s) < 9e12)
+        json_object_set_new(ev, "t_first_ms", json_integer((json_int_t)llround(s[0].t_s * 1e3)));
+    if (n && s && !isnan(s[n - 1].t_s) && fabs(s[n - 1].t_s) < 9e12)
+        json_object_set_new(ev, "t_last_ms", json_integer((json_int_t)llround(s[n - 1].t_s * 1e3)));
+    ev_str(ev, "source", source);
+    if (info->name[0])
+        ev_str(ev, "gpu_model", info->name);
+    for (size_t i = 0; i < r->nreasons && i < 6; i++) {
+        char k[32];
+        snprintf(k, sizeof(k), "reason_%zu", i + 1);
+        ev_str(ev, k, r->reasons[i].text);
+    }
+    for (size_t i = 0; i < r->ntamper; i++) {
+        char k[32];
+        snprintf(k, sizeof(k), "tamper_%zu", i + 1);
+        ev_str(ev, k, r->tamper[i]);
+    }
+    for (size_t i = 0; i < clf->nexposed; i++)
+        ev_num(ev, wt_feature_name(clf->exposed[i]), r->features.v[clf->exposed[i]]);
+    return json_pack("{s:s,s:i,s:s,s:I,s:s,s:o}", "gpu", gpu, "gpu_idx", info->index, "class", cls,
+                     "conf_ppm", (json_int_t)ppm, "model", model, "evidence", ev);
+}
