@@ -35,7 +35,7 @@ need_packages() {
 }
 
 BUILD_PKGS="gcc make cmake pkg-config libc6-dev libjansson-dev libsodium-dev libmicrohttpd-dev"
-TEST_PKGS="libcmocka-dev clang libclang-rt-14-dev python3 fiu-utils"
+TEST_PKGS="libcmocka-dev clang libclang-rt-14-dev python3 fiu-utils curl"
 
 configure_build() { # DIR [cmake args...]
     dir=$1
@@ -48,10 +48,13 @@ fuzz() {
     secs=${WT_FUZZ_SECONDS:-60}
     CC=clang configure_build build-fuzz -DWT_FUZZ=ON -DWT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug
     mkdir -p build-fuzz/corpus
-    # the trace reader gets half the time, the four audit-log targets the rest
-    tsecs=$((secs / 2)); [ "$tsecs" -ge 1 ] || tsecs=1
-    asecs=$((secs / 8)); [ "$asecs" -ge 1 ] || asecs=1
+    # the trace reader gets 2/5 of the time, the four audit-log targets and
+    # the MCP JSON-RPC layer the rest
+    tsecs=$((secs * 2 / 5)); [ "$tsecs" -ge 1 ] || tsecs=1
+    asecs=$((secs * 3 / 25)); [ "$asecs" -ge 1 ] || asecs=1
     run_fuzzer trace "$tsecs" build-fuzz/corpus fuzz/corpus
+    mkdir -p build-fuzz/corpus_mcp
+    run_fuzzer mcp "$asecs" build-fuzz/corpus_mcp fuzz/corpus_mcp
     for t in entry note proof verify; do
         mkdir -p "build-fuzz/corpus_audit_$t"
         run_fuzzer "$t" "$asecs" "build-fuzz/corpus_audit_$t" "fuzz/corpus_audit_$t"

@@ -39,7 +39,7 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
         return;
     }
     json_error_t je;
-    m->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+    m->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
     if (!m->root) {
         invalid(m, WT_RPC_PARSE_ERROR, "Parse error: %s (line %d, column %d)", je.text, je.line,
                 je.column);

@@ -1,0 +1,193 @@
+#!/bin/sh
+# The MCP Streamable HTTP transport, end to end with curl: DNS-rebinding
+# protection (Host / Origin -> 403), bearer token (401), legacy sessions
+# (400 without, 404 unknown or deleted), protocol-version and 2026-07-28
+# header checks (400 / -32020), 202 for notifications, 405 for GET, 413 for
+# a too-large body, 415 for a wrong content type, a streamed (SSE) tool call
+# with progress, the agent card, and a clean stop on SIGTERM.
+#
+# usage: mcp_http_test.sh WORKLOADTRUTH REPO_DIR
+set -u
+WT=$1
+REPO=$2
+if ! command -v curl >/dev/null 2>&1; then
+    echo "curl is not installed: skipping"
+    exit 77
+fi
+TMP=$(mktemp -d)
+PID=
+cleanup() {
+    [ -n "$PID" ] && kill "$PID" 2>/dev/null
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+fails=0
+n=0
+
+# start ARGS...: starts the server on a free port; sets PID and URL
+start() {
+    "$WT" mcp --http 127.0.0.1:0 --backend synthetic --log-dir "$TMP/log" "$@" 2>"$TMP/server.err" &
+    PID=$!
+    i=0
+    while ! grep -q "listening on" "$TMP/server.err" 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -gt 100 ] || ! kill -0 "$PID" 2>/dev/null; then
+            echo "FAIL: the server did not start"
+            cat "$TMP/server.err"
+            exit 1
+        fi
+        sleep 0.1
+    done
+    URL=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$TMP/server.err")
+    PORT=$(echo "$URL" | sed 's/.*:\([0-9]*\)\/mcp/\1/')
+}
+stop() {
+    kill "$PID"
+    wait "$PID"
+    rc=$?
+    PID=
+    if [ "$rc" != 0 ]; then
+        echo "FAIL [stop]: the server exited $rc on SIGTERM"
+        fails=$((fails + 1))
+    fi
+}
+
+# post NAME WANT_STATUS BODY [curl args...]: POSTs BODY to /mcp
+post() {
+    name=$1; want=$2; body=$3; shift 3
+    n=$((n + 1))
+    status=$(curl -s -o "$TMP/body" -D "$TMP/headers" -w '%{http_code}' -X POST \
+        -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+        "$@" --data-binary "$body" "$URL")
+    if [ "$status" != "$want" ]; then
+        echo "FAIL [$name]: HTTP $status, wanted $want"
+        head -c 300 "$TMP/body" | sed 's/^/    body: /'
+        echo
+        fails=$((fails + 1))
+        return 1
+    fi
+    return 0
+}
+# req NAME WANT_STATUS METHOD PATH [curl args...]
+req() {
+    name=$1; want=$2; method=$3; path=$4; shift 4
+    n=$((n + 1))
+    status=$(curl -s -o "$TMP/body" -D "$TMP/headers" -w '%{http_code}' -X "$method" "$@" \
+        "http://127.0.0.1:$PORT$path")
+    if [ "$status" != "$want" ]; then
+        echo "FAIL [$name]: HTTP $status, wanted $want"
+        fails=$((fails + 1))
+        return 1
+    fi
+    return 0
+}
+# has FILE TEXT
+has() {
+    if ! grep -qF -- "$2" "$TMP/$1"; then
+        echo "FAIL [$name]: $1 lacks '$2'"
+        head -c 400 "$TMP/$1" | sed 's/^/    got: /'
+        echo
+        fails=$((fails + 1))
+    fi
+}
+
+INIT='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+PING='{"jsonrpc":"2.0","id":1,"method":"ping"}'
+META='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+
+start
+# ---- DNS rebinding
+post host-evil 403 "$INIT" -H 'Host: evil.example.com'
+post host-evil-port 403 "$INIT" -H 'Host: evil.example.com:80'
+post origin-evil 403 "$INIT" -H 'Origin: http://evil.example.com'
+post origin-null 403 "$INIT" -H 'Origin: null'
+post origin-localhost 200 "$INIT" -H "Origin: http://localhost:$PORT"
+post host-localhost 200 "$INIT" -H "Host: localhost:$PORT"
+post host-v6 200 "$INIT" -H "Host: [::1]:$PORT"
+
+# ---- legacy session
+post initialize 200 "$INIT" && has body '"protocolVersion":"2025-11-25"' && has headers 'Mcp-Session-Id: '
+SID=$(sed -n 's/^Mcp-Session-Id: *\([!-~]*\).*/\1/ip' "$TMP/headers" | tr -d '\r')
+post ping-no-session 400 "$PING" && has body '-32600'
+post ping-unknown-session 404 "$PING" -H 'Mcp-Session-Id: nope'
+post initialized 202 '{"jsonrpc":"2.0","method":"notifications/initialized"}' -H "Mcp-Session-Id: $SID"
+post ping 200 "$PING" -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25' && has body '"result":{}'
+post wrong-version-header 400 "$PING" -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 1999-01-01'
+post tools-list 200 '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' -H "Mcp-Session-Id: $SID" && has body '"classify_workload"'
+post parse-error 400 '{not json' -H "Mcp-Session-Id: $SID" && has body '-32700'
+n=$((n + 1))
+status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: text/plain' \
+    -H "Mcp-Session-Id: $SID" --data-binary "$PING" "$URL")
+if [ "$status" != 415 ]; then
+    echo "FAIL [wrong-content-type]: HTTP $status, wanted 415"
+    fails=$((fails + 1))
+fi
+head -c 5000000 /dev/zero | tr '\0' ' ' >"$TMP/big"
+n=$((n + 1))
+status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    --data-binary @"$TMP/big" "$URL")
+if [ "$status" != 413 ]; then
+    echo "FAIL [too-large]: HTTP $status, wanted 413"
+    fails=$((fails + 1))
+fi
+# a tool call with a progress token streams its progress (SSE)
+post sse 200 '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"check_declaration","arguments":{"declared":"training"},"_meta":{"progressToken":"p"}}}' -H "Mcp-Session-Id: $SID" \
+    && has headers 'text/event-stream' && has body 'event: message' && has body '"notifications/progress"' && has body '"verdict'
+# the same without text/event-stream in Accept: one JSON response
+n=$((n + 1))
+status=$(curl -s -o "$TMP/body" -D "$TMP/headers" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -H 'Accept: application/json' -H "Mcp-Session-Id: $SID" \
+    --data-binary '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_gpus","arguments":{},"_meta":{"progressToken":"p"}}}' "$URL")
+name=json-only
+[ "$status" = 200 ] || { echo "FAIL [json-only]: HTTP $status"; fails=$((fails + 1)); }
+has headers 'application/json'
+req delete-session 200 DELETE /mcp -H "Mcp-Session-Id: $SID"
+post ping-deleted-session 404 "$PING" -H "Mcp-Session-Id: $SID"
+req delete-unknown 404 DELETE /mcp -H "Mcp-Session-Id: $SID"
+
+# ---- 2026-07-28: stateless, with header checks
+D='{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{'$META'}}'
+post modern-no-headers 400 "$D" && has body '-32020'
+post modern-wrong-method 400 "$D" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/list' && has body '-32020'
+post modern-discover 200 "$D" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: server/discover' \
+    && has body '"supportedVersions":["2026-07-28"]' && has body '"resultType":"complete"'
+C='{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"list_gpus","arguments":{},'$META'}}'
+post modern-call-no-name 400 "$C" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' && has body '-32020'
+post modern-call 200 "$C" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: list_gpus' \
+    && has body '"resultType":"complete"'
+P='{"jsonrpc":"2.0","id":7,"method":"ping","params":{'$META'}}'
+post modern-ping-removed 404 "$P" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: ping' && has body '-32601'
+V='{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2031-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}'
+post modern-unsupported 400 "$V" -H 'MCP-Protocol-Version: 2031-01-01' -H 'Mcp-Method: tools/list' && has body '-32022'
+
+# ---- other paths and methods
+req get-endpoint 405 GET /mcp && has headers 'Allow: POST'
+req not-found 404 GET /other
+req agent-card 200 GET /.well-known/agent.json
+name=agent-card-matches-repo
+if ! python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(a!=b)' \
+    "$TMP/body" "$REPO/.well-known/agent.json"; then
+    echo "FAIL [$name]: .well-known/agent.json differs from what the server serves (regenerate it: see docs/mcp.md)"
+    fails=$((fails + 1))
+fi
+stop
+
+# ---- bearer token and --allow-host
+printf 'a-test-token-0123456789\n' >"$TMP/token"
+chmod 600 "$TMP/token"
+start --token-file "$TMP/token" --allow-host gpu-node.internal
+post no-token 401 "$INIT" && has headers 'WWW-Authenticate: Bearer'
+post wrong-token 401 "$INIT" -H 'Authorization: Bearer wrong-token-0123456789'
+post right-token 200 "$INIT" -H 'Authorization: Bearer a-test-token-0123456789'
+post allowed-host 200 "$INIT" -H 'Authorization: Bearer a-test-token-0123456789' -H 'Host: gpu-node.internal:8080'
+post still-evil 403 "$INIT" -H 'Authorization: Bearer a-test-token-0123456789' -H 'Host: evil.example.com'
+stop
+chmod 644 "$TMP/token"
+n=$((n + 1))
+if "$WT" mcp --http 127.0.0.1:0 --token-file "$TMP/token" 2>"$TMP/err"; then
+    echo "FAIL [token-file-mode]: a world-readable token file was accepted"
+    fails=$((fails + 1))
+fi
+
+echo "$((n - fails))/$n HTTP checks passed"
+[ "$fails" = 0 ]

@@ -1,0 +1,664 @@
+/* Unit tests of the MCP server: JSON-RPC framing (malformed frames, wrong
+ * types, oversized messages), both protocol eras (initialize negotiation,
+ * server/discover, resultType and caching fields, unsupported versions),
+ * the tools (unknown tools, out-of-range and unknown arguments, files
+ * confined to the configured directories, results with structuredContent,
+ * progress), and the stdio transport (one message per line, an oversized
+ * line, cancellation, end of input).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "mcp/jsonrpc.h"
+#include "mcp/server.h"
+#include "mcp/stdio.h"
+
+static char tmpdir[64];
+
+static struct wt_mcp_server *new_server(const char *trace_dir)
+{
+    static struct wt_mcp_server s;
+    struct wt_mcp_config cfg = {0};
+    static char logdir[128];
+    snprintf(logdir, sizeof(logdir), "%s/log", tmpdir);
+    cfg.backend = "synthetic";
+    cfg.log_dir = logdir;
+    cfg.trace_dir = trace_dir;
+    cfg.max_seconds = 300;
+    assert_int_equal(wt_mcp_server_init(&s, &cfg), 0);
+    return &s;
+}
+
+/* Handles one message given as text; returns the response (or NULL). */
+static json_t *ask_in(struct wt_mcp_server *s, struct wt_mcp_session *sess, const char *text,
+                      const struct wt_mcp_call *call)
+{
+    struct wt_rpc_msg m;
+    wt_rpc_parse(text, strlen(text), &m);
+    json_t *r = wt_mcp_handle(s, sess, &m, call);
+    wt_rpc_free(&m);
+    return r;
+}
+
+static json_t *ask(struct wt_mcp_server *s, const char *text)
+{
+    struct wt_mcp_session sess = {1, 1, "2025-11-25"};
+    return ask_in(s, &sess, text, NULL);
+}
+
+static int error_code(const json_t *r)
+{
+    json_t *e = json_object_get(r, "error");
+    assert_non_null(e);
+    return (int)json_integer_value(json_object_get(e, "code"));
+}
+
+static const char *error_message(const json_t *r)
+{
+    return json_string_value(json_object_get(json_object_get(r, "error"), "message"));
+}
+
+/* A tools/call of name with arguments (JSON text); returns the result. */
+static json_t *call_tool(struct wt_mcp_server *s, const char *name, const char *args,
+                         json_t **resp)
+{
+    char text[4096];
+    snprintf(text, sizeof(text),
+             "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\","
+             "\"arguments\":%s}}",
+             name, args);
+    *resp = ask(s, text);
+    assert_non_null(*resp);
+    json_t *res = json_object_get(*resp, "result");
+    assert_non_null(res);
+    return res;
+}
+
+static int is_error(const json_t *res)
+{
+    return json_is_true(json_object_get(res, "isError"));
+}
+
+static const char *result_text(const json_t *res)
+{
+    return json_string_value(json_object_get(json_array_get(json_object_get(res, "content"), 0),
+                                             "text"));
+}
+
+/* Asserts the call fails as a tool error whose text contains want. */
+static void tool_fails(struct wt_mcp_server *s, const char *name, const char *args,
+                       const char *want)
+{
+    json_t *resp;
+    json_t *res = call_tool(s, name, args, &resp);
+    if (!is_error(res) || !strstr(result_text(res), want)) {
+        print_error("%s %s: wanted an error with '%s', got %s\n", name, args, want,
+                    result_text(res));
+        fail();
+    }
+    json_decref(resp);
+}
+
+/* --- framing ----------------------------------------------------------------- */
+
+static void parse_kinds(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        enum wt_rpc_kind kind;
+        int code;
+    } cases[] = {
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", WT_RPC_REQUEST, 0},
+        {"{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"ping\",\"params\":{}}", WT_RPC_REQUEST,
+         0},
+        {"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", WT_RPC_NOTIFICATION,
+         0},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}", WT_RPC_RESPONSE, 0},
+        {"not json", WT_RPC_INVALID, WT_RPC_PARSE_ERROR},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"", WT_RPC_INVALID, WT_RPC_PARSE_ERROR},
+        {"", WT_RPC_INVALID, WT_RPC_PARSE_ERROR},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"id\":2,\"method\":\"ping\"}", WT_RPC_INVALID,
+         WT_RPC_PARSE_ERROR}, /* duplicate keys */
+        {"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", WT_RPC_INVALID,
+         WT_RPC_INVALID_REQUEST}, /* batches were removed */
+        {"42", WT_RPC_INVALID, WT_RPC_INVALID_REQUEST},
+        {"{\"id\":1,\"method\":\"ping\"}", WT_RPC_INVALID, WT_RPC_INVALID_REQUEST},
+        {"{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}", WT_RPC_INVALID,
+         WT_RPC_INVALID_REQUEST},
+        {"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", WT_RPC_INVALID,
+         WT_RPC_INVALID_REQUEST},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", WT_RPC_INVALID,
+         WT_RPC_INVALID_REQUEST},
+        {"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", WT_RPC_INVALID,
+         WT_RPC_INVALID_REQUEST},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":7}", WT_RPC_INVALID, WT_RPC_INVALID_REQUEST},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}", WT_RPC_INVALID,
+         WT_RPC_INVALID_REQUEST},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":[1]}", WT_RPC_INVALID,
+         WT_RPC_INVALID_PARAMS},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":3}", WT_RPC_INVALID,
+         WT_RPC_INVALID_REQUEST},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1}", WT_RPC_INVALID, WT_RPC_INVALID_REQUEST},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"extra\":1}", WT_RPC_INVALID,
+         WT_RPC_INVALID_REQUEST},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct wt_rpc_msg m;
+        wt_rpc_parse(cases[i].text, strlen(cases[i].text), &m);
+        if (m.kind != cases[i].kind || (cases[i].code && m.error_code != cases[i].code)) {
+            print_error("case %zu (%s): kind %d code %d\n", i, cases[i].text, m.kind,
+                        m.error_code);
+            fail();
+        }
+        wt_rpc_free(&m);
+    }
+}
+
+static void errors_keep_the_id(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    json_t *r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"method\":\"ping\",\"params\":[]}");
+    assert_int_equal(error_code(r), WT_RPC_INVALID_PARAMS);
+    assert_string_equal(json_string_value(json_object_get(r, "id")), "abc");
+    json_decref(r);
+    r = ask(s, "{bad");
+    assert_int_equal(error_code(r), WT_RPC_PARSE_ERROR);
+    assert_true(json_is_null(json_object_get(r, "id")));
+    json_decref(r);
+    /* notifications and responses get no answer */
+    assert_null(ask(s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\"}"));
+    assert_null(ask(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}"));
+    wt_mcp_server_free(s);
+}
+
+static void oversized_message(void **state)
+{
+    (void)state;
+    size_t n = WT_RPC_MAX_MESSAGE + 10;
+    char *big = malloc(n);
+    assert_non_null(big);
+    memset(big, ' ', n);
+    memcpy(big, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", 40);
+    struct wt_rpc_msg m;
+    wt_rpc_parse(big, n, &m);
+    assert_int_equal(m.kind, WT_RPC_INVALID);
+    assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
+    assert_non_null(strstr(m.error_message, "limit"));
+    wt_rpc_free(&m);
+    free(big);
+}
+
+static void dump_is_one_line(void **state)
+{
+    (void)state;
+    json_t *j = json_pack("{s:s}", "text", "line one\nline two");
+    char *s = wt_rpc_dump(j);
+    assert_null(strchr(s, '\n'));
+    free(s);
+    json_decref(j);
+}
+
+/* --- eras ---------------------------------------------------------------------- */
+
+static void legacy_initialize(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    static const char *const want[][2] = {{"2025-11-25", "2025-11-25"},
+                                          {"2025-06-18", "2025-06-18"},
+                                          {"2025-03-26", "2025-03-26"},
+                                          {"2024-11-05", "2025-11-25"},
+                                          {"2099-01-01", "2025-11-25"}};
+    for (size_t i = 0; i < 5; i++) {
+        char text[300];
+        snprintf(text, sizeof(text),
+                 "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
+                 "\"protocolVersion\":\"%s\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\","
+                 "\"version\":\"1\"}}}",
+                 want[i][0]);
+        struct wt_mcp_session sess = {0};
+        json_t *r = ask_in(s, &sess, text, NULL);
+        json_t *res = json_object_get(r, "result");
+        assert_string_equal(json_string_value(json_object_get(res, "protocolVersion")),
+                            want[i][1]);
+        assert_string_equal(sess.version, want[i][1]);
+        assert_non_null(json_object_get(json_object_get(res, "capabilities"), "tools"));
+        assert_string_equal(
+            json_string_value(json_object_get(json_object_get(res, "serverInfo"), "name")),
+            "workloadtruth");
+        json_decref(r);
+    }
+    json_t *r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}");
+    assert_int_equal(error_code(r), WT_RPC_INVALID_PARAMS);
+    json_decref(r);
+    r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+    assert_int_equal(json_object_size(json_object_get(r, "result")), 0);
+    json_decref(r);
+    r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/list\"}");
+    assert_int_equal(error_code(r), WT_RPC_METHOD_NOT_FOUND);
+    json_decref(r);
+    r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"cursor\":"
+               "\"x\"}}");
+    assert_int_equal(error_code(r), WT_RPC_INVALID_PARAMS);
+    json_decref(r);
+    wt_mcp_server_free(s);
+}
+
+#define MODERN_META                                                                            \
+    "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                    \
+    "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+static void modern_requests(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    json_t *r =
+        ask(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" MODERN_META
+               "}}");
+    json_t *res = json_object_get(r, "result");
+    assert_non_null(res);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(res, "supportedVersions"), 0)),
+                        "2026-07-28");
+    assert_string_equal(json_string_value(json_object_get(res, "resultType")), "complete");
+    assert_true(json_is_integer(json_object_get(res, "ttlMs")));
+    assert_non_null(json_object_get(res, "cacheScope"));
+    assert_non_null(json_object_get(json_object_get(res, "_meta"),
+                                    "io.modelcontextprotocol/serverInfo"));
+    json_decref(r);
+
+    r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{" MODERN_META
+               "}}");
+    res = json_object_get(r, "result");
+    assert_int_equal(json_array_size(json_object_get(res, "tools")), 6);
+    assert_string_equal(json_string_value(json_object_get(res, "resultType")), "complete");
+    assert_true(json_is_integer(json_object_get(res, "ttlMs")));
+    json_decref(r);
+
+    /* removed methods */
+    r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{" MODERN_META "}}");
+    assert_int_equal(error_code(r), WT_RPC_METHOD_NOT_FOUND);
+    json_decref(r);
+    /* an unsupported version names the supported ones */
+    r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
+               "\"io.modelcontextprotocol/protocolVersion\":\"2030-01-01\","
+               "\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
+    assert_int_equal(error_code(r), WT_RPC_UNSUPPORTED_VERSION);
+    json_t *data = json_object_get(json_object_get(r, "error"), "data");
+    assert_string_equal(json_string_value(json_object_get(data, "requested")), "2030-01-01");
+    assert_true(json_array_size(json_object_get(data, "supported")) >= 1);
+    json_decref(r);
+    /* client capabilities are required */
+    r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
+               "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}");
+    assert_int_equal(error_code(r), WT_RPC_INVALID_PARAMS);
+    json_decref(r);
+    /* a tool call carries resultType */
+    r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":"
+               "\"list_gpus\",\"arguments\":{}," MODERN_META "}}");
+    res = json_object_get(r, "result");
+    assert_string_equal(json_string_value(json_object_get(res, "resultType")), "complete");
+    assert_false(is_error(res));
+    json_decref(r);
+    wt_mcp_server_free(s);
+}
+
+static void tools_are_described(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    static const char *const names[] = {"classify_workload", "run_benchmark",
+                                        "verify_audit_log",  "list_gpus",
+                                        "check_declaration", "recent_classifications"};
+    json_t *r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    json_t *tools = json_object_get(json_object_get(r, "result"), "tools");
+    assert_int_equal(json_array_size(tools), 6);
+    for (size_t i = 0; i < 6; i++) {
+        json_t *t = json_array_get(tools, i);
+        assert_string_equal(json_string_value(json_object_get(t, "name")), names[i]);
+        assert_non_null(json_string_value(json_object_get(t, "description")));
+        assert_string_equal(
+            json_string_value(json_object_get(json_object_get(t, "inputSchema"), "type")),
+            "object");
+        assert_string_equal(
+            json_string_value(json_object_get(json_object_get(t, "outputSchema"), "type")),
+            "object");
+        json_t *ann = json_object_get(t, "annotations");
+        assert_true(json_is_boolean(json_object_get(ann, "readOnlyHint")));
+        assert_true(json_is_boolean(json_object_get(ann, "destructiveHint")));
+    }
+    /* classify_workload may write the audit log: not read-only */
+    assert_true(json_is_false(json_object_get(
+        json_object_get(json_array_get(tools, 0), "annotations"), "readOnlyHint")));
+    json_decref(r);
+    wt_mcp_server_free(s);
+}
+
+/* --- tools ------------------------------------------------------------------------- */
+
+static void unknown_tool_is_a_protocol_error(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    json_t *r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
+                       "\"name\":\"rm_rf\",\"arguments\":{}}}");
+    assert_int_equal(error_code(r), WT_RPC_INVALID_PARAMS);
+    assert_string_equal(error_message(r), "Unknown tool: rm_rf");
+    json_decref(r);
+    r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{}}");
+    assert_int_equal(error_code(r), WT_RPC_INVALID_PARAMS);
+    json_decref(r);
+    r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+               "\"list_gpus\",\"arguments\":[1]}}");
+    assert_int_equal(error_code(r), WT_RPC_INVALID_PARAMS);
+    json_decref(r);
+    wt_mcp_server_free(s);
+}
+
+static void bad_arguments_are_tool_errors(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    tool_fails(s, "classify_workload", "{\"samples\":1}", "'samples' must be from 2 to 3600");
+    tool_fails(s, "classify_workload", "{\"samples\":100000}", "'samples'");
+    tool_fails(s, "classify_workload", "{\"samples\":\"10\"}", "'samples' must be an integer");
+    tool_fails(s, "classify_workload", "{\"samples\":2.5}", "'samples' must be an integer");
+    tool_fails(s, "classify_workload", "{\"gpu_index\":-1}", "'gpu_index'");
+    tool_fails(s, "classify_workload", "{\"interval_seconds\":0}", "'interval_seconds'");
+    tool_fails(s, "classify_workload", "{\"interval_seconds\":\"1\"}", "'interval_seconds'");
+    tool_fails(s, "classify_workload", "{\"write_to_audit_log\":\"yes\"}",
+               "'write_to_audit_log' must be true or false");
+    tool_fails(s, "classify_workload", "{\"backend\":\"cuda\"}", "'backend' must be one of");
+    tool_fails(s, "classify_workload", "{\"declared\":\"mining\"}", "'declared' must be one of");
+    tool_fails(s, "classify_workload", "{\"profile\":\"nope\"}", "unknown profile");
+    tool_fails(s, "classify_workload", "{\"colour\":\"red\"}", "unknown argument 'colour'");
+    tool_fails(s, "classify_workload", "{\"backend\":\"replay\"}", "needs 'trace'");
+    tool_fails(s, "classify_workload", "{\"trace\":\"x.csv\"}", "start it with --trace-dir");
+    tool_fails(s, "classify_workload", "{\"backend\":\"nvml\",\"samples\":3600,"
+                                       "\"interval_seconds\":60}",
+               "at most 300 s per call");
+    tool_fails(s, "check_declaration", "{}", "'declared' is required");
+    tool_fails(s, "check_declaration", "{\"declared\":\"training\",\"windows\":21}",
+               "'windows'");
+    tool_fails(s, "check_declaration", "{\"declared\":\"training\",\"write_to_audit_log\":true}",
+               "unknown argument");
+    tool_fails(s, "run_benchmark", "{\"trials\":1001}", "'trials'");
+    tool_fails(s, "run_benchmark", "{\"suite\":\"sim\",\"trials\":21}", "'trials'");
+    tool_fails(s, "run_benchmark", "{\"suite\":\"sim\",\"window\":10}", "suite seed");
+    tool_fails(s, "run_benchmark", "{\"suite\":\"all\"}", "'suite'");
+    tool_fails(s, "run_benchmark", "{\"seed\":-1}", "'seed'");
+    tool_fails(s, "recent_classifications", "{\"limit\":0}", "'limit'");
+    tool_fails(s, "recent_classifications", "{\"limit\":101}", "'limit'");
+    tool_fails(s, "verify_audit_log", "{\"log_file\":7}", "'log_file'");
+    tool_fails(s, "verify_audit_log", "{}", "no audit log");
+    tool_fails(s, "list_gpus", "{\"gpu_index\":0}", "unknown argument");
+    wt_mcp_server_free(s);
+}
+
+static void files_stay_inside_their_directories(void **state)
+{
+    (void)state;
+    char traces[128], outside[160], cmd[400];
+    snprintf(traces, sizeof(traces), "%s/traces", tmpdir);
+    snprintf(outside, sizeof(outside), "%s/secret.csv", tmpdir);
+    assert_int_equal(mkdir(traces, 0700), 0);
+    FILE *f = fopen(outside, "w");
+    assert_non_null(f);
+    fputs("t_s,gpu,util_gpu_pct\n0,0,1\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "%s/traces/link.csv", tmpdir);
+    assert_int_equal(symlink(outside, cmd), 0);
+    struct wt_mcp_server *s = new_server(traces);
+    tool_fails(s, "classify_workload", "{\"trace\":\"../secret.csv\"}", "outside the directory");
+    tool_fails(s, "classify_workload", "{\"trace\":\"/etc/passwd\"}", "outside the directory");
+    tool_fails(s, "classify_workload", "{\"trace\":\"link.csv\"}", "outside the directory");
+    tool_fails(s, "classify_workload", "{\"trace\":\"missing.csv\"}", "No such file");
+    tool_fails(s, "classify_workload", "{\"trace\":\"-\"}", "No such file");
+    snprintf(cmd, sizeof(cmd), "%s/traces/sub", tmpdir);
+    assert_int_equal(mkdir(cmd, 0700), 0);
+    tool_fails(s, "classify_workload", "{\"trace\":\"sub\"}", "not a regular file");
+    tool_fails(s, "classify_workload", "{\"trace\":\".\"}", "outside the directory");
+    tool_fails(s, "list_gpus", "{\"trace\":\"../secret.csv\"}", "outside the directory");
+    tool_fails(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}",
+               "the server's directory");
+    snprintf(cmd, sizeof(cmd), "%s/log", tmpdir);
+    assert_int_equal(mkdir(cmd, 0700), 0);
+    tool_fails(s, "verify_audit_log", "{\"log_file\":\"../secret.csv\"}",
+               "outside the directory");
+    tool_fails(s, "verify_audit_log", "{\"log_file\":\"/etc/passwd\"}", "outside the directory");
+    wt_mcp_server_free(s);
+}
+
+static void classify_then_read_the_log(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    json_t *resp;
+    json_t *res = call_tool(s, "classify_workload",
+                            "{\"profile\":\"inference\",\"samples\":20,\"write_to_audit_log\":true,"
+                            "\"declared\":\"training\"}",
+                            &resp);
+    assert_false(is_error(res));
+    json_t *sc = json_object_get(res, "structuredContent");
+    assert_string_equal(json_string_value(json_object_get(sc, "workload_type")), "INFERENCE");
+    assert_int_equal(json_integer_value(json_object_get(sc, "sample_count")), 20);
+    assert_string_equal(json_string_value(json_object_get(sc, "verdict")), "MISMATCH");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(sc, "audit_log"), "seq")),
+                     1);
+    /* the text copy is the same JSON */
+    json_t *copy = json_loads(result_text(res), 0, NULL);
+    assert_true(json_equal(copy, sc));
+    json_decref(copy);
+    json_decref(resp);
+
+    res = call_tool(s, "verify_audit_log", "{}", &resp);
+    sc = json_object_get(res, "structuredContent");
+    assert_true(json_is_true(json_object_get(sc, "valid")));
+    assert_int_equal(json_integer_value(json_object_get(sc, "entries")), 2);
+    json_decref(resp);
+    res = call_tool(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}", &resp);
+    assert_true(json_is_true(json_object_get(json_object_get(res, "structuredContent"), "valid")));
+    json_decref(resp);
+
+    res = call_tool(s, "recent_classifications", "{\"limit\":5}", &resp);
+    json_t *list = json_object_get(json_object_get(res, "structuredContent"), "classifications");
+    assert_int_equal(json_array_size(list), 1);
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(list, 0), "workload_type")),
+        "INFERENCE");
+    json_decref(resp);
+    res = call_tool(s, "recent_classifications", "{\"gpu_index\":3}", &resp);
+    list = json_object_get(json_object_get(res, "structuredContent"), "classifications");
+    assert_int_equal(json_array_size(list), 0);
+    json_decref(resp);
+
+    res = call_tool(s, "check_declaration",
+                    "{\"backend\":\"synthetic\",\"profile\":\"training\",\"declared\":"
+                    "\"training\",\"windows\":3}",
+                    &resp);
+    sc = json_object_get(res, "structuredContent");
+    assert_string_equal(json_string_value(json_object_get(sc, "verdict")), "MATCH");
+    assert_int_equal(json_array_size(json_object_get(sc, "window_types")), 3);
+    json_decref(resp);
+
+    res = call_tool(s, "run_benchmark", "{\"trials\":3,\"window\":10,\"seed\":1}", &resp);
+    assert_false(is_error(res));
+    assert_non_null(json_object_get(json_object_get(res, "structuredContent"), "clean_accuracy"));
+    json_decref(resp);
+    wt_mcp_server_free(s);
+}
+
+struct collected {
+    double progress[16];
+    int n;
+};
+
+static void collect(void *ctx, json_t *n)
+{
+    struct collected *c = ctx;
+    json_t *p = json_object_get(n, "params");
+    assert_string_equal(json_string_value(json_object_get(n, "method")),
+                        "notifications/progress");
+    assert_string_equal(json_string_value(json_object_get(p, "progressToken")), "tok");
+    if (c->n < 16)
+        c->progress[c->n++] = json_number_value(json_object_get(p, "progress"));
+    json_decref(n);
+}
+
+static void progress_increases(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    struct collected c = {{0}, 0};
+    struct wt_mcp_call call = {collect, &c, NULL};
+    struct wt_mcp_session sess = {1, 1, "2025-11-25"};
+    json_t *r = ask_in(s, &sess,
+                       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
+                       "\"name\":\"check_declaration\",\"arguments\":{\"declared\":\"idle\"},"
+                       "\"_meta\":{\"progressToken\":\"tok\"}}}",
+                       &call);
+    assert_false(is_error(json_object_get(r, "result")));
+    assert_true(c.n >= 3);
+    for (int i = 1; i < c.n; i++)
+        assert_true(c.progress[i] > c.progress[i - 1]);
+    json_decref(r);
+    /* no token, no notifications */
+    c.n = 0;
+    r = ask_in(s, &sess,
+               "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+               "\"classify_workload\",\"arguments\":{}}}",
+               &call);
+    assert_int_equal(c.n, 0);
+    json_decref(r);
+    wt_mcp_server_free(s);
+}
+
+/* --- stdio ------------------------------------------------------------------------------ */
+
+struct served {
+    struct wt_mcp_server *s;
+    int in, out;
+};
+
+static void *serve(void *arg)
+{
+    struct served *x = arg;
+    wt_mcp_serve_stdio(x->s, x->in, x->out);
+    close(x->out);
+    return NULL;
+}
+
+static void write_all(int fd, const char *buf, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, buf, n);
+        assert_true(k > 0);
+        buf += k;
+        n -= (size_t)k;
+    }
+}
+
+static void stdio_transport(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    int to[2], from[2];
+    assert_int_equal(pipe(to), 0);
+    assert_int_equal(pipe(from), 0);
+    struct served x = {s, to[0], from[1]};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, serve, &x), 0);
+    FILE *rd = fdopen(from[0], "r");
+    assert_non_null(rd);
+    /* one request per line, CRLF and blank lines tolerated */
+    const char *a = "\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n  \n";
+    write_all(to[1], a, strlen(a));
+    char *line = NULL;
+    size_t cap = 0;
+    assert_true(getline(&line, &cap, rd) > 0);
+    assert_string_equal(line, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+    /* an oversized line is answered with an error, and the next one still works */
+    size_t n = WT_RPC_MAX_MESSAGE + 100;
+    char *big = malloc(n + 1);
+    assert_non_null(big);
+    memset(big, 'x', n);
+    big[n] = '\n';
+    write_all(to[1], big, n + 1);
+    free(big);
+    assert_true(getline(&line, &cap, rd) > 0);
+    json_t *r = json_loads(line, 0, NULL);
+    assert_int_equal(error_code(r), WT_RPC_INVALID_REQUEST);
+    json_decref(r);
+    /* a request cancelled before it runs gets no response; the next one does */
+    const char *b =
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"run_benchmark\",\"arguments\":{\"trials\":1000}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"run_benchmark\",\"arguments\":{\"trials\":200}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
+        "3,\"reason\":\"test\"}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
+    write_all(to[1], b, strlen(b));
+    int seen2 = 0, seen3 = 0, seen4 = 0;
+    while (!seen4 && getline(&line, &cap, rd) > 0) {
+        r = json_loads(line, 0, NULL);
+        json_int_t id = json_integer_value(json_object_get(r, "id"));
+        seen2 |= id == 2;
+        seen3 |= id == 3;
+        seen4 |= id == 4;
+        json_decref(r);
+    }
+    assert_true(seen2);
+    assert_false(seen3);
+    assert_true(seen4);
+    /* end of input ends the server */
+    close(to[1]);
+    assert_int_equal(getline(&line, &cap, rd), -1);
+    pthread_join(th, NULL);
+    free(line);
+    fclose(rd);
+    close(to[0]);
+    wt_mcp_server_free(s);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof(tmpdir), "/tmp/wt_mcp_XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parse_kinds),
+        cmocka_unit_test(errors_keep_the_id),
+        cmocka_unit_test(oversized_message),
+        cmocka_unit_test(dump_is_one_line),
+        cmocka_unit_test(legacy_initialize),
+        cmocka_unit_test(modern_requests),
+        cmocka_unit_test(tools_are_described),
+        cmocka_unit_test(unknown_tool_is_a_protocol_error),
+        cmocka_unit_test(bad_arguments_are_tool_errors),
+        cmocka_unit_test(files_stay_inside_their_directories),
+        cmocka_unit_test(classify_then_read_the_log),
+        cmocka_unit_test(progress_increases),
+        cmocka_unit_test(stdio_transport),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
