@@ -65,8 +65,7 @@ static const char *error_message(const json_t *r)
 }
 
 /* A tools/call of name with arguments (JSON text); returns the result. */
-static json_t *call_tool(struct wt_mcp_server *s, const char *name, const char *args,
-                         json_t **resp)
+static json_t *call_tool(struct wt_mcp_server *s, const char *name, const char *args, json_t **resp)
 {
     char text[4096];
     snprintf(text, sizeof(text),
@@ -87,8 +86,8 @@ static int is_error(const json_t *res)
 
 static const char *result_text(const json_t *res)
 {
-    return json_string_value(json_object_get(json_array_get(json_object_get(res, "content"), 0),
-                                             "text"));
+    return json_string_value(
+        json_object_get(json_array_get(json_object_get(res, "content"), 0), "text"));
 }
 
 /* Asserts the call fails as a tool error whose text contains want. */
@@ -116,10 +115,8 @@ static void parse_kinds(void **state)
         int code;
     } cases[] = {
         {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", WT_RPC_REQUEST, 0},
-        {"{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"ping\",\"params\":{}}", WT_RPC_REQUEST,
-         0},
-        {"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", WT_RPC_NOTIFICATION,
-         0},
+        {"{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"ping\",\"params\":{}}", WT_RPC_REQUEST, 0},
+        {"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", WT_RPC_NOTIFICATION, 0},
         {"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}", WT_RPC_RESPONSE, 0},
         {"not json", WT_RPC_INVALID, WT_RPC_PARSE_ERROR},
         {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"", WT_RPC_INVALID, WT_RPC_PARSE_ERROR},
@@ -139,8 +136,7 @@ static void parse_kinds(void **state)
         {"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", WT_RPC_INVALID,
          WT_RPC_INVALID_REQUEST},
         {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":7}", WT_RPC_INVALID, WT_RPC_INVALID_REQUEST},
-        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}", WT_RPC_INVALID,
-         WT_RPC_INVALID_REQUEST},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}", WT_RPC_INVALID, WT_RPC_INVALID_REQUEST},
         {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":[1]}", WT_RPC_INVALID,
          WT_RPC_INVALID_PARAMS},
         {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":3}", WT_RPC_INVALID,
@@ -153,8 +149,7 @@ static void parse_kinds(void **state)
         struct wt_rpc_msg m;
         wt_rpc_parse(cases[i].text, strlen(cases[i].text), &m);
         if (m.kind != cases[i].kind || (cases[i].code && m.error_code != cases[i].code)) {
-            print_error("case %zu (%s): kind %d code %d\n", i, cases[i].text, m.kind,
-                        m.error_code);
+            print_error("case %zu (%s): kind %d code %d\n", i, cases[i].text, m.kind, m.error_code);
             fail();
         }
         wt_rpc_free(&m);
@@ -227,8 +222,7 @@ static void legacy_initialize(void **state)
         struct wt_mcp_session sess = {0};
         json_t *r = ask_in(s, &sess, text, NULL);
         json_t *res = json_object_get(r, "result");
-        assert_string_equal(json_string_value(json_object_get(res, "protocolVersion")),
-                            want[i][1]);
+        assert_string_equal(json_string_value(json_object_get(res, "protocolVersion")), want[i][1]);
         assert_string_equal(sess.version, want[i][1]);
         assert_non_null(json_object_get(json_object_get(res, "capabilities"), "tools"));
         assert_string_equal(
@@ -252,26 +246,27 @@ static void legacy_initialize(void **state)
     wt_mcp_server_free(s);
 }
 
-#define MODERN_META                                                                            \
-    "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                    \
+#define MODERN_META                                                                                \
+    "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                       \
     "\"io.modelcontextprotocol/clientCapabilities\":{}}"
 
 static void modern_requests(void **state)
 {
     (void)state;
     struct wt_mcp_server *s = new_server(NULL);
-    json_t *r =
-        ask(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" MODERN_META
-               "}}");
+    json_t *r = ask(
+        s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" MODERN_META
+           "}}");
     json_t *res = json_object_get(r, "result");
     assert_non_null(res);
-    assert_string_equal(json_string_value(json_array_get(json_object_get(res, "supportedVersions"), 0)),
-                        "2026-07-28");
+    assert_string_equal(
+        json_string_value(json_array_get(json_object_get(res, "supportedVersions"), 0)),
+        "2026-07-28");
     assert_string_equal(json_string_value(json_object_get(res, "resultType")), "complete");
     assert_true(json_is_integer(json_object_get(res, "ttlMs")));
     assert_non_null(json_object_get(res, "cacheScope"));
-    assert_non_null(json_object_get(json_object_get(res, "_meta"),
-                                    "io.modelcontextprotocol/serverInfo"));
+    assert_non_null(
+        json_object_get(json_object_get(res, "_meta"), "io.modelcontextprotocol/serverInfo"));
     json_decref(r);
 
     r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{" MODERN_META
@@ -335,8 +330,8 @@ static void tools_are_described(void **state)
         assert_true(json_is_boolean(json_object_get(ann, "destructiveHint")));
     }
     /* classify_workload may write the audit log: not read-only */
-    assert_true(json_is_false(json_object_get(
-        json_object_get(json_array_get(tools, 0), "annotations"), "readOnlyHint")));
+    assert_true(json_is_false(
+        json_object_get(json_object_get(json_array_get(tools, 0), "annotations"), "readOnlyHint")));
     json_decref(r);
     wt_mcp_server_free(s);
 }
@@ -366,7 +361,7 @@ static void bad_arguments_are_tool_errors(void **state)
 {
     (void)state;
     struct wt_mcp_server *s = new_server(NULL);
-    tool_fails(s, "classify_workload", "{\"samples\":1}", "'samples' must be from 2 to 3600");
+    tool_fails(s, "classify_workload", "{\"samples\":4}", "'samples' must be from 5 to 3600");
     tool_fails(s, "classify_workload", "{\"samples\":100000}", "'samples'");
     tool_fails(s, "classify_workload", "{\"samples\":\"10\"}", "'samples' must be an integer");
     tool_fails(s, "classify_workload", "{\"samples\":2.5}", "'samples' must be an integer");
@@ -381,12 +376,12 @@ static void bad_arguments_are_tool_errors(void **state)
     tool_fails(s, "classify_workload", "{\"colour\":\"red\"}", "unknown argument 'colour'");
     tool_fails(s, "classify_workload", "{\"backend\":\"replay\"}", "needs 'trace'");
     tool_fails(s, "classify_workload", "{\"trace\":\"x.csv\"}", "start it with --trace-dir");
-    tool_fails(s, "classify_workload", "{\"backend\":\"nvml\",\"samples\":3600,"
-                                       "\"interval_seconds\":60}",
+    tool_fails(s, "classify_workload",
+               "{\"backend\":\"nvml\",\"samples\":3600,"
+               "\"interval_seconds\":60}",
                "at most 300 s per call");
     tool_fails(s, "check_declaration", "{}", "'declared' is required");
-    tool_fails(s, "check_declaration", "{\"declared\":\"training\",\"windows\":21}",
-               "'windows'");
+    tool_fails(s, "check_declaration", "{\"declared\":\"training\",\"windows\":21}", "'windows'");
     tool_fails(s, "check_declaration", "{\"declared\":\"training\",\"write_to_audit_log\":true}",
                "unknown argument");
     tool_fails(s, "run_benchmark", "{\"trials\":1001}", "'trials'");
@@ -398,6 +393,16 @@ static void bad_arguments_are_tool_errors(void **state)
     tool_fails(s, "recent_classifications", "{\"limit\":101}", "'limit'");
     tool_fails(s, "verify_audit_log", "{\"log_file\":7}", "'log_file'");
     tool_fails(s, "verify_audit_log", "{}", "no audit log");
+    tool_fails(s, "run_benchmark", "{\"window\":4}", "'window'");
+    /* null means the default */
+    json_t *resp;
+    json_t *res =
+        call_tool(s, "run_benchmark", "{\"suite\":\"sim\",\"window\":null,\"trials\":1}", &resp);
+    assert_false(is_error(res));
+    json_decref(resp);
+    res = call_tool(s, "list_gpus", "{\"profile\":null,\"backend\":null}", &resp);
+    assert_false(is_error(res));
+    json_decref(resp);
     tool_fails(s, "list_gpus", "{\"gpu_index\":0}", "unknown argument");
     wt_mcp_server_free(s);
 }
@@ -407,9 +412,12 @@ static void files_stay_inside_their_directories(void **state)
     (void)state;
     char traces[128], outside[160], cmd[400];
     snprintf(traces, sizeof(traces), "%s/traces", tmpdir);
-    snprintf(outside, sizeof(outside), "%s/secret.csv", tmpdir);
+    snprintf(outside, sizeof(outside), "%s/secret.jsonl", tmpdir);
     assert_int_equal(mkdir(traces, 0700), 0);
     FILE *f = fopen(outside, "w");
+    fclose(f);
+    snprintf(outside, sizeof(outside), "%s/secret.csv", tmpdir);
+    f = fopen(outside, "w");
     assert_non_null(f);
     fputs("t_s,gpu,util_gpu_pct\n0,0,1\n", f);
     fclose(f);
@@ -426,13 +434,14 @@ static void files_stay_inside_their_directories(void **state)
     tool_fails(s, "classify_workload", "{\"trace\":\"sub\"}", "not a regular file");
     tool_fails(s, "classify_workload", "{\"trace\":\".\"}", "outside the directory");
     tool_fails(s, "list_gpus", "{\"trace\":\"../secret.csv\"}", "outside the directory");
-    tool_fails(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}",
-               "the server's directory");
+    tool_fails(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}", "the server's directory");
     snprintf(cmd, sizeof(cmd), "%s/log", tmpdir);
     assert_int_equal(mkdir(cmd, 0700), 0);
-    tool_fails(s, "verify_audit_log", "{\"log_file\":\"../secret.csv\"}",
+    tool_fails(s, "verify_audit_log", "{\"log_file\":\"../secret.jsonl\"}",
                "outside the directory");
-    tool_fails(s, "verify_audit_log", "{\"log_file\":\"/etc/passwd\"}", "outside the directory");
+    tool_fails(s, "verify_audit_log", "{\"log_file\":\"log.key\"}", "must name a .jsonl");
+    tool_fails(s, "verify_audit_log", "{\"log_file\":\"/etc/passwd\"}", "must name a .jsonl");
+    tool_fails(s, "verify_audit_log", "{\"log_file\":\"/tmp/../etc/x.jsonl\"}", "No such file");
     wt_mcp_server_free(s);
 }
 
@@ -471,8 +480,7 @@ static void classify_then_read_the_log(void **state)
     json_t *list = json_object_get(json_object_get(res, "structuredContent"), "classifications");
     assert_int_equal(json_array_size(list), 1);
     assert_string_equal(
-        json_string_value(json_object_get(json_array_get(list, 0), "workload_type")),
-        "INFERENCE");
+        json_string_value(json_object_get(json_array_get(list, 0), "workload_type")), "INFERENCE");
     json_decref(resp);
     res = call_tool(s, "recent_classifications", "{\"gpu_index\":3}", &resp);
     list = json_object_get(json_object_get(res, "structuredContent"), "classifications");
@@ -504,8 +512,7 @@ static void collect(void *ctx, json_t *n)
 {
     struct collected *c = ctx;
     json_t *p = json_object_get(n, "params");
-    assert_string_equal(json_string_value(json_object_get(n, "method")),
-                        "notifications/progress");
+    assert_string_equal(json_string_value(json_object_get(n, "method")), "notifications/progress");
     assert_string_equal(json_string_value(json_object_get(p, "progressToken")), "tok");
     if (c->n < 16)
         c->progress[c->n++] = json_number_value(json_object_get(p, "progress"));
@@ -528,6 +535,16 @@ static void progress_increases(void **state)
     assert_true(c.n >= 3);
     for (int i = 1; i < c.n; i++)
         assert_true(c.progress[i] > c.progress[i - 1]);
+    json_decref(r);
+    /* a cancelled call says so (the stdio and HTTP transports then drop it) */
+    volatile sig_atomic_t cancel = 1;
+    struct wt_mcp_call cancelled = {NULL, NULL, &cancel};
+    r = ask_in(s, &sess,
+               "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+               "\"classify_workload\",\"arguments\":{}}}",
+               &cancelled);
+    assert_true(is_error(json_object_get(r, "result")));
+    assert_string_equal(result_text(json_object_get(r, "result")), "cancelled");
     json_decref(r);
     /* no token, no notifications */
     c.n = 0;

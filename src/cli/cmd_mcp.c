@@ -63,6 +63,11 @@ static int read_token(const char *path, char *out, size_t cap)
         if (!fgets(out, (int)cap, f))
             out[0] = '\0';
         fclose(f);
+        if (strlen(out) == cap - 1 && out[cap - 2] != '\n') {
+            fprintf(stderr, PROG ": --token-file %s: the token is longer than %zu bytes\n", path,
+                    cap - 2);
+            return -1;
+        }
         out[strcspn(out, "\r\n")] = '\0';
     }
     size_t n = strlen(out);
@@ -80,13 +85,13 @@ static int read_token(const char *path, char *out, size_t cap)
 
 int wt_cmd_mcp(int argc, char **argv)
 {
-    static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
+    static const char *const backends[] = {"auto", "nvml", "synthetic", NULL};
     const char *backend = "auto", *log_dir = NULL, *trace_dir = NULL, *http = NULL;
     const char *token_file = NULL, *nvml_lib = NULL, *allow = NULL;
     double max_seconds = 300;
     /* clang-format off */
     struct wt_opt opts[] = {
-        {"--backend", WT_OPT_CHOICE, &backend, "B", "the tools' default telemetry source: auto (default: nvml when a driver is present), nvml, synthetic, replay", 0, 0, backends, false},
+        {"--backend", WT_OPT_CHOICE, &backend, "B", "the tools' default telemetry source: auto (default: nvml when a driver is present), nvml, synthetic (traces: --trace-dir)", 0, 0, backends, false},
         {"--log-dir", WT_OPT_STRING, &log_dir, "DIR", "audit log directory the tools read and write (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR ")", 0, 0, NULL, false},
         {"--trace-dir", WT_OPT_STRING, &trace_dir, "DIR", "directory of trace files the tools may replay (default: none)", 0, 0, NULL, false},
         {"--max-seconds", WT_OPT_DOUBLE, &max_seconds, "S", "longest live sampling one tool call may ask for (default 300)", 1, 3600, NULL, false},
@@ -118,11 +123,6 @@ int wt_cmd_mcp(int argc, char **argv)
     }
     if (nvml_lib && strcmp(backend, "nvml") && strcmp(backend, "auto")) {
         fprintf(stderr, PROG ": --nvml-lib goes with --backend nvml or auto (see --help)\n");
-        return WT_EXIT_USAGE;
-    }
-    if (!strcmp(backend, "replay")) {
-        fprintf(stderr, PROG ": --backend replay needs a trace per call; give --trace-dir and "
-                             "pass 'trace' to the tools instead (see --help)\n");
         return WT_EXIT_USAGE;
     }
     struct wt_log_paths lp;

@@ -35,6 +35,7 @@
 #include "telemetry/source.h"
 
 /* Bounds of the tools' arguments. */
+#define MIN_SAMPLES 5 /* the physics classifier needs at least 5 */
 #define MAX_SAMPLES 3600
 #define MAX_WINDOWS 20
 #define MAX_SEED_TRIALS 1000
@@ -54,7 +55,7 @@ static const char classify_input[] =
     "\"profile\":{\"type\":\"string\",\"description\":\"synthetic profile: training, "
     "inference, idle or a simulator profile (default training)\"},"
     "\"gpu_index\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1023,\"default\":0},"
-    "\"samples\":{\"type\":\"integer\",\"minimum\":2,\"maximum\":3600,\"default\":10,"
+    "\"samples\":{\"type\":\"integer\",\"minimum\":5,\"maximum\":3600,\"default\":10,"
     "\"description\":\"samples per window\"},"
     "\"interval_seconds\":{\"type\":\"number\",\"minimum\":0.01,\"maximum\":60,\"default\":1,"
     "\"description\":\"seconds between live samples\"},"
@@ -92,7 +93,7 @@ static const char benchmark_input[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
     "\"trials\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"description\":\"windows "
     "per cell (default 50 for suite seed, 5 for sim and evasion; at most 20 for those)\"},"
-    "\"window\":{\"type\":\"integer\",\"minimum\":2,\"maximum\":600,\"default\":30,"
+    "\"window\":{\"type\":\"integer\",\"minimum\":5,\"maximum\":600,\"default\":30,"
     "\"description\":\"suite seed: samples per window\"},"
     "\"suite\":{\"type\":\"string\",\"enum\":[\"seed\",\"sim\",\"evasion\"],\"default\":"
     "\"seed\"},"
@@ -254,7 +255,10 @@ static json_t *tool_error(const char *fmt, ...)
 struct args {
     json_t *obj;
     char err[400];
+    int not_args; /* the problem is not in the arguments (no log yet) */
 };
+
+#define ARGS_ERROR(a) tool_error("%s%s", (a)->not_args ? "" : "Invalid arguments: ", (a)->err)
 
 static int arg_fail(struct args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int arg_fail(struct args *a, const char *fmt, ...)
@@ -266,6 +270,13 @@ static int arg_fail(struct args *a, const char *fmt, ...)
     vsnprintf(a->err, sizeof(a->err), fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/* An argument given with a value (null means "the default"). */
+static int given(const struct args *a, const char *name)
+{
+    json_t *v = json_object_get(a->obj, name);
+    return v && !json_is_null(v);
 }
 
 /* Every key of the arguments must be one of the tool's properties. */
@@ -416,48 +427,6 @@ static void run_progress(void *ctx, size_t done, size_t total)
     progress_send(ctx, 0.5 + (double)done, 0.5 + (double)total + 0.5, m);
 }
 
-/* --- the audit log --------------------------------------------------------- */
-
-static int log_append_result(struct wt_mcp_server *s, const struct wt_run_outcome *run,
-                             const char *source, json_t **out, struct wt_err *err)
-{
-    struct wt_log_paths p;
-    struct wt_log *l = NULL;
-    struct wt_log_recovery rec;
-    uint64_t seq = 0;
-    int rc;
-    struct stat st;
-    if ((rc = wt_log_paths_dir(&p, s->cfg.log_dir, err)) != WT_OK)
-        return rc;
-    if (stat(p.log, &st) != 0 && errno == ENOENT) {
-        char vkey[256];
-        if ((rc = wt_log_init(&p, NULL, NULL, NULL, vkey, sizeof(vkey), err)) != WT_OK)
-            return rc;
-        fprintf(stderr, "workloadtruth mcp: created the audit log in %s; verifier key: %s\n", p.dir,
-                vkey);
-    }
-    if ((rc = wt_log_open(&l, &p, NULL, &rec, err)) != WT_OK)
-        return rc;
-    const struct wt_result *r = &run->job;
-    json_t *f = wt_json_class_record(r, &run->info, source, NULL, r->sample_count,
-                                     r->classifier ? r->classifier : wt_classifier_default(), "");
-    if (!f) {
-        rc = wt_errf(err, WT_ENOMEM, "out of memory");
-        goto out;
-    }
-    rc = wt_log_append(l, WT_ENTRY_CLASS, f, &seq, err);
-    json_decref(f);
-    if (rc != WT_OK)
-        goto out;
-    if ((rc = wt_log_publish(l, err)) != WT_OK)
-        goto out;
-    *out = json_pack("{s:s,s:I,s:I}", "log", p.log, "seq", (json_int_t)seq, "size",
-                     (json_int_t)wt_log_size(l));
-out:
-    wt_log_close(l);
-    return rc;
-}
-
 /* --- classify_workload and check_declaration ------------------------------ */
 
 static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
@@ -478,10 +447,10 @@ static int source_args(struct wt_mcp_server *s, struct args *a, struct source_ar
         return -1;
     /* a profile without a backend means the synthetic source (the Python
      * tool's classify_workload takes a profile and no driver) */
-    if (json_object_get(a->obj, "profile") && !json_object_get(a->obj, "backend"))
+    if (given(a, "profile") && !given(a, "backend"))
         sa->backend = "synthetic";
     if (sa->trace) {
-        if (json_object_get(a->obj, "backend") && strcmp(sa->backend, "replay"))
+        if (given(a, "backend") && strcmp(sa->backend, "replay"))
             return arg_fail(a, "'trace' needs backend replay, not '%s'", sa->backend);
         sa->backend = "replay";
         if (confined_file(a, "trace", s->cfg.trace_dir, sa->trace, sa->trace_path))
@@ -490,7 +459,7 @@ static int source_args(struct wt_mcp_server *s, struct args *a, struct source_ar
         return arg_fail(a, "backend replay needs 'trace' (a file inside the server's "
                            "--trace-dir)");
     }
-    if (json_object_get(a->obj, "profile") && strcmp(sa->backend, "synthetic"))
+    if (given(a, "profile") && strcmp(sa->backend, "synthetic"))
         return arg_fail(a, "'profile' goes with backend synthetic");
     if (!strcmp(sa->backend, "synthetic") && !wt_synth_profile_find(sa->profile) &&
         !wt_sim_profile_find(sa->profile))
@@ -512,7 +481,7 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     const char *declared_s;
     source_args(s, a, &sa);
     arg_int(a, "gpu_index", 0, 0, WT_MAX_GPUS - 1, &gpu);
-    arg_int(a, "samples", 10, 2, MAX_SAMPLES, &samples);
+    arg_int(a, "samples", 10, MIN_SAMPLES, MAX_SAMPLES, &samples);
     arg_num(a, "interval_seconds", 1.0, 0.01, 60, &interval);
     arg_str(a, "declared", NULL, classes, &declared_s);
     if (declaration)
@@ -551,7 +520,8 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     progress_send(pg, 0.5, (double)windows + 1, "sampling");
     int rc = wt_run_classify(&rq, &run, &err);
     json_t *out = NULL;
-    if (rc == WT_DONE && call->cancel && *call->cancel) {
+    if (call->cancel && *call->cancel) {
+        /* a cancelled live source ends early: whatever rc says, it was the cancel */
         wt_run_free(&run);
         return tool_error("cancelled");
     }
@@ -585,13 +555,15 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     if (write_log) {
         char source[PATH_MAX + 32];
         json_t *where = NULL;
-        if (sa.trace)
-            snprintf(source, sizeof(source), "replay:%.200s", sa.trace);
-        else if (!strcmp(sa.backend, "synthetic"))
+        if (sa.trace) {
+            const char *b = strrchr(sa.trace_path, '/');
+            snprintf(source, sizeof(source), "replay:%.200s", b ? b + 1 : sa.trace_path);
+        } else if (!strcmp(sa.backend, "synthetic"))
             snprintf(source, sizeof(source), "synthetic:%.100s", sa.profile);
         else
             snprintf(source, sizeof(source), "nvml");
-        if (log_append_result(s, &run, source, &where, &err) != WT_OK) {
+        struct wt_run_log_opts lo = {source, NULL, 0, "workloadtruth mcp"};
+        if (wt_run_log_result(&run, s->cfg.log_dir, &lo, &where, &err) != WT_OK) {
             json_decref(res);
             wt_run_free(&run);
             return tool_error("classified %s, but could not append to the audit log: %s",
@@ -631,9 +603,9 @@ static json_t *benchmark_tool(struct args *a, struct progress *pg)
     arg_str(a, "suite", "seed", suites, &suite);
     int is_seed = !a->err[0] && !strcmp(suite, "seed");
     arg_int(a, "trials", is_seed ? 50 : 5, 1, is_seed ? MAX_SEED_TRIALS : MAX_SIM_TRIALS, &trials);
-    arg_int(a, "window", 30, 2, MAX_BENCH_WINDOW, &window);
+    arg_int(a, "window", 30, MIN_SAMPLES, MAX_BENCH_WINDOW, &window);
     arg_int(a, "seed", 0, 0, 4294967295LL, &seed);
-    if (!a->err[0] && !is_seed && json_object_get(a->obj, "window"))
+    if (!a->err[0] && !is_seed && given(a, "window"))
         arg_fail(a, "'window' (samples) is for suite seed; sim and evasion use 30 s windows");
     if (a->err[0])
         return tool_error("Invalid arguments: %s", a->err);
@@ -670,13 +642,18 @@ static int log_target(struct wt_mcp_server *s, struct args *a, struct wt_log_pat
     if (wt_log_paths_dir(p, s->cfg.log_dir, &err) != WT_OK)
         return arg_fail(a, "%s", err.msg);
     if (!file) {
-        if (access(p->log, F_OK) != 0)
+        if (access(p->log, F_OK) != 0) {
+            a->not_args = 1;
             return arg_fail(a,
                             "no audit log at %s (start `workloadtruth watch --log-dir %s`, "
                             "or classify_workload with write_to_audit_log)",
                             p->log, s->cfg.log_dir);
+        }
         return 0;
     }
+    size_t fl = strlen(file);
+    if (fl < 6 || strcmp(file + fl - 6, ".jsonl") != 0)
+        return arg_fail(a, "'log_file' must name a .jsonl audit log in the server's log directory");
     if (confined_file(a, "log_file", s->cfg.log_dir, file, path))
         return -1;
     char dirlog[PATH_MAX];
@@ -691,7 +668,7 @@ static json_t *verify_tool(struct wt_mcp_server *s, struct args *a)
 {
     struct wt_log_paths p;
     if (log_target(s, a, &p))
-        return tool_error("Invalid arguments: %s", a->err);
+        return ARGS_ERROR(a);
     struct wt_verify_report *r = calloc(1, sizeof(*r));
     if (!r)
         return tool_error("out of memory");
@@ -716,7 +693,7 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
     arg_int(a, "limit", 20, 1, MAX_RECENT, &limit);
     arg_int(a, "gpu_index", -1, 0, WT_MAX_GPUS - 1, &gpu);
     if (a->err[0] || log_target(s, a, &p))
-        return tool_error("Invalid arguments: %s", a->err);
+        return ARGS_ERROR(a);
     struct wt_verify_report *r = calloc(1, sizeof(*r));
     char *buf = NULL;
     json_t *list = NULL, *out = NULL;
