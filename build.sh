@@ -35,7 +35,7 @@ need_packages() {
 }
 
 BUILD_PKGS="gcc make cmake pkg-config libc6-dev libjansson-dev libsodium-dev libmicrohttpd-dev"
-TEST_PKGS="libcmocka-dev clang libclang-rt-14-dev python3 fiu-utils curl"
+TEST_PKGS="libcmocka-dev clang libclang-rt-14-dev python3 fiu-utils curl prometheus"
 
 configure_build() { # DIR [cmake args...]
     dir=$1

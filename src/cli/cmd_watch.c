@@ -28,18 +28,30 @@
 
 #include "audit/log.h"
 #include "classify/classifier.h"
+#include "classify/declared.h"
 #include "classify/model.h"
+#include "classify/verdict.h"
 #include "cli/audit_common.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "export/exporter.h"
+#include "export/metrics.h"
 #include "output/output.h"
 #include "telemetry/source.h"
 
 #define MAX_WINDOW 100000
 #define QUEUE_MAX 10000
+#define MAX_PROCS 64
 #define REOPEN_TRIES_AT_EXIT 3 /* after the stop: attempts in a row that write nothing */
 
 static volatile sig_atomic_t stop_flag;
+static volatile sig_atomic_t healthy_flag; /* for /healthz: GPUs watched, log writable */
+
+static int healthy(void *ctx)
+{
+    (void)ctx;
+    return healthy_flag;
+}
 
 static void on_signal(int sig)
 {
@@ -99,7 +111,19 @@ struct writer {
     int gave_up;
     int unsealed; /* everything was written but the final seal was not */
     char failed_list[128];
+    struct wt_metrics *metrics; /* NULL: no exporter */
 };
+
+/* Tells the exporter what the writer did (takes mu). */
+static void report_metrics(struct writer *w, int checkpointed)
+{
+    if (!w->metrics)
+        return;
+    pthread_mutex_lock(&w->mu);
+    unsigned long long written = w->written, errors = w->errors;
+    pthread_mutex_unlock(&w->mu);
+    wt_metrics_audit(w->metrics, written, errors, checkpointed);
+}
 
 static void push(struct writer *w, enum wt_entry_type type, json_t *fields)
 {
@@ -297,6 +321,9 @@ static void *writer_main(void *arg)
             else if (mono() - w->last_beat >= w->heartbeat_s ||
                      (w->seal_every && w->since_seal >= w->seal_every))
                 heartbeat(w, 1);
+            report_metrics(w, w->log != NULL);
+        } else {
+            report_metrics(w, 0);
         }
         if (!ok && w->done && ++exit_tries >= REOPEN_TRIES_AT_EXIT) {
             pthread_mutex_lock(&w->mu);
@@ -338,9 +365,12 @@ int wt_cmd_watch(int argc, char **argv)
     const char *backend = "auto", *profile = "training", *trace = NULL, *gpus = NULL;
     const char *clf_name = wt_classifier_default()->name, *model_path = NULL, *nvml_lib = NULL;
     const char *dir = NULL, *file = NULL;
+    const char *listen = NULL, *textfile = NULL, *declared_s = NULL, *policy_path = NULL;
+    const char *label_style = "prometheus";
+    static const char *const label_styles[] = {"prometheus", "dcgm", NULL};
     char model_id[17] = "";
     unsigned long long gpu_index = 0, window = 10, iterations = 0, seed = 0, seal_every = 100;
-    double interval = 1.0, beat = 60;
+    double interval = 1.0, beat = 60, pace = 0;
     bool json = false;
     /* clang-format off */
     struct wt_opt opts[] = {
@@ -360,6 +390,12 @@ int wt_cmd_watch(int argc, char **argv)
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model", 0, 0, NULL, false},
         {"--seed", WT_OPT_UINT, &seed, "N", "synthetic: random seed (default 0)", 0, 18446744073709551615.0, NULL, false},
         {"--nvml-lib", WT_OPT_STRING, &nvml_lib, "PATH", "NVML library to load (default: $WT_NVML_LIB, else libnvidia-ml.so.1)", 0, 0, NULL, false},
+        {"--declared", WT_OPT_STRING, &declared_s, "TYPE", "the declared type (training, inference, idle) of GPUs whose jobs declare none", 0, 0, NULL, false},
+        {"--policy", WT_OPT_STRING, &policy_path, "FILE", "declared types by Slurm partition / Kubernetes namespace (see docs/deployment.md)", 0, 0, NULL, false},
+        {"--listen", WT_OPT_STRING, &listen, "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9400)", 0, 0, NULL, false},
+        {"--textfile", WT_OPT_STRING, &textfile, "DIR", "also write DIR/workloadtruth.prom for node_exporter's textfile collector", 0, 0, NULL, false},
+        {"--label-style", WT_OPT_CHOICE, &label_style, "S", "metric labels: prometheus (uuid, model_name, hostname; default) or dcgm (UUID, modelName, Hostname)", 0, 0, label_styles, false},
+        {"--pace", WT_OPT_DOUBLE, &pace, "S", "replay and synthetic: at least S seconds per iteration (default 0: as fast as read)", 0, 3600, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print each window's result as one JSON line", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
@@ -370,6 +406,9 @@ int wt_cmd_watch(int argc, char **argv)
         "tamper-evident audit log (created with a new key if missing), with signed\n"
         "checkpoints and heartbeats.  Stops after --iterations, at the end of a\n"
         "replayed trace, or on Ctrl-C / SIGTERM (with a final checkpoint).",
+        "Declared types (for MISMATCH verdicts and the mismatch metric), in order: the\n"
+        "environment of the GPU's processes (WORKLOADTRUTH_DECLARED, SPANK_WORKLOAD_TYPE,\n"
+        "WORKLOAD_TYPE), --policy rules, --declared, the policy's default line.\n"
         "exit status: 0 ok, 1 error (including records that could not be written),\n"
         "2 usage error.",
         NULL,
@@ -403,19 +442,45 @@ int wt_cmd_watch(int argc, char **argv)
                 help.prog);
         return WT_EXIT_USAGE;
     }
+    enum wt_class declared_cli = WT_CLASS_NONE;
+    if (declared_s && (declared_cli = wt_class_parse(declared_s, false)) == WT_CLASS_NONE) {
+        fprintf(stderr,
+                "%s: --declared: invalid choice '%.40s' (choose from training, inference, idle) "
+                "(see --help)\n",
+                help.prog, declared_s);
+        return WT_EXIT_USAGE;
+    }
+    if (pace > 0 && strcmp(backend, "synthetic") && strcmp(backend, "replay")) {
+        fprintf(stderr,
+                "%s: --pace is for --backend synthetic and replay (live sources are "
+                "paced by --interval) (see --help)\n",
+                help.prog);
+        return WT_EXIT_USAGE;
+    }
     const struct wt_classifier *clf = wt_classifier_find(clf_name);
     struct wt_classifier custom;
     struct wt_model *model = NULL;
+    struct wt_policy *policy = NULL;
     struct wt_err err = {{0}};
+    if (policy_path) {
+        policy = malloc(sizeof(*policy));
+        if (!policy || wt_policy_load(policy, policy_path, &err) != WT_OK) {
+            fprintf(stderr, "%s: --policy %s\n", help.prog, policy ? err.msg : "out of memory");
+            free(policy);
+            return WT_EXIT_ERROR;
+        }
+    }
     if (model_path) {
         if (clf != &wt_classifier_physics) {
             fprintf(stderr, "%s: --model goes with the physics classifier\n", help.prog);
+            free(policy);
             return WT_EXIT_USAGE;
         }
         model = malloc(sizeof(*model));
         if (!model || wt_model_load(model, model_path, &err) != WT_OK) {
             fprintf(stderr, "%s: %s\n", help.prog, model ? err.msg : "out of memory");
             free(model);
+            free(policy);
             return WT_EXIT_ERROR;
         }
         custom = wt_classifier_physics_with(model);
@@ -436,6 +501,9 @@ int wt_cmd_watch(int argc, char **argv)
     }
 
     struct writer *w = calloc(1, sizeof(*w));
+    struct wt_metrics *metrics = (listen || textfile) ? calloc(1, sizeof(*metrics)) : NULL;
+    struct wt_exporter *exporter = NULL;
+    struct wt_proc *procs = malloc(MAX_PROCS * sizeof(*procs));
     struct wt_source *src = NULL;
     struct wt_sample **buf = NULL;
     size_t *nbuf = NULL;
@@ -443,15 +511,24 @@ int wt_cmd_watch(int argc, char **argv)
     struct wt_window *wins = NULL, *peers = NULL;
     unsigned char *sel = NULL, *alive = NULL;
     int status = WT_EXIT_ERROR, ngpus = 0, writer_started = 0;
-    if (!w) {
+    pthread_t tid;
+    if (!w || !procs || ((listen || textfile) && !metrics)) {
         fprintf(stderr, "%s: out of memory\n", help.prog);
+        free(w);
+        free(metrics);
+        free(procs);
         free(model);
+        free(policy);
         return WT_EXIT_ERROR;
     }
+    if (metrics) {
+        wt_metrics_init(metrics);
+        metrics->label_style_dcgm = !strcmp(label_style, "dcgm");
+    }
+    w->metrics = metrics;
     if ((prc = wt_cli_log_paths(help.prog, dir, file, &w->paths)) != 0) {
-        free(w);
-        free(model);
-        return prc;
+        status = prc;
+        goto out;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
@@ -528,6 +605,19 @@ int wt_cmd_watch(int argc, char **argv)
         goto out;
     }
 
+    if (metrics) {
+        for (int g = 0; g < ngpus && g < WT_METRICS_MAX_GPUS; g++) {
+            if (!alive[g])
+                continue;
+            struct wt_gpu_labels l;
+            memset(&l, 0, sizeof(l));
+            snprintf(l.gpu, sizeof(l.gpu), "%d", g);
+            snprintf(l.uuid, sizeof(l.uuid), "%s", info[g].uuid);
+            snprintf(l.pci_bus_id, sizeof(l.pci_bus_id), "%s", info[g].pci_bus_id);
+            snprintf(l.model, sizeof(l.model), "%s", info[g].name);
+            wt_metrics_gpu(metrics, g, &l);
+        }
+    }
     /* the log, once the source and GPUs are known to be fine: create it
      * when missing, then open it so a damaged log or a held lock fails
      * before sampling */
@@ -553,11 +643,26 @@ int wt_cmd_watch(int argc, char **argv)
                     help.prog, w->paths.log, (unsigned long long)rec.dropped, rec.quarantine);
     }
 
+    healthy_flag = 1;
+    if (listen) {
+        unsigned port = 0;
+        if (wt_exporter_start(&exporter, listen, metrics, healthy, NULL, &port, &err) != WT_OK) {
+            fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+            status = strstr(err.msg, "expected") || strstr(err.msg, "must be") ? WT_EXIT_USAGE
+                                                                               : WT_EXIT_ERROR;
+            goto out;
+        }
+        char host[128];
+        snprintf(host, sizeof(host), "%s", listen);
+        char *colon = strrchr(host, ':');
+        if (colon)
+            *colon = '\0';
+        fprintf(stderr, "%s: serving metrics at http://%s:%u/metrics\n", help.prog, host, port);
+    }
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     w->heartbeat_s = beat;
     w->seal_every = (unsigned long)seal_every;
-    pthread_t tid;
     if (pthread_create(&tid, NULL, writer_main, w) != 0) {
         fprintf(stderr, "%s: cannot start the log writer thread\n", help.prog);
         goto out;
@@ -577,6 +682,8 @@ int wt_cmd_watch(int argc, char **argv)
                 continue;
             size_t n = 0;
             int rc = wt_source_read_n(src, g, buf[g], (size_t)window, &n, &err);
+            if (metrics)
+                wt_metrics_samples(metrics, g, n, rc != WT_OK && rc != WT_DONE);
             if (stop_flag)
                 break;
             if (rc != WT_OK) {
@@ -631,12 +738,55 @@ int wt_cmd_watch(int argc, char **argv)
                 fprintf(stderr, "%s: GPU %d: %s\n", help.prog, g, err.msg);
                 continue;
             }
+            /* who runs there, what they declared */
+            size_t np2 = 0;
+            struct wt_err perr = {{0}};
+            if (src->ops->processes &&
+                wt_source_processes(src, g, procs, MAX_PROCS, &np2, &perr) != WT_OK)
+                np2 = 0;
+            enum wt_declared_source dsrc;
+            enum wt_class declared = wt_declared_for(policy, declared_cli, procs, np2, &dsrc);
+            enum wt_verdict verdict = WT_VERDICT_INCONCLUSIVE;
+            if (declared != WT_CLASS_NONE)
+                verdict = wt_verdict_for(declared, &res);
+            const char *job = "";
+            for (size_t k = 0; k < np2 && !job[0]; k++)
+                job = procs[k].slurm_job_id;
             json_t *f =
                 wt_json_class_record(&res, &info[g], source_label, buf[g], nbuf[g], clf, model_id);
             if (!f) {
                 fprintf(stderr, "%s: out of memory\n", help.prog);
                 stop_flag = 1;
                 break;
+            }
+            json_t *ev = json_object_get(f, "evidence");
+            if (declared != WT_CLASS_NONE) {
+                json_object_set_new(ev, "declared", json_string(wt_class_lname(declared)));
+                json_object_set_new(ev, "declared_by", json_string(wt_declared_source_name(dsrc)));
+                json_object_set_new(ev, "verdict", json_string(wt_verdict_name(verdict)));
+            } else if (dsrc == WT_DECL_CONFLICT) {
+                json_object_set_new(ev, "declared_by", json_string("conflict"));
+            }
+            if (job[0])
+                json_object_set_new(ev, "slurm_job_id", json_string(job));
+            if (metrics) {
+                struct wt_gpu_labels ol;
+                memset(&ol, 0, sizeof(ol));
+                for (size_t k = 0; k < np2; k++) {
+                    const struct wt_proc *q = &procs[k];
+                    if (!ol.pod[0])
+                        snprintf(ol.pod, sizeof(ol.pod), "%s",
+                                 q->pod_name[0] ? q->pod_name : q->pod_uid);
+                    if (!ol.k8s_namespace[0])
+                        snprintf(ol.k8s_namespace, sizeof(ol.k8s_namespace), "%s",
+                                 q->k8s_namespace);
+                    if (!ol.container[0])
+                        snprintf(ol.container, sizeof(ol.container), "%.12s", q->container_id);
+                    if (!ol.slurm_job_id[0])
+                        snprintf(ol.slurm_job_id, sizeof(ol.slurm_job_id), "%s", q->slurm_job_id);
+                }
+                wt_metrics_owner(metrics, g, &ol);
+                wt_metrics_window(metrics, g, &res, declared, verdict == WT_VERDICT_MISMATCH);
             }
             push(w, WT_ENTRY_CLASS, f);
             done_windows++;
@@ -650,6 +800,10 @@ int wt_cmd_watch(int argc, char **argv)
                     json_object_set_new(j, "time", json_string(when));
                     json_object_set_new(j, "iteration", json_integer((json_int_t)it + 1));
                     json_object_set_new(j, "log", json_string(w->paths.log));
+                    if (declared != WT_CLASS_NONE) {
+                        json_object_set_new(j, "declared", json_string(wt_class_lname(declared)));
+                        json_object_set_new(j, "verdict", json_string(wt_verdict_name(verdict)));
+                    }
                     char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15));
                     if (line)
                         printf("%s\n", line);
@@ -657,13 +811,32 @@ int wt_cmd_watch(int argc, char **argv)
                     json_decref(j);
                 }
             } else {
-                printf("[%s] GPU %d: %-9s confidence %.2f\n", when, g, wt_class_name(res.cls),
+                printf("[%s] GPU %d: %-9s confidence %.2f", when, g, wt_class_name(res.cls),
                        res.confidence);
+                if (declared != WT_CLASS_NONE)
+                    printf("  declared %s: %s", wt_class_lname(declared), wt_verdict_name(verdict));
+                printf("\n");
             }
             fflush(stdout);
         }
-        if (synthetic && interval > 0 && !(iterations && it + 1 >= iterations))
-            nap((double)window * interval - (mono() - t_start));
+        if (textfile) {
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            struct wt_err terr = {{0}};
+            if (wt_metrics_write_textfile(metrics, textfile,
+                                          (double)now.tv_sec + (double)now.tv_nsec * 1e-9,
+                                          &terr) != WT_OK)
+                fprintf(stderr, "%s: --textfile: %s\n", help.prog, terr.msg);
+        }
+        pthread_mutex_lock(&w->mu);
+        healthy_flag = !w->gave_up && w->errors == 0;
+        pthread_mutex_unlock(&w->mu);
+        if (!(iterations && it + 1 >= iterations)) {
+            if (pace > 0)
+                nap(pace - (mono() - t_start));
+            else if (synthetic && interval > 0)
+                nap((double)window * interval - (mono() - t_start));
+        }
     }
     /* stop: the writer drains the queue and seals */
     pthread_mutex_lock(&w->mu);
@@ -712,6 +885,13 @@ int wt_cmd_watch(int argc, char **argv)
     }
 out:
     (void)writer_started;
+    healthy_flag = 0;
+    wt_exporter_stop(exporter);
+    if (metrics)
+        wt_metrics_free(metrics);
+    free(metrics);
+    free(procs);
+    free(policy);
     if (w && w->log)
         wt_log_close(w->log);
     if (buf)

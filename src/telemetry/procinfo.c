@@ -220,6 +220,16 @@ void wt_proc_owner(const char *root, struct wt_proc *p)
             copy_field(p->slurm_job_id, sizeof(p->slurm_job_id), v, strnlen(v, 23));
         if (!p->user[0] && (v = env_get(t, len, "USER")) != NULL)
             copy_field(p->user, sizeof(p->user), v, strnlen(v, 39));
+        if ((v = env_get(t, len, "WORKLOADTRUTH_DECLARED")) != NULL ||
+            (v = env_get(t, len, "SPANK_WORKLOAD_TYPE")) != NULL ||
+            (v = env_get(t, len, "WORKLOAD_TYPE")) != NULL)
+            copy_field(p->declared, sizeof(p->declared), v, strnlen(v, 15));
+        if ((v = env_get(t, len, "SLURM_JOB_PARTITION")) != NULL)
+            copy_field(p->slurm_partition, sizeof(p->slurm_partition), v, strnlen(v, 39));
+        if ((v = env_get(t, len, "POD_NAMESPACE")) != NULL)
+            copy_field(p->k8s_namespace, sizeof(p->k8s_namespace), v, strnlen(v, 63));
+        if ((v = env_get(t, len, "POD_NAME")) != NULL)
+            copy_field(p->pod_name, sizeof(p->pod_name), v, strnlen(v, 63));
         free(t);
     }
 }

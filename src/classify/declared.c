@@ -1,0 +1,178 @@
+/* Declared types from process environments, a policy file and the command
+ * line (see declared.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "classify/declared.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define POLICY_MAX_BYTES (1u << 20)
+
+const char *wt_declared_source_name(enum wt_declared_source s)
+{
+    switch (s) {
+    case WT_DECL_PROCESS:
+        return "process";
+    case WT_DECL_POLICY:
+        return "policy";
+    case WT_DECL_DEFAULT:
+        return "policy-default";
+    case WT_DECL_CLI:
+        return "command-line";
+    case WT_DECL_CONFLICT:
+        return "conflict";
+    case WT_DECL_NONE:
+        break;
+    }
+    return "none";
+}
+
+int wt_policy_load(struct wt_policy *p, const char *path, struct wt_err *err)
+{
+    memset(p, 0, sizeof(*p));
+    p->fallback = WT_CLASS_NONE;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return wt_errf(err, WT_EIO, "%s: %s", path, strerror(errno));
+    char line[512];
+    unsigned lineno = 0;
+    size_t total = 0;
+    int rc = WT_OK;
+    while (fgets(line, sizeof(line), f)) {
+        lineno++;
+        total += strlen(line);
+        if (total > POLICY_MAX_BYTES) {
+            rc = wt_errf(err, WT_EINVAL, "%s: larger than %u bytes", path, POLICY_MAX_BYTES);
+            goto out;
+        }
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = wt_errf(err, WT_EINVAL, "%s:%u: line longer than %zu bytes", path, lineno,
+                         sizeof(line) - 2);
+            goto out;
+        }
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *save = NULL, *w[4] = {NULL, NULL, NULL, NULL};
+        int nw = 0;
+        for (char *t = strtok_r(line, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save))
+            if (nw < 4)
+                w[nw++] = t;
+            else
+                nw = 5;
+        if (nw == 0)
+            continue;
+        int is_default = !strcmp(w[0], "default");
+        if (is_default ? nw != 2 : nw != 3) {
+            rc = wt_errf(err, WT_EINVAL,
+                         "%s:%u: expected 'partition NAME TYPE', 'namespace NAME TYPE' or "
+                         "'default TYPE'",
+                         path, lineno);
+            goto out;
+        }
+        const char *type = w[nw - 1];
+        enum wt_class c = wt_class_parse(type, false);
+        if (c == WT_CLASS_NONE) {
+            rc = wt_errf(err, WT_EINVAL,
+                         "%s:%u: '%.40s' is not a type (training, inference or idle)", path, lineno,
+                         type);
+            goto out;
+        }
+        if (is_default) {
+            p->fallback = c;
+            continue;
+        }
+        if (strcmp(w[0], "partition") && strcmp(w[0], "namespace")) {
+            rc = wt_errf(err, WT_EINVAL,
+                         "%s:%u: unknown rule '%.40s' (partition, namespace, "
+                         "default)",
+                         path, lineno, w[0]);
+            goto out;
+        }
+        if (strlen(w[1]) >= sizeof(p->rules[0].value)) {
+            rc = wt_errf(err, WT_EINVAL, "%s:%u: name longer than %zu bytes", path, lineno,
+                         sizeof(p->rules[0].value) - 1);
+            goto out;
+        }
+        if (p->n >= WT_POLICY_MAX_RULES) {
+            rc = wt_errf(err, WT_EINVAL, "%s:%u: more than %d rules", path, lineno,
+                         WT_POLICY_MAX_RULES);
+            goto out;
+        }
+        struct wt_policy_rule *r = &p->rules[p->n++];
+        r->namespace_rule = !strcmp(w[0], "namespace");
+        snprintf(r->value, sizeof(r->value), "%s", w[1]);
+        r->cls = c;
+    }
+    if (ferror(f))
+        rc = wt_errf(err, WT_EIO, "%s: read error", path);
+out:
+    fclose(f);
+    return rc;
+}
+
+static enum wt_class policy_match(const struct wt_policy *p, const struct wt_proc *q)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        const struct wt_policy_rule *r = &p->rules[i];
+        const char *have = r->namespace_rule ? q->k8s_namespace : q->slurm_partition;
+        if (have[0] && !strcmp(have, r->value))
+            return r->cls;
+    }
+    return WT_CLASS_NONE;
+}
+
+/* One type over the processes, by one rule; conflicts are reported. */
+static enum wt_class agree(const struct wt_policy *policy, const struct wt_proc *procs, size_t n,
+                           int from_env, int *conflict)
+{
+    enum wt_class c = WT_CLASS_NONE;
+    for (size_t i = 0; i < n; i++) {
+        enum wt_class d = from_env ? wt_class_parse(procs[i].declared, false)
+                                   : (policy ? policy_match(policy, &procs[i]) : WT_CLASS_NONE);
+        if (d == WT_CLASS_NONE)
+            continue;
+        if (c != WT_CLASS_NONE && c != d)
+            *conflict = 1;
+        c = d;
+    }
+    return c;
+}
+
+enum wt_class wt_declared_for(const struct wt_policy *policy, enum wt_class cli,
+                              const struct wt_proc *procs, size_t n,
+                              enum wt_declared_source *source)
+{
+    int conflict = 0;
+    enum wt_class c = agree(policy, procs, n, 1, &conflict);
+    if (conflict) {
+        *source = WT_DECL_CONFLICT;
+        return WT_CLASS_NONE;
+    }
+    if (c != WT_CLASS_NONE) {
+        *source = WT_DECL_PROCESS;
+        return c;
+    }
+    c = agree(policy, procs, n, 0, &conflict);
+    if (conflict) {
+        *source = WT_DECL_CONFLICT;
+        return WT_CLASS_NONE;
+    }
+    if (c != WT_CLASS_NONE) {
+        *source = WT_DECL_POLICY;
+        return c;
+    }
+    if (cli != WT_CLASS_NONE) {
+        *source = WT_DECL_CLI;
+        return cli;
+    }
+    if (policy && policy->fallback != WT_CLASS_NONE) {
+        *source = WT_DECL_DEFAULT;
+        return policy->fallback;
+    }
+    *source = WT_DECL_NONE;
+    return WT_CLASS_NONE;
+}

@@ -1,0 +1,140 @@
+/* The Prometheus exporter's HTTP server (see exporter.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "export/exporter.h"
+
+#include <errno.h>
+#include <microhttpd.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mcp/http.h" /* wt_mcp_http_parse_addr: the same HOST:PORT syntax */
+
+#define MAX_CONNECTIONS 32
+#define CONNECTION_TIMEOUT_S 10
+
+struct wt_exporter {
+    struct MHD_Daemon *d;
+    struct wt_metrics *m;
+    int (*healthy)(void *ctx);
+    void *ctx;
+};
+
+static const char landing[] =
+    "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>workloadtruth exporter</title>"
+    "</head><body><h1>workloadtruth</h1><p>Tells whether each GPU runs training, inference or "
+    "is idle, from telemetry alone.</p><ul><li><a href=\"/metrics\">/metrics</a> (Prometheus "
+    "text format 0.0.4)</li><li><a href=\"/healthz\">/healthz</a></li></ul></body></html>\n";
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
+                             void *body, size_t len, enum MHD_ResponseMemoryMode mode,
+                             const char *allow)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+    if (!r) {
+        if (mode == MHD_RESPMEM_MUST_FREE)
+            free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (allow)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    enum MHD_Result rc = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const char *s,
+                            const char *allow)
+{
+    return reply(c, status, "text/plain; charset=utf-8", (void *)(uintptr_t)s, strlen(s),
+                 MHD_RESPMEM_PERSISTENT, allow);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    (void)upload;
+    struct wt_exporter *e = cls;
+    if (!*con_cls) { /* first call: headers only */
+        *con_cls = e;
+        return MHD_YES;
+    }
+    if (*upload_size) { /* a body is not wanted: read and drop it */
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    int get = !strcmp(method, "GET"), head = !strcmp(method, "HEAD");
+    if (strcmp(url, "/metrics") && strcmp(url, "/healthz") && strcmp(url, "/"))
+        return text(c, MHD_HTTP_NOT_FOUND, "not found: see /metrics\n", NULL);
+    if (!get && !head)
+        return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n", "GET, HEAD");
+    if (!strcmp(url, "/healthz")) {
+        int ok = !e->healthy || e->healthy(e->ctx);
+        return text(c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
+                    ok ? "ok\n" : "unhealthy: no GPU is being watched or the audit log fails\n",
+                    NULL);
+    }
+    if (!strcmp(url, "/"))
+        return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)(uintptr_t)landing,
+                     sizeof(landing) - 1, MHD_RESPMEM_PERSISTENT, NULL);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    size_t len = 0;
+    char *body = wt_metrics_render(e->m, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9, &len);
+    if (!body)
+        return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", NULL);
+    return reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", body, len,
+                 MHD_RESPMEM_MUST_FREE, NULL);
+}
+
+int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metrics *m,
+                      int (*healthy)(void *ctx), void *ctx, unsigned *port, struct wt_err *err)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    int loopback;
+    char msg[200];
+    *out = NULL;
+    if (wt_mcp_http_parse_addr(addr, &ss, &sl, &loopback, msg, sizeof(msg)))
+        return wt_errf(err, WT_EINVAL, "--listen %s", msg);
+    struct wt_exporter *e = calloc(1, sizeof(*e));
+    if (!e)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    e->m = m;
+    e->healthy = healthy;
+    e->ctx = ctx;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+    if (ss.ss_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    e->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, e, MHD_OPTION_SOCK_ADDR,
+                            (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+                            (unsigned)MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+                            (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                            (size_t)65536, MHD_OPTION_END);
+    if (!e->d) {
+        int saved = errno;
+        free(e);
+        return wt_errf(err, WT_EIO, "--listen %s: cannot listen there (%s)", addr,
+                       strerror(saved ? saved : EADDRINUSE));
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(e->d, MHD_DAEMON_INFO_BIND_PORT);
+    if (port)
+        *port = info ? info->port : 0;
+    *out = e;
+    return WT_OK;
+}
+
+void wt_exporter_stop(struct wt_exporter *e)
+{
+    if (!e)
+        return;
+    MHD_stop_daemon(e->d);
+    free(e);
+}

@@ -1,0 +1,337 @@
+/* Prometheus metrics of the agent (see metrics.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "export/metrics.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/fileio.h"
+
+static const char *const class_names[4] = {"training", "inference", "idle", "unknown"};
+static const char *const tamper_names[3] = {"power_limit_below_default", "clocks_locked",
+                                            "software_power_cap"};
+
+static int class_slot(enum wt_class c)
+{
+    switch (c) {
+    case WT_CLASS_TRAINING:
+        return 0;
+    case WT_CLASS_INFERENCE:
+        return 1;
+    case WT_CLASS_IDLE:
+        return 2;
+    default:
+        return 3;
+    }
+}
+
+void wt_metrics_init(struct wt_metrics *m)
+{
+    memset(m, 0, sizeof(*m));
+    pthread_mutex_init(&m->mu, NULL);
+    if (gethostname(m->hostname, sizeof(m->hostname) - 1) != 0)
+        snprintf(m->hostname, sizeof(m->hostname), "unknown");
+    m->hostname[sizeof(m->hostname) - 1] = '\0';
+}
+
+void wt_metrics_free(struct wt_metrics *m)
+{
+    pthread_mutex_destroy(&m->mu);
+}
+
+static struct wt_gpu_metrics *slot(struct wt_metrics *m, int i)
+{
+    return i >= 0 && i < WT_METRICS_MAX_GPUS ? &m->gpu[i] : NULL;
+}
+
+void wt_metrics_gpu(struct wt_metrics *m, int i, const struct wt_gpu_labels *l)
+{
+    pthread_mutex_lock(&m->mu);
+    struct wt_gpu_metrics *g = slot(m, i);
+    if (g) {
+        memset(g, 0, sizeof(*g));
+        g->used = 1;
+        g->l = *l;
+        g->cls = WT_CLASS_UNKNOWN;
+        g->confidence = NAN;
+        g->declared = WT_CLASS_NONE;
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l)
+{
+    pthread_mutex_lock(&m->mu);
+    struct wt_gpu_metrics *g = slot(m, i);
+    if (g && g->used) {
+        memcpy(g->l.pod, l->pod, sizeof(g->l.pod));
+        memcpy(g->l.k8s_namespace, l->k8s_namespace, sizeof(g->l.k8s_namespace));
+        memcpy(g->l.container, l->container, sizeof(g->l.container));
+        memcpy(g->l.slurm_job_id, l->slurm_job_id, sizeof(g->l.slurm_job_id));
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
+                       enum wt_class declared, int mismatch)
+{
+    pthread_mutex_lock(&m->mu);
+    struct wt_gpu_metrics *g = slot(m, i);
+    if (g && g->used) {
+        g->classified = 1;
+        g->cls = r->cls;
+        g->confidence = r->confidence;
+        g->declared = declared;
+        g->mismatch = mismatch;
+        g->per_class[class_slot(r->cls)]++;
+        double lr = r->features.v[WT_F_LIMIT_RATIO], cap = r->features.v[WT_F_SWCAP_FRAC];
+        g->tamper[0] = wt_measured(lr) && lr < 0.97;
+        g->tamper[1] = r->features.v[WT_F_CLOCKS_LOCKED] == 1;
+        g->tamper[2] = wt_measured(cap) && cap >= 0.5;
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+void wt_metrics_samples(struct wt_metrics *m, int i, unsigned long long n, int read_error)
+{
+    pthread_mutex_lock(&m->mu);
+    struct wt_gpu_metrics *g = slot(m, i);
+    if (g && g->used) {
+        g->samples += n;
+        g->read_errors += read_error ? 1 : 0;
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+void wt_metrics_audit(struct wt_metrics *m, unsigned long long appends, unsigned long long errors,
+                      int checkpointed)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    pthread_mutex_lock(&m->mu);
+    m->appends = appends;
+    m->append_errors = errors;
+    if (checkpointed)
+        m->last_checkpoint = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void wt_metrics_escape(const char *in, char *out, size_t cap)
+{
+    size_t j = 0;
+    for (size_t i = 0; in[i] && j + 3 < cap; i++) {
+        char c = in[i];
+        if (c == '\\' || c == '"') {
+            out[j++] = '\\';
+            out[j++] = c;
+        } else if (c == '\n') {
+            out[j++] = '\\';
+            out[j++] = 'n';
+        } else {
+            out[j++] = c;
+        }
+    }
+    out[j] = '\0';
+}
+
+/* --- rendering ------------------------------------------------------------ */
+
+struct buf {
+    char *p;
+    size_t len, cap;
+    int failed;
+};
+
+static void put(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct buf *b, const char *fmt, ...)
+{
+    if (b->failed)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = 1;
+            return;
+        }
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t ncap = b->cap * 2 + (size_t)n;
+        char *np = realloc(b->p, ncap);
+        if (!np) {
+            b->failed = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = ncap;
+    }
+}
+
+static void family(struct buf *b, const char *name, const char *type, const char *help)
+{
+    put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* The labels of a GPU, escaped, into out (without braces). */
+static void gpu_labels(const struct wt_metrics *m, const struct wt_gpu_metrics *g, char *out,
+                       size_t cap)
+{
+    char e[9][200];
+    wt_metrics_escape(g->l.gpu, e[0], sizeof(e[0]));
+    wt_metrics_escape(g->l.uuid, e[1], sizeof(e[1]));
+    wt_metrics_escape(g->l.pci_bus_id, e[2], sizeof(e[2]));
+    wt_metrics_escape(g->l.model, e[3], sizeof(e[3]));
+    wt_metrics_escape(m->hostname, e[4], sizeof(e[4]));
+    wt_metrics_escape(g->l.pod, e[5], sizeof(e[5]));
+    wt_metrics_escape(g->l.k8s_namespace, e[6], sizeof(e[6]));
+    wt_metrics_escape(g->l.container, e[7], sizeof(e[7]));
+    wt_metrics_escape(g->l.slurm_job_id, e[8], sizeof(e[8]));
+    int dcgm = m->label_style_dcgm;
+    snprintf(out, cap,
+             "gpu=\"%s\",%s=\"%s\",pci_bus_id=\"%s\",%s=\"%s\",%s=\"%s\","
+             "pod=\"%s\",namespace=\"%s\",container=\"%s\",slurm_job_id=\"%s\"",
+             e[0], dcgm ? "UUID" : "uuid", e[1], e[2], dcgm ? "modelName" : "model_name", e[3],
+             dcgm ? "Hostname" : "hostname", e[4], e[5], e[6], e[7], e[8]);
+}
+
+static void number(struct buf *b, double v)
+{
+    if (isnan(v))
+        put(b, "NaN\n");
+    else
+        put(b, "%.6g\n", v);
+}
+
+char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
+{
+    struct buf b = {malloc(8192), 0, 8192, 0};
+    if (!b.p)
+        return NULL;
+    b.p[0] = '\0';
+    char lab[2048];
+    pthread_mutex_lock(&m->mu);
+    m->scrapes++;
+    family(&b, "workloadtruth_build_info", "gauge", "Build information about workloadtruth.");
+    put(&b, "workloadtruth_build_info{version=\"%s\"} 1\n", WT_VERSION);
+    family(&b, "workloadtruth_up", "gauge", "1 while the agent is running.");
+    put(&b, "workloadtruth_up 1\n");
+
+    family(&b, "workloadtruth_gpu_workload_class", "gauge",
+           "Workload class of the last classified window of each GPU (1 for the current class).");
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++) {
+        const struct wt_gpu_metrics *g = &m->gpu[i];
+        if (!g->used || !g->classified)
+            continue;
+        gpu_labels(m, g, lab, sizeof(lab));
+        for (int c = 0; c < 4; c++)
+            put(&b, "workloadtruth_gpu_workload_class{%s,class=\"%s\"} %d\n", lab, class_names[c],
+                class_slot(g->cls) == c);
+    }
+    family(&b, "workloadtruth_gpu_classification_confidence", "gauge",
+           "Confidence (0..1) of the last classified window of each GPU.");
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++) {
+        const struct wt_gpu_metrics *g = &m->gpu[i];
+        if (!g->used || !g->classified)
+            continue;
+        gpu_labels(m, g, lab, sizeof(lab));
+        put(&b, "workloadtruth_gpu_classification_confidence{%s} ", lab);
+        number(&b, g->confidence);
+    }
+    family(&b, "workloadtruth_gpu_declared_workload_class", "gauge",
+           "Workload class the GPU's owner declared (1 for the declared class); absent when "
+           "nothing was declared.");
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++) {
+        const struct wt_gpu_metrics *g = &m->gpu[i];
+        if (!g->used || !g->classified || g->declared == WT_CLASS_NONE)
+            continue;
+        gpu_labels(m, g, lab, sizeof(lab));
+        for (int c = 0; c < 3; c++)
+            put(&b, "workloadtruth_gpu_declared_workload_class{%s,class=\"%s\"} %d\n", lab,
+                class_names[c], class_slot(g->declared) == c);
+    }
+    family(&b, "workloadtruth_gpu_declaration_mismatch", "gauge",
+           "1 when the last window's class contradicts the declared type (a MISMATCH verdict).");
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++) {
+        const struct wt_gpu_metrics *g = &m->gpu[i];
+        if (!g->used || !g->classified)
+            continue;
+        gpu_labels(m, g, lab, sizeof(lab));
+        put(&b, "workloadtruth_gpu_declaration_mismatch{%s} %d\n", lab, g->mismatch);
+    }
+    family(&b, "workloadtruth_gpu_classifications_total", "counter",
+           "Windows classified, per GPU and class.");
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++) {
+        const struct wt_gpu_metrics *g = &m->gpu[i];
+        if (!g->used)
+            continue;
+        gpu_labels(m, g, lab, sizeof(lab));
+        for (int c = 0; c < 4; c++)
+            put(&b, "workloadtruth_gpu_classifications_total{%s,class=\"%s\"} %llu\n", lab,
+                class_names[c], g->per_class[c]);
+    }
+    family(&b, "workloadtruth_gpu_tamper_indicator", "gauge",
+           "1 when the last window shows a configuration that can hide training (a tamper "
+           "indicator, not a class).");
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++) {
+        const struct wt_gpu_metrics *g = &m->gpu[i];
+        if (!g->used || !g->classified)
+            continue;
+        gpu_labels(m, g, lab, sizeof(lab));
+        for (int t = 0; t < 3; t++)
+            put(&b, "workloadtruth_gpu_tamper_indicator{%s,indicator=\"%s\"} %d\n", lab,
+                tamper_names[t], g->tamper[t]);
+    }
+    family(&b, "workloadtruth_samples_read_total", "counter", "Telemetry samples read per GPU.");
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
+        if (m->gpu[i].used)
+            put(&b, "workloadtruth_samples_read_total{gpu=\"%s\"} %llu\n", m->gpu[i].l.gpu,
+                m->gpu[i].samples);
+    family(&b, "workloadtruth_read_errors_total", "counter",
+           "Telemetry reads that failed, per GPU.");
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
+        if (m->gpu[i].used)
+            put(&b, "workloadtruth_read_errors_total{gpu=\"%s\"} %llu\n", m->gpu[i].l.gpu,
+                m->gpu[i].read_errors);
+    family(&b, "workloadtruth_audit_appends_total", "counter",
+           "Records appended durably to the audit log.");
+    put(&b, "workloadtruth_audit_appends_total %llu\n", m->appends);
+    family(&b, "workloadtruth_audit_append_errors_total", "counter",
+           "Audit-log writes that failed (they are retried).");
+    put(&b, "workloadtruth_audit_append_errors_total %llu\n", m->append_errors);
+    family(&b, "workloadtruth_audit_last_checkpoint_age_seconds", "gauge",
+           "Seconds since the audit log's last signed checkpoint (NaN before the first).");
+    put(&b, "workloadtruth_audit_last_checkpoint_age_seconds ");
+    number(&b, m->last_checkpoint > 0 ? now - m->last_checkpoint : NAN);
+    family(&b, "workloadtruth_scrapes_total", "counter", "Scrapes of this exporter.");
+    put(&b, "workloadtruth_scrapes_total %llu\n", m->scrapes);
+    pthread_mutex_unlock(&m->mu);
+    if (b.failed) {
+        free(b.p);
+        return NULL;
+    }
+    *len = b.len;
+    return b.p;
+}
+
+int wt_metrics_write_textfile(struct wt_metrics *m, const char *dir, double now, struct wt_err *err)
+{
+    size_t len;
+    char *text = wt_metrics_render(m, now, &len);
+    if (!text)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/workloadtruth.prom", dir);
+    int rc = wt_write_file_durable(dir, path, text, len, 0644, WT_FILE_REPLACE, err);
+    free(text);
+    return rc;
+}

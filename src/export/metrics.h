@@ -1,0 +1,87 @@
+/* What the agent exposes to Prometheus: a small, thread-safe store of the
+ * latest state of each watched GPU (class, confidence, declared type,
+ * mismatch, tamper indicators, counters per class, samples and read errors)
+ * and of the agent (audit-log appends and errors, last checkpoint), rendered
+ * in the Prometheus text format 0.0.4.  GPU labels are gpu, uuid, pci_bus_id,
+ * model_name and hostname (snake case, which `promtool check metrics`
+ * requires), or with label_style_dcgm dcgm-exporter's spellings (gpu, UUID,
+ * pci_bus_id, modelName, Hostname) for joins with DCGM metrics; owner labels
+ * are pod, namespace, container, slurm_job_id (empty when unknown).  Labels are bounded: no
+ * per-process labels, at most WT_METRICS_MAX_GPUS GPUs.  It also writes the
+ * same text atomically for node_exporter's textfile collector.  It does not
+ * serve HTTP (exporter.c) or classify anything.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WT_METRICS_H
+#define WT_METRICS_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include "classify/classifier.h"
+#include "util/err.h"
+
+#define WT_METRICS_MAX_GPUS 64
+
+struct wt_gpu_labels {
+    char gpu[12];
+    char uuid[96];
+    char pci_bus_id[32];
+    char model[96];
+    char pod[64];
+    char k8s_namespace[64];
+    char container[80];
+    char slurm_job_id[24];
+};
+
+struct wt_gpu_metrics {
+    int used;
+    struct wt_gpu_labels l;
+    int classified;         /* a window was classified */
+    enum wt_class cls;      /* the last window's class */
+    double confidence;      /* NaN: not measured */
+    enum wt_class declared; /* WT_CLASS_NONE: no declaration */
+    int mismatch;
+    int tamper[3]; /* power limit below default, clocks locked, software power cap */
+    unsigned long long per_class[4]; /* training, inference, idle, unknown */
+    unsigned long long samples, read_errors;
+};
+
+struct wt_metrics {
+    pthread_mutex_t mu;
+    char hostname[64];
+    struct wt_gpu_metrics gpu[WT_METRICS_MAX_GPUS];
+    unsigned long long appends, append_errors;
+    double last_checkpoint; /* unix seconds; 0: none yet */
+    unsigned long long scrapes;
+    int label_style_dcgm;
+};
+
+void wt_metrics_init(struct wt_metrics *m);
+void wt_metrics_free(struct wt_metrics *m);
+
+/* Registers GPU slot i (0..WT_METRICS_MAX_GPUS-1) with its labels. */
+void wt_metrics_gpu(struct wt_metrics *m, int i, const struct wt_gpu_labels *l);
+/* Updates a GPU's owner labels (they change with the jobs). */
+void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l);
+/* A classified window: its result (class, confidence, the tamper features),
+ * the declaration (WT_CLASS_NONE: none) and whether it is a mismatch. */
+void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
+                       enum wt_class declared, int mismatch);
+void wt_metrics_samples(struct wt_metrics *m, int i, unsigned long long n, int read_error);
+void wt_metrics_audit(struct wt_metrics *m, unsigned long long appends, unsigned long long errors,
+                      int checkpointed);
+
+/* The exposition (text format 0.0.4), malloc'd; *len without the NUL.
+ * now: unix seconds (for the checkpoint age). */
+char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len);
+
+/* Writes DIR/workloadtruth.prom atomically (tmp file, fsync, rename). */
+int wt_metrics_write_textfile(struct wt_metrics *m, const char *dir, double now,
+                              struct wt_err *err) WT_WARN_UNUSED;
+
+/* Escapes a label value (\\, \", \n) into out (cap bytes, truncated). */
+void wt_metrics_escape(const char *in, char *out, size_t cap);
+
+#endif

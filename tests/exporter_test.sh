@@ -1,0 +1,218 @@
+#!/bin/sh
+# The Prometheus exporter end to end, with real components:
+#  1. `watch --listen` replays a real training trace declared `inference`;
+#     `promtool check metrics` passes on its exposition and on --textfile's
+#     file; a real Prometheus server (Debian's, on loopback) scrapes it and
+#     its HTTP API shows the training class, the mismatch gauge at 1 and the
+#     classification counters increasing;
+#  2. a load test: WT_EXPORTER_SCRAPES (default 10000) scrapes from a
+#     loopback client, with the agent's resident memory bounded;
+#  3. malformed and hostile HTTP requests, after which it still serves.
+#
+# usage: exporter_test.sh WORKLOADTRUTH SHARED_TRACES_DIR
+# exit 77 (skipped) without prometheus/promtool, curl or the shared traces.
+set -u
+WT=$1
+TRACES=$2
+TRACE="$TRACES/training_profile/h100_8gpu_llama3-8b_ckpt1000.csv"
+for tool in prometheus promtool curl python3; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "$tool is not installed: skipping (apt-get install prometheus curl python3)"
+        exit 77
+    fi
+done
+[ -f "$TRACE" ] || { echo "no $TRACE: skipping"; exit 77; }
+SCRAPES=${WT_EXPORTER_SCRAPES:-10000}
+TMP=$(mktemp -d)
+WPID=
+PPID_=
+cleanup() {
+    [ -n "$WPID" ] && kill "$WPID" 2>/dev/null
+    [ -n "$PPID_" ] && kill "$PPID_" 2>/dev/null
+    wait 2>/dev/null
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+fails=0
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+# start_watch ARGS...: sets WPID and MPORT
+start_watch() {
+    rm -f "$TMP/watch.err"
+    "$WT" watch --log-dir "$TMP/log" --listen 127.0.0.1:0 "$@" >"$TMP/watch.out" 2>"$TMP/watch.err" &
+    WPID=$!
+    i=0
+    while ! grep -q "serving metrics at" "$TMP/watch.err" 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -gt 100 ] || ! kill -0 "$WPID" 2>/dev/null; then
+            echo "FAIL: the exporter did not start"
+            cat "$TMP/watch.err"
+            exit 1
+        fi
+        sleep 0.1
+    done
+    MPORT=$(sed -n 's/.*127.0.0.1:\([0-9]*\)\/metrics.*/\1/p' "$TMP/watch.err")
+}
+query() { # PROMQL -> the JSON answer
+    curl -s "http://127.0.0.1:$PPORT/api/v1/query" --data-urlencode "query=$1"
+}
+nonempty() { # the answer has a result
+    grep -q '"result":\[{' "$1"
+}
+
+# ---- 1. Prometheus scrapes the exporter
+mkdir -p "$TMP/textfile"
+start_watch --trace "$TRACE" --gpus all --window 100 --pace 0.4 --declared inference \
+    --textfile "$TMP/textfile"
+curl -s "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt"
+if ! promtool check metrics <"$TMP/metrics.txt" >"$TMP/lint.txt" 2>&1; then
+    fail "promtool check metrics on /metrics:"
+    head -5 "$TMP/lint.txt"
+fi
+grep -q '^workloadtruth_gpu_workload_class{' "$TMP/metrics.txt" || fail "no class metric"
+ctype=$(curl -s -o /dev/null -w '%{content_type}' "http://127.0.0.1:$MPORT/metrics")
+case "$ctype" in "text/plain; version=0.0.4"*) ;; *) fail "content type '$ctype'" ;; esac
+i=0
+while [ ! -s "$TMP/textfile/workloadtruth.prom" ] && [ $i -lt 50 ]; do i=$((i + 1)); sleep 0.1; done
+if ! promtool check metrics <"$TMP/textfile/workloadtruth.prom" >"$TMP/lint2.txt" 2>&1; then
+    fail "promtool check metrics on the --textfile file:"
+    head -5 "$TMP/lint2.txt"
+fi
+[ "$(curl -s "http://127.0.0.1:$MPORT/healthz")" = ok ] || fail "/healthz is not ok"
+
+PPORT=$(free_port)
+cat >"$TMP/prometheus.yml" <<EOF
+global: { scrape_interval: 1s, evaluation_interval: 1s }
+scrape_configs:
+  - job_name: workloadtruth
+    static_configs: [ { targets: ['127.0.0.1:$MPORT'] } ]
+EOF
+promtool check config "$TMP/prometheus.yml" >/dev/null || fail "promtool check config"
+prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/data" \
+    --web.listen-address="127.0.0.1:$PPORT" >"$TMP/prom.log" 2>&1 &
+PPID_=$!
+i=0
+until curl -sf "http://127.0.0.1:$PPORT/-/ready" >/dev/null; do
+    i=$((i + 1))
+    if [ $i -gt 120 ]; then
+        echo "FAIL: prometheus did not become ready"
+        tail -5 "$TMP/prom.log"
+        exit 1
+    fi
+    sleep 0.5
+done
+seen_train=0 seen_mismatch=0 first=
+for i in $(seq 1 60); do
+    query 'max_over_time(workloadtruth_gpu_workload_class{class="training"}[5m]) == 1' >"$TMP/q1"
+    nonempty "$TMP/q1" && seen_train=1
+    query 'max_over_time(workloadtruth_gpu_declaration_mismatch[5m]) == 1' >"$TMP/q2"
+    nonempty "$TMP/q2" && seen_mismatch=1
+    query 'sum(workloadtruth_gpu_classifications_total)' >"$TMP/q3"
+    total=$(sed -n 's/.*"value":\[[0-9.]*,"\([0-9.]*\)"\].*/\1/p' "$TMP/q3")
+    [ -z "$first" ] && [ -n "$total" ] && first=$total
+    if [ $seen_train = 1 ] && [ $seen_mismatch = 1 ] && [ -n "$total" ] &&
+        python3 -c "import sys; sys.exit(not float('$total') > float('$first'))"; then
+        break
+    fi
+    sleep 1
+done
+[ $seen_train = 1 ] || fail "Prometheus never saw class=\"training\" at 1: $(cat "$TMP/q1")"
+[ $seen_mismatch = 1 ] || fail "Prometheus never saw the mismatch gauge at 1: $(cat "$TMP/q2")"
+if [ -z "$first" ] || ! python3 -c "import sys; sys.exit(not float('$total') > float('$first'))"; then
+    fail "the classification counters did not increase in Prometheus ($first -> ${total:-none})"
+fi
+query 'up{job="workloadtruth"}' >"$TMP/q4"
+grep -q '"1"\]' "$TMP/q4" || fail "up is not 1: $(cat "$TMP/q4")"
+echo "prometheus: training seen=$seen_train, mismatch seen=$seen_mismatch, classifications $first -> $total"
+kill "$PPID_"
+wait "$PPID_" 2>/dev/null
+PPID_=
+kill "$WPID"
+wait "$WPID"
+rc=$?
+WPID=
+[ $rc = 0 ] || fail "watch exited $rc on SIGTERM"
+"$WT" verify-log --log-dir "$TMP/log" >/dev/null || fail "the audit log does not verify"
+grep -q '"verdict":"MISMATCH"' "$TMP/log/log.jsonl" || fail "no MISMATCH record in the audit log"
+
+# ---- 2. load: many scrapes, bounded memory; 3. hostile requests
+rm -rf "$TMP/log"
+start_watch --backend synthetic --profile training --window 10 --interval 0 --pace 0.05
+rss() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$WPID/status"; }
+python3 - "$MPORT" 200 <<'EOF'
+import http.client, sys
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=10)
+for i in range(int(sys.argv[2])):
+    c.request("GET", "/metrics"); r = c.getresponse(); r.read()
+EOF
+before=$(rss)
+start=$(date +%s)
+python3 - "$MPORT" "$SCRAPES" <<'EOF' || fail "the load test failed"
+import http.client, sys
+port, n = int(sys.argv[1]), int(sys.argv[2])
+ok = 0
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+for i in range(n):
+    if i % 100 == 0:  # new connections too, not only keep-alive
+        c.close(); c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    c.request("GET", "/metrics")
+    r = c.getresponse(); body = r.read()
+    if r.status == 200 and b"workloadtruth_up 1" in body:
+        ok += 1
+print(f"{ok}/{n} scrapes answered")
+sys.exit(ok != n)
+EOF
+after=$(rss)
+secs=$(($(date +%s) - start))
+echo "load: $SCRAPES scrapes in ${secs}s; resident memory ${before} kB -> ${after} kB"
+[ -n "$before" ] && [ -n "$after" ] || fail "cannot read the agent's resident memory"
+[ $((${after:-0} - ${before:-0})) -lt 16384 ] || fail "resident memory grew by $((after - before)) kB over $SCRAPES scrapes"
+
+python3 - "$MPORT" <<'EOF' || fail "a malformed request broke the exporter"
+import socket, sys, time
+port = int(sys.argv[1])
+def send(data, read=True):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    try:
+        s.sendall(data)
+        if read:
+            s.shutdown(socket.SHUT_WR)
+            while s.recv(65536):
+                pass
+    except OSError:
+        pass
+    s.close()
+send(b"GARBAGE\r\n\r\n")
+send(b"GET /metrics HTTP/9.9\r\n\r\n")
+send(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 200000 + b"\r\n\r\n")
+send(b"GET " + b"/" * 100000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+send(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n" + b"x" * 1000000)
+send(b"GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
+send(b"\x00\xff" * 1000)
+send(b"GET /metrics HTTP/1.1\r\n", read=False)  # half a request, then gone
+idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]  # idle connections
+for s in idle:
+    s.close()
+import http.client
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+c.request("GET", "/metrics")
+r = c.getresponse()
+sys.exit(0 if r.status == 200 and b"workloadtruth_up 1" in r.read() else 1)
+EOF
+status=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "http://127.0.0.1:$MPORT/metrics")
+[ "$status" = 405 ] || fail "DELETE /metrics gave $status, not 405"
+status=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MPORT/nope")
+[ "$status" = 404 ] || fail "GET /nope gave $status, not 404"
+kill -0 "$WPID" 2>/dev/null || fail "the agent died"
+kill "$WPID"
+wait "$WPID"
+rc=$?
+WPID=
+[ $rc = 0 ] || fail "watch exited $rc on SIGTERM after the load"
+[ $fails = 0 ] && echo "exporter: all checks passed"
+[ $fails = 0 ]

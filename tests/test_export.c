@@ -1,0 +1,188 @@
+/* Unit tests of the exporter's pieces: label escaping, the exposition's
+ * shape (HELP/TYPE before samples, one line per series, the label styles),
+ * the textfile, and the declared-type sources (policy file parsing with
+ * file:line errors, and the documented precedence).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "testutil.h"
+
+#include "classify/declared.h"
+#include "export/metrics.h"
+
+static void escaping(void **state)
+{
+    (void)state;
+    char out[64];
+    wt_metrics_escape("a\"b\\c\nd", out, sizeof(out));
+    assert_string_equal(out, "a\\\"b\\\\c\\nd");
+    wt_metrics_escape("0123456789", out, 6);
+    assert_true(strlen(out) < 6);
+}
+
+static struct wt_result result(enum wt_class c, double conf, double limit_ratio)
+{
+    struct wt_result r;
+    memset(&r, 0, sizeof(r));
+    for (int i = 0; i < WT_NFEATURES; i++)
+        r.features.v[i] = NAN;
+    r.cls = c;
+    r.confidence = conf;
+    r.features.v[WT_F_LIMIT_RATIO] = limit_ratio;
+    return r;
+}
+
+static void exposition(void **state)
+{
+    (void)state;
+    struct wt_metrics m;
+    wt_metrics_init(&m);
+    struct wt_gpu_labels l;
+    memset(&l, 0, sizeof(l));
+    snprintf(l.gpu, sizeof(l.gpu), "0");
+    snprintf(l.uuid, sizeof(l.uuid), "GPU-1234");
+    snprintf(l.model, sizeof(l.model), "H100 \"SXM\"");
+    wt_metrics_gpu(&m, 0, &l);
+    struct wt_result r = result(WT_CLASS_TRAINING, 0.9, 0.5);
+    wt_metrics_window(&m, 0, &r, WT_CLASS_INFERENCE, 1);
+    wt_metrics_window(&m, 0, &r, WT_CLASS_INFERENCE, 1);
+    wt_metrics_samples(&m, 0, 30, 0);
+    wt_metrics_audit(&m, 5, 1, 1);
+    size_t len;
+    char *t = wt_metrics_render(&m, 1e9, &len);
+    assert_non_null(t);
+    assert_int_equal(strlen(t), len);
+    assert_true(len > 0 && t[len - 1] == '\n');
+    assert_null(strstr(t, "modelName"));
+    assert_non_null(strstr(t, "model_name=\"H100 \\\"SXM\\\"\""));
+    assert_non_null(strstr(t, ",class=\"training\"} 1\n"));
+    assert_non_null(strstr(t, ",class=\"inference\"} 0\n"));
+    assert_non_null(strstr(t, "workloadtruth_gpu_declaration_mismatch{gpu=\"0\""));
+    assert_non_null(strstr(t, "indicator=\"power_limit_below_default\"} 1\n"));
+    assert_non_null(strstr(t, "indicator=\"clocks_locked\"} 0\n"));
+    assert_non_null(strstr(t, "workloadtruth_samples_read_total{gpu=\"0\"} 30\n"));
+    assert_non_null(strstr(t, "workloadtruth_audit_appends_total 5\n"));
+    /* the counter counts both windows */
+    char *c = strstr(t, "workloadtruth_gpu_classifications_total{gpu=\"0\"");
+    assert_non_null(c);
+    assert_non_null(strstr(c, "class=\"training\"} 2\n"));
+    /* every sample's family was announced before it */
+    for (char *line = t; *line;) {
+        char *nl = strchr(line, '\n');
+        assert_non_null(nl);
+        if (line[0] != '#') {
+            char name[128];
+            size_t n = strcspn(line, "{ ");
+            assert_true(n < sizeof(name));
+            memcpy(name, line, n);
+            name[n] = '\0';
+            char want[200];
+            snprintf(want, sizeof(want), "# TYPE %s ", name);
+            char *type = strstr(t, want);
+            assert_non_null(type);
+            assert_true(type < line);
+        }
+        line = nl + 1;
+    }
+    free(t);
+    m.label_style_dcgm = 1;
+    t = wt_metrics_render(&m, 1e9, &len);
+    assert_non_null(strstr(t, "UUID=\"GPU-1234\",pci_bus_id=\"\",modelName="));
+    assert_non_null(strstr(t, "Hostname=\""));
+    free(t);
+    wt_metrics_free(&m);
+}
+
+static void textfile(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/wt_export_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    struct wt_metrics m;
+    wt_metrics_init(&m);
+    struct wt_err err = {{0}};
+    assert_int_equal(wt_metrics_write_textfile(&m, dir, 0, &err), WT_OK);
+    char path[128];
+    snprintf(path, sizeof(path), "%s/workloadtruth.prom", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[200];
+    assert_non_null(fgets(line, sizeof(line), f));
+    assert_non_null(strstr(line, "# HELP workloadtruth_build_info"));
+    fclose(f);
+    unlink(path);
+    rmdir(dir);
+    assert_int_not_equal(wt_metrics_write_textfile(&m, "/nonexistent/dir", 0, &err), WT_OK);
+    wt_metrics_free(&m);
+}
+
+static void policy_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"partition gpu\n", ":1: expected"},
+        {"# ok\nnamespace serving mining\n", ":2: 'mining' is not a type"},
+        {"cluster x training\n", ":1: unknown rule 'cluster'"},
+        {"default training extra\n", ":1: expected"},
+    };
+    struct wt_policy *p = malloc(sizeof(*p));
+    struct wt_err err = {{0}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        const char *path = tu_temp(bad[i].text);
+        assert_int_not_equal(wt_policy_load(p, path, &err), WT_OK);
+        if (!strstr(err.msg, bad[i].want)) {
+            print_error("%s: got '%s', wanted '%s'\n", bad[i].text, err.msg, bad[i].want);
+            fail();
+        }
+        unlink(path);
+    }
+    assert_int_not_equal(wt_policy_load(p, "/nonexistent/policy", &err), WT_OK);
+    free(p);
+}
+
+static void precedence(void **state)
+{
+    (void)state;
+    struct wt_policy *p = malloc(sizeof(*p));
+    struct wt_err err = {{0}};
+    const char *path = tu_temp("partition infer inference  # a comment\n"
+                               "namespace train-ns training\n"
+                               "default idle\n");
+    assert_int_equal(wt_policy_load(p, path, &err), WT_OK);
+    unlink(path);
+    assert_int_equal(p->n, 2);
+    struct wt_proc procs[2];
+    memset(procs, 0, sizeof(procs));
+    enum wt_declared_source src;
+    /* nothing known: --declared, then the policy's default */
+    assert_int_equal(wt_declared_for(p, WT_CLASS_TRAINING, procs, 0, &src), WT_CLASS_TRAINING);
+    assert_int_equal(src, WT_DECL_CLI);
+    assert_int_equal(wt_declared_for(p, WT_CLASS_NONE, procs, 0, &src), WT_CLASS_IDLE);
+    assert_int_equal(src, WT_DECL_DEFAULT);
+    assert_int_equal(wt_declared_for(NULL, WT_CLASS_NONE, procs, 0, &src), WT_CLASS_NONE);
+    assert_int_equal(src, WT_DECL_NONE);
+    /* a policy rule beats --declared */
+    snprintf(procs[0].slurm_partition, sizeof(procs[0].slurm_partition), "infer");
+    assert_int_equal(wt_declared_for(p, WT_CLASS_TRAINING, procs, 1, &src), WT_CLASS_INFERENCE);
+    assert_int_equal(src, WT_DECL_POLICY);
+    /* the process's own declaration beats the policy */
+    snprintf(procs[0].declared, sizeof(procs[0].declared), "idle");
+    assert_int_equal(wt_declared_for(p, WT_CLASS_TRAINING, procs, 1, &src), WT_CLASS_IDLE);
+    assert_int_equal(src, WT_DECL_PROCESS);
+    /* two processes that disagree: no declaration */
+    snprintf(procs[1].declared, sizeof(procs[1].declared), "training");
+    assert_int_equal(wt_declared_for(p, WT_CLASS_TRAINING, procs, 2, &src), WT_CLASS_NONE);
+    assert_int_equal(src, WT_DECL_CONFLICT);
+    free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(escaping),      cmocka_unit_test(exposition), cmocka_unit_test(textfile),
+        cmocka_unit_test(policy_errors), cmocka_unit_test(precedence),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
