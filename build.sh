@@ -36,6 +36,9 @@ need_packages() {
 
 BUILD_PKGS="gcc make cmake pkg-config libc6-dev libjansson-dev libsodium-dev libmicrohttpd-dev"
 TEST_PKGS="libcmocka-dev clang libclang-rt-14-dev python3 fiu-utils curl prometheus"
+# npm runs the MCP client and conformance tests (tests/mcp): Debian's, unless
+# one is already on the PATH
+npm_pkg() { command -v npm >/dev/null 2>&1 || echo npm; }
 
 configure_build() { # DIR [cmake args...]
     dir=$1
@@ -89,13 +92,13 @@ run)
     fi
     ;;
 test)
-    need_packages $BUILD_PKGS $TEST_PKGS
+    need_packages $BUILD_PKGS $TEST_PKGS $(npm_pkg)
     configure_build build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo
     (cd build-test && ctest --output-on-failure -j "$JOBS")
     fuzz
     ;;
 asan)
-    need_packages $BUILD_PKGS $TEST_PKGS
+    need_packages $BUILD_PKGS $TEST_PKGS $(npm_pkg)
     configure_build build-asan -DWT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
     (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$JOBS")

@@ -13,7 +13,11 @@
  * 2025-11-25 and older: `initialize` opens a session whose id comes back in
  * Mcp-Session-Id; later requests must carry it (400 when missing, 404 when
  * unknown or ended by DELETE) and an MCP-Protocol-Version header, when
- * present, must be the negotiated one (else 400).  Notifications get 202.
+ * present, must name a version this server serves (else 400).  A request
+ * that announces 2026-07-28 in its header, or a server/discover, without
+ * the _meta that revision requires is invalid params (400, -32602).
+ * Header values are compared without their surrounding whitespace.
+ * Notifications get 202.
  * A tools/call with a progress token, from a client that accepts
  * text/event-stream, is answered as a stream of server-sent events: the
  * progress notifications as they happen, then the response.  GET on the
@@ -115,6 +119,20 @@ static enum MHD_Result send_rpc_error(struct MHD_Connection *c, unsigned status,
                                       int code, const char *message)
 {
     return send_json(c, status, wt_rpc_error(id, code, message, NULL), NULL);
+}
+
+/* A header's value equals want, leading and trailing whitespace aside (RFC
+ * 9110 section 5.5: a field value excludes the optional whitespace around it). */
+static int header_is(const char *value, const char *want)
+{
+    if (!value)
+        return 0;
+    while (*value == ' ' || *value == '\t')
+        value++;
+    size_t n = strlen(value);
+    while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'))
+        n--;
+    return n == strlen(want) && strncmp(value, want, n) == 0;
 }
 
 static int ieq(const char *a, const char *b, size_t n)
@@ -425,7 +443,11 @@ static int has_progress_token(const struct wt_rpc_msg *m)
     return json_is_object(meta) && json_object_get(meta, "progressToken") != NULL;
 }
 
-/* Runs a request synchronously (or as a stream) and answers it. */
+/* Runs a request synchronously (or as a stream) and answers it.  A JSON-RPC
+ * error gets the HTTP status of 2026-07-28 (status_for) in that era; in a
+ * legacy session it gets 200, as any other response: there an HTTP error
+ * means the transport refused the message, and 404 that the session is
+ * gone (the client would start a new one). */
 static enum MHD_Result run_request(struct http_srv *x, struct MHD_Connection *c,
                                    struct wt_rpc_msg *m, struct wt_mcp_session *sess,
                                    const char *session_id)
@@ -440,7 +462,7 @@ static enum MHD_Result run_request(struct http_srv *x, struct MHD_Connection *c,
     flight_remove(x, f);
     if (!resp)
         return send_text(c, MHD_HTTP_ACCEPTED, "text/plain", "", session_id, NULL);
-    return send_json(c, status_for(resp), resp, session_id);
+    return send_json(c, session_id ? MHD_HTTP_OK : status_for(resp), resp, session_id);
 }
 
 static enum MHD_Result handle_modern(struct http_srv *x, struct MHD_Connection *c,
@@ -449,18 +471,18 @@ static enum MHD_Result handle_modern(struct http_srv *x, struct MHD_Connection *
     const char *hv = header(c, "MCP-Protocol-Version");
     const char *hm = header(c, "Mcp-Method");
     char why[200] = "";
-    if (!hv || strcmp(hv, version))
+    if (!header_is(hv, version))
         snprintf(why, sizeof(why),
                  "the MCP-Protocol-Version header (%.40s) differs from "
                  "_meta's protocol version",
                  hv ? hv : "missing");
-    else if (!hm || strcmp(hm, m->method))
+    else if (!header_is(hm, m->method))
         snprintf(why, sizeof(why), "the Mcp-Method header (%.60s) differs from the method",
                  hm ? hm : "missing");
     else if (!strcmp(m->method, "tools/call")) {
         const char *hn = header(c, "Mcp-Name");
         json_t *name = json_object_get(m->params, "name");
-        if (!hn || !json_is_string(name) || strcmp(hn, json_string_value(name)))
+        if (!json_is_string(name) || !header_is(hn, json_string_value(name)))
             snprintf(why, sizeof(why), "the Mcp-Name header (%.60s) differs from the tool name",
                      hn ? hn : "missing");
     }
@@ -515,16 +537,20 @@ static enum MHD_Result handle_legacy(struct http_srv *x, struct MHD_Connection *
     if (!slot)
         return send_rpc_error(c, MHD_HTTP_NOT_FOUND, m->id, WT_RPC_INVALID_REQUEST,
                               "Session not found: initialize again");
+    /* the header must name a version this server serves (2025-11-25: "an
+     * invalid or unsupported MCP-Protocol-Version" is a 400); the session
+     * keeps the negotiated one */
     const char *hv = header(c, "MCP-Protocol-Version");
     if (hv) {
         int known = 0;
         for (int i = 0; legacy_versions[i]; i++)
-            known |= !strcmp(hv, legacy_versions[i]);
-        if (!known || strcmp(hv, sess.version)) {
+            known |= header_is(hv, legacy_versions[i]);
+        if (!known) {
             char msg[200];
             snprintf(msg, sizeof(msg),
-                     "Bad Request: MCP-Protocol-Version %.40s is not the negotiated %s", hv,
-                     sess.version);
+                     "Bad Request: unsupported MCP-Protocol-Version %.40s (this session "
+                     "negotiated %s)",
+                     hv, sess.version);
             return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m->id, WT_RPC_INVALID_REQUEST, msg);
         }
     }
@@ -566,6 +592,17 @@ static enum MHD_Result handle_post(struct http_srv *x, struct MHD_Connection *c,
         rc = send_text(c, MHD_HTTP_ACCEPTED, "text/plain", "", NULL, NULL);
     else if (wt_mcp_is_modern(&m, &version))
         rc = handle_modern(x, c, &m, version);
+    else if (m.kind == WT_RPC_REQUEST && strcmp(m.method, "initialize") != 0 &&
+             (header_is(header(c, "MCP-Protocol-Version"), WT_MCP_MODERN_VERSION) ||
+              !strcmp(m.method, "server/discover")))
+        /* a 2026-07-28 request (by its header, or server/discover, which
+         * only that revision has) without the _meta it requires: invalid
+         * params, not a legacy request without a session (initialize
+         * without _meta always starts a legacy session) */
+        rc = send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m.id, WT_RPC_INVALID_PARAMS,
+                            "Invalid params: a 2026-07-28 request needs "
+                            "_meta[\"io.modelcontextprotocol/protocolVersion\"] and "
+                            "_meta[\"io.modelcontextprotocol/clientCapabilities\"]");
     else
         rc = handle_legacy(x, c, &m);
     wt_rpc_free(&m);
@@ -741,7 +778,7 @@ int wt_mcp_serve_http(struct wt_mcp_server *s, const struct wt_mcp_http_config *
     if (!loopback && !hc->token) {
         fprintf(stderr,
                 "workloadtruth mcp: --http %s is not a loopback address: give a bearer "
-                "token (--token-file) to listen there\n",
+                "token (--token-file or $WT_MCP_TOKEN) to listen there\n",
                 hc->addr);
         return 2;
     }

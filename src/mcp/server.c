@@ -70,9 +70,30 @@ static json_t *versions_array(int modern)
     return a;
 }
 
-static json_t *capabilities(void)
+/* The server's capabilities.  The legacy era also declares logging, so that
+ * 2025-era clients may send logging/setLevel (this server sends no log
+ * messages: it logs to stderr); 2026-07-28 removed logging/setLevel. */
+static json_t *capabilities(int legacy)
 {
-    return json_pack("{s:{s:b}}", "tools", "listChanged", 0);
+    json_t *c = json_pack("{s:{s:b}}", "tools", "listChanged", 0);
+    if (c && legacy)
+        json_object_set_new(c, "logging", json_object());
+    return c;
+}
+
+static const char *const log_levels[] = {"debug",    "info",  "notice",    "warning", "error",
+                                         "critical", "alert", "emergency", NULL};
+
+static json_t *set_level(const struct wt_rpc_msg *m)
+{
+    json_t *level = m->params ? json_object_get(m->params, "level") : NULL;
+    for (int i = 0; json_is_string(level) && log_levels[i]; i++)
+        if (!strcmp(json_string_value(level), log_levels[i]))
+            return wt_rpc_result(m->id, json_object());
+    return wt_rpc_error(m->id, WT_RPC_INVALID_PARAMS,
+                        "Invalid params: logging/setLevel needs a 'level' of debug, info, notice, "
+                        "warning, error, critical, alert or emergency",
+                        NULL);
 }
 
 /* The per-result fields of 2026-07-28. */
@@ -134,7 +155,9 @@ static json_t *tools_call(struct wt_mcp_server *s, const struct wt_rpc_msg *m,
 
 static json_t *unsupported_version(const struct wt_rpc_msg *m, const char *requested)
 {
-    json_t *data = json_pack("{s:o,s:s}", "supported", versions_array(1), "requested",
+    /* only the versions a request with _meta can be served at: the older
+     * ones are reached through initialize, not per request */
+    json_t *data = json_pack("{s:[s],s:s}", "supported", WT_MCP_MODERN_VERSION, "requested",
                              requested ? requested : "");
     return wt_rpc_error(m->id, WT_RPC_UNSUPPORTED_VERSION, "Unsupported protocol version", data);
 }
@@ -155,7 +178,7 @@ static json_t *handle_modern(struct wt_mcp_server *s, const struct wt_rpc_msg *m
     json_t *r = NULL;
     if (!strcmp(m->method, "server/discover")) {
         r = json_pack("{s:[s],s:o,s:s}", "supportedVersions", WT_MCP_MODERN_VERSION, "capabilities",
-                      capabilities(), "instructions", instructions);
+                      capabilities(0), "instructions", instructions);
         return wt_rpc_result(m->id, modern(r, 1));
     }
     if (!strcmp(m->method, "tools/list")) {
@@ -202,12 +225,14 @@ static json_t *handle_legacy(struct wt_mcp_server *s, struct wt_mcp_session *ses
         snprintf(sess->version, sizeof(sess->version), "%s", use);
         sess->negotiated = 1;
         json_t *r =
-            json_pack("{s:s,s:o,s:o,s:s}", "protocolVersion", use, "capabilities", capabilities(),
+            json_pack("{s:s,s:o,s:o,s:s}", "protocolVersion", use, "capabilities", capabilities(1),
                       "serverInfo", server_info(), "instructions", instructions);
         return wt_rpc_result(m->id, r);
     }
     if (!strcmp(m->method, "ping"))
         return wt_rpc_result(m->id, json_object());
+    if (!strcmp(m->method, "logging/setLevel"))
+        return set_level(m);
     if (!strcmp(m->method, "tools/list")) {
         json_t *r = tools_list(s, m, &code, &cmsg);
         return r ? wt_rpc_result(m->id, r) : wt_rpc_error(m->id, code, cmsg, NULL);
