@@ -28,6 +28,7 @@ int wt_cmd_consistency(int argc, char **argv);
 int wt_cmd_witness(int argc, char **argv);
 int wt_cmd_recover(int argc, char **argv);
 int wt_cmd_mcp(int argc, char **argv);
+int wt_cmd_report(int argc, char **argv);
 
 /* Names of the classifiers, NULL-terminated, for option choices. */
 const char *const *wt_cli_classifier_names(void);

@@ -34,6 +34,8 @@ static const struct command commands[] = {
     {"consistency", wt_cmd_consistency, "witness request: the log only grew since size N"},
     {"witness", wt_cmd_witness, "a minimal witness: check, store and cosign a checkpoint"},
     {"recover", wt_cmd_recover, "quarantine a torn last line after a crash"},
+    {"report", wt_cmd_report,
+     "write the audit log as an HTML page (status, timelines, mismatches)"},
     {"mcp", wt_cmd_mcp, "serve the Model Context Protocol (stdio, or HTTP with --http)"},
     {NULL, NULL, NULL},
 };

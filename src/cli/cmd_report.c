@@ -1,0 +1,140 @@
+/* `workloadtruth report`: the audit log as one self-contained HTML page
+ * (output/report.h does the work).  The page is written to a temporary file
+ * beside --out and renamed over it, so a reader never sees half a page.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit/verify.h"
+#include "cli/audit_common.h"
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "output/report.h"
+
+int wt_cmd_report(int argc, char **argv)
+{
+    const char *dir = NULL, *file = NULL, *vkey_arg = NULL, *out = NULL, *title = NULL;
+    unsigned long long max_windows = WT_REPORT_DEFAULT_WINDOWS;
+    /* clang-format off */
+    struct wt_opt opts[] = {
+        {"--log-dir", WT_OPT_STRING, &dir, "DIR", "log directory (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR ")", 0, 0, NULL, false},
+        {"--log-file", WT_OPT_STRING, &file, "FILE", "log file (its checkpoint is FILE.checkpoint)", 0, 0, NULL, false},
+        {"--vkey", WT_OPT_STRING, &vkey_arg, "KEY", "the log's verifier key (text or file), as printed by init: pins the key", 0, 0, NULL, false},
+        {"--out", WT_OPT_STRING, &out, "FILE", "the HTML file to write (required; - for standard output)", 0, 0, NULL, false},
+        {"--title", WT_OPT_STRING, &title, "TEXT", "the page's title (default: WorkloadTruth audit report)", 0, 0, NULL, false},
+        {"--max-windows", WT_OPT_UINT, &max_windows, "N", "the last N windows of each GPU on its timeline (default 10000)", 10, 10000000, NULL, false},
+        {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
+    };
+    /* clang-format on */
+    const struct wt_cmd_help help = {
+        "workloadtruth report",
+        "Write the audit log as one self-contained HTML page (no script, nothing\n"
+        "fetched): the log's verification status, then per GPU a timeline of classes\n"
+        "and confidence, the declared-vs-observed mismatches and the tamper indicators.\n"
+        "A damaged log is shown up to its first bad line, with the damage at the top.",
+        "exit status: 0 written (the log verifies, maybe with warnings), 1 written but the\n"
+        "log is damaged, or not written (unreadable log, unwritable file), 2 usage error.",
+        NULL,
+    };
+    int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
+    if (prc)
+        return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+    if (!out || !*out) {
+        fprintf(stderr, "%s: --out is required (see --help)\n", help.prog);
+        return WT_EXIT_USAGE;
+    }
+    struct wt_log_paths p;
+    struct wt_note_vkey vk;
+    struct wt_report_opts ro = {0};
+    struct wt_report_info info;
+    struct wt_err err = {{0}};
+    char tmp[PATH_MAX + 32];
+    FILE *f = NULL;
+    int to_stdout = !strcmp(out, "-"), rc = WT_EXIT_ERROR;
+    tmp[0] = '\0';
+    if ((prc = wt_cli_log_paths(help.prog, dir, file, &p)) != 0)
+        return prc;
+    if (vkey_arg) {
+        if ((prc = wt_cli_read_vkey(help.prog, vkey_arg, &vk)) != 0)
+            return prc;
+        ro.vkey = &vk;
+    }
+    ro.title = title;
+    ro.side_path = p.checkpoint;
+    ro.max_windows = (size_t)max_windows;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ro.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+
+    if (to_stdout) {
+        f = stdout;
+    } else {
+        if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", out, (long)getpid()) >= sizeof(tmp)) {
+            fprintf(stderr, "%s: --out: path too long\n", help.prog);
+            return WT_EXIT_USAGE;
+        }
+        f = fopen(tmp, "w");
+        if (!f) {
+            fprintf(stderr, "%s: cannot write %s: cannot create %s: %s\n", help.prog, out, tmp,
+                    strerror(errno));
+            tmp[0] = '\0';
+            goto cleanup;
+        }
+    }
+    if (wt_report_write(f, p.log, &ro, &info, &err) != WT_OK) {
+        fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+        goto cleanup;
+    }
+    if (!to_stdout) {
+        int cerr = fclose(f);
+        f = NULL;
+        if (cerr) {
+            fprintf(stderr, "%s: writing %s: %s\n", help.prog, tmp, strerror(errno));
+            goto cleanup;
+        }
+        if (rename(tmp, out)) {
+            fprintf(stderr, "%s: cannot rename %s to %s: %s\n", help.prog, tmp, out,
+                    strerror(errno));
+            goto cleanup;
+        }
+        tmp[0] = '\0';
+        char state[160];
+        if (info.status == WT_VERIFY_DAMAGED && info.line)
+            snprintf(state, sizeof(state), "DAMAGED at line %llu (%s)",
+                     (unsigned long long)info.line, wt_damage_name(info.damage));
+        else if (info.status == WT_VERIFY_DAMAGED)
+            snprintf(state, sizeof(state), "DAMAGED (%s)", wt_damage_name(info.damage));
+        else
+            snprintf(state, sizeof(state), "verified%s (%llu entries)",
+                     info.status == WT_VERIFY_WARN ? " with warnings" : "",
+                     (unsigned long long)info.entries);
+        printf("wrote %s: log %s, %zu GPU%s, %llu window%s, %llu mismatch%s, %llu with tamper "
+               "indicators\n",
+               out, state, info.gpus, info.gpus == 1 ? "" : "s", (unsigned long long)info.windows,
+               info.windows == 1 ? "" : "s", (unsigned long long)info.mismatches,
+               info.mismatches == 1 ? "" : "es", (unsigned long long)info.tampered);
+    }
+    if (info.status == WT_VERIFY_DAMAGED) {
+        if (info.shown)
+            fprintf(stderr, "%s: DAMAGED: %s; the report shows lines 1..%llu only\n", help.prog,
+                    info.message, (unsigned long long)info.shown);
+        else
+            fprintf(stderr, "%s: DAMAGED: %s; the report shows none of its entries\n", help.prog,
+                    info.message);
+        rc = WT_EXIT_ERROR;
+    } else {
+        rc = WT_EXIT_OK;
+    }
+cleanup:
+    if (f && !to_stdout)
+        fclose(f);
+    if (tmp[0])
+        unlink(tmp);
+    return rc;
+}

@@ -1,0 +1,403 @@
+/* The HTML report (output/report.c): hostile strings from the log are
+ * escaped, a damaged log shows its damage and only the lines before it, an
+ * empty log and a missing one, and a long log downsampled to one column per
+ * pixel with the last N windows.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "testutil.h"
+
+#include <sodium.h>
+
+#include "audit/entry.h"
+#include "audit/log.h"
+#include "audit/merkle.h"
+#include "audit/note.h"
+#include "output/report.h"
+
+static void has(const char *html, const char *needle)
+{
+    if (!strstr(html, needle))
+        fail_msg("expected '%s' in the report", needle);
+}
+
+static void lacks(const char *html, const char *needle)
+{
+    const char *at = strstr(html, needle);
+    if (at)
+        fail_msg("did not expect '%s' in the report: ...%.80s...", needle, at);
+}
+
+static size_t count(const char *html, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = html; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+static char *escaped(const char *s, size_t max)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    assert_non_null(f);
+    assert_int_equal(wt_html_escape(f, s, max), 0);
+    fclose(f);
+    return buf;
+}
+
+static void test_escape(void **state)
+{
+    (void)state;
+    char *e = escaped("<script>alert(\"x\")</script>&'", 1000);
+    assert_string_equal(e, "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;");
+    free(e);
+    /* controls, a bidi override, invalid UTF-8, a C1 control, an overlong '/' */
+    e = escaped("a\x01"
+                "b\x7f"
+                "c\xE2\x80\xAE"
+                "d\xFF"
+                "e\xC2\x85"
+                "f\xC0\xAF"
+                "g\tok",
+                1000);
+    assert_string_equal(e, "a\xEF\xBF\xBD"
+                           "b\xEF\xBF\xBD"
+                           "c\xEF\xBF\xBD"
+                           "d\xEF\xBF\xBD"
+                           "e\xEF\xBF\xBD"
+                           "f\xEF\xBF\xBD\xEF\xBF\xBD"
+                           "g\tok");
+    free(e);
+    /* ordinary UTF-8 passes; a cut is marked and never splits a character */
+    e = escaped("GPU \xC3\xA9t\xC3\xA9", 1000);
+    assert_string_equal(e, "GPU \xC3\xA9t\xC3\xA9");
+    free(e);
+    e = escaped("ab\xC3\xA9"
+                "cd",
+                3);
+    assert_string_equal(e, "ab\xE2\x80\xA6");
+    free(e);
+    e = escaped("abcdef", 3);
+    assert_string_equal(e, "abc\xE2\x80\xA6");
+    free(e);
+}
+
+/* --- logs made without the writer (fast: no fsync, no key) -------------- */
+
+struct mk {
+    FILE *f;
+    struct wt_merkle_range range;
+    uint64_t seq;
+};
+
+static void mk_line(struct mk *m, int64_t ts, enum wt_entry_type type, json_t *fields)
+{
+    uint8_t root[32], leaf[32];
+    char *line;
+    size_t len;
+    struct wt_err err = {{0}};
+    wt_merkle_range_root(&m->range, root);
+    if (wt_entry_build(m->seq, ts, type, root, fields, &line, &len, &err) != WT_OK)
+        fail_msg("%s", err.msg);
+    json_decref(fields);
+    assert_int_equal(fwrite(line, 1, len, m->f), len);
+    fputc('\n', m->f);
+    wt_merkle_leaf_hash(line, len, leaf);
+    wt_merkle_range_append(&m->range, leaf);
+    free(line);
+    m->seq++;
+}
+
+static void mk_open(struct mk *m, char *path, size_t cap)
+{
+    snprintf(path, cap, "/tmp/wt_report_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    m->f = fdopen(fd, "wb");
+    assert_non_null(m->f);
+    wt_merkle_range_init(&m->range);
+    m->seq = 0;
+    mk_line(m, 1767225600000, WT_ENTRY_GENESIS,
+            json_pack("{s:s,s:s,s:s}", "origin", "report.test/0000000000000001", "alg", "ed25519",
+                      "pk", "ETgcvCGeSNLblOXbU1gbuZ4Ly/rI5knZLUtsWWOolxk="));
+}
+
+static void mk_class(struct mk *m, int64_t ts, const char *gpu, int idx, const char *cls, long conf,
+                     json_t *ev)
+{
+    json_t *f = json_pack("{s:s,s:i,s:s,s:i,s:s}", "gpu", gpu, "gpu_idx", idx, "class", cls,
+                          "conf_ppm", (int)conf, "model", "physics/workloadtruth-test");
+    if (ev)
+        json_object_set_new(f, "evidence", ev);
+    mk_line(m, ts, WT_ENTRY_CLASS, f);
+}
+
+static char *report(const char *path, const struct wt_report_opts *o, struct wt_report_info *info)
+{
+    char *html = NULL;
+    size_t len = 0;
+    struct wt_err err = {{0}};
+    int rc = wt_report_html(path, o, &html, &len, info, &err);
+    if (rc)
+        fail_msg("report of %s: %s", path, err.msg);
+    assert_int_equal(strlen(html), len);
+    /* self-contained: nothing that fetches, no script */
+    lacks(html, "<script");
+    lacks(html, "http:");
+    lacks(html, "https:");
+    lacks(html, "src=\"");
+    lacks(html, "href=\"/");
+    lacks(html, "url(");
+    lacks(html, "@import");
+    has(html, "</html>\n");
+    return html;
+}
+
+static void test_hostile_strings(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    mk_open(&m, path, sizeof(path));
+    json_t *ev = json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "samples", 20, "source",
+                           "replay:<b>x</b>.csv", "gpu_model", "</style><script>alert(1)</script>",
+                           "reason_1",
+                           "<img src=x onerror=alert(1)> \xE2\x80\xAE"
+                           "evil",
+                           "tamper_1", "\"><svg onload=alert(1)>", "declared", "inference<iframe>",
+                           "verdict", "MISMATCH", "slurm_job_id", "42&<x>");
+    mk_class(&m, 1767225601000, "GPU-<a href=javascript:alert(1)>", 0, "training", 912000, ev);
+    /* tamper indicators longer than the list keeps: cut whole characters */
+    char e250[251];
+    for (int i = 0; i < 125; i++)
+        memcpy(e250 + 2 * i, "\xC3\xA9", 2);
+    e250[250] = '\0';
+    ev = json_object();
+    for (int i = 1; i <= 5; i++) {
+        char k[16];
+        snprintf(k, sizeof(k), "tamper_%d", i);
+        json_object_set_new(ev, k, json_string(e250));
+    }
+    mk_class(&m, 1767225602000, "GPU-2", 1, "inference", 700000, ev);
+    fclose(m.f);
+
+    struct wt_report_opts o = {0};
+    o.title = "Fleet <b>report</b> & co";
+    struct wt_report_info info;
+    char *html = report(path, &o, &info);
+    assert_int_equal(info.windows, 2);
+    assert_int_equal(info.mismatches, 1);
+    assert_int_equal(info.tampered, 2);
+    assert_int_equal(info.gpus, 2);
+    lacks(html, "<img");
+    lacks(html, "<svg onload");
+    lacks(html, "<iframe");
+    lacks(html, "<a href=javascript");
+    lacks(html, "<b>");
+    lacks(html, "\xE2\x80\xAE");
+    has(html, "<title>Fleet &lt;b&gt;report&lt;/b&gt; &amp; co</title>");
+    has(html, "&lt;/style&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
+    has(html, "&lt;img src=x onerror=alert(1)&gt; \xEF\xBF\xBD"
+              "evil");
+    has(html, "&quot;&gt;&lt;svg onload=alert(1)&gt;");
+    has(html, "inference&lt;iframe&gt;");
+    has(html, "42&amp;&lt;x&gt;");
+    has(html, "GPU-&lt;a href=javascript:alert(1)&gt;");
+    has(html, "\xC3\xA9\xC3\xA9\xE2\x80\xA6</td>");
+    assert_int_equal(count(html, "\xEF\xBF\xBD"), 1); /* the U+202E above only */
+    /* the style element is ours alone */
+    assert_int_equal(count(html, "<style>"), 1);
+    assert_int_equal(count(html, "</style>"), 1);
+    free(html);
+    unlink(path);
+}
+
+static void test_signed_log_damaged(void **state)
+{
+    (void)state;
+    char dir[64], vkey[600];
+    snprintf(dir, sizeof(dir), "/tmp/wt_report_d_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    assert_int_equal(wt_log_paths_dir(&p, dir, &err), 0);
+    if (wt_log_init(&p, "report.test/0000000000000002", NULL, NULL, vkey, sizeof(vkey), &err))
+        fail_msg("%s", err.msg);
+    struct wt_log *l;
+    if (wt_log_open(&l, &p, NULL, NULL, &err))
+        fail_msg("%s", err.msg);
+    static const char *cls[] = {"training", "training", "inference", "idle", "training"};
+    for (int i = 0; i < 5; i++) {
+        json_t *f = json_pack("{s:s,s:i,s:s,s:i}", "gpu", "GPU-1111", "gpu_idx", 0, "class", cls[i],
+                              "conf_ppm", 800000 + i * 10000);
+        assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), 0);
+        json_decref(f);
+    }
+    assert_int_equal(wt_log_seal(l, &err), 0);
+    wt_log_close(l);
+
+    struct wt_note_vkey vk;
+    assert_int_equal(wt_note_parse_vkey(vkey, &vk, &err), 0);
+    struct wt_report_opts o = {0};
+    o.side_path = p.checkpoint;
+    o.vkey = &vk;
+    struct wt_report_info info;
+    char *html = report(p.log, &o, &info);
+    assert_int_equal(info.status, WT_VERIFY_OK);
+    assert_int_equal(info.windows, 5);
+    assert_int_equal(info.shown, info.entries);
+    has(html, "Log verified");
+    has(html, "pinned: the expected verifier key was given");
+    lacks(html, "Log DAMAGED");
+    free(html);
+
+    /* edit line 3 (the second class record): training -> inference */
+    size_t len;
+    FILE *f = fopen(p.log, "rb");
+    assert_non_null(f);
+    char *buf = malloc(1 << 16);
+    assert_non_null(buf);
+    len = fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    buf[len] = '\0';
+    char *l3 = buf;
+    for (int i = 0; i < 2; i++)
+        l3 = strchr(l3, '\n') + 1;
+    char *at = strstr(l3, "\"class\":\"training\"");
+    assert_non_null(at);
+    assert_true(at < strchr(l3, '\n'));
+    f = fopen(p.log, "wb");
+    assert_non_null(f);
+    fwrite(buf, 1, (size_t)(at - buf), f);
+    fputs("\"class\":\"idle\"", f);
+    fputs(at + strlen("\"class\":\"training\""), f);
+    fclose(f);
+    free(buf);
+
+    html = report(p.log, &o, &info);
+    assert_int_equal(info.status, WT_VERIFY_DAMAGED);
+    assert_int_equal(info.damage, WT_DMG_BROKEN_LINK);
+    assert_int_equal(info.line, 3);
+    assert_int_equal(info.shown, 2);
+    assert_int_equal(info.windows, 1); /* only line 2 is trusted */
+    has(html, "Log DAMAGED");
+    has(html, "broken-link");
+    has(html, "First bad line: <b>3</b>");
+    has(html, "shows only lines 1&#8211;2");
+    free(html);
+
+    /* a log re-created with another key: nothing is shown */
+    struct wt_note_vkey other = vk;
+    other.pk[0] ^= 1;
+    o.vkey = &other;
+    o.side_path = NULL;
+    html = report(p.log, &o, &info);
+    assert_int_equal(info.status, WT_VERIFY_DAMAGED);
+    assert_int_equal(info.shown, 0);
+    assert_int_equal(info.windows, 0);
+    has(html, "No classification");
+    free(html);
+
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_empty_and_missing(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    mk_open(&m, path, sizeof(path));
+    fclose(m.f);
+    struct wt_report_info info;
+    char *html = report(path, NULL, &info);
+    assert_int_equal(info.status, WT_VERIFY_WARN); /* no checkpoint file, unsealed */
+    assert_int_equal(info.entries, 1);
+    assert_int_equal(info.windows, 0);
+    assert_int_equal(info.gpus, 0);
+    has(html, "No classification in the verified part of this log yet.");
+    has(html, "Log verified, with warnings");
+    free(html);
+
+    /* a zero-byte file is a damaged log, still reported */
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fclose(f);
+    html = report(path, NULL, &info);
+    assert_int_equal(info.status, WT_VERIFY_DAMAGED);
+    has(html, "empty log");
+    free(html);
+    unlink(path);
+
+    /* a missing file is an error, not a page */
+    char *out = NULL;
+    size_t len = 0;
+    struct wt_err err = {{0}};
+    assert_int_equal(wt_report_html("/nonexistent/wt/log.jsonl", NULL, &out, &len, NULL, &err),
+                     WT_EIO);
+    assert_null(out);
+    assert_contains(err.msg, "/nonexistent/wt/log.jsonl");
+}
+
+static void test_downsampled(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    mk_open(&m, path, sizeof(path));
+    const int n = 6000;
+    for (int i = 0; i < n; i++) {
+        /* GPU 1: alternating blocks; GPU 0: training with a declared mismatch every 500 */
+        const char *c1 = (i / 7) % 3 == 0 ? "inference" : (i / 7) % 3 == 1 ? "idle" : "training";
+        json_t *ev = NULL;
+        if (i % 500 == 0)
+            ev = json_pack("{s:s,s:s}", "declared", "inference", "verdict", "MISMATCH");
+        if (i == 4321)
+            ev = json_pack("{s:s}", "tamper_1", "power flat while utilisation varies");
+        int64_t ts = 1767225600000 + (int64_t)i * 10000 + (i >= 3000 ? 7200000 : 0);
+        mk_class(&m, ts, "GPU-0000", 0, "training", 900000 + (i % 7) * 10000, ev);
+        mk_class(&m, ts + 1, "GPU-0001", 1, c1, 500000 + (i % 5) * 90000, NULL);
+    }
+    fclose(m.f);
+    struct wt_report_info info;
+    char *html = report(path, NULL, &info);
+    assert_int_equal(info.windows, 2 * n);
+    assert_int_equal(info.mismatches, n / 500);
+    assert_int_equal(info.tampered, 1);
+    has(html, "each column merges about 6 windows");
+    has(html, "gap 2 h 0 min");
+    /* columns are bounded by the plot's pixels, not by the windows */
+    assert_true(count(html, "<polyline") == 2);
+    assert_true(count(html, "<rect") < 2 * 1100 * 4 + 100);
+    assert_true(strlen(html) < 1500000);
+    free(html);
+
+    /* only the last 500 windows of each GPU on the timelines; counts cover all */
+    struct wt_report_opts o = {0};
+    o.max_windows = 500;
+    html = report(path, &o, &info);
+    assert_int_equal(info.windows, 2 * n);
+    has(html, "the last 500 of 6000 windows");
+    has(html, "one column per window");
+    /* the mismatch list keeps the latest WT_REPORT_MAX_LISTED */
+    has(html, "12 mismatches");
+    free(html);
+    unlink(path);
+}
+
+int main(void)
+{
+    if (sodium_init() < 0)
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_hostile_strings),
+        cmocka_unit_test(test_signed_log_damaged),
+        cmocka_unit_test(test_empty_and_missing),
+        cmocka_unit_test(test_downsampled),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
