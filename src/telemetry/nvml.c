@@ -186,8 +186,9 @@ static int ok(struct nvml *s, struct dev *d, nvmlReturn_t rc, const char *what)
         return 1;
     if (rc == NVML_ERROR_GPU_IS_LOST && !d->lost) {
         d->lost = 1;
-        snprintf(d->why, sizeof(d->why), "GPU %d (%s, %s) fell off the bus during %s: %s", d->index,
-                 d->name, d->bus, what, nvml_str(s, rc));
+        snprintf(d->why, sizeof(d->why),
+                 "GPU %d (%.48s, %.16s) fell off the bus during %.40s: %.40s", d->index, d->name,
+                 d->bus, what, nvml_str(s, rc));
     }
     return 0;
 }
