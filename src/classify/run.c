@@ -2,14 +2,24 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#define _DEFAULT_SOURCE /* flock */
 #include "classify/run.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "audit/entry.h"
+#include "audit/log.h"
 #include "classify/verdict.h"
+#include "output/output.h"
 
 /* Reads `want` samples of gpu at or after time `start` (NaN = from the start). */
 static int read_window(struct wt_source *src, int gpu, double start, struct wt_sample *buf,
@@ -242,5 +252,106 @@ out:
     free(pw);
     free(buf);
     wt_source_close(src);
+    return rc;
+}
+
+/* 1 when another process holds the log's writer lock. */
+static int lock_busy(const struct wt_log_paths *p)
+{
+    int fd = open(p->lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 0;
+    int busy = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd); /* releases the lock if we got it */
+    return busy;
+}
+
+static int check_extra(const json_t *extra, const json_t *ev, struct wt_err *err)
+{
+    const char *k;
+    json_t *v;
+    if (!extra)
+        return WT_OK;
+    if (!json_is_object(extra) || json_object_size(extra) > WT_RUN_LOG_MAX_EXTRA)
+        return wt_errf(err, WT_EINVAL, "extra evidence: an object of at most %d keys",
+                       WT_RUN_LOG_MAX_EXTRA);
+    json_object_foreach((json_t *)extra, k, v)
+    {
+        if (!wt_entry_key_ok(k))
+            return wt_errf(err, WT_EINVAL, "extra evidence key '%.40s': keys are [a-z0-9_]{1,32}",
+                           k);
+        if (!json_is_string(v) || strlen(json_string_value(v)) > WT_ENTRY_MAX_STR)
+            return wt_errf(err, WT_EINVAL,
+                           "extra evidence '%s': the value must be a string of at most %d bytes", k,
+                           WT_ENTRY_MAX_STR);
+        if (ev && json_object_get(ev, k))
+            return wt_errf(err, WT_EINVAL,
+                           "extra evidence '%s': the class record already has that key", k);
+    }
+    return WT_OK;
+}
+
+int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
+                      const struct wt_run_log_opts *o, json_t **where, struct wt_err *err)
+{
+    struct wt_log_paths p;
+    struct wt_log *l = NULL;
+    struct wt_log_recovery rec;
+    json_t *f = NULL;
+    uint64_t seq = 0;
+    struct stat st;
+    int rc;
+    if (where)
+        *where = NULL;
+    if ((rc = check_extra(o->extra_evidence, NULL, err)) != WT_OK)
+        return rc;
+    if ((rc = wt_log_paths_dir(&p, log_dir, err)) != WT_OK)
+        return rc;
+    if (stat(p.log, &st) != 0 && errno == ENOENT) {
+        char vkey[256];
+        struct wt_err ierr;
+        rc = wt_log_init(&p, NULL, NULL, NULL, vkey, sizeof(vkey), &ierr);
+        if (rc == WT_OK) {
+            fprintf(stderr, "%s: created the audit log in %s; verifier key: %s\n",
+                    o->who ? o->who : "workloadtruth", p.dir, vkey);
+        } else if (stat(p.log, &st) != 0) { /* not made by another writer meanwhile */
+            *err = ierr;
+            return rc;
+        }
+    }
+    for (double waited = 0;; waited += 0.1) {
+        if ((rc = wt_log_open(&l, &p, NULL, &rec, err)) == WT_OK)
+            break;
+        if (waited >= o->lock_wait_s || !lock_busy(&p))
+            return rc;
+        struct timespec ts = {0, 100000000L};
+        nanosleep(&ts, NULL);
+    }
+    const struct wt_result *r = &run->job;
+    f = wt_json_class_record(r, &run->info, o->source, NULL, r->sample_count,
+                             r->classifier ? r->classifier : wt_classifier_default(), "");
+    json_t *ev = f ? json_object_get(f, "evidence") : NULL;
+    if (!ev) {
+        rc = wt_errf(err, WT_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (o->extra_evidence) {
+        if ((rc = check_extra(o->extra_evidence, ev, err)) != WT_OK)
+            goto out;
+        if (json_object_update(ev, o->extra_evidence)) {
+            rc = wt_errf(err, WT_ENOMEM, "out of memory");
+            goto out;
+        }
+    }
+    if ((rc = wt_log_append(l, WT_ENTRY_CLASS, f, &seq, err)) != WT_OK)
+        goto out;
+    if ((rc = wt_log_publish(l, err)) != WT_OK)
+        goto out;
+    if (where)
+        *where = json_pack("{s:s,s:I,s:I}", "log", p.log, "seq", (json_int_t)seq, "size",
+                           (json_int_t)wt_log_size(l));
+out:
+    json_decref(f);
+    wt_log_close(l);
     return rc;
 }

@@ -9,6 +9,7 @@
 #ifndef WT_CLASSIFY_RUN_H
 #define WT_CLASSIFY_RUN_H
 
+#include <jansson.h>
 #include <signal.h>
 #include <stddef.h>
 
@@ -49,5 +50,30 @@ struct wt_run_outcome {
 int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
                     struct wt_err *err) WT_WARN_UNUSED;
 void wt_run_free(struct wt_run_outcome *out);
+
+/* How wt_run_log_result records a run. */
+struct wt_run_log_opts {
+    const char *source; /* the telemetry source: "replay:FILE", "synthetic:P", "nvml" */
+    /* optional (borrowed): string values added to the record's evidence,
+     * keys [a-z0-9_]{1,32}, at most WT_RUN_LOG_MAX_EXTRA of them (e.g.
+     * slurm_job_id, declared, verdict) */
+    json_t *extra_evidence;
+    /* seconds to wait while another writer holds the log's lock (0: fail
+     * at once, as the MCP server does) */
+    double lock_wait_s;
+    /* prefix of the stderr line that reports a newly created log and its
+     * verifier key, e.g. "workloadtruth mcp" */
+    const char *who;
+};
+#define WT_RUN_LOG_MAX_EXTRA 4
+
+/* Appends the run's job-level result as a `class` record to the audit log
+ * in log_dir (creating the log, with a fresh key, when there is none) and
+ * publishes a signed checkpoint.  *where (may be NULL) gets
+ * {"log": PATH, "seq": N, "size": BYTES}.  What `classify --log-dir` and the
+ * MCP tools share. */
+int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
+                      const struct wt_run_log_opts *o, json_t **where,
+                      struct wt_err *err) WT_WARN_UNUSED;
 
 #endif

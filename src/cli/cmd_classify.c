@@ -1,7 +1,9 @@
 /* `workloadtruth classify`: windows of telemetry from a source, classified and
  * printed as the Python tool prints them; with --declared, also a verdict and
  * a distinct exit code on MISMATCH.  With --windows N it classifies N
- * consecutive windows and decides at job level (k of n, verdict.h).
+ * consecutive windows and decides at job level (k of n, verdict.h).  With
+ * --log-dir it also appends the job-level result to an audit log (what the
+ * Slurm plugin runs at job end, with --job-id).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -49,7 +51,7 @@ int wt_cmd_classify(int argc, char **argv)
     static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
     const char *backend = "auto", *profile = "training", *trace = NULL, *declared_s = NULL;
     const char *clf_name = wt_classifier_default()->name, *model_path = NULL;
-    const char *family = NULL, *nvml_lib = NULL;
+    const char *family = NULL, *nvml_lib = NULL, *log_dir = NULL, *job_id = NULL;
     unsigned long long gpu = 0, samples = 10, seed = 0, per_tick = 0, nwin = 1, kagree = 0;
     double interval = 1.0, start = NAN, strength = -1, sim_hz = 10;
     bool json = false, evasion = false;
@@ -75,6 +77,8 @@ int wt_cmd_classify(int argc, char **argv)
         {"--declared", WT_OPT_STRING, &declared_s, "TYPE", "the owner's declared type: training, inference or idle", 0, 0, NULL, false},
         {"--seed", WT_OPT_UINT, &seed, "N", "synthetic: random seed (default 0)", 0, 18446744073709551615.0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (the Python tool's shape)", 0, 0, NULL, false},
+        {"--log-dir", WT_OPT_STRING, &log_dir, "DIR", "append the job-level result as a class record to the audit log in DIR (created when missing)", 0, 0, NULL, false},
+        {"--job-id", WT_OPT_STRING, &job_id, "ID", "with --log-dir: the scheduler's job id, recorded as evidence slurm_job_id", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
     /* clang-format on */
@@ -98,6 +102,16 @@ int wt_cmd_classify(int argc, char **argv)
                     "workloadtruth classify: --declared: invalid choice '%.40s' "
                     "(choose from training, inference, idle) (see --help)\n",
                     declared_s);
+            return WT_EXIT_USAGE;
+        }
+    }
+    if (job_id) {
+        size_t n = strlen(job_id);
+        if (!log_dir || n == 0 || n > 64 ||
+            strspn(job_id, "0123456789_.abcdefghijklmnopqrstuvwxyz"
+                           "ABCDEFGHIJKLMNOPQRSTUVWXYZ-") != n) {
+            fprintf(stderr, "workloadtruth classify: --job-id needs --log-dir and is 1 to 64 "
+                            "letters, digits, '.', '_' or '-' (see --help)\n");
             return WT_EXIT_USAGE;
         }
     }
@@ -160,6 +174,7 @@ int wt_cmd_classify(int argc, char **argv)
     struct wt_model *model = NULL;
     struct wt_err err = {{0}};
     struct wt_run_outcome run = {0};
+    json_t *where = NULL; /* the audit-log record (--log-dir) */
     int status = WT_EXIT_ERROR;
     if (model_path) {
         if (clf != &wt_classifier_physics) {
@@ -204,6 +219,34 @@ int wt_cmd_classify(int argc, char **argv)
     enum wt_verdict v = WT_VERDICT_INCONCLUSIVE;
     if (declared != WT_CLASS_NONE)
         v = wt_verdict_for(declared, shown);
+    if (log_dir) {
+        char source[256];
+        if (trace)
+            snprintf(source, sizeof(source), "replay:%.200s",
+                     strcmp(trace, "-") ? trace : "<stdin>");
+        else if (!strcmp(backend, "synthetic"))
+            snprintf(source, sizeof(source), "synthetic:%.100s", profile);
+        else
+            snprintf(source, sizeof(source), "nvml");
+        json_t *extra = json_object();
+        if (extra && job_id)
+            json_object_set_new(extra, "slurm_job_id", json_string(job_id));
+        if (extra && declared != WT_CLASS_NONE) {
+            json_object_set_new(extra, "declared", json_string(wt_class_lname(declared)));
+            json_object_set_new(extra, "verdict", json_string(wt_verdict_name(v)));
+        }
+        struct wt_run_log_opts lo = {source, extra, 30, "workloadtruth classify"};
+        int lrc = extra ? wt_run_log_result(&run, log_dir, &lo, &where, &err)
+                        : wt_errf(&err, WT_ENOMEM, "out of memory");
+        json_decref(extra);
+        if (lrc != WT_OK) {
+            fprintf(stderr,
+                    "workloadtruth classify: classified %s, but could not append to the audit "
+                    "log: %s\n",
+                    wt_class_name(shown->cls), err.msg);
+            goto out;
+        }
+    }
     if (json) {
         json_t *j = wt_json_result(shown);
         if (j && nwin > 1) {
@@ -223,6 +266,8 @@ int wt_cmd_classify(int argc, char **argv)
             json_object_set_new(j, "declared", json_string(wt_class_lname(declared)));
             json_object_set_new(j, "verdict", json_string(wt_verdict_name(v)));
         }
+        if (j && where)
+            json_object_set_new(j, "audit_log", json_incref(where));
         int prc2 = wt_json_print(stdout, j);
         json_decref(j);
         if (prc2) {
@@ -239,6 +284,10 @@ int wt_cmd_classify(int argc, char **argv)
             printf("declared      : %s\n", wt_class_lname(declared));
             printf("verdict       : %s\n", wt_verdict_name(v));
         }
+        if (where)
+            printf("audit log     : %s (record %lld)\n",
+                   json_string_value(json_object_get(where, "log")),
+                   (long long)json_integer_value(json_object_get(where, "seq")));
     }
     if (fflush(stdout) != 0) {
         fail("cannot write output");
@@ -247,6 +296,7 @@ int wt_cmd_classify(int argc, char **argv)
     status =
         (declared != WT_CLASS_NONE && v == WT_VERDICT_MISMATCH) ? WT_EXIT_MISMATCH : WT_EXIT_OK;
 out:
+    json_decref(where);
     wt_run_free(&run);
     free(model);
     return status;

@@ -1,0 +1,835 @@
+/* workloadtruth_spank.so: a Slurm SPANK plugin that lets a job declare what
+ * it runs on its GPUs (--workload-type=training|inference|idle on sbatch,
+ * srun and salloc) and checks the declaration against what the GPUs show.
+ *
+ * What it is: the option (validated on the submit host, so a bad value is
+ * refused before the job exists), the declaration handed to the node's
+ * Prolog/Epilog as SPANK_WORKLOAD_TYPE, and a job epilog hook that runs the
+ * `workloadtruth` agent (fork/exec, never a shell, killed after timeout=
+ * seconds).  The agent classifies the job's telemetry and appends a `class`
+ * record to the node's audit log (with slurm_job_id, declared and verdict as
+ * evidence); the plugin then writes one slurmd log line
+ *   workloadtruth: job N declared=X observed=Y verdict=Z
+ * and puts the same words in the job's AdminComment (scontrol update).
+ * Jobs without the option are classified too (observed only, no verdict).
+ * In mode=record (the default) a recorder started at job prolog samples the
+ * GPU while the job runs, and the epilog classifies what it recorded; in
+ * mode=classify the epilog runs `classify` with the configured agent args.
+ *
+ * What it is not: a classifier (that is the agent), an enforcement point (it
+ * never fails, holds or kills a job), or a source of node state: every
+ * failure on the node is logged and the hook returns success, because a job
+ * prolog/epilog that fails drains the node.  See plugins/slurm/README.md.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h> /* SLURM_BATCH_SCRIPT */
+#include <slurm/spank.h>
+
+SPANK_PLUGIN(workloadtruth, 1);
+
+#define MAX_AGENT_ARGS 32
+#define OUT_CAP 65536 /* agent stdout kept for parsing (the job-level result comes first) */
+#define ERR_CAP 512   /* agent stderr kept for the log line */
+
+extern char **environ;
+
+/* --- configuration (plugstack.conf arguments, parsed in every hook:
+ * slurm_spank_init is not called in the job prolog/epilog context) ---- */
+
+enum mode { MODE_RECORD, MODE_CLASSIFY };
+
+struct cfg {
+    const char *bin;       /* the agent */
+    const char *log_dir;   /* the audit log */
+    const char *spool_dir; /* mode=record: traces and pid files of running jobs */
+    const char *scontrol;  /* for AdminComment */
+    int admin_comment;     /* set it (batch jobs) */
+    enum mode mode;
+    unsigned timeout_s;               /* hard limit for the agent's classify run */
+    unsigned windows;                 /* --windows */
+    unsigned min_samples;             /* mode=record: fewer samples per window: fewer windows */
+    unsigned gpu;                     /* GPU index to classify */
+    char interval[16];                /* mode=record: seconds between samples */
+    const char *args[MAX_AGENT_ARGS]; /* arg=: extra classify arguments */
+    int nargs;
+    const char *rec_args[MAX_AGENT_ARGS]; /* record_arg=: extra record arguments */
+    int nrec_args;
+};
+
+static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || !isdigit((unsigned char)s[0]) || v < lo || v > hi)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* Unknown or bad arguments are logged and ignored (the defaults stay). */
+static void cfg_parse(struct cfg *c, int ac, char **av)
+{
+    memset(c, 0, sizeof(*c));
+    c->bin = "/usr/local/bin/workloadtruth";
+    c->log_dir = "/var/lib/workloadtruth/slurm";
+    c->spool_dir = "/run/workloadtruth-slurm";
+    c->scontrol = "/usr/bin/scontrol";
+    c->admin_comment = 1;
+    c->mode = MODE_RECORD;
+    c->timeout_s = 60;
+    c->windows = 5;
+    c->min_samples = 10;
+    snprintf(c->interval, sizeof(c->interval), "1");
+    for (int i = 0; i < ac; i++) {
+        const char *a = av[i], *eq = strchr(a, '=');
+        const char *v = eq ? eq + 1 : "";
+        size_t kl = eq ? (size_t)(eq - a) : strlen(a);
+        int bad = 0;
+#define KEY(k) (kl == sizeof(k) - 1 && !strncmp(a, k, kl))
+        if (KEY("bin") && v[0] == '/')
+            c->bin = v;
+        else if (KEY("log_dir") && v[0] == '/')
+            c->log_dir = v;
+        else if (KEY("spool_dir") && v[0] == '/')
+            c->spool_dir = v;
+        else if (KEY("scontrol") && v[0] == '/')
+            c->scontrol = v;
+        else if (KEY("admin_comment") && (!strcmp(v, "0") || !strcmp(v, "1")))
+            c->admin_comment = v[0] == '1';
+        else if (KEY("mode") && !strcmp(v, "record"))
+            c->mode = MODE_RECORD;
+        else if (KEY("mode") && !strcmp(v, "classify"))
+            c->mode = MODE_CLASSIFY;
+        else if (KEY("timeout"))
+            bad = parse_uint(v, 1, 3600, &c->timeout_s);
+        else if (KEY("windows"))
+            bad = parse_uint(v, 1, 1000, &c->windows);
+        else if (KEY("min_samples"))
+            bad = parse_uint(v, 5, 100000, &c->min_samples);
+        else if (KEY("gpu"))
+            bad = parse_uint(v, 0, 1023, &c->gpu);
+        else if (KEY("interval") && v[0] && strlen(v) < sizeof(c->interval) &&
+                 strspn(v, "0123456789.") == strlen(v))
+            snprintf(c->interval, sizeof(c->interval), "%s", v);
+        else if (KEY("arg") && c->nargs < MAX_AGENT_ARGS)
+            c->args[c->nargs++] = v;
+        else if (KEY("record_arg") && c->nrec_args < MAX_AGENT_ARGS)
+            c->rec_args[c->nrec_args++] = v;
+        else
+            bad = 1;
+#undef KEY
+        if (bad)
+            slurm_error("workloadtruth: plugstack.conf: ignoring argument '%s'", a);
+    }
+}
+
+/* --- the option ------------------------------------------------------ */
+
+static const char *const types[] = {"training", "inference", "idle", NULL};
+static char declared[16];
+
+static const char *type_ok(const char *s)
+{
+    for (int i = 0; s && types[i]; i++)
+        if (!strcmp(s, types[i]))
+            return types[i];
+    return NULL;
+}
+
+/* Runs on the submit host first (remote == 0): refusing here makes sbatch,
+ * srun and salloc reject the value before a job exists. */
+static int opt_cb(int val, const char *value, int remote)
+{
+    (void)val;
+    (void)remote;
+    const char *t = type_ok(value);
+    if (!t) {
+        slurm_error("workloadtruth: --workload-type must be training, inference or idle, not "
+                    "'%.40s'",
+                    value ? value : "");
+        return -1;
+    }
+    snprintf(declared, sizeof(declared), "%s", t);
+    return 0;
+}
+
+static struct spank_option opt_workload_type = {
+    "workload-type",
+    "TYPE",
+    "Declared GPU workload: training, inference or idle (WorkloadTruth checks it at job end)",
+    1,
+    0,
+    opt_cb};
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    spank_context_t ctx = spank_context();
+    if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE)
+        return 0;
+    spank_err_t e = spank_option_register(sp, &opt_workload_type);
+    if (e != ESPANK_SUCCESS)
+        slurm_error("workloadtruth: cannot register --workload-type: %s", spank_strerror(e));
+    return 0;
+}
+
+/* On the submit host: hand the declaration to Prolog/Epilog (and to this
+ * plugin's node hooks) as SPANK_WORKLOAD_TYPE. */
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    spank_context_t ctx = spank_context();
+    if (!declared[0] || (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR))
+        return 0;
+    spank_err_t e = spank_job_control_setenv(sp, "WORKLOAD_TYPE", declared, 1);
+    if (e != ESPANK_SUCCESS)
+        slurm_error("workloadtruth: cannot pass --workload-type to the node: %s",
+                    spank_strerror(e));
+    return 0;
+}
+
+/* The job's declaration on the node: the option, else SPANK_WORKLOAD_TYPE. */
+static const char *job_declared(spank_t sp)
+{
+    char *arg = NULL;
+    if (spank_option_getopt(sp, &opt_workload_type, &arg) == ESPANK_SUCCESS && type_ok(arg))
+        return type_ok(arg);
+    return type_ok(getenv("SPANK_WORKLOAD_TYPE"));
+}
+
+/* --- running a program with a hard timeout --------------------------- */
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void append(char *buf, size_t cap, size_t *len, const char *src, size_t n)
+{
+    if (*len + 1 >= cap)
+        return;
+    if (n > cap - 1 - *len)
+        n = cap - 1 - *len;
+    memcpy(buf + *len, src, n);
+    *len += n;
+    buf[*len] = '\0';
+}
+
+/* Runs argv[0] (an absolute path) with stdin from /dev/null, its stdout and
+ * stderr captured (out may be NULL), in a process group of its own that is
+ * killed after timeout_s.  Returns the wait status, or -1 (why in errbuf)
+ * when it could not be started or was killed for the timeout. */
+static int run_prog(char *const argv[], unsigned timeout_s, char *out, size_t out_cap, char *errbuf,
+                    size_t err_cap)
+{
+    int op[2] = {-1, -1}, ep[2] = {-1, -1}, status = -1;
+    size_t olen = 0, elen = 0;
+    struct sigaction dfl, old;
+    if (out)
+        out[0] = '\0';
+    errbuf[0] = '\0';
+    /* a SIGCHLD left ignored by the caller would reap the child for us */
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGCHLD, &dfl, &old);
+    if (pipe(op) || pipe(ep)) {
+        snprintf(errbuf, err_cap, "pipe: %s", strerror(errno));
+        goto cleanup;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(errbuf, err_cap, "fork: %s", strerror(errno));
+        goto cleanup;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        /* above 2 first: the caller may have had 0..2 closed */
+        int o = fcntl(op[1], F_DUPFD, 3), e = fcntl(ep[1], F_DUPFD, 3);
+        int nul = open("/dev/null", O_RDONLY);
+        if (o < 0 || e < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(126);
+        long maxfd = sysconf(_SC_OPEN_MAX);
+        if (maxfd < 0 || maxfd > 65536)
+            maxfd = 65536;
+        for (int fd = 3; fd < maxfd; fd++)
+            close(fd);
+        execve(argv[0], argv, environ);
+        /* async-signal-safe calls only: the caller may be slurmstepd, threaded */
+        const char *why = strerror(errno);
+        if (write(2, "cannot run ", 11) < 0 || write(2, argv[0], strlen(argv[0])) < 0 ||
+            write(2, ": ", 2) < 0 || write(2, why, strlen(why)) < 0)
+            _exit(127);
+        _exit(127);
+    }
+    setpgid(pid, pid); /* also here: no race with the kill below */
+    close(op[1]);
+    close(ep[1]);
+    op[1] = ep[1] = -1;
+    double deadline = mono() + timeout_s;
+    int killed = 0, open_fds = 2;
+    while (open_fds > 0) {
+        double left = deadline - mono();
+        if (left <= 0) {
+            killed = 1;
+            break;
+        }
+        struct pollfd pf[2] = {{op[0], POLLIN, 0}, {ep[0], POLLIN, 0}};
+        int n = poll(pf, 2, (int)(left * 1000) + 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        for (int i = 0; i < 2; i++) {
+            if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            char chunk[4096];
+            ssize_t r = read(pf[i].fd, chunk, sizeof(chunk));
+            if (r > 0 && i == 0 && out)
+                append(out, out_cap, &olen, chunk, (size_t)r);
+            else if (r > 0 && i == 1)
+                append(errbuf, err_cap, &elen, chunk, (size_t)r);
+            else if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) {
+                close(pf[i].fd);
+                if (i == 0)
+                    op[0] = -1;
+                else
+                    ep[0] = -1;
+                open_fds--;
+            }
+        }
+    }
+    /* the pipes are closed (or the time is up): wait for the exit, within the limit */
+    if (killed) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+    }
+    for (;;) {
+        pid_t w = waitpid(pid, &status, killed ? 0 : WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            status = -1;
+            snprintf(errbuf, err_cap, "waitpid: %s", strerror(errno));
+            break;
+        }
+        if (mono() >= deadline) {
+            killed = 1;
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            continue;
+        }
+        struct timespec ts = {0, 20000000L};
+        nanosleep(&ts, NULL);
+    }
+    if (killed) {
+        kill(-pid, SIGKILL); /* whatever it left behind in its group */
+        snprintf(errbuf, err_cap, "killed after the %u s timeout", timeout_s);
+        status = -1;
+    }
+cleanup:
+    for (int i = 0; i < 2; i++) {
+        if (op[i] >= 0)
+            close(op[i]);
+        if (ep[i] >= 0)
+            close(ep[i]);
+    }
+    sigaction(SIGCHLD, &old, NULL);
+    return status;
+}
+
+/* The last line of what a program said on stderr, printable, for a log line. */
+static const char *last_line(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
+        s[--n] = '\0';
+    char *nl = strrchr(s, '\n');
+    char *l = nl ? nl + 1 : s;
+    for (char *p = l; *p; p++)
+        if ((unsigned char)*p < 0x20)
+            *p = ' ';
+    return l[0] ? l : "(nothing on stderr)";
+}
+
+/* The first string value of "key" in the agent's JSON (its job-level result
+ * comes first, before the windows), [A-Za-z0-9_.-] only. */
+static void json_word(const char *json, const char *key, char *val, size_t cap)
+{
+    char pat[48];
+    snprintf(pat, sizeof(pat), "\"%s\": ", key);
+    val[0] = '\0';
+    const char *p = strstr(json, pat);
+    if (!p)
+        return;
+    p += strlen(pat);
+    if (*p == '"')
+        p++;
+    size_t n = 0;
+    while (n + 1 < cap &&
+           (isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '.' || p[n] == '-'))
+        n++;
+    memcpy(val, p, n);
+    val[n] = '\0';
+}
+
+/* --- mode=record: the recorder, started at job prolog ---------------- */
+
+static int spool_path(const struct cfg *c, uint32_t job, const char *ext, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "%s/job-%u.%s", c->spool_dir, (unsigned)job, ext);
+    return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+/* Starts `BIN record` detached (double fork, own session) and writes its pid. */
+static void recorder_start(const struct cfg *c, uint32_t job)
+{
+    char trace[PATH_MAX], pidf[PATH_MAX], gpus[16];
+    if (spool_path(c, job, "trace", trace, sizeof(trace)) ||
+        spool_path(c, job, "pid", pidf, sizeof(pidf))) {
+        slurm_error("workloadtruth: job %u: spool_dir path too long", (unsigned)job);
+        return;
+    }
+    if (mkdir(c->spool_dir, 0700) != 0 && errno != EEXIST) {
+        slurm_error("workloadtruth: job %u: cannot create %s: %s", (unsigned)job, c->spool_dir,
+                    strerror(errno));
+        return;
+    }
+    snprintf(gpus, sizeof(gpus), "%u", c->gpu);
+    const char *argv[16 + MAX_AGENT_ARGS];
+    int n = 0;
+    argv[n++] = c->bin;
+    argv[n++] = "record";
+    argv[n++] = "--out";
+    argv[n++] = trace;
+    argv[n++] = "--gpus";
+    argv[n++] = gpus;
+    argv[n++] = "--interval";
+    argv[n++] = c->interval;
+    argv[n++] = "--duration";
+    argv[n++] = "604800"; /* a week: the epilog normally stops it long before */
+    for (int i = 0; i < c->nrec_args; i++)
+        argv[n++] = c->rec_args[i];
+    argv[n] = NULL;
+
+    struct sigaction dfl, old;
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGCHLD, &dfl, &old);
+    int fds[2];
+    if (pipe(fds)) {
+        slurm_error("workloadtruth: job %u: pipe: %s", (unsigned)job, strerror(errno));
+        sigaction(SIGCHLD, &old, NULL);
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        setsid();
+        pid_t gc = fork();
+        if (gc != 0) {
+            /* tell the hook the recorder's pid (or -1), then go */
+            long v = gc;
+            if (write(fds[1], &v, sizeof(v)) != (ssize_t)sizeof(v))
+                _exit(1);
+            _exit(0);
+        }
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        char logp[PATH_MAX];
+        if (spool_path(c, job, "log", logp, sizeof(logp)))
+            _exit(126);
+        int nul = open("/dev/null", O_RDONLY);
+        int lg = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (nul < 0 || lg < 0 || dup2(nul, 0) < 0 || dup2(lg, 1) < 0 || dup2(lg, 2) < 0)
+            _exit(126);
+        long maxfd = sysconf(_SC_OPEN_MAX);
+        if (maxfd < 0 || maxfd > 65536)
+            maxfd = 65536;
+        for (int fd = 3; fd < maxfd; fd++)
+            close(fd);
+        execve(argv[0], (char *const *)argv, environ);
+        dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(fds[1]);
+    long rpid = -1;
+    if (pid > 0) {
+        ssize_t r;
+        do
+            r = read(fds[0], &rpid, sizeof(rpid));
+        while (r < 0 && errno == EINTR);
+        if (r != (ssize_t)sizeof(rpid))
+            rpid = -1;
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    close(fds[0]);
+    sigaction(SIGCHLD, &old, NULL);
+    if (rpid <= 0) {
+        slurm_error("workloadtruth: job %u: cannot start the recorder %s", (unsigned)job, c->bin);
+        return;
+    }
+    FILE *f = fopen(pidf, "w");
+    if (!f || fprintf(f, "%ld\n", rpid) < 0 || fclose(f) != 0) {
+        if (f)
+            fclose(f);
+        slurm_error("workloadtruth: job %u: cannot write %s; stopping the recorder", (unsigned)job,
+                    pidf);
+        kill((pid_t)rpid, SIGTERM);
+        return;
+    }
+    slurm_info("workloadtruth: job %u: recording GPU %u to %s (pid %ld)", (unsigned)job, c->gpu,
+               trace, rpid);
+}
+
+/* 1 while pid exists and is not a zombie. */
+static int alive(long pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *rp = strrchr(buf, ')');
+    return !(rp && rp[1] == ' ' && rp[2] == 'Z');
+}
+
+/* Stops the job's recorder (SIGTERM, then SIGKILL after 5 s) if it is still
+ * the process we started: its command line must name the job's trace. */
+static void recorder_stop(const struct cfg *c, uint32_t job, const char *trace)
+{
+    char pidf[PATH_MAX], cmd[64], line[PATH_MAX + 64];
+    if (spool_path(c, job, "pid", pidf, sizeof(pidf)))
+        return;
+    FILE *f = fopen(pidf, "r");
+    long pid = 0;
+    if (!f)
+        return;
+    int ok = fscanf(f, "%ld", &pid) == 1 && pid > 1;
+    fclose(f);
+    unlink(pidf);
+    if (!ok)
+        return;
+    snprintf(cmd, sizeof(cmd), "/proc/%ld/cmdline", pid);
+    f = fopen(cmd, "r");
+    if (!f)
+        return; /* already gone */
+    size_t n = fread(line, 1, sizeof(line) - 1, f);
+    fclose(f);
+    int ours = 0;
+    for (size_t i = 0; i < n; i += strlen(line + i) + 1) {
+        line[n] = '\0';
+        if (!strcmp(line + i, trace))
+            ours = 1;
+    }
+    if (!ours)
+        return;
+    kill((pid_t)pid, SIGTERM);
+    for (int i = 0; i < 250 && alive(pid); i++) {
+        struct timespec ts = {0, 20000000L};
+        nanosleep(&ts, NULL);
+    }
+    if (alive(pid)) {
+        slurm_error("workloadtruth: job %u: recorder %ld ignored SIGTERM; killing it",
+                    (unsigned)job, pid);
+        kill((pid_t)pid, SIGKILL);
+    }
+}
+
+/* Data rows of a trace (not comments, not the header). */
+static unsigned long trace_rows(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    unsigned long rows = 0;
+    int c, bol = 1, skip = 0, header = 1;
+    while ((c = getc(f)) != EOF) {
+        if (bol) {
+            skip = c == '#' || c == '\n';
+            if (!skip && header) {
+                header = 0;
+                skip = 1;
+            }
+            if (!skip)
+                rows++;
+            bol = 0;
+        }
+        if (c == '\n')
+            bol = 1;
+    }
+    fclose(f);
+    return rows;
+}
+
+int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
+{
+    struct cfg c;
+    uint32_t job = 0;
+    cfg_parse(&c, ac, av);
+    if (c.mode != MODE_RECORD)
+        return 0;
+    if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS) {
+        slurm_error("workloadtruth: job prolog: no job id; not recording");
+        return 0;
+    }
+    recorder_start(&c, job);
+    return 0;
+}
+
+/* --- job end --------------------------------------------------------- */
+
+static void set_admin_comment(const struct cfg *c, uint32_t job, const char *text)
+{
+    char jobarg[32], comment[256], err[ERR_CAP];
+    if (!c->admin_comment)
+        return;
+    snprintf(jobarg, sizeof(jobarg), "JobId=%u", (unsigned)job);
+    snprintf(comment, sizeof(comment), "AdminComment=%s", text);
+    char *const argv[] = {(char *)c->scontrol, "update", jobarg, comment, NULL};
+    int st = run_prog(argv, 15, NULL, 0, err, sizeof(err));
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        slurm_error("workloadtruth: job %u: cannot set AdminComment with %s: %s", (unsigned)job,
+                    c->scontrol, last_line(err));
+}
+
+/* The job-end work: stop the recorder (mode=record), run the agent, log,
+ * and (set_comment) put the result in the job's AdminComment.  Never fails. */
+static void job_end(const struct cfg *cp, uint32_t job, const char *decl, int set_comment)
+{
+    struct cfg c = *cp;
+    char jobs[16], wins[16], samples[24], gpu[16], trace[PATH_MAX];
+    char observed[16] = "", verdict[16] = "", seq[24] = "", comment[200];
+    char err[ERR_CAP], *out = NULL;
+    const char *argv[24 + MAX_AGENT_ARGS];
+    int n = 0;
+    if (!set_comment)
+        c.admin_comment = 0;
+    snprintf(jobs, sizeof(jobs), "%u", (unsigned)job);
+    snprintf(gpu, sizeof(gpu), "%u", c.gpu);
+    unsigned windows = c.windows;
+    argv[n++] = c.bin;
+    argv[n++] = "classify";
+    if (c.mode == MODE_RECORD) {
+        if (spool_path(&c, job, "trace", trace, sizeof(trace))) {
+            slurm_error("workloadtruth: job %u: spool_dir path too long", (unsigned)job);
+            return;
+        }
+        recorder_stop(&c, job, trace);
+        unsigned long rows = trace_rows(trace);
+        unsigned long per = windows ? rows / windows : 0;
+        if (per < c.min_samples) { /* a short job: fewer windows */
+            windows = (unsigned)(rows / c.min_samples);
+            per = windows ? rows / windows : rows;
+        }
+        unsigned long most = 20000000UL / (windows ? windows : 1); /* classify's limits */
+        if (per > most || per > 1000000UL)
+            per = most < 1000000UL ? most : 1000000UL;
+        if (windows == 0 || per < 5) {
+            char logp[PATH_MAX], why[ERR_CAP] = "";
+            if (!spool_path(&c, job, "log", logp, sizeof(logp))) {
+                FILE *f = fopen(logp, "r");
+                if (f) {
+                    size_t k = fread(why, 1, sizeof(why) - 1, f);
+                    why[k] = '\0';
+                    fclose(f);
+                }
+            }
+            slurm_info("workloadtruth: job %u declared=%s observed=none verdict=none (%lu "
+                       "samples recorded in %s; recorder: %s)",
+                       (unsigned)job, decl ? decl : "none", rows, trace, last_line(why));
+            goto done;
+        }
+        snprintf(samples, sizeof(samples), "%lu", per);
+        argv[n++] = "--trace";
+        argv[n++] = trace;
+        argv[n++] = "--samples";
+        argv[n++] = samples;
+    }
+    argv[n++] = "--gpu-index";
+    argv[n++] = gpu;
+    snprintf(wins, sizeof(wins), "%u", windows);
+    argv[n++] = "--windows";
+    argv[n++] = wins;
+    argv[n++] = "--log-dir";
+    argv[n++] = c.log_dir;
+    argv[n++] = "--job-id";
+    argv[n++] = jobs;
+    argv[n++] = "--json";
+    if (decl) {
+        argv[n++] = "--declared";
+        argv[n++] = decl;
+    }
+    for (int i = 0; c.mode == MODE_CLASSIFY && i < c.nargs; i++)
+        argv[n++] = c.args[i];
+    argv[n] = NULL;
+
+    out = malloc(OUT_CAP);
+    if (!out) {
+        slurm_error("workloadtruth: job %u: out of memory", (unsigned)job);
+        goto done;
+    }
+    int st = run_prog((char *const *)argv, c.timeout_s, out, OUT_CAP, err, sizeof(err));
+    /* classify: 0 = ok (MATCH, INCONCLUSIVE or no declaration), 3 = MISMATCH */
+    if (st == -1 || !WIFEXITED(st) || (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 3)) {
+        char why[64];
+        if (st == -1)
+            snprintf(why, sizeof(why), "failed");
+        else if (WIFEXITED(st))
+            snprintf(why, sizeof(why), "exited with status %d", WEXITSTATUS(st));
+        else
+            snprintf(why, sizeof(why), "was killed by signal %d", WTERMSIG(st));
+        slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: %s %s: %s",
+                    (unsigned)job, decl ? decl : "none", c.bin, why, last_line(err));
+        snprintf(comment, sizeof(comment),
+                 "workloadtruth: declared=%s observed=none verdict=ERROR (see the slurmd log)",
+                 decl ? decl : "none");
+        set_admin_comment(&c, job, comment);
+        goto done;
+    }
+    /* a new audit log: its verifier key must not be lost */
+    const char *created = strstr(err, "created the audit log");
+    if (created) {
+        char line[ERR_CAP];
+        snprintf(line, sizeof(line), "%s", created);
+        line[strcspn(line, "\n")] = '\0';
+        slurm_info("workloadtruth: %s", line);
+    }
+    json_word(out, "workload_type", observed, sizeof(observed));
+    json_word(out, "verdict", verdict, sizeof(verdict));
+    json_word(out, "seq", seq, sizeof(seq));
+    if (!observed[0]) {
+        slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: %s printed "
+                    "no workload_type",
+                    (unsigned)job, decl ? decl : "none", c.bin);
+        goto done;
+    }
+    slurm_info("workloadtruth: job %u declared=%s observed=%s verdict=%s audit_log=%s/log.jsonl "
+               "seq=%s",
+               (unsigned)job, decl ? decl : "none", observed, verdict[0] ? verdict : "none",
+               c.log_dir, seq[0] ? seq : "?");
+    snprintf(comment, sizeof(comment), "workloadtruth: declared=%s observed=%s verdict=%s",
+             decl ? decl : "none", observed, verdict[0] ? verdict : "none");
+    set_admin_comment(&c, job, comment);
+done:
+    if (c.mode == MODE_RECORD) {
+        char p[PATH_MAX];
+        if (!spool_path(&c, job, "trace", p, sizeof(p)))
+            unlink(p);
+        if (!spool_path(&c, job, "log", p, sizeof(p)))
+            unlink(p);
+    }
+    free(out);
+}
+
+/* Remote context (slurmstepd, as root), options are known there: take the
+ * declaration while it can be asked for (getopt is not valid in exit). */
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    char *arg = NULL;
+    if (!declared[0] && spank_option_getopt(sp, &opt_workload_type, &arg) == ESPANK_SUCCESS &&
+        type_ok(arg))
+        snprintf(declared, sizeof(declared), "%s", type_ok(arg));
+    return 0;
+}
+
+/* The end of a batch job's script, in its slurmstepd (as root), before the
+ * job is complete: the one point where the AdminComment can still be set
+ * (slurmctld refuses updates of finished jobs, so the epilog cannot).  A
+ * marker file tells the job epilog that the work is done. */
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+    struct cfg c;
+    uint32_t job = 0, step = 0;
+    char marker[PATH_MAX];
+    if (spank_context() != S_CTX_REMOTE)
+        return 0;
+    if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS || step != SLURM_BATCH_SCRIPT)
+        return 0;
+    if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS)
+        return 0;
+    cfg_parse(&c, ac, av);
+    if (spool_path(&c, job, "done", marker, sizeof(marker))) {
+        slurm_error("workloadtruth: job %u: spool_dir path too long", (unsigned)job);
+        return 0;
+    }
+    if (mkdir(c.spool_dir, 0700) != 0 && errno != EEXIST) {
+        slurm_error("workloadtruth: job %u: cannot create %s: %s; leaving the work to the job "
+                    "epilog",
+                    (unsigned)job, c.spool_dir, strerror(errno));
+        return 0;
+    }
+    /* the marker first: if the work below hangs or crashes, no second record */
+    int fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        slurm_error("workloadtruth: job %u: cannot create %s: %s; leaving the work to the job "
+                    "epilog",
+                    (unsigned)job, marker, strerror(errno));
+        return 0;
+    }
+    close(fd);
+    job_end(&c, job, declared[0] ? declared : NULL, 1);
+    return 0;
+}
+
+/* The job epilog (slurmd, as root, after the job is complete): the job-end
+ * work for jobs without a batch script (salloc, srun), or whose batch step
+ * did not do it; without AdminComment, which can no longer be set. */
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+    struct cfg c;
+    uint32_t job = 0;
+    char marker[PATH_MAX];
+    cfg_parse(&c, ac, av);
+    if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS) {
+        slurm_error("workloadtruth: job epilog: no job id; nothing recorded");
+        return 0;
+    }
+    if (!spool_path(&c, job, "done", marker, sizeof(marker)) && unlink(marker) == 0) {
+        if (c.mode == MODE_RECORD) { /* normally stopped already; make sure */
+            char trace[PATH_MAX];
+            if (!spool_path(&c, job, "trace", trace, sizeof(trace))) {
+                recorder_stop(&c, job, trace);
+                unlink(trace);
+            }
+        }
+        return 0;
+    }
+    job_end(&c, job, job_declared(sp), 0);
+    return 0;
+}

@@ -1,0 +1,391 @@
+#!/bin/sh
+# The Slurm SPANK plugin on a real single-host Slurm cluster: munged,
+# slurmctld and slurmd on loopback, all state, sockets, keys and logs in a
+# private temporary directory, started here and stopped on exit.
+#
+# usage: slurm_test.sh WORKLOADTRUTH_BIN PLUGIN_SO SHARED_TRACES_DIR
+#
+# Cases: (a) --workload-type=inference, the node agent replays a training
+# trace -> a MISMATCH class record in the audit log, the AdminComment and the
+# slurmd log; (b) --workload-type=training on the same trace -> MATCH;
+# (c) plugin errors (no agent binary; an agent that hangs past the timeout)
+# -> the job COMPLETED with exit code 0 and the node neither DRAIN nor DOWN;
+# (d) a bad --workload-type value is refused by sbatch; (e) an undeclared
+# job is still observed (a record without a verdict); (f) mode=record: the
+# recorder started at job prolog, its recording classified at job end.
+#
+# Installs nothing: exits 77 (skip) when it is not root or munge/Slurm are
+# missing (Debian: munge slurmctld slurmd slurm-client).  KEEP=1 keeps the
+# directory for a look afterwards.
+set -u
+WT=$1
+SO=$2
+SHARED=$3
+PATH=$PATH:/usr/sbin:/sbin
+export PATH
+
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+[ "$(id -u)" = 0 ] || skip "needs root (slurmd runs as root and starts jobs as their users)"
+for p in munged mungekey slurmctld slurmd sbatch scontrol sinfo; do
+    command -v "$p" >/dev/null 2>&1 ||
+        skip "$p not found (Debian packages: munge slurmctld slurmd slurm-client)"
+done
+TRACE=$SHARED/training_profile/h100_8gpu_llama3-8b_ckpt100.csv
+[ -f "$TRACE" ] || skip "no shared trace $TRACE"
+[ -x "$WT" ] || { echo "FAIL: no workloadtruth binary at $WT"; exit 1; }
+[ -f "$SO" ] || { echo "FAIL: no plugin at $SO"; exit 1; }
+# the plugin and the agent are run by root from anywhere: absolute paths
+case $WT in /*) ;; *) WT=$(pwd)/$WT ;; esac
+case $SO in /*) ;; *) SO=$(pwd)/$SO ;; esac
+case $TRACE in /*) ;; *) TRACE=$(pwd)/$TRACE ;; esac
+
+D=$(mktemp -d /tmp/wt-slurm.XXXXXX) || exit 1
+chmod 0755 "$D" # slurmd's spool and the job's output live below
+T0=$(date +%s)
+PASS=0
+FAILN=0
+MUNGED_PID= CTLD_PID= SLURMD_PID=
+
+cleanup() {
+    for pid in $SLURMD_PID $CTLD_PID; do
+        kill "$pid" 2>/dev/null
+    done
+    for pid in $SLURMD_PID $CTLD_PID; do
+        i=0
+        while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+        kill -9 "$pid" 2>/dev/null
+    done
+    # recorders the plugin started and the epilog did not stop (on failure)
+    for f in "$D"/wtspool/job-*.pid; do
+        [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
+    done
+    [ -n "$MUNGED_PID" ] && kill "$MUNGED_PID" 2>/dev/null
+    if [ "${KEEP:-0}" = 1 ]; then
+        echo "kept $D"
+    else
+        rm -rf "$D"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+dump_logs() {
+    for f in "$D"/slurmctld.log "$D"/slurmd.log "$D"/munged.log "$D"/daemons.err; do
+        [ -f "$f" ] || continue
+        echo "---- last lines of $f"
+        tail -n 40 "$f"
+    done
+}
+die() {
+    echo "FAIL: $*"
+    dump_logs
+    exit 1
+}
+ok() {
+    PASS=$((PASS + 1))
+    echo "ok - $*"
+}
+bad() {
+    FAILN=$((FAILN + 1))
+    echo "not ok - $*"
+}
+
+# ---- munge: a private key and socket --------------------------------------
+mungekey -c -f -k "$D/munge.key" >"$D/daemons.err" 2>&1 || die "mungekey"
+chmod 0600 "$D/munge.key"
+munged -f --socket="$D/munge.sock" --key-file="$D/munge.key" --pid-file="$D/munged.pid" \
+    --log-file="$D/munged.log" --seed-file="$D/munge.seed" >>"$D/daemons.err" 2>&1 ||
+    die "munged did not start"
+MUNGED_PID=$(cat "$D/munged.pid" 2>/dev/null)
+[ -n "$MUNGED_PID" ] || die "munged wrote no pid file"
+
+# ---- slurm.conf -----------------------------------------------------------
+PORT=$((17000 + ($$ % 2000) * 2)) # two ports: slurmctld, slurmd
+mkdir -p "$D/state" "$D/spool" "$D/audit" "$D/jobs"
+cat >"$D/slurm.conf" <<EOF
+ClusterName=wtci
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$PORT
+SlurmdPort=$((PORT + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$D/munge.sock
+StateSaveLocation=$D/state
+SlurmdSpoolDir=$D/spool
+SlurmctldPidFile=$D/slurmctld.pid
+SlurmdPidFile=$D/slurmd.pid
+SlurmctldLogFile=$D/slurmctld.log
+SlurmdLogFile=$D/slurmd.log
+SlurmdDebug=info
+SlurmctldDebug=info
+PlugStackConfig=$D/plugstack.conf
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+ReturnToService=2
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MinJobAge=3600
+KillWait=5
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN
+PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+EOF
+SLURM_CONF=$D/slurm.conf
+export SLURM_CONF
+
+# plugstack.conf is read again for every job (by sbatch and by the node), so
+# each case writes its own before it submits
+AGENT=$WT
+plugstack() {
+    printf 'optional %s bin=%s log_dir=%s spool_dir=%s %s\n' "$SO" "$AGENT" "$D/audit" \
+        "$D/wtspool" "$*" >"$D/plugstack.conf"
+}
+AGENT_REPLAY="mode=classify timeout=30 windows=5 arg=--trace arg=$TRACE arg=--samples arg=300 arg=--start arg=300"
+plugstack "$AGENT_REPLAY"
+
+# ---- the daemons ------------------------------------------------------------
+slurmctld -D -i -f "$D/slurm.conf" >>"$D/daemons.err" 2>&1 &
+CTLD_PID=$!
+slurmd -D -f "$D/slurm.conf" -N localhost >>"$D/daemons.err" 2>&1 &
+SLURMD_PID=$!
+
+node_state() {
+    scontrol show node localhost 2>/dev/null | sed -n 's/.*State=\([^ ]*\).*/\1/p' | head -n 1
+}
+i=0
+while :; do
+    st=$(node_state)
+    case $st in IDLE) break ;; esac
+    kill -0 "$CTLD_PID" 2>/dev/null || die "slurmctld exited"
+    kill -0 "$SLURMD_PID" 2>/dev/null || die "slurmd exited"
+    i=$((i + 1))
+    [ $i -lt 300 ] || die "the node did not become idle in 30 s (state: ${st:-none})"
+    sleep 0.1
+done
+echo "# cluster up in $(($(date +%s) - T0)) s: slurmctld $CTLD_PID, slurmd $SLURMD_PID, munged $MUNGED_PID"
+
+# ---- helpers ----------------------------------------------------------------
+JOB=
+submit() { # submit ARGS...: sbatch a trivial job; JOB gets its id
+    JOB=$(sbatch --parsable --chdir="$D/jobs" --output="$D/jobs/job-%j.out" "$@" \
+        --wrap 'echo hello from the job; sleep 1' 2>"$D/sbatch.err")
+    rc=$?
+    JOB=${JOB%%;*}
+    [ $rc -eq 0 ] && [ -n "$JOB" ] || die "sbatch $*: exit $rc: $(cat "$D/sbatch.err")"
+}
+job_field() { # job_field NAME: from scontrol show job $JOB
+    scontrol show job "$JOB" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
+}
+job_line() { # the AdminComment, which has spaces: the rest of its line
+    scontrol show job "$JOB" 2>/dev/null | sed -n 's/^ *AdminComment=//p' | head -n 1
+}
+wait_done() { # waits for a final state (COMPLETED: the epilog is done too) and the plugin's log line
+    i=0
+    while :; do
+        st=$(job_field JobState)
+        case $st in
+        COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE)
+            # the epilog ran once the job is no longer COMPLETING; its line follows
+            if grep -q "workloadtruth: job $JOB declared=" "$D/slurmd.log" 2>/dev/null; then
+                return 0
+            fi
+            ;;
+        esac
+        i=$((i + 1))
+        [ $i -lt 600 ] || {
+            echo "# job $JOB: state ${st:-none} after 60 s"
+            return 1
+        }
+        sleep 0.1
+    done
+}
+last_class() { # the last class record for job $JOB in the audit log
+    grep "\"slurm_job_id\":\"$JOB\"" "$D/audit/log.jsonl" 2>/dev/null | tail -n 1
+}
+node_ok() {
+    st=$(node_state)
+    case $st in *DRAIN* | *DOWN* | *FAIL* | "") return 1 ;; esac
+    return 0
+}
+
+# ---- the option is listed ----------------------------------------------------------
+sbatch --help 2>&1 | grep -q -- "--workload-type=TYPE" && ok "sbatch --help lists --workload-type" ||
+    bad "sbatch --help does not list --workload-type"
+
+# ---- (a) declared inference, training telemetry -> MISMATCH -----------------
+submit --workload-type=inference
+wait_done || bad "(a) job $JOB did not finish with a workloadtruth log line"
+rec=$(last_class)
+ac=$(job_line)
+if echo "$rec" | grep -q '"class":"training"' && echo "$rec" | grep -q '"verdict":"MISMATCH"' &&
+    echo "$rec" | grep -q '"declared":"inference"'; then
+    ok "(a) job $JOB: audit log class record training, declared inference, verdict MISMATCH"
+else
+    bad "(a) job $JOB: audit log record: ${rec:-none}"
+fi
+case $ac in
+*"declared=inference observed=TRAINING verdict=MISMATCH"*) ok "(a) AdminComment: $ac" ;;
+*) bad "(a) AdminComment: '$ac'" ;;
+esac
+grep -q "workloadtruth: job $JOB declared=inference observed=TRAINING verdict=MISMATCH" \
+    "$D/slurmd.log" && ok "(a) slurmd log line" || bad "(a) no MISMATCH line in slurmd.log"
+[ "$(job_field JobState)" = COMPLETED ] && [ "$(job_field ExitCode)" = 0:0 ] ||
+    bad "(a) job state $(job_field JobState) exit $(job_field ExitCode)"
+
+# ---- (b) declared training, same telemetry -> MATCH ---------------------------
+submit --workload-type=training
+wait_done || bad "(b) job $JOB did not finish with a workloadtruth log line"
+rec=$(last_class)
+ac=$(job_line)
+if echo "$rec" | grep -q '"verdict":"MATCH"' && echo "$rec" | grep -q '"declared":"training"'; then
+    ok "(b) job $JOB: audit log verdict MATCH"
+else
+    bad "(b) job $JOB: audit log record: ${rec:-none}"
+fi
+case $ac in
+*"declared=training observed=TRAINING verdict=MATCH"*) ok "(b) AdminComment: $ac" ;;
+*) bad "(b) AdminComment: '$ac'" ;;
+esac
+
+# ---- (e) no declaration: still observed, no verdict ---------------------------
+submit
+wait_done || bad "(e) job $JOB did not finish with a workloadtruth log line"
+rec=$(last_class)
+ac=$(job_line)
+if echo "$rec" | grep -q '"class":"training"' && ! echo "$rec" | grep -q '"verdict"'; then
+    ok "(e) job $JOB (undeclared): class record training without a verdict"
+else
+    bad "(e) job $JOB: audit log record: ${rec:-none}"
+fi
+case $ac in
+*"declared=none observed=TRAINING verdict=none"*) ok "(e) AdminComment: $ac" ;;
+*) bad "(e) AdminComment: '$ac'" ;;
+esac
+
+# ---- (g) srun without a batch script: the job epilog does it ----------------------
+JOB=$(srun --workload-type=inference --chdir="$D/jobs" sh -c 'echo $SLURM_JOB_ID' 2>"$D/srun.err")
+[ -n "$JOB" ] || die "srun --workload-type=inference: $(cat "$D/srun.err")"
+wait_done || bad "(g) job $JOB did not finish with a workloadtruth log line"
+rec=$(last_class)
+if echo "$rec" | grep -q '"class":"training"' && echo "$rec" | grep -q '"verdict":"MISMATCH"'; then
+    ok "(g) srun job $JOB: audit log verdict MISMATCH (from the job epilog)"
+else
+    bad "(g) srun job $JOB: audit log record: ${rec:-none}"
+fi
+grep -q "workloadtruth: job $JOB declared=inference observed=TRAINING verdict=MISMATCH" \
+    "$D/slurmd.log" && ok "(g) slurmd log line" || bad "(g) no MISMATCH line in slurmd.log"
+if srun --workload-type=bogus true >"$D/bogus.out" 2>&1; then
+    bad "(g) srun accepted --workload-type=bogus"
+else
+    grep -q "workload-type must be" "$D/bogus.out" && ok "(g) srun refused --workload-type=bogus" ||
+        bad "(g) srun failed without the plugin's message: $(cat "$D/bogus.out")"
+fi
+
+# ---- the audit log verifies --------------------------------------------------
+if out=$("$WT" verify-log --log-dir "$D/audit" 2>&1); then
+    ok "verify-log: $out"
+else
+    bad "verify-log: $out"
+fi
+grep -q "workloadtruth: created the audit log in $D/audit; verifier key: " \
+    "$D/slurmd.log" && ok "the new log's verifier key is in the slurmd log" ||
+    bad "no verifier key line in slurmd.log"
+n=$(grep -c '"type":"class"' "$D/audit/log.jsonl")
+[ "$n" = 4 ] && ok "4 class records, one per job" || bad "$n class records, expected 4"
+
+# ---- (d) a bad value is refused at submit time --------------------------------
+before=$(squeue -h 2>/dev/null | wc -l)
+if sbatch --workload-type=bogus --wrap true >"$D/bogus.out" 2>&1; then
+    bad "(d) sbatch accepted --workload-type=bogus: $(cat "$D/bogus.out")"
+elif grep -q "workload-type must be training, inference or idle" "$D/bogus.out"; then
+    ok "(d) sbatch refused --workload-type=bogus: $(tr '\n' ' ' <"$D/bogus.out")"
+else
+    bad "(d) sbatch failed without the plugin's message: $(cat "$D/bogus.out")"
+fi
+[ "$(squeue -h 2>/dev/null | wc -l)" = "$before" ] || bad "(d) a job was queued anyway"
+
+# ---- (c) plugin errors leave the node and the job alone ------------------------
+plugin_error_case() { # NAME: after the job's submission
+    if wait_done && [ "$(job_field JobState)" = COMPLETED ] && [ "$(job_field ExitCode)" = 0:0 ] &&
+        grep -q "hello from the job" "$D/jobs/job-$JOB.out"; then
+        ok "(c) $1: job $JOB COMPLETED, exit code 0:0"
+    else
+        bad "(c) $1: job $JOB state $(job_field JobState) exit $(job_field ExitCode)"
+    fi
+    if node_ok; then
+        ok "(c) $1: node state $(node_state)"
+    else
+        bad "(c) $1: node state $(node_state) ($(scontrol show node localhost | grep -i reason))"
+    fi
+    grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | grep -q "verdict=ERROR" &&
+        ok "(c) $1: logged: $(grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | tail -n 1 | cut -c1-200)" ||
+        bad "(c) $1: no verdict=ERROR line in slurmd.log"
+}
+AGENT=$D/no-such-agent
+plugstack "mode=classify"
+submit --workload-type=training
+plugin_error_case "no agent binary"
+case $(job_line) in
+*"declared=training observed=none verdict=ERROR"*) ok "(c) AdminComment: $(job_line)" ;;
+*) bad "(c) AdminComment: '$(job_line)'" ;;
+esac
+
+# the same through the job epilog (a job without a batch script): an
+# epilog that failed would drain the node
+JOB=$(srun --workload-type=idle --chdir="$D/jobs" sh -c 'echo $SLURM_JOB_ID; echo hello from the job >job-$SLURM_JOB_ID.out' 2>"$D/srun.err")
+[ -n "$JOB" ] || die "srun --workload-type=idle: $(cat "$D/srun.err")"
+plugin_error_case "no agent binary, srun job (job epilog)"
+
+printf '#!/bin/sh\necho $$ >"%s/hang.pid"\nexec sleep 600\n' "$D" >"$D/hang.sh"
+chmod 0755 "$D/hang.sh"
+AGENT=$D/hang.sh
+plugstack "mode=classify timeout=2"
+t=$(date +%s)
+submit --workload-type=inference
+plugin_error_case "agent hangs (timeout=2)"
+echo "# the hanging agent's job took $(($(date +%s) - t)) s"
+sleep 0.5
+hang=$(cat "$D/hang.pid" 2>/dev/null)
+if [ -z "$hang" ]; then
+    bad "(c) the hanging agent never ran"
+elif kill -0 "$hang" 2>/dev/null; then
+    bad "(c) the hanging agent $hang is still running after its timeout"
+    kill -9 "$hang"
+else
+    ok "(c) the hanging agent was killed"
+fi
+
+# ---- (f) mode=record: recorded at job prolog, classified at job end -------------
+# (the synthetic source stands in for the GPU; it stops after 30 samples)
+AGENT=$WT
+plugstack "mode=record interval=1 windows=5 min_samples=10 record_arg=--backend" \
+    "record_arg=synthetic record_arg=--profile record_arg=training record_arg=--duration record_arg=30"
+submit --workload-type=inference
+wait_done || bad "(f) job $JOB did not finish with a workloadtruth log line"
+rec=$(last_class)
+ac=$(job_line)
+if echo "$rec" | grep -q '"class":"training"' && echo "$rec" | grep -q '"verdict":"MISMATCH"'; then
+    ok "(f) job $JOB (mode=record): recorded training, verdict MISMATCH"
+else
+    bad "(f) job $JOB: audit log record: ${rec:-none} ($(grep "job $JOB" "$D/slurmd.log" | tail -n 3))"
+fi
+[ ! -e "$D/wtspool/job-$JOB.trace" ] && ok "(f) the recording was removed" ||
+    bad "(f) $D/wtspool/job-$JOB.trace is left behind"
+node_ok && ok "node state at the end: $(node_state)" || bad "node state at the end: $(node_state)"
+
+echo "# $(($(date +%s) - T0)) s in all"
+[ $FAILN -eq 0 ] || dump_logs
+echo "$PASS passed, $FAILN failed"
+[ $FAILN -eq 0 ]
