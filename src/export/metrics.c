@@ -35,7 +35,12 @@ void wt_metrics_init(struct wt_metrics *m)
 {
     memset(m, 0, sizeof(*m));
     pthread_mutex_init(&m->mu, NULL);
-    if (gethostname(m->hostname, sizeof(m->hostname) - 1) != 0)
+    /* in a pod, gethostname() is the pod's name: the DaemonSet passes the
+     * node's as NODE_NAME (as dcgm-exporter's does) */
+    const char *node = getenv("NODE_NAME");
+    if (node && *node)
+        snprintf(m->hostname, sizeof(m->hostname), "%s", node);
+    else if (gethostname(m->hostname, sizeof(m->hostname) - 1) != 0)
         snprintf(m->hostname, sizeof(m->hostname), "unknown");
     m->hostname[sizeof(m->hostname) - 1] = '\0';
 }
