@@ -180,7 +180,8 @@ echo "# cluster up in $(($(date +%s) - T0)) s: slurmctld $CTLD_PID, slurmd $SLUR
 JOB=
 submit() { # submit ARGS...: sbatch a trivial job; JOB gets its id
     JOB=$(sbatch --parsable --chdir="$D/jobs" --output="$D/jobs/job-%j.out" "$@" \
-        --wrap 'echo hello from the job; sleep 1' 2>"$D/sbatch.err")
+        --wrap 'echo hello from the job; echo "declared=${WORKLOADTRUTH_DECLARED:-}"; sleep 1' \
+        2>"$D/sbatch.err")
     rc=$?
     JOB=${JOB%%;*}
     [ $rc -eq 0 ] && [ -n "$JOB" ] || die "sbatch $*: exit $rc: $(cat "$D/sbatch.err")"
@@ -243,6 +244,10 @@ grep -q "workloadtruth: job $JOB declared=inference observed=TRAINING verdict=MI
     "$D/slurmd.log" && ok "(a) slurmd log line" || bad "(a) no MISMATCH line in slurmd.log"
 [ "$(job_field JobState)" = COMPLETED ] && [ "$(job_field ExitCode)" = 0:0 ] ||
     bad "(a) job state $(job_field JobState) exit $(job_field ExitCode)"
+# the job's processes carry the declaration, for a node agent (watch) reading /proc
+grep -q '^declared=inference$' "$D/jobs/job-$JOB.out" &&
+    ok "(a) the job's environment has WORKLOADTRUTH_DECLARED=inference" ||
+    bad "(a) WORKLOADTRUTH_DECLARED not in the job's environment: $(cat "$D/jobs/job-$JOB.out")"
 
 # ---- (b) declared training, same telemetry -> MATCH ---------------------------
 submit --workload-type=training

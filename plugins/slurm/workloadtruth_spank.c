@@ -756,7 +756,9 @@ done:
 }
 
 /* Remote context (slurmstepd, as root), options are known there: take the
- * declaration while it can be asked for (getopt is not valid in exit). */
+ * declaration while it can be asked for (getopt is not valid in exit), and
+ * put it in the tasks' environment as WORKLOADTRUTH_DECLARED, where a node
+ * agent (`watch`) finds it through /proc for its metrics and records. */
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
     (void)ac;
@@ -765,6 +767,11 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
     if (!declared[0] && spank_option_getopt(sp, &opt_workload_type, &arg) == ESPANK_SUCCESS &&
         type_ok(arg))
         snprintf(declared, sizeof(declared), "%s", type_ok(arg));
+    if (declared[0]) {
+        spank_err_t e = spank_setenv(sp, "WORKLOADTRUTH_DECLARED", declared, 1);
+        if (e != ESPANK_SUCCESS)
+            slurm_error("workloadtruth: cannot set WORKLOADTRUTH_DECLARED: %s", spank_strerror(e));
+    }
     return 0;
 }
 
