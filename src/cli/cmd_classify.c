@@ -221,13 +221,7 @@ int wt_cmd_classify(int argc, char **argv)
         v = wt_verdict_for(declared, shown);
     if (log_dir) {
         char source[256];
-        if (trace)
-            snprintf(source, sizeof(source), "replay:%.200s",
-                     strcmp(trace, "-") ? trace : "<stdin>");
-        else if (!strcmp(backend, "synthetic"))
-            snprintf(source, sizeof(source), "synthetic:%.100s", profile);
-        else
-            snprintf(source, sizeof(source), "nvml");
+        wt_source_label(backend, trace, profile, source, sizeof(source));
         json_t *extra = json_object();
         if (extra && job_id)
             json_object_set_new(extra, "slurm_job_id", json_string(job_id));
@@ -248,24 +242,7 @@ int wt_cmd_classify(int argc, char **argv)
         }
     }
     if (json) {
-        json_t *j = wt_json_result(shown);
-        if (j && nwin > 1) {
-            json_t *arr = json_array();
-            for (size_t i = 0; i < nwin; i++)
-                json_array_append_new(arr, wt_json_result(&res[i]));
-            json_t *jb = json_object();
-            json_object_set_new(jb, "windows", json_integer((json_int_t)nwin));
-            json_object_set_new(jb, "min_agree", json_integer((json_int_t)k));
-            json_object_set_new(j, "job", jb);
-            json_object_set_new(j, "windows", arr);
-        }
-        if (j &&
-            run.have_procs) /* who runs on the GPU: pid, memory, user, container, pod, Slurm job */
-            json_object_set_new(j, "processes", wt_json_processes(run.procs, run.nprocs));
-        if (j && declared != WT_CLASS_NONE) {
-            json_object_set_new(j, "declared", json_string(wt_class_lname(declared)));
-            json_object_set_new(j, "verdict", json_string(wt_verdict_name(v)));
-        }
+        json_t *j = wt_json_run(&run, declared, v);
         if (j && where)
             json_object_set_new(j, "audit_log", json_incref(where));
         int prc2 = wt_json_print(stdout, j);

@@ -577,14 +577,7 @@ int wt_cmd_watch(int argc, char **argv)
         sel[gpu_index] = 1;
     }
     char source_label[300];
-    if (trace) {
-        const char *b = strrchr(trace, '/') ? strrchr(trace, '/') + 1 : trace;
-        snprintf(source_label, sizeof(source_label), "replay:%.200s", b);
-    } else if (!strcmp(src->ops->name, "synthetic")) {
-        snprintf(source_label, sizeof(source_label), "synthetic:%.100s", profile);
-    } else {
-        snprintf(source_label, sizeof(source_label), "%s", src->ops->name);
-    }
+    wt_source_label(src->ops->name, trace, profile, source_label, sizeof(source_label));
     for (int g = 0; g < ngpus; g++) {
         if (!sel[g])
             continue;

@@ -501,8 +501,6 @@ static enum MHD_Result handle_modern(struct http_srv *x, struct MHD_Connection *
     return run_request(x, c, m, &none, NULL);
 }
 
-static const char *const legacy_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", NULL};
-
 static enum MHD_Result handle_legacy(struct http_srv *x, struct MHD_Connection *c,
                                      struct wt_rpc_msg *m)
 {
@@ -543,8 +541,8 @@ static enum MHD_Result handle_legacy(struct http_srv *x, struct MHD_Connection *
     const char *hv = header(c, "MCP-Protocol-Version");
     if (hv) {
         int known = 0;
-        for (int i = 0; legacy_versions[i]; i++)
-            known |= header_is(hv, legacy_versions[i]);
+        for (int i = 0; wt_mcp_legacy_versions[i]; i++)
+            known |= header_is(hv, wt_mcp_legacy_versions[i]);
         if (!known) {
             char msg[200];
             snprintf(msg, sizeof(msg),

@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const legacy_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", NULL};
+const char *const wt_mcp_legacy_versions[] = {WT_MCP_LATEST_LEGACY, "2025-06-18", "2025-03-26",
+                                              NULL};
 
 #define META_VERSION "io.modelcontextprotocol/protocolVersion"
 #define META_CAPS "io.modelcontextprotocol/clientCapabilities"
@@ -65,8 +66,8 @@ static json_t *versions_array(int modern)
     json_t *a = json_array();
     if (modern)
         json_array_append_new(a, json_string(WT_MCP_MODERN_VERSION));
-    for (int i = 0; legacy_versions[i]; i++)
-        json_array_append_new(a, json_string(legacy_versions[i]));
+    for (int i = 0; wt_mcp_legacy_versions[i]; i++)
+        json_array_append_new(a, json_string(wt_mcp_legacy_versions[i]));
     return a;
 }
 
@@ -217,9 +218,9 @@ static json_t *handle_legacy(struct wt_mcp_server *s, struct wt_mcp_session *ses
                                 "Invalid params: initialize needs a 'protocolVersion' string",
                                 NULL);
         const char *want = json_string_value(pv), *use = WT_MCP_LATEST_LEGACY;
-        for (int i = 0; legacy_versions[i]; i++)
-            if (!strcmp(want, legacy_versions[i]))
-                use = legacy_versions[i];
+        for (int i = 0; wt_mcp_legacy_versions[i]; i++)
+            if (!strcmp(want, wt_mcp_legacy_versions[i]))
+                use = wt_mcp_legacy_versions[i];
         /* a client asking for a newer revision gets our latest legacy one (the
          * spec's negotiation); 2026-07-28 is served per request, not here */
         snprintf(sess->version, sizeof(sess->version), "%s", use);

@@ -22,6 +22,9 @@
 #define WT_MCP_MODERN_VERSION "2026-07-28"
 #define WT_MCP_LATEST_LEGACY "2025-11-25"
 
+/* The revisions served through initialize, newest first, NULL-terminated. */
+extern const char *const wt_mcp_legacy_versions[];
+
 struct wt_mcp_config {
     const char *backend;   /* default telemetry source of the tools ("auto") */
     const char *log_dir;   /* the audit log's directory */

@@ -534,34 +534,14 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     enum wt_class declared = declared_s ? wt_class_parse(declared_s, false) : WT_CLASS_NONE;
     enum wt_verdict v =
         declared != WT_CLASS_NONE ? wt_verdict_for(declared, &run.job) : WT_VERDICT_INCONCLUSIVE;
-    json_t *res = wt_json_result(&run.job);
+    json_t *res = wt_json_run(&run, declared, v);
     if (!res)
         goto oom;
-    if (run.n > 1) {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < run.n; i++)
-            json_array_append_new(arr, wt_json_result(&run.w[i]));
-        json_object_set_new(
-            res, "job",
-            json_pack("{s:I,s:I}", "windows", (json_int_t)run.n, "min_agree", (json_int_t)run.k));
-        json_object_set_new(res, "windows", arr);
-    }
-    if (run.have_procs)
-        json_object_set_new(res, "processes", wt_json_processes(run.procs, run.nprocs));
-    if (declared != WT_CLASS_NONE) {
-        json_object_set_new(res, "declared", json_string(wt_class_lname(declared)));
-        json_object_set_new(res, "verdict", json_string(wt_verdict_name(v)));
-    }
     if (write_log) {
-        char source[PATH_MAX + 32];
+        char source[256];
         json_t *where = NULL;
-        if (sa.trace) {
-            const char *b = strrchr(sa.trace_path, '/');
-            snprintf(source, sizeof(source), "replay:%.200s", b ? b + 1 : sa.trace_path);
-        } else if (!strcmp(sa.backend, "synthetic"))
-            snprintf(source, sizeof(source), "synthetic:%.100s", sa.profile);
-        else
-            snprintf(source, sizeof(source), "nvml");
+        wt_source_label(sa.backend, sa.trace ? sa.trace_path : NULL, sa.profile, source,
+                        sizeof(source));
         struct wt_run_log_opts lo = {source, NULL, 0, "workloadtruth mcp"};
         if (wt_run_log_result(&run, s->cfg.log_dir, &lo, &where, &err) != WT_OK) {
             json_decref(res);

@@ -384,13 +384,12 @@ json_t *wt_json_verify(const struct wt_verify_report *r, int status, int key_pin
     json_object_set_new(j, "message", json_string(r->message));
     json_object_set_new(j, "entries", json_integer((json_int_t)r->entries));
     json_object_set_new(j, "status", json_string(st_names[status & 3]));
-    json_object_set_new(j, "damage", r->damage == WT_DMG_NONE
-                                         ? json_null()
-                                         : json_string(wt_damage_name(r->damage)));
+    json_object_set_new(j, "damage",
+                        r->damage == WT_DMG_NONE ? json_null()
+                                                 : json_string(wt_damage_name(r->damage)));
     json_object_set_new(j, "line", r->line ? json_integer((json_int_t)r->line) : json_null());
-    json_object_set_new(j, "offset", r->damage != WT_DMG_NONE
-                                         ? json_integer((json_int_t)r->offset)
-                                         : json_null());
+    json_object_set_new(
+        j, "offset", r->damage != WT_DMG_NONE ? json_integer((json_int_t)r->offset) : json_null());
     json_object_set_new(j, "sealed", json_integer((json_int_t)r->sealed));
     json_object_set_new(j, "checkpoint_records", json_integer((json_int_t)r->ckpt_records));
     json_object_set_new(j, "recoveries", json_integer((json_int_t)r->recoveries));
@@ -402,5 +401,29 @@ json_t *wt_json_verify(const struct wt_verify_report *r, int status, int key_pin
     for (int i = 0; i < r->nwarn; i++)
         json_array_append_new(w, json_string(r->warn[i]));
     json_object_set_new(j, "warnings", w);
+    return j;
+}
+
+json_t *wt_json_run(const struct wt_run_outcome *run, enum wt_class declared, enum wt_verdict v)
+{
+    json_t *j = wt_json_result(&run->job);
+    if (!j)
+        return NULL;
+    if (run->n > 1) {
+        json_t *arr = json_array();
+        for (size_t i = 0; i < run->n; i++)
+            json_array_append_new(arr, wt_json_result(&run->w[i]));
+        json_object_set_new(
+            j, "job",
+            json_pack("{s:I,s:I}", "windows", (json_int_t)run->n, "min_agree", (json_int_t)run->k));
+        json_object_set_new(j, "windows", arr);
+    }
+    /* who runs on the GPU: pid, memory, user, container, pod, Slurm job */
+    if (run->have_procs)
+        json_object_set_new(j, "processes", wt_json_processes(run->procs, run->nprocs));
+    if (declared != WT_CLASS_NONE) {
+        json_object_set_new(j, "declared", json_string(wt_class_lname(declared)));
+        json_object_set_new(j, "verdict", json_string(wt_verdict_name(v)));
+    }
     return j;
 }

@@ -17,6 +17,8 @@
 
 #include "audit/verify.h"
 #include "classify/classifier.h"
+#include "classify/run.h"
+#include "classify/verdict.h"
 #include "eval/benchmark.h"
 #include "eval/eval.h"
 #include "telemetry/source.h"
@@ -31,6 +33,12 @@ json_t *wt_json_number(double v, int digits);
 json_t *wt_json_result(const struct wt_result *r);
 json_t *wt_json_benchmark(const struct wt_bench_report *b);
 json_t *wt_json_eval(const struct wt_eval_report *e);
+
+/* A classification run (classify --json, the MCP tools): the job-level
+ * result, then with several windows "job" {windows, min_agree} and
+ * "windows" (each window's result), "processes" when the source knows them,
+ * and "declared" and "verdict" when declared is not WT_CLASS_NONE. */
+json_t *wt_json_run(const struct wt_run_outcome *run, enum wt_class declared, enum wt_verdict v);
 
 /* Processes with their owners (array); NULL on allocation failure. */
 json_t *wt_json_processes(const struct wt_proc *p, size_t n);

@@ -115,6 +115,19 @@ const char *wt_source_meta(struct wt_source *src, const char *key)
     return src->ops->meta ? src->ops->meta(src, key) : NULL;
 }
 
+void wt_source_label(const char *backend, const char *trace, const char *profile, char *out,
+                     size_t cap)
+{
+    if (trace) {
+        const char *b = strrchr(trace, '/');
+        snprintf(out, cap, "replay:%.200s", !strcmp(trace, "-") ? "<stdin>" : b ? b + 1 : trace);
+    } else if (!strcmp(backend, "synthetic")) {
+        snprintf(out, cap, "synthetic:%.100s", profile ? profile : "");
+    } else {
+        snprintf(out, cap, "%s", strcmp(backend, WT_BACKEND_AUTO) ? backend : "nvml");
+    }
+}
+
 void wt_source_close(struct wt_source *src)
 {
     if (!src)

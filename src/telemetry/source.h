@@ -123,6 +123,12 @@ int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, siz
 #define WT_BACKEND_AUTO "auto"
 void wt_source_close(struct wt_source *src);
 
+/* How records name where telemetry came from: "replay:FILE" (the trace's
+ * name without its directory; "<stdin>" for "-"), "synthetic:PROFILE", or
+ * the live backend's name ("auto" is "nvml"). */
+void wt_source_label(const char *backend, const char *trace, const char *profile, char *out,
+                     size_t cap);
+
 /* Synthetic profiles (the Python tool's, see synthetic.c). */
 struct wt_synth_profile {
     const char *name;
