@@ -229,7 +229,14 @@ run eval-dump 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 --classifier
 grep -q "^file,source,gpu_model,gpu,t_start,truth,predicted,confidence,score,avg_gpu_util_pct" "$TMP/f.csv" || { echo "FAIL [eval-dump]: no header"; fails=$((fails + 1)); }
 run eval-holdout-rules 2 "$WT" eval --traces "$DATA" --holdout source --classifier rules && has err "has nothing to train"
 run train-usage 2 "$WT" train --traces "$DATA" && has err "needs --traces" && oneline
-run train-one-class 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --python-windows 0 && has err "both TRAINING and INFERENCE"
+run train-one-class 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --python-windows 0 --simulate 0 && has err "both TRAINING and INFERENCE"
+run train-dump 0 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --simulate 1 --python-windows 5 --dump-features "$TMP/t.csv"
+grep -q "^file,source,gpu_model,truth,avg_gpu_util_pct" "$TMP/t.csv" || { echo "FAIL [train-dump]: no header"; fails=$((fails + 1)); }
+grep -q '^"simulator:dense-training+burn@0.25","simulator","simulated",TRAINING,' "$TMP/t.csv" || { echo "FAIL [train-dump]: no simulator window"; fails=$((fails + 1)); }
+run train-dump-dir 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --simulate 1 --dump-features "$TMP/nodir/t.csv" && has err "nodir/t.csv" && oneline
+run bench-holdout-suite 2 "$WT" benchmark --suite sim --holdout family --traces "$DATA" && has err "--holdout family goes with --suite evasion" && oneline
+run bench-holdout-notraces 2 "$WT" benchmark --suite evasion --holdout family && has err "--traces DIR" && oneline
+run bench-traces-alone 2 "$WT" benchmark --suite evasion --traces "$DATA" && has err "--traces goes with --holdout" && oneline
 
 if [ -n "$SHARED" ] && [ -d "$SHARED" ]; then
     f="$SHARED/hap/ep000_ordinary_finetune_qwen2.5-0.5b.csv"

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "eval/benchmark.h"
+#include "eval/trainset.h"
 #include "output/output.h"
 #include "telemetry/simulate.h"
 #include "telemetry/source.h"
@@ -35,9 +36,89 @@ static void list(void)
         printf("  %-22s default %.2f  %s\n", ev[i].name, ev[i].default_strength, ev[i].description);
 }
 
+/* --holdout family: the physics model is refitted without each evasion
+ * family's simulator windows and scores that family's cells. */
+struct holdout {
+    struct wt_trainset ts;
+    struct wt_train_config cfg;
+    unsigned char *exclude;
+    struct wt_model *m;
+    struct wt_classifier clf;
+    char family[64];
+    int fitted;
+};
+
+static int family_of(const char *path, char *fam, size_t cap)
+{
+    static const char prefix[] = "simulator:dense-training+";
+    if (strncmp(path, prefix, sizeof(prefix) - 1))
+        return 0;
+    const char *f = path + sizeof(prefix) - 1, *at = strchr(f, '@');
+    size_t n = at ? (size_t)(at - f) : strlen(f);
+    if (n >= cap)
+        return 0;
+    memcpy(fam, f, n);
+    fam[n] = 0;
+    return 1;
+}
+
+static int pick_family(void *vctx, const char *family, const struct wt_classifier **out,
+                       struct wt_err *err)
+{
+    struct holdout *h = vctx;
+    const char *key = family ? family : "";
+    if (h->fitted && !strcmp(h->family, key)) {
+        *out = &h->clf;
+        return WT_OK;
+    }
+    for (size_t f = 0; f < h->ts.nfiles; f++) {
+        char fam[64];
+        h->exclude[f] =
+            family && family_of(h->ts.files[f].path, fam, sizeof(fam)) && !strcmp(fam, family);
+    }
+    int rc = wt_trainset_fit(&h->ts, h->exclude, &h->cfg, h->m, err);
+    if (rc)
+        return rc;
+    snprintf(h->family, sizeof(h->family), "%s", key);
+    h->fitted = 1;
+    h->clf = wt_classifier_physics_with(h->m);
+    *out = &h->clf;
+    return WT_OK;
+}
+
+static int holdout_init(struct holdout *h, const struct wt_strlist *traces, struct wt_err *err)
+{
+    h->cfg = wt_train_default;
+    int rc = WT_OK;
+    for (int i = 0; i < traces->n && rc == WT_OK; i++)
+        rc = wt_trainset_add(&h->ts, traces->v[i], &h->cfg, err);
+    if (rc == WT_OK && h->cfg.sim_per_cell)
+        rc = wt_trainset_add_sim(&h->ts, h->cfg.sim_per_cell, NULL, &h->cfg, err);
+    if (rc == WT_OK && h->cfg.py_per_cell)
+        rc = wt_trainset_add_python(&h->ts, h->cfg.py_per_cell, err);
+    if (rc)
+        return rc;
+    h->exclude = calloc(h->ts.nfiles ? h->ts.nfiles : 1, 1);
+    h->m = malloc(sizeof(*h->m));
+    if (!h->exclude || !h->m)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    return WT_OK;
+}
+
+static void holdout_free(struct holdout *h)
+{
+    wt_trainset_free(&h->ts);
+    free(h->exclude);
+    free(h->m);
+}
+
 int wt_cmd_benchmark(int argc, char **argv)
 {
     static const char *const suites[] = {"seed", "sim", "evasion", NULL};
+    static const char *const holdouts[] = {"family", NULL};
+    struct wt_strlist traces = {0};
+    const char *holdout_by = NULL;
+    struct holdout ho = {0};
     unsigned long long trials = 50, window = 30, seed = 0;
     double seconds = 30, hz = 10;
     const char *suite = "seed", *model_path = NULL;
@@ -53,6 +134,8 @@ int wt_cmd_benchmark(int argc, char **argv)
         {"--suite", WT_OPT_CHOICE, &suite, "NAME", "seed (the Python tool's; default), sim, evasion", 0, 0, suites, false},
         {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: physics)", 0, 0, wt_cli_classifier_names(), false},
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},
+        {"--holdout", WT_OPT_CHOICE, &holdout_by, "BY", "suite evasion: score each family with a physics model trained without that family's simulator windows (needs --traces)", 0, 0, holdouts, false},
+        {"--traces", WT_OPT_LIST, &traces, "DIR|FILE", "--holdout: the labelled traces the models are trained on (as for train)", 0, 0, NULL, false},
         {"--list", WT_OPT_FLAG, &want_list, NULL, "list the profiles and evasion families, then exit", 0, 0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (suite seed: the Python tool's shape)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
@@ -63,34 +146,54 @@ int wt_cmd_benchmark(int argc, char **argv)
         "Score a classifier on synthetic telemetry.  Suite seed: the Python tool's 3\n"
         "profiles x clean/evasion, --trials windows of --window samples.  Suite sim: every\n"
         "simulator profile.  Suite evasion: every evasion family at strengths 0.25, 0.5,\n"
-        "0.75, 1 and its default, with the throughput the evader gives up.",
-        NULL,
+        "0.75, 1 and its default, with the throughput the evader gives up.  With\n"
+        "--holdout family, each family is scored by a model trained without it.",
+        "Leave-one-family-out: workloadtruth benchmark --suite evasion --holdout family "
+        "--traces ../shared/traces",
         NULL,
     };
     int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
-    if (prc)
+    if (prc) {
+        wt_strlist_free(&traces);
         return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+    }
     if (want_list) {
         list();
+        wt_strlist_free(&traces);
         return WT_EXIT_OK;
     }
     if (strcmp(suite, "seed") && wt_opts_get(opts, "--window")->seen) {
         fprintf(stderr, "workloadtruth benchmark: --window (samples) is for --suite seed; the "
                         "sim and evasion suites take --seconds (see --help)\n");
+        wt_strlist_free(&traces);
         return WT_EXIT_USAGE;
     }
     if (!strcmp(suite, "seed") &&
         (wt_opts_get(opts, "--seconds")->seen || wt_opts_get(opts, "--sample-hz")->seen)) {
         fprintf(stderr, "workloadtruth benchmark: --seconds and --sample-hz are for the sim and "
                         "evasion suites; --suite seed takes --window (see --help)\n");
+        wt_strlist_free(&traces);
         return WT_EXIT_USAGE;
     }
     if ((double)trials * (double)window > 1e8) {
         fprintf(stderr, "workloadtruth benchmark: --trials x --window is limited to 100000000 "
                         "samples per cell (see --help)\n");
+        wt_strlist_free(&traces);
         return WT_EXIT_USAGE;
     }
     const struct wt_classifier *clf = wt_classifier_find(clf_name);
+    if (holdout_by && (strcmp(suite, "evasion") || clf != &wt_classifier_physics || model_path ||
+                       traces.n == 0)) {
+        fprintf(stderr, "workloadtruth benchmark: --holdout family goes with --suite evasion, "
+                        "the physics classifier and --traces DIR, without --model (see --help)\n");
+        wt_strlist_free(&traces);
+        return WT_EXIT_USAGE;
+    }
+    if (!holdout_by && traces.n) {
+        fprintf(stderr, "workloadtruth benchmark: --traces goes with --holdout (see --help)\n");
+        wt_strlist_free(&traces);
+        return WT_EXIT_USAGE;
+    }
     struct wt_classifier custom;
     struct wt_model *model = NULL;
     struct wt_bench_report *rep = malloc(sizeof(*rep));
@@ -98,13 +201,19 @@ int wt_cmd_benchmark(int argc, char **argv)
     int status = WT_EXIT_ERROR, rc;
     if (!rep) {
         fprintf(stderr, "workloadtruth benchmark: out of memory\n");
+        wt_strlist_free(&traces);
         return WT_EXIT_ERROR;
+    }
+    if (holdout_by && holdout_init(&ho, &traces, &err) != WT_OK) {
+        fprintf(stderr, "workloadtruth benchmark: %s\n", err.msg);
+        goto out;
     }
     if (model_path) {
         if (clf != &wt_classifier_physics) {
             fprintf(stderr, "workloadtruth benchmark: --model goes with the physics classifier "
                             "(see --help)\n");
             free(rep);
+            wt_strlist_free(&traces);
             return WT_EXIT_USAGE;
         }
         model = malloc(sizeof(*model));
@@ -118,7 +227,8 @@ int wt_cmd_benchmark(int argc, char **argv)
     if (!strcmp(suite, "seed"))
         rc = wt_benchmark_seed(clf, (unsigned)trials, (unsigned)window, seed, rep, &err);
     else
-        rc = wt_benchmark_sim(clf, suite, (unsigned)trials, seconds, hz, seed, rep, &err);
+        rc = wt_benchmark_sim(clf, suite, (unsigned)trials, seconds, hz, seed,
+                              holdout_by ? pick_family : NULL, &ho, rep, &err);
     if (rc != WT_OK) {
         fprintf(stderr, "workloadtruth benchmark: %s\n", err.msg);
         goto out;
@@ -136,6 +246,8 @@ int wt_cmd_benchmark(int argc, char **argv)
     }
     status = fflush(stdout) == 0 ? WT_EXIT_OK : WT_EXIT_ERROR;
 out:
+    holdout_free(&ho);
+    wt_strlist_free(&traces);
     free(model);
     free(rep);
     return status;

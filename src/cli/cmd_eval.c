@@ -44,7 +44,7 @@ int wt_cmd_eval(int argc, char **argv)
         {"--dump-features", WT_OPT_STRING, &dump_path, "FILE", "write every scored window's features as CSV to FILE", 0, 0, NULL, false},
         {"--holdout", WT_OPT_CHOICE, &holdout, "BY", "leave one out: train the physics model without each source (or gpu_model) and score it", 0, 0, holdouts, false},
         {"--features", WT_OPT_STRING, &features, "LIST", "--holdout: the features the model may use (default: the physics set)", 0, 0, NULL, false},
-        {"--simulate", WT_OPT_UINT, &train_sim_u, "N", "--holdout: simulator windows per cell added to each fold's training (default 0: real traces only)", 0, 1000, NULL, false},
+        {"--simulate", WT_OPT_UINT, &train_sim_u, "N", "--holdout: simulator windows per profile/evasion cell added to each fold's training (default 60; 0: real traces only)", 0, 1000, NULL, false},
         {"--python-windows", WT_OPT_UINT, &train_py_u, "N", "--holdout: windows per Python-profile cell added to each fold's training (default 40; 0: none)", 0, 10000, NULL, false},
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},
         {"--alone-views", WT_OPT_UINT, &alone_u, "0|1", "--holdout: also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},

@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +15,50 @@
 #include "classify/model.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "eval/eval.h"
 #include "eval/trainset.h"
+
+/* Writes the training windows as CSV: what the model learns from, for review
+ * and for studying features outside the tool. */
+static int dump_trainset(const struct wt_trainset *ts, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "workloadtruth train: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fputs("file,source,gpu_model,truth", f);
+    for (int k = 0; k < WT_NFEATURES; k++)
+        fprintf(f, ",%s", wt_feature_name((enum wt_feature)k));
+    fputc('\n', f);
+    for (size_t i = 0; i < ts->n; i++) {
+        const struct wt_trainset_file *tf = &ts->files[ts->file[i]];
+        wt_csv_text(f, tf->path);
+        fputc(',', f);
+        wt_csv_text(f, tf->group);
+        fputc(',', f);
+        wt_csv_text(f, tf->gpu_model);
+        fprintf(f, ",%s", ts->y[i] ? "TRAINING" : "INFERENCE");
+        for (int k = 0; k < WT_NFEATURES; k++) {
+            double v = ts->x[i].v[k];
+            if (isnan(v))
+                fputs(",", f);
+            else
+                fprintf(f, ",%.6g", v);
+        }
+        fputc('\n', f);
+    }
+    if (fclose(f) != 0) {
+        fprintf(stderr, "workloadtruth train: %s: write failed\n", path);
+        return -1;
+    }
+    return 0;
+}
 
 int wt_cmd_train(int argc, char **argv)
 {
     struct wt_strlist paths = {0};
-    const char *out_path = NULL, *features = NULL;
+    const char *out_path = NULL, *features = NULL, *dump_path = NULL;
     enum wt_feature flist[WT_NFEATURES];
     struct wt_train_config cfg = wt_train_default;
     unsigned long long rounds = (unsigned long long)cfg.rounds,
@@ -33,10 +72,11 @@ int wt_cmd_train(int argc, char **argv)
         {"--window", WT_OPT_DOUBLE, &cfg.window_s, "SECONDS", "window length (default 30)", 1, 3600, NULL, false},
         {"--rounds", WT_OPT_UINT, &rounds, "N", "boosting rounds: trees (default 150)", 1, WT_MODEL_MAX_TREES, NULL, false},
         {"--features", WT_OPT_STRING, &features, "LIST", "features the model may use (default: the physics set)", 0, 0, NULL, false},
-        {"--simulate", WT_OPT_UINT, &sim, "N", "simulator windows per profile/evasion cell added to the traces (default 0: none)", 0, 1000, NULL, false},
+        {"--simulate", WT_OPT_UINT, &sim, "N", "simulator windows per profile/evasion cell added to the traces (default 60; 0: none)", 0, 1000, NULL, false},
         {"--python-windows", WT_OPT_UINT, &py, "N", "windows per Python-profile cell added (default 40; 0: none)", 0, 10000, NULL, false},
         {"--alone-views", WT_OPT_UINT, &alone, "0|1", "also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
         {"--depth", WT_OPT_UINT, &depth, "N", "tree depth (default 3)", 1, 3, NULL, false},
+        {"--dump-features", WT_OPT_STRING, &dump_path, "FILE", "also write every training window (source, file, class, features) as CSV to FILE", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
     /* clang-format on */
@@ -44,8 +84,9 @@ int wt_cmd_train(int argc, char **argv)
         "workloadtruth train",
         "Derive the physics classifier's model from labelled traces (TRAINING and\n"
         "INFERENCE windows that the IDLE rule does not claim, at the native rate and\n"
-        "at 1 Hz, with all columns, utilization and power, and power only; plus windows\n"
-        "of the Python tool's synthetic profiles).",
+        "at 1 Hz, with all columns, utilization and power, and power only), plus\n"
+        "windows of the simulator's profiles and evasion families and of the Python\n"
+        "tool's synthetic profiles.",
         "The shipped model is: workloadtruth train --traces ../shared/traces --out "
         "models/physics.model",
         NULL,
@@ -91,6 +132,8 @@ int wt_cmd_train(int argc, char **argv)
         fprintf(stderr, "workloadtruth train: %s\n", err.msg);
         goto out;
     }
+    if (dump_path && dump_trainset(&ts, dump_path) != 0)
+        goto out;
     m = malloc(sizeof(*m));
     if (!m || wt_trainset_fit(&ts, NULL, &cfg, m, &err) != WT_OK) {
         fprintf(stderr, "workloadtruth train: %s\n", m ? err.msg : "out of memory");

@@ -175,8 +175,8 @@ static int run_cell(const struct wt_classifier *c, struct wt_bench_cell *cell, u
 }
 
 int wt_benchmark_sim(const struct wt_classifier *c, const char *suite, unsigned trials,
-                     double window_s, double sample_hz, uint64_t seed, struct wt_bench_report *out,
-                     struct wt_err *err)
+                     double window_s, double sample_hz, uint64_t seed, wt_bench_pick_fn pick,
+                     void *pick_ctx, struct wt_bench_report *out, struct wt_err *err)
 {
     static const double strengths[] = {0.25, 0.5, 0.75, 1.0};
     memset(out, 0, sizeof(*out));
@@ -230,8 +230,12 @@ int wt_benchmark_sim(const struct wt_classifier *c, const char *suite, unsigned 
     if (!buf)
         return wt_errf(err, WT_ENOMEM, "out of memory");
     int rc = WT_OK;
-    for (unsigned i = 0; i < out->ncells && rc == WT_OK; i++)
-        rc = run_cell(c, &out->cells[i], i, trials, window_s, sample_hz, seed, buf, per_gpu, err);
+    for (unsigned i = 0; i < out->ncells && rc == WT_OK; i++) {
+        const struct wt_classifier *ci = c;
+        if (pick && (rc = pick(pick_ctx, out->cells[i].family, &ci, err)) != WT_OK)
+            break;
+        rc = run_cell(ci, &out->cells[i], i, trials, window_s, sample_hz, seed, buf, per_gpu, err);
+    }
     free(buf);
     return rc;
 }

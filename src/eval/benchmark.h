@@ -44,9 +44,17 @@ struct wt_bench_report {
 int wt_benchmark_seed(const struct wt_classifier *c, unsigned trials, unsigned window,
                       uint64_t seed, struct wt_bench_report *out,
                       struct wt_err *err) WT_WARN_UNUSED;
-/* suite "sim" or "evasion"; window_s seconds at sample_hz. */
+/* Sets *out to the classifier for the cells of one evasion family (leave-
+ * one-family-out: a model trained without that family).  family is NULL for
+ * the clean profiles of suite "sim".  Returns WT_OK or an error code. */
+typedef int (*wt_bench_pick_fn)(void *ctx, const char *family, const struct wt_classifier **out,
+                                struct wt_err *err);
+
+/* suite "sim" or "evasion"; window_s seconds at sample_hz.  pick (may be
+ * NULL) chooses a classifier per family instead of c. */
 int wt_benchmark_sim(const struct wt_classifier *c, const char *suite, unsigned trials,
-                     double window_s, double sample_hz, uint64_t seed, struct wt_bench_report *out,
+                     double window_s, double sample_hz, uint64_t seed, wt_bench_pick_fn pick,
+                     void *pick_ctx, struct wt_bench_report *out,
                      struct wt_err *err) WT_WARN_UNUSED;
 /* Accuracy over the clean (evasion = false) or evasion cells. */
 double wt_bench_accuracy(const struct wt_bench_report *r, bool evasion);

@@ -103,7 +103,7 @@ static int on_file(void *vctx, const char *path, const char *group, const char *
     return WT_OK;
 }
 
-static void csv_text(FILE *f, const char *s)
+void wt_csv_text(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -124,11 +124,11 @@ static void dump_row(struct ctx *c, const struct wt_ds_window *dw, const struct 
         fputc('\n', f);
         c->rep->dump_started = 1;
     }
-    csv_text(f, dw->path);
+    wt_csv_text(f, dw->path);
     fputc(',', f);
-    csv_text(f, dw->group);
+    wt_csv_text(f, dw->group);
     fputc(',', f);
-    csv_text(f, dw->gpu_model);
+    wt_csv_text(f, dw->gpu_model);
     fprintf(f, ",%d,%.3f,%s,%s,%.4f,", dw->w->gpu, dw->t_start, wt_class_name(dw->truth),
             wt_class_name(r->cls), r->confidence);
     if (wt_measured(r->score))

@@ -79,6 +79,8 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
 /* Sums every file's counts. */
 void wt_eval_total(const struct wt_eval_report *rep, struct wt_eval_counts *tot);
 void wt_eval_add_counts(struct wt_eval_counts *dst, const struct wt_eval_counts *src);
+/* Writes s as one quoted CSV field ("" doubles a quote). */
+void wt_csv_text(FILE *f, const char *s);
 /* Accuracy of windows whose truth is cls (NaN when none). */
 double wt_eval_class_accuracy(const struct wt_eval_counts *c, enum wt_class cls);
 size_t wt_eval_class_total(const struct wt_eval_counts *c, enum wt_class cls);

@@ -20,7 +20,7 @@ const struct wt_train_config wt_train_default = {
     .lambda = 1.0,
     .min_child = 0.02,
     .nthresholds = 32,
-    .sim_per_cell = 0,
+    .sim_per_cell = 60,
     .py_per_cell = 40,
     .alone_views = 1,
 };
@@ -282,6 +282,9 @@ int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const char *s
 int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell, struct wt_err *err)
 {
     static const char *const profiles[] = {"training", "inference", "idle"};
+    /* the Python tool's `classify` reads 10 samples by default, its
+     * benchmark 30: learn windows of both lengths */
+    static const size_t lengths[] = {10, 30};
     struct wt_sample buf[30];
     int rc = WT_OK;
     for (unsigned p = 0; p < 3 && rc == WT_OK; p++)
@@ -293,6 +296,7 @@ int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell, struct wt_
             if ((rc = on_file(&cx, path, "python-synthetic", "synthetic", err)) != WT_OK)
                 break;
             for (unsigned t = 0; t < per_cell && rc == WT_OK; t++) {
+                size_t len = lengths[t % 2];
                 struct wt_source_config cfg = {0};
                 struct wt_source *src;
                 size_t n;
@@ -302,7 +306,7 @@ int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell, struct wt_
                                     wt_mix64(((uint64_t)(p * 2 + (unsigned)ev) << 32) | t));
                 if ((rc = wt_source_open("synthetic", &cfg, &src, err)) != WT_OK)
                     break;
-                rc = wt_source_read_n(src, 0, buf, 30, &n, err);
+                rc = wt_source_read_n(src, 0, buf, len, &n, err);
                 wt_source_close(src);
                 if (rc)
                     break;

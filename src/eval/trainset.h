@@ -62,9 +62,9 @@ int wt_trainset_add(struct wt_trainset *ts, const char *path, const struct wt_tr
 int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const char *skip_family,
                         const struct wt_train_config *c, struct wt_err *err) WT_WARN_UNUSED;
 /* Adds windows of the Python tool's synthetic profiles (training, inference
- * and idle, clean and with its evasion transform): per_cell windows of 30
- * samples at 1 Hz each, as the pseudo-source "python-synthetic".  Seeds are
- * disjoint from the benchmark's. */
+ * and idle, clean and with its evasion transform): per_cell windows, alternately
+ * of 10 and 30 samples at 1 Hz (its classify and benchmark lengths), as the pseudo-source
+ * "python-synthetic".  Seeds are disjoint from the benchmark's. */
 int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell,
                            struct wt_err *err) WT_WARN_UNUSED;
 /* Trains on the windows whose file's `exclude` flag is 0 (exclude may be NULL). */

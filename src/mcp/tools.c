@@ -597,7 +597,7 @@ static json_t *benchmark_tool(struct args *a, struct progress *pg)
     int rc = is_seed ? wt_benchmark_seed(wt_classifier_default(), (unsigned)trials,
                                          (unsigned)window, (uint64_t)seed, rep, &err)
                      : wt_benchmark_sim(wt_classifier_default(), suite, (unsigned)trials, 30, 10,
-                                        (uint64_t)seed, rep, &err);
+                                        (uint64_t)seed, NULL, NULL, rep, &err);
     json_t *out;
     if (rc != WT_OK)
         out = tool_error("run_benchmark failed: %s", err.msg);
