@@ -14,7 +14,7 @@
 
 const struct wt_train_config wt_train_default = {
     .window_s = 30,
-    .rounds = 150,
+    .rounds = 300,
     .depth = 3,
     .learning_rate = 0.3,
     .lambda = 1.0,
