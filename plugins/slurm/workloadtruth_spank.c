@@ -241,6 +241,17 @@ static void append(char *buf, size_t cap, size_t *len, const char *src, size_t n
  * stderr captured (out may be NULL), in a process group of its own that is
  * killed after timeout_s.  Returns the wait status, or -1 (why in errbuf)
  * when it could not be started or was killed for the timeout. */
+/* In a forked child before execve: closes every descriptor from `lowest` up
+ * (async-signal-safe calls only). */
+static void close_fds_from(int lowest)
+{
+    long maxfd = sysconf(_SC_OPEN_MAX);
+    if (maxfd < 0 || maxfd > 65536)
+        maxfd = 65536;
+    for (int fd = lowest; fd < maxfd; fd++)
+        close(fd);
+}
+
 static int run_prog(char *const argv[], unsigned timeout_s, char *out, size_t out_cap, char *errbuf,
                     size_t err_cap)
 {
@@ -274,11 +285,7 @@ static int run_prog(char *const argv[], unsigned timeout_s, char *out, size_t ou
         int nul = open("/dev/null", O_RDONLY);
         if (o < 0 || e < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
             _exit(126);
-        long maxfd = sysconf(_SC_OPEN_MAX);
-        if (maxfd < 0 || maxfd > 65536)
-            maxfd = 65536;
-        for (int fd = 3; fd < maxfd; fd++)
-            close(fd);
+        close_fds_from(3);
         execve(argv[0], argv, environ);
         /* async-signal-safe calls only: the caller may be slurmstepd, threaded */
         const char *why = strerror(errno);
@@ -472,11 +479,7 @@ static void recorder_start(const struct cfg *c, uint32_t job)
         int lg = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (nul < 0 || lg < 0 || dup2(nul, 0) < 0 || dup2(lg, 1) < 0 || dup2(lg, 2) < 0)
             _exit(126);
-        long maxfd = sysconf(_SC_OPEN_MAX);
-        if (maxfd < 0 || maxfd > 65536)
-            maxfd = 65536;
-        for (int fd = 3; fd < maxfd; fd++)
-            close(fd);
+        close_fds_from(3);
         execve(argv[0], (char *const *)argv, environ);
         dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);

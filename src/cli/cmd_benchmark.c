@@ -119,6 +119,10 @@ int wt_cmd_benchmark(int argc, char **argv)
     struct wt_strlist traces = {0};
     const char *holdout_by = NULL;
     struct holdout ho = {0};
+    struct wt_model *model = NULL;
+    struct wt_bench_report *rep = NULL;
+    struct wt_err err = {{0}};
+    int status = WT_EXIT_USAGE, rc;
     unsigned long long trials = 50, window = 30, seed = 0;
     double seconds = 30, hz = 10;
     const char *suite = "seed", *model_path = NULL;
@@ -154,68 +158,57 @@ int wt_cmd_benchmark(int argc, char **argv)
     };
     int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
     if (prc) {
-        wt_strlist_free(&traces);
-        return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+        status = prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
+        goto out;
     }
     if (want_list) {
         list();
-        wt_strlist_free(&traces);
-        return WT_EXIT_OK;
+        status = WT_EXIT_OK;
+        goto out;
     }
     if (strcmp(suite, "seed") && wt_opts_get(opts, "--window")->seen) {
         fprintf(stderr, "workloadtruth benchmark: --window (samples) is for --suite seed; the "
                         "sim and evasion suites take --seconds (see --help)\n");
-        wt_strlist_free(&traces);
-        return WT_EXIT_USAGE;
+        goto out;
     }
     if (!strcmp(suite, "seed") &&
         (wt_opts_get(opts, "--seconds")->seen || wt_opts_get(opts, "--sample-hz")->seen)) {
         fprintf(stderr, "workloadtruth benchmark: --seconds and --sample-hz are for the sim and "
                         "evasion suites; --suite seed takes --window (see --help)\n");
-        wt_strlist_free(&traces);
-        return WT_EXIT_USAGE;
+        goto out;
     }
     if ((double)trials * (double)window > 1e8) {
         fprintf(stderr, "workloadtruth benchmark: --trials x --window is limited to 100000000 "
                         "samples per cell (see --help)\n");
-        wt_strlist_free(&traces);
-        return WT_EXIT_USAGE;
+        goto out;
     }
     const struct wt_classifier *clf = wt_classifier_find(clf_name);
     if (holdout_by && (strcmp(suite, "evasion") || clf != &wt_classifier_physics || model_path ||
                        traces.n == 0)) {
         fprintf(stderr, "workloadtruth benchmark: --holdout family goes with --suite evasion, "
                         "the physics classifier and --traces DIR, without --model (see --help)\n");
-        wt_strlist_free(&traces);
-        return WT_EXIT_USAGE;
+        goto out;
     }
     if (!holdout_by && traces.n) {
         fprintf(stderr, "workloadtruth benchmark: --traces goes with --holdout (see --help)\n");
-        wt_strlist_free(&traces);
-        return WT_EXIT_USAGE;
+        goto out;
+    }
+    if (model_path && clf != &wt_classifier_physics) {
+        fprintf(stderr, "workloadtruth benchmark: --model goes with the physics classifier "
+                        "(see --help)\n");
+        goto out;
     }
     struct wt_classifier custom;
-    struct wt_model *model = NULL;
-    struct wt_bench_report *rep = malloc(sizeof(*rep));
-    struct wt_err err = {{0}};
-    int status = WT_EXIT_ERROR, rc;
-    if (!rep) {
+    status = WT_EXIT_ERROR;
+    if (!(rep = malloc(sizeof(*rep)))) {
         fprintf(stderr, "workloadtruth benchmark: out of memory\n");
-        wt_strlist_free(&traces);
-        return WT_EXIT_ERROR;
+        goto out;
     }
     if (holdout_by && holdout_init(&ho, &traces, &err) != WT_OK) {
         fprintf(stderr, "workloadtruth benchmark: %s\n", err.msg);
         goto out;
     }
     if (model_path) {
-        if (clf != &wt_classifier_physics) {
-            fprintf(stderr, "workloadtruth benchmark: --model goes with the physics classifier "
-                            "(see --help)\n");
-            free(rep);
-            wt_strlist_free(&traces);
-            return WT_EXIT_USAGE;
-        }
         model = malloc(sizeof(*model));
         if (!model || wt_model_load(model, model_path, &err) != WT_OK) {
             fprintf(stderr, "workloadtruth benchmark: %s\n", model ? err.msg : "out of memory");

@@ -159,8 +159,8 @@ static const char *ev_str(json_t *ev, const char *key)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-/* A ring slot for a new event (the oldest is dropped when full). */
-static struct event *evring_push(struct evring *r, struct wt_err *err)
+/* A ring slot for a new event of window p (the oldest is dropped when full). */
+static struct event *evring_push(struct evring *r, const struct point *p, struct wt_err *err)
 {
     if (!r->v) {
         r->v = calloc(WT_REPORT_MAX_LISTED, sizeof(*r->v));
@@ -178,6 +178,10 @@ static struct event *evring_push(struct evring *r, struct wt_err *err)
         r->head = (r->head + 1) % WT_REPORT_MAX_LISTED;
         event_free(e);
     }
+    e->ts = p->ts;
+    e->seq = p->seq;
+    e->cls = p->cls;
+    e->conf = p->conf;
     return e;
 }
 
@@ -339,15 +343,11 @@ static int ingest_class(struct model *m, const struct wt_entry *e, struct wt_err
     if (mismatch) {
         p.flags |= PF_MISMATCH;
         g->mismatches++;
-        struct event *x = evring_push(&g->mm, err);
+        struct event *x = evring_push(&g->mm, &p, err);
         if (!x) {
             free(tamper);
             return WT_ENOMEM;
         }
-        x->ts = p.ts;
-        x->seq = p.seq;
-        x->cls = p.cls;
-        x->conf = p.conf;
         x->declared = dupn(declared ? declared : "", SIZE_MAX);
         x->verdict = dupn(verdict ? verdict : "MISMATCH", SIZE_MAX);
         json_t *job = ev ? json_object_get(ev, "slurm_job_id") : NULL;
@@ -362,15 +362,11 @@ static int ingest_class(struct model *m, const struct wt_entry *e, struct wt_err
     if (tamper) {
         p.flags |= PF_TAMPER;
         g->tampered++;
-        struct event *x = evring_push(&g->tp, err);
+        struct event *x = evring_push(&g->tp, &p, err);
         if (!x) {
             free(tamper);
             return WT_ENOMEM;
         }
-        x->ts = p.ts;
-        x->seq = p.seq;
-        x->cls = p.cls;
-        x->conf = p.conf;
         x->text = tamper;
     }
 

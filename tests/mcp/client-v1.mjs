@@ -16,6 +16,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { McpError, ErrorCode, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { TOOLS, checker } from "./harness.mjs";
 
 const [wt, logDir] = process.argv.slice(2);
 if (!wt || !logDir) {
@@ -23,27 +24,8 @@ if (!wt || !logDir) {
   process.exit(2);
 }
 
-const TOOLS = [
-  "check_declaration",
-  "classify_workload",
-  "list_gpus",
-  "recent_classifications",
-  "run_benchmark",
-  "verify_audit_log",
-];
-
-let checks = 0;
-let failures = 0;
-async function check(name, fn) {
-  checks++;
-  try {
-    await fn();
-    console.log(`ok   [v1] ${name}`);
-  } catch (e) {
-    failures++;
-    console.log(`FAIL [v1] ${name}: ${e && e.stack ? e.stack : e}`);
-  }
-}
+const t = checker("[v1]");
+const check = t.check;
 
 const transport = new StdioClientTransport({
   command: wt,
@@ -126,7 +108,7 @@ try {
     assert.ok(client.getInstructions(), "no instructions");
   });
   // nothing more to check without a connection
-  if (!failures) {
+  if (!t.failures) {
     await check("ping", async () => {
       assert.deepEqual(await client.ping(), {});
     });
@@ -216,5 +198,4 @@ try {
   await client.close().catch(() => {});
 }
 
-console.log(`[v1] ${checks - failures} passed, ${failures} failed`);
-process.exit(failures ? 1 : 0);
+t.finish();

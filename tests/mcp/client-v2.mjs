@@ -17,6 +17,7 @@
 import assert from "node:assert/strict";
 import { Client, ProtocolError } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { TOOLS, checker } from "./harness.mjs";
 
 const [wt, logDir, mode] = process.argv.slice(2);
 const MODES = {
@@ -31,27 +32,8 @@ if (!wt || !logDir || !MODES[mode]) {
 const want = MODES[mode];
 const tag = `[v2 ${mode}]`;
 
-const TOOLS = [
-  "check_declaration",
-  "classify_workload",
-  "list_gpus",
-  "recent_classifications",
-  "run_benchmark",
-  "verify_audit_log",
-];
-
-let checks = 0;
-let failures = 0;
-async function check(name, fn) {
-  checks++;
-  try {
-    await fn();
-    console.log(`ok   ${tag} ${name}`);
-  } catch (e) {
-    failures++;
-    console.log(`FAIL ${tag} ${name}: ${e && e.stack ? e.stack : e}`);
-  }
-}
+const t = checker(tag);
+const check = t.check;
 
 const transport = new StdioClientTransport({
   command: wt,
@@ -121,7 +103,7 @@ try {
     }
   });
   // nothing more to check without a connection
-  if (!failures) {
+  if (!t.failures) {
     // (2026-07-28 removed ping: the v2 client refuses to send it in the modern era)
     if (want.era === "legacy")
       await check("ping", async () => {
@@ -180,5 +162,4 @@ try {
   await client.close().catch(() => {});
 }
 
-console.log(`${tag} ${checks - failures} passed, ${failures} failed`);
-process.exit(failures ? 1 : 0);
+t.finish();
