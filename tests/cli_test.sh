@@ -236,7 +236,9 @@ grep -q '^"simulator:dense-training+burn@0.25","simulator","simulated",TRAINING,
 run train-dump-dir 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --simulate 1 --dump-features "$TMP/nodir/t.csv" && has err "nodir/t.csv" && oneline
 run bench-holdout-suite 2 "$WT" benchmark --suite sim --holdout family --traces "$DATA" && has err "--holdout family goes with --suite evasion" && oneline
 run bench-holdout-notraces 2 "$WT" benchmark --suite evasion --holdout family && has err "--traces DIR" && oneline
-run bench-traces-alone 2 "$WT" benchmark --suite evasion --traces "$DATA" && has err "--traces goes with --holdout" && oneline
+run bench-traces-alone 2 "$WT" benchmark --suite evasion --traces "$DATA" && has err "--traces and --features go with --holdout" && oneline
+run bench-features-alone 2 "$WT" benchmark --suite evasion --features duty && has err "--traces and --features go with --holdout" && oneline
+run bench-features-bad 2 "$WT" benchmark --suite evasion --holdout family --traces "$DATA" --features duty,bogus && has err "--features: unknown feature 'bogus'" && oneline
 
 if [ -n "$SHARED" ] && [ -d "$SHARED" ]; then
     f="$SHARED/hap/ep000_ordinary_finetune_qwen2.5-0.5b.csv"

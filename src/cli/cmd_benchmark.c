@@ -41,6 +41,7 @@ static void list(void)
 struct holdout {
     struct wt_trainset ts;
     struct wt_train_config cfg;
+    enum wt_feature flist[WT_NFEATURES];
     unsigned char *exclude;
     struct wt_model *m;
     struct wt_classifier clf;
@@ -86,9 +87,15 @@ static int pick_family(void *vctx, const char *family, const struct wt_classifie
     return WT_OK;
 }
 
-static int holdout_init(struct holdout *h, const struct wt_strlist *traces, struct wt_err *err)
+/* nfeatures: how many of h->flist the models may use (0: the physics set). */
+static int holdout_init(struct holdout *h, const struct wt_strlist *traces, size_t nfeatures,
+                        struct wt_err *err)
 {
     h->cfg = wt_train_default;
+    if (nfeatures) {
+        h->cfg.features = h->flist;
+        h->cfg.nfeatures = nfeatures;
+    }
     int rc = WT_OK;
     for (int i = 0; i < traces->n && rc == WT_OK; i++)
         rc = wt_trainset_add(&h->ts, traces->v[i], &h->cfg, err);
@@ -117,7 +124,7 @@ int wt_cmd_benchmark(int argc, char **argv)
     static const char *const suites[] = {"seed", "sim", "evasion", NULL};
     static const char *const holdouts[] = {"family", NULL};
     struct wt_strlist traces = {0};
-    const char *holdout_by = NULL;
+    const char *holdout_by = NULL, *features = NULL;
     struct holdout ho = {0};
     struct wt_model *model = NULL;
     struct wt_bench_report *rep = NULL;
@@ -140,6 +147,7 @@ int wt_cmd_benchmark(int argc, char **argv)
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},
         {"--holdout", WT_OPT_CHOICE, &holdout_by, "BY", "suite evasion: score each family with a physics model trained without that family's simulator windows (needs --traces)", 0, 0, holdouts, false},
         {"--traces", WT_OPT_LIST, &traces, "DIR|FILE", "--holdout: the labelled traces the models are trained on (as for train)", 0, 0, NULL, false},
+        {"--features", WT_OPT_STRING, &features, "LIST", "--holdout: the features the models may use (default: the physics set)", 0, 0, NULL, false},
         {"--list", WT_OPT_FLAG, &want_list, NULL, "list the profiles and evasion families, then exit", 0, 0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (suite seed: the Python tool's shape)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
@@ -189,13 +197,19 @@ int wt_cmd_benchmark(int argc, char **argv)
                         "the physics classifier and --traces DIR, without --model (see --help)\n");
         goto out;
     }
-    if (!holdout_by && traces.n) {
-        fprintf(stderr, "workloadtruth benchmark: --traces goes with --holdout (see --help)\n");
+    if (!holdout_by && (traces.n || features)) {
+        fprintf(stderr, "workloadtruth benchmark: --traces and --features go with --holdout "
+                        "(see --help)\n");
         goto out;
     }
     if (model_path && clf != &wt_classifier_physics) {
         fprintf(stderr, "workloadtruth benchmark: --model goes with the physics classifier "
                         "(see --help)\n");
+        goto out;
+    }
+    size_t nfeatures = 0;
+    if (features && wt_features_parse(features, ho.flist, &nfeatures, &err) != WT_OK) {
+        fprintf(stderr, "workloadtruth benchmark: --features: %s (see --help)\n", err.msg);
         goto out;
     }
     struct wt_classifier custom;
@@ -204,7 +218,7 @@ int wt_cmd_benchmark(int argc, char **argv)
         fprintf(stderr, "workloadtruth benchmark: out of memory\n");
         goto out;
     }
-    if (holdout_by && holdout_init(&ho, &traces, &err) != WT_OK) {
+    if (holdout_by && holdout_init(&ho, &traces, nfeatures, &err) != WT_OK) {
         fprintf(stderr, "workloadtruth benchmark: %s\n", err.msg);
         goto out;
     }
