@@ -117,6 +117,22 @@ static void test_nvsmi_layouts(void **state)
     assert_int_equal(read_all(src, 0, buf, 64), 2);
     assert_true(buf[0].v[WT_COL_UTIL_GPU] == 90 && fabs(buf[1].t_s - 1.0) < 1e-9);
     wt_source_close(src);
+    /* the model comes from the `name` field of the rows: known before the
+     * first read, so that power can be put on the card's rated scale */
+    p = tu_temp("timestamp, index, name, power.draw [W], power.limit [W]\n"
+                "2024/04/03 10:47:35.000, 0, NVIDIA A100-SXM4-40GB, 72.36 W, 400.00 W\n"
+                "2024/04/03 10:47:35.002, 1, NVIDIA A100-SXM4-40GB, 60.00 W, 300.00 W\n");
+    src = open_replay(p, NULL, 0);
+    struct wt_device_info info;
+    struct wt_err ierr;
+    assert_int_equal(wt_source_device_info(src, 1, &info, &ierr), WT_OK);
+    assert_string_equal(info.name, "NVIDIA A100-SXM4-40GB");
+    assert_true(info.power_limit_w == 300);
+    assert_int_equal(read_all(src, 0, buf, 64), 1);
+    assert_int_equal(read_all(src, 1, buf, 64), 1);
+    assert_int_equal(wt_source_device_info(src, 3, &info, &ierr), WT_OK);
+    assert_string_equal(info.name, "NVIDIA A100-SXM4-40GB");
+    wt_source_close(src);
     /* without an index column: per-tick groups, detected from timestamps */
     char t[4096];
     size_t off = (size_t)snprintf(t, sizeof(t),

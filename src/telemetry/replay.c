@@ -116,6 +116,14 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
     struct replay *rp = src->priv;
     if (gpu < 0 || gpu >= WT_MAX_GPUS)
         return wt_errf(err, WT_ENODEV, "%s: no GPU %d", wt_trace_name(rp->r), gpu);
+    /* Read up to this GPU's first row: raw nvidia-smi CSV names the model in
+     * its rows (the `name` field), and the limits come from the row. */
+    struct queue *q = &rp->q[gpu];
+    while (q->len == q->head && !rp->eof) {
+        int rc = pull(rp, err);
+        if (rc != WT_OK && rc != WT_DONE)
+            return rc;
+    }
     const char *model = wt_trace_meta_value(rp->r, "gpu_model");
     info->index = gpu;
     snprintf(info->name, sizeof(info->name), "%s", model && *model ? model : "unknown");
@@ -124,7 +132,6 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
     info->mem_total_mib = NAN;
     info->power_limit_w = NAN;
     info->power_default_limit_w = NAN;
-    struct queue *q = &rp->q[gpu];
     if (q->len > q->head) {
         const struct wt_sample *s = &q->s[q->head];
         info->mem_total_mib = s->v[WT_COL_MEM_TOTAL];
