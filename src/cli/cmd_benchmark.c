@@ -49,20 +49,6 @@ struct holdout {
     int fitted;
 };
 
-static int family_of(const char *path, char *fam, size_t cap)
-{
-    static const char prefix[] = "simulator:dense-training+";
-    if (strncmp(path, prefix, sizeof(prefix) - 1))
-        return 0;
-    const char *f = path + sizeof(prefix) - 1, *at = strchr(f, '@');
-    size_t n = at ? (size_t)(at - f) : strlen(f);
-    if (n >= cap)
-        return 0;
-    memcpy(fam, f, n);
-    fam[n] = 0;
-    return 1;
-}
-
 static int pick_family(void *vctx, const char *family, const struct wt_classifier **out,
                        struct wt_err *err)
 {
@@ -74,8 +60,8 @@ static int pick_family(void *vctx, const char *family, const struct wt_classifie
     }
     for (size_t f = 0; f < h->ts.nfiles; f++) {
         char fam[64];
-        h->exclude[f] =
-            family && family_of(h->ts.files[f].path, fam, sizeof(fam)) && !strcmp(fam, family);
+        h->exclude[f] = family && wt_trainset_sim_family(&h->ts.files[f], fam, sizeof(fam)) &&
+                        !strcmp(fam, family);
     }
     int rc = wt_trainset_fit(&h->ts, h->exclude, &h->cfg, h->m, err);
     if (rc)
@@ -100,7 +86,7 @@ static int holdout_init(struct holdout *h, const struct wt_strlist *traces, size
     for (int i = 0; i < traces->n && rc == WT_OK; i++)
         rc = wt_trainset_add(&h->ts, traces->v[i], &h->cfg, err);
     if (rc == WT_OK && h->cfg.sim_per_cell)
-        rc = wt_trainset_add_sim(&h->ts, h->cfg.sim_per_cell, NULL, &h->cfg, err);
+        rc = wt_trainset_add_sim(&h->ts, h->cfg.sim_per_cell, &h->cfg, err);
     if (rc == WT_OK && h->cfg.py_per_cell)
         rc = wt_trainset_add_python(&h->ts, h->cfg.py_per_cell, err);
     if (rc)

@@ -124,7 +124,7 @@ int wt_cmd_train(int argc, char **argv)
             fprintf(stderr, "workloadtruth train: %s\n", err.msg);
             goto out;
         }
-    if (cfg.sim_per_cell && wt_trainset_add_sim(&ts, cfg.sim_per_cell, NULL, &cfg, &err) != WT_OK) {
+    if (cfg.sim_per_cell && wt_trainset_add_sim(&ts, cfg.sim_per_cell, &cfg, &err) != WT_OK) {
         fprintf(stderr, "workloadtruth train: %s\n", err.msg);
         goto out;
     }

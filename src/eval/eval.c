@@ -234,7 +234,7 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
             goto out;
     if (o->train_sim >= 0)
         cfg.sim_per_cell = (unsigned)o->train_sim;
-    if (cfg.sim_per_cell && (rc = wt_trainset_add_sim(&ts, cfg.sim_per_cell, NULL, &cfg, err)))
+    if (cfg.sim_per_cell && (rc = wt_trainset_add_sim(&ts, cfg.sim_per_cell, &cfg, err)))
         goto out;
     if (o->train_py >= 0)
         cfg.py_per_cell = (unsigned)o->train_py;

@@ -254,8 +254,8 @@ static int add_sim_cell(struct wt_trainset *ts, const char *profile, const char 
     return rc;
 }
 
-int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const char *skip_family,
-                        const struct wt_train_config *c, struct wt_err *err)
+int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const struct wt_train_config *c,
+                        struct wt_err *err)
 {
     static const double strengths[] = {0.25, 0.5, 0.75, 1.0};
     size_t np, ne;
@@ -267,16 +267,26 @@ int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const char *s
         return wt_errf(err, WT_EINVAL, "simulated training windows are limited to 360 s");
     for (size_t p = 0; p < np && rc == WT_OK; p++)
         rc = add_sim_cell(ts, prof[p].name, NULL, -1, per_cell, cell++, c, err);
-    for (size_t f = 0; f < ne && rc == WT_OK; f++) {
-        if (skip_family && !strcmp(skip_family, ev[f].name)) {
-            cell += 4;
-            continue;
-        }
+    for (size_t f = 0; f < ne && rc == WT_OK; f++)
         for (size_t k = 0; k < 4 && rc == WT_OK; k++)
             rc = add_sim_cell(ts, "dense-training", ev[f].name, strengths[k], per_cell, cell++, c,
                               err);
-    }
     return rc;
+}
+
+int wt_trainset_sim_family(const struct wt_trainset_file *f, char *fam, size_t cap)
+{
+    /* add_sim_cell names evasion cells "simulator:dense-training+FAMILY@STRENGTH" */
+    static const char prefix[] = "simulator:dense-training+";
+    if (strncmp(f->path, prefix, sizeof(prefix) - 1))
+        return 0;
+    const char *name = f->path + sizeof(prefix) - 1, *at = strchr(name, '@');
+    size_t n = at ? (size_t)(at - name) : strlen(name);
+    if (n >= cap)
+        return 0;
+    memcpy(fam, name, n);
+    fam[n] = 0;
+    return 1;
 }
 
 int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell, struct wt_err *err)

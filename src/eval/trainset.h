@@ -56,11 +56,14 @@ int wt_trainset_add(struct wt_trainset *ts, const char *path, const struct wt_tr
 /* Adds simulated windows (telemetry/simulate.h): per_cell windows of every
  * simulator profile and of dense training under every evasion family at
  * strengths 0.25, 0.5, 0.75 and 1, on alternating GPU models and power
- * semantics, in the same views, as the pseudo-source "simulator".  Families
- * named in skip_family (may be NULL) are left out, for leave-one-family-out
- * evaluation.  Seeds are disjoint from the benchmark's. */
-int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const char *skip_family,
-                        const struct wt_train_config *c, struct wt_err *err) WT_WARN_UNUSED;
+ * semantics, in the same views, as the pseudo-source "simulator".  Seeds are
+ * disjoint from the benchmark's. */
+int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const struct wt_train_config *c,
+                        struct wt_err *err) WT_WARN_UNUSED;
+/* The evasion family of a file added by wt_trainset_add_sim, copied to fam
+ * (cap bytes): 1, or 0 when the file is not an evasion cell (for
+ * leave-one-family-out evaluation, which masks those files out). */
+int wt_trainset_sim_family(const struct wt_trainset_file *f, char *fam, size_t cap);
 /* Adds windows of the Python tool's synthetic profiles (training, inference
  * and idle, clean and with its evasion transform): per_cell windows, alternately
  * of 10 and 30 samples at 1 Hz (its classify and benchmark lengths), as the pseudo-source
