@@ -1,11 +1,13 @@
 /* Features, statistics and windows: NaN-aware statistics, the Python tool's
- * six features, time-based windowing and the 80% label rule.
+ * six features, time-based windowing, the 80% label rule and the rated-power
+ * table that puts power on the card's scale.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "testutil.h"
 
 #include "features/features.h"
+#include "features/gpu_models.h"
 #include "features/stats.h"
 #include "features/window.h"
 
@@ -52,6 +54,33 @@ static void test_feature_names(void **state)
     assert_int_equal(wt_feature_lookup("nope"), -1);
 }
 
+static void test_rated_power(void **state)
+{
+    (void)state;
+    /* the names in ../shared/traces, and NVML's spellings */
+    assert_true(wt_gpu_rated_power_w("NVIDIA H100 80GB HBM3") == 700);
+    assert_true(wt_gpu_rated_power_w("NVIDIA H100 PCIe") == 350);
+    assert_true(wt_gpu_rated_power_w("NVIDIA H100 NVL") == 400);
+    assert_true(wt_gpu_rated_power_w("NVIDIA H200") == 700);
+    assert_true(wt_gpu_rated_power_w("NVIDIA A100-SXM4-80GB") == 400);
+    assert_true(wt_gpu_rated_power_w("NVIDIA A100 80GB PCIe") == 250);
+    assert_true(wt_gpu_rated_power_w("Tesla V100-SXM2-32GB") == 300);
+    assert_true(wt_gpu_rated_power_w("NVIDIA TITAN X (Pascal)") == 250);
+    assert_true(wt_gpu_rated_power_w("nvidia l4") == 72);
+    assert_true(wt_gpu_rated_power_w("NVIDIA L40S") == 350);
+    assert_true(wt_gpu_rated_power_w("NVIDIA A10G") == 300);
+    assert_true(wt_gpu_rated_power_w("NVIDIA A10") == 150);
+    /* a model token inside another name is not that model */
+    assert_true(wt_gpu_rated_power_w("NVIDIA GH200 480GB") == 1000);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GB200") == 1200);
+    assert_true(wt_gpu_rated_power_w("NVIDIA H20") == 500);
+    assert_true(isnan(wt_gpu_rated_power_w("NVIDIA RTX A4000")));
+    assert_true(isnan(wt_gpu_rated_power_w("NVIDIA RTX A1000")));
+    assert_true(isnan(wt_gpu_rated_power_w("unknown")));
+    assert_true(isnan(wt_gpu_rated_power_w("")));
+    assert_true(isnan(wt_gpu_rated_power_w(NULL)));
+}
+
 static void test_windows(void **state)
 {
     (void)state;
@@ -95,9 +124,8 @@ static void test_truth(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stats),
-        cmocka_unit_test(test_feature_names),
-        cmocka_unit_test(test_windows),
+        cmocka_unit_test(test_stats),       cmocka_unit_test(test_feature_names),
+        cmocka_unit_test(test_rated_power), cmocka_unit_test(test_windows),
         cmocka_unit_test(test_truth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

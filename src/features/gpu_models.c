@@ -2,6 +2,7 @@
  * datasheets (maximum/TDP board power). */
 #include "features/gpu_models.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -15,9 +16,9 @@ struct model {
 /* Most specific first. */
 static const struct model models[] = {
     {"GB200", NULL, 1200},       {"B200", NULL, 1000},     {"B100", NULL, 700},
-    {"H200", "NVL", 600},        {"H200", NULL, 700},      {"H100", "PCIe", 350},
-    {"H100", "NVL", 400},        {"H100", NULL, 700},      {"H800", "PCIe", 350},
-    {"H800", NULL, 700},         {"H20", NULL, 500},       {"GH200", NULL, 1000},
+    {"GH200", NULL, 1000},       {"H200", "NVL", 600},     {"H200", NULL, 700},
+    {"H100", "PCIe", 350},       {"H100", "NVL", 400},     {"H100", NULL, 700},
+    {"H800", "PCIe", 350},       {"H800", NULL, 700},      {"H20", NULL, 500},
     {"A100", "PCIe", 250},       {"A100", NULL, 400},      {"A800", "PCIe", 250},
     {"A800", NULL, 400},         {"A40", NULL, 300},       {"A30", NULL, 165},
     {"A10G", NULL, 300},         {"A10", NULL, 150},       {"L40S", NULL, 350},
@@ -37,12 +38,30 @@ static int has(const char *hay, const char *needle)
     return 0;
 }
 
+/* The model token: not glued to a letter or digit before it ("GH200" is not an
+ * "H200"), nor followed by a digit ("RTX A4000" is not an "A40", "A1000" not an
+ * "A100"); a letter may follow ("H100NVL", "A10G" when listed first). */
+static int has_model(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (const char *p = hay; *p; p++) {
+        if (strncasecmp(p, needle, n))
+            continue;
+        if (p > hay && isalnum((unsigned char)p[-1]))
+            continue;
+        if (isdigit((unsigned char)p[n]))
+            continue;
+        return 1;
+    }
+    return 0;
+}
+
 double wt_gpu_rated_power_w(const char *model)
 {
     if (!model)
         return NAN;
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-        if (has(model, models[i].a) && (!models[i].b || has(model, models[i].b)))
+        if (has_model(model, models[i].a) && (!models[i].b || has(model, models[i].b)))
             return models[i].watts;
     return NAN;
 }

@@ -3,8 +3,10 @@
  * the trace has it, else by this table's rated (TDP) value.
  *
  * Values are vendor datasheet maximum board power for the SXM/OAM part unless
- * the name says PCIe; matching is by case-insensitive substring, most specific
- * first.  An unknown model returns NaN, and power features that need a scale
+ * the name says PCIe; matching is case-insensitive, most specific first, and
+ * the model token must stand alone in the name (not glued to a letter or digit
+ * before it, nor followed by a digit: "GH200" is not an "H200", "RTX A4000" not
+ * an "A40").  An unknown model returns NaN, and power features that need a scale
  * then say "not measured" rather than guess.  Not a device database.
  *
  * SPDX-License-Identifier: MIT
