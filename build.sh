@@ -6,8 +6,9 @@
 #                     (unit, CLI, real traces, benchmark smoke, fuzzing)
 #   ./build.sh asan   the whole test suite again under ASan + UBSan (CI's second build)
 #
-# Environment: WT_FUZZ_SECONDS (default 60) sets the fuzzing time of `test` (half
-# for the trace reader, an eighth for each audit-log target);
+# Environment: WT_FUZZ_SECONDS (default 60) sets the fuzzing time of `test` (2/5
+# for the trace reader, 3/25 each for the MCP JSON-RPC layer and the four
+# audit-log targets);
 # JOBS sets build parallelism.  Packages are installed with apt-get (through
 # sudo when not root); nothing else is downloaded.
 set -eu
