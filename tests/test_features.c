@@ -63,19 +63,28 @@ static void test_rated_power(void **state)
     assert_true(wt_gpu_rated_power_w("NVIDIA H100 NVL") == 400);
     assert_true(wt_gpu_rated_power_w("NVIDIA H200") == 700);
     assert_true(wt_gpu_rated_power_w("NVIDIA A100-SXM4-80GB") == 400);
-    assert_true(wt_gpu_rated_power_w("NVIDIA A100 80GB PCIe") == 250);
+    assert_true(wt_gpu_rated_power_w("NVIDIA A100 80GB PCIe") == 300);
+    assert_true(wt_gpu_rated_power_w("NVIDIA A100-PCIE-40GB") == 250);
     assert_true(wt_gpu_rated_power_w("Tesla V100-SXM2-32GB") == 300);
     assert_true(wt_gpu_rated_power_w("NVIDIA TITAN X (Pascal)") == 250);
     assert_true(wt_gpu_rated_power_w("nvidia l4") == 72);
     assert_true(wt_gpu_rated_power_w("NVIDIA L40S") == 350);
     assert_true(wt_gpu_rated_power_w("NVIDIA A10G") == 300);
     assert_true(wt_gpu_rated_power_w("NVIDIA A10") == 150);
+    assert_true(wt_gpu_rated_power_w("NVIDIA A2") == 60);
+    assert_true(wt_gpu_rated_power_w("Tesla P40") == 250);
+    assert_true(wt_gpu_rated_power_w("Tesla P4") == 75);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 3090 Ti") == 450);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 3090") == 350);
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX A4000") == 140);
+    assert_true(wt_gpu_rated_power_w("Quadro RTX 8000") == 295);
     /* a model token inside another name is not that model */
     assert_true(wt_gpu_rated_power_w("NVIDIA GH200 480GB") == 1000);
     assert_true(wt_gpu_rated_power_w("NVIDIA GB200") == 1200);
     assert_true(wt_gpu_rated_power_w("NVIDIA H20") == 500);
-    assert_true(isnan(wt_gpu_rated_power_w("NVIDIA RTX A4000")));
-    assert_true(isnan(wt_gpu_rated_power_w("NVIDIA RTX A1000")));
+    assert_true(isnan(wt_gpu_rated_power_w("NVIDIA RTX A1000"))); /* not an A100 */
+    assert_true(isnan(wt_gpu_rated_power_w("NVIDIA RTX A2000"))); /* not an A2 */
+    assert_true(isnan(wt_gpu_rated_power_w("Quadro P4000")));     /* not a P4 */
     assert_true(isnan(wt_gpu_rated_power_w("unknown")));
     assert_true(isnan(wt_gpu_rated_power_w("")));
     assert_true(isnan(wt_gpu_rated_power_w(NULL)));
