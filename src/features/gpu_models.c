@@ -73,27 +73,17 @@ static const struct model models[] = {
     {"MI210", NULL, 300},
 };
 
-static int has(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (const char *p = hay; *p; p++)
-        if (!strncasecmp(p, needle, n))
-            return 1;
-    return 0;
-}
-
-/* The model token: not glued to a letter or digit before it ("GH200" is not an
- * "H200"), nor followed by a digit ("RTX A4000" is not an "A40", "A1000" not an
- * "A100"); a letter may follow ("H100NVL", "A10G" when listed first). */
-static int has_model(const char *hay, const char *needle)
+/* Case-insensitive substring.  A model token (token = 1) must also stand alone:
+ * not glued to a letter or digit before it ("GH200" is not an "H200") nor
+ * followed by a digit ("RTX A4000" is not an "A40", "A1000" not an "A100"); a
+ * letter may follow ("H100NVL", "A10G" when listed first). */
+static int has(const char *hay, const char *needle, int token)
 {
     size_t n = strlen(needle);
     for (const char *p = hay; *p; p++) {
         if (strncasecmp(p, needle, n))
             continue;
-        if (p > hay && isalnum((unsigned char)p[-1]))
-            continue;
-        if (isdigit((unsigned char)p[n]))
+        if (token && ((p > hay && isalnum((unsigned char)p[-1])) || isdigit((unsigned char)p[n])))
             continue;
         return 1;
     }
@@ -105,7 +95,7 @@ double wt_gpu_rated_power_w(const char *model)
     if (!model)
         return NAN;
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-        if (has_model(model, models[i].a) && (!models[i].b || has(model, models[i].b)))
+        if (has(model, models[i].a, 1) && (!models[i].b || has(model, models[i].b, 0)))
             return models[i].watts;
     return NAN;
 }
