@@ -108,6 +108,19 @@ static void test_windows(void **state)
     assert_true(wt_window_iter_next(&it, &start, &count));
     assert_true(start == 6 && count == 4);
     assert_false(wt_window_iter_next(&it, &start, &count));
+
+    /* Unix-epoch times and huge gaps, where rounding puts a window's end at
+     * or before its first sample: every call still advances (this hung) */
+    const double far[][2] = {{1000000000.1, 1224170740.1}, {0, 1e18}, {0, 1e300}};
+    for (size_t k = 0; k < sizeof(far) / sizeof(far[0]); k++) {
+        fill(s, 2, u, far[k]);
+        wt_window_iter_init(&it, s, 2, 30.0);
+        assert_true(wt_window_iter_next(&it, &start, &count));
+        assert_true(start == 0 && count == 1);
+        assert_true(wt_window_iter_next(&it, &start, &count));
+        assert_true(start == 1 && count == 1);
+        assert_false(wt_window_iter_next(&it, &start, &count));
+    }
 }
 
 static void test_truth(void **state)

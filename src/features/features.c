@@ -470,7 +470,8 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     if (!wt_measured(period) || span <= 0)
         goto out;
     double h = period < 0.05 ? 0.05 : period;
-    size_t len = (size_t)floor(span / h) + 1;
+    double cells = floor(span / h) + 1; /* compared as a double: span may be huge */
+    size_t len = cells > MAX_GRID ? MAX_GRID + 1 : (size_t)cells;
     if (len > MAX_GRID) {
         h = span / (MAX_GRID - 1);
         len = MAX_GRID;

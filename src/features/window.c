@@ -43,7 +43,9 @@ int wt_window_iter_next(struct wt_window_iter *it, size_t *start, size_t *count)
     /* index of the window the next sample falls in */
     double k = floor((it->s[it->pos].t_s - it->t0) / it->len_s);
     double end = it->t0 + (k + 1) * it->len_s;
-    size_t i = it->pos;
+    /* the window always holds the sample it starts with: where rounding puts
+     * end at or before it (epoch times, huge gaps), the walk still advances */
+    size_t i = it->pos + 1;
     while (i < it->n && it->s[i].t_s < end)
         i++;
     *start = it->pos;
