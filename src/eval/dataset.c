@@ -213,7 +213,8 @@ static int do_dir(const char *dir, const struct wt_ds_opts *o, const struct wt_d
         snprintf(names[n], len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
         n++;
     }
-    qsort(names, n, sizeof(*names), cmp_str);
+    if (n > 1) /* names is NULL in an empty directory */
+        qsort(names, n, sizeof(*names), cmp_str);
     for (size_t i = 0; i < n && rc == WT_OK; i++) {
         struct stat st;
         if (stat(names[i], &st) != 0)
