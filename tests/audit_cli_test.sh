@@ -79,6 +79,12 @@ check "gpu_idx 1" test "$(grep -c '"gpu_idx":1' "$F")" = 8
 # --- usage errors -----------------------------------------------------
 run "watch both gpu opts" 2 "$WT" watch --backend synthetic --gpus all --gpu-index 0 --log-dir "$L"
 run "watch bad gpus" 2 "$WT" watch --trace "$DATA/fake_gpu.csv" --gpus 0,7 --log-dir "$TMP/l2"
+run "watch window below minimum" 2 "$WT" watch --backend synthetic --interval 0 --window 4 --iterations 1 --log-dir "$TMP/l2" &&
+    has err "needs at least 5"
+run "watch textfile missing" 2 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$TMP/l2" --textfile "$TMP/nope" &&
+    has err "--textfile"
+run "watch textfile not a dir" 2 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$TMP/l2" --textfile "$DATA/fake_gpu.csv" &&
+    has err "not a directory"
 run "verify missing" 2 "$WT" verify-log --log-dir "$TMP/nope"
 run "verify bad vkey" 2 "$WT" verify-log --log-dir "$L" --vkey "not-a-key"
 run "prove no index" 2 "$WT" prove --log-dir "$L"

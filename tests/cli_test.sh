@@ -71,8 +71,15 @@ run flag-value 2 "$WT" classify --json=yes && oneline
 run positional 2 "$WT" classify stray && has err "unexpected argument 'stray'" && oneline
 run bench-bad 2 "$WT" benchmark --trials 0 && oneline
 run bench-window 2 "$WT" benchmark --window 1 && oneline
+run bench-window-min 2 "$WT" benchmark --window 4 && has err "needs at least 5" && oneline
+run bench-window-rules 0 "$WT" benchmark --window 2 --trials 2 --classifier rules
 run eval-none 2 "$WT" eval && has err "no traces given" && oneline
 run eval-window 2 "$WT" eval --window 0 "$DATA" && oneline
+mkdir "$TMP/empty"
+run eval-empty-dir 1 "$WT" eval "$TMP/empty" && has err "no trace files found" && oneline
+# Unix-epoch times 224 million seconds apart: cutting windows used to loop forever
+printf 't_s,power_w,label\n1000000000.1,100,TRAINING\n1224170740.1,100,TRAINING\n' >"$TMP/epoch.csv"
+run eval-epoch-gap 1 timeout 20 "$WT" eval "$TMP/epoch.csv" && has err "2 short"
 run trace-backend 2 "$WT" classify --backend synthetic --trace "$DATA/labelled.csv" && oneline
 run replay-notrace 2 "$WT" classify --backend replay && oneline
 run prefix 0 "$WT" classify --back synthetic --prof idle --classif rules && has out "workload_type : IDLE"

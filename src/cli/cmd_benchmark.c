@@ -193,6 +193,13 @@ int wt_cmd_benchmark(int argc, char **argv)
                         "(see --help)\n");
         goto out;
     }
+    if (!strcmp(suite, "seed") && window < clf->min_samples) {
+        fprintf(stderr,
+                "workloadtruth benchmark: --window %llu: the %s classifier needs at least %zu "
+                "samples per window (see --help)\n",
+                window, clf->name, clf->min_samples);
+        goto out;
+    }
     size_t nfeatures = 0;
     if (features && wt_features_parse(features, ho.flist, &nfeatures, &err) != WT_OK) {
         fprintf(stderr, "workloadtruth benchmark: --features: %s (see --help)\n", err.msg);

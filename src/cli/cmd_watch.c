@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -498,6 +499,32 @@ int wt_cmd_watch(int argc, char **argv)
             crypto_hash_sha256_final(&hs, h);
             sodium_bin2hex(model_id, sizeof(model_id), h, 8);
         }
+    }
+
+    /* metrics that are never written are worse than a refusal */
+    const char *tbad = NULL;
+    struct stat tst;
+    if (textfile && stat(textfile, &tst) != 0)
+        tbad = strerror(errno);
+    else if (textfile && !S_ISDIR(tst.st_mode))
+        tbad = "not a directory";
+    else if (textfile && access(textfile, W_OK) != 0)
+        tbad = "cannot write there";
+    if (tbad) {
+        fprintf(stderr, "%s: --textfile %s: %s (see --help)\n", help.prog, textfile, tbad);
+        free(model);
+        free(policy);
+        return WT_EXIT_USAGE;
+    }
+    if (window < clf->min_samples) {
+        /* every window would fail: refuse now rather than log nothing */
+        fprintf(stderr,
+                "%s: --window %llu: the %s classifier needs at least %zu samples per window "
+                "(see --help)\n",
+                help.prog, window, clf->name, clf->min_samples);
+        free(model);
+        free(policy);
+        return WT_EXIT_USAGE;
     }
 
     struct writer *w = calloc(1, sizeof(*w));
