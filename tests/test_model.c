@@ -90,6 +90,10 @@ static void test_bad_models(void **state)
     expect_bad("format workloadtruth-model/1\n", "needs 'format' and 'base'");
     expect_bad("format workloadtruth-model/1\nbase x\n", "m:2: not a number: 'x'");
     expect_bad("format workloadtruth-model/1\nbase 0\nbase 1\n", "once");
+    /* log-odds beyond +-1000 would let the sum over trees reach inf or NaN */
+    expect_bad("format workloadtruth-model/1\nbase 1e308\n", "m:2: value out of range");
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 -1001 leaf\n",
+               "m:4: value out of range");
     expect_bad("format workloadtruth-model/1\nbase 0\nnode 0 1 leaf\n", "'node' before 'tree'");
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split nope 1 left 1 2\n",
                "unknown feature 'nope'");

@@ -43,6 +43,16 @@ static int num(struct parser *p, const char *s, double *out)
     return WT_OK;
 }
 
+/* base and node values are log-odds: bounded, so that no sum over the trees
+ * can overflow to inf or NaN (a trained model's are below 10) */
+static int logodds(struct parser *p, const char *s, double *out)
+{
+    int rc = num(p, s, out);
+    if (rc == WT_OK && !(fabs(*out) <= WT_MODEL_MAX_VALUE))
+        return perr(p, "value out of range (|log-odds| <= 1000):", s);
+    return rc;
+}
+
 static int index_tok(struct parser *p, const char *s, int *out)
 {
     double d;
@@ -113,7 +123,7 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
         } else if (!strcmp(tok[0], "base")) {
             if (n != 2 || have_base)
                 return perr(&p, "'base' takes one number, once", NULL);
-            if ((rc = num(&p, tok[1], &m->base)) != WT_OK)
+            if ((rc = logodds(&p, tok[1], &m->base)) != WT_OK)
                 return rc;
             have_base = 1;
         } else if (!strcmp(tok[0], "tree")) {
@@ -133,7 +143,7 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
             if (id != cur->nnodes)
                 return perr(&p, "node ids must be 0, 1, 2, ... in order:", tok[1]);
             struct wt_tree_node *nd = &cur->node[cur->nnodes];
-            if ((rc = num(&p, tok[2], &nd->value)) != WT_OK)
+            if ((rc = logodds(&p, tok[2], &nd->value)) != WT_OK)
                 return rc;
             if (!strcmp(tok[3], "leaf") && n == 4) {
                 nd->feature = -1;

@@ -34,6 +34,7 @@
 #define WT_MODEL_MAX_TREES 512
 #define WT_MODEL_MAX_NODES 15 /* per tree: depth <= 3 */
 #define WT_MODEL_MAX_META 32
+#define WT_MODEL_MAX_VALUE 1000.0 /* |base| and |node value| */
 
 struct wt_tree_node {
     double value;
