@@ -454,6 +454,10 @@ static void run_task(enum mut m, size_t t, struct mres *res)
         B.log[o] ^= (char)mask;
         res->want = line_of(o);
         res->bad = r.status != WT_VERIFY_DAMAGED || r.line != res->want;
+        /* every line is still there: a damaged first line is not a cut log
+         * (it was reported as "truncated" when the side file had a size) */
+        if (res->want == 1)
+            res->bad |= r.damage == WT_DMG_TRUNCATED;
         break;
     }
     case M_TRUNC_SIDE:

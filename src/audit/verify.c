@@ -446,10 +446,11 @@ static int finish(struct vs *v)
                 resolve_pending(v, v->ext[i].cp.root);
         v->pending = 0;
     }
-    if (v->n == 0 && !r->have_genesis) {
-        /* nothing (or only a torn first line) left, but a checkpoint says the
-         * log had lines: it was cut (the signature can only be checked with
-         * --vkey, there being no genesis key) */
+    if (v->n == 0 && !r->have_genesis && v->lines_after == 0) {
+        /* nothing (or only one broken first line) left, but a checkpoint says
+         * the log had lines: it was cut (the signature can only be checked
+         * with --vkey, there being no genesis key).  A damaged first line
+         * with lines after it is not a cut: its own damage stands. */
         for (size_t i = 0; i < v->next; i++) {
             struct ext *e = &v->ext[i];
             if (e->loaded != 1 || e->cp.size == 0 || (v->have_key && e->sig != 1))
@@ -458,7 +459,7 @@ static int finish(struct vs *v)
                    "the log has no complete record but %s says it had %llu lines%s: lines "
                    "1..%llu are missing (truncated)",
                    e->label, (unsigned long long)e->cp.size,
-                   v->have_key ? " (signed by --vkey)"
+                   v->have_key ? " (its signature checks with the verification key)"
                                : " (its signature is unchecked: no genesis key, no --vkey)",
                    (unsigned long long)e->cp.size);
             r->status = WT_VERIFY_DAMAGED;
