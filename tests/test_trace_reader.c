@@ -323,6 +323,22 @@ static void test_nvsmi_malformed(void **state)
     expect_error("timestamp, power.draw [W]\nyesterday, 5 W\n",
                  "t.csv:2: column 'timestamp': not a time");
     expect_error("timestamp, power.draw [W]\n2024/13/01 00:00:00.0, 5 W\n", "not a time");
+    /* dates that do not exist would collide with real ones (02/29 -> 03/01) */
+    expect_error("timestamp, power.draw [W]\n2023/02/29 00:00:00.0, 5 W\n", "not a time");
+    expect_error("timestamp, power.draw [W]\n2024/04/31 00:00:00.0, 5 W\n", "not a time");
+    expect_error("timestamp, power.draw [W]\n2024/01/01 23:59:60.0, 5 W\n", "not a time");
+    expect_error("timestamp, power.draw [W]\n1900/02/29 00:00:00.0, 5 W\n", "not a time");
+    /* leap days are real: 2024/02/29 is one day before 2024/03/01 */
+    const char *leap = "timestamp, power.draw [W]\n2024/02/29 00:00:00.0, 5 W\n"
+                       "2024/03/01 00:00:00.0, 5 W\n";
+    struct wt_trace_reader *r;
+    struct wt_err err;
+    struct wt_sample a, b;
+    assert_int_equal(tu_open(leap, strlen(leap), NULL, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &a, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &b, &err), WT_OK);
+    assert_true(b.t_s - a.t_s == 86400);
+    wt_trace_close(r);
     expect_error("index, power.draw [W]\n0, lots W\n", "column 'power.draw [W]': not a number");
     expect_error("index, power.draw [W]\n, 5 W\n", "column 'index': empty");
     expect_error("index, power.draw [W], power.draw [W]\n", "appears twice");

@@ -541,10 +541,15 @@ static int parse_stamp(const char *p, size_t len, double *out)
         return -1;
     if (!((s1 == '/' && s2 == '/') || (s1 == '-' && s2 == '-')) || !(sep == ' ' || sep == 'T'))
         return -1;
-    if (M < 1 || M > 12 || D < 1 || D > 31 || h < 0 || h > 23 || m < 0 || m > 59)
+    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (M < 1 || M > 12 || h < 0 || h > 23 || m < 0 || m > 59)
         return -1;
+    int leap = (Y % 4 == 0 && Y % 100 != 0) || Y % 400 == 0;
+    if (D < 1 || D > mdays[M - 1] + (M == 2 && leap))
+        return -1; /* 2023/02/29 would be read as 2023/03/01 */
     double sec;
-    if (wt_parse_double(buf + consumed, len - (size_t)consumed, &sec) != 0 || sec < 0 || sec >= 61)
+    /* no leap seconds: Linux clocks (and so nvidia-smi) never show :60 */
+    if (wt_parse_double(buf + consumed, len - (size_t)consumed, &sec) != 0 || sec < 0 || sec >= 60)
         return -1;
     long days = days_from_civil(Y, (unsigned)M, (unsigned)D);
     *out = (double)days * 86400.0 + h * 3600.0 + m * 60.0 + sec;
