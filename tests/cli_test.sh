@@ -206,6 +206,8 @@ run sim-py-evasion 2 "$WT" classify --backend synthetic --profile dense-training
 run trace-family 2 "$WT" classify --trace "$DATA/labelled.csv" --evasion-family burn && oneline
 run eval-train-only 2 "$WT" eval --traces "$DATA" --features duty && has err "--features goes with --holdout" && oneline
 run bench-window-sim 2 "$WT" benchmark --suite sim --window 10 && has err "take --seconds" && oneline
+run sim-family-none 0 "$WT" classify --backend synthetic --profile dense-training --evasion-family none --samples 50 --json
+run sim-family-unknown 2 "$WT" classify --backend synthetic --profile dense-training --evasion-family nope && has err "unknown family 'nope'" && oneline
 run sim-bad-target 1 "$WT" classify --backend synthetic --profile idle-bare --evasion-family burn && has err "applies to training profiles" && oneline
 run sim-unknown 2 "$WT" classify --backend synthetic --profile dense-training --evasion-family teleport && has err "unknown family 'teleport'" && oneline
 run job 0 "$WT" classify --backend synthetic --profile idle --samples 30 --windows 5 --declared idle

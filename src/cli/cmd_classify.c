@@ -142,7 +142,7 @@ int wt_cmd_classify(int argc, char **argv)
                         "(see --help)\n");
         return WT_EXIT_USAGE;
     }
-    if (family && !wt_sim_evasion_find(family)) {
+    if (family && strcmp(family, "none") && !wt_sim_evasion_find(family)) {
         fprintf(stderr,
                 "workloadtruth classify: --evasion-family: unknown family '%.40s' (see "
                 "`benchmark --list`) (see --help)\n",
