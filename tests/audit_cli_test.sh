@@ -74,6 +74,21 @@ check "replay: 2 GPUs x 6 windows" test "$(grep -c '"type":"class"' "$F")" = 12
 check "side files" test -f "$F.key" -a -f "$F.checkpoint"
 run "verify replay" 0 "$WT" verify-log --log-file "$F" --json && has out '"valid": true'
 run "watch gpu-index" 0 "$WT" watch --trace "$DATA/fake_gpu.csv" --gpu-index 1 --window 20 --iterations 2 --log-file "$F"
+
+# a hostile device name (DEL, ESC, invalid UTF-8) in a file whose name is not
+# UTF-8: every window is still logged, the metrics stay parseable
+H="$TMP/host$(printf '\377')ile.csv"
+sed "s/^# gpu_model: .*/# gpu_model: NVIDIA A100$(printf '\177\033')[31m$(printf '\377\376')/" \
+    "$DATA/fake_gpu.csv" >"$H"
+mkdir "$TMP/prom"
+run "watch hostile name" 0 "$WT" watch --trace "$H" --gpus all --window 20 --log-dir "$TMP/lh" --textfile "$TMP/prom"
+check "hostile name: 2 GPUs x 6 windows" test "$(grep -c '"type":"class"' "$TMP/lh/log.jsonl")" = 12
+check "hostile name: cleaned in the log" grep -q 'NVIDIA A100??\[31m??' "$TMP/lh/log.jsonl"
+check "hostile name: cleaned in the metrics" grep -q 'model_name="NVIDIA A100??\[31m??"' "$TMP/prom/workloadtruth.prom"
+if command -v promtool >/dev/null 2>&1; then
+    check "hostile name: promtool accepts the metrics" sh -c "promtool check metrics <'$TMP/prom/workloadtruth.prom'"
+fi
+run "verify hostile name" 0 "$WT" verify-log --log-dir "$TMP/lh"
 check "gpu_idx 1" test "$(grep -c '"gpu_idx":1' "$F")" = 8
 
 # --- usage errors -----------------------------------------------------

@@ -362,6 +362,13 @@ static void bad_arguments_are_tool_errors(void **state)
     (void)state;
     struct wt_mcp_server *s = new_server(NULL);
     tool_fails(s, "classify_workload", "{\"samples\":4}", "'samples' must be from 5 to 3600");
+    /* a name cut inside a UTF-8 sequence when echoed: still a reply (once none) */
+    tool_fails(s, "classify_workload",
+               "{\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk\xc3\xa9\":1}",
+               "unknown argument");
+    tool_fails(s, "classify_workload",
+               "{\"profile\":\"ppppppppppppppppppppppppppppppppppppppp\xc3\xa9\"}",
+               "unknown profile");
     tool_fails(s, "classify_workload", "{\"samples\":100000}", "'samples'");
     tool_fails(s, "classify_workload", "{\"samples\":\"10\"}", "'samples' must be an integer");
     tool_fails(s, "classify_workload", "{\"samples\":2.5}", "'samples' must be an integer");
@@ -432,7 +439,7 @@ static void files_stay_inside_their_directories(void **state)
     snprintf(cmd, sizeof(cmd), "%s/traces/sub", tmpdir);
     assert_int_equal(mkdir(cmd, 0700), 0);
     tool_fails(s, "classify_workload", "{\"trace\":\"sub\"}", "not a regular file");
-    tool_fails(s, "classify_workload", "{\"trace\":\".\"}", "outside the directory");
+    tool_fails(s, "classify_workload", "{\"trace\":\".\"}", "not a regular file");
     tool_fails(s, "list_gpus", "{\"trace\":\"../secret.csv\"}", "outside the directory");
     tool_fails(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}", "the server's directory");
     snprintf(cmd, sizeof(cmd), "%s/log", tmpdir);
@@ -441,7 +448,15 @@ static void files_stay_inside_their_directories(void **state)
                "outside the directory");
     tool_fails(s, "verify_audit_log", "{\"log_file\":\"log.key\"}", "must name a .jsonl");
     tool_fails(s, "verify_audit_log", "{\"log_file\":\"/etc/passwd\"}", "must name a .jsonl");
-    tool_fails(s, "verify_audit_log", "{\"log_file\":\"/tmp/../etc/x.jsonl\"}", "No such file");
+    /* outside the root, a missing file and an existing one get the same answer */
+    tool_fails(s, "verify_audit_log", "{\"log_file\":\"/tmp/../etc/x.jsonl\"}",
+               "outside the directory");
+    tool_fails(s, "classify_workload", "{\"trace\":\"/etc/no-such-file\"}",
+               "outside the directory");
+    tool_fails(s, "classify_workload", "{\"trace\":\"../no-such-file.csv\"}",
+               "outside the directory");
+    tool_fails(s, "classify_workload", "{\"trace\":\"/no-such-dir/x.csv\"}",
+               "outside the directory");
     wt_mcp_server_free(s);
 }
 

@@ -1,11 +1,16 @@
 /* Output: the Python tool's JSON shape (key order, 4-decimal rounding,
- * shortest numbers, null for not measured) and text layout.
+ * shortest numbers, null for not measured), text layout, and the text
+ * hygiene that keeps hostile names and huge values from breaking JSON,
+ * Prometheus and the audit log.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "testutil.h"
 
+#include "export/metrics.h"
 #include "output/output.h"
+#include "util/num.h"
+#include "util/text.h"
 
 static void make_result(struct wt_result *r)
 {
@@ -118,12 +123,58 @@ static void test_json_benchmark(void **state)
     json_decref(j);
 }
 
+/* Numbers near DBL_MAX: rounding used to overflow to inf, and json_real(inf)
+ * is NULL, which dropped the whole JSON result. */
+static void test_huge_numbers(void **state)
+{
+    (void)state;
+    assert_true(wt_round(1e308, 4) == 1e308);
+    assert_true(wt_round(-1.7e308, 2) == -1.7e308);
+    assert_true(wt_round(2.71828, 2) == 2.72);
+    json_t *v = wt_json_number(1e308, 4);
+    assert_non_null(v);
+    assert_true(json_real_value(v) == 1e308);
+    json_decref(v);
+    v = wt_json_number(INFINITY, 4);
+    assert_true(json_is_null(v));
+    json_decref(v);
+    struct wt_result r;
+    make_result(&r);
+    r.features.v[WT_F_AVG_POWER] = 1e308;
+    json_t *o = wt_json_result(&r);
+    assert_non_null(o);
+    json_decref(o);
+}
+
+static void test_text_hygiene(void **state)
+{
+    (void)state;
+    char a[] = "NVIDIA A100\x7f \x1b[31m red \xff\xfe caf\xc3\xa9 \xe2\x82";
+    assert_string_equal(wt_text_clean(a), "NVIDIA A100? ?[31m red ?? caf\xc3\xa9 ??");
+    json_t *j = json_string(a); /* valid UTF-8 now */
+    assert_non_null(j);
+    json_decref(j);
+    /* cut points: never inside a sequence */
+    const char *e = "ab\xc3\xa9\xe2\x82\xac";
+    assert_int_equal(wt_utf8_cut(e, 7), 7);
+    assert_int_equal(wt_utf8_cut(e, 6), 4);
+    assert_int_equal(wt_utf8_cut(e, 5), 4);
+    assert_int_equal(wt_utf8_cut(e, 4), 4);
+    assert_int_equal(wt_utf8_cut(e, 3), 2);
+    /* a Prometheus label value: escaped, valid UTF-8 even when cut */
+    char out[32];
+    wt_metrics_escape("x\"y\\z\n\xff\r", out, sizeof(out));
+    assert_string_equal(out, "x\\\"y\\\\z\\n??");
+    wt_metrics_escape("abcdefg\xc3\xa9\xc3\xa9", out, 12);
+    assert_string_equal(out, "abcdefg\xc3\xa9");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json_result),
-        cmocka_unit_test(test_text_result),
-        cmocka_unit_test(test_json_benchmark),
+        cmocka_unit_test(test_json_result),    cmocka_unit_test(test_text_result),
+        cmocka_unit_test(test_json_benchmark), cmocka_unit_test(test_huge_numbers),
+        cmocka_unit_test(test_text_hygiene),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,8 @@
 
 #include <sodium.h>
 
+#include "util/text.h"
+
 #define SIG_PREFIX "\xe2\x80\x94 " /* U+2014 EM DASH, space */
 #define SIG_PREFIX_LEN 4
 #define COSIG_HEADER "cosignature/v1\ntime "
@@ -45,45 +47,6 @@ static int sodium_ready(void)
 
 /* ---- UTF-8 and names ---------------------------------------------------- */
 
-/* Decodes one UTF-8 sequence at s[0..len) (RFC 3629: no overlongs, no
- * surrogates, nothing above U+10FFFF).  Returns its length, 0 if invalid. */
-static size_t utf8_next(const unsigned char *s, size_t len, uint32_t *cp)
-{
-    unsigned char c = s[0];
-    size_t n;
-    uint32_t v, min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        v = c & 0x1f;
-        min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        v = c & 0x0f;
-        min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        v = c & 0x07;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (len < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3f);
-    }
-    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-        return 0;
-    *cp = v;
-    return n;
-}
-
 /* Valid UTF-8 with no ASCII control bytes (C0, DEL) other than "\n". */
 static int text_ok(const char *text, size_t len)
 {
@@ -91,7 +54,7 @@ static int text_ok(const char *text, size_t len)
     size_t i = 0;
     while (i < len) {
         uint32_t cp;
-        size_t n = utf8_next(s + i, len - i, &cp);
+        size_t n = wt_utf8_next(s + i, len - i, &cp);
         if (n == 0)
             return 0;
         if ((cp < 0x20 && cp != '\n') || cp == 0x7f)
@@ -117,7 +80,7 @@ static int name_ok_len(const char *name, size_t len)
         return 0;
     for (size_t i = 0; i < len;) {
         uint32_t cp;
-        size_t n = utf8_next(s + i, len - i, &cp);
+        size_t n = wt_utf8_next(s + i, len - i, &cp);
         if (n == 0 || bad_name_cp(cp))
             return 0;
         i += n;

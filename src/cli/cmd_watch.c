@@ -690,7 +690,7 @@ int wt_cmd_watch(int argc, char **argv)
     writer_started = 1;
 
     int synthetic = !strcmp(src->ops->name, "synthetic");
-    int gpu_failed = 0;
+    int gpu_failed = 0, record_failed = 0;
     unsigned long long done_windows = 0;
     struct wt_result res;
     for (unsigned long long it = 0; (!iterations || it < iterations) && !stop_flag; it++) {
@@ -776,6 +776,7 @@ int wt_cmd_watch(int argc, char **argv)
                 wt_json_class_record(&res, &info[g], source_label, buf[g], nbuf[g], clf, model_id);
             if (!f) {
                 fprintf(stderr, "%s: out of memory\n", help.prog);
+                record_failed = 1;
                 stop_flag = 1;
                 break;
             }
@@ -901,7 +902,7 @@ int wt_cmd_watch(int argc, char **argv)
     } else {
         fprintf(stderr, "%s: %llu window%s logged to %s\n", help.prog, w->written,
                 w->written == 1 ? "" : "s", w->paths.log);
-        status = (gpu_failed && !done_windows) ? WT_EXIT_ERROR : WT_EXIT_OK;
+        status = ((gpu_failed && !done_windows) || record_failed) ? WT_EXIT_ERROR : WT_EXIT_OK;
     }
 out:
     (void)writer_started;

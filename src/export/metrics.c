@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/fileio.h"
+#include "util/text.h"
 
 static const char *const class_names[4] = {"training", "inference", "idle", "unknown"};
 static const char *const tamper_names[3] = {"power_limit_below_default", "clocks_locked",
@@ -142,7 +143,10 @@ void wt_metrics_escape(const char *in, char *out, size_t cap)
             out[j++] = c;
         }
     }
-    out[j] = '\0';
+    /* a label value must be valid UTF-8, or the whole scrape is rejected: do
+     * not end inside a sequence cut by cap, and mark invalid or control bytes */
+    out[wt_utf8_cut(out, j)] = '\0';
+    wt_text_clean(out);
 }
 
 /* --- rendering ------------------------------------------------------------ */

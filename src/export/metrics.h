@@ -81,7 +81,8 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len);
 int wt_metrics_write_textfile(struct wt_metrics *m, const char *dir, double now,
                               struct wt_err *err) WT_WARN_UNUSED;
 
-/* Escapes a label value (\\, \", \n) into out (cap bytes, truncated). */
+/* Escapes a label value (\\, \", \n) into out (cap bytes, truncated at a UTF-8
+ * boundary); other control bytes and invalid UTF-8 become '?'. */
 void wt_metrics_escape(const char *in, char *out, size_t cap);
 
 #endif

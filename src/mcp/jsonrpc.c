@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/text.h"
+
 static void invalid(struct wt_rpc_msg *m, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void invalid(struct wt_rpc_msg *m, int code, const char *fmt, ...)
@@ -120,7 +122,10 @@ json_t *wt_rpc_error(json_t *id, int code, const char *message, json_t *data)
 {
     json_t *e = json_object();
     json_object_set_new(e, "code", json_integer(code));
-    json_object_set_new(e, "message", json_string(message));
+    /* the message may echo request bytes (a header, a name cut short) */
+    char *clean = strdup(message ? message : "");
+    json_object_set_new(e, "message", json_string(clean ? wt_text_clean(clean) : "Internal error"));
+    free(clean);
     if (data)
         json_object_set_new(e, "data", data);
     json_t *o = json_object();

@@ -33,6 +33,7 @@
 #include "output/output.h"
 #include "telemetry/simulate.h"
 #include "telemetry/source.h"
+#include "util/text.h"
 
 /* Bounds of the tools' arguments. */
 #define MIN_SAMPLES 5 /* the physics classifier needs at least 5 */
@@ -246,6 +247,9 @@ static json_t *tool_error(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    /* arguments echoed in the message may be cut inside a UTF-8 sequence, and
+     * jansson refuses invalid UTF-8: mark such bytes rather than lose the reply */
+    wt_text_clean(msg);
     return json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text", "text", msg, "isError", 1);
 }
 
@@ -372,6 +376,14 @@ static int arg_str(struct args *a, const char *name, const char *def, const char
 
 /* A file named by a tool argument, confined to dir: the resolved path must be
  * a regular file under realpath(dir).  Fills out (cap >= PATH_MAX). */
+/* path (resolved) is root or below it */
+static int within(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    return !strncmp(path, root, n) &&
+           (path[n] == '/' || path[n] == '\0' || (n == 1 && root[0] == '/'));
+}
+
 static int confined_file(struct args *a, const char *what, const char *dir, const char *name,
                          char *out)
 {
@@ -385,10 +397,20 @@ static int confined_file(struct args *a, const char *what, const char *dir, cons
         snprintf(joined, sizeof(joined), "%s", name);
     else
         snprintf(joined, sizeof(joined), "%s/%s", root, name);
-    if (!realpath(joined, out))
-        return arg_fail(a, "'%s': %.200s: %s", what, name, strerror(errno));
-    size_t n = strlen(root);
-    if (strncmp(out, root, n) != 0 || (out[n] != '/' && !(n == 1 && root[0] == '/')))
+    if (!realpath(joined, out)) {
+        /* say whether it is missing only inside the root: outside it, the
+         * answer would tell a client which files exist there */
+        int e = errno;
+        char parent[sizeof(joined)], *slash;
+        snprintf(parent, sizeof(parent), "%s", joined);
+        if ((slash = strrchr(parent, '/')) != NULL)
+            slash[slash == parent] = '\0';
+        if (!realpath(parent, out) || !within(out, root))
+            return arg_fail(a, "'%s': %.200s is outside the directory the server may read (%s)",
+                            what, name, root);
+        return arg_fail(a, "'%s': %.200s: %s", what, name, strerror(e));
+    }
+    if (!within(out, root))
         return arg_fail(a, "'%s': %.200s is outside the directory the server may read (%s)", what,
                         name, root);
     struct stat st;

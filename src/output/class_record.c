@@ -8,12 +8,14 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "output/output.h"
+#include "util/text.h"
 
 static void ev_num(json_t *ev, const char *key, double v)
 {
-    if (isnan(v) || json_object_size(ev) >= 60)
+    if (!isfinite(v) || json_object_size(ev) >= 60)
         return;
     char buf[40];
     snprintf(buf, sizeof(buf), "%.6g", v);
@@ -24,17 +26,13 @@ static void ev_str(json_t *ev, const char *key, const char *s)
 {
     if (json_object_size(ev) >= 64)
         return;
+    /* at most 256 bytes, not cut inside a UTF-8 sequence, no control bytes */
     char buf[257];
-    size_t n = 0;
-    for (; s[n] && n < 256; n++)
-        buf[n] = (unsigned char)s[n] < 0x20 ? ' ' : s[n];
-    /* do not cut a UTF-8 sequence in half */
-    while (n > 0 && n == 256 && ((unsigned char)buf[n - 1] & 0xC0) == 0x80)
-        n--;
-    if (n > 0 && n < 256 + 1 && ((unsigned char)buf[n - 1] & 0xC0) == 0xC0)
-        n--;
+    size_t n = strnlen(s, 256);
+    n = wt_utf8_cut(s, n);
+    memcpy(buf, s, n);
     buf[n] = '\0';
-    json_object_set_new(ev, key, json_string(buf));
+    json_object_set_new(ev, key, json_string(wt_text_clean(buf)));
 }
 
 json_t *wt_json_class_record(const struct wt_result *r, const struct wt_device_info *info,
@@ -45,7 +43,9 @@ json_t *wt_json_class_record(const struct wt_result *r, const struct wt_device_i
     if (info->uuid[0])
         snprintf(gpu, sizeof(gpu), "%.120s", info->uuid);
     else
-        snprintf(gpu, sizeof(gpu), "%.60s:%d", source, info->index);
+        snprintf(gpu, sizeof(gpu), "%.*s:%d", (int)wt_utf8_cut(source, strnlen(source, 60)), source,
+                 info->index);
+    wt_text_clean(gpu); /* a file name may hold any bytes */
     snprintf(cls, sizeof(cls), "%s", wt_class_lname(r->cls));
     snprintf(model, sizeof(model), "%s/workloadtruth-%s%s%s", clf->name, WT_VERSION,
              model_id[0] ? "/model-sha256:" : "", model_id);

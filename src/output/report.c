@@ -14,6 +14,7 @@
 #include "audit/entry.h"
 #include "audit/merkle.h"
 #include "output/report.h"
+#include "util/text.h"
 
 enum { C_TRAIN, C_INFER, C_IDLE, C_UNK, NCLASS };
 
@@ -248,20 +249,6 @@ static const struct point *pt_at(const struct gpu *g, size_t i)
     return &g->pts[(g->phead + i) % g->pn];
 }
 
-/* The length of the longest prefix of s[0..n) that does not end inside a
- * UTF-8 sequence. */
-static size_t utf8_trim(const char *s, size_t n)
-{
-    size_t i = n, k = 0;
-    while (i > 0 && k < 4 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
-        i--, k++;
-    if (i == 0)
-        return n;
-    unsigned c = (unsigned char)s[i - 1];
-    size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    return need == 1 || k + 1 >= need ? n : i - 1;
-}
-
 /* "tamper_1" .. in the order written, joined (an ellipsis where cut). */
 static char *join_tamper(json_t *ev)
 {
@@ -278,7 +265,7 @@ static char *join_tamper(json_t *ev)
             continue;
         int w = snprintf(buf + n, cap + 1 - n, "%s%s", n ? " \xC2\xB7 " : "", json_string_value(v));
         if (w < 0 || (size_t)w > cap - n) {
-            n = utf8_trim(buf, cap);
+            n = wt_utf8_cut(buf, cap);
             cut = 1;
             break;
         }

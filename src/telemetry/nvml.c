@@ -45,6 +45,7 @@
 
 #include "telemetry/nvml_api.h"
 #include "telemetry/source.h"
+#include "util/text.h"
 
 #define MAX_BUF_SAMPLES 1024
 #define MAX_QUEUE 200000
@@ -304,6 +305,11 @@ static void probe_device(struct nvml *s, struct dev *d)
         snprintf(d->name, sizeof(d->name), "unknown");
     if (s->f.uuid)
         (void)ok(s, d, s->f.uuid(d->h, d->uuid, sizeof(d->uuid)), "nvmlDeviceGetUUID");
+    /* the driver's bytes reach JSON, metrics, the log and the terminal */
+    d->name[sizeof(d->name) - 1] = d->uuid[sizeof(d->uuid) - 1] = d->bus[sizeof(d->bus) - 1] = '\0';
+    wt_text_clean(d->name);
+    wt_text_clean(d->uuid);
+    wt_text_clean(d->bus);
     nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
     nvmlMemory_t m1;
     if (s->f.mem2 && s->f.mem2(d->h, &m2) == NVML_SUCCESS)

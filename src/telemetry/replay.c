@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "telemetry/source.h"
+#include "util/text.h"
 
 #define DEFAULT_MAX_BUFFERED ((size_t)16 * 1024 * 1024)
 
@@ -127,6 +128,7 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
     const char *model = wt_trace_meta_value(rp->r, "gpu_model");
     info->index = gpu;
     snprintf(info->name, sizeof(info->name), "%s", model && *model ? model : "unknown");
+    wt_text_clean(info->name); /* the trace's text, shown and logged as is */
     snprintf(info->power_semantics, sizeof(info->power_semantics), "%s",
              wt_trace_meta(rp->r)->power_semantics);
     info->mem_total_mib = NAN;

@@ -91,6 +91,8 @@ double wt_round(double x, int digits)
         return x;
     double p = pow(10.0, digits);
     double r = round(x * p) / p;
+    if (!isfinite(r))
+        return x; /* |x| near DBL_MAX: x * p overflowed, and x has no decimals to round */
     return r == 0.0 ? 0.0 : r; /* no "-0.0" in output */
 }
 
