@@ -339,6 +339,14 @@ static void test_nvsmi_malformed(void **state)
     assert_int_equal(wt_trace_next(r, &b, &err), WT_OK);
     assert_true(b.t_s - a.t_s == 86400);
     wt_trace_close(r);
+    /* a hex mask ending in a letter is not a value with a unit (its C was
+     * stripped as if it were one: 0x...0C read as 0, the SW power cap lost) */
+    const char *hex = "timestamp, power.draw [W], clocks_event_reasons.active\n"
+                      "2024/04/03 10:47:10.000, 300.00 W, 0x000000000000000C\n";
+    assert_int_equal(tu_open(hex, strlen(hex), NULL, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &a, &err), WT_OK);
+    assert_true(a.v[WT_COL_CLOCK_REASONS] == 12 && a.v[WT_COL_POWER] == 300);
+    wt_trace_close(r);
     expect_error("index, power.draw [W]\n0, lots W\n", "column 'power.draw [W]': not a number");
     expect_error("index, power.draw [W]\n, 5 W\n", "column 'index': empty");
     expect_error("index, power.draw [W], power.draw [W]\n", "appears twice");

@@ -498,13 +498,15 @@ static int is_na(const char *p, size_t len)
     return (len == 3 && !strncasecmp(p, "N/A", 3));
 }
 
-/* Strips an nvidia-smi unit suffix: "72.36 W", "0 %", "131 MiB", "1410 MHz". */
+/* Strips an nvidia-smi unit suffix: "72.36 W", "0 %", "131 MiB", "1410 MHz".
+ * nvidia-smi always puts a space before the unit; letters glued to the value
+ * are part of it ("0x000000000000000C", a hex mask, keeps its C). */
 static void strip_unit(const char *p, size_t *len)
 {
     size_t l = *len;
     while (l && (isalpha((unsigned char)p[l - 1]) || p[l - 1] == '%'))
         l--;
-    if (l == *len)
+    if (l == *len || !l || !isspace((unsigned char)p[l - 1]))
         return;
     while (l && isspace((unsigned char)p[l - 1]))
         l--;
