@@ -90,6 +90,35 @@ static void test_rated_power(void **state)
     assert_true(isnan(wt_gpu_rated_power_w(NULL)));
 }
 
+/* Energy per active second of a GPU at its limit is 1, whether power has gaps
+ * or the energy counter covers only part of the window (it read 0 with every
+ * other power cell empty, which flipped a full-load window to INFERENCE). */
+static void test_energy_gaps(void **state)
+{
+    (void)state;
+    enum { N = 30 };
+    struct wt_sample s[N];
+    double u[N];
+    for (int i = 0; i < N; i++)
+        u[i] = 100;
+    struct wt_window w = {.s = s, .n = N, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_features f;
+    for (int variant = 0; variant < 4; variant++) {
+        fill(s, N, u, NULL);
+        for (int i = 0; i < N; i++) {
+            s[i].v[WT_COL_POWER_LIMIT] = 700;
+            if (variant != 1 || i % 2 == 0)
+                s[i].v[WT_COL_POWER] = 700; /* variant 1: every other cell empty */
+            if (variant == 2 && i == 0)
+                s[i].v[WT_COL_ENERGY] = 5000; /* one reading: not a counter */
+            if (variant == 3 && i >= 25)
+                s[i].v[WT_COL_ENERGY] = 5000 + 700.0 * i; /* the last 4 s only */
+        }
+        wt_features_compute(&w, &f);
+        assert_true(fabs(f.v[WT_F_ENERGY_ACTIVE] - 1.0) < 1e-9);
+    }
+}
+
 static void test_windows(void **state)
 {
     (void)state;
@@ -147,8 +176,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats),       cmocka_unit_test(test_feature_names),
-        cmocka_unit_test(test_rated_power), cmocka_unit_test(test_windows),
-        cmocka_unit_test(test_truth),
+        cmocka_unit_test(test_rated_power), cmocka_unit_test(test_energy_gaps),
+        cmocka_unit_test(test_windows),     cmocka_unit_test(test_truth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -446,21 +446,40 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     double span = s[n - 1].t_s - s[0].t_s;
     double active_s = wt_measured(f->v[WT_F_DUTY]) ? f->v[WT_F_DUTY] * span : NAN;
     if (wt_measured(active_s) && active_s > 0 && wt_measured(ref)) {
-        double e0 = NAN, e1 = NAN;
-        for (size_t i = 0; i < n && isnan(e0); i++)
-            e0 = s[i].v[WT_COL_ENERGY];
-        for (size_t i = n; i > 0 && isnan(e1); i--)
-            e1 = s[i - 1].v[WT_COL_ENERGY];
+        /* Both are put on the whole window: a counter read over part of it,
+         * or power with gaps, is scaled by span / the time it covers (gaps
+         * are bridged, not counted as zero energy). */
+        size_t i0 = n, i1 = n;
+        for (size_t i = 0; i < n && i0 == n; i++)
+            if (wt_measured(s[i].v[WT_COL_ENERGY]))
+                i0 = i;
+        for (size_t i = n; i > 0 && i1 == n; i--)
+            if (wt_measured(s[i - 1].v[WT_COL_ENERGY]))
+                i1 = i - 1;
         double energy = NAN;
-        if (wt_measured(e0) && wt_measured(e1) && e1 >= e0)
-            energy = e1 - e0;
-        else if (npow >= 2) {
+        if (i0 < i1 && s[i1].v[WT_COL_ENERGY] >= s[i0].v[WT_COL_ENERGY] && s[i1].t_s > s[i0].t_s) {
+            energy = s[i1].v[WT_COL_ENERGY] - s[i0].v[WT_COL_ENERGY];
+            double covered = s[i1].t_s - s[i0].t_s;
+            if (covered != span)
+                energy *= span / covered;
+        } else if (npow >= 2) {
+            size_t first = n, last = n;
             energy = 0;
-            for (size_t i = 1; i < n; i++) {
-                double a = s[i - 1].v[WT_COL_POWER], b = s[i].v[WT_COL_POWER];
-                if (wt_measured(a) && wt_measured(b))
-                    energy += 0.5 * (a + b) * (s[i].t_s - s[i - 1].t_s);
+            for (size_t i = 0; i < n; i++) {
+                if (!wt_measured(s[i].v[WT_COL_POWER]))
+                    continue;
+                if (last < n)
+                    energy += 0.5 * (s[last].v[WT_COL_POWER] + s[i].v[WT_COL_POWER]) *
+                              (s[i].t_s - s[last].t_s);
+                else
+                    first = i;
+                last = i;
             }
+            double covered = last < n ? s[last].t_s - s[first].t_s : 0;
+            if (!(covered > 0))
+                energy = NAN;
+            else if (covered != span)
+                energy *= span / covered;
         }
         if (wt_measured(energy))
             f->v[WT_F_ENERGY_ACTIVE] = energy / active_s / ref;
