@@ -119,6 +119,28 @@ static void test_energy_gaps(void **state)
     }
 }
 
+/* A window longer than the grid's 4096 cells: the step is a whole multiple
+ * of the sample period, so a 1.4 s on/off cadence keeps its lag (it read
+ * 4.2 s when the step was span / 4095). */
+static void test_long_window_cadence(void **state)
+{
+    (void)state;
+    enum { N = 4200 };
+    static struct wt_sample s[N];
+    static double u[N];
+    for (int i = 0; i < N; i++)
+        u[i] = (i / 7) % 2 ? 0 : 100;
+    fill(s, N, u, NULL);
+    for (int i = 0; i < N; i++)
+        s[i].t_s = 0.1 * i;
+    struct wt_window w = {.s = s, .n = N, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_features f;
+    wt_features_compute(&w, &f);
+    assert_true(fabs(f.v[WT_F_UTIL_ACF_LAG] - 1.4) < 1e-6);
+    assert_true(f.v[WT_F_UTIL_ACF_PEAK] > 0.99);
+    assert_true(f.v[WT_F_ON_LEN_CV] < 1e-6);
+}
+
 static void test_windows(void **state)
 {
     (void)state;
@@ -175,9 +197,13 @@ static void test_truth(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stats),       cmocka_unit_test(test_feature_names),
-        cmocka_unit_test(test_rated_power), cmocka_unit_test(test_energy_gaps),
-        cmocka_unit_test(test_windows),     cmocka_unit_test(test_truth),
+        cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_feature_names),
+        cmocka_unit_test(test_rated_power),
+        cmocka_unit_test(test_energy_gaps),
+        cmocka_unit_test(test_long_window_cadence),
+        cmocka_unit_test(test_windows),
+        cmocka_unit_test(test_truth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

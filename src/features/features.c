@@ -17,6 +17,7 @@
 #include "features/stats.h"
 
 #define MAX_GRID 4096
+#define MIN_STEP_S 0.05 /* the finest grid step: 20 Hz */
 #define MIN_LAG_S 0.3
 #define MAX_LAG_S 10.0
 #define CAP_BIT_SW_POWER 0x4ULL
@@ -151,7 +152,7 @@ struct grid {
 };
 
 static int grid_build(struct grid *g, const struct wt_sample *s, size_t n, enum wt_col c, double t0,
-                      double h, size_t len)
+                      double h, size_t len, int avg)
 {
     g->t0 = t0;
     g->h = h;
@@ -162,13 +163,18 @@ static int grid_build(struct grid *g, const struct wt_sample *s, size_t n, enum 
     size_t j = 0;
     double last = NAN;
     for (size_t k = 0; k < len; k++) {
-        double t = t0 + h * (double)k;
-        while (j < n && s[j].t_s <= t + 1e-9) {
-            if (wt_measured(s[j].v[c]))
+        double t = t0 + h * (double)k, sum = 0;
+        size_t m = 0;
+        /* a tolerance for rounding that grows with the clock (epoch times) */
+        while (j < n && s[j].t_s <= t + 1e-9 + fabs(t) * 1e-14) {
+            if (wt_measured(s[j].v[c])) {
                 last = s[j].v[c];
+                sum += last;
+                m++;
+            }
             j++;
         }
-        g->v[k] = last;
+        g->v[k] = avg && m ? sum / (double)m : last;
     }
     return 0;
 }
@@ -488,18 +494,25 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     /* time shape on a uniform grid */
     if (!wt_measured(period) || span <= 0)
         goto out;
-    double h = period < 0.05 ? 0.05 : period;
-    double cells = floor(span / h) + 1; /* compared as a double: span may be huge */
-    size_t len = cells > MAX_GRID ? MAX_GRID + 1 : (size_t)cells;
-    if (len > MAX_GRID) {
-        h = span / (MAX_GRID - 1);
-        len = MAX_GRID;
+    /* The step is the sample period, or a whole multiple of it when the
+     * samples come faster than MIN_STEP_S or the window would need more than
+     * MAX_GRID cells; then each cell holds the mean of its samples, so that
+     * a fast on/off pattern is averaged rather than aliased. */
+    double h = period;
+    if (h < MIN_STEP_S)
+        h = period * ceil(MIN_STEP_S / period - 1e-9);
+    double cells = floor(span / h) + 1; /* a double: span may be huge */
+    if (cells > MAX_GRID) {
+        h *= ceil(cells / MAX_GRID);
+        cells = floor(span / h + 1e-9) + 1;
     }
+    size_t len = cells > MAX_GRID ? MAX_GRID : (size_t)cells;
+    int avg = h > 1.5 * period;
     if (len < 4)
         goto out;
-    if (nutil >= 2 && grid_build(&gu, s, n, WT_COL_UTIL_GPU, s[0].t_s, h, len) != 0)
+    if (nutil >= 2 && grid_build(&gu, s, n, WT_COL_UTIL_GPU, s[0].t_s, h, len, avg) != 0)
         goto out;
-    if (npow >= 2 && grid_build(&gp, s, n, WT_COL_POWER, s[0].t_s, h, len) != 0)
+    if (npow >= 2 && grid_build(&gp, s, n, WT_COL_POWER, s[0].t_s, h, len, avg) != 0)
         goto out;
     if (gu.v)
         acf_peak(gu.v, len, h, &f->v[WT_F_UTIL_ACF_PEAK], &f->v[WT_F_UTIL_ACF_LAG]);
@@ -571,7 +584,7 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         for (size_t p = 0; p < w->npeers; p++) {
             struct grid gq = {0};
             const struct wt_window *q = &w->peers[p];
-            if (q->n < 8 || grid_build(&gq, q->s, q->n, c, s[0].t_s, h, len) != 0)
+            if (q->n < 8 || grid_build(&gq, q->s, q->n, c, s[0].t_s, h, len, avg) != 0)
                 continue;
             double r = pearson(mine, gq.v, len);
             free(gq.v);
