@@ -75,6 +75,14 @@ run bench-window-min 2 "$WT" benchmark --window 4 && has err "needs at least 5" 
 run bench-window-rules 0 "$WT" benchmark --window 2 --trials 2 --classifier rules
 run eval-none 2 "$WT" eval && has err "no traces given" && oneline
 run eval-window 2 "$WT" eval --window 0 "$DATA" && oneline
+# power only, no limit, no GPU model: when the GPU is busy cannot be told
+{ echo "t_s,power_w"; i=0; while [ $i -lt 30 ]; do echo "$i,300"; i=$((i + 1)); done; } >"$TMP/ponly.csv"
+run power-only-unrated 0 "$WT" classify --trace "$TMP/ponly.csv" --samples 30 && has out "UNKNOWN" &&
+    has out "cannot tell when the GPU is active"
+# a power limit of 0 is no limit: no "0% of the default limit" tamper indicator
+{ echo "t_s,util_gpu_pct,power_w,power_limit_w,power_default_limit_w"; i=0
+  while [ $i -lt 30 ]; do echo "$i,90,300,0,700"; i=$((i + 1)); done; } >"$TMP/limit0.csv"
+run limit-zero 0 "$WT" classify --trace "$TMP/limit0.csv" --samples 30 --json && has out '"limit_ratio": null'
 mkdir "$TMP/empty"
 run eval-empty-dir 1 "$WT" eval "$TMP/empty" && has err "no trace files found" && oneline
 # Unix-epoch times 224 million seconds apart: cutting windows used to loop forever

@@ -148,10 +148,25 @@ static int cmp_credit(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
+/* Whether the window measures any feature the model splits on: with none,
+ * every tree would follow its missing-value branches to a "verdict" that no
+ * telemetry supports. */
+static int model_has_evidence(const struct wt_model *m, const struct wt_features *f)
+{
+    int splits = 0;
+    for (int t = 0; t < m->ntrees; t++)
+        for (int i = 0; i < m->tree[t].nnodes; i++) {
+            int ft = m->tree[t].node[i].feature;
+            splits += ft >= 0;
+            if (ft >= 0 && wt_measured(f->v[ft]))
+                return 1;
+        }
+    return splits == 0; /* a model of constants asks for no feature */
+}
+
 static int physics_classify(const struct wt_classifier *c, const struct wt_window *w,
                             const struct wt_features *f, struct wt_result *out, struct wt_err *err)
 {
-    (void)w;
     tamper(out, f);
     if (!wt_measured(f->v[WT_F_AVG_GPU_UTIL]) && !wt_measured(f->v[WT_F_AVG_POWER])) {
         out->cls = WT_CLASS_UNKNOWN;
@@ -177,6 +192,26 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
     const struct wt_model *m = c->model ? c->model : builtin_model(err);
     if (!m)
         return WT_EINVAL;
+    if (!wt_measured(f->v[WT_F_DUTY])) {
+        /* power alone, with no limit and a GPU model we cannot rate: whether
+         * the GPU was busy at all is unknown, and so is everything after */
+        out->cls = WT_CLASS_UNKNOWN;
+        out->confidence = 0;
+        wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
+                             "cannot tell when the GPU is active: no utilization, and power has "
+                             "no scale (no power limit, GPU model '%.60s' not rated): no evidence",
+                             w->gpu_model);
+        return WT_OK;
+    }
+    if (!model_has_evidence(m, f)) {
+        out->cls = WT_CLASS_UNKNOWN;
+        out->confidence = 0;
+        wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
+                             "none of the model's features can be computed from this window "
+                             "(activity and the power scale need utilization, a power limit or "
+                             "a known GPU model): no evidence");
+        return WT_OK;
+    }
     double credit[WT_NFEATURES];
     double s = wt_model_score(m, f, credit);
     double p = 1 / (1 + exp(-s));

@@ -302,7 +302,8 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     double deflimit = col_quantile(s, n, WT_COL_POWER_DEFAULT_LIMIT, 0.5, tmp);
     double ref = (wt_measured(limit) && limit > 0) ? limit : wt_gpu_rated_power_w(w->gpu_model);
     f->v[WT_F_POWER_REF] = ref;
-    if (wt_measured(limit) && wt_measured(deflimit) && deflimit > 0)
+    /* a limit of 0 or below is no limit (a driver's "not supported"), as for ref */
+    if (wt_measured(limit) && limit > 0 && wt_measured(deflimit) && deflimit > 0)
         f->v[WT_F_LIMIT_RATIO] = limit / deflimit;
 
     size_t nutil = wt_stat_count(s, n, WT_COL_UTIL_GPU);
@@ -342,7 +343,8 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
             sp_act += pn;
             tmp[nact_pow++] = pn;
         }
-        if (wt_measured(v[WT_COL_POWER]) && wt_measured(v[WT_COL_POWER_LIMIT])) {
+        if (wt_measured(v[WT_COL_POWER]) && wt_measured(v[WT_COL_POWER_LIMIT]) &&
+            v[WT_COL_POWER_LIMIT] > 0) {
             nlim++;
             npin += v[WT_COL_POWER] >= 0.97 * v[WT_COL_POWER_LIMIT];
         }
