@@ -602,6 +602,11 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         }
     }
 out:
+    /* absurd inputs (a limit of 1e-300 W, util of 1e300 %) overflow to inf:
+     * such a value was not measured in any useful sense */
+    for (int i = 0; i < WT_NFEATURES; i++)
+        if (isinf(f->v[i]))
+            f->v[i] = NAN;
     free(gu.v);
     free(gp.v);
     free(tmp);
