@@ -503,6 +503,11 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     double h = period;
     if (h < MIN_STEP_S)
         h = period * ceil(MIN_STEP_S / period - 1e-9);
+    /* Known: without a rounding tolerance here, span / h of e.g. 29.9 / 0.1
+     * is 298.999... and the last sample leaves the grid, depending on the
+     * window's start time.  floor(span / h + 1e-9) fixes it but changes the
+     * features of most 30 s windows, so it waits for the next retraining
+     * (measured: in-sample 96.7%, by source 43.2%, by GPU family 70.5%). */
     double cells = floor(span / h) + 1; /* a double: span may be huge */
     if (cells > MAX_GRID) {
         h *= ceil(cells / MAX_GRID);
