@@ -494,7 +494,7 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     }
 
     /* time shape on a uniform grid */
-    if (!wt_measured(period) || span <= 0)
+    if (!wt_measured(period) || !(span > 0) || !isfinite(span))
         goto out;
     /* The step is the sample period, or a whole multiple of it when the
      * samples come faster than MIN_STEP_S or the window would need more than
@@ -513,6 +513,8 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         h *= ceil(cells / MAX_GRID);
         cells = floor(span / h + 1e-9) + 1;
     }
+    if (!(cells >= 1)) /* NaN: a period too small to multiply (subnormal) */
+        goto out;
     size_t len = cells > MAX_GRID ? MAX_GRID : (size_t)cells;
     int avg = h > 1.5 * period;
     if (len < 4)
