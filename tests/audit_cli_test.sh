@@ -75,6 +75,11 @@ check "side files" test -f "$F.key" -a -f "$F.checkpoint"
 run "verify replay" 0 "$WT" verify-log --log-file "$F" --json && has out '"valid": true'
 run "watch gpu-index" 0 "$WT" watch --trace "$DATA/fake_gpu.csv" --gpu-index 1 --window 20 --iterations 2 --log-file "$F"
 
+# sustained load: the writer's queue never empties, yet a heartbeat and a
+# checkpoint still follow every --seal-every windows (none came before the end)
+run "watch under load" 0 "$WT" watch --backend synthetic --interval 0 --iterations 2000 --seal-every 100 --log-dir "$TMP/load"
+check "under load: heartbeats every 100 windows" test "$(grep -c '"type":"heartbeat"' "$TMP/load/log.jsonl")" -ge 20
+
 # a hostile device name (DEL, ESC, invalid UTF-8) in a file whose name is not
 # UTF-8: every window is still logged, the metrics stay parseable
 H="$TMP/host$(printf '\377')ile.csv"
