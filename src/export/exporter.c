@@ -15,6 +15,9 @@
 
 #define MAX_CONNECTIONS 32
 #define CONNECTION_TIMEOUT_S 10
+/* one client cannot hold every connection (a slow drip keeps a connection
+ * alive past the idle timeout) */
+#define MAX_CONNECTIONS_PER_IP 8
 
 struct wt_exporter {
     struct MHD_Daemon *d;
@@ -115,7 +118,8 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
         flags |= MHD_USE_IPv6;
     e->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, e, MHD_OPTION_SOCK_ADDR,
                             (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
-                            (unsigned)MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+                            (unsigned)MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                            (unsigned)MAX_CONNECTIONS_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,
                             (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
                             (size_t)65536, MHD_OPTION_END);
     if (!e->d) {
