@@ -75,6 +75,12 @@ check "side files" test -f "$F.key" -a -f "$F.checkpoint"
 run "verify replay" 0 "$WT" verify-log --log-file "$F" --json && has out '"valid": true'
 run "watch gpu-index" 0 "$WT" watch --trace "$DATA/fake_gpu.csv" --gpu-index 1 --window 20 --iterations 2 --log-file "$F"
 
+# standard input is watched as it arrives (it was read to the end first, so a
+# live pipe logged nothing): windows are logged before the input closes
+run "watch stdin live" 124 sh -c "(cat '$DATA/fake_gpu.csv'; sleep 6) | timeout 4 '$WT' watch --trace - --window 20 --log-dir '$TMP/lstdin'"
+check "stdin: windows logged while the pipe is open" test "$(grep -c '"type":"class"' "$TMP/lstdin/log.jsonl")" -ge 1
+run "watch stdin --gpus" 2 "$WT" watch --trace - --gpus all --log-dir "$TMP/lstdin2"
+
 # sustained load: the writer's queue never empties, yet a heartbeat and a
 # checkpoint still follow every --seal-every windows (none came before the end)
 run "watch under load" 0 "$WT" watch --backend synthetic --interval 0 --iterations 2000 --seal-every 100 --log-dir "$TMP/load"

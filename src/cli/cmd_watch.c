@@ -577,11 +577,25 @@ int wt_cmd_watch(int argc, char **argv)
     cfg.interval_s = interval > 0 ? interval : 1;
     cfg.nvml_lib = nvml_lib;
     cfg.stop = &stop_flag;
+    /* Standard input is watched as it arrives: counting its GPUs would read
+     * it to the end first (a live nvidia-smi pipe never ends), so only the
+     * --gpu-index GPU is watched, without peers, as classify does. */
+    int from_stdin = trace && !strcmp(trace, "-");
+    if (from_stdin && gpus) {
+        fprintf(stderr,
+                "%s: --gpus needs a file: standard input is watched as it arrives, one GPU "
+                "(--gpu-index) (see --help)\n",
+                help.prog);
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
     if (wt_source_open(backend, &cfg, &src, &err) != WT_OK ||
-        wt_source_device_count(src, &ngpus, &err) != WT_OK) {
+        (!from_stdin && wt_source_device_count(src, &ngpus, &err) != WT_OK)) {
         fprintf(stderr, "%s: %s\n", help.prog, err.msg);
         goto out;
     }
+    if (from_stdin)
+        ngpus = (int)gpu_index + 1;
     sel = calloc((size_t)ngpus + 1, 1);
     alive = calloc((size_t)ngpus + 1, 1);
     buf = calloc((size_t)ngpus + 1, sizeof(*buf));
