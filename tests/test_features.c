@@ -141,6 +141,75 @@ static void test_long_window_cadence(void **state)
     assert_true(f.v[WT_F_ON_LEN_CV] < 1e-6);
 }
 
+/* A 30 s window at 10 Hz whose span divides to 298.999... cells: its last
+ * sample must still reach the grid (a burst in it alone was lost). */
+static void test_grid_keeps_last_sample(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    struct wt_sample s[N];
+    double u[N];
+    for (int i = 0; i < N; i++)
+        u[i] = i == N - 1 ? 100 : 0;
+    fill(s, N, u, NULL);
+    for (int i = 0; i < N; i++)
+        s[i].t_s = 5.1 + 0.1 * i;
+    assert_true((s[N - 1].t_s - s[0].t_s) / 0.1 < N - 1); /* the rounding case */
+    struct wt_window w = {.s = s, .n = N, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_features f;
+    wt_features_compute(&w, &f);
+    assert_true(f.v[WT_F_BURST_RATE] > 0);
+    assert_true(fabs(f.v[WT_F_ON_LEN] - 0.1) < 1e-9);
+}
+
+/* The rhythm inside bursts: a pure on/off square wave has none (constant
+ * while on), however periodic its duty cycle; a training step rhythm keeps
+ * it through sleeps of irregular length, which blur the whole-window
+ * autocorrelation. */
+static void test_active_acf(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    struct wt_sample s[N];
+    double u[N];
+    struct wt_window w = {.s = s, .n = N, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_features f;
+    for (int i = 0; i < N; i++)
+        u[i] = (i / 20) % 2 ? 0 : 100; /* 2 s on, 2 s off */
+    fill(s, N, u, NULL);
+    for (int i = 0; i < N; i++)
+        s[i].t_s = 0.1 * i;
+    wt_features_compute(&w, &f);
+    assert_true(f.v[WT_F_UTIL_ACF_PEAK] > 0.8);
+    assert_true(f.v[WT_F_ACTIVE_ACF_PEAK] == 0);
+
+    /* steps of 0.8 s (0.6 s at 100%, 0.2 s at 40%) in bursts of 2..4 s,
+     * separated by sleeps of 0.5..3.7 s */
+    static const int sleep_ds[] = {5, 37, 12, 29, 8, 21, 33, 14, 26, 9};
+    int i = 0, b = 0;
+    while (i < N) {
+        int burst = 20 + 10 * (b % 3);
+        for (int k = 0; k < burst && i < N; k++, i++)
+            u[i] = k % 8 < 6 ? 100 : 40;
+        for (int k = 0; k < sleep_ds[b % 10] && i < N; k++, i++)
+            u[i] = 0;
+        b++;
+    }
+    fill(s, N, u, NULL);
+    for (int k = 0; k < N; k++)
+        s[k].t_s = 0.1 * k;
+    wt_features_compute(&w, &f);
+    assert_true(f.v[WT_F_ACTIVE_ACF_PEAK] > 0.5);
+    assert_true(f.v[WT_F_ACTIVE_ACF_PEAK] > f.v[WT_F_UTIL_ACF_PEAK] + 0.2);
+
+    /* nothing active: not measurable */
+    for (int k = 0; k < N; k++)
+        u[k] = 0;
+    fill(s, N, u, NULL);
+    wt_features_compute(&w, &f);
+    assert_true(isnan(f.v[WT_F_ACTIVE_ACF_PEAK]));
+}
+
 static void test_windows(void **state)
 {
     (void)state;
@@ -202,6 +271,8 @@ int main(void)
         cmocka_unit_test(test_rated_power),
         cmocka_unit_test(test_energy_gaps),
         cmocka_unit_test(test_long_window_cadence),
+        cmocka_unit_test(test_grid_keeps_last_sample),
+        cmocka_unit_test(test_active_acf),
         cmocka_unit_test(test_windows),
         cmocka_unit_test(test_truth),
     };

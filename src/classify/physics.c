@@ -31,19 +31,20 @@
 #define WT_PHYSICS_MARGIN 0.15
 #define MAX_EVIDENCE 5
 
-/* The features the model may use: time shape (cadence, on/off structure,
- * bursts per minute), cross-GPU synchrony, the collective-wait signature,
- * memory growth, and compute-boundedness measured so that duty cycling does
- * not move it much (energy per active second, memory-bandwidth share).
+/* The features the model may use: time shape (the step rhythm inside
+ * bursts, power cadence, on/off structure, bursts per minute), cross-GPU
+ * synchrony, the collective-wait signature, memory growth, and
+ * compute-boundedness measured so that duty cycling does not move it much
+ * (energy per active second, memory-bandwidth share).
  * Chosen by the procedure in docs/evaluation.md ("Model selection"): mean
  * utilization and power levels and memory residency are left out, as the
  * physics predicts they do not survive evasion or a new source, and so is
  * power per unit of utilization, which a locked SM clock or another GPU
  * model shifts. */
 const enum wt_feature wt_physics_model_features[] = {
-    WT_F_UTIL_ACF_PEAK, WT_F_POWER_ACF_PEAK, WT_F_SQUARE_WAVE, WT_F_ON_LEN,
-    WT_F_PEER_SYNC,     WT_F_SPIN_FRAC,      WT_F_MEM_SLOPE,   WT_F_ENERGY_ACTIVE,
-    WT_F_BURST_RATE,    WT_F_MEMUTIL_RATIO,
+    WT_F_POWER_ACF_PEAK, WT_F_SQUARE_WAVE,     WT_F_ON_LEN,        WT_F_PEER_SYNC,
+    WT_F_SPIN_FRAC,      WT_F_MEM_SLOPE,       WT_F_ENERGY_ACTIVE, WT_F_BURST_RATE,
+    WT_F_MEMUTIL_RATIO,  WT_F_ACTIVE_ACF_PEAK,
 };
 const size_t wt_physics_model_nfeatures =
     sizeof(wt_physics_model_features) / sizeof(wt_physics_model_features[0]);
@@ -68,6 +69,7 @@ static const enum wt_feature exposed[] = {
     WT_F_POWER_PER_UTIL,
     WT_F_UTIL_ACF_PEAK,
     WT_F_UTIL_ACF_LAG,
+    WT_F_ACTIVE_ACF_PEAK,
     WT_F_POWER_ACF_PEAK,
     WT_F_POWER_ACF_LAG,
     WT_F_SQUARE_WAVE,

@@ -65,6 +65,7 @@ static const char *const names[WT_NFEATURES] = {
     [WT_F_CLOCKS_LOCKED] = "clocks_locked",
     [WT_F_PEER_SYNC] = "peer_sync",
     [WT_F_PEER_ANTI] = "peer_anti",
+    [WT_F_ACTIVE_ACF_PEAK] = "active_acf_peak",
 };
 
 const char *wt_feature_name(enum wt_feature f)
@@ -233,6 +234,60 @@ static void acf_peak(const double *v, size_t n, double h, double *peak, double *
             *lag = (double)L * h;
         }
     free(r);
+}
+
+/* The same peak over the cells where the GPU is active only (others NaN):
+ * the step rhythm inside bursts, which sleeps between them do not dilute
+ * and which a pure on/off duty cycle (constant while on) does not have.
+ * Normalized like acf_peak (by the active cells' variance and count), so a
+ * window active throughout gets the same value; a lag needs
+ * ACTIVE_ACF_MIN_PAIRS pairs of active cells.  NaN with fewer than 8
+ * active cells or no lag in range with enough pairs. */
+#define ACTIVE_ACF_MIN_PAIRS 20
+static double acf_peak_active(const double *v, size_t n, double h)
+{
+    size_t k;
+    double m = series_mean(v, n, &k);
+    if (k < 8)
+        return NAN;
+    double var = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            var += (v[i] - m) * (v[i] - m);
+    var /= (double)k;
+    if (var <= 1e-12 * (1 + m * m))
+        return 0; /* constant while active: no rhythm */
+    size_t lmin = (size_t)ceil(MIN_LAG_S / h - 1e-9), lmax = (size_t)floor(MAX_LAG_S / h + 1e-9);
+    if (lmin < 1)
+        lmin = 1;
+    if (lmax > n / 3)
+        lmax = n / 3;
+    if (lmax < lmin)
+        return NAN;
+    double *r = malloc((lmax + 2) * sizeof(double));
+    if (!r)
+        return NAN;
+    int any = 0;
+    for (size_t L = lmin - 1; L <= lmax + 1; L++) {
+        double acc = 0;
+        size_t np = 0;
+        for (size_t i = 0; i + L < n; i++)
+            if (!isnan(v[i]) && !isnan(v[i + L])) {
+                acc += (v[i] - m) * (v[i + L] - m);
+                np++;
+            }
+        r[L] = np >= ACTIVE_ACF_MIN_PAIRS ? acc / (double)k / var : NAN;
+    }
+    double peak = 0;
+    for (size_t L = lmin; L <= lmax; L++) {
+        if (isnan(r[L]))
+            continue;
+        any = 1;
+        if (r[L] > r[L - 1] && r[L] >= r[L + 1] && r[L] > peak)
+            peak = r[L]; /* a NaN neighbour compares false: not a peak */
+    }
+    free(r);
+    return any ? peak : NAN;
 }
 
 static double pearson(const double *a, const double *b, size_t n)
@@ -503,12 +558,9 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     double h = period;
     if (h < MIN_STEP_S)
         h = period * ceil(MIN_STEP_S / period - 1e-9);
-    /* Known: without a rounding tolerance here, span / h of e.g. 29.9 / 0.1
-     * is 298.999... and the last sample leaves the grid, depending on the
-     * window's start time.  floor(span / h + 1e-9) fixes it but changes the
-     * features of most 30 s windows, so it waits for the next retraining
-     * (measured: in-sample 96.7%, by source 43.2%, by GPU family 70.5%). */
-    double cells = floor(span / h) + 1; /* a double: span may be huge */
+    /* span / h is e.g. 29.9 / 0.1 = 298.999...: without the tolerance the
+     * last sample would leave the grid, depending on the window's start. */
+    double cells = floor(span / h + 1e-9) + 1; /* a double: span may be huge */
     if (cells > MAX_GRID) {
         h *= ceil(cells / MAX_GRID);
         cells = floor(span / h + 1e-9) + 1;
@@ -575,6 +627,20 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         }
         f->v[WT_F_GAP_LEN] = gaps ? sgap / (double)gaps : 0;
         f->v[WT_F_BURST_RATE] = (double)runs / ((double)len * h / 60.0);
+        /* the rhythm inside bursts: utilization (else power) of active cells */
+        const double *sig = gu.v ? gu.v : gp.v;
+        if (sig) {
+            double *mv = malloc(len * sizeof(double));
+            if (mv) {
+                for (size_t k = 0; k < len; k++) {
+                    double u = gu.v ? gu.v[k] : NAN;
+                    double pn = gp.v && wt_measured(ref) ? gp.v[k] / ref : NAN;
+                    mv[k] = is_active(u, pn, use_util) == 1 ? sig[k] : NAN;
+                }
+                f->v[WT_F_ACTIVE_ACF_PEAK] = acf_peak_active(mv, len, h);
+                free(mv);
+            }
+        }
         /* square wave: squared correlation of util with its on/off indicator */
         if (ind_n >= 8) {
             double mu = ind_u / (double)ind_n, mi = ind_i / (double)ind_n;

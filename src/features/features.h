@@ -49,6 +49,8 @@ enum wt_feature {
     /* cadence */
     WT_F_UTIL_ACF_PEAK,  /* util_acf_peak: highest autocorrelation peak, lags 0.3 s .. 10 s */
     WT_F_UTIL_ACF_LAG,   /* util_acf_lag_s */
+    /* active_acf_peak: util_acf_peak over active samples only (rhythm inside bursts) */
+    WT_F_ACTIVE_ACF_PEAK,
     WT_F_POWER_ACF_PEAK, /* power_acf_peak */
     WT_F_POWER_ACF_LAG,  /* power_acf_lag_s */
     WT_F_SQUARE_WAVE,    /* square_wave: share of util variance explained by on/off */
