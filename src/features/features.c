@@ -192,6 +192,29 @@ static double series_mean(const double *v, size_t n, size_t *k)
     return *k ? sum / (double)*k : NAN;
 }
 
+/* Sum of squared deviations from m of the measured values. */
+static double sq_dev(const double *v, size_t n, double m)
+{
+    double ss = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            ss += (v[i] - m) * (v[i] - m);
+    return ss;
+}
+
+/* The lags in cells that the cadence peaks search: MIN_LAG_S..MAX_LAG_S and
+ * at most a third of the series.  0 when the range is empty. */
+static int acf_lags(size_t n, double h, size_t *lmin, size_t *lmax)
+{
+    *lmin = (size_t)ceil(MIN_LAG_S / h - 1e-9);
+    *lmax = (size_t)floor(MAX_LAG_S / h + 1e-9);
+    if (*lmin < 1)
+        *lmin = 1;
+    if (*lmax > n / 3)
+        *lmax = n / 3;
+    return *lmax >= *lmin;
+}
+
 /* Highest local maximum of the autocorrelation at lags MIN_LAG_S..MAX_LAG_S
  * (and at most a third of the series).  0 when there is none or the series is
  * constant; NaN when it is too short or mostly not measured. */
@@ -203,20 +226,13 @@ static void acf_peak(const double *v, size_t n, double h, double *peak, double *
     double m = series_mean(v, n, &k);
     if (k < 8 || k < n / 2)
         return;
-    double var = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i]))
-            var += (v[i] - m) * (v[i] - m);
+    double var = sq_dev(v, n, m);
     *peak = 0;
     *lag = 0;
+    size_t lmin, lmax;
     if (var <= 1e-12 * (double)k * (1 + m * m))
         return; /* constant: no cadence */
-    size_t lmin = (size_t)ceil(MIN_LAG_S / h - 1e-9), lmax = (size_t)floor(MAX_LAG_S / h + 1e-9);
-    if (lmin < 1)
-        lmin = 1;
-    if (lmax > n / 3)
-        lmax = n / 3;
-    if (lmax < lmin)
+    if (!acf_lags(n, h, &lmin, &lmax))
         return;
     double *r = malloc((lmax + 2) * sizeof(double));
     if (!r)
@@ -250,19 +266,11 @@ static double acf_peak_active(const double *v, size_t n, double h)
     double m = series_mean(v, n, &k);
     if (k < 8)
         return NAN;
-    double var = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i]))
-            var += (v[i] - m) * (v[i] - m);
-    var /= (double)k;
+    double var = sq_dev(v, n, m) / (double)k;
+    size_t lmin, lmax;
     if (var <= 1e-12 * (1 + m * m))
         return 0; /* constant while active: no rhythm */
-    size_t lmin = (size_t)ceil(MIN_LAG_S / h - 1e-9), lmax = (size_t)floor(MAX_LAG_S / h + 1e-9);
-    if (lmin < 1)
-        lmin = 1;
-    if (lmax > n / 3)
-        lmax = n / 3;
-    if (lmax < lmin)
+    if (!acf_lags(n, h, &lmin, &lmax))
         return NAN;
     double *r = malloc((lmax + 2) * sizeof(double));
     if (!r)
