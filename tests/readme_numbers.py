@@ -45,10 +45,20 @@ def pct(x):
     return "-" if x is None else "%.1f%%" % (100 * x)
 
 
+def share(num, den):
+    """num / den from the window counts, as `eval` prints it (the JSON's
+    accuracies are rounded to 4 decimals, and 0.7205 would print 72.0%)."""
+    return None if not den else num / den
+
+
 def eval_cells(d):
     pc = d["per_class"]
-    return [pct(d["accuracy"]), pct(pc["TRAINING"]["accuracy"]), pct(pc["INFERENCE"]["accuracy"]),
-            pct(pc["IDLE"]["accuracy"]), pct(d["false_training_rate"])]
+    conf = d["confusion"]
+    non_training = sum(pc[c]["windows"] for c in ("INFERENCE", "IDLE"))
+    called_training = sum(conf[c]["TRAINING"] for c in ("INFERENCE", "IDLE"))
+    return [pct(share(d["correct"], d["windows"]))] + \
+        [pct(share(pc[c]["correct"], pc[c]["windows"])) for c in ("TRAINING", "INFERENCE", "IDLE")] + \
+        [pct(share(called_training, non_training))]
 
 
 def bench_cells(d):
