@@ -7,8 +7,8 @@
 #   ./build.sh asan   the whole test suite again under ASan + UBSan (CI's second build)
 #
 # Environment: WT_FUZZ_SECONDS (default 60) sets the fuzzing time of `test` (2/5
-# for the trace reader, 3/35 each for the MCP JSON-RPC layer, the four
-# audit-log targets, the model file and the policy file);
+# for the trace reader, 3/40 each for the MCP JSON-RPC layer, the four
+# audit-log targets, the model file, the policy file and the feature extractor);
 # JOBS sets build parallelism.  Packages are installed with apt-get (through
 # sudo when not root); nothing else is downloaded.
 set -eu
@@ -54,11 +54,12 @@ fuzz() {
     CC=clang configure_build build-fuzz -DWT_FUZZ=ON -DWT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug
     mkdir -p build-fuzz/corpus
     # the trace reader gets 2/5 of the time; the four audit-log targets, the
-    # MCP JSON-RPC layer, the model file and the policy file the rest
+    # MCP JSON-RPC layer, the model file, the policy file and the feature
+    # extractor share the rest
     tsecs=$((secs * 2 / 5)); [ "$tsecs" -ge 1 ] || tsecs=1
-    asecs=$((secs * 3 / 35)); [ "$asecs" -ge 1 ] || asecs=1
+    asecs=$((secs * 3 / 40)); [ "$asecs" -ge 1 ] || asecs=1
     run_fuzzer trace "$tsecs" build-fuzz/corpus fuzz/corpus
-    for t in mcp model policy; do
+    for t in mcp model policy features; do
         mkdir -p "build-fuzz/corpus_$t"
         run_fuzzer "$t" "$asecs" "build-fuzz/corpus_$t" "fuzz/corpus_$t"
     done

@@ -69,6 +69,12 @@ static void test_idle(void **state)
     s = (struct spec){5.01, 5.01, 40, 40, 400, 0, 0};
     run(&s, &r);
     assert_true(r.cls != WT_CLASS_IDLE);
+    /* a trace may carry a negative utilization: confidence stays at most 1
+     * (it was 1 + 1e6 x 0.3 / 5, found by fuzz_features) */
+    s = (struct spec){-1e6, -1e6, 40, 40, 400, 0, 0};
+    run(&s, &r);
+    assert_int_equal(r.cls, WT_CLASS_IDLE);
+    assert_true(r.confidence == 1);
 }
 
 static void test_training_all_votes(void **state)

@@ -61,6 +61,8 @@ static int rules_classify(const struct wt_classifier *c, const struct wt_window 
         (!have_power || power <= IDLE_POWER_MAX)) {
         out->cls = WT_CLASS_IDLE;
         out->confidence = have_util ? 1.0 - util / IDLE_UTIL_MAX * 0.3 : 0.7;
+        if (out->confidence > 1) /* a negative utilization in a trace: still at most 1 */
+            out->confidence = 1;
         if (have_util)
             wt_result_add_reason(out, WT_F_AVG_GPU_UTIL, util, WT_CLASS_IDLE,
                                  "avg GPU utilization %.1f%% <= idle threshold %.1f%%", util,
