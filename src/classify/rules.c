@@ -2,7 +2,7 @@
  * exactly, selectable as `--classifier rules`.
  *
  * IDLE when avg GPU utilization <= 5% and avg power <= 50 W (confidence
- * 1 - avg_util / 5 x 0.3).  Otherwise four TRAINING votes (avg util >= 65%,
+ * 1 - avg_util / 5 x 0.3, at most 1).  Otherwise four TRAINING votes (avg util >= 65%,
  * util std-dev <= 15, memory slope >= 5 MiB/sample, power std-dev <= 25 W)
  * against four INFERENCE votes (avg util <= 70%, util std-dev >= 12, slope
  * < 5 MiB/sample, power std-dev >= 20 W); the side with more votes wins with
