@@ -596,12 +596,18 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         size_t first_gap_start = (size_t)-1;
         double ind_u = 0, ind_uu = 0, ind_i = 0, ind_ui = 0;
         size_t ind_n = 0;
+        /* the signal of the active cells (utilization, else power), the
+         * others NaN: for the rhythm inside bursts */
+        const double *sig = gu.v ? gu.v : gp.v;
+        double *act = sig ? malloc(len * sizeof(double)) : NULL;
         for (size_t k = 0; k <= len; k++) {
             int a = -1;
             if (k < len) {
                 double u = gu.v ? gu.v[k] : NAN;
                 double pn = gp.v && wt_measured(ref) ? gp.v[k] / ref : NAN;
                 a = is_active(u, pn, use_util);
+                if (act)
+                    act[k] = a == 1 ? sig[k] : NAN;
                 if (gu.v && !isnan(u)) {
                     ind_u += u;
                     ind_uu += u * u;
@@ -635,20 +641,9 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         }
         f->v[WT_F_GAP_LEN] = gaps ? sgap / (double)gaps : 0;
         f->v[WT_F_BURST_RATE] = (double)runs / ((double)len * h / 60.0);
-        /* the rhythm inside bursts: utilization (else power) of active cells */
-        const double *sig = gu.v ? gu.v : gp.v;
-        if (sig) {
-            double *mv = malloc(len * sizeof(double));
-            if (mv) {
-                for (size_t k = 0; k < len; k++) {
-                    double u = gu.v ? gu.v[k] : NAN;
-                    double pn = gp.v && wt_measured(ref) ? gp.v[k] / ref : NAN;
-                    mv[k] = is_active(u, pn, use_util) == 1 ? sig[k] : NAN;
-                }
-                f->v[WT_F_ACTIVE_ACF_PEAK] = acf_peak_active(mv, len, h);
-                free(mv);
-            }
-        }
+        if (act)
+            f->v[WT_F_ACTIVE_ACF_PEAK] = acf_peak_active(act, len, h);
+        free(act);
         /* square wave: squared correlation of util with its on/off indicator */
         if (ind_n >= 8) {
             double mu = ind_u / (double)ind_n, mi = ind_i / (double)ind_n;
