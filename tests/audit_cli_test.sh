@@ -140,6 +140,28 @@ check "SIGTERM exit 0" test $rc = 0
 run "verify after SIGTERM" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY"
 check "SIGTERM sealed" sh -c "tail -1 '$L/log.jsonl' | grep -q '\"type\":\"checkpoint\"'"
 
+# --- SIGTERM while a `--trace -` pipe is quiet: stops at once, sealed --
+mkfifo "$TMP/fifo"
+(cat "$DATA/fake_gpu.csv"; exec sleep 60) >"$TMP/fifo" &
+feeder=$!
+"$WT" watch --trace - --log-dir "$TMP/lq" <"$TMP/fifo" >/dev/null 2>"$TMP/wq.err" &
+pid=$!
+sleep 1
+kill -TERM $pid
+i=0
+while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $pid 2>/dev/null; then
+    check "quiet pipe: watch stops on SIGTERM within 5 s" false
+    kill -KILL $pid
+fi
+wait $pid
+rc=$?
+kill $feeder 2>/dev/null
+wait $feeder 2>/dev/null
+check "quiet pipe: SIGTERM exit 0" test $rc = 0
+run "quiet pipe: verify" 0 "$WT" verify-log --log-dir "$TMP/lq"
+check "quiet pipe: sealed" sh -c "tail -1 '$TMP/lq/log.jsonl' | grep -q '\"type\":\"checkpoint\"'"
+
 # --- SIGKILL mid-run: verifiable (perhaps unsealed), then recovered ----
 before=$(grep -c '"type":"class"' "$L/log.jsonl")
 "$WT" watch --backend synthetic --interval 0.005 --heartbeat 0.05 --log-dir "$L" >/dev/null 2>&1 &

@@ -8,6 +8,10 @@
 
 #include "telemetry/trace_reader.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
 static void expect_error(const char *text, const char *needle)
 {
     struct wt_err err = {{0}};
@@ -352,6 +356,58 @@ static void test_nvsmi_malformed(void **state)
     expect_error("index, power.draw [W], power.draw [W]\n", "appears twice");
 }
 
+/* A live pipe that goes quiet: a stop (set by a signal handler in `watch`)
+ * ends the input within a poll interval instead of blocking in read(2). */
+static volatile sig_atomic_t pipe_stop;
+
+static void *set_stop_later(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 300 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    pipe_stop = 1;
+    return NULL;
+}
+
+static void test_quiet_pipe_stops(void **state)
+{
+    (void)state;
+    for (int with_header = 0; with_header <= 1; with_header++) {
+        int fds[2];
+        assert_int_equal(pipe(fds), 0);
+        if (with_header) {
+            const char *t = "t_s,gpu,util_gpu_pct\n0,0,50\n1,0,5"; /* last line partial */
+            assert_int_equal(write(fds[1], t, strlen(t)), (ssize_t)strlen(t));
+        }
+        FILE *f = fdopen(fds[0], "r");
+        assert_non_null(f);
+        pipe_stop = 0;
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, set_stop_later, NULL), 0);
+        alarm(20); /* a hang fails the test instead of the CI job */
+        struct wt_trace_opts o = {0};
+        o.stop = &pipe_stop;
+        struct wt_trace_reader *r = NULL;
+        struct wt_err err = {{0}};
+        int rc = wt_trace_open_stream(f, 1, "<pipe>", &o, &r, &err);
+        if (!with_header) {
+            assert_true(rc < 0);
+            assert_contains(err.msg, "<pipe>: stopped before a header line arrived");
+        } else {
+            assert_int_equal(rc, WT_OK);
+            struct wt_sample s;
+            assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+            assert_true(s.v[WT_COL_UTIL_GPU] == 50);
+            assert_int_equal(wt_trace_next(r, &s, &err), WT_DONE); /* partial line dropped */
+            assert_int_equal(wt_trace_next(r, &s, &err), WT_DONE);
+            wt_trace_close(r);
+        }
+        alarm(0);
+        pthread_join(th, NULL);
+        close(fds[1]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -365,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_nvsmi_grouped),
         cmocka_unit_test(test_nvsmi_uuid),
         cmocka_unit_test(test_nvsmi_malformed),
+        cmocka_unit_test(test_quiet_pipe_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,7 +86,10 @@ static int replay_open(struct wt_source *src, const struct wt_source_config *cfg
         return wt_errf(err, WT_ENOMEM, "out of memory");
     }
     rp->max_buffered = cfg->max_buffered ? cfg->max_buffered : DEFAULT_MAX_BUFFERED;
-    int rc = wt_trace_open(cfg->trace_path, &cfg->trace_opts, &rp->r, err);
+    struct wt_trace_opts topts = cfg->trace_opts;
+    if (!topts.stop)
+        topts.stop = cfg->stop; /* a quiet pipe must not outlast a stop */
+    int rc = wt_trace_open(cfg->trace_path, &topts, &rp->r, err);
     if (rc) {
         free(rp->q);
         free(rp);

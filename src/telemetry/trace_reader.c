@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdbool.h>
@@ -66,7 +67,8 @@ struct wt_trace_reader {
     char *rbuf;
     size_t rlen, rpos;
     int eof;
-    char *line; /* WT_TRACE_MAX_LINE + 1 */
+    int stopped; /* input ended by opts.stop, not by the writer */
+    char *line;  /* WT_TRACE_MAX_LINE + 1 */
     size_t line_len;
     unsigned long lineno;     /* line last read */
     unsigned long row_lineno; /* line of the row last returned */
@@ -148,9 +150,21 @@ static int read_line(struct wt_trace_reader *r, struct wt_err *err)
             int fd = fileno(r->f);
             ssize_t got;
             if (fd >= 0) {
-                do
+                for (;;) {
+                    if (r->opts.stop) {
+                        /* Wait in short polls, so a stop asked while the
+                         * pipe is quiet ends the input instead of hanging. */
+                        if (*r->opts.stop)
+                            goto stopped;
+                        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+                        int pr = poll(&pfd, 1, 100);
+                        if (pr == 0 || (pr < 0 && errno == EINTR))
+                            continue;
+                    }
                     got = read(fd, r->rbuf, RBUF_SIZE);
-                while (got < 0 && errno == EINTR);
+                    if (got >= 0 || errno != EINTR)
+                        break;
+                }
             } else {
                 got = (ssize_t)fread(r->rbuf, 1, RBUF_SIZE, r->f);
                 if (got == 0 && ferror(r->f))
@@ -180,6 +194,13 @@ static int read_line(struct wt_trace_reader *r, struct wt_err *err)
     }
     if (r->line_len == 0)
         return WT_DONE;
+    goto got;
+stopped:
+    r->eof = 1;
+    r->stopped = 1;
+    r->rpos = r->rlen = 0;
+    r->line_len = 0;
+    return WT_DONE;
 got:
     r->lineno++;
     if (r->line_len && r->line[r->line_len - 1] == '\r')
@@ -915,7 +936,9 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
     for (;;) {
         rc = read_line(r, err);
         if (rc == WT_DONE) {
-            rc = fail(r, err, WT_EINVAL, 0, "empty trace: no header line");
+            rc = fail(r, err, WT_EINVAL, 0,
+                      r->stopped ? "stopped before a header line arrived"
+                                 : "empty trace: no header line");
             goto fail;
         }
         if (rc)

@@ -17,6 +17,7 @@
 #ifndef WT_TRACE_READER_H
 #define WT_TRACE_READER_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "telemetry/sample.h"
@@ -38,6 +39,10 @@ struct wt_trace_opts {
     /* nvidia-smi CSV without an index/uuid/pci.bus_id column: rows per tick
      * (one per GPU).  0 = detect from the timestamps (1 when there are none). */
     unsigned rows_per_tick;
+    /* Live input (a pipe): when non-NULL, a read waiting for data checks it
+     * every 100 ms and, once it is non-zero, ends the input (WT_DONE; a
+     * partial last line is dropped).  A signal handler sets it. */
+    const volatile sig_atomic_t *stop;
 };
 
 struct wt_trace_kv {
