@@ -122,6 +122,21 @@ if [ "$status" != 415 ]; then
     echo "FAIL [wrong-content-type]: HTTP $status, wanted 415"
     fails=$((fails + 1))
 fi
+# the media type exactly (parameters allowed), and an Accept that allows an answer
+n=$((n + 1))
+status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/jsonx' \
+    -H "Mcp-Session-Id: $SID" --data-binary "$PING" "$URL")
+[ "$status" = 415 ] || { echo "FAIL [content-type-prefix]: HTTP $status, wanted 415"; fails=$((fails + 1)); }
+post content-type-charset 200 "$PING" -H "Mcp-Session-Id: $SID" -H 'Content-Type: application/json; charset=utf-8'
+n=$((n + 1))
+status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -H 'Accept: text/html' -H "Mcp-Session-Id: $SID" --data-binary "$PING" "$URL")
+[ "$status" = 406 ] || { echo "FAIL [accept-html]: HTTP $status, wanted 406"; fails=$((fails + 1)); }
+# an invalid notification: 400 with an error that has no id (JSON-RPC's rule
+# against replies is stdio's; HTTP must answer with a status)
+post bad-notification 400 '{"jsonrpc":"2.0","method":"notifications/initialized","params":[]}' -H "Mcp-Session-Id: $SID"
+# a response sent to the server, even an error with a null id: 202, ignored
+post response-null-id 202 '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}' -H "Mcp-Session-Id: $SID"
 head -c 5000000 /dev/zero | tr '\0' ' ' >"$TMP/big"
 n=$((n + 1))
 status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
@@ -189,5 +204,17 @@ if "$WT" mcp --http 127.0.0.1:0 --token-file "$TMP/token" 2>"$TMP/err"; then
     fails=$((fails + 1))
 fi
 
+# ---- a flood of initialize requests cannot end a session in use
+start
+post flood-first 200 "$INIT"
+KEEP=$(sed -n 's/^Mcp-Session-Id: *\([0-9a-f]*\).*/\1/Ip' "$TMP/headers" | tr -d '\r')
+i=0
+while [ $i -lt 260 ]; do
+    curl -s -o /dev/null -X POST -H 'Content-Type: application/json' --data-binary "$INIT" "$URL"
+    i=$((i + 1))
+done
+post flood-full 503 "$INIT" && has body 'sessions in use'
+post flood-kept 200 "$PING" -H "Mcp-Session-Id: $KEEP"
+stop
 echo "$((n - fails))/$n HTTP checks passed"
 [ "$fails" = 0 ]

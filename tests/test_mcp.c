@@ -144,6 +144,12 @@ static void parse_kinds(void **state)
         {"{\"jsonrpc\":\"2.0\",\"id\":1}", WT_RPC_INVALID, WT_RPC_INVALID_REQUEST},
         {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"extra\":1}", WT_RPC_INVALID,
          WT_RPC_INVALID_REQUEST},
+        /* an error response about a request without a readable id: ignored */
+        {"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"x\"}}",
+         WT_RPC_RESPONSE, 0},
+        /* valid JSON, an id beyond 64 bits: not a parse error */
+        {"{\"jsonrpc\":\"2.0\",\"id\":9223372036854775808,\"method\":\"ping\"}", WT_RPC_INVALID,
+         WT_RPC_INVALID_REQUEST},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct wt_rpc_msg m;
@@ -154,6 +160,70 @@ static void parse_kinds(void **state)
         }
         wt_rpc_free(&m);
     }
+}
+
+/* Notifications that are invalid for MCP are flagged (stdio never answers
+ * them); one whose method is not even a string is an invalid request. */
+static void invalid_notifications(void **state)
+{
+    (void)state;
+    static const char *const quiet[] = {
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\",\"params\":[]}",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\",\"params\":null}",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
+        "1},\"extra\":true}",
+    };
+    for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
+        struct wt_rpc_msg m;
+        wt_rpc_parse(quiet[i], strlen(quiet[i]), &m);
+        assert_int_equal(m.kind, WT_RPC_INVALID);
+        assert_true(m.notification);
+        wt_rpc_free(&m);
+    }
+    const char *loud = "{\"jsonrpc\":\"2.0\",\"method\":1,\"params\":\"bar\"}";
+    struct wt_rpc_msg m;
+    wt_rpc_parse(loud, strlen(loud), &m);
+    assert_int_equal(m.kind, WT_RPC_INVALID);
+    assert_false(m.notification);
+    wt_rpc_free(&m);
+    /* a string id survives an integer beyond 64 bits elsewhere */
+    const char *big = "{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"method\":\"ping\",\"params\":{\"n\":"
+                      "123456789012345678901234567890}}";
+    wt_rpc_parse(big, strlen(big), &m);
+    assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
+    assert_string_equal(json_string_value(m.id), "q");
+    wt_rpc_free(&m);
+}
+
+/* Many small values in a message under the byte limit are refused before
+ * parsing: parsed, each costs ~25 times its bytes. */
+static void too_many_values(void **state)
+{
+    (void)state;
+    size_t k = WT_RPC_MAX_VALUES + 10;
+    char *t = malloc(5 * k + 200);
+    assert_non_null(t);
+    size_t n =
+        (size_t)sprintf(t, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"a\":[");
+    for (size_t i = 0; i < k; i++)
+        n += (size_t)sprintf(t + n, "%s[]", i ? "," : "");
+    n += (size_t)sprintf(t + n, "]}}");
+    struct wt_rpc_msg m;
+    wt_rpc_parse(t, n, &m);
+    assert_int_equal(m.kind, WT_RPC_INVALID);
+    assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
+    assert_non_null(strstr(m.error_message, "JSON values"));
+    wt_rpc_free(&m);
+    /* commas and brackets inside strings are not values */
+    n = (size_t)sprintf(t,
+                        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"s\":\"");
+    for (size_t i = 0; i < k; i++)
+        n += (size_t)sprintf(t + n, "[,\\\"");
+    n += (size_t)sprintf(t + n, "\"}}");
+    wt_rpc_parse(t, n, &m);
+    assert_int_equal(m.kind, WT_RPC_REQUEST);
+    wt_rpc_free(&m);
+    free(t);
 }
 
 static void errors_keep_the_id(void **state)
@@ -650,8 +720,24 @@ static void stdio_transport(void **state)
     assert_true(seen2);
     assert_false(seen3);
     assert_true(seen4);
+    /* an invalid notification is never answered: the next line's answer comes first */
+    const char *c = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\",\"params\":[]}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}\n";
+    write_all(to[1], c, strlen(c));
+    assert_true(getline(&line, &cap, rd) > 0);
+    assert_string_equal(line, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n");
+    /* an oversized last line without a newline is answered at end of input */
+    big = malloc(n);
+    assert_non_null(big);
+    memset(big, 'x', n);
+    write_all(to[1], big, n);
+    free(big);
     /* end of input ends the server */
     close(to[1]);
+    assert_true(getline(&line, &cap, rd) > 0);
+    r = json_loads(line, 0, NULL);
+    assert_int_equal(error_code(r), WT_RPC_INVALID_REQUEST);
+    json_decref(r);
     assert_int_equal(getline(&line, &cap, rd), -1);
     pthread_join(th, NULL);
     free(line);
@@ -681,6 +767,8 @@ int main(void)
         cmocka_unit_test(parse_kinds),
         cmocka_unit_test(errors_keep_the_id),
         cmocka_unit_test(oversized_message),
+        cmocka_unit_test(invalid_notifications),
+        cmocka_unit_test(too_many_values),
         cmocka_unit_test(dump_is_one_line),
         cmocka_unit_test(legacy_initialize),
         cmocka_unit_test(modern_requests),

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -116,7 +117,8 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    e->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, e, MHD_OPTION_SOCK_ADDR,
+    e->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, e, MHD_OPTION_EXTERNAL_LOGGER,
+                            wt_mhd_log, (void *)"workloadtruth watch", MHD_OPTION_SOCK_ADDR,
                             (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
                             (unsigned)MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                             (unsigned)MAX_CONNECTIONS_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,

@@ -42,7 +42,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/text.h"
+
 #define MAX_SESSIONS 256
+#define SESSION_IDLE_EVICT_S 60 /* a full table ends a session idle this long */
+#define MAX_PER_ADDRESS 16      /* connections from one client address */
+#define IDLE_TIMEOUT_S 30       /* a connection that sends nothing this long is closed */
 #define MAX_INFLIGHT 64
 #define MAX_CONNECTIONS 64
 
@@ -76,9 +81,62 @@ struct conn {
 
 /* --- helpers ------------------------------------------------------------ */
 
+void wt_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char msg[300];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (!strncmp(msg, "Failed to bind", 14))
+        return; /* the caller says which address could not be had */
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r' || msg[n - 1] == ' '))
+        msg[--n] = '\0';
+    fprintf(stderr, "%s: http: %s\n", cls ? (const char *)cls : "workloadtruth",
+            wt_text_clean(msg));
+}
+
 static const char *header(struct MHD_Connection *c, const char *name)
 {
     return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+struct hcount {
+    const char *name;
+    unsigned n;
+};
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+    (void)kind;
+    (void)value;
+    struct hcount *h = cls;
+    if (key && !strcasecmp(key, h->name))
+        h->n++;
+    return MHD_YES;
+}
+
+/* How many times the request carries a header (a second Host, Origin or
+ * Authorization would let the check and the use read different ones). */
+static unsigned header_count(struct MHD_Connection *c, const char *name)
+{
+    struct hcount h = {name, 0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &h);
+    return h.n;
+}
+
+/* The media type is application/json (parameters such as charset aside). */
+static int is_json_type(const char *ct)
+{
+    if (!ct)
+        return 0;
+    while (*ct == ' ' || *ct == '\t')
+        ct++;
+    if (strncasecmp(ct, "application/json", 16) != 0)
+        return 0;
+    ct += 16;
+    while (*ct == ' ' || *ct == '\t')
+        ct++;
+    return *ct == '\0' || *ct == ';';
 }
 
 static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *type,
@@ -209,6 +267,22 @@ static int accepts(struct MHD_Connection *c, const char *type)
     return a && strstr(a, type) != NULL;
 }
 
+/* A POST's Accept, when present, must allow one of the types this server
+ * answers with (a missing one allows anything: curl's habit). */
+static int accept_ok(struct MHD_Connection *c)
+{
+    const char *a = header(c, MHD_HTTP_HEADER_ACCEPT);
+    if (!a)
+        return 1;
+    static const char *const ok[] = {
+        "application/json", "text/event-stream", "application/*", "text/*", "*/*", NULL};
+    for (; *a; a++)
+        for (int i = 0; ok[i]; i++)
+            if (!strncasecmp(a, ok[i], strlen(ok[i])))
+                return 1;
+    return 0;
+}
+
 /* --- sessions and in-flight requests ---------------------------------------- */
 
 static struct session_slot *session_find(struct http_srv *x, const char *id)
@@ -219,7 +293,16 @@ static struct session_slot *session_find(struct http_srv *x, const char *id)
     return NULL;
 }
 
-/* A new session (the least recently used one is ended when all are taken). */
+static time_t now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec;
+}
+
+/* A new session.  When all are taken, the least recently used one is ended
+ * if it has been idle for SESSION_IDLE_EVICT_S; else NULL (a flood of
+ * initialize requests cannot end sessions in use). */
 static struct session_slot *session_new(struct http_srv *x)
 {
     struct session_slot *slot = NULL;
@@ -231,13 +314,15 @@ static struct session_slot *session_new(struct http_srv *x)
         for (int i = 1; i < MAX_SESSIONS; i++)
             if (x->sessions[i].last < slot->last)
                 slot = &x->sessions[i];
+        if (now_s() - slot->last < SESSION_IDLE_EVICT_S)
+            return NULL;
     }
     memset(slot, 0, sizeof(*slot));
     unsigned char rnd[24];
     randombytes_buf(rnd, sizeof(rnd));
     sodium_bin2hex(slot->id, sizeof(slot->id), rnd, sizeof(rnd));
     slot->used = 1;
-    slot->last = time(NULL);
+    slot->last = now_s();
     return slot;
 }
 
@@ -513,6 +598,13 @@ static enum MHD_Result handle_legacy(struct http_srv *x, struct MHD_Connection *
             return send_json(c, status_for(resp), resp, NULL);
         pthread_mutex_lock(&x->mu);
         struct session_slot *slot = session_new(x);
+        if (!slot) {
+            pthread_mutex_unlock(&x->mu);
+            json_decref(resp);
+            return send_rpc_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, m->id, WT_RPC_INVALID_REQUEST,
+                                  "Service Unavailable: 256 sessions in use, none idle for 60 s "
+                                  "(end yours with DELETE)");
+        }
         slot->sess = sess;
         char id[65];
         snprintf(id, sizeof(id), "%s", slot->id);
@@ -528,7 +620,7 @@ static enum MHD_Result handle_legacy(struct http_srv *x, struct MHD_Connection *
     struct session_slot *slot = session_find(x, sid);
     struct wt_mcp_session sess;
     if (slot) {
-        slot->last = time(NULL);
+        slot->last = now_s();
         sess = slot->sess;
     }
     pthread_mutex_unlock(&x->mu);
@@ -576,10 +668,13 @@ static enum MHD_Result handle_post(struct http_srv *x, struct MHD_Connection *c,
         snprintf(msg, sizeof(msg), "Request too large: the limit is %d bytes", WT_RPC_MAX_MESSAGE);
         return send_rpc_error(c, 413, NULL, WT_RPC_INVALID_REQUEST, msg);
     }
-    const char *ct = header(c, MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (!ct || strncasecmp(ct, "application/json", 16) != 0)
+    if (!is_json_type(header(c, MHD_HTTP_HEADER_CONTENT_TYPE)))
         return send_rpc_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL, WT_RPC_INVALID_REQUEST,
                               "Unsupported Media Type: POST application/json");
+    if (!accept_ok(c))
+        return send_rpc_error(c, MHD_HTTP_NOT_ACCEPTABLE, NULL, WT_RPC_INVALID_REQUEST,
+                              "Not Acceptable: Accept must allow application/json or "
+                              "text/event-stream");
     struct wt_rpc_msg m;
     wt_rpc_parse(k->body ? k->body : "", k->len, &m);
     enum MHD_Result rc;
@@ -643,6 +738,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     /* the whole request is in: check where it comes from first */
+    if (header_count(c, MHD_HTTP_HEADER_HOST) > 1 || header_count(c, "Origin") > 1 ||
+        header_count(c, MHD_HTTP_HEADER_AUTHORIZATION) > 1)
+        return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
+                         "Bad Request: Host, Origin and Authorization may appear once each\n", NULL,
+                         NULL);
     const char *host = header(c, MHD_HTTP_HEADER_HOST);
     const char *origin = header(c, "Origin");
     if (!host || !authority_ok(x->hc, host))
@@ -797,9 +897,11 @@ int wt_mcp_serve_http(struct wt_mcp_server *s, const struct wt_mcp_http_config *
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     struct MHD_Daemon *d = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, x, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        flags, 0, NULL, NULL, on_request, x, MHD_OPTION_EXTERNAL_LOGGER, wt_mhd_log,
+        (void *)"workloadtruth mcp", MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, x, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
+        (unsigned)MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MAX_PER_ADDRESS,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT_S, MHD_OPTION_END);
     if (!d) {
         fprintf(stderr, "workloadtruth mcp: cannot listen on %s: %s\n", hc->addr,
                 strerror(errno ? errno : EADDRINUSE));
@@ -823,6 +925,22 @@ int wt_mcp_serve_http(struct wt_mcp_server *s, const struct wt_mcp_http_config *
             hc->token ? " (bearer token required)" : "");
     fflush(stderr);
     while (!*stop) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    /* tools that sample stop early instead of holding up the exit */
+    for (int tries = 0; tries < 30; tries++) { /* their answers go out first (3 s at most) */
+        int busy = 0;
+        pthread_mutex_lock(&x->mu);
+        for (int i = 0; i < MAX_INFLIGHT; i++)
+            if (x->flight[i].used) {
+                busy = 1;
+                if (x->flight[i].cancel)
+                    *x->flight[i].cancel = 1;
+            }
+        pthread_mutex_unlock(&x->mu);
+        if (!busy)
+            break;
         struct timespec ts = {0, 100 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }

@@ -5,6 +5,7 @@
 #ifndef WT_MCP_HTTP_H
 #define WT_MCP_HTTP_H
 
+#include <stdarg.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/socket.h>
@@ -19,6 +20,11 @@ struct wt_mcp_http_config {
 };
 
 /* Parses HOST:PORT (an IP address or localhost). */
+/* libmicrohttpd's error log (MHD_OPTION_EXTERNAL_LOGGER): each message on
+ * standard error as one line prefixed with cls (a string such as
+ * "workloadtruth mcp"); bind failures are left to the caller's message. */
+void wt_mhd_log(void *cls, const char *fmt, va_list ap);
+
 int wt_mcp_http_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len,
                            int *loopback, char *msg, size_t cap);
 

@@ -32,17 +32,67 @@ void wt_rpc_free(struct wt_rpc_msg *m)
     memset(m, 0, sizeof(*m));
 }
 
+/* Counts the values a message would parse into (an upper bound: '[', '{'
+ * and ',' outside strings, plus one), without parsing it. */
+static size_t count_values(const char *buf, size_t len)
+{
+    size_t n = 1;
+    int in_str = 0, esc = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = buf[i];
+        if (in_str) {
+            if (esc)
+                esc = 0;
+            else if (ch == '\\')
+                esc = 1;
+            else if (ch == '"')
+                in_str = 0;
+        } else if (ch == '"')
+            in_str = 1;
+        else if (ch == '[' || ch == '{' || ch == ',')
+            n++;
+    }
+    return n;
+}
+
 void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
 {
     memset(m, 0, sizeof(*m));
+    m->weight = len;
     if (len > WT_RPC_MAX_MESSAGE) {
         invalid(m, WT_RPC_INVALID_REQUEST, "message of %zu bytes: the limit is %d", len,
                 WT_RPC_MAX_MESSAGE);
         return;
     }
+    size_t values = count_values(buf, len);
+    if (values > WT_RPC_MAX_VALUES) {
+        invalid(m, WT_RPC_INVALID_REQUEST,
+                "Invalid Request: about %zu JSON values: the limit is %d", values,
+                WT_RPC_MAX_VALUES);
+        return;
+    }
+    m->weight = len + values * 96;
     json_error_t je;
     m->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
     if (!m->root) {
+        /* Valid JSON with an integer beyond 64 bits (an id, say) is not a
+         * parse error: read it again with integers as reals to tell. */
+        json_error_t je2;
+        json_t *again =
+            strstr(je.text, "too big")
+                ? json_loadb(buf, len,
+                             JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL,
+                             &je2)
+                : NULL;
+        if (again) {
+            m->root = again;
+            json_t *id = json_is_object(again) ? json_object_get(again, "id") : NULL;
+            m->id = json_is_string(id) ? id : NULL;
+            invalid(m, WT_RPC_INVALID_REQUEST,
+                    "Invalid Request: an integer beyond 64 bits (line %d, column %d)", je.line,
+                    je.column);
+            return;
+        }
         invalid(m, WT_RPC_PARSE_ERROR, "Parse error: %s (line %d, column %d)", je.text, je.line,
                 je.column);
         return;
@@ -55,6 +105,13 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
     }
     if (!json_is_object(r)) {
         invalid(m, WT_RPC_INVALID_REQUEST, "Invalid Request: not a JSON object");
+        return;
+    }
+    json_t *method = json_object_get(r, "method");
+    /* A response (to a request this server never sent): ignored, whatever
+     * its id, even null (an error about a request with no readable id). */
+    if (!method && (json_object_get(r, "result") || json_object_get(r, "error"))) {
+        m->kind = WT_RPC_RESPONSE;
         return;
     }
     /* the id first, so that errors can carry it */
@@ -74,12 +131,7 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
         invalid(m, WT_RPC_INVALID_REQUEST, "Invalid Request: 'jsonrpc' must be \"2.0\"");
         return;
     }
-    json_t *method = json_object_get(r, "method");
     if (!method) {
-        if (m->id && (json_object_get(r, "result") || json_object_get(r, "error"))) {
-            m->kind = WT_RPC_RESPONSE;
-            return;
-        }
         invalid(m, WT_RPC_INVALID_REQUEST, "Invalid Request: no 'method'");
         return;
     }
@@ -88,11 +140,16 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
         invalid(m, WT_RPC_INVALID_REQUEST, "Invalid Request: 'method' must be a short string");
         return;
     }
+    /* from here on, a message without an id is a notification: what makes it
+     * invalid for MCP is never answered over stdio */
+    int notification = !id;
     json_t *params = json_object_get(r, "params");
     if (params && !json_is_object(params)) {
         /* MCP's params are always objects */
         invalid(m, json_is_array(params) ? WT_RPC_INVALID_PARAMS : WT_RPC_INVALID_REQUEST,
-                "Invalid params: 'params' must be an object");
+                "Invalid %s: 'params' must be an object",
+                json_is_array(params) ? "params" : "Request");
+        m->notification = notification;
         return;
     }
     const char *k;
@@ -101,6 +158,7 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
     {
         if (strcmp(k, "jsonrpc") && strcmp(k, "id") && strcmp(k, "method") && strcmp(k, "params")) {
             invalid(m, WT_RPC_INVALID_REQUEST, "Invalid Request: unexpected member '%.40s'", k);
+            m->notification = notification;
             return;
         }
     }

@@ -12,6 +12,11 @@
 #include <stddef.h>
 
 #define WT_RPC_MAX_MESSAGE (4 * 1024 * 1024) /* bytes of one message */
+/* JSON values (objects, arrays, members, elements) of one message: a parsed
+ * value costs ~25 times its bytes ("[]," is 3 bytes, its json_t ~80), so the
+ * byte limit alone would let a 4 MiB message take 100 MB.  An MCP request
+ * has tens of values. */
+#define WT_RPC_MAX_VALUES 10000
 
 #define WT_RPC_PARSE_ERROR (-32700)
 #define WT_RPC_INVALID_REQUEST (-32600)
@@ -38,6 +43,10 @@ struct wt_rpc_msg {
     json_t *params;     /* borrowed: an object, or NULL */
     int error_code;
     char error_message[240];
+    /* A notification (jsonrpc "2.0", a string method, no id) that is invalid
+     * for MCP: JSON-RPC forbids any reply over stdio (HTTP answers 400). */
+    int notification;
+    size_t weight; /* bytes it holds once parsed (about): for queue budgets */
 };
 
 /* Parses len bytes.  Always fills m (kind WT_RPC_INVALID on any problem);

@@ -23,6 +23,9 @@
 #include <unistd.h>
 
 #define QUEUE_MAX 256 /* parsed messages waiting; the reader waits beyond */
+/* ... or beyond this many bytes held by the parsed messages waiting (one
+ * message is always let in): memory stays bounded while a long tool runs */
+#define QUEUE_WEIGHT_MAX (32u * 1024 * 1024)
 
 struct qitem {
     struct wt_rpc_msg m;
@@ -36,6 +39,7 @@ struct stdio_srv {
     pthread_cond_t cv;
     struct qitem *head, *tail;
     size_t qlen;
+    size_t qweight; /* sum of the queued messages' weight */
     int eof;
     json_t *current_id; /* the request in progress (a copy) */
     volatile sig_atomic_t cancel;
@@ -93,6 +97,8 @@ static void cancel_request(struct stdio_srv *x, const json_t *id)
                     x->tail = t;
             }
             x->qlen--;
+            x->qweight -= q->m.weight;
+            pthread_cond_broadcast(&x->cv);
             wt_rpc_free(&q->m);
             free(q);
             return;
@@ -113,6 +119,13 @@ static void enqueue(struct stdio_srv *x, const char *buf, size_t len, int too_lo
     } else {
         wt_rpc_parse(buf, len, &q->m);
     }
+    if (q->m.kind == WT_RPC_INVALID && q->m.notification) {
+        /* JSON-RPC: a notification is never answered, not even an invalid one */
+        fprintf(stderr, "workloadtruth mcp: ignored a notification: %s\n", q->m.error_message);
+        wt_rpc_free(&q->m);
+        free(q);
+        return;
+    }
     pthread_mutex_lock(&x->mu);
     if (q->m.kind == WT_RPC_NOTIFICATION && !strcmp(q->m.method, "notifications/cancelled")) {
         cancel_request(x, json_object_get(q->m.params, "requestId"));
@@ -121,7 +134,8 @@ static void enqueue(struct stdio_srv *x, const char *buf, size_t len, int too_lo
         free(q);
         return;
     }
-    while (x->qlen >= QUEUE_MAX && !x->eof)
+    while ((x->qlen >= QUEUE_MAX || (x->qlen > 0 && x->qweight + q->m.weight > QUEUE_WEIGHT_MAX)) &&
+           !x->eof)
         pthread_cond_wait(&x->cv, &x->mu);
     if (x->tail)
         x->tail->next = q;
@@ -129,6 +143,7 @@ static void enqueue(struct stdio_srv *x, const char *buf, size_t len, int too_lo
         x->head = q;
     x->tail = q;
     x->qlen++;
+    x->qweight += q->m.weight;
     pthread_cond_broadcast(&x->cv);
     pthread_mutex_unlock(&x->mu);
 }
@@ -193,7 +208,9 @@ static void *reader(void *arg)
         }
     }
     /* a last line without a newline */
-    if (buf && len && !skipping)
+    if (skipping)
+        enqueue(x, NULL, 0, 1);
+    else if (buf && len)
         enqueue(x, buf, len, 0);
     free(buf);
     pthread_mutex_lock(&x->mu);
@@ -237,6 +254,7 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
         if (!xp->head)
             xp->tail = NULL;
         xp->qlen--;
+        xp->qweight -= q->m.weight;
         xp->cancel = 0;
         json_decref(xp->current_id);
         xp->current_id = q->m.kind == WT_RPC_REQUEST ? json_deep_copy(q->m.id) : NULL;
