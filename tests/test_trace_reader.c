@@ -354,6 +354,11 @@ static void test_nvsmi_malformed(void **state)
     expect_error("index, power.draw [W]\n0, lots W\n", "column 'power.draw [W]': not a number");
     expect_error("index, power.draw [W]\n, 5 W\n", "column 'index': empty");
     expect_error("index, power.draw [W], power.draw [W]\n", "appears twice");
+    /* only nvidia-smi's own units are stripped: another is not a number */
+    expect_error("index, power.draw [W]\n0, 100 kW\n", "not a number: '100 kW'");
+    /* a later format version is not read as this one */
+    expect_error("# format: workloadtruth-trace/99\nt_s,power_w\n0,1\n",
+                 "'workloadtruth-trace/99' is not supported");
 }
 
 /* A live pipe that goes quiet: a stop (set by a signal handler in `watch`)

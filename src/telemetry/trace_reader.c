@@ -521,13 +521,21 @@ static int is_na(const char *p, size_t len)
 
 /* Strips an nvidia-smi unit suffix: "72.36 W", "0 %", "131 MiB", "1410 MHz".
  * nvidia-smi always puts a space before the unit; letters glued to the value
- * are part of it ("0x000000000000000C", a hex mask, keeps its C). */
+ * are part of it ("0x000000000000000C", a hex mask, keeps its C).  Any other
+ * unit ("100 kW") is left in place, so the cell is not a number: an error,
+ * not a value off by a factor. */
 static void strip_unit(const char *p, size_t *len)
 {
     size_t l = *len;
     while (l && (isalpha((unsigned char)p[l - 1]) || p[l - 1] == '%'))
         l--;
     if (l == *len || !l || !isspace((unsigned char)p[l - 1]))
+        return;
+    static const char *const units[] = {"W", "%", "MiB", "MHz", NULL};
+    int known = 0;
+    for (int i = 0; units[i]; i++)
+        known |= *len - l == strlen(units[i]) && !memcmp(p + l, units[i], *len - l);
+    if (!known)
         return;
     while (l && isspace((unsigned char)p[l - 1]))
         l--;
@@ -954,6 +962,17 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
     }
     if ((rc = parse_header(r, err)) != WT_OK)
         goto fail;
+    const char *fmt = wt_trace_meta_value(r, "format");
+    if (fmt && strcmp(fmt, "workloadtruth-trace/1") != 0) {
+        /* a later version may change what columns mean: not read as this one */
+        char shown[60];
+        printable(shown, sizeof(shown), fmt, strlen(fmt));
+        rc = fail(r, err, WT_EINVAL, 0,
+                  "metadata 'format': '%s' is not supported (this version reads "
+                  "workloadtruth-trace/1)",
+                  shown);
+        goto fail;
+    }
     const char *lab = wt_trace_meta_value(r, "label");
     if (lab && *lab) {
         r->meta.label = wt_class_parse(lab, false);
