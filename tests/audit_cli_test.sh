@@ -113,6 +113,8 @@ run "watch textfile not a dir" 2 "$WT" watch --backend synthetic --interval 0 --
     has err "not a directory"
 run "verify missing" 2 "$WT" verify-log --log-dir "$TMP/nope"
 run "verify bad vkey" 2 "$WT" verify-log --log-dir "$L" --vkey "not-a-key"
+run "verify vkey: no such file" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP/no/key" && has err "nor is it a readable file"
+run "verify vkey: a directory" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP" && has err "is a directory"
 run "prove no index" 2 "$WT" prove --log-dir "$L"
 run "prove bad index" 2 "$WT" prove --log-dir "$L" x1
 run "consistency no old" 2 "$WT" consistency --log-dir "$L"
@@ -161,6 +163,24 @@ wait $feeder 2>/dev/null
 check "quiet pipe: SIGTERM exit 0" test $rc = 0
 run "quiet pipe: verify" 0 "$WT" verify-log --log-dir "$TMP/lq"
 check "quiet pipe: sealed" sh -c "tail -1 '$TMP/lq/log.jsonl' | grep -q '\"type\":\"checkpoint\"'"
+
+# --- files that are not what they should be: refused, never replaced ----
+run "report over its own log" 2 "$WT" report --log-dir "$L" --out "$L/log.jsonl" && has err "is the audit log"
+run "verify after report refusal" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY"
+mkfifo "$TMP/notreg"
+run "report over a FIFO" 2 "$WT" report --log-dir "$L" --out "$TMP/notreg" && has err "not a regular file"
+check "the FIFO is still one" test -p "$TMP/notreg"
+mkdir -p "$TMP/lf"
+cp "$L/log.jsonl" "$TMP/lf/a.jsonl"
+mkfifo "$TMP/lf/a.jsonl.checkpoint"
+run "verify: a FIFO side file does not block" 2 timeout 20 "$WT" verify-log --log-file "$TMP/lf/a.jsonl" && has err "not a regular file"
+run "verify: a FIFO log does not block" 2 timeout 20 "$WT" verify-log --log-file "$TMP/notreg" && has err "not a regular file"
+run "empty --log-dir" 2 "$WT" verify-log --log-dir "" && has err "empty directory name"
+run "--log-file a directory" 2 "$WT" watch --backend synthetic --iterations 1 --log-file "$TMP" && has err "is a directory"
+run "watch: no whole window" 1 "$WT" watch --trace "$DATA/fake_gpu.csv" --window 100000 --log-dir "$TMP/lnw" && has err "no window"
+run "watch: a port it cannot have" 1 "$WT" watch --backend synthetic --iterations 1 --interval 0 --log-dir "$TMP/lport" --listen 192.0.2.1:9400 && has err "cannot listen there"
+check "watch: no log left by a failed --listen" test ! -e "$TMP/lport"
+check "watch: no raw library line" sh -c "! grep -q 'Failed to bind' '$TMP/err'"
 
 # --- SIGKILL mid-run: verifiable (perhaps unsealed), then recovered ----
 before=$(grep -c '"type":"class"' "$L/log.jsonl")

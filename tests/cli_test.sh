@@ -56,6 +56,7 @@ run mcp-help 0 "$WT" mcp --help && has out "usage: workloadtruth mcp"
 run mcp-token-without-http 2 "$WT" mcp --token-file /nonexistent && has err "go with --http" && oneline
 run mcp-bad-addr 2 "$WT" mcp --http nonsense && has err "expected HOST:PORT" && oneline
 run mcp-public-without-token 2 env -u WT_MCP_TOKEN "$WT" mcp --http 0.0.0.0:0 && has err "not a loopback address" && oneline
+run mcp-allow-host-bad 2 "$WT" mcp --http 127.0.0.1:0 --allow-host "ok.example,a b" && has err "'a b' is not a host name" && oneline
 
 # ---- bad flags and values: one line, exit 2
 run unknown-flag 2 "$WT" classify --bogus && has err "unknown option '--bogus'" && oneline
@@ -250,12 +251,42 @@ run train-one-class 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" -
 run train-dump 0 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --simulate 1 --python-windows 5 --dump-features "$TMP/t.csv"
 grep -q "^file,source,gpu_model,truth,avg_gpu_util_pct" "$TMP/t.csv" || { echo "FAIL [train-dump]: no header"; fails=$((fails + 1)); }
 grep -q '^"simulator:dense-training+burn@0.25","simulator","simulated",TRAINING,' "$TMP/t.csv" || { echo "FAIL [train-dump]: no simulator window"; fails=$((fails + 1)); }
-run train-dump-dir 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --simulate 1 --dump-features "$TMP/nodir/t.csv" && has err "nodir/t.csv" && oneline
+run train-dump-dir 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --simulate 1 --dump-features "$TMP/nodir/t.csv" && has err "nodir/t.csv" && has err "directory is missing" && oneline
 run bench-holdout-suite 2 "$WT" benchmark --suite sim --holdout family --traces "$DATA" && has err "--holdout family goes with --suite evasion" && oneline
 run bench-holdout-notraces 2 "$WT" benchmark --suite evasion --holdout family && has err "--traces DIR" && oneline
 run bench-traces-alone 2 "$WT" benchmark --suite evasion --traces "$DATA" && has err "--traces and --features go with --holdout" && oneline
 run bench-features-alone 2 "$WT" benchmark --suite evasion --features duty && has err "--traces and --features go with --holdout" && oneline
 run bench-features-bad 2 "$WT" benchmark --suite evasion --holdout family --traces "$DATA" --features duty,bogus && has err "--features: unknown feature 'bogus'" && oneline
+
+# ---- outputs never replace inputs or devices; input is never lost
+cp "$DATA/labelled.csv" "$TMP/in.csv"
+run eval-dump-is-input 2 "$WT" eval --traces "$TMP/in.csv" --dump-features "$TMP/in.csv" && has err "is one of the input files" && oneline
+cmp -s "$DATA/labelled.csv" "$TMP/in.csv" || { echo "FAIL [eval-dump-is-input]: the input changed"; fails=$((fails + 1)); }
+run train-out-is-input 2 "$WT" train --traces "$TMP/in.csv" --out "$TMP/in.csv" && has err "is one of the input files" && oneline
+mkdir -p "$TMP/tr" && cp "$DATA/labelled.csv" "$TMP/tr/a.csv"
+run train-dump-in-input-dir 2 "$WT" train --traces "$TMP/tr" --out "$TMP/m" --dump-features "$TMP/tr/d.csv" && has err "inside an input directory" && oneline
+run train-out-dir 2 "$WT" train --traces "$TMP/in.csv" --out "$TMP" && has err "is a directory" && oneline
+mkdir -p "$TMP/empty"
+run train-no-traces 1 "$WT" train --traces "$TMP/empty" --out "$TMP/m" && has err "no trace files found" && oneline
+run bench-holdout-no-traces 1 "$WT" benchmark --suite evasion --holdout family --traces "$TMP/empty" --trials 1 && has err "no trace files found"
+printf '# format: workloadtruth-trace/2\nt_s,power_w\n0,1\n' >"$TMP/v2.csv"
+run format-version 1 "$WT" classify --trace "$TMP/v2.csv" && has err "is not supported" && oneline
+
+# ---- output that cannot be written is an error, said once
+if [ -w /dev/full ]; then
+    for c in "--version" "gpus --backend synthetic" "eval --traces $DATA/labelled.csv --window 5 --classifier rules" "benchmark --trials 1"; do
+        n=$((n + 1))
+        # shellcheck disable=SC2086
+        "$WT" $c >/dev/full 2>"$TMP/err"
+        rc=$?
+        if [ "$rc" != 1 ] || [ "$(wc -l <"$TMP/err")" != 1 ] || ! grep -q "cannot write" "$TMP/err"; then
+            echo "FAIL [stdout-full: $c]: exit $rc, stderr:"
+            sed 's/^/    /' "$TMP/err" | head -3
+            fails=$((fails + 1))
+        fi
+    done
+fi
+run unknown-command-newline 2 "$WT" "$(printf 'x\ny')" && has err "unknown command 'x?y'" && oneline
 
 if [ -n "$SHARED" ] && [ -d "$SHARED" ]; then
     f="$SHARED/hap/ep000_ordinary_finetune_qwen2.5-0.5b.csv"

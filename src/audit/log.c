@@ -88,7 +88,8 @@ static int64_t now_ms(const struct wt_log_opts *o)
 
 int wt_log_read_key(const char *path, struct wt_note_key *k, struct wt_err *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO planted as the key must not hang the writer */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return wt_errf(err, errno == ENOENT ? WT_EINVAL : WT_EIO, "cannot open key file %s: %s",
                        path, strerror(errno));
@@ -98,6 +99,10 @@ int wt_log_read_key(const char *path, struct wt_note_key *k, struct wt_err *err)
     int rc = WT_OK;
     if (fstat(fd, &st)) {
         rc = wt_errf(err, WT_EIO, "cannot stat %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        rc = wt_errf(err, WT_EINVAL, "key file %s is not a regular file", path);
         goto out;
     }
     if (st.st_mode & 077) {

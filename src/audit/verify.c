@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "audit/entry.h"
+#include "util/fileio.h"
 
 const char *wt_damage_name(enum wt_damage d)
 {
@@ -354,7 +355,9 @@ static void load_ext(struct vs *v, const char *path, int side)
 {
     struct ext *e = &v->ext[v->next];
     e->label = path;
-    FILE *f = fopen(path, "rb");
+    const char *why = NULL;
+    errno = 0;
+    FILE *f = wt_fopen_regular(path, &why);
     if (!f) {
         if (side && errno == ENOENT) {
             warnf(v, "no checkpoint file %s: only checkpoint records seal the log", path);
@@ -362,8 +365,7 @@ static void load_ext(struct vs *v, const char *path, int side)
         }
         v->next++;
         e->loaded = -1;
-        snprintf(v->r->message, sizeof(v->r->message), "cannot read checkpoint %s: %s", path,
-                 strerror(errno));
+        snprintf(v->r->message, sizeof(v->r->message), "cannot read checkpoint %s: %s", path, why);
         return;
     }
     char *buf = malloc(WT_NOTE_MAX_LEN + 1);
@@ -602,9 +604,10 @@ int wt_verify_file(const char *path, const struct wt_verify_opts *o, struct wt_v
         snprintf(r->message, sizeof(r->message), "out of memory");
         goto out;
     }
-    f = fopen(path, "rb");
+    const char *why = NULL;
+    f = wt_fopen_regular(path, &why);
     if (!f) {
-        snprintf(r->message, sizeof(r->message), "cannot open %s: %s", path, strerror(errno));
+        snprintf(r->message, sizeof(r->message), "cannot open %s: %s", path, why);
         r->status = WT_VERIFY_ERROR;
         goto out;
     }
@@ -666,13 +669,14 @@ int wt_log_read_leaves(const char *path, uint64_t n, uint8_t (**leaves)[32], uin
     if (n > (1ull << 40))
         return wt_errf(err, WT_ENOMEM, "log too large");
     uint8_t(*lv)[32] = malloc((size_t)(n ? n : 1) * 32);
-    FILE *f = fopen(path, "rb");
+    const char *why = "out of memory";
+    FILE *f = lv ? wt_fopen_regular(path, &why) : NULL;
     char *buf = NULL;
     size_t cap = 0;
     int rc = WT_OK;
     if (!lv || !f) {
         rc = !lv ? wt_errf(err, WT_ENOMEM, "out of memory")
-                 : wt_errf(err, WT_EIO, "cannot open %s: %s", path, strerror(errno));
+                 : wt_errf(err, WT_EIO, "cannot open %s: %s", path, why);
         goto out;
     }
     for (uint64_t i = 0; i < n; i++) {

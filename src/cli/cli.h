@@ -12,6 +12,10 @@
 #define WT_EXIT_ERROR 1
 #define WT_EXIT_USAGE 2
 
+/* Set by a command that has already said it could not write standard
+ * output, so that main does not say it twice. */
+extern int wt_cli_stdout_reported;
+
 int wt_cmd_classify(int argc, char **argv);
 int wt_cmd_benchmark(int argc, char **argv);
 int wt_cmd_eval(int argc, char **argv);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "output/output.h"
+#include "util/fileio.h"
 
 int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct wt_log_paths *p)
 {
@@ -29,9 +31,19 @@ int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct
         fprintf(stderr, "%s: give --log-dir or --log-file, not both (see --help)\n", prog);
         return 2;
     }
-    if (file)
+    if (dir && !*dir) {
+        fprintf(stderr, "%s: --log-dir: empty directory name (see --help)\n", prog);
+        return 2;
+    }
+    if (file) {
+        struct stat st;
+        if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
+            fprintf(stderr, "%s: --log-file %s: %s\n", prog, file,
+                    S_ISDIR(st.st_mode) ? "is a directory (use --log-dir)" : "not a regular file");
+            return 2;
+        }
         rc = wt_log_paths_file(p, file, &err);
-    else {
+    } else {
         if (!dir)
             dir = getenv("WT_LOG_DIR");
         if (!dir || !*dir)
@@ -48,9 +60,10 @@ int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct
 /* Reads at most max bytes of a file ("-": standard input); NUL-terminated. */
 static char *read_input(const char *prog, const char *path, size_t max, size_t *len)
 {
-    FILE *f = (!path || !strcmp(path, "-")) ? stdin : fopen(path, "rb");
+    const char *why = NULL;
+    FILE *f = (!path || !strcmp(path, "-")) ? stdin : wt_fopen_regular(path, &why);
     if (!f) {
-        fprintf(stderr, "%s: cannot open %s: %s\n", prog, path, strerror(errno));
+        fprintf(stderr, "%s: cannot open %s: %s\n", prog, path, why);
         return NULL;
     }
     char *buf = malloc(max + 2);
@@ -75,20 +88,25 @@ int wt_cli_read_vkey(const char *prog, const char *arg, struct wt_note_vkey *v)
 {
     struct wt_err err = {{0}};
     char text[1024];
-    if (access(arg, R_OK) == 0) {
-        FILE *f = fopen(arg, "r");
+    int is_file = access(arg, R_OK) == 0;
+    if (is_file) {
+        const char *why = "empty";
+        FILE *f = wt_fopen_regular(arg, &why);
         if (!f || !fgets(text, sizeof(text), f)) {
-            fprintf(stderr, "%s: cannot read verifier key file %s\n", prog, arg);
+            fprintf(stderr, "%s: cannot read verifier key file %s: %s\n", prog, arg,
+                    f ? (ferror(f) ? "read error" : "empty") : why);
             if (f)
                 fclose(f);
-            return 1;
+            return 2;
         }
         fclose(f);
     } else {
         snprintf(text, sizeof(text), "%s", arg);
     }
     if (wt_note_parse_vkey(text, v, &err) != WT_OK) {
-        fprintf(stderr, "%s: --vkey: %s\n", prog, err.msg);
+        /* the argument is a key or a file's name: say both when it is neither */
+        fprintf(stderr, "%s: --vkey: %s%s\n", prog, err.msg,
+                is_file ? "" : " (nor is it a readable file)");
         return 2;
     }
     return 0;

@@ -85,6 +85,8 @@ static int holdout_init(struct holdout *h, const struct wt_strlist *traces, size
     int rc = WT_OK;
     for (int i = 0; i < traces->n && rc == WT_OK; i++)
         rc = wt_trainset_add(&h->ts, traces->v[i], &h->cfg, err);
+    if (rc == WT_OK && h->ts.nfiles == 0)
+        rc = wt_errf(err, WT_EINVAL, "--traces: no trace files found");
     if (rc == WT_OK && h->cfg.sim_per_cell)
         rc = wt_trainset_add_sim(&h->ts, h->cfg.sim_per_cell, &h->cfg, err);
     if (rc == WT_OK && h->cfg.py_per_cell)

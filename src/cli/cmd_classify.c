@@ -248,6 +248,7 @@ int wt_cmd_classify(int argc, char **argv)
         int prc2 = wt_json_print(stdout, j);
         json_decref(j);
         if (prc2) {
+            wt_cli_stdout_reported = 1;
             fail("cannot write JSON output");
             goto out;
         }
@@ -267,6 +268,7 @@ int wt_cmd_classify(int argc, char **argv)
                    (long long)json_integer_value(json_object_get(where, "seq")));
     }
     if (fflush(stdout) != 0) {
+        wt_cli_stdout_reported = 1;
         fail("cannot write output");
         goto out;
     }

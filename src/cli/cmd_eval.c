@@ -15,6 +15,7 @@
 #include "cli/opts.h"
 #include "eval/eval.h"
 #include "output/output.h"
+#include "util/fileio.h"
 
 int wt_cmd_eval(int argc, char **argv)
 {
@@ -115,6 +116,13 @@ int wt_cmd_eval(int argc, char **argv)
         }
         o.train_features = flist;
     }
+    const char *clash =
+        dump_path ? wt_output_clash(dump_path, (const char *const *)paths.v, paths.n) : NULL;
+    if (clash) {
+        fprintf(stderr, "workloadtruth eval: --dump-features %s: %s\n", dump_path, clash);
+        wt_strlist_free(&paths);
+        return WT_EXIT_USAGE;
+    }
     if (dump_path && !(o.dump = fopen(dump_path, "w"))) {
         fprintf(stderr, "workloadtruth eval: cannot open '%s': %s\n", dump_path, strerror(errno));
         wt_strlist_free(&paths);
@@ -179,6 +187,7 @@ int wt_cmd_eval(int argc, char **argv)
         json_decref(j);
         if (rc) {
             fprintf(stderr, "workloadtruth eval: cannot write JSON output\n");
+            wt_cli_stdout_reported = 1;
             status = WT_EXIT_ERROR;
         }
     } else {

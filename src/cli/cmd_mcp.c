@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@
 #include "mcp/http.h"
 #include "mcp/server.h"
 #include "mcp/stdio.h"
+#include "util/fileio.h"
+#include "util/text.h"
 
 #define PROG "workloadtruth mcp"
 #define MAX_TOKEN 4096
@@ -46,10 +49,11 @@ static int read_token(const char *path, char *out, size_t cap)
         }
         snprintf(out, cap, "%s", e);
     } else {
-        FILE *f = fopen(path, "r");
+        const char *why = NULL;
+        FILE *f = wt_fopen_regular(path, &why);
         struct stat st;
         if (!f) {
-            fprintf(stderr, PROG ": --token-file %s: %s\n", path, strerror(errno));
+            fprintf(stderr, PROG ": --token-file %s: %s\n", path, why);
             return -1;
         }
         if (fstat(fileno(f), &st) == 0 && (st.st_mode & 077)) {
@@ -143,9 +147,25 @@ int wt_cmd_mcp(int argc, char **argv)
     size_t nhosts = 0;
     char *allow_copy = allow ? strdup(allow) : NULL;
     if (allow_copy)
-        for (char *save = NULL, *t = strtok_r(allow_copy, ",", &save); t && nhosts < 32;
-             t = strtok_r(NULL, ",", &save))
+        for (char *save = NULL, *t = strtok_r(allow_copy, ",", &save); t;
+             t = strtok_r(NULL, ",", &save)) {
+            /* a host name, or an IPv6 address in brackets, as Host carries it */
+            size_t n = strlen(t);
+            int ok = n > 0 && n <= 255 && nhosts < 32;
+            for (size_t i = 0; ok && i < n; i++)
+                ok = isalnum((unsigned char)t[i]) || strchr(".-_:[]", t[i]) != NULL;
+            if (!ok) {
+                char shown[64];
+                snprintf(shown, sizeof(shown), "%s", t);
+                fprintf(stderr,
+                        PROG ": --allow-host: '%s' is not a host name (letters, digits, '.', "
+                             "'-', a bracketed IPv6 address; at most 32 names)\n",
+                        wt_text_clean(shown));
+                free(allow_copy);
+                return WT_EXIT_USAGE;
+            }
             hosts[nhosts++] = t;
+        }
 
     struct wt_mcp_config cfg = {0};
     cfg.backend = backend;

@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "output/report.h"
+#include "util/fileio.h"
 
 int wt_cmd_report(int argc, char **argv)
 {
@@ -60,6 +61,16 @@ int wt_cmd_report(int argc, char **argv)
     tmp[0] = '\0';
     if ((prc = wt_cli_log_paths(help.prog, dir, file, &p)) != 0)
         return prc;
+    if (!to_stdout) {
+        const char *const logs[] = {p.log, p.key, p.checkpoint, p.lock};
+        const char *clash = wt_output_clash(out, logs, 4);
+        if (clash) {
+            fprintf(stderr, "%s: --out %s: %s%s\n", help.prog, out,
+                    strstr(clash, "input") ? "is the audit log or one of its files" : clash,
+                    strstr(clash, "input") ? ": choose another name" : "");
+            return WT_EXIT_USAGE;
+        }
+    }
     if (vkey_arg) {
         if ((prc = wt_cli_read_vkey(help.prog, vkey_arg, &vk)) != 0)
             return prc;
@@ -89,6 +100,8 @@ int wt_cmd_report(int argc, char **argv)
     }
     if (wt_report_write(f, p.log, &ro, &info, &err) != WT_OK) {
         fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+        if (to_stdout)
+            wt_cli_stdout_reported = 1;
         goto cleanup;
     }
     if (!to_stdout) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "classify/classifier.h"
 #include "classify/model.h"
@@ -17,9 +18,21 @@
 #include "cli/opts.h"
 #include "eval/eval.h"
 #include "eval/trainset.h"
+#include "util/fileio.h"
 
 /* Writes the training windows as CSV: what the model learns from, for review
  * and for studying features outside the tool. */
+/* The directory a new file at path would go in exists and may be written. */
+static int dir_writable(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return access(".", W_OK | X_OK) == 0;
+    snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    return access(dir, W_OK | X_OK) == 0;
+}
+
 static int dump_trainset(const struct wt_trainset *ts, const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -113,6 +126,22 @@ int wt_cmd_train(int argc, char **argv)
     }
     if (features)
         cfg.features = flist;
+    /* outputs are checked before minutes of training, and may not be inputs */
+    const char *const outs[] = {strcmp(out_path, "-") ? out_path : NULL, dump_path};
+    const char *const onames[] = {"--out", "--dump-features"};
+    for (int i = 0; i < 2; i++) {
+        const char *clash = outs[i] ? wt_output_clash(outs[i], paths.v, paths.n) : NULL;
+        if (clash) {
+            fprintf(stderr, "workloadtruth train: %s %s: %s\n", onames[i], outs[i], clash);
+            status = WT_EXIT_USAGE;
+            goto out;
+        }
+        if (outs[i] && !dir_writable(outs[i])) {
+            fprintf(stderr, "workloadtruth train: cannot write %s %s: %s\n", onames[i], outs[i],
+                    "its directory is missing or not writable");
+            goto out; /* an I/O error, status 1 */
+        }
+    }
     cfg.rounds = (int)rounds;
     cfg.sim_per_cell = (unsigned)sim;
     cfg.py_per_cell = (unsigned)py;
@@ -124,6 +153,10 @@ int wt_cmd_train(int argc, char **argv)
             fprintf(stderr, "workloadtruth train: %s\n", err.msg);
             goto out;
         }
+    if (ts.nfiles == 0) {
+        fprintf(stderr, "workloadtruth train: no trace files found\n");
+        goto out;
+    }
     if (cfg.sim_per_cell && wt_trainset_add_sim(&ts, cfg.sim_per_cell, &cfg, &err) != WT_OK) {
         fprintf(stderr, "workloadtruth train: %s\n", err.msg);
         goto out;

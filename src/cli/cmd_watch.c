@@ -657,6 +657,23 @@ int wt_cmd_watch(int argc, char **argv)
             wt_metrics_gpu(metrics, g, &l);
         }
     }
+    /* the metrics port before the log: a port that cannot be had leaves no
+     * new log behind (/healthz says unhealthy until the log is open) */
+    if (listen) {
+        unsigned port = 0;
+        if (wt_exporter_start(&exporter, listen, metrics, healthy, NULL, &port, &err) != WT_OK) {
+            fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+            status = strstr(err.msg, "expected") || strstr(err.msg, "must be") ? WT_EXIT_USAGE
+                                                                               : WT_EXIT_ERROR;
+            goto out;
+        }
+        char host[128];
+        snprintf(host, sizeof(host), "%s", listen);
+        char *colon = strrchr(host, ':');
+        if (colon)
+            *colon = '\0';
+        fprintf(stderr, "%s: serving metrics at http://%s:%u/metrics\n", help.prog, host, port);
+    }
     /* the log, once the source and GPUs are known to be fine: create it
      * when missing, then open it so a damaged log or a held lock fails
      * before sampling */
@@ -683,21 +700,6 @@ int wt_cmd_watch(int argc, char **argv)
     }
 
     healthy_flag = 1;
-    if (listen) {
-        unsigned port = 0;
-        if (wt_exporter_start(&exporter, listen, metrics, healthy, NULL, &port, &err) != WT_OK) {
-            fprintf(stderr, "%s: %s\n", help.prog, err.msg);
-            status = strstr(err.msg, "expected") || strstr(err.msg, "must be") ? WT_EXIT_USAGE
-                                                                               : WT_EXIT_ERROR;
-            goto out;
-        }
-        char host[128];
-        snprintf(host, sizeof(host), "%s", listen);
-        char *colon = strrchr(host, ':');
-        if (colon)
-            *colon = '\0';
-        fprintf(stderr, "%s: serving metrics at http://%s:%u/metrics\n", help.prog, host, port);
-    }
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     w->heartbeat_s = beat;
@@ -923,6 +925,12 @@ int wt_cmd_watch(int argc, char **argv)
         fprintf(stderr, "%s: %llu window%s logged to %s\n", help.prog, w->written,
                 w->written == 1 ? "" : "s", w->paths.log);
         status = ((gpu_failed && !done_windows) || record_failed) ? WT_EXIT_ERROR : WT_EXIT_OK;
+        if (!done_windows && !stop_flag && !gpu_failed) {
+            /* the input ended before one whole window: nothing was watched */
+            fprintf(stderr, "%s: no window: the input ended before %llu samples of a GPU\n",
+                    help.prog, window);
+            status = WT_EXIT_ERROR;
+        }
     }
 out:
     (void)writer_started;

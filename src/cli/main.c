@@ -3,12 +3,14 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "classify/classifier.h"
 #include "cli/cli.h"
+#include "util/text.h"
 
 struct command {
     const char *name;
@@ -61,6 +63,26 @@ static void usage(FILE *f)
     fprintf(f, "\n'workloadtruth <command> --help' describes each command's options.\n");
 }
 
+int wt_cli_stdout_reported;
+
+/* Output that could not be written is an error, reported once, whatever
+ * the command (a full disk, a closed pipe, /dev/full). */
+static int finish(const char *cmd, int rc)
+{
+    int bad = ferror(stdout);
+    errno = 0;
+    if (fflush(stdout) != 0)
+        bad = 1;
+    if (bad) {
+        if (!wt_cli_stdout_reported)
+            fprintf(stderr, "workloadtruth %s: cannot write to standard output%s%s\n", cmd,
+                    errno ? ": " : "", errno ? strerror(errno) : "");
+        if (rc == WT_EXIT_OK)
+            rc = WT_EXIT_ERROR;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     /* writing past a file-size limit is an error (EFBIG) to report, not a
@@ -73,15 +95,17 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
         printf("workloadtruth %s\n", WT_VERSION);
-        return WT_EXIT_OK;
+        return finish("--version", WT_EXIT_OK);
     }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage(stdout);
-        return WT_EXIT_OK;
+        return finish("--help", WT_EXIT_OK);
     }
     for (int i = 0; commands[i].name; i++)
         if (!strcmp(cmd, commands[i].name))
-            return commands[i].run(argc - 2, argv + 2);
-    fprintf(stderr, "workloadtruth: unknown command '%.60s' (see --help)\n", cmd);
+            return finish(cmd, commands[i].run(argc - 2, argv + 2));
+    char shown[64];
+    snprintf(shown, sizeof(shown), "%s", cmd);
+    fprintf(stderr, "workloadtruth: unknown command '%s' (see --help)\n", wt_text_clean(shown));
     return WT_EXIT_USAGE;
 }

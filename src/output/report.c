@@ -15,6 +15,7 @@
 #include "audit/merkle.h"
 #include "output/report.h"
 #include "util/text.h"
+#include "util/fileio.h"
 
 enum { C_TRAIN, C_INFER, C_IDLE, C_UNK, NCLASS };
 
@@ -471,9 +472,10 @@ static int read_prefix(struct model *m, struct wt_err *err)
     wt_merkle_range_init(&range);
     if (r->entries == 0)
         return WT_OK;
-    f = fopen(m->log_path, "rb");
+    const char *why = NULL;
+    f = wt_fopen_regular(m->log_path, &why);
     if (!f) {
-        rc = wt_errf(err, WT_EIO, "cannot open %s: %s", m->log_path, strerror(errno));
+        rc = wt_errf(err, WT_EIO, "cannot open %s: %s", m->log_path, why);
         goto cleanup;
     }
     line = malloc(WT_ENTRY_MAX_LINE + 2);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/text.h"
+
 int wt_errf(struct wt_err *err, int code, const char *fmt, ...)
 {
     if (err) {
@@ -12,6 +14,7 @@ int wt_errf(struct wt_err *err, int code, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
         va_end(ap);
+        wt_text_clean(err->msg); /* one line, whatever the input echoed in it */
     }
     return code;
 }
@@ -32,4 +35,5 @@ void wt_err_prefix(struct wt_err *err, const char *prefix)
     memcpy(tmp + p + 2, err->msg, m);
     tmp[p + 2 + m] = '\0';
     memcpy(err->msg, tmp, sizeof(tmp));
+    wt_text_clean(err->msg);
 }

@@ -2,13 +2,17 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "util/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef PATH_MAX
@@ -84,4 +88,73 @@ int wt_write_file_durable(const char *dir, const char *path, const void *buf, si
         return WT_EIO;
     }
     return wt_fsync_dir(dir, err);
+}
+
+FILE *wt_fopen_regular(const char *path, const char **why)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        *why = strerror(errno);
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        *why = strerror(errno);
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *why = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
+        close(fd);
+        return NULL;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        *why = strerror(errno);
+        close(fd);
+    }
+    return f;
+}
+
+int wt_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+const char *wt_output_clash(const char *path, const char *const *inputs, int n)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return S_ISDIR(st.st_mode) ? "is a directory" : "exists and is not a regular file";
+    size_t len = strlen(path);
+    int csv = len >= 4 && !strcasecmp(path + len - 4, ".csv");
+    /* the directory the output would be in, resolved */
+    char dir[PATH_MAX], rdir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == path)
+        snprintf(dir, sizeof(dir), "/");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    int have_dir = realpath(dir, rdir) != NULL;
+    for (int i = 0; i < n; i++) {
+        struct stat si;
+        if (!inputs[i] || stat(inputs[i], &si) != 0)
+            continue;
+        if (S_ISREG(si.st_mode) && wt_same_file(path, inputs[i]))
+            return "is one of the input files";
+        char rin[PATH_MAX];
+        if (S_ISDIR(si.st_mode) && csv && have_dir && realpath(inputs[i], rin)) {
+            size_t k = strlen(rin);
+            if (!strncmp(rdir, rin, k) && (rdir[k] == '\0' || rdir[k] == '/' || k == 1))
+                return "is a .csv inside an input directory (it would be read as a trace)";
+        }
+    }
+    return NULL;
 }

@@ -2,7 +2,9 @@
  * witness rely on (spec §9): a new file created with O_EXCL, or a file
  * replaced atomically through FILE.tmp and rename(); in both cases the data
  * is fsync'ed before, and the directory after, the name appears.  Not for
- * the log itself (log.c appends with one write + fdatasync).
+ * the log itself (log.c appends with one write + fdatasync).  Also the
+ * checks that keep reads from blocking on a FIFO and writes from replacing
+ * a device or an input.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -10,6 +12,7 @@
 #define WT_FILEIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "util/err.h"
@@ -25,5 +28,19 @@ int wt_fsync_dir(const char *dir, struct wt_err *err) WT_WARN_UNUSED;
  * (or its old content, for WT_FILE_REPLACE) and errno says why. */
 int wt_write_file_durable(const char *dir, const char *path, const void *buf, size_t len,
                           mode_t mode, int how, struct wt_err *err) WT_WARN_UNUSED;
+
+/* Opens path for reading if it is a regular file; a FIFO, a device or a
+ * directory is refused without blocking.  NULL on failure, with *why set
+ * (strerror(errno), or "not a regular file"). */
+FILE *wt_fopen_regular(const char *path, const char **why);
+
+/* 1 when a and b name the same existing file. */
+int wt_same_file(const char *a, const char *b);
+
+/* Why an output file may not be written at path, or NULL when it may: it
+ * exists and is not a regular file (a device, a FIFO, a directory), or it
+ * is one of the n input paths, or a .csv inside an input directory (which
+ * a directory walk would then read). */
+const char *wt_output_clash(const char *path, const char *const *inputs, int n);
 
 #endif
