@@ -246,6 +246,7 @@ run eval-columns 2 "$WT" eval --traces "$DATA" --columns power_w,bogus && has er
 run eval-dump 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 --classifier rules --dump-features "$TMP/f.csv"
 grep -q "^file,source,gpu_model,gpu,t_start,truth,predicted,confidence,score,avg_gpu_util_pct" "$TMP/f.csv" || { echo "FAIL [eval-dump]: no header"; fails=$((fails + 1)); }
 run eval-holdout-rules 2 "$WT" eval --traces "$DATA" --holdout source --classifier rules && has err "has nothing to train"
+run eval-depth-alone 2 "$WT" eval --traces "$DATA" --depth 2 && has err "--depth goes with --holdout" && oneline
 run train-usage 2 "$WT" train --traces "$DATA" && has err "needs --traces" && oneline
 run train-one-class 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --python-windows 0 --simulate 0 && has err "both TRAINING and INFERENCE"
 run train-dump 0 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --simulate 1 --python-windows 5 --dump-features "$TMP/t.csv"

@@ -26,7 +26,7 @@ int wt_cmd_eval(int argc, char **argv)
     bool json = false, per_file = false;
     double resample = 0;
     long long train_sim = -1;
-    unsigned long long train_sim_u = 0, train_py_u = 0, alone_u = 1;
+    unsigned long long train_sim_u = 0, train_py_u = 0, alone_u = 1, depth_u = 0, rounds_u = 0;
     const char *columns = NULL, *dump_path = NULL, *holdout = NULL, *features = NULL;
     const char *model_path = NULL;
     struct wt_model *model = NULL;
@@ -49,6 +49,8 @@ int wt_cmd_eval(int argc, char **argv)
         {"--python-windows", WT_OPT_UINT, &train_py_u, "N", "--holdout: windows per Python-profile cell added to each fold's training (default 40; 0: none)", 0, 10000, NULL, false},
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},
         {"--alone-views", WT_OPT_UINT, &alone_u, "0|1", "--holdout: also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
+        {"--depth", WT_OPT_UINT, &depth_u, "N", "--holdout: tree depth of each fold's model (default 3)", 1, 3, NULL, false},
+        {"--rounds", WT_OPT_UINT, &rounds_u, "N", "--holdout: boosting rounds of each fold's model (default 300)", 1, WT_MODEL_MAX_TREES, NULL, false},
         {"--per-file", WT_OPT_FLAG, &per_file, NULL, "text output: also one row per file", 0, 0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (totals, per class, confusion, per source, per file)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
@@ -100,6 +102,8 @@ int wt_cmd_eval(int argc, char **argv)
     o.train_sim = (int)train_sim;
     o.train_alone = wt_opts_get(opts, "--alone-views")->seen ? (int)alone_u : -1;
     o.train_py = wt_opts_get(opts, "--python-windows")->seen ? (int)train_py_u : -1;
+    o.train_depth = (int)depth_u;
+    o.train_rounds = (int)rounds_u;
     struct wt_eval_report rep;
     struct wt_err err = {{0}};
     int status = WT_EXIT_OK;
@@ -129,8 +133,9 @@ int wt_cmd_eval(int argc, char **argv)
         return WT_EXIT_ERROR;
     }
     wt_eval_init(&rep, &o);
-    static const char *const train_only[] = {"--features", "--simulate", "--python-windows",
-                                             "--alone-views", NULL};
+    static const char *const train_only[] = {
+        "--features", "--simulate", "--python-windows", "--alone-views", "--depth",
+        "--rounds",   NULL};
     for (int i = 0; train_only[i]; i++)
         if (!holdout && wt_opts_get(opts, train_only[i])->seen) {
             fprintf(stderr, "workloadtruth eval: %s goes with --holdout (see --help)\n",

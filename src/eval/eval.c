@@ -228,6 +228,10 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
     cfg.features = o->train_features;
     if (o->train_alone >= 0)
         cfg.alone_views = o->train_alone;
+    if (o->train_depth > 0)
+        cfg.depth = o->train_depth;
+    if (o->train_rounds > 0)
+        cfg.rounds = o->train_rounds;
     cfg.nfeatures = o->train_nfeatures;
     for (int i = 0; i < npaths; i++)
         if ((rc = wt_trainset_add(&ts, paths[i], &cfg, err)) != WT_OK)

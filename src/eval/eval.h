@@ -36,6 +36,8 @@ struct wt_eval_opts {
     int train_py;       /* --holdout: Python-profile windows per cell (-1: the default) */
     int group_by_model; /* report rows per GPU model instead of per source */
     int train_alone;    /* --holdout: learn multi-GPU windows without peers too (-1: default) */
+    int train_depth;    /* --holdout: tree depth (0: the default) */
+    int train_rounds;   /* --holdout: boosting rounds (0: the default) */
 };
 
 struct wt_eval_counts {
