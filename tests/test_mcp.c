@@ -162,6 +162,18 @@ static void parse_kinds(void **state)
     }
 }
 
+/* text[0..n) parses as an invalid message with this code and a message
+ * that contains needle. */
+static void expect_invalid(const char *text, size_t n, int code, const char *needle)
+{
+    struct wt_rpc_msg m;
+    wt_rpc_parse(text, n, &m);
+    assert_int_equal(m.kind, WT_RPC_INVALID);
+    assert_int_equal(m.error_code, code);
+    assert_non_null(strstr(m.error_message, needle));
+    wt_rpc_free(&m);
+}
+
 /* Notifications that are invalid for MCP are flagged (stdio never answers
  * them); one whose method is not even a string is an invalid request. */
 static void invalid_notifications(void **state)
@@ -208,18 +220,14 @@ static void too_many_values(void **state)
     for (size_t i = 0; i < k; i++)
         n += (size_t)sprintf(t + n, "%s[]", i ? "," : "");
     n += (size_t)sprintf(t + n, "]}}");
-    struct wt_rpc_msg m;
-    wt_rpc_parse(t, n, &m);
-    assert_int_equal(m.kind, WT_RPC_INVALID);
-    assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
-    assert_non_null(strstr(m.error_message, "JSON values"));
-    wt_rpc_free(&m);
+    expect_invalid(t, n, WT_RPC_INVALID_REQUEST, "JSON values");
     /* commas and brackets inside strings are not values */
     n = (size_t)sprintf(t,
                         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"s\":\"");
     for (size_t i = 0; i < k; i++)
         n += (size_t)sprintf(t + n, "[,\\\"");
     n += (size_t)sprintf(t + n, "\"}}");
+    struct wt_rpc_msg m;
     wt_rpc_parse(t, n, &m);
     assert_int_equal(m.kind, WT_RPC_REQUEST);
     wt_rpc_free(&m);
@@ -252,12 +260,7 @@ static void oversized_message(void **state)
     assert_non_null(big);
     memset(big, ' ', n);
     memcpy(big, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", 40);
-    struct wt_rpc_msg m;
-    wt_rpc_parse(big, n, &m);
-    assert_int_equal(m.kind, WT_RPC_INVALID);
-    assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
-    assert_non_null(strstr(m.error_message, "limit"));
-    wt_rpc_free(&m);
+    expect_invalid(big, n, WT_RPC_INVALID_REQUEST, "limit");
     free(big);
 }
 
