@@ -7,6 +7,8 @@
  */
 #include "testutil.h"
 
+#include <sys/stat.h>
+
 #include "classify/declared.h"
 #include "export/metrics.h"
 
@@ -47,7 +49,7 @@ static void exposition(void **state)
     wt_metrics_window(&m, 0, &r, WT_CLASS_INFERENCE, 1);
     wt_metrics_window(&m, 0, &r, WT_CLASS_INFERENCE, 1);
     wt_metrics_samples(&m, 0, 30, 0);
-    wt_metrics_audit(&m, 5, 1, 1);
+    wt_metrics_audit(&m, 5, 1, 2, 1);
     size_t len;
     char *t = wt_metrics_render(&m, 1e9, &len);
     assert_non_null(t);
@@ -62,6 +64,9 @@ static void exposition(void **state)
     assert_non_null(strstr(t, "indicator=\"clocks_locked\"} 0\n"));
     assert_non_null(strstr(t, "workloadtruth_samples_read_total{gpu=\"0\"} 30\n"));
     assert_non_null(strstr(t, "workloadtruth_audit_appends_total 5\n"));
+    assert_non_null(strstr(t, "workloadtruth_audit_dropped_records_total 2\n"));
+    assert_non_null(strstr(t, "workloadtruth_up 1\n"));
+    assert_non_null(strstr(t, "workloadtruth_scrapes_total 0\n")); /* rendering is not a scrape */
     /* the counter counts both windows */
     char *c = strstr(t, "workloadtruth_gpu_classifications_total{gpu=\"0\"");
     assert_non_null(c);
@@ -101,9 +106,14 @@ static void textfile(void **state)
     struct wt_metrics m;
     wt_metrics_init(&m);
     struct wt_err err = {{0}};
+    mode_t old = umask(0027); /* systemd's UMask=0027 */
     assert_int_equal(wt_metrics_write_textfile(&m, dir, 0, &err), WT_OK);
+    umask(old);
     char path[128];
     snprintf(path, sizeof(path), "%s/workloadtruth.prom", dir);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644); /* node_exporter, another user, reads it */
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     char line[200];

@@ -110,6 +110,7 @@ struct writer {
     unsigned long long written, dropped, errors;
     unsigned ngpus, failed_gpus;
     int gave_up;
+    int log_ok;   /* the last write succeeded (for /healthz: a disk that recovers heals it) */
     int unsealed; /* everything was written but the final seal was not */
     char failed_list[128];
     struct wt_metrics *metrics; /* NULL: no exporter */
@@ -121,9 +122,9 @@ static void report_metrics(struct writer *w, int checkpointed)
     if (!w->metrics)
         return;
     pthread_mutex_lock(&w->mu);
-    unsigned long long written = w->written, errors = w->errors;
+    unsigned long long written = w->written, errors = w->errors, dropped = w->dropped;
     pthread_mutex_unlock(&w->mu);
-    wt_metrics_audit(w->metrics, written, errors, checkpointed);
+    wt_metrics_audit(w->metrics, written, errors, dropped, checkpointed);
 }
 
 static void push(struct writer *w, enum wt_entry_type type, json_t *fields)
@@ -203,6 +204,7 @@ static void fail_log(struct writer *w, const char *msg)
     fprintf(stderr, "workloadtruth watch: %s\n", msg);
     pthread_mutex_lock(&w->mu);
     w->errors++;
+    w->log_ok = 0;
     pthread_mutex_unlock(&w->mu);
     wt_log_close(w->log); /* reopened (and re-verified) before the next try */
     w->log = NULL;
@@ -275,6 +277,7 @@ static void *writer_main(void *arg)
                 free(r);
                 pthread_mutex_lock(&w->mu);
                 w->written++;
+                w->log_ok = 1;
                 pthread_mutex_unlock(&w->mu);
                 w->since_seal++;
                 exit_tries = 0; /* progress: only attempts that write nothing count */
@@ -311,6 +314,7 @@ static void *writer_main(void *arg)
             free(r);
             pthread_mutex_lock(&w->mu);
             w->written++;
+            w->log_ok = 1;
             pthread_mutex_unlock(&w->mu);
             w->since_seal++;
             exit_tries = 0; /* progress: only attempts that write nothing count */
@@ -700,6 +704,7 @@ int wt_cmd_watch(int argc, char **argv)
     }
 
     healthy_flag = 1;
+    w->log_ok = 1;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     w->heartbeat_s = beat;
@@ -871,7 +876,7 @@ int wt_cmd_watch(int argc, char **argv)
                 fprintf(stderr, "%s: --textfile: %s\n", help.prog, terr.msg);
         }
         pthread_mutex_lock(&w->mu);
-        healthy_flag = !w->gave_up && w->errors == 0;
+        healthy_flag = !w->gave_up && w->log_ok;
         pthread_mutex_unlock(&w->mu);
         if (!(iterations && it + 1 >= iterations)) {
             if (pace > 0)
@@ -887,6 +892,21 @@ int wt_cmd_watch(int argc, char **argv)
     pthread_mutex_unlock(&w->mu);
     pthread_join(tid, NULL);
     writer_started = 0;
+    if (metrics) {
+        /* the last word of the textfile: what was written, and that the
+         * agent is no longer running (node_exporter keeps serving the file) */
+        report_metrics(w, 0);
+        wt_metrics_stop(metrics);
+        if (textfile) {
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            struct wt_err terr = {{0}};
+            if (wt_metrics_write_textfile(metrics, textfile,
+                                          (double)now.tv_sec + (double)now.tv_nsec * 1e-9,
+                                          &terr) != WT_OK)
+                fprintf(stderr, "%s: --textfile: %s\n", help.prog, terr.msg);
+        }
+    }
     size_t left = 0;
     if (w->retry) {
         json_decref(w->retry->fields);

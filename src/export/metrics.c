@@ -4,11 +4,13 @@
  */
 #include "export/metrics.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/fileio.h"
@@ -115,14 +117,29 @@ void wt_metrics_samples(struct wt_metrics *m, int i, unsigned long long n, int r
     pthread_mutex_unlock(&m->mu);
 }
 
+void wt_metrics_stop(struct wt_metrics *m)
+{
+    pthread_mutex_lock(&m->mu);
+    m->stopped = 1;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void wt_metrics_scraped(struct wt_metrics *m)
+{
+    pthread_mutex_lock(&m->mu);
+    m->scrapes++;
+    pthread_mutex_unlock(&m->mu);
+}
+
 void wt_metrics_audit(struct wt_metrics *m, unsigned long long appends, unsigned long long errors,
-                      int checkpointed)
+                      unsigned long long dropped, int checkpointed)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     pthread_mutex_lock(&m->mu);
     m->appends = appends;
     m->append_errors = errors;
+    m->dropped = dropped;
     if (checkpointed)
         m->last_checkpoint = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
     pthread_mutex_unlock(&m->mu);
@@ -229,11 +246,10 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
     b.p[0] = '\0';
     char lab[2048];
     pthread_mutex_lock(&m->mu);
-    m->scrapes++;
     family(&b, "workloadtruth_build_info", "gauge", "Build information about workloadtruth.");
     put(&b, "workloadtruth_build_info{version=\"%s\"} 1\n", WT_VERSION);
-    family(&b, "workloadtruth_up", "gauge", "1 while the agent is running.");
-    put(&b, "workloadtruth_up 1\n");
+    family(&b, "workloadtruth_up", "gauge", "1 while the agent is running, 0 once it stopped.");
+    put(&b, "workloadtruth_up %d\n", !m->stopped);
 
     family(&b, "workloadtruth_gpu_workload_class", "gauge",
            "Workload class of the last classified window of each GPU (1 for the current class).");
@@ -317,6 +333,9 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
     family(&b, "workloadtruth_audit_append_errors_total", "counter",
            "Audit-log writes that failed (they are retried).");
     put(&b, "workloadtruth_audit_append_errors_total %llu\n", m->append_errors);
+    family(&b, "workloadtruth_audit_dropped_records_total", "counter",
+           "Records never written: the writer fell behind and its queue overflowed.");
+    put(&b, "workloadtruth_audit_dropped_records_total %llu\n", m->dropped);
     family(&b, "workloadtruth_audit_last_checkpoint_age_seconds", "gauge",
            "Seconds since the audit log's last signed checkpoint (NaN before the first).");
     put(&b, "workloadtruth_audit_last_checkpoint_age_seconds ");
@@ -342,5 +361,9 @@ int wt_metrics_write_textfile(struct wt_metrics *m, const char *dir, double now,
     snprintf(path, sizeof(path), "%s/workloadtruth.prom", dir);
     int rc = wt_write_file_durable(dir, path, text, len, 0644, WT_FILE_REPLACE, err);
     free(text);
+    /* node_exporter reads it as another user: 0644 whatever the umask (a
+     * systemd UMask=0027 made it 0640) */
+    if (rc == WT_OK && chmod(path, 0644) != 0)
+        rc = wt_errf(err, WT_EIO, "chmod 0644 %s: %s", path, strerror(errno));
     return rc;
 }

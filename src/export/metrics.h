@@ -52,10 +52,11 @@ struct wt_metrics {
     pthread_mutex_t mu;
     char hostname[64];
     struct wt_gpu_metrics gpu[WT_METRICS_MAX_GPUS];
-    unsigned long long appends, append_errors;
+    unsigned long long appends, append_errors, dropped;
     double last_checkpoint; /* unix seconds; 0: none yet */
     unsigned long long scrapes;
     int label_style_dcgm;
+    int stopped; /* the agent has stopped: workloadtruth_up 0 (the last textfile says so) */
 };
 
 void wt_metrics_init(struct wt_metrics *m);
@@ -70,8 +71,14 @@ void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l
 void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
                        enum wt_class declared, int mismatch);
 void wt_metrics_samples(struct wt_metrics *m, int i, unsigned long long n, int read_error);
+/* appends, errors and dropped are totals since the start; dropped: records
+ * lost because the writer fell behind (the queue overflowed). */
 void wt_metrics_audit(struct wt_metrics *m, unsigned long long appends, unsigned long long errors,
-                      int checkpointed);
+                      unsigned long long dropped, int checkpointed);
+/* The agent is stopping: `workloadtruth_up` becomes 0. */
+void wt_metrics_stop(struct wt_metrics *m);
+/* Counts a scrape of the HTTP exporter (a textfile write is not one). */
+void wt_metrics_scraped(struct wt_metrics *m);
 
 /* The exposition (text format 0.0.4), malloc'd; *len without the NUL.
  * now: unix seconds (for the checkpoint age). */
