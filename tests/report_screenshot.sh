@@ -43,7 +43,7 @@ mkdir -p "$OUT"
 LOG=$OUT/log
 TRACE=$OUT/node7.csv
 SRC=$TRACES/training_profile/titanx_2gpu_2025-12-05-02-37-06.csv
-WINDOW=30
+WINDOW=300 # 30 s at 10 Hz: the physics classifier says UNKNOWN under 5 s
 if [ ! -f "$SRC" ]; then
     SRC=$HERE/data/fake_gpu.csv
     WINDOW=10

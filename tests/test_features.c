@@ -162,6 +162,73 @@ static void test_grid_keeps_last_sample(void **state)
     assert_true(fabs(f.v[WT_F_ON_LEN] - 0.1) < 1e-9);
 }
 
+/* A GPU busy throughout for 30 samples at 1 Hz has a 30 s on-phase and
+ * 2 bursts per minute, whether the step reads 1.0, 1.000001 or 0.999999 s:
+ * the model's thresholds sit at these values, so float noise in a run's
+ * length must not move it (run lengths are rounded to 0.01 s). */
+static void test_run_length_rounding(void **state)
+{
+    (void)state;
+    enum { N = 30 };
+    struct wt_sample s[N];
+    double u[N];
+    for (int i = 0; i < N; i++)
+        u[i] = 100;
+    const double steps[] = {1.0, 1.000001, 0.999999};
+    for (size_t a = 0; a < 3; a++) {
+        fill(s, N, u, NULL);
+        for (int i = 0; i < N; i++)
+            s[i].t_s = steps[a] * i;
+        struct wt_window w = {
+            .s = s, .n = N, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+        struct wt_features f;
+        wt_features_compute(&w, &f);
+        assert_true(f.v[WT_F_ON_LEN] == 30.0);
+    }
+}
+
+/* Memory growth per minute is a slope over time: duplicated rows do not
+ * halve it.  An energy counter that goes back (a reset) is not trusted:
+ * power is integrated instead. */
+static void test_slope_and_counter_reset(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    struct wt_sample s[N];
+    double u[N];
+    for (int i = 0; i < N; i++)
+        u[i] = 100;
+    struct wt_window w = {
+        .s = s, .n = 30, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_features f1, f2;
+    fill(s, N, u, NULL);
+    for (int i = 0; i < N; i++) {
+        s[i].v[WT_COL_MEM_TOTAL] = 80000;
+        s[i].v[WT_COL_MEM_USED] = 1000 + 80.0 * i; /* 80 MiB/s: 6% of the card per minute */
+    }
+    wt_features_compute(&w, &f1);
+    fill(s, N, u, NULL); /* the same, every row twice */
+    for (int i = 0; i < N; i++) {
+        s[i].t_s = (double)(i / 2);
+        s[i].v[WT_COL_MEM_TOTAL] = 80000;
+        s[i].v[WT_COL_MEM_USED] = 1000 + 80.0 * (i / 2);
+    }
+    w.n = N;
+    wt_features_compute(&w, &f2);
+    assert_true(fabs(f1.v[WT_F_MEM_SLOPE] - 0.06) < 1e-9);
+    assert_true(fabs(f2.v[WT_F_MEM_SLOPE] - 0.06) < 1e-9);
+
+    fill(s, N, u, NULL);
+    for (int i = 0; i < 30; i++) {
+        s[i].v[WT_COL_POWER_LIMIT] = 700;
+        s[i].v[WT_COL_POWER] = 700;
+        s[i].v[WT_COL_ENERGY] = 700.0 * (i < 15 ? 1000 + i : i - 15); /* reset at 15 */
+    }
+    w.n = 30;
+    wt_features_compute(&w, &f1);
+    assert_true(fabs(f1.v[WT_F_ENERGY_ACTIVE] - 1.0) < 1e-9);
+}
+
 /* The rhythm inside bursts: a pure on/off square wave has none (constant
  * while on), however periodic its duty cycle; a training step rhythm keeps
  * it through sleeps of irregular length, which blur the whole-window
@@ -273,6 +340,8 @@ int main(void)
         cmocka_unit_test(test_long_window_cadence),
         cmocka_unit_test(test_grid_keeps_last_sample),
         cmocka_unit_test(test_active_acf),
+        cmocka_unit_test(test_run_length_rounding),
+        cmocka_unit_test(test_slope_and_counter_reset),
         cmocka_unit_test(test_windows),
         cmocka_unit_test(test_truth),
     };

@@ -252,6 +252,63 @@ static void test_too_few_samples(void **state)
     assert_int_equal(r.cls, WT_CLASS_UNKNOWN);
 }
 
+/* The physics classifier does not read a cadence into 10 samples of a
+ * 10 Hz trace (1 s): UNKNOWN, however busy the GPU. */
+static void test_physics_short_window(void **state)
+{
+    (void)state;
+    struct wt_sample s[10];
+    for (int i = 0; i < 10; i++) {
+        wt_sample_clear(&s[i], 0);
+        s[i].t_s = 0.1 * i;
+        s[i].v[WT_COL_UTIL_GPU] = 100;
+        s[i].v[WT_COL_POWER] = 650;
+    }
+    struct wt_window w = {
+        .s = s, .n = 10, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_result r;
+    struct wt_err err;
+    assert_int_equal(wt_classify_window(wt_classifier_find("physics"), &w, &r, &err), WT_OK);
+    assert_int_equal(r.cls, WT_CLASS_UNKNOWN);
+    assert_non_null(strstr(r.reasons[0].text, "too short"));
+    for (int i = 0; i < 10; i++)
+        s[i].t_s = 1.0 * i; /* 10 s at 1 Hz: classified */
+    assert_int_equal(wt_classify_window(wt_classifier_find("physics"), &w, &r, &err), WT_OK);
+    assert_int_not_equal(r.cls, WT_CLASS_UNKNOWN);
+}
+
+/* A window longer than the model's 30 s is scored on its last 30 s: a GPU
+ * busy throughout gets the same class and confidence from 30, 31 and 600
+ * samples at 1 Hz (its on-phase length had put longer windows out of the
+ * model's range: steady training read as INFERENCE from 31 samples on). */
+static void test_physics_long_window(void **state)
+{
+    (void)state;
+    enum { NL = 600 };
+    static struct wt_sample s[NL];
+    for (int i = 0; i < NL; i++) {
+        wt_sample_clear(&s[i], 0);
+        s[i].t_s = i;
+        s[i].v[WT_COL_UTIL_GPU] = 100;
+        s[i].v[WT_COL_POWER] = 650;
+    }
+    const struct wt_classifier *c = wt_classifier_find("physics");
+    struct wt_result r30, r;
+    struct wt_err err;
+    struct wt_window w = {.s = s, .n = 30, .power_semantics = "avg1s", .gpu_model = "NVIDIA H100"};
+    assert_int_equal(wt_classify_window(c, &w, &r30, &err), WT_OK);
+    const size_t lens[] = {31, 60, 600};
+    for (size_t k = 0; k < 3; k++) {
+        w.n = lens[k];
+        w.s = s + (NL - lens[k]);
+        assert_int_equal(wt_classify_window(c, &w, &r, &err), WT_OK);
+        assert_int_equal(r.cls, r30.cls);
+        assert_true(r.confidence == r30.confidence);
+        assert_int_equal(r.sample_count, lens[k]);
+        assert_non_null(strstr(r.reasons[r.nreasons - 1].text, "last 30 s"));
+    }
+}
+
 static void test_registry(void **state)
 {
     (void)state;
@@ -273,6 +330,8 @@ int main(void)
         cmocka_unit_test(test_sd_overlap),
         cmocka_unit_test(test_tie),
         cmocka_unit_test(test_not_measured),
+        cmocka_unit_test(test_physics_short_window),
+        cmocka_unit_test(test_physics_long_window),
         cmocka_unit_test(test_too_few_samples),
         cmocka_unit_test(test_registry),
     };

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
@@ -62,9 +63,49 @@ int wt_classify_window(const struct wt_classifier *c, const struct wt_window *w,
         return wt_errf(err, WT_EINVAL,
                        "GPU %d: %zu sample%s in the window; the %s classifier needs at least %zu",
                        w->gpu, w->n, w->n == 1 ? "" : "s", c->name, c->min_samples);
+    /* the last max_seconds of a longer window: samples after t_last - max
+     * (as eval cuts [t0, t0 + W)), the peers over the same time */
+    struct wt_window tail;
+    struct wt_window *tpeers = NULL;
+    size_t from = 0;
+    if (c->max_seconds > 0 && w->n >= 2) {
+        double cut = w->s[w->n - 1].t_s - c->max_seconds + 1e-9;
+        while (from < w->n && w->s[from].t_s <= cut)
+            from++;
+        if (w->n - from < c->min_samples)
+            from = 0; /* too sparse to cut: the whole window */
+    }
+    if (from > 0) {
+        tail = *w;
+        tail.s = w->s + from;
+        tail.n = w->n - from;
+        double cut = w->s[from].t_s;
+        if (w->npeers) {
+            tpeers = malloc(w->npeers * sizeof(*tpeers));
+            if (!tpeers)
+                return wt_errf(err, WT_ENOMEM, "out of memory");
+            for (size_t p = 0; p < w->npeers; p++) {
+                tpeers[p] = w->peers[p];
+                size_t k = 0;
+                while (k < tpeers[p].n && tpeers[p].s[k].t_s < cut)
+                    k++;
+                tpeers[p].s += k;
+                tpeers[p].n -= k;
+            }
+            tail.peers = tpeers;
+        }
+        w = &tail; /* sample_count and window_seconds still say what was given */
+    }
     if (c->basic_features)
         wt_features_compute_basic(w, &out->features);
     else
         wt_features_compute(w, &out->features);
-    return c->classify(c, w, &out->features, out, err);
+    int rc = c->classify(c, w, &out->features, out, err);
+    if (from > 0 && rc == WT_OK)
+        wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
+                             "scored on the window's last %.0f s (%zu of %zu samples): the model "
+                             "learnt from windows of at most %.0f s",
+                             c->max_seconds, w->n, w->n + from, c->max_seconds);
+    free(tpeers);
+    return rc;
 }

@@ -60,6 +60,10 @@ struct wt_classifier {
     size_t nexposed;
     size_t min_samples; /* fewer is an error, not a guess */
     int basic_features; /* needs only the Python tool's six features */
+    /* > 0: a window longer than this is classified on its last max_seconds
+     * (a model learnt from windows of that length; longer ones would put its
+     * length-dependent features, such as on-phase length, out of range) */
+    double max_seconds;
     /* Fills cls, confidence and reasons; the caller has set the rest. */
     int (*classify)(const struct wt_classifier *c, const struct wt_window *w,
                     const struct wt_features *f, struct wt_result *out, struct wt_err *err);

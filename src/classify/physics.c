@@ -6,7 +6,9 @@
  * 2. IDLE when the GPU was active (utilization >= 5%, or power above 20% of
  *    its reference when utilization is not measured) in at most 20% of the
  *    window and its mean power is at most 40% of the reference.
- * 3. Otherwise the model's log-odds s of TRAINING: TRAINING when
+ * 3. A window that covers less than WT_PHYSICS_MIN_SECONDS (its span plus one
+ *    sample period) is UNKNOWN: too short to show a rhythm.
+ * 4. Otherwise the model's log-odds s of TRAINING: TRAINING when
  *    p = 1 / (1 + e^-s) >= 0.5 + WT_PHYSICS_MARGIN, INFERENCE when
  *    p <= 0.5 - WT_PHYSICS_MARGIN, else UNKNOWN (too little evidence to call).
  *
@@ -29,6 +31,9 @@
 #define IDLE_DUTY_MAX 0.2
 #define IDLE_POWER_NORM_MAX 0.4
 #define WT_PHYSICS_MARGIN 0.15
+/* The model learnt from windows of 10 to 30 s: a window much shorter (10
+ * samples of a 10 Hz trace span 1 s) has no cadence to read. */
+#define WT_PHYSICS_MIN_SECONDS 5.0
 #define MAX_EVIDENCE 5
 
 /* The features the model may use: time shape (the step rhythm inside
@@ -205,6 +210,17 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
                              w->gpu_model);
         return WT_OK;
     }
+    double covers = wt_window_seconds(w) +
+                    (wt_measured(f->v[WT_F_SAMPLE_PERIOD]) ? f->v[WT_F_SAMPLE_PERIOD] : 0);
+    if (covers < WT_PHYSICS_MIN_SECONDS) {
+        out->cls = WT_CLASS_UNKNOWN;
+        out->confidence = 0;
+        wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
+                             "the window covers %.1f s: too short to show a rhythm (at least "
+                             "%.0f s; the model learnt from 10 to 30 s): no evidence",
+                             covers, WT_PHYSICS_MIN_SECONDS);
+        return WT_OK;
+    }
     if (!model_has_evidence(m, f)) {
         out->cls = WT_CLASS_UNKNOWN;
         out->confidence = 0;
@@ -262,6 +278,7 @@ const struct wt_classifier wt_classifier_physics = {
     .exposed = exposed,
     .nexposed = sizeof(exposed) / sizeof(exposed[0]),
     .min_samples = 5,
+    .max_seconds = 30,
     .classify = physics_classify,
     .model = NULL,
 };

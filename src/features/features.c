@@ -506,9 +506,25 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     double msd = wt_stat_stdev(s, n, WT_COL_MEM_USED);
     if (wt_measured(mmean) && wt_measured(mtotal) && mtotal > 0) {
         f->v[WT_F_MEM_FRAC] = mmean / mtotal;
-        double slope = f->v[WT_F_MEM_GROWTH]; /* per sample */
-        if (wt_measured(slope) && wt_measured(period) && period > 0)
-            f->v[WT_F_MEM_SLOPE] = slope / period * 60.0 / mtotal;
+        /* least squares over time (not per sample: duplicated or irregular
+         * samples must not change the growth per minute) */
+        double st = 0, sm = 0, stt = 0, stm = 0;
+        size_t nm = 0;
+        for (size_t i = 0; i < n; i++)
+            if (wt_measured(s[i].v[WT_COL_MEM_USED])) {
+                double t = s[i].t_s - s[0].t_s, m = s[i].v[WT_COL_MEM_USED];
+                st += t;
+                sm += m;
+                stt += t * t;
+                stm += t * m;
+                nm++;
+            }
+        double vt = nm >= 2 ? stt / (double)nm - (st / (double)nm) * (st / (double)nm) : 0;
+        if (vt > 0) {
+            double slope = (stm / (double)nm - st / (double)nm * (sm / (double)nm)) / vt;
+            if (isfinite(slope * 60.0 / mtotal)) /* absurd values overflow: not measured */
+                f->v[WT_F_MEM_SLOPE] = slope * 60.0 / mtotal;
+        }
     }
     if (wt_measured(mmean) && wt_measured(msd) && mmean > 0)
         f->v[WT_F_MEM_CV] = msd / mmean;
@@ -528,7 +544,15 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
             if (wt_measured(s[i - 1].v[WT_COL_ENERGY]))
                 i1 = i - 1;
         double energy = NAN;
-        if (i0 < i1 && s[i1].v[WT_COL_ENERGY] >= s[i0].v[WT_COL_ENERGY] && s[i1].t_s > s[i0].t_s) {
+        /* a counter that goes back anywhere (a reset, a wrap) is not used:
+         * its first and last readings would hide the lost energy */
+        int monotonic = 1;
+        for (size_t i = i0, last = i0; i0 < i1 && i <= i1 && monotonic; i++)
+            if (wt_measured(s[i].v[WT_COL_ENERGY])) {
+                monotonic = s[i].v[WT_COL_ENERGY] >= s[last].v[WT_COL_ENERGY];
+                last = i;
+            }
+        if (i0 < i1 && monotonic && s[i1].t_s > s[i0].t_s) {
             energy = s[i1].v[WT_COL_ENERGY] - s[i0].v[WT_COL_ENERGY];
             double covered = s[i1].t_s - s[i0].t_s;
             if (covered != span)
@@ -618,7 +642,9 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
             }
             if (a != prev) {
                 if (prev == 1) {
-                    double l = (double)cur * h;
+                    /* to 0.01 s: a grid step of 0.999999 s or 1.000001 s
+                     * must not move a 30 s run across a threshold */
+                    double l = round((double)cur * h * 100.0) / 100.0;
                     son += l;
                     sson += l * l;
                     runs++;
