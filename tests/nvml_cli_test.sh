@@ -125,6 +125,16 @@ WT_FAKE_NVML_FAULTS=lost=1@40 run record-lost 0 "$WT" record --nvml-lib "$FAKE" 
 has err "fell off the bus"
 has err "the other GPUs keep recording"
 grep -q "^[0-9.]*,0," "$TMP/lost.csv" || { echo "FAIL [record-lost]: no GPU 0 rows"; fails=$((fails + 1)); }
+# watch: a lost GPU's class gauges go, workloadtruth_gpu_failed says so, and
+# when every watched GPU is lost watch exits 1 (a service manager restarts it)
+mkdir -p "$TMP/prom"
+WT_FAKE_NVML_SPEED=5 WT_FAKE_NVML_FAULTS=lost=1@60 run watch-all-lost 1 "$WT" watch --nvml-lib "$FAKE" --gpus 1 --interval 0.2 --window 5 --log-dir "$TMP/wl" --textfile "$TMP/prom"
+has err "every watched GPU failed"
+grep -q '^workloadtruth_gpu_failed{gpu="1"} 1$' "$TMP/prom/workloadtruth.prom" || { echo "FAIL [watch-all-lost]: no gpu_failed 1"; fails=$((fails + 1)); }
+if grep -q '^workloadtruth_gpu_workload_class{' "$TMP/prom/workloadtruth.prom"; then
+    echo "FAIL [watch-all-lost]: the lost GPU still has a class gauge"; fails=$((fails + 1))
+fi
+grep -q '^workloadtruth_up 0$' "$TMP/prom/workloadtruth.prom" || { echo "FAIL [watch-all-lost]: the last textfile does not say up 0"; fails=$((fails + 1)); }
 # interrupted recordings are valid traces
 "$WT" record --nvml-lib "$FAKE" --out "$TMP/int.csv" --interval 0.1 >/dev/null 2>&1 &
 pid=$!

@@ -740,6 +740,8 @@ int wt_cmd_watch(int argc, char **argv)
                 fprintf(stderr, "%s: GPU %d failed: %s%s\n", help.prog, g, err.msg,
                         others ? "; watching the others" : "");
                 gpu_failed = 1;
+                if (metrics)
+                    wt_metrics_gpu_failed(metrics, g);
                 pthread_mutex_lock(&w->mu);
                 w->failed_gpus++;
                 size_t fl = strlen(w->failed_list);
@@ -944,7 +946,13 @@ int wt_cmd_watch(int argc, char **argv)
     } else {
         fprintf(stderr, "%s: %llu window%s logged to %s\n", help.prog, w->written,
                 w->written == 1 ? "" : "s", w->paths.log);
-        status = ((gpu_failed && !done_windows) || record_failed) ? WT_EXIT_ERROR : WT_EXIT_OK;
+        /* every GPU failed: nothing is watched any more (a service manager
+         * should restart it, e.g. after a GPU reset) */
+        int all_failed = w->ngpus > 0 && w->failed_gpus >= w->ngpus;
+        if (all_failed && done_windows)
+            fprintf(stderr, "%s: every watched GPU failed\n", help.prog);
+        status = ((gpu_failed && (!done_windows || all_failed)) || record_failed) ? WT_EXIT_ERROR
+                                                                                   : WT_EXIT_OK;
         if (!done_windows && !stop_flag && !gpu_failed) {
             /* the input ended before one whole window: nothing was watched */
             fprintf(stderr, "%s: no window: the input ended before %llu samples of a GPU\n",

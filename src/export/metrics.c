@@ -117,6 +117,16 @@ void wt_metrics_samples(struct wt_metrics *m, int i, unsigned long long n, int r
     pthread_mutex_unlock(&m->mu);
 }
 
+void wt_metrics_gpu_failed(struct wt_metrics *m, int i)
+{
+    if (i < 0 || i >= WT_METRICS_MAX_GPUS)
+        return;
+    pthread_mutex_lock(&m->mu);
+    m->gpu[i].failed = 1;
+    m->gpu[i].classified = 0;
+    pthread_mutex_unlock(&m->mu);
+}
+
 void wt_metrics_stop(struct wt_metrics *m)
 {
     pthread_mutex_lock(&m->mu);
@@ -316,6 +326,11 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
             put(&b, "workloadtruth_gpu_tamper_indicator{%s,indicator=\"%s\"} %d\n", lab,
                 tamper_names[t], g->tamper[t]);
     }
+    family(&b, "workloadtruth_gpu_failed", "gauge",
+           "1 once a GPU failed and is no longer watched (its class gauges are gone), else 0.");
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
+        if (m->gpu[i].used)
+            put(&b, "workloadtruth_gpu_failed{gpu=\"%s\"} %d\n", m->gpu[i].l.gpu, m->gpu[i].failed);
     family(&b, "workloadtruth_samples_read_total", "counter", "Telemetry samples read per GPU.");
     for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
         if (m->gpu[i].used)

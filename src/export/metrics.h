@@ -46,6 +46,7 @@ struct wt_gpu_metrics {
     int tamper[3]; /* power limit below default, clocks locked, software power cap */
     unsigned long long per_class[4]; /* training, inference, idle, unknown */
     unsigned long long samples, read_errors;
+    int failed; /* the GPU failed and is no longer watched */
 };
 
 struct wt_metrics {
@@ -71,6 +72,10 @@ void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l
 void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
                        enum wt_class declared, int mismatch);
 void wt_metrics_samples(struct wt_metrics *m, int i, unsigned long long n, int read_error);
+/* GPU i failed (it fell off the bus, its trace broke): its class, confidence,
+ * declaration, mismatch and tamper gauges go (they would repeat its last
+ * window for ever) and workloadtruth_gpu_failed says 1. */
+void wt_metrics_gpu_failed(struct wt_metrics *m, int i);
 /* appends, errors and dropped are totals since the start; dropped: records
  * lost because the writer fell behind (the queue overflowed). */
 void wt_metrics_audit(struct wt_metrics *m, unsigned long long appends, unsigned long long errors,
