@@ -95,6 +95,18 @@ static void exposition(void **state)
     assert_non_null(strstr(t, "UUID=\"GPU-1234\",pci_bus_id=\"\",modelName="));
     assert_non_null(strstr(t, "Hostname=\""));
     free(t);
+    /* a new owner is a new series: its counts start from zero; the same
+     * owner again keeps counting */
+    m.label_style_dcgm = 0;
+    snprintf(l.slurm_job_id, sizeof(l.slurm_job_id), "888");
+    wt_metrics_owner(&m, 0, &l);
+    wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, 0);
+    wt_metrics_owner(&m, 0, &l);
+    t = wt_metrics_render(&m, 1e9, &len);
+    c = strstr(t, "workloadtruth_gpu_classifications_total{gpu=\"0\"");
+    assert_non_null(c);
+    assert_non_null(strstr(c, "slurm_job_id=\"888\",class=\"training\"} 1\n"));
+    free(t);
     wt_metrics_free(&m);
 }
 

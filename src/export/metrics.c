@@ -78,6 +78,11 @@ void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l
     pthread_mutex_lock(&m->mu);
     struct wt_gpu_metrics *g = slot(m, i);
     if (g && g->used) {
+        /* another owner is another series: its counts start from zero (a
+         * new job's series had carried the previous job's windows) */
+        if (strcmp(g->l.pod, l->pod) || strcmp(g->l.k8s_namespace, l->k8s_namespace) ||
+            strcmp(g->l.container, l->container) || strcmp(g->l.slurm_job_id, l->slurm_job_id))
+            memset(g->per_class, 0, sizeof(g->per_class));
         memcpy(g->l.pod, l->pod, sizeof(g->l.pod));
         memcpy(g->l.k8s_namespace, l->k8s_namespace, sizeof(g->l.k8s_namespace));
         memcpy(g->l.container, l->container, sizeof(g->l.container));
