@@ -173,6 +173,17 @@ static void requeue(struct writer *w, struct qrec *r)
     pthread_mutex_unlock(&w->mu);
 }
 
+/* Writes DIR/workloadtruth.prom now; a failure is said and watching goes on. */
+static void write_textfile(struct wt_metrics *m, const char *dir)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct wt_err err = {{0}};
+    if (wt_metrics_write_textfile(m, dir, (double)now.tv_sec + (double)now.tv_nsec * 1e-9, &err) !=
+        WT_OK)
+        fprintf(stderr, "workloadtruth watch: --textfile: %s\n", err.msg);
+}
+
 /* Opens the log if it is not open; reports failures once per streak. */
 static int ensure_open(struct writer *w, int *reported)
 {
@@ -868,15 +879,8 @@ int wt_cmd_watch(int argc, char **argv)
             }
             fflush(stdout);
         }
-        if (textfile) {
-            struct timespec now;
-            clock_gettime(CLOCK_REALTIME, &now);
-            struct wt_err terr = {{0}};
-            if (wt_metrics_write_textfile(metrics, textfile,
-                                          (double)now.tv_sec + (double)now.tv_nsec * 1e-9,
-                                          &terr) != WT_OK)
-                fprintf(stderr, "%s: --textfile: %s\n", help.prog, terr.msg);
-        }
+        if (textfile)
+            write_textfile(metrics, textfile);
         pthread_mutex_lock(&w->mu);
         healthy_flag = !w->gave_up && w->log_ok;
         pthread_mutex_unlock(&w->mu);
@@ -899,15 +903,8 @@ int wt_cmd_watch(int argc, char **argv)
          * agent is no longer running (node_exporter keeps serving the file) */
         report_metrics(w, 0);
         wt_metrics_stop(metrics);
-        if (textfile) {
-            struct timespec now;
-            clock_gettime(CLOCK_REALTIME, &now);
-            struct wt_err terr = {{0}};
-            if (wt_metrics_write_textfile(metrics, textfile,
-                                          (double)now.tv_sec + (double)now.tv_nsec * 1e-9,
-                                          &terr) != WT_OK)
-                fprintf(stderr, "%s: --textfile: %s\n", help.prog, terr.msg);
-        }
+        if (textfile)
+            write_textfile(metrics, textfile);
     }
     size_t left = 0;
     if (w->retry) {
@@ -952,7 +949,7 @@ int wt_cmd_watch(int argc, char **argv)
         if (all_failed && done_windows)
             fprintf(stderr, "%s: every watched GPU failed\n", help.prog);
         status = ((gpu_failed && (!done_windows || all_failed)) || record_failed) ? WT_EXIT_ERROR
-                                                                                   : WT_EXIT_OK;
+                                                                                  : WT_EXIT_OK;
         if (!done_windows && !stop_flag && !gpu_failed) {
             /* the input ended before one whole window: nothing was watched */
             fprintf(stderr, "%s: no window: the input ended before %llu samples of a GPU\n",
