@@ -162,10 +162,10 @@ static void test_grid_keeps_last_sample(void **state)
     assert_true(fabs(f.v[WT_F_ON_LEN] - 0.1) < 1e-9);
 }
 
-/* A GPU busy throughout for 30 samples at 1 Hz has a 30 s on-phase and
- * 2 bursts per minute, whether the step reads 1.0, 1.000001 or 0.999999 s:
- * the model's thresholds sit at these values, so float noise in a run's
- * length must not move it (run lengths are rounded to 0.01 s). */
+/* A GPU busy throughout for 30 samples at 1 Hz has a 30 s on-phase, whether
+ * the step reads 1.0, 1.000001 or 0.999999 s: the model's thresholds sit at
+ * that value, so float noise in a run's length must not move it (run
+ * lengths are rounded to 0.01 s). */
 static void test_run_length_rounding(void **state)
 {
     (void)state;
