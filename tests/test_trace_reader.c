@@ -98,6 +98,17 @@ static void test_malformed(void **state)
     expect_error("t_s,power_w\n0,0x10\n", "not a number");
     expect_error("t_s,power_w\n0,72.3 W\n", "not a number: '72.3 W'"); /* no units in our format */
     expect_error("t_s,power_w\n,1\n", "t.csv:2: column 't_s': empty");
+    /* physically impossible values */
+    expect_error("t_s,util_gpu_pct\n0,950\n",
+                 "t.csv:2: column 'util_gpu_pct': 950 is impossible (must be 0 to 100)");
+    expect_error("t_s,util_mem_pct\n0,-1\n", "column 'util_mem_pct': -1 is impossible");
+    expect_error("t_s,power_w\n0,-300\n",
+                 "t.csv:2: column 'power_w': -300 is impossible (must be 0 or more)");
+    expect_error("t_s,mem_used_mib\n0,-5\n", "column 'mem_used_mib': -5 is impossible");
+    expect_error("t_s,procs\n0,-1\n", "column 'procs': -1 is impossible");
+    assert_int_equal(tu_parse("t_s,util_gpu_pct,power_w,temp_c,energy_j\n0,100,0,-5,-10\n",
+                              &(struct wt_err){{0}}),
+                     WT_DONE);
     expect_error("t_s,gpu\n0,-1\n", "column 'gpu': not a GPU index");
     expect_error("t_s,gpu\n0,1.5\n", "not a GPU index");
     expect_error("t_s,gpu\n0,99999\n", "is not below 1024");
@@ -356,6 +367,8 @@ static void test_nvsmi_malformed(void **state)
     expect_error("index, power.draw [W], power.draw [W]\n", "appears twice");
     /* only nvidia-smi's own units are stripped: another is not a number */
     expect_error("index, power.draw [W]\n0, 100 kW\n", "not a number: '100 kW'");
+    expect_error("index, utilization.gpu [%]\n0, 950 %\n",
+                 "column 'utilization.gpu [%]': 950 % is impossible (must be 0 to 100)");
     /* a later format version is not read as this one */
     expect_error("# format: workloadtruth-trace/99\nt_s,power_w\n0,1\n",
                  "'workloadtruth-trace/99' is not supported");

@@ -587,6 +587,30 @@ static int parse_stamp(const char *p, size_t len, double *out)
     return 0;
 }
 
+/* The values a column can physically take: a percentage outside 0..100 or a
+ * negative power, memory, clock, throughput or count is a broken recorder or a
+ * forged file, and would otherwise move the features silently (950%
+ * utilization or -300 W reads as some other load).  Temperature and the
+ * energy counter (it may start at any value) are not bounded. */
+static void value_range(enum wt_col col, double *lo, double *hi)
+{
+    *lo = -INFINITY;
+    *hi = INFINITY;
+    switch (col) {
+    case WT_COL_UTIL_GPU:
+    case WT_COL_UTIL_MEM:
+        *lo = 0;
+        *hi = 100;
+        break;
+    case WT_COL_TEMP:
+    case WT_COL_ENERGY:
+        break;
+    default:
+        *lo = 0;
+        break;
+    }
+}
+
 static int parse_value(struct wt_trace_reader *r, const struct field *f, const struct cell *c,
                        double *out, struct wt_err *err)
 {
@@ -623,6 +647,16 @@ static int parse_value(struct wt_trace_reader *r, const struct field *f, const s
         printable(shown, sizeof(shown), c->p, c->len);
         return fail(r, err, WT_EINVAL, r->lineno, "column '%s': not a number: '%s'", f->name,
                     shown);
+    }
+    double lo, hi;
+    value_range(f->col, &lo, &hi);
+    if (*out < lo || *out > hi) {
+        printable(shown, sizeof(shown), c->p, c->len);
+        if (isinf(hi))
+            return fail(r, err, WT_EINVAL, r->lineno,
+                        "column '%s': %s is impossible (must be %g or more)", f->name, shown, lo);
+        return fail(r, err, WT_EINVAL, r->lineno,
+                    "column '%s': %s is impossible (must be %g to %g)", f->name, shown, lo, hi);
     }
     return WT_OK;
 }
