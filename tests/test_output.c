@@ -1,5 +1,6 @@
-/* Output: the Python tool's JSON shape (key order, 4-decimal rounding,
- * shortest numbers, null for not measured), text layout, and the text
+/* Output: the Python tool's JSON shape (key order, 4-decimal rounding, 6
+ * significant digits for the other features, shortest numbers, null for not
+ * measured), text layout, and the text
  * hygiene that keeps hostile names and huge values from breaking JSON,
  * Prometheus and the audit log.
  *
@@ -125,6 +126,27 @@ static void test_json_benchmark(void **state)
 
 /* Numbers near DBL_MAX: rounding used to overflow to inf, and json_real(inf)
  * is NULL, which dropped the whole JSON result. */
+/* Features beyond the Python tool's six keep 6 significant digits (the model
+ * file's precision): 4 decimals turned a slope of 3e-05 into 0. */
+static void test_feature_precision(void **state)
+{
+    (void)state;
+    struct wt_result r;
+    make_result(&r);
+    r.classifier = &wt_classifier_physics;
+    r.features.v[WT_F_MEM_SLOPE] = 3.14159e-05;
+    r.features.v[WT_F_PEER_SYNC] = -0.000186189;
+    r.features.v[WT_F_DUTY] = 0.123456789;
+    json_t *j = wt_json_result(&r);
+    assert_non_null(j);
+    json_t *f = json_object_get(j, "features");
+    assert_true(json_real_value(json_object_get(f, "mem_slope_frac_per_min")) == 3.14159e-05);
+    assert_true(json_real_value(json_object_get(f, "peer_sync")) == -0.000186189);
+    assert_true(json_real_value(json_object_get(f, "duty")) == 0.123457);
+    assert_true(json_real_value(json_object_get(f, "avg_power_watts")) == 35.1235);
+    json_decref(j);
+}
+
 static void test_huge_numbers(void **state)
 {
     (void)state;
@@ -174,7 +196,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_result),    cmocka_unit_test(test_text_result),
         cmocka_unit_test(test_json_benchmark), cmocka_unit_test(test_huge_numbers),
-        cmocka_unit_test(test_text_hygiene),
+        cmocka_unit_test(test_text_hygiene),   cmocka_unit_test(test_feature_precision),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 #include "output/output.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,21 @@ json_t *wt_json_number(double v, int digits)
     if (!isfinite(v))
         return json_null();
     return json_real(wt_round(v, digits));
+}
+
+/* A feature's value: the Python tool's six rounded to 4 decimals as it prints
+ * them, the others to 6 significant digits, the precision of the model file's
+ * thresholds and of the audit log, so a value shown is the value the model
+ * compared (4 decimals turned a memory slope of 8e-05 into 0.0001 and 3e-05
+ * into 0). */
+static json_t *feature_number(enum wt_feature f, double v)
+{
+    if (f <= WT_F_AVG_PROCS || !isfinite(v))
+        return wt_json_number(v, 4);
+    char buf[40];
+    snprintf(buf, sizeof(buf), "%.6g", v);
+    double r = strtod(buf, NULL);
+    return json_real(r == 0.0 ? 0.0 : r);
 }
 
 /* json_object_set_new that remembers failure instead of returning it. */
@@ -50,7 +66,7 @@ json_t *wt_json_result(const struct wt_result *r)
     if (r->classifier)
         for (size_t i = 0; i < r->classifier->nexposed; i++) {
             enum wt_feature f = r->classifier->exposed[i];
-            put(feats, wt_feature_name(f), wt_json_number(r->features.v[f], 4), &bad);
+            put(feats, wt_feature_name(f), feature_number(f, r->features.v[f]), &bad);
         }
     put(o, "features", feats, &bad);
     if (r->classifier)
@@ -62,7 +78,7 @@ json_t *wt_json_result(const struct wt_result *r)
             continue;
         json_t *e = json_object();
         put(e, "feature", json_string(wt_feature_name(x->feature)), &bad);
-        put(e, "value", wt_json_number(r->features.v[x->feature], 4), &bad);
+        put(e, "value", feature_number(x->feature, r->features.v[x->feature]), &bad);
         put(e, "favours", json_string(wt_class_name(x->favours)), &bad);
         if (isfinite(x->weight))
             put(e, "log_odds", wt_json_number(x->weight, 4), &bad);
