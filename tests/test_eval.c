@@ -1,6 +1,6 @@
 /* The evaluation harness: window scoring rule (80% label share, short and
- * unlabelled windows skipped), confusion counts, directory walking, and the
- * JSON report's shape.
+ * unlabelled windows skipped), confusion counts, directory walking, a file
+ * named twice read once, and the JSON report's shape.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "eval/eval.h"
+#include "eval/trainset.h"
 #include "output/output.h"
 
 static char dir[64];
@@ -148,11 +149,45 @@ static void test_directory(void **state)
     wt_eval_free(&rep);
 }
 
+/* A file named twice, or a file and its directory, is read once: by eval
+ * (scored once) and by the training set (learnt once). */
+static void test_named_twice(void **state)
+{
+    (void)state;
+    struct wt_eval_opts o = {.window_s = 5, .clf = &wt_classifier_rules};
+    struct wt_eval_report rep;
+    struct wt_err err;
+    char a[256], a2[256];
+    snprintf(a, sizeof(a), "%s/a.csv", dir);
+    snprintf(a2, sizeof(a2), "%s/sub/../a.csv", dir);
+    wt_eval_init(&rep, &o);
+    assert_int_equal(wt_eval_add_path(&rep, a, &o, &err), WT_OK);
+    assert_int_equal(wt_eval_add_path(&rep, a2, &o, &err), WT_OK);
+    assert_int_equal(wt_eval_add_path(&rep, dir, &o, &err), WT_OK);
+    assert_int_equal(rep.nfiles, 2); /* a.csv once, then sub/b.csv */
+    assert_contains(rep.files[1].path, "sub/b.csv");
+    wt_eval_free(&rep);
+
+    struct wt_train_config c = wt_train_default;
+    c.window_s = 5;
+    struct wt_trainset once = {0}, twice = {0};
+    assert_int_equal(wt_trainset_add(&once, dir, &c, &err), WT_OK);
+    assert_int_equal(wt_trainset_add(&twice, dir, &c, &err), WT_OK);
+    assert_int_equal(wt_trainset_add(&twice, a, &c, &err), WT_OK);
+    assert_int_equal(wt_trainset_add(&twice, dir, &c, &err), WT_OK);
+    assert_true(once.n > 0);
+    assert_int_equal(twice.n, once.n);
+    assert_int_equal(twice.nfiles, once.nfiles);
+    wt_trainset_free(&once);
+    wt_trainset_free(&twice);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scoring),
         cmocka_unit_test(test_directory),
+        cmocka_unit_test(test_named_twice),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -69,9 +69,42 @@ static size_t lower_bound(const struct wt_sample *s, size_t n, double t)
     return lo;
 }
 
+void wt_ds_seen_free(struct wt_ds_seen *s)
+{
+    free(s->v);
+    memset(s, 0, sizeof(*s));
+}
+
+/* 1 when path was walked before (it is skipped), 0 after recording it, or a
+ * negative error code. */
+static int seen_before(struct wt_ds_seen *s, const char *path, struct wt_err *err)
+{
+    struct stat st;
+    if (!s || !strcmp(path, "-") || stat(path, &st) != 0)
+        return 0; /* opening it will say what is wrong */
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].dev == st.st_dev && s->v[i].ino == st.st_ino)
+            return 1;
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 64;
+        struct wt_ds_id *nv = realloc(s->v, ncap * sizeof(*nv));
+        if (!nv)
+            return wt_errf(err, WT_ENOMEM, "out of memory");
+        s->v = nv;
+        s->cap = ncap;
+    }
+    s->v[s->n].dev = st.st_dev;
+    s->v[s->n].ino = st.st_ino;
+    s->n++;
+    return 0;
+}
+
 static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt_ds_callbacks *cb,
                    int from_dir, struct wt_err *err)
 {
+    int seen = seen_before(o->seen, path, err);
+    if (seen)
+        return seen < 0 ? seen : WT_OK;
     struct wt_source_config cfg = {0};
     struct wt_source *src = NULL;
     struct gpu_stream *g = NULL;

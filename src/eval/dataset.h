@@ -16,12 +16,26 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "features/window.h"
 #include "telemetry/trace_reader.h"
 #include "util/err.h"
 
+/* Files already walked (device and inode), so a file named twice, or a file
+ * and its directory, is read once: `eval a.csv a.csv` scored it twice and
+ * `train DIR DIR` weighed every window double. */
+struct wt_ds_seen {
+    size_t n, cap;
+    struct wt_ds_id {
+        dev_t dev;
+        ino_t ino;
+    } *v;
+};
+void wt_ds_seen_free(struct wt_ds_seen *s);
+
 struct wt_ds_opts {
+    struct wt_ds_seen *seen; /* NULL: every path is read, even twice */
     double window_s;
     struct wt_trace_opts trace_opts;
     double resample_hz; /* 0: native rate */

@@ -185,6 +185,7 @@ int wt_eval_add_path(struct wt_eval_report *rep, const char *path, const struct 
 {
     struct ctx c = {rep, o};
     struct wt_ds_opts dso = {
+        .seen = &rep->seen,
         .window_s = o->window_s,
         .trace_opts = o->trace_opts,
         .resample_hz = o->resample_hz,
@@ -205,6 +206,7 @@ void wt_eval_free(struct wt_eval_report *rep)
     for (size_t i = 0; i < rep->nnot_traces; i++)
         free(rep->not_traces[i]);
     free(rep->not_traces);
+    wt_ds_seen_free(&rep->seen);
     if (rep->classifier_owned)
         free((char *)rep->classifier);
     memset(rep, 0, sizeof(*rep));

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "classify/classifier.h"
+#include "eval/dataset.h"
 #include "telemetry/trace_reader.h"
 
 #define WT_NPRED 4 /* predicted: TRAINING, INFERENCE, IDLE, UNKNOWN */
@@ -62,6 +63,7 @@ struct wt_eval_report {
     size_t nnot_traces;
     int dump_started;     /* the feature dump's header is written */
     int classifier_owned; /* classifier name was malloc'd */
+    struct wt_ds_seen seen; /* files read so far: each is scored once */
 };
 
 void wt_eval_init(struct wt_eval_report *rep, const struct wt_eval_opts *o);

@@ -35,6 +35,7 @@ struct view {
 #define UTIL_POWER (POWER_ONLY | (1u << WT_COL_UTIL_GPU))
 static const struct view views[] = {{0, 0},          {1, 0},          {0, POWER_ONLY},
                                     {1, POWER_ONLY}, {0, UTIL_POWER}, {1, UTIL_POWER}};
+_Static_assert(sizeof(views) / sizeof(views[0]) == WT_TRAINSET_VIEWS, "one seen-set per view");
 
 struct ctx {
     struct wt_trainset *ts;
@@ -143,6 +144,7 @@ int wt_trainset_add(struct wt_trainset *ts, const char *path, const struct wt_tr
     for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
         struct ctx cx = {ts, -1};
         struct wt_ds_opts o = {
+            .seen = &ts->seen[v],
             .window_s = c->window_s,
             .resample_hz = views[v].hz,
             .columns = views[v].columns,
@@ -408,5 +410,7 @@ void wt_trainset_free(struct wt_trainset *ts)
     free(ts->x);
     free(ts->y);
     free(ts->file);
+    for (int v = 0; v < WT_TRAINSET_VIEWS; v++)
+        wt_ds_seen_free(&ts->seen[v]);
     memset(ts, 0, sizeof(*ts));
 }

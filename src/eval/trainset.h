@@ -24,6 +24,8 @@ struct wt_trainset_file {
     char *path, *group, *gpu_model;
 };
 
+#define WT_TRAINSET_VIEWS 6 /* native and 1 Hz, each with all columns, util + power, power only */
+
 struct wt_trainset {
     int alone_views; /* set by wt_trainset_add from the config */
     size_t n, cap;
@@ -33,6 +35,7 @@ struct wt_trainset {
     struct wt_trainset_file *files;
     size_t nfiles, fcap;
     double window_s;
+    struct wt_ds_seen seen[WT_TRAINSET_VIEWS]; /* per view: files read, each learnt once */
 };
 
 struct wt_train_config {
