@@ -375,10 +375,14 @@ fi
 # ---- (f) mode=record: recorded at job prolog, classified at job end -------------
 # (the synthetic source stands in for the GPU; it stops after 30 samples)
 AGENT=$WT
-plugstack "mode=record interval=1 windows=5 min_samples=10 record_arg=--backend" \
+# (interval=0 is refused where plugstack.conf is read; the next interval= applies)
+plugstack "mode=record interval=0 interval=1 windows=5 min_samples=10 record_arg=--backend" \
     "record_arg=synthetic record_arg=--profile record_arg=training record_arg=--duration record_arg=30"
 submit --workload-type=inference
 wait_done || bad "(f) job $JOB did not finish with a workloadtruth log line"
+grep -q "ignoring argument 'interval=0'" "$D/sbatch.err" "$D/slurmd.log" &&
+    ok "(f) interval=0 in plugstack.conf: logged and ignored" ||
+    bad "(f) interval=0 in plugstack.conf was not refused"
 rec=$(last_class)
 ac=$(job_line)
 if echo "$rec" | grep -q '"class":"training"' && echo "$rec" | grep -q '"verdict":"MISMATCH"'; then

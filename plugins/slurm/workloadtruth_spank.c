@@ -84,6 +84,21 @@ static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
     return 0;
 }
 
+/* interval=S: a plain decimal in record's --interval range (0.01..3600 s),
+ * so a bad value is refused here, where plugstack.conf is read, rather than
+ * by every job's recorder. */
+static int parse_interval(const char *s, char *out, size_t size)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || strlen(s) >= size || strspn(s, "0123456789.") != strlen(s) ||
+        !(v >= 0.01 && v <= 3600))
+        return -1;
+    snprintf(out, size, "%s", s);
+    return 0;
+}
+
 /* Unknown or bad arguments are logged and ignored (the defaults stay). */
 static void cfg_parse(struct cfg *c, int ac, char **av)
 {
@@ -126,9 +141,8 @@ static void cfg_parse(struct cfg *c, int ac, char **av)
             bad = parse_uint(v, 5, 100000, &c->min_samples);
         else if (KEY("gpu"))
             bad = parse_uint(v, 0, 1023, &c->gpu);
-        else if (KEY("interval") && v[0] && strlen(v) < sizeof(c->interval) &&
-                 strspn(v, "0123456789.") == strlen(v))
-            snprintf(c->interval, sizeof(c->interval), "%s", v);
+        else if (KEY("interval"))
+            bad = parse_interval(v, c->interval, sizeof(c->interval));
         else if (KEY("arg") && c->nargs < MAX_AGENT_ARGS)
             c->args[c->nargs++] = v;
         else if (KEY("record_arg") && c->nrec_args < MAX_AGENT_ARGS)
