@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "classify/declared.h"
 #include "export/metrics.h"
@@ -148,11 +149,22 @@ static void policy_errors(void **state)
         {"# ok\nnamespace serving mining\n", ":2: 'mining' is not a type"},
         {"cluster x training\n", ":1: unknown rule 'cluster'"},
         {"default training extra\n", ":1: expected"},
+        {"default idle\npartition gpu training\ndefault training\n",
+         ":3: a second 'default' line (the first is line 1)"},
+        {"partition gpu training\nnamespace gpu idle\npartition gpu inference\n",
+         ":3: partition 'gpu' already has a rule (line 1)"},
+        {"# ok\n\npartition gpu training\n\n", NULL}, /* fine: shows the loop runs */
     };
     struct wt_policy *p = malloc(sizeof(*p));
     struct wt_err err = {{0}};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         const char *path = tu_temp(bad[i].text);
+        if (!bad[i].want) {
+            assert_int_equal(wt_policy_load(p, path, &err), WT_OK);
+            assert_int_equal(p->n, 1);
+            unlink(path);
+            continue;
+        }
         assert_int_not_equal(wt_policy_load(p, path, &err), WT_OK);
         if (!strstr(err.msg, bad[i].want)) {
             print_error("%s: got '%s', wanted '%s'\n", bad[i].text, err.msg, bad[i].want);
@@ -161,6 +173,27 @@ static void policy_errors(void **state)
         unlink(path);
     }
     assert_int_not_equal(wt_policy_load(p, "/nonexistent/policy", &err), WT_OK);
+    /* a NUL byte is named as such (it was "line longer than 510 bytes") */
+    const char *path = tu_temp_file("default idle\npartition g\0pu training\n", 37);
+    assert_int_not_equal(wt_policy_load(p, path, &err), WT_OK);
+    assert_contains(err.msg, ":2: contains a NUL byte");
+    unlink(path);
+    /* a line over 510 bytes */
+    char longline[600];
+    memset(longline, 'x', sizeof(longline) - 2);
+    longline[sizeof(longline) - 2] = '\n';
+    longline[sizeof(longline) - 1] = '\0';
+    path = tu_temp(longline);
+    assert_int_not_equal(wt_policy_load(p, path, &err), WT_OK);
+    assert_contains(err.msg, ":1: line longer than 510 bytes");
+    unlink(path);
+    /* a FIFO is refused without blocking */
+    char fifo[64];
+    snprintf(fifo, sizeof(fifo), "/tmp/wt_policy_fifo_%d", (int)getpid());
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_not_equal(wt_policy_load(p, fifo, &err), WT_OK);
+    assert_contains(err.msg, "not a regular file");
+    unlink(fifo);
     free(p);
 }
 

@@ -7,9 +7,13 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "util/fileio.h"
+
 #define POLICY_MAX_BYTES (1u << 20)
+#define POLICY_MAX_LINE 510
 
 const char *wt_declared_source_name(enum wt_declared_source s)
 {
@@ -30,86 +34,110 @@ const char *wt_declared_source_name(enum wt_declared_source s)
     return "none";
 }
 
+/* One line of a policy (NUL-terminated, comment not yet cut). */
+static int policy_line(struct wt_policy *p, char *line, const char *path, unsigned lineno,
+                       unsigned *default_line, struct wt_err *err)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    char *save = NULL, *w[4] = {NULL, NULL, NULL, NULL};
+    int nw = 0;
+    for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save))
+        if (nw < 4)
+            w[nw++] = t;
+        else
+            nw = 5;
+    if (nw == 0)
+        return WT_OK;
+    int is_default = !strcmp(w[0], "default");
+    if (is_default ? nw != 2 : nw != 3)
+        return wt_errf(err, WT_EINVAL,
+                       "%s:%u: expected 'partition NAME TYPE', 'namespace NAME TYPE' or "
+                       "'default TYPE'",
+                       path, lineno);
+    const char *type = w[nw - 1];
+    enum wt_class c = wt_class_parse(type, false);
+    if (c == WT_CLASS_NONE)
+        return wt_errf(err, WT_EINVAL,
+                       "%s:%u: '%.40s' is not a type (training, inference or idle)", path, lineno,
+                       type);
+    if (is_default) {
+        /* two would leave one silently unused (the last won) */
+        if (*default_line)
+            return wt_errf(err, WT_EINVAL, "%s:%u: a second 'default' line (the first is line %u)",
+                           path, lineno, *default_line);
+        *default_line = lineno;
+        p->fallback = c;
+        return WT_OK;
+    }
+    if (strcmp(w[0], "partition") && strcmp(w[0], "namespace"))
+        return wt_errf(err, WT_EINVAL, "%s:%u: unknown rule '%.40s' (partition, namespace, default)",
+                       path, lineno, w[0]);
+    if (strlen(w[1]) >= sizeof(p->rules[0].value))
+        return wt_errf(err, WT_EINVAL, "%s:%u: name longer than %zu bytes", path, lineno,
+                       sizeof(p->rules[0].value) - 1);
+    int ns = !strcmp(w[0], "namespace");
+    for (size_t i = 0; i < p->n; i++)
+        if (p->rules[i].namespace_rule == ns && !strcmp(p->rules[i].value, w[1]))
+            /* the first match wins: a second rule for it would never apply */
+            return wt_errf(err, WT_EINVAL, "%s:%u: %s '%.63s' already has a rule (line %u)", path,
+                           lineno, w[0], w[1], p->rules[i].line);
+    if (p->n >= WT_POLICY_MAX_RULES)
+        return wt_errf(err, WT_EINVAL, "%s:%u: more than %d rules", path, lineno,
+                       WT_POLICY_MAX_RULES);
+    struct wt_policy_rule *r = &p->rules[p->n++];
+    r->namespace_rule = ns;
+    snprintf(r->value, sizeof(r->value), "%s", w[1]);
+    r->cls = c;
+    r->line = lineno;
+    return WT_OK;
+}
+
 int wt_policy_load(struct wt_policy *p, const char *path, struct wt_err *err)
 {
     memset(p, 0, sizeof(*p));
     p->fallback = WT_CLASS_NONE;
-    FILE *f = fopen(path, "r");
+    const char *why = NULL;
+    FILE *f = wt_fopen_regular(path, &why);
     if (!f)
-        return wt_errf(err, WT_EIO, "%s: %s", path, strerror(errno));
-    char line[512];
-    unsigned lineno = 0;
-    size_t total = 0;
-    int rc = WT_OK;
-    while (fgets(line, sizeof(line), f)) {
-        lineno++;
-        total += strlen(line);
-        if (total > POLICY_MAX_BYTES) {
-            rc = wt_errf(err, WT_EINVAL, "%s: larger than %u bytes", path, POLICY_MAX_BYTES);
-            goto out;
-        }
-        if (!strchr(line, '\n') && !feof(f)) {
-            rc = wt_errf(err, WT_EINVAL, "%s:%u: line longer than %zu bytes", path, lineno,
-                         sizeof(line) - 2);
-            goto out;
-        }
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
-        char *save = NULL, *w[4] = {NULL, NULL, NULL, NULL};
-        int nw = 0;
-        for (char *t = strtok_r(line, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save))
-            if (nw < 4)
-                w[nw++] = t;
-            else
-                nw = 5;
-        if (nw == 0)
-            continue;
-        int is_default = !strcmp(w[0], "default");
-        if (is_default ? nw != 2 : nw != 3) {
-            rc = wt_errf(err, WT_EINVAL,
-                         "%s:%u: expected 'partition NAME TYPE', 'namespace NAME TYPE' or "
-                         "'default TYPE'",
-                         path, lineno);
-            goto out;
-        }
-        const char *type = w[nw - 1];
-        enum wt_class c = wt_class_parse(type, false);
-        if (c == WT_CLASS_NONE) {
-            rc = wt_errf(err, WT_EINVAL,
-                         "%s:%u: '%.40s' is not a type (training, inference or idle)", path, lineno,
-                         type);
-            goto out;
-        }
-        if (is_default) {
-            p->fallback = c;
-            continue;
-        }
-        if (strcmp(w[0], "partition") && strcmp(w[0], "namespace")) {
-            rc = wt_errf(err, WT_EINVAL,
-                         "%s:%u: unknown rule '%.40s' (partition, namespace, "
-                         "default)",
-                         path, lineno, w[0]);
-            goto out;
-        }
-        if (strlen(w[1]) >= sizeof(p->rules[0].value)) {
-            rc = wt_errf(err, WT_EINVAL, "%s:%u: name longer than %zu bytes", path, lineno,
-                         sizeof(p->rules[0].value) - 1);
-            goto out;
-        }
-        if (p->n >= WT_POLICY_MAX_RULES) {
-            rc = wt_errf(err, WT_EINVAL, "%s:%u: more than %d rules", path, lineno,
-                         WT_POLICY_MAX_RULES);
-            goto out;
-        }
-        struct wt_policy_rule *r = &p->rules[p->n++];
-        r->namespace_rule = !strcmp(w[0], "namespace");
-        snprintf(r->value, sizeof(r->value), "%s", w[1]);
-        r->cls = c;
+        return wt_errf(err, WT_EIO, "%s: %s", path, why);
+    char *buf = malloc(POLICY_MAX_BYTES + 1);
+    if (!buf) {
+        fclose(f);
+        return wt_errf(err, WT_ENOMEM, "out of memory");
     }
-    if (ferror(f))
+    size_t len = fread(buf, 1, POLICY_MAX_BYTES + 1, f);
+    int rc = WT_OK;
+    if (ferror(f)) {
         rc = wt_errf(err, WT_EIO, "%s: read error", path);
+        goto out;
+    }
+    if (len > POLICY_MAX_BYTES) {
+        rc = wt_errf(err, WT_EINVAL, "%s: larger than %u bytes", path, POLICY_MAX_BYTES);
+        goto out;
+    }
+    unsigned lineno = 0, default_line = 0;
+    for (size_t at = 0; at < len && rc == WT_OK;) {
+        lineno++;
+        char *nl = memchr(buf + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - (buf + at)) : len - at;
+        if (memchr(buf + at, '\0', n)) {
+            rc = wt_errf(err, WT_EINVAL, "%s:%u: contains a NUL byte (binary data?)", path,
+                         lineno);
+            break;
+        }
+        if (n > POLICY_MAX_LINE) {
+            rc = wt_errf(err, WT_EINVAL, "%s:%u: line longer than %d bytes", path, lineno,
+                         POLICY_MAX_LINE);
+            break;
+        }
+        buf[at + n] = '\0';
+        rc = policy_line(p, buf + at, path, lineno, &default_line, err);
+        at += n + 1;
+    }
 out:
+    free(buf);
     fclose(f);
     return rc;
 }

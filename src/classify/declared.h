@@ -34,6 +34,7 @@ struct wt_policy_rule {
     int namespace_rule; /* 0: partition, 1: namespace */
     char value[64];
     enum wt_class cls;
+    unsigned line; /* where the policy file gave it */
 };
 
 struct wt_policy {
