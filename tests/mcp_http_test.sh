@@ -174,6 +174,8 @@ P='{"jsonrpc":"2.0","id":7,"method":"ping","params":{'$META'}}'
 post modern-ping-removed 404 "$P" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: ping' && has body '-32601'
 V='{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2031-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}'
 post modern-unsupported 400 "$V" -H 'MCP-Protocol-Version: 2031-01-01' -H 'Mcp-Method: tools/list' && has body '-32022'
+V='{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":20260728,"io.modelcontextprotocol/clientCapabilities":{}}}}'
+post modern-version-not-string 400 "$V" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/list' && has body '-32602' && has body 'must be a string'
 
 # ---- other paths and methods
 req get-endpoint 405 GET /mcp && has headers 'Allow: POST'

@@ -363,6 +363,14 @@ static void modern_requests(void **state)
     assert_string_equal(json_string_value(json_object_get(data, "requested")), "2030-01-01");
     assert_true(json_array_size(json_object_get(data, "supported")) >= 1);
     json_decref(r);
+    /* a version that is not a string is malformed (-32602), not unsupported */
+    r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
+               "\"io.modelcontextprotocol/protocolVersion\":20260728,"
+               "\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
+    assert_int_equal(error_code(r), WT_RPC_INVALID_PARAMS);
+    assert_contains(json_string_value(json_object_get(json_object_get(r, "error"), "message")),
+                    "must be a string");
+    json_decref(r);
     /* client capabilities are required */
     r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
                "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}");

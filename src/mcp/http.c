@@ -556,6 +556,10 @@ static enum MHD_Result handle_modern(struct http_srv *x, struct MHD_Connection *
     const char *hv = header(c, "MCP-Protocol-Version");
     const char *hm = header(c, "Mcp-Method");
     char why[200] = "";
+    if (!version) /* not a string: invalid params (400), not a header mismatch */
+        return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m->id, WT_RPC_INVALID_PARAMS,
+                              "Invalid params: _meta[\"io.modelcontextprotocol/protocolVersion\"] "
+                              "must be a string");
     if (!header_is(hv, version))
         snprintf(why, sizeof(why),
                  "the MCP-Protocol-Version header (%.40s) differs from "

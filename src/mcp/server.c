@@ -57,7 +57,7 @@ int wt_mcp_is_modern(const struct wt_rpc_msg *m, const char **version)
     if (!v)
         return 0;
     if (version)
-        *version = json_is_string(v) ? json_string_value(v) : "";
+        *version = json_is_string(v) ? json_string_value(v) : NULL;
     return 1;
 }
 
@@ -169,7 +169,10 @@ static json_t *handle_modern(struct wt_mcp_server *s, const struct wt_rpc_msg *m
     char msg[300] = "";
     int code = 0;
     const char *cmsg = NULL;
-    if (!version || strcmp(version, WT_MCP_MODERN_VERSION) != 0)
+    if (!version) /* a malformed required field, not an unsupported version */
+        return wt_rpc_error(m->id, WT_RPC_INVALID_PARAMS,
+                            "Invalid params: _meta[\"" META_VERSION "\"] must be a string", NULL);
+    if (strcmp(version, WT_MCP_MODERN_VERSION) != 0)
         return unsupported_version(m, version);
     json_t *meta = json_object_get(m->params, "_meta");
     if (!json_is_object(json_object_get(meta, META_CAPS)))

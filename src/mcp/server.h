@@ -58,7 +58,7 @@ int wt_mcp_server_init(struct wt_mcp_server *s, const struct wt_mcp_config *cfg)
 void wt_mcp_server_free(struct wt_mcp_server *s);
 
 /* 1 if m is a 2026-07-28-era request (its params carry the _meta version),
- * with that version in *version. */
+ * with that version in *version (NULL when it is not a string). */
 int wt_mcp_is_modern(const struct wt_rpc_msg *m, const char **version);
 
 /* Handles one parsed message.  Returns the response to send (a new
