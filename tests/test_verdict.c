@@ -1,6 +1,7 @@
-/* Declared-vs-observed verdicts. */
+/* Declared-vs-observed verdicts and job-level results. */
 #include "testutil.h"
 
+#include "classify/run.h"
 #include "classify/verdict.h"
 
 static void test_verdicts(void **state)
@@ -59,12 +60,55 @@ static void test_job(void **state)
     assert_int_equal(wt_job_verdict(WT_CLASS_IDLE, f, 4, 3), WT_VERDICT_INCONCLUSIVE);
 }
 
+/* The job's features are each feature's median over the windows, not the
+ * last window's (a job record showed one window's values as the job's). */
+static void test_job_features(void **state)
+{
+    (void)state;
+    struct wt_run_request rq = {
+        .backend = "synthetic",
+        .cfg = {.profile = "inference", .seed = 7},
+        .samples = 30,
+        .windows = 4,
+        .start = NAN,
+        .clf = &wt_classifier_physics,
+    };
+    struct wt_run_outcome out;
+    struct wt_err err;
+    memset(&out, 0, sizeof(out));
+    assert_int_equal(wt_run_classify(&rq, &out, &err), WT_OK);
+    assert_int_equal(out.n, 4);
+    for (int f = 0; f < WT_NFEATURES; f++) {
+        double v[4];
+        size_t m = 0;
+        for (size_t i = 0; i < 4; i++)
+            if (!isnan(out.w[i].features.v[f]))
+                v[m++] = out.w[i].features.v[f];
+        if (m == 0) {
+            assert_true(isnan(out.job.features.v[f]));
+            continue;
+        }
+        for (size_t i = 0; i < m; i++) /* insertion sort */
+            for (size_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
+                double t = v[j];
+                v[j] = v[j - 1];
+                v[j - 1] = t;
+            }
+        double want = m % 2 ? v[m / 2] : v[m / 2 - 1] / 2 + v[m / 2] / 2;
+        assert_true(out.job.features.v[f] == want);
+    }
+    /* the inference profile varies: the last window is not the median */
+    assert_true(out.job.features.v[WT_F_AVG_POWER] != out.w[3].features.v[WT_F_AVG_POWER]);
+    wt_run_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_class_names),
         cmocka_unit_test(test_job),
+        cmocka_unit_test(test_job_features),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

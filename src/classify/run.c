@@ -98,13 +98,42 @@ static int peer_fill(struct wt_source *src, struct peer *p, double t0, double t1
     }
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Each feature's median over the windows that measure it (NaN when none
+ * does): the job's typical window, which one odd window does not move. */
+static void median_features(const struct wt_result *w, size_t n, double *vals,
+                            struct wt_features *out)
+{
+    for (int f = 0; f < WT_NFEATURES; f++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!isnan(w[i].features.v[f]))
+                vals[m++] = w[i].features.v[f];
+        if (m == 0) {
+            out->v[f] = NAN;
+            continue;
+        }
+        qsort(vals, m, sizeof(*vals), cmp_double);
+        out->v[f] = m % 2 ? vals[m / 2] : vals[m / 2 - 1] / 2 + vals[m / 2] / 2;
+    }
+}
+
 /* The job-level result of n windows: Python-shaped, with the k-of-n rule. */
 static int job_result(const struct wt_result *w, size_t n, size_t k, struct wt_result *job,
                       struct wt_err *err)
 {
     enum wt_class *cls = malloc(n * sizeof(*cls));
-    if (!cls)
+    double *vals = malloc(n * sizeof(*vals));
+    if (!cls || !vals) {
+        free(cls);
+        free(vals);
         return wt_errf(err, WT_ENOMEM, "out of memory");
+    }
     for (size_t i = 0; i < n; i++)
         cls[i] = w[i].cls;
     size_t votes = 0, count[4] = {0}; /* TRAINING, INFERENCE, IDLE, UNKNOWN */
@@ -120,7 +149,8 @@ static int job_result(const struct wt_result *w, size_t n, size_t k, struct wt_r
     }
     job->window_seconds = w[n - 1].window_seconds; /* replaced by the caller's span */
     job->confidence = (double)votes / (double)n;
-    job->features = w[n - 1].features;
+    median_features(w, n, vals, &job->features);
+    free(vals);
     if (job->cls == WT_CLASS_UNKNOWN)
         wt_result_add_reason(job, -1, NAN, WT_CLASS_NONE,
                              "no class in at least %zu of %zu windows (TRAINING %zu, INFERENCE "
