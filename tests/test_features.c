@@ -229,6 +229,58 @@ static void test_slope_and_counter_reset(void **state)
     assert_true(fabs(f1.v[WT_F_ENERGY_ACTIVE] - 1.0) < 1e-9);
 }
 
+/* Duty is a share of time: a GPU polled every 0.1 s while busy for its first
+ * second, then every second while idle, is busy 1 s in 21, not 10 samples
+ * in 30. */
+static void test_duty_by_time(void **state)
+{
+    (void)state;
+    enum { N = 30 };
+    struct wt_sample s[N];
+    double u[N], t[N];
+    for (int i = 0; i < N; i++) {
+        t[i] = i <= 10 ? 0.1 * i : (double)(i - 10) + 1.0;
+        u[i] = i < 10 ? 100 : 0;
+    }
+    fill(s, N, u, t);
+    struct wt_window w = {.s = s, .n = N, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_features f;
+    wt_features_compute(&w, &f);
+    /* 10 active samples of 0.1 s each; the 30 samples weigh 21 s (20 s from
+     * the first to the last, plus the median period, 1 s, for the last) */
+    assert_true(f.v[WT_F_SAMPLE_PERIOD] == 1.0);
+    assert_true(fabs(f.v[WT_F_DUTY] - 1.0 / 21.0) < 1e-9); /* by samples: 10 / 30 */
+}
+
+/* Two GPUs running the same steps, polled 3 ms apart, are in step: each grid
+ * cell takes each GPU's nearest sample (the later GPU lagged a whole cell). */
+static void test_peer_skew(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    struct wt_sample a[N], b[N];
+    double u[N];
+    for (int i = 0; i < N; i++)
+        u[i] = (i / 3) % 2 ? 100 : 0; /* 0.3 s on, 0.3 s off at 10 Hz */
+    fill(a, N, u, NULL);
+    fill(b, N, u, NULL);
+    for (int i = 0; i < N; i++) {
+        a[i].t_s = 0.1 * i;
+        b[i].t_s = 0.1 * i + 0.003;
+    }
+    struct wt_window peer = {
+        .s = b, .n = N, .gpu = 1, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_window w = {.s = a,
+                          .n = N,
+                          .power_semantics = "instant",
+                          .gpu_model = "NVIDIA H100",
+                          .peers = &peer,
+                          .npeers = 1};
+    struct wt_features f;
+    wt_features_compute(&w, &f);
+    assert_true(f.v[WT_F_PEER_SYNC] > 0.99); /* was 1/3 with a one-cell lag */
+}
+
 /* The rhythm inside bursts: a pure on/off square wave has none (constant
  * while on), however periodic its duty cycle; a training step rhythm keeps
  * it through sleeps of irregular length, which blur the whole-window
@@ -340,6 +392,8 @@ int main(void)
         cmocka_unit_test(test_long_window_cadence),
         cmocka_unit_test(test_grid_keeps_last_sample),
         cmocka_unit_test(test_active_acf),
+        cmocka_unit_test(test_duty_by_time),
+        cmocka_unit_test(test_peer_skew),
         cmocka_unit_test(test_run_length_rounding),
         cmocka_unit_test(test_slope_and_counter_reset),
         cmocka_unit_test(test_windows),

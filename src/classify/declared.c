@@ -59,9 +59,8 @@ static int policy_line(struct wt_policy *p, char *line, const char *path, unsign
     const char *type = w[nw - 1];
     enum wt_class c = wt_class_parse(type, false);
     if (c == WT_CLASS_NONE)
-        return wt_errf(err, WT_EINVAL,
-                       "%s:%u: '%.40s' is not a type (training, inference or idle)", path, lineno,
-                       type);
+        return wt_errf(err, WT_EINVAL, "%s:%u: '%.40s' is not a type (training, inference or idle)",
+                       path, lineno, type);
     if (is_default) {
         /* two would leave one silently unused (the last won) */
         if (*default_line)
@@ -72,8 +71,9 @@ static int policy_line(struct wt_policy *p, char *line, const char *path, unsign
         return WT_OK;
     }
     if (strcmp(w[0], "partition") && strcmp(w[0], "namespace"))
-        return wt_errf(err, WT_EINVAL, "%s:%u: unknown rule '%.40s' (partition, namespace, default)",
-                       path, lineno, w[0]);
+        return wt_errf(err, WT_EINVAL,
+                       "%s:%u: unknown rule '%.40s' (partition, namespace, default)", path, lineno,
+                       w[0]);
     if (strlen(w[1]) >= sizeof(p->rules[0].value))
         return wt_errf(err, WT_EINVAL, "%s:%u: name longer than %zu bytes", path, lineno,
                        sizeof(p->rules[0].value) - 1);
@@ -123,8 +123,7 @@ int wt_policy_load(struct wt_policy *p, const char *path, struct wt_err *err)
         char *nl = memchr(buf + at, '\n', len - at);
         size_t n = nl ? (size_t)(nl - (buf + at)) : len - at;
         if (memchr(buf + at, '\0', n)) {
-            rc = wt_errf(err, WT_EINVAL, "%s:%u: contains a NUL byte (binary data?)", path,
-                         lineno);
+            rc = wt_errf(err, WT_EINVAL, "%s:%u: contains a NUL byte (binary data?)", path, lineno);
             break;
         }
         if (n > POLICY_MAX_LINE) {

@@ -25,12 +25,13 @@
 /* Files already walked (device and inode), so a file named twice, or a file
  * and its directory, is read once: `eval a.csv a.csv` scored it twice and
  * `train DIR DIR` weighed every window double. */
+struct wt_ds_id {
+    dev_t dev;
+    ino_t ino;
+};
 struct wt_ds_seen {
     size_t n, cap;
-    struct wt_ds_id {
-        dev_t dev;
-        ino_t ino;
-    } *v;
+    struct wt_ds_id *v;
 };
 void wt_ds_seen_free(struct wt_ds_seen *s);
 

@@ -61,8 +61,8 @@ struct wt_eval_report {
     size_t nfiles, cap;
     char **not_traces; /* CSV files met while walking directories that are not traces */
     size_t nnot_traces;
-    int dump_started;     /* the feature dump's header is written */
-    int classifier_owned; /* classifier name was malloc'd */
+    int dump_started;       /* the feature dump's header is written */
+    int classifier_owned;   /* classifier name was malloc'd */
     struct wt_ds_seen seen; /* files read so far: each is scored once */
 };
 

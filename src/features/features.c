@@ -354,7 +354,7 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         return;
 
     double *tmp = malloc(n * sizeof(double));
-    struct grid gu = {0}, gp = {0};
+    struct grid gu = {0}, gp = {0}, gm = {0}; /* gm: for the peers (below) */
     if (!tmp)
         return;
     double period = median_period(s, n, tmp);
@@ -378,7 +378,7 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     size_t nact = 0, nact_util = 0, nact_mu = 0, nact_pow = 0, npin = 0, nlim = 0, ncap = 0,
            nreason = 0, napp = 0, nclk = 0;
     double su = 0, suu = 0, sp_act = 0, smu = 0, su_mu = 0, sclk = 0, clk_lo = INFINITY,
-           clk_hi = -INFINITY;
+           clk_hi = -INFINITY, wtot = 0, wact = 0;
     double smax = col_quantile(s, n, WT_COL_SM_CLOCK_MAX, 0.5, tmp);
     for (size_t i = 0; i < n; i++) {
         const double *v = s[i].v;
@@ -389,8 +389,17 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
             ncap += (bits & CAP_BIT_SW_POWER) != 0;
             napp += (bits & CAP_BIT_APP_CLOCKS) != 0;
         }
-        if (!have_activity || !is_active(v[WT_COL_UTIL_GPU], pn, use_util))
+        if (!have_activity)
             continue;
+        /* a sample stands for the time until the next one (the last for the
+         * median period), as on the grid: with irregular polling, counting
+         * samples would weigh a burst of quick polls over a slow stretch */
+        double wi = i + 1 < n ? s[i + 1].t_s - s[i].t_s : period;
+        wi = wt_measured(wi) && wi > 0 ? wi : 0;
+        wtot += wi;
+        if (!is_active(v[WT_COL_UTIL_GPU], pn, use_util))
+            continue;
+        wact += wi;
         nact++;
         if (wt_measured(v[WT_COL_UTIL_GPU])) {
             su += v[WT_COL_UTIL_GPU];
@@ -459,8 +468,8 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         f->v[WT_F_PEAK_POWER_ON] = tmp[(size_t)(0.95 * (double)(nact_pow - 1))];
     }
     if (have_activity) {
-        /* duty by time: each sample stands for its period */
-        f->v[WT_F_DUTY] = (double)nact / (double)n;
+        /* duty by time (see above); by samples when they carry no time */
+        f->v[WT_F_DUTY] = wtot > 0 ? wact / wtot : (double)nact / (double)n;
         if (nact_util) {
             double m = su / (double)nact_util;
             f->v[WT_F_UTIL_ACTIVE] = m;
@@ -680,15 +689,20 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     }
 
     /* cross-GPU: correlation of the same signal with the host's other GPUs */
-    if (w->npeers && (gu.v || gp.v)) {
-        enum wt_col c = gu.v ? WT_COL_UTIL_GPU : WT_COL_POWER;
-        const double *mine = gu.v ? gu.v : gp.v;
+    /* Both grids are read half a sample period late, each cell taking the
+     * sample nearest to its time on both GPUs: GPUs polled one after another
+     * a few ms apart lagged a whole cell behind on the plain grid (its cells
+     * take the latest sample at or before their time). */
+    enum wt_col pc = gu.v ? WT_COL_UTIL_GPU : WT_COL_POWER;
+    double t_near = s[0].t_s + 0.5 * period;
+    if (w->npeers && (gu.v || gp.v) && grid_build(&gm, s, n, pc, t_near, h, len, avg) == 0) {
+        const double *mine = gm.v;
         double sum = 0, lo = INFINITY;
         size_t k = 0;
         for (size_t p = 0; p < w->npeers; p++) {
             struct grid gq = {0};
             const struct wt_window *q = &w->peers[p];
-            if (q->n < 8 || grid_build(&gq, q->s, q->n, c, s[0].t_s, h, len, avg) != 0)
+            if (q->n < 8 || grid_build(&gq, q->s, q->n, pc, t_near, h, len, avg) != 0)
                 continue;
             double r = pearson(mine, gq.v, len);
             free(gq.v);
@@ -709,6 +723,7 @@ out:
     for (int i = 0; i < WT_NFEATURES; i++)
         if (isinf(f->v[i]))
             f->v[i] = NAN;
+    free(gm.v);
     free(gu.v);
     free(gp.v);
     free(tmp);
