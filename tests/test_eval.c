@@ -166,6 +166,10 @@ static void test_named_twice(void **state)
     assert_int_equal(wt_eval_add_path(&rep, dir, &o, &err), WT_OK);
     assert_int_equal(rep.nfiles, 2); /* a.csv once, then sub/b.csv */
     assert_contains(rep.files[1].path, "sub/b.csv");
+    /* notes.csv, met in the walk as "not a trace", is still an error when named */
+    char notes[256];
+    snprintf(notes, sizeof(notes), "%s/notes.csv", dir);
+    assert_int_equal(wt_eval_add_path(&rep, notes, &o, &err), WT_EFORMAT);
     wt_eval_free(&rep);
 
     struct wt_train_config c = wt_train_default;

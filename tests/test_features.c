@@ -250,6 +250,16 @@ static void test_duty_by_time(void **state)
      * the first to the last, plus the median period, 1 s, for the last) */
     assert_true(f.v[WT_F_SAMPLE_PERIOD] == 1.0);
     assert_true(fabs(f.v[WT_F_DUTY] - 1.0 / 21.0) < 1e-9); /* by samples: 10 / 30 */
+
+    /* two polls a second stamped with whole seconds: samples that share a
+     * time share its second (the first of each pair weighed 0: duty 0, IDLE) */
+    for (int i = 0; i < N; i++) {
+        t[i] = (double)(i / 2);
+        u[i] = i % 2 ? 0 : 100;
+    }
+    fill(s, N, u, t);
+    wt_features_compute(&w, &f);
+    assert_true(fabs(f.v[WT_F_DUTY] - 0.5) < 1e-9);
 }
 
 /* Two GPUs running the same steps, polled 3 ms apart, are in step: each grid

@@ -124,8 +124,6 @@ static void test_json_benchmark(void **state)
     json_decref(j);
 }
 
-/* Numbers near DBL_MAX: rounding used to overflow to inf, and json_real(inf)
- * is NULL, which dropped the whole JSON result. */
 /* Features beyond the Python tool's six keep 6 significant digits (the model
  * file's precision): 4 decimals turned a slope of 3e-05 into 0. */
 static void test_feature_precision(void **state)
@@ -147,6 +145,8 @@ static void test_feature_precision(void **state)
     json_decref(j);
 }
 
+/* Numbers near DBL_MAX: rounding used to overflow to inf, and json_real(inf)
+ * is NULL, which dropped the whole JSON result. */
 static void test_huge_numbers(void **state)
 {
     (void)state;

@@ -88,6 +88,9 @@ static void test_job_features(void **state)
             assert_true(isnan(out.job.features.v[f]));
             continue;
         }
+        if (f == WT_F_CLOCKS_LOCKED || f == WT_F_SWCAP_FRAC || f == WT_F_PIN_AT_CAP ||
+            f == WT_F_LIMIT_RATIO)
+            continue;                  /* the worst window: below */
         for (size_t i = 0; i < m; i++) /* insertion sort */
             for (size_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
                 double t = v[j];
@@ -100,6 +103,30 @@ static void test_job_features(void **state)
     /* the inference profile varies: the last window is not the median */
     assert_true(out.job.features.v[WT_F_AVG_POWER] != out.w[3].features.v[WT_F_AVG_POWER]);
     wt_run_free(&out);
+
+    /* the tamper indicators' features take the worst window, as the job's
+     * indicators are any window's: a clock lock in one window of three is
+     * the job's (a median said 0 beside a "clocks locked" indicator) */
+    struct wt_result w3[3];
+    memset(w3, 0, sizeof(w3));
+    double vals[3];
+    for (size_t i = 0; i < 3; i++) {
+        for (int f = 0; f < WT_NFEATURES; f++)
+            w3[i].features.v[f] = NAN;
+        w3[i].features.v[WT_F_CLOCKS_LOCKED] = i == 1;
+        w3[i].features.v[WT_F_SWCAP_FRAC] = 0.1 * (double)i;
+        w3[i].features.v[WT_F_PIN_AT_CAP] = i == 0 ? 0.9 : 0;
+        w3[i].features.v[WT_F_LIMIT_RATIO] = i == 2 ? 0.6 : 1;
+        w3[i].features.v[WT_F_DUTY] = 0.2 * (double)(i + 1);
+    }
+    struct wt_features jf;
+    wt_job_features(w3, 3, vals, &jf);
+    assert_true(jf.v[WT_F_CLOCKS_LOCKED] == 1);
+    assert_true(jf.v[WT_F_SWCAP_FRAC] == 0.2);
+    assert_true(jf.v[WT_F_PIN_AT_CAP] == 0.9);
+    assert_true(jf.v[WT_F_LIMIT_RATIO] == 0.6);
+    assert_true(jf.v[WT_F_DUTY] == 0.4); /* the others: the median */
+    assert_true(isnan(jf.v[WT_F_PEER_SYNC]));
 }
 
 int main(void)

@@ -105,9 +105,11 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Each feature's median over the windows that measure it (NaN when none
- * does): the job's typical window, which one odd window does not move. */
-static void median_features(const struct wt_result *w, size_t n, double *vals,
-                            struct wt_features *out)
+ * does): the job's typical window, which one odd window does not move.  The
+ * tamper indicators' features take the worst window instead (the highest SW
+ * cap share, pinning and clock lock, the lowest limit ratio), as the job's
+ * tamper indicators are those of any window. */
+void wt_job_features(const struct wt_result *w, size_t n, double *vals, struct wt_features *out)
 {
     for (int f = 0; f < WT_NFEATURES; f++) {
         size_t m = 0;
@@ -119,7 +121,12 @@ static void median_features(const struct wt_result *w, size_t n, double *vals,
             continue;
         }
         qsort(vals, m, sizeof(*vals), cmp_double);
-        out->v[f] = m % 2 ? vals[m / 2] : vals[m / 2 - 1] / 2 + vals[m / 2] / 2;
+        if (f == WT_F_CLOCKS_LOCKED || f == WT_F_SWCAP_FRAC || f == WT_F_PIN_AT_CAP)
+            out->v[f] = vals[m - 1];
+        else if (f == WT_F_LIMIT_RATIO)
+            out->v[f] = vals[0];
+        else
+            out->v[f] = m % 2 ? vals[m / 2] : vals[m / 2 - 1] / 2 + vals[m / 2] / 2;
     }
 }
 
@@ -149,7 +156,7 @@ static int job_result(const struct wt_result *w, size_t n, size_t k, struct wt_r
     }
     job->window_seconds = w[n - 1].window_seconds; /* replaced by the caller's span */
     job->confidence = (double)votes / (double)n;
-    median_features(w, n, vals, &job->features);
+    wt_job_features(w, n, vals, &job->features);
     free(vals);
     if (job->cls == WT_CLASS_UNKNOWN)
         wt_result_add_reason(job, -1, NAN, WT_CLASS_NONE,

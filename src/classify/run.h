@@ -44,6 +44,12 @@ struct wt_run_outcome {
     int have_procs;
 };
 
+/* The job's features from its n windows' (vals: room for n doubles): each
+ * feature's median over the windows that measure it, except the tamper
+ * indicators' features, which take the worst window (the highest
+ * clocks_locked, swcap_frac and pin_at_cap, the lowest limit_ratio). */
+void wt_job_features(const struct wt_result *w, size_t n, double *vals, struct wt_features *out);
+
 /* Runs it.  WT_OK, WT_DONE (cancelled) or an error with a message such as
  * "trace.csv: GPU 0 has only 5 samples; --samples asks for 10".  The
  * caller frees the outcome with wt_run_free (also after an error). */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "features/transform.h"
 #include "telemetry/source.h"
@@ -75,16 +76,27 @@ void wt_ds_seen_free(struct wt_ds_seen *s)
     memset(s, 0, sizeof(*s));
 }
 
-/* 1 when path was walked before (it is skipped), 0 after recording it, or a
- * negative error code. */
-static int seen_before(struct wt_ds_seen *s, const char *path, struct wt_err *err)
+/* The file's identity: path, or standard input for "-". */
+static int file_id(const char *path, struct wt_ds_id *id)
 {
     struct stat st;
-    if (!s || !strcmp(path, "-") || stat(path, &st) != 0)
-        return 0; /* opening it will say what is wrong */
-    for (size_t i = 0; i < s->n; i++)
-        if (s->v[i].dev == st.st_dev && s->v[i].ino == st.st_ino)
+    if (!strcmp(path, "-") ? fstat(STDIN_FILENO, &st) : stat(path, &st))
+        return -1;
+    id->dev = st.st_dev;
+    id->ino = st.st_ino;
+    return 0;
+}
+
+static int seen_has(const struct wt_ds_seen *s, const struct wt_ds_id *id)
+{
+    for (size_t i = 0; s && i < s->n; i++)
+        if (s->v[i].dev == id->dev && s->v[i].ino == id->ino)
             return 1;
+    return 0;
+}
+
+static int seen_add(struct wt_ds_seen *s, const struct wt_ds_id *id, struct wt_err *err)
+{
     if (s->n == s->cap) {
         size_t ncap = s->cap ? s->cap * 2 : 64;
         struct wt_ds_id *nv = realloc(s->v, ncap * sizeof(*nv));
@@ -93,18 +105,20 @@ static int seen_before(struct wt_ds_seen *s, const char *path, struct wt_err *er
         s->v = nv;
         s->cap = ncap;
     }
-    s->v[s->n].dev = st.st_dev;
-    s->v[s->n].ino = st.st_ino;
-    s->n++;
-    return 0;
+    s->v[s->n++] = *id;
+    return WT_OK;
 }
 
 static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt_ds_callbacks *cb,
                    int from_dir, struct wt_err *err)
 {
-    int seen = seen_before(o->seen, path, err);
-    if (seen)
-        return seen < 0 ? seen : WT_OK;
+    /* a trace read before is skipped; it is recorded once it opens as a
+     * trace, so a CSV that is not one, met in a directory and then named,
+     * is still an error when named */
+    struct wt_ds_id id = {0};
+    int have_id = o->seen && file_id(path, &id) == 0;
+    if (have_id && seen_has(o->seen, &id))
+        return WT_OK;
     struct wt_source_config cfg = {0};
     struct wt_source *src = NULL;
     struct gpu_stream *g = NULL;
@@ -118,6 +132,8 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
         return cb->not_trace(cb->ctx, path, err);
     if (rc)
         return rc;
+    if (have_id && (rc = seen_add(o->seen, &id, err)) != WT_OK)
+        goto out;
     if ((rc = wt_source_device_count(src, &ngpus, err)) != WT_OK)
         goto out;
     if (ngpus == 0) {

@@ -378,7 +378,8 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     size_t nact = 0, nact_util = 0, nact_mu = 0, nact_pow = 0, npin = 0, nlim = 0, ncap = 0,
            nreason = 0, napp = 0, nclk = 0;
     double su = 0, suu = 0, sp_act = 0, smu = 0, su_mu = 0, sclk = 0, clk_lo = INFINITY,
-           clk_hi = -INFINITY, wtot = 0, wact = 0;
+           clk_hi = -INFINITY, wtot = 0, wact = 0, grp_w = 0;
+    size_t grp_end = 0; /* samples [.., grp_end) share the time weight grp_w */
     double smax = col_quantile(s, n, WT_COL_SM_CLOCK_MAX, 0.5, tmp);
     for (size_t i = 0; i < n; i++) {
         const double *v = s[i].v;
@@ -393,9 +394,16 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
             continue;
         /* a sample stands for the time until the next one (the last for the
          * median period), as on the grid: with irregular polling, counting
-         * samples would weigh a burst of quick polls over a slow stretch */
-        double wi = i + 1 < n ? s[i + 1].t_s - s[i].t_s : period;
-        wi = wt_measured(wi) && wi > 0 ? wi : 0;
+         * samples would weigh a burst of quick polls over a slow stretch.
+         * Samples that share a time stamp share that time. */
+        if (i >= grp_end) {
+            grp_end = i + 1;
+            while (grp_end < n && s[grp_end].t_s == s[i].t_s)
+                grp_end++;
+            double gap = grp_end < n ? s[grp_end].t_s - s[i].t_s : period;
+            grp_w = wt_measured(gap) && gap > 0 ? gap / (double)(grp_end - i) : 0;
+        }
+        double wi = grp_w;
         wtot += wi;
         if (!is_active(v[WT_COL_UTIL_GPU], pn, use_util))
             continue;

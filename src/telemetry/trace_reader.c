@@ -650,7 +650,7 @@ static int parse_value(struct wt_trace_reader *r, const struct field *f, const s
     }
     double lo, hi;
     value_range(f->col, &lo, &hi);
-    if (*out < lo || *out > hi) {
+    if (*out < lo - 1e-6 || *out > hi + 1e-6) { /* a computed 100.0000000001% is 100% */
         printable(shown, sizeof(shown), c->p, c->len);
         if (isinf(hi))
             return fail(r, err, WT_EINVAL, r->lineno,
