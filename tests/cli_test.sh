@@ -190,6 +190,9 @@ run eval-json 0 "$WT" eval "$DATA/labelled.csv" --window 5 --json --classifier r
 has out '"windows": 2'
 has out '"per_file"'
 run eval-dir 0 "$WT" eval --traces "$DATA" --window 5 --per-file && has out "per file:"
+# a trace reached twice (named twice, or also on standard input) is scored once
+run eval-twice 0 sh -c '"$1" eval "$2" "$2" - --window 5 --classifier rules <"$2"' sh "$WT" "$DATA/labelled.csv" &&
+    has out "windows scored: 2" && has out "1 trace file"
 run eval-missing 1 "$WT" eval --traces "$TMP/none" && has err "cannot open" && oneline
 run eval-bad 1 "$WT" eval --traces "$TMP/bad.csv" && has err "bad.csv:3:" && oneline
 printf 't_s,power_w\n0,1\n1,2\n' >"$TMP/nolabel.csv"
