@@ -78,7 +78,14 @@ nonempty() { # the answer has a result
 mkdir -p "$TMP/textfile"
 start_watch --trace "$TRACE" --gpus all --window 100 --pace 0.4 --declared inference \
     --textfile "$TMP/textfile"
-curl -s "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt"
+# the first round of windows may not be classified yet (slow under ASan on a
+# loaded machine): wait for it, at most 20 s
+i=0
+while curl -s "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt" &&
+    ! grep -q '^workloadtruth_gpu_workload_class{' "$TMP/metrics.txt" && [ $i -lt 200 ]; do
+    i=$((i + 1))
+    sleep 0.1
+done
 if ! promtool check metrics <"$TMP/metrics.txt" >"$TMP/lint.txt" 2>&1; then
     fail "promtool check metrics on /metrics:"
     head -5 "$TMP/lint.txt"
