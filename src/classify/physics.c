@@ -171,16 +171,23 @@ static int model_has_evidence(const struct wt_model *m, const struct wt_features
     return splits == 0; /* a model of constants asks for no feature */
 }
 
+/* UNKNOWN with confidence 0: the reason just added says why there is no
+ * evidence. */
+static int no_evidence(struct wt_result *out)
+{
+    out->cls = WT_CLASS_UNKNOWN;
+    out->confidence = 0;
+    return WT_OK;
+}
+
 static int physics_classify(const struct wt_classifier *c, const struct wt_window *w,
                             const struct wt_features *f, struct wt_result *out, struct wt_err *err)
 {
     tamper(out, f);
     if (!wt_measured(f->v[WT_F_AVG_GPU_UTIL]) && !wt_measured(f->v[WT_F_AVG_POWER])) {
-        out->cls = WT_CLASS_UNKNOWN;
-        out->confidence = 0;
         wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
                              "neither GPU utilization nor power is measured: no evidence");
-        return WT_OK;
+        return no_evidence(out);
     }
     if (wt_physics_is_idle(f)) {
         double duty = f->v[WT_F_DUTY], pn = f->v[WT_F_POWER_NORM];
@@ -202,33 +209,27 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
     if (!wt_measured(f->v[WT_F_DUTY])) {
         /* power alone, with no limit and a GPU model we cannot rate: whether
          * the GPU was busy at all is unknown, and so is everything after */
-        out->cls = WT_CLASS_UNKNOWN;
-        out->confidence = 0;
         wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
                              "cannot tell when the GPU is active: no utilization, and power has "
                              "no scale (no power limit, GPU model '%.60s' not rated): no evidence",
                              w->gpu_model);
-        return WT_OK;
+        return no_evidence(out);
     }
     double covers = wt_window_seconds(w) +
                     (wt_measured(f->v[WT_F_SAMPLE_PERIOD]) ? f->v[WT_F_SAMPLE_PERIOD] : 0);
     if (covers < WT_PHYSICS_MIN_SECONDS) {
-        out->cls = WT_CLASS_UNKNOWN;
-        out->confidence = 0;
         wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
                              "the window covers %.1f s: too short to show a rhythm (at least "
                              "%.0f s; the model learnt from 10 to 30 s): no evidence",
                              covers, WT_PHYSICS_MIN_SECONDS);
-        return WT_OK;
+        return no_evidence(out);
     }
     if (!model_has_evidence(m, f)) {
-        out->cls = WT_CLASS_UNKNOWN;
-        out->confidence = 0;
         wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
                              "none of the model's features can be computed from this window "
                              "(activity and the power scale need utilization, a power limit or "
                              "a known GPU model): no evidence");
-        return WT_OK;
+        return no_evidence(out);
     }
     double credit[WT_NFEATURES];
     double s = wt_model_score(m, f, credit);
