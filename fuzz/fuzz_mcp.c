@@ -1,6 +1,7 @@
 /* libFuzzer target for the MCP JSON-RPC layer: arbitrary bytes as one
  * message, parsed (jsonrpc.c) and handled by the dual-era server (server.c)
- * with a fresh legacy session and again after an initialize.  Tool calls
+ * with a fresh legacy session and again after an initialize; a batch also
+ * element by element in a 2025-03-26 session.  Tool calls
  * reach the cheap tools (list_gpus, verify_audit_log, recent_classifications
  * against a missing log) and unknown tools; calls of the tools that sample or
  * benchmark (classify_workload, check_declaration, run_benchmark) are
@@ -40,10 +41,14 @@ static int slow_tool(const struct wt_rpc_msg *m)
                     !strcmp(name, "run_benchmark"));
 }
 
-static void check(const struct wt_rpc_msg *m, json_t *r)
+static int skip_slow(void *ctx, const struct wt_rpc_msg *e)
 {
-    if (!r)
-        return;
+    (void)ctx;
+    return slow_tool(e);
+}
+
+static void check_one(const struct wt_rpc_msg *m, json_t *r)
+{
     if (!json_is_object(r) || strcmp(json_string_value(json_object_get(r, "jsonrpc")), "2.0"))
         abort();
     json_t *id = json_object_get(r, "id");
@@ -51,6 +56,22 @@ static void check(const struct wt_rpc_msg *m, json_t *r)
         abort();
     if (!json_object_get(r, "result") == !json_object_get(r, "error"))
         abort();
+}
+
+static void check(const struct wt_rpc_msg *m, json_t *r)
+{
+    if (!r)
+        return;
+    if (m->batch && json_is_array(r)) {
+        /* the elements' responses: each a response, none for nothing */
+        if (json_array_size(r) == 0 || json_array_size(r) > json_array_size(m->root))
+            abort();
+        size_t i;
+        json_t *e;
+        json_array_foreach(r, i, e) check_one(m, e);
+    } else {
+        check_one(m, r);
+    }
     char *line = wt_rpc_dump(r);
     if (!line || strchr(line, '\n'))
         abort();
@@ -77,6 +98,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(&m, wt_mcp_handle(&server, &fresh, &m, &call));
         struct wt_mcp_session inited = {1, 1, "2025-11-25"};
         check(&m, wt_mcp_handle(&server, &inited, &m, &call));
+    }
+    if (m.batch) {
+        /* in a 2025-03-26 session, element by element (slow tools skipped) */
+        struct wt_mcp_session old = {1, 1, "2025-03-26"};
+        struct wt_mcp_batch_hooks hooks = {skip_slow, NULL, NULL, NULL};
+        check(&m, wt_mcp_handle_batch(&server, &old, &m, &call, &hooks));
     }
     wt_rpc_free(&m);
     return 0;

@@ -4,7 +4,8 @@
 # (400 without, 404 unknown or deleted), protocol-version and 2026-07-28
 # header checks (400 / -32020), 202 for notifications, 405 for GET, 413 for
 # a too-large body, 415 for a wrong content type, a streamed (SSE) tool call
-# with progress, the agent card, and a clean stop on SIGTERM.
+# with progress, batches (2025-03-26 sessions only), the agent card, and a
+# clean stop on SIGTERM.
 #
 # usage: mcp_http_test.sh WORKLOADTRUTH REPO_DIR
 set -u
@@ -156,6 +157,17 @@ status=$(curl -s -o "$TMP/body" -D "$TMP/headers" -w '%{http_code}' -X POST -H '
 name=json-only
 [ "$status" = 200 ] || { echo "FAIL [json-only]: HTTP $status"; fails=$((fails + 1)); }
 has headers 'application/json'
+# batches: refused in this 2025-11-25 session, answered as an array in a 2025-03-26 one
+BATCH='[{"jsonrpc":"2.0","id":11,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":12,"method":"tools/list"}]'
+post batch-2025-11-25 400 "$BATCH" -H "Mcp-Session-Id: $SID" && has body '-32600' && has body '2025-03-26'
+post batch-no-session 400 "$BATCH" && has body 'Mcp-Session-Id'
+post initialize-2025-03-26 200 "$(echo "$INIT" | sed 's/2025-11-25/2025-03-26/')" && has body '"protocolVersion":"2025-03-26"'
+SID3=$(sed -n 's/^Mcp-Session-Id: *\([!-~]*\).*/\1/ip' "$TMP/headers" | tr -d '\r')
+post batch 200 "$BATCH" -H "Mcp-Session-Id: $SID3" -H 'MCP-Protocol-Version: 2025-03-26' \
+    && has body '[{"jsonrpc":"2.0","id":11,"result":{}},{"jsonrpc":"2.0","id":12,"result":{"tools":'
+post batch-notifications 202 '[{"jsonrpc":"2.0","method":"notifications/initialized"}]' -H "Mcp-Session-Id: $SID3"
+post batch-empty 400 '[]' -H "Mcp-Session-Id: $SID3" && has body '-32600'
+req delete-session-2025-03-26 200 DELETE /mcp -H "Mcp-Session-Id: $SID3"
 req delete-session 200 DELETE /mcp -H "Mcp-Session-Id: $SID"
 post ping-deleted-session 404 "$PING" -H "Mcp-Session-Id: $SID"
 req delete-unknown 404 DELETE /mcp -H "Mcp-Session-Id: $SID"

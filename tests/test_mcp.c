@@ -3,8 +3,9 @@
  * server/discover, resultType and caching fields, unsupported versions),
  * the tools (unknown tools, out-of-range and unknown arguments, files
  * confined to the configured directories, results with structuredContent,
- * progress), and the stdio transport (one message per line, an oversized
- * line, cancellation, end of input).
+ * progress), batches (2025-03-26 sessions only), and the stdio transport
+ * (one message per line, an oversized line, cancellation, batches, end of
+ * input).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -322,6 +323,96 @@ static void legacy_initialize(void **state)
 #define MODERN_META                                                                                \
     "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                       \
     "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+static json_t *ask_batch(struct wt_mcp_server *s, struct wt_mcp_session *sess, const char *text,
+                         const struct wt_mcp_batch_hooks *hooks)
+{
+    struct wt_rpc_msg m;
+    wt_rpc_parse(text, strlen(text), &m);
+    assert_true(m.batch);
+    json_t *r = wt_mcp_handle_batch(s, sess, &m, NULL, hooks);
+    wt_rpc_free(&m);
+    return r;
+}
+
+static int skip_tools_call(void *ctx, const struct wt_rpc_msg *e)
+{
+    ++*(int *)ctx;
+    return e->kind == WT_RPC_REQUEST && !strcmp(e->method, "tools/call");
+}
+
+/* JSON-RPC batches: served in order in a 2025-03-26 session only. */
+static void batches(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    struct wt_mcp_session old = {1, 1, "2025-03-26"};
+    json_t *r = ask_batch(
+        s, &old,
+        "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+        "7,"
+        "{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":\"tools/list\"},"
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{"
+        "\"protocolVersion\":\"2025-03-26\"}},"
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{" MODERN_META "}},"
+        "[{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}],"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":[]},"
+        "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}]",
+        NULL);
+    assert_true(json_is_array(r));
+    /* ping, the invalid 7, tools/list, initialize, the modern request, the nested batch */
+    assert_int_equal(json_array_size(r), 6);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(r, 0), "id")), 1);
+    assert_non_null(json_object_get(json_array_get(r, 0), "result"));
+    assert_true(json_is_null(json_object_get(json_array_get(r, 1), "id")));
+    assert_int_equal(error_code(json_array_get(r, 1)), WT_RPC_INVALID_REQUEST);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(r, 2), "id")), "b");
+    assert_non_null(json_object_get(json_object_get(json_array_get(r, 2), "result"), "tools"));
+    for (size_t i = 3; i < 6; i++)
+        assert_int_equal(error_code(json_array_get(r, i)), WT_RPC_INVALID_REQUEST);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(r, 3), "id")), 3);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(r, 4), "id")), 4);
+    assert_true(old.initialized);
+    json_decref(r);
+    /* only notifications: nothing to send */
+    r = ask_batch(s, &old, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]",
+                  NULL);
+    assert_null(r);
+    /* a transport may skip an element (cancelled before it ran) */
+    int begun = 0;
+    struct wt_mcp_batch_hooks hooks = {skip_tools_call, NULL, NULL, &begun};
+    r = ask_batch(s, &old,
+                  "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
+                  "\"name\":\"list_gpus\"}},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]",
+                  &hooks);
+    assert_int_equal(begun, 2);
+    assert_int_equal(json_array_size(r), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(r, 0), "id")), 2);
+    json_decref(r);
+    /* other revisions, or no initialize yet: one error for the whole batch */
+    const char *one = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]";
+    struct wt_mcp_session newer = {1, 1, "2025-06-18"}, fresh = {0};
+    r = ask_batch(s, &newer, one, NULL);
+    assert_true(json_is_object(r));
+    assert_int_equal(error_code(r), WT_RPC_INVALID_REQUEST);
+    assert_true(json_is_null(json_object_get(r, "id")));
+    json_decref(r);
+    r = ask_batch(s, &fresh, one, NULL);
+    assert_int_equal(error_code(r), WT_RPC_INVALID_REQUEST);
+    json_decref(r);
+    /* wt_mcp_handle (a transport that takes no batches) refuses it too */
+    r = ask_in(s, &old, one, NULL);
+    assert_int_equal(error_code(r), WT_RPC_INVALID_REQUEST);
+    json_decref(r);
+    /* an empty array is not a batch: one error */
+    struct wt_rpc_msg m;
+    wt_rpc_parse("[]", 2, &m);
+    assert_false(m.batch);
+    assert_int_equal(m.kind, WT_RPC_INVALID);
+    wt_rpc_free(&m);
+    wt_mcp_server_free(s);
+}
 
 static void modern_requests(void **state)
 {
@@ -737,6 +828,27 @@ static void stdio_transport(void **state)
     write_all(to[1], c, strlen(c));
     assert_true(getline(&line, &cap, rd) > 0);
     assert_string_equal(line, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n");
+    /* a batch before initialize is refused; after initialize at 2025-03-26
+     * it is answered with one array, in order */
+    const char *d = "[{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}]\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"initialize\",\"params\":{"
+                    "\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{"
+                    "\"name\":\"t\",\"version\":\"1\"}}}\n"
+                    "[{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"},"
+                    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+                    "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}]\n";
+    write_all(to[1], d, strlen(d));
+    assert_true(getline(&line, &cap, rd) > 0);
+    r = json_loads(line, 0, NULL);
+    assert_int_equal(error_code(r), WT_RPC_INVALID_REQUEST);
+    json_decref(r);
+    assert_true(getline(&line, &cap, rd) > 0);
+    r = json_loads(line, 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(r, "id")), 7);
+    json_decref(r);
+    assert_true(getline(&line, &cap, rd) > 0);
+    assert_string_equal(line, "[{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}},"
+                              "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}]\n");
     /* an oversized last line without a newline is answered at end of input */
     big = malloc(n);
     assert_non_null(big);
@@ -783,6 +895,7 @@ int main(void)
         cmocka_unit_test(dump_is_one_line),
         cmocka_unit_test(legacy_initialize),
         cmocka_unit_test(modern_requests),
+        cmocka_unit_test(batches),
         cmocka_unit_test(tools_are_described),
         cmocka_unit_test(unknown_tool_is_a_protocol_error),
         cmocka_unit_test(bad_arguments_are_tool_errors),

@@ -17,7 +17,9 @@
  * that announces 2026-07-28 in its header, or a server/discover, without
  * the _meta that revision requires is invalid params (400, -32602).
  * Header values are compared without their surrounding whitespace.
- * Notifications get 202.
+ * Notifications get 202.  A JSON array (a batch) is served in a session
+ * that negotiated 2025-03-26, the one revision with batches: answered with
+ * an array (202 when it holds no request); elsewhere it is a 400.
  * A tools/call with a progress token, from a client that accepts
  * text/event-stream, is answered as a stream of server-sent events: the
  * progress notifications as they happen, then the response.  GET on the
@@ -590,6 +592,64 @@ static enum MHD_Result handle_modern(struct http_srv *x, struct MHD_Connection *
     return run_request(x, c, m, &none, NULL);
 }
 
+/* The legacy session a request names (Mcp-Session-Id), with its state in
+ * *sess and its id in *sid.  Returns 0 when there is none, or its
+ * MCP-Protocol-Version header names a version this server does not serve,
+ * after answering (*rc). */
+static int session_of(struct http_srv *x, struct MHD_Connection *c, const struct wt_rpc_msg *m,
+                      const char **sid, struct wt_mcp_session *sess, enum MHD_Result *rc)
+{
+    *sid = header(c, "Mcp-Session-Id");
+    if (!*sid) {
+        *rc = send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m->id, WT_RPC_INVALID_REQUEST,
+                             "Bad Request: no Mcp-Session-Id header (send initialize first, "
+                             "or use protocol version 2026-07-28 with _meta)");
+        return 0;
+    }
+    pthread_mutex_lock(&x->mu);
+    struct session_slot *slot = session_find(x, *sid);
+    if (slot) {
+        slot->last = now_s();
+        *sess = slot->sess;
+    }
+    pthread_mutex_unlock(&x->mu);
+    if (!slot) {
+        *rc = send_rpc_error(c, MHD_HTTP_NOT_FOUND, m->id, WT_RPC_INVALID_REQUEST,
+                             "Session not found: initialize again");
+        return 0;
+    }
+    /* the header must name a version this server serves (2025-11-25: "an
+     * invalid or unsupported MCP-Protocol-Version" is a 400); the session
+     * keeps the negotiated one */
+    const char *hv = header(c, "MCP-Protocol-Version");
+    if (hv) {
+        int known = 0;
+        for (int i = 0; wt_mcp_legacy_versions[i]; i++)
+            known |= header_is(hv, wt_mcp_legacy_versions[i]);
+        if (!known) {
+            char msg[200];
+            snprintf(msg, sizeof(msg),
+                     "Bad Request: unsupported MCP-Protocol-Version %.40s (this session "
+                     "negotiated %s)",
+                     hv, sess->version);
+            *rc = send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m->id, WT_RPC_INVALID_REQUEST, msg);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Saves a session's state after a notification changed it (the session may
+ * have ended meanwhile). */
+static void session_store(struct http_srv *x, const char *sid, const struct wt_mcp_session *sess)
+{
+    pthread_mutex_lock(&x->mu);
+    struct session_slot *slot = session_find(x, sid);
+    if (slot)
+        slot->sess = *sess;
+    pthread_mutex_unlock(&x->mu);
+}
+
 static enum MHD_Result handle_legacy(struct http_srv *x, struct MHD_Connection *c,
                                      struct wt_rpc_msg *m)
 {
@@ -615,54 +675,82 @@ static enum MHD_Result handle_legacy(struct http_srv *x, struct MHD_Connection *
         pthread_mutex_unlock(&x->mu);
         return send_json(c, MHD_HTTP_OK, resp, id);
     }
-    const char *sid = header(c, "Mcp-Session-Id");
-    if (!sid)
-        return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m->id, WT_RPC_INVALID_REQUEST,
-                              "Bad Request: no Mcp-Session-Id header (send initialize first, "
-                              "or use protocol version 2026-07-28 with _meta)");
-    pthread_mutex_lock(&x->mu);
-    struct session_slot *slot = session_find(x, sid);
+    const char *sid;
     struct wt_mcp_session sess;
-    if (slot) {
-        slot->last = now_s();
-        sess = slot->sess;
-    }
-    pthread_mutex_unlock(&x->mu);
-    if (!slot)
-        return send_rpc_error(c, MHD_HTTP_NOT_FOUND, m->id, WT_RPC_INVALID_REQUEST,
-                              "Session not found: initialize again");
-    /* the header must name a version this server serves (2025-11-25: "an
-     * invalid or unsupported MCP-Protocol-Version" is a 400); the session
-     * keeps the negotiated one */
-    const char *hv = header(c, "MCP-Protocol-Version");
-    if (hv) {
-        int known = 0;
-        for (int i = 0; wt_mcp_legacy_versions[i]; i++)
-            known |= header_is(hv, wt_mcp_legacy_versions[i]);
-        if (!known) {
-            char msg[200];
-            snprintf(msg, sizeof(msg),
-                     "Bad Request: unsupported MCP-Protocol-Version %.40s (this session "
-                     "negotiated %s)",
-                     hv, sess.version);
-            return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m->id, WT_RPC_INVALID_REQUEST, msg);
-        }
-    }
+    enum MHD_Result rc;
+    if (!session_of(x, c, m, &sid, &sess, &rc))
+        return rc;
     if (m->kind != WT_RPC_REQUEST) {
         if (m->kind == WT_RPC_NOTIFICATION && !strcmp(m->method, "notifications/cancelled"))
             flight_cancel(x, sid, json_object_get(m->params, "requestId"));
         else if (m->kind == WT_RPC_NOTIFICATION) {
             struct wt_mcp_call call = {0};
             json_decref(wt_mcp_handle(x->s, &sess, m, &call));
-            pthread_mutex_lock(&x->mu);
-            slot = session_find(x, sid);
-            if (slot)
-                slot->sess = sess;
-            pthread_mutex_unlock(&x->mu);
+            session_store(x, sid, &sess);
         }
         return send_text(c, MHD_HTTP_ACCEPTED, "text/plain", "", NULL, NULL);
     }
     return run_request(x, c, m, &sess, sid);
+}
+
+/* A batch's elements, each tracked while it runs so that a
+ * notifications/cancelled can stop it. */
+struct batch_ctx {
+    struct http_srv *x;
+    const char *sid;
+    volatile sig_atomic_t cancel;
+    struct inflight *f;
+};
+
+static int batch_begin(void *ctx, const struct wt_rpc_msg *e)
+{
+    struct batch_ctx *b = ctx;
+    b->cancel = 0;
+    b->f = e->kind == WT_RPC_REQUEST ? flight_add(b->x, b->sid, e->id, &b->cancel) : NULL;
+    return 0;
+}
+
+static int batch_end(void *ctx, const struct wt_rpc_msg *e)
+{
+    (void)e;
+    struct batch_ctx *b = ctx;
+    flight_remove(b->x, b->f);
+    b->f = NULL;
+    return b->cancel;
+}
+
+static void batch_cancel(void *ctx, const json_t *id)
+{
+    struct batch_ctx *b = ctx;
+    flight_cancel(b->x, b->sid, id);
+}
+
+/* A JSON array: served in a session that negotiated 2025-03-26 (answered
+ * with an array, or 202 when it holds no request); elsewhere 400. */
+static enum MHD_Result handle_batch(struct http_srv *x, struct MHD_Connection *c,
+                                    struct wt_rpc_msg *m)
+{
+    const char *sid;
+    struct wt_mcp_session sess;
+    enum MHD_Result rc;
+    if (!session_of(x, c, m, &sid, &sess, &rc))
+        return rc;
+    if (!wt_mcp_batch_allowed(&sess)) {
+        char msg[240];
+        snprintf(msg, sizeof(msg),
+                 "Invalid Request: batches are accepted only in a session that negotiated "
+                 "protocol version 2025-03-26 (this one negotiated %s)",
+                 sess.version);
+        return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, NULL, WT_RPC_INVALID_REQUEST, msg);
+    }
+    struct batch_ctx b = {x, sid, 0, NULL};
+    struct wt_mcp_call call = {NULL, NULL, &b.cancel};
+    struct wt_mcp_batch_hooks hooks = {batch_begin, batch_end, batch_cancel, &b};
+    json_t *resp = wt_mcp_handle_batch(x->s, &sess, m, &call, &hooks);
+    session_store(x, sid, &sess);
+    if (!resp)
+        return send_text(c, MHD_HTTP_ACCEPTED, "text/plain", "", NULL, NULL);
+    return send_json(c, MHD_HTTP_OK, resp, sid);
 }
 
 static enum MHD_Result handle_post(struct http_srv *x, struct MHD_Connection *c, struct conn *k)
@@ -683,7 +771,9 @@ static enum MHD_Result handle_post(struct http_srv *x, struct MHD_Connection *c,
     wt_rpc_parse(k->body ? k->body : "", k->len, &m);
     enum MHD_Result rc;
     const char *version = NULL;
-    if (m.kind == WT_RPC_INVALID)
+    if (m.batch)
+        rc = handle_batch(x, c, &m);
+    else if (m.kind == WT_RPC_INVALID)
         rc = send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m.id, m.error_code, m.error_message);
     else if (m.kind == WT_RPC_RESPONSE)
         rc = send_text(c, MHD_HTTP_ACCEPTED, "text/plain", "", NULL, NULL);

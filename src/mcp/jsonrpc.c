@@ -55,6 +55,8 @@ static size_t count_values(const char *buf, size_t len)
     return n;
 }
 
+static void classify(struct wt_rpc_msg *m);
+
 void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
 {
     memset(m, 0, sizeof(*m));
@@ -97,10 +99,33 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
                 je.column);
         return;
     }
+    if (json_is_array(m->root) && json_array_size(m->root) > 0) {
+        /* a batch: refused unless the transport accepts it (see batch) */
+        invalid(m, WT_RPC_INVALID_REQUEST,
+                "Invalid Request: batches are accepted only in a session that negotiated "
+                "protocol version 2025-03-26 (MCP removed them in 2025-06-18)");
+        m->batch = 1;
+        return;
+    }
+    classify(m);
+}
+
+void wt_rpc_parse_value(json_t *v, struct wt_rpc_msg *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->root = json_incref(v);
+    classify(m);
+}
+
+/* Sorts the parsed m->root into a request, notification or response, or an
+ * error to send back. */
+static void classify(struct wt_rpc_msg *m)
+{
     json_t *r = m->root;
     if (json_is_array(r)) {
         invalid(m, WT_RPC_INVALID_REQUEST,
-                "Invalid Request: batches are not supported (removed from MCP in 2025-06-18)");
+                json_array_size(r) ? "Invalid Request: a batch inside a batch"
+                                   : "Invalid Request: an empty batch");
         return;
     }
     if (!json_is_object(r)) {

@@ -47,12 +47,19 @@ struct wt_rpc_msg {
      * for MCP: JSON-RPC forbids any reply over stdio (HTTP answers 400). */
     int notification;
     size_t weight; /* bytes it holds once parsed (about): for queue budgets */
+    /* A non-empty JSON array: a batch.  kind is WT_RPC_INVALID with the
+     * refusal to send where batches are not accepted; root holds the array
+     * for wt_mcp_handle_batch (server.h). */
+    int batch;
 };
 
 /* Parses len bytes.  Always fills m (kind WT_RPC_INVALID on any problem);
  * free with wt_rpc_free. */
 void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m);
 void wt_rpc_free(struct wt_rpc_msg *m);
+/* The same for one element of a batch, already parsed (m takes a reference
+ * of v): an array is invalid there. */
+void wt_rpc_parse_value(json_t *v, struct wt_rpc_msg *m);
 
 /* {"jsonrpc":"2.0","id":id,"result":result}; steals result, copies id. */
 json_t *wt_rpc_result(json_t *id, json_t *result);

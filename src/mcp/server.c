@@ -280,6 +280,64 @@ json_t *wt_mcp_handle(struct wt_mcp_server *s, struct wt_mcp_session *sess,
     return handle_legacy(s, sess, m, call);
 }
 
+#define BATCH_VERSION "2025-03-26"
+
+int wt_mcp_batch_allowed(const struct wt_mcp_session *sess)
+{
+    return sess->negotiated && !strcmp(sess->version, BATCH_VERSION);
+}
+
+json_t *wt_mcp_handle_batch(struct wt_mcp_server *s, struct wt_mcp_session *sess,
+                            const struct wt_rpc_msg *m, const struct wt_mcp_call *call,
+                            const struct wt_mcp_batch_hooks *hooks)
+{
+    if (!m->batch || !wt_mcp_batch_allowed(sess))
+        return wt_rpc_error(m->id, m->error_code ? m->error_code : WT_RPC_INVALID_REQUEST,
+                            m->error_message[0] ? m->error_message : "Invalid Request", NULL);
+    static const struct wt_mcp_batch_hooks no_hooks = {0};
+    if (!hooks)
+        hooks = &no_hooks;
+    json_t *out = json_array();
+    if (!out)
+        return wt_rpc_error(NULL, WT_RPC_INTERNAL_ERROR, "Internal error: out of memory", NULL);
+    size_t i;
+    json_t *v;
+    json_array_foreach(m->root, i, v)
+    {
+        struct wt_rpc_msg e;
+        wt_rpc_parse_value(v, &e);
+        json_t *r = NULL;
+        if (e.kind == WT_RPC_NOTIFICATION && !strcmp(e.method, "notifications/cancelled")) {
+            if (hooks->cancel)
+                hooks->cancel(hooks->ctx, json_object_get(e.params, "requestId"));
+        } else if (e.kind == WT_RPC_INVALID && e.notification) {
+            /* never answered, as outside a batch */
+        } else if (e.kind == WT_RPC_REQUEST && !strcmp(e.method, "initialize")) {
+            r = wt_rpc_error(e.id, WT_RPC_INVALID_REQUEST,
+                             "Invalid Request: initialize must not be part of a batch", NULL);
+        } else if (e.kind == WT_RPC_REQUEST && wt_mcp_is_modern(&e, NULL)) {
+            r = wt_rpc_error(e.id, WT_RPC_INVALID_REQUEST,
+                             "Invalid Request: a 2026-07-28 request (with _meta protocol "
+                             "version) cannot be part of a batch",
+                             NULL);
+        } else if (!hooks->begin || !hooks->begin(hooks->ctx, &e)) {
+            r = wt_mcp_handle(s, sess, &e, call);
+            if (hooks->end && hooks->end(hooks->ctx, &e) && e.kind == WT_RPC_REQUEST) {
+                json_decref(r);
+                r = NULL;
+            }
+        }
+        if (r)
+            json_array_append_new(out, r);
+        wt_rpc_free(&e);
+    }
+    if (json_array_size(out) == 0) {
+        json_decref(out);
+        return NULL;
+    }
+    return out;
+}
+
 json_t *wt_mcp_agent_card(const struct wt_mcp_server *s)
 {
     json_t *tools = json_array();

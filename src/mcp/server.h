@@ -4,8 +4,8 @@
  * per revision 2026-07-28 (server/discover, resultType, ttlMs/cacheScope,
  * -32022 for an unsupported version); others per 2025-11-25 and older
  * (initialize with version negotiation among 2025-11-25, 2025-06-18 and
- * 2025-03-26, notifications/initialized, ping).  Both eras have tools/list
- * and tools/call (tools.c).  The stdio and HTTP transports (stdio.c,
+ * 2025-03-26, notifications/initialized, ping; batches in a 2025-03-26
+ * session).  Both eras have tools/list and tools/call (tools.c).  The stdio and HTTP transports (stdio.c,
  * http.c) own framing, sessions, cancellation and headers.
  *
  * SPDX-License-Identifier: MIT
@@ -66,6 +66,32 @@ int wt_mcp_is_modern(const struct wt_rpc_msg *m, const char **version);
  * cancelled request). */
 json_t *wt_mcp_handle(struct wt_mcp_server *s, struct wt_mcp_session *sess,
                       const struct wt_rpc_msg *m, const struct wt_mcp_call *call);
+
+/* JSON-RPC batches: MCP 2025-03-26 requires servers to accept them and
+ * 2025-06-18 removed them, so they are served only in a session that
+ * negotiated 2025-03-26.  The transport calls these around each element
+ * (hooks may be NULL): begin returns nonzero to skip an element (no
+ * response), end returns nonzero when the element was cancelled while it ran
+ * (its response is dropped); cancel receives the requestId of a
+ * notifications/cancelled element. */
+struct wt_mcp_batch_hooks {
+    int (*begin)(void *ctx, const struct wt_rpc_msg *element);
+    int (*end)(void *ctx, const struct wt_rpc_msg *element);
+    void (*cancel)(void *ctx, const json_t *request_id);
+    void *ctx;
+};
+
+/* 1 if sess accepts batches (it negotiated 2025-03-26). */
+int wt_mcp_batch_allowed(const struct wt_mcp_session *sess);
+
+/* Handles batch message m (m->batch set) in order, element by element.
+ * Returns the array of the elements' responses, a single error when the
+ * session does not accept batches, or NULL when there is nothing to send
+ * (only notifications and responses).  Inside a batch, initialize and
+ * 2026-07-28 requests are invalid (-32600). */
+json_t *wt_mcp_handle_batch(struct wt_mcp_server *s, struct wt_mcp_session *sess,
+                            const struct wt_rpc_msg *m, const struct wt_mcp_call *call,
+                            const struct wt_mcp_batch_hooks *hooks);
 
 /* The server's description for .well-known/agent.json. */
 json_t *wt_mcp_agent_card(const struct wt_mcp_server *s);

@@ -6,7 +6,9 @@
  * each: a longer line is skipped to its end and answered with an error), and
  * handles notifications/cancelled itself: a queued request with that id is
  * dropped, the one in progress has its cancel flag set and its response is
- * not sent.  The main thread runs the requests in order.  At end of input
+ * not sent.  The main thread runs the requests in order (a batch, in a
+ * session that negotiated 2025-03-26, element by element, answered with one
+ * array).  At end of input
  * the requests already read are answered and the server exits (a client
  * that closes stdin follows with SIGTERM, which ends the process at once).  It does not
  * know any MCP method; server.c does.
@@ -220,6 +222,40 @@ static void *reader(void *arg)
     return NULL;
 }
 
+/* A batch's elements run on the main thread one by one: each is the request
+ * in progress while it runs, so notifications/cancelled (read by the reader
+ * thread) can stop it. */
+static int batch_begin(void *ctx, const struct wt_rpc_msg *e)
+{
+    struct stdio_srv *x = ctx;
+    pthread_mutex_lock(&x->mu);
+    x->cancel = 0;
+    json_decref(x->current_id);
+    x->current_id = e->kind == WT_RPC_REQUEST ? json_deep_copy(e->id) : NULL;
+    pthread_mutex_unlock(&x->mu);
+    return 0;
+}
+
+static int batch_end(void *ctx, const struct wt_rpc_msg *e)
+{
+    (void)e;
+    struct stdio_srv *x = ctx;
+    pthread_mutex_lock(&x->mu);
+    int cancelled = x->cancel;
+    json_decref(x->current_id);
+    x->current_id = NULL;
+    pthread_mutex_unlock(&x->mu);
+    return cancelled;
+}
+
+static void batch_cancel(void *ctx, const json_t *id)
+{
+    struct stdio_srv *x = ctx;
+    pthread_mutex_lock(&x->mu);
+    cancel_request(x, id);
+    pthread_mutex_unlock(&x->mu);
+}
+
 int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
 {
     struct stdio_srv *xp = calloc(1, sizeof(*xp));
@@ -263,7 +299,12 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
 
         struct wt_mcp_call call = {emit, xp, &xp->cancel};
         json_t *resp = NULL;
-        resp = wt_mcp_handle(s, &sess, &q->m, &call);
+        if (q->m.batch) {
+            struct wt_mcp_batch_hooks hooks = {batch_begin, batch_end, batch_cancel, xp};
+            resp = wt_mcp_handle_batch(s, &sess, &q->m, &call, &hooks);
+        } else {
+            resp = wt_mcp_handle(s, &sess, &q->m, &call);
+        }
 
         pthread_mutex_lock(&xp->mu);
         int cancelled = xp->cancel;
