@@ -41,10 +41,15 @@ static int slow_tool(const struct wt_rpc_msg *m)
                     !strcmp(name, "run_benchmark"));
 }
 
+/* as a transport: elements cancelled by an earlier element are skipped */
 static int skip_slow(void *ctx, const struct wt_rpc_msg *e)
 {
-    (void)ctx;
-    return slow_tool(e);
+    return slow_tool(e) || (e->kind == WT_RPC_REQUEST && wt_mcp_cancelled_has(ctx, e->id));
+}
+
+static void record_cancel(void *ctx, const json_t *id)
+{
+    wt_mcp_cancelled_add(ctx, id);
 }
 
 static void check_one(const struct wt_rpc_msg *m, json_t *r)
@@ -102,7 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (m.batch) {
         /* in a 2025-03-26 session, element by element (slow tools skipped) */
         struct wt_mcp_session old = {1, 1, "2025-03-26"};
-        struct wt_mcp_batch_hooks hooks = {skip_slow, NULL, NULL, NULL};
+        struct wt_mcp_cancelled cancelled = {0};
+        struct wt_mcp_batch_hooks hooks = {skip_slow, NULL, record_cancel, &cancelled};
         check(&m, wt_mcp_handle_batch(&server, &old, &m, &call, &hooks));
     }
     wt_rpc_free(&m);

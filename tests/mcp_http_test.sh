@@ -165,6 +165,10 @@ post initialize-2025-03-26 200 "$(echo "$INIT" | sed 's/2025-11-25/2025-03-26/')
 SID3=$(sed -n 's/^Mcp-Session-Id: *\([!-~]*\).*/\1/ip' "$TMP/headers" | tr -d '\r')
 post batch 200 "$BATCH" -H "Mcp-Session-Id: $SID3" -H 'MCP-Protocol-Version: 2025-03-26' \
     && has body '[{"jsonrpc":"2.0","id":11,"result":{}},{"jsonrpc":"2.0","id":12,"result":{"tools":'
+# a batch element cancelled before it started is answered, as every request over HTTP (cancelled)
+post cancel-early 202 '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":21}}' -H "Mcp-Session-Id: $SID3"
+post batch-cancelled 200 '[{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"classify_workload","arguments":{}}},{"jsonrpc":"2.0","id":22,"method":"ping"}]' -H "Mcp-Session-Id: $SID3" \
+    && has body '"id":21' && has body 'cancelled' && has body '{"jsonrpc":"2.0","id":22,"result":{}}'
 post batch-notifications 202 '[{"jsonrpc":"2.0","method":"notifications/initialized"}]' -H "Mcp-Session-Id: $SID3"
 post batch-empty 400 '[]' -H "Mcp-Session-Id: $SID3" && has body '-32600'
 req delete-session-2025-03-26 200 DELETE /mcp -H "Mcp-Session-Id: $SID3"

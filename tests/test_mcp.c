@@ -183,8 +183,8 @@ static void invalid_notifications(void **state)
     static const char *const quiet[] = {
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\",\"params\":[]}",
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\",\"params\":null}",
-        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
-        "1},\"extra\":true}",
+        ("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
+         "1},\"extra\":true}"),
     };
     for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
         struct wt_rpc_msg m;
@@ -849,6 +849,28 @@ static void stdio_transport(void **state)
     assert_true(getline(&line, &cap, rd) > 0);
     assert_string_equal(line, "[{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}},"
                               "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}]\n");
+    /* batch elements cancelled while running (10) or before starting (11)
+     * are not answered; a cancel inside a batch does not reach a request sent
+     * after it (14) */
+    const char *e =
+        "[{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"run_benchmark\",\"arguments\":{\"trials\":1000}}},"
+        "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"ping\"},"
+        "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"ping\"}]\n"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
+        "10}}\n"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
+        "11}}\n"
+        "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
+        "14}},{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\"}]\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"ping\"}\n";
+    write_all(to[1], e, strlen(e));
+    assert_true(getline(&line, &cap, rd) > 0);
+    assert_string_equal(line, "[{\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{}}]\n");
+    assert_true(getline(&line, &cap, rd) > 0);
+    assert_string_equal(line, "[{\"jsonrpc\":\"2.0\",\"id\":13,\"result\":{}}]\n");
+    assert_true(getline(&line, &cap, rd) > 0);
+    assert_string_equal(line, "{\"jsonrpc\":\"2.0\",\"id\":14,\"result\":{}}\n");
     /* an oversized last line without a newline is answered at end of input */
     big = malloc(n);
     assert_non_null(big);

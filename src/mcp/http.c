@@ -58,6 +58,7 @@ struct session_slot {
     char id[65];
     time_t last;
     struct wt_mcp_session sess;
+    struct wt_mcp_cancelled cancelled; /* for batch elements not started yet */
 };
 
 struct inflight {
@@ -366,6 +367,9 @@ static void flight_cancel(struct http_srv *x, const char *session, const json_t 
         if (f->used && !strcmp(f->session, session ? session : "") && json_equal(f->id, id))
             *f->cancel = 1;
     }
+    struct session_slot *slot = session && *session ? session_find(x, session) : NULL;
+    if (slot)
+        wt_mcp_cancelled_add(&slot->cancelled, id);
     pthread_mutex_unlock(&x->mu);
 }
 
@@ -705,18 +709,29 @@ struct batch_ctx {
 static int batch_begin(void *ctx, const struct wt_rpc_msg *e)
 {
     struct batch_ctx *b = ctx;
-    b->cancel = 0;
+    int cancelled = 0;
+    if (e->kind == WT_RPC_REQUEST) {
+        pthread_mutex_lock(&b->x->mu);
+        struct session_slot *slot = session_find(b->x, b->sid);
+        cancelled = slot && wt_mcp_cancelled_has(&slot->cancelled, e->id);
+        pthread_mutex_unlock(&b->x->mu);
+    }
+    /* cancelled before it started: it starts cancelled (a live sampling
+     * ends at once), and is answered, as every request over HTTP */
+    b->cancel = cancelled;
     b->f = e->kind == WT_RPC_REQUEST ? flight_add(b->x, b->sid, e->id, &b->cancel) : NULL;
     return 0;
 }
 
+/* Over HTTP a cancelled request is still answered (as run_request does): a
+ * POST that carries requests gets a body. */
 static int batch_end(void *ctx, const struct wt_rpc_msg *e)
 {
     (void)e;
     struct batch_ctx *b = ctx;
     flight_remove(b->x, b->f);
     b->f = NULL;
-    return b->cancel;
+    return 0;
 }
 
 static void batch_cancel(void *ctx, const json_t *id)
@@ -733,6 +748,10 @@ static enum MHD_Result handle_batch(struct http_srv *x, struct MHD_Connection *c
     const char *sid;
     struct wt_mcp_session sess;
     enum MHD_Result rc;
+    if (!header(c, "Mcp-Session-Id"))
+        return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, NULL, WT_RPC_INVALID_REQUEST,
+                              "Invalid Request: no Mcp-Session-Id header (batches are accepted "
+                              "only in a session that negotiated protocol version 2025-03-26)");
     if (!session_of(x, c, m, &sid, &sess, &rc))
         return rc;
     if (!wt_mcp_batch_allowed(&sess)) {

@@ -280,6 +280,48 @@ json_t *wt_mcp_handle(struct wt_mcp_server *s, struct wt_mcp_session *sess,
     return handle_legacy(s, sess, m, call);
 }
 
+/* FNV-1a of an id's type and value (a string or an integer). */
+static uint64_t id_hash(const json_t *id)
+{
+    uint64_t h = 1469598103934665603ull;
+    char num[32];
+    const char *p;
+    size_t n;
+    if (json_is_string(id)) {
+        h = (h ^ 's') * 1099511628211ull;
+        p = json_string_value(id);
+        n = json_string_length(id);
+    } else {
+        h = (h ^ 'i') * 1099511628211ull;
+        n = (size_t)snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(id));
+        p = num;
+    }
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    return h;
+}
+
+void wt_mcp_cancelled_add(struct wt_mcp_cancelled *c, const json_t *id)
+{
+    if (!json_is_string(id) && !json_is_integer(id))
+        return;
+    c->h[c->next] = id_hash(id);
+    c->next = (c->next + 1) % WT_MCP_CANCELLED_MAX;
+    if (c->n < WT_MCP_CANCELLED_MAX)
+        c->n++;
+}
+
+int wt_mcp_cancelled_has(const struct wt_mcp_cancelled *c, const json_t *id)
+{
+    if (!json_is_string(id) && !json_is_integer(id))
+        return 0;
+    uint64_t h = id_hash(id);
+    for (unsigned i = 0; i < c->n; i++)
+        if (c->h[i] == h)
+            return 1;
+    return 0;
+}
+
 #define BATCH_VERSION "2025-03-26"
 
 int wt_mcp_batch_allowed(const struct wt_mcp_session *sess)

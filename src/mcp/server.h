@@ -5,8 +5,8 @@
  * -32022 for an unsupported version); others per 2025-11-25 and older
  * (initialize with version negotiation among 2025-11-25, 2025-06-18 and
  * 2025-03-26, notifications/initialized, ping; batches in a 2025-03-26
- * session).  Both eras have tools/list and tools/call (tools.c).  The stdio and HTTP transports (stdio.c,
- * http.c) own framing, sessions, cancellation and headers.
+ * session).  Both eras have tools/list and tools/call (tools.c).  The stdio and HTTP transports
+ * (stdio.c, http.c) own framing, sessions, cancellation and headers.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -16,6 +16,7 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 
 #include "mcp/jsonrpc.h"
 
@@ -81,13 +82,26 @@ struct wt_mcp_batch_hooks {
     void *ctx;
 };
 
+/* Ids of cancelled requests that were neither running nor queued when the
+ * cancel came: a batch element not started yet may carry one (MCP never
+ * reuses a request id within a session, so a match is that request).  The
+ * last WT_MCP_CANCELLED_MAX are kept, as 64-bit hashes. */
+#define WT_MCP_CANCELLED_MAX 32
+struct wt_mcp_cancelled {
+    uint64_t h[WT_MCP_CANCELLED_MAX];
+    unsigned n, next;
+};
+void wt_mcp_cancelled_add(struct wt_mcp_cancelled *c, const json_t *id);
+int wt_mcp_cancelled_has(const struct wt_mcp_cancelled *c, const json_t *id);
+
 /* 1 if sess accepts batches (it negotiated 2025-03-26). */
 int wt_mcp_batch_allowed(const struct wt_mcp_session *sess);
 
 /* Handles batch message m (m->batch set) in order, element by element.
  * Returns the array of the elements' responses, a single error when the
  * session does not accept batches, or NULL when there is nothing to send
- * (only notifications and responses).  Inside a batch, initialize and
+ * (only notifications and responses, or requests
+ * that the hooks skipped or cancelled).  Inside a batch, initialize and
  * 2026-07-28 requests are invalid (-32600). */
 json_t *wt_mcp_handle_batch(struct wt_mcp_server *s, struct wt_mcp_session *sess,
                             const struct wt_rpc_msg *m, const struct wt_mcp_call *call,

@@ -6,8 +6,9 @@
  * each: a longer line is skipped to its end and answered with an error), and
  * handles notifications/cancelled itself: a queued request with that id is
  * dropped, the one in progress has its cancel flag set and its response is
- * not sent.  The main thread runs the requests in order (a batch, in a
- * session that negotiated 2025-03-26, element by element, answered with one
+ * not sent, and a batch element not started yet is skipped when its turn
+ * comes (the cancels inside a batch act when the batch is read).  The main thread runs the requests
+ * in order (a batch, in a session that negotiated 2025-03-26, element by element, answered with one
  * array).  At end of input
  * the requests already read are answered and the server exits (a client
  * that closes stdin follows with SIGTERM, which ends the process at once).  It does not
@@ -43,7 +44,9 @@ struct stdio_srv {
     size_t qlen;
     size_t qweight; /* sum of the queued messages' weight */
     int eof;
-    json_t *current_id; /* the request in progress (a copy) */
+    json_t *current_id;                /* the request in progress (a copy) */
+    struct wt_mcp_cancelled cancelled; /* cancels that found nothing yet (batches) */
+    int batch_ok;                      /* the session accepts batches (set by the main thread) */
     volatile sig_atomic_t cancel;
     pthread_mutex_t out_mu; /* one message at a time on stdout */
     int out_failed;
@@ -106,6 +109,8 @@ static void cancel_request(struct stdio_srv *x, const json_t *id)
             return;
         }
     }
+    /* perhaps an element of a batch not started yet */
+    wt_mcp_cancelled_add(&x->cancelled, id);
 }
 
 static void enqueue(struct stdio_srv *x, const char *buf, size_t len, int too_long)
@@ -129,6 +134,21 @@ static void enqueue(struct stdio_srv *x, const char *buf, size_t len, int too_lo
         return;
     }
     pthread_mutex_lock(&x->mu);
+    if (q->m.batch && x->batch_ok) {
+        /* its cancels apply now, to what was sent before them, as outside
+         * a batch (run later, they would reach requests sent after it) */
+        size_t i;
+        json_t *v;
+        json_array_foreach(q->m.root, i, v)
+        {
+            json_t *method = json_object_get(v, "method");
+            json_t *params = json_object_get(v, "params");
+            if (json_is_string(method) &&
+                !strcmp(json_string_value(method), "notifications/cancelled") &&
+                !json_object_get(v, "id"))
+                cancel_request(x, json_object_get(params, "requestId"));
+        }
+    }
     if (q->m.kind == WT_RPC_NOTIFICATION && !strcmp(q->m.method, "notifications/cancelled")) {
         cancel_request(x, json_object_get(q->m.params, "requestId"));
         pthread_mutex_unlock(&x->mu);
@@ -224,16 +244,17 @@ static void *reader(void *arg)
 
 /* A batch's elements run on the main thread one by one: each is the request
  * in progress while it runs, so notifications/cancelled (read by the reader
- * thread) can stop it. */
+ * thread) can stop it, and one cancelled before it started is skipped. */
 static int batch_begin(void *ctx, const struct wt_rpc_msg *e)
 {
     struct stdio_srv *x = ctx;
     pthread_mutex_lock(&x->mu);
+    int skip = e->kind == WT_RPC_REQUEST && wt_mcp_cancelled_has(&x->cancelled, e->id);
     x->cancel = 0;
     json_decref(x->current_id);
-    x->current_id = e->kind == WT_RPC_REQUEST ? json_deep_copy(e->id) : NULL;
+    x->current_id = e->kind == WT_RPC_REQUEST && !skip ? json_deep_copy(e->id) : NULL;
     pthread_mutex_unlock(&x->mu);
-    return 0;
+    return skip; /* cancelled before it started: not run, not answered */
 }
 
 static int batch_end(void *ctx, const struct wt_rpc_msg *e)
@@ -246,14 +267,6 @@ static int batch_end(void *ctx, const struct wt_rpc_msg *e)
     x->current_id = NULL;
     pthread_mutex_unlock(&x->mu);
     return cancelled;
-}
-
-static void batch_cancel(void *ctx, const json_t *id)
-{
-    struct stdio_srv *x = ctx;
-    pthread_mutex_lock(&x->mu);
-    cancel_request(x, id);
-    pthread_mutex_unlock(&x->mu);
 }
 
 int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
@@ -300,13 +313,15 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
         struct wt_mcp_call call = {emit, xp, &xp->cancel};
         json_t *resp = NULL;
         if (q->m.batch) {
-            struct wt_mcp_batch_hooks hooks = {batch_begin, batch_end, batch_cancel, xp};
+            /* its cancels were applied when it was read (enqueue) */
+            struct wt_mcp_batch_hooks hooks = {batch_begin, batch_end, NULL, xp};
             resp = wt_mcp_handle_batch(s, &sess, &q->m, &call, &hooks);
         } else {
             resp = wt_mcp_handle(s, &sess, &q->m, &call);
         }
 
         pthread_mutex_lock(&xp->mu);
+        xp->batch_ok = wt_mcp_batch_allowed(&sess);
         int cancelled = xp->cancel;
         json_decref(xp->current_id);
         xp->current_id = NULL;
