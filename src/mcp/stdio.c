@@ -7,12 +7,12 @@
  * handles notifications/cancelled itself: a queued request with that id is
  * dropped, the one in progress has its cancel flag set and its response is
  * not sent, and a batch element not started yet is skipped when its turn
- * comes (the cancels inside a batch act when the batch is read).  The main thread runs the requests
- * in order (a batch, in a session that negotiated 2025-03-26, element by element, answered with one
- * array).  At end of input
- * the requests already read are answered and the server exits (a client
- * that closes stdin follows with SIGTERM, which ends the process at once).  It does not
- * know any MCP method; server.c does.
+ * comes (the cancels inside a batch act when the batch is read).  The main
+ * thread runs the requests in order (a batch, in a session that negotiated
+ * 2025-03-26, element by element, answered with one array).  At end of
+ * input the requests already read are answered and the server exits (a
+ * client that closes stdin follows with SIGTERM, which ends the process at
+ * once).  It does not know any MCP method; server.c does.
  *
  * SPDX-License-Identifier: MIT
  */
