@@ -83,8 +83,25 @@ static void test_rated_power(void **state)
     assert_true(wt_gpu_rated_power_w("NVIDIA GB200") == 1200);
     assert_true(wt_gpu_rated_power_w("NVIDIA H20") == 500);
     assert_true(isnan(wt_gpu_rated_power_w("NVIDIA RTX A1000"))); /* not an A100 */
-    assert_true(isnan(wt_gpu_rated_power_w("NVIDIA RTX A2000"))); /* not an A2 */
-    assert_true(isnan(wt_gpu_rated_power_w("Quadro P4000")));     /* not a P4 */
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX A2000") == 70);  /* not an A2 */
+    /* variants listed before their base model */
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 4070 Ti SUPER") == 285);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 4070 SUPER") == 220);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 4070") == 200);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 3060") == 170);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 2080 SUPER") == 250);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce GTX 1080") == 180);
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX 4000 SFF Ada Generation") == 70);
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX 4000 Ada Generation") == 130);
+    assert_true(wt_gpu_rated_power_w("Quadro RTX 5000") == 230);
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX 5000 Ada Generation") == 250);
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX PRO 6000 Blackwell Workstation Edition") == 600);
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition") ==
+                300);
+    assert_true(wt_gpu_rated_power_w("Quadro GV100") == 250); /* not a V100 */
+    assert_true(wt_gpu_rated_power_w("AMD Instinct MI250") == 500);
+    assert_true(wt_gpu_rated_power_w("AMD Instinct MI250X") == 560);
+    assert_true(isnan(wt_gpu_rated_power_w("Quadro P4000"))); /* not a P4 */
     assert_true(isnan(wt_gpu_rated_power_w("unknown")));
     assert_true(isnan(wt_gpu_rated_power_w("")));
     assert_true(isnan(wt_gpu_rated_power_w(NULL)));
