@@ -98,8 +98,16 @@ for g in ("0", "1"):
     r = [x for x in rec if x["gpu"] == g]
     if len(r) < 20:
         print("FAIL [record]: GPU %s: only %d samples recorded" % (g, len(r))); bad = 1; continue
-    # the recording starts at the served trace's start: sample i is served sample i
-    t0s, t0r = float(s[0]["t_s"]), float(r[0]["t_s"])
+    # the recording starts at the served trace's start: sample i is served sample i.
+    # Sample 0 is the first poll (the buffers' history is left out), stamped
+    # with the poll's time; samples 1.. come from the driver's buffers, whose
+    # time stamps keep their exact spacing.  The buffer clock is anchored to
+    # the wall clock at a poll, so the poll's latency (milliseconds, more on
+    # a loaded machine) shifts them all: compare them from sample 1 on.
+    t0s, t0r = float(s[1]["t_s"]), float(r[1]["t_s"])
+    d0 = (float(r[0]["t_s"]) - t0r) - (float(s[0]["t_s"]) - t0s)
+    if abs(d0) > 0.3:
+        print("FAIL [record]: GPU %s sample 0: %.3f s off" % (g, d0)); bad = 1; continue
     for i, x in enumerate(r):
         y = s[i]
         for c in cols:
@@ -108,7 +116,7 @@ for g in ("0", "1"):
             if abs(a - b) > 1e-6:
                 print("FAIL [record]: GPU %s sample %d column %s: recorded %s, served %s" % (g, i, c, x[c], y[c])); bad = 1; break
         dt = (float(x["t_s"]) - t0r) - (float(y["t_s"]) - t0s)
-        if abs(dt) > 0.0015:
+        if i > 0 and abs(dt) > 0.0015:
             print("FAIL [record]: GPU %s sample %d: time %s vs %s" % (g, i, x["t_s"], y["t_s"])); bad = 1
         if bad: break
     if not bad:
