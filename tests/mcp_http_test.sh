@@ -41,6 +41,18 @@ start() {
     done
     URL=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$TMP/server.err")
     PORT=$(echo "$URL" | sed 's/.*:\([0-9]*\)\/mcp/\1/')
+    # it answers before the checks begin (any HTTP status will do; 000 is
+    # no answer: a refused or dropped connection)
+    i=0
+    while [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/.well-known/agent.json")" = 000 ]; do
+        i=$((i + 1))
+        if [ $i -gt 100 ]; then
+            echo "FAIL: the server said it listens on '$URL' but does not answer there"
+            cat "$TMP/server.err"
+            exit 1
+        fi
+        sleep 0.1
+    done
 }
 stop() {
     kill "$PID"
