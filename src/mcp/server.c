@@ -4,6 +4,7 @@
  */
 #include "mcp/server.h"
 
+#include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -280,24 +281,28 @@ json_t *wt_mcp_handle(struct wt_mcp_server *s, struct wt_mcp_session *sess,
     return handle_legacy(s, sess, m, call);
 }
 
-/* FNV-1a of an id's type and value (a string or an integer). */
+/* 64 bits of a BLAKE2b digest (libsodium) of an id's type and value (a
+ * string or an integer). */
 static uint64_t id_hash(const json_t *id)
 {
-    uint64_t h = 1469598103934665603ull;
     char num[32];
-    const char *p;
+    const unsigned char tag = json_is_string(id) ? 's' : 'i';
+    const char *p = num;
     size_t n;
     if (json_is_string(id)) {
-        h = (h ^ 's') * 1099511628211ull;
         p = json_string_value(id);
         n = json_string_length(id);
     } else {
-        h = (h ^ 'i') * 1099511628211ull;
         n = (size_t)snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(id));
-        p = num;
     }
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    crypto_generichash_state st;
+    unsigned char out[crypto_generichash_BYTES_MIN];
+    crypto_generichash_init(&st, NULL, 0, sizeof(out));
+    crypto_generichash_update(&st, &tag, 1);
+    crypto_generichash_update(&st, (const unsigned char *)p, n);
+    crypto_generichash_final(&st, out, sizeof(out));
+    uint64_t h;
+    memcpy(&h, out, sizeof(h));
     return h;
 }
 

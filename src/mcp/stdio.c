@@ -141,12 +141,11 @@ static void enqueue(struct stdio_srv *x, const char *buf, size_t len, int too_lo
         json_t *v;
         json_array_foreach(q->m.root, i, v)
         {
-            json_t *method = json_object_get(v, "method");
-            json_t *params = json_object_get(v, "params");
-            if (json_is_string(method) &&
-                !strcmp(json_string_value(method), "notifications/cancelled") &&
-                !json_object_get(v, "id"))
-                cancel_request(x, json_object_get(params, "requestId"));
+            struct wt_rpc_msg e;
+            wt_rpc_parse_value(v, &e);
+            if (e.kind == WT_RPC_NOTIFICATION && !strcmp(e.method, "notifications/cancelled"))
+                cancel_request(x, json_object_get(e.params, "requestId"));
+            wt_rpc_free(&e);
         }
     }
     if (q->m.kind == WT_RPC_NOTIFICATION && !strcmp(q->m.method, "notifications/cancelled")) {
