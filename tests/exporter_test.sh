@@ -56,7 +56,9 @@ start_watch() {
     "$WT" watch --log-dir "$TMP/log" --listen 127.0.0.1:0 "$@" >"$TMP/watch.out" 2>"$TMP/watch.err" &
     WPID=$!
     i=0
-    while ! grep -q "serving metrics at" "$TMP/watch.err" 2>/dev/null; do
+    # the whole URL, not just the start of the line (a read can catch it half
+    # written)
+    while ! grep -q "serving metrics at http://127.0.0.1:[0-9]*/metrics" "$TMP/watch.err" 2>/dev/null; do
         i=$((i + 1))
         if [ $i -gt 100 ] || ! kill -0 "$WPID" 2>/dev/null; then
             echo "FAIL: the exporter did not start"

@@ -30,7 +30,9 @@ start() {
     "$WT" mcp --http 127.0.0.1:0 --backend synthetic --log-dir "$TMP/log" "$@" 2>"$TMP/server.err" &
     PID=$!
     i=0
-    while ! grep -q "listening on" "$TMP/server.err" 2>/dev/null; do
+    # the whole line, not just its start: a read can catch the line half
+    # written (an empty URL here made curl report HTTP 000 in a CI run)
+    while ! grep -q "listening on http://[^ ]*/mcp" "$TMP/server.err" 2>/dev/null; do
         i=$((i + 1))
         if [ $i -gt 100 ] || ! kill -0 "$PID" 2>/dev/null; then
             echo "FAIL: the server did not start"
