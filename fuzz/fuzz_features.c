@@ -11,7 +11,11 @@
  * subnormal, 1e308, negative) or one byte per value (255 = not measured,
  * which reaches realistic on/off patterns quickly); bit 1 a peer GPU (odd
  * samples); bits 2-3 the power semantics; bit 4 a GPU model the rated-power
- * table knows.
+ * table knows; bit 5 labels the samples (TRAINING when the time byte is odd,
+ * else IDLE) and injects sleeps into the training (`eval --evasion-family`),
+ * random ones with bit 6, 95 % asleep with bit 7 (else 50 %): the result must
+ * stay time-ordered and finite, within its size limit, and is then
+ * classified like any window.
  *
  * build: cmake -DWT_FUZZ=ON -DCMAKE_C_COMPILER=clang ...; run: fuzz_features -max_total_time=60
  *
@@ -25,15 +29,24 @@
 
 #include "classify/classifier.h"
 #include "features/features.h"
+#include "features/sleep_inject.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_SAMPLES 1200
 
 static const enum wt_col cols[] = {
-    WT_COL_UTIL_GPU,  WT_COL_UTIL_MEM,    WT_COL_MEM_USED,     WT_COL_MEM_TOTAL,
-    WT_COL_POWER,     WT_COL_POWER_LIMIT, WT_COL_POWER_DEFAULT_LIMIT,
-    WT_COL_ENERGY,    WT_COL_SM_CLOCK,    WT_COL_SM_CLOCK_MAX, WT_COL_PROCS,
+    WT_COL_UTIL_GPU,
+    WT_COL_UTIL_MEM,
+    WT_COL_MEM_USED,
+    WT_COL_MEM_TOTAL,
+    WT_COL_POWER,
+    WT_COL_POWER_LIMIT,
+    WT_COL_POWER_DEFAULT_LIMIT,
+    WT_COL_ENERGY,
+    WT_COL_SM_CLOCK,
+    WT_COL_SM_CLOCK_MAX,
+    WT_COL_PROCS,
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 /* one-byte mode: value = byte * scale (util and memory util in %, memory in
@@ -45,6 +58,57 @@ static double raw_value(const uint8_t *p)
     double d;
     memcpy(&d, p, sizeof d);
     return isfinite(d) ? d : NAN;
+}
+
+static void check_window(const struct wt_window *w);
+
+/* Sleep injection over both streams (copies); checks its invariants and
+ * classifies the first window-sized piece of the result. */
+static void check_injected(struct wt_sample s[2][MAX_SAMPLES], const size_t cnt[2], uint8_t mode,
+                           const struct wt_window *proto)
+{
+    struct wt_sample *v[2] = {NULL, NULL};
+    size_t n[2] = {cnt[0], cnt[1]};
+    for (int g = 0; g < 2; g++) {
+        v[g] = malloc((n[g] ? n[g] : 1) * sizeof(**v));
+        if (!v[g])
+            abort();
+        memcpy(v[g], s[g], n[g] * sizeof(**v));
+    }
+    struct wt_sleep_opts o = {
+        .asleep = (mode >> 7) & 1 ? WT_SLEEP_MAX_ASLEEP : 0.5,
+        .period_s = 4,
+        .random = (mode >> 6) & 1,
+        .avg1s = !strcmp(proto->power_semantics, "avg1s"),
+        .seed = mode,
+        .max_samples = 1 << 18, /* 40 MB: within libFuzzer's memory limit */
+    };
+    struct wt_err err;
+    int rc = wt_sleep_inject(v, n, 2, &o, &err);
+    if (rc != WT_OK && rc != WT_ENOMEM)
+        abort();
+    if (rc == WT_OK) {
+        if (n[0] + n[1] > o.max_samples)
+            abort();
+        for (int g = 0; g < 2; g++)
+            for (size_t i = 0; i < n[g]; i++) {
+                if (!isfinite(v[g][i].t_s) || (i && v[g][i].t_s < v[g][i - 1].t_s))
+                    abort();
+                for (int c = 0; c < WT_NCOLS; c++)
+                    if (isinf(v[g][i].v[c]))
+                        abort();
+            }
+        struct wt_window w = *proto;
+        w.s = v[0];
+        w.n = n[0] < MAX_SAMPLES ? n[0] : MAX_SAMPLES;
+        w.peers = NULL;
+        w.npeers = 0;
+        check_window(&w);
+    } else if (n[0] != cnt[0] || n[1] != cnt[1] || v[0][0].t_s != s[0][0].t_s) {
+        abort(); /* a refusal leaves the streams as they were */
+    }
+    free(v[0]);
+    free(v[1]);
 }
 
 static void check_window(const struct wt_window *w)
@@ -93,6 +157,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             dt = 0;
         t[g] += dt;
         x->t_s = t[g];
+        if ((mode >> 5) & 1)
+            x->label = (raw ? p[7] : p[0]) & 1 ? WT_CLASS_TRAINING : WT_CLASS_IDLE;
         for (size_t c = 0; c < NCOLS; c++) {
             const uint8_t *q = p + vsize * (1 + c);
             x->v[cols[c]] = raw ? raw_value(q) : (*q == 255 ? NAN : *q * scale[c]);
@@ -113,5 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_window(&w[0]);
     if (peer)
         check_window(&w[1]);
+    if ((mode >> 5) & 1)
+        check_injected(s, cnt, mode, &w[0]);
     return 0;
 }

@@ -246,6 +246,21 @@ run bench-sim 0 "$WT" benchmark --suite sim --trials 2 && has out "inference-per
 run eval-resample 0 "$WT" eval --traces "$DATA/labelled.csv" --resample 0.5 --window 5 --classifier rules --json
 has out '"windows": 1'
 run eval-columns 2 "$WT" eval --traces "$DATA" --columns power_w,bogus && has err "unknown column 'bogus'" && oneline
+# sleep injection into recorded training: 10 s IDLE then 60 s TRAINING at 10 Hz;
+# half the time asleep doubles the training to 120 s (12 windows of 10 s, not 6)
+awk 'BEGIN { print "# gpu_model: NVIDIA H100 80GB HBM3"; print "t_s,gpu,util_gpu_pct,power_w,label";
+    for (i = 0; i < 700; i++) { t = i < 100; printf "%.1f,0,%d,%d,%s\n", i / 10, t ? 0 : 95, t ? 70 : 650, t ? "IDLE" : "TRAINING" } }' >"$TMP/dense.csv"
+run eval-evade-none 0 "$WT" eval --traces "$TMP/dense.csv" --window 10 --classifier rules --json
+has out '"windows": 7'
+run eval-evade 0 "$WT" eval --traces "$TMP/dense.csv" --window 10 --classifier rules --json --evasion-family duty-fixed
+has out '"windows": 13'
+has out '"family": "duty-fixed"'
+has out '"strength": 0.5'
+run eval-evade-text 0 "$WT" eval --traces "$TMP/dense.csv" --window 10 --evasion-family duty-random --evasion-strength 0.25
+has out "evasion: duty-random at strength 0.25 injected into the recorded training"
+run eval-evade-family 2 "$WT" eval --traces "$TMP/dense.csv" --evasion-family power-cap && has err "--evasion-family" && oneline
+run eval-evade-strength 2 "$WT" eval --traces "$TMP/dense.csv" --evasion-family duty-fixed --evasion-strength 0.99 && has err "--evasion-strength" && oneline
+run eval-evade-alone 2 "$WT" eval --traces "$TMP/dense.csv" --evasion-strength 0.5 && has err "--evasion-strength goes with --evasion-family" && oneline
 run eval-dump 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 --classifier rules --dump-features "$TMP/f.csv"
 grep -q "^file,source,gpu_model,gpu,t_start,truth,predicted,confidence,score,avg_gpu_util_pct" "$TMP/f.csv" || { echo "FAIL [eval-dump]: no header"; fails=$((fails + 1)); }
 run eval-holdout-rules 2 "$WT" eval --traces "$DATA" --holdout source --classifier rules && has err "has nothing to train"

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "classify/model.h"
+#include "features/sleep_inject.h"
 #include "features/transform.h"
+#include "telemetry/simulate.h"
 
 #include "cli/cli.h"
 #include "cli/opts.h"
@@ -28,7 +30,10 @@ int wt_cmd_eval(int argc, char **argv)
     long long train_sim = -1;
     unsigned long long train_sim_u = 0, train_py_u = 0, alone_u = 1, depth_u = 0, rounds_u = 0;
     const char *columns = NULL, *dump_path = NULL, *holdout = NULL, *features = NULL;
-    const char *model_path = NULL;
+    const char *model_path = NULL, *family = NULL;
+    double strength = -1;
+    static const char *const families[] = {"duty-fixed", "duty-random", NULL};
+    struct wt_sleep_opts sleep = {0};
     struct wt_model *model = NULL;
     struct wt_classifier custom;
     enum wt_feature flist[WT_NFEATURES];
@@ -51,6 +56,8 @@ int wt_cmd_eval(int argc, char **argv)
         {"--alone-views", WT_OPT_UINT, &alone_u, "0|1", "--holdout: also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
         {"--depth", WT_OPT_UINT, &depth_u, "N", "--holdout: tree depth of each fold's model (default 3)", 1, 3, NULL, false},
         {"--rounds", WT_OPT_UINT, &rounds_u, "N", "--holdout: boosting rounds of each fold's model (default 300)", 1, WT_MODEL_MAX_TREES, NULL, false},
+        {"--evasion-family", WT_OPT_CHOICE, &family, "NAME", "inject this sleep-injection evasion into the recorded training before scoring (duty-fixed or duty-random)", 0, 0, families, false},
+        {"--evasion-strength", WT_OPT_DOUBLE, &strength, "S", "--evasion-family: mean share of time asleep, 0..0.95 (default 0.5)", 0, WT_SLEEP_MAX_ASLEEP, NULL, false},
         {"--per-file", WT_OPT_FLAG, &per_file, NULL, "text output: also one row per file", 0, 0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (totals, per class, confusion, per source, per file)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
@@ -107,15 +114,30 @@ int wt_cmd_eval(int argc, char **argv)
     struct wt_eval_report rep;
     struct wt_err err = {{0}};
     int status = WT_EXIT_OK;
+    if (wt_opts_get(opts, "--evasion-strength")->seen && !family) {
+        fprintf(stderr, "workloadtruth eval: --evasion-strength goes with --evasion-family "
+                        "(see --help)\n");
+        wt_strlist_free(&paths);
+        free(model);
+        return WT_EXIT_USAGE;
+    }
+    if (family) {
+        sleep.asleep = strength >= 0 ? strength : wt_sim_evasion_find(family)->default_strength;
+        sleep.period_s = WT_SIM_DUTY_PERIOD_S;
+        sleep.random = !strcmp(family, "duty-random");
+        o.sleep = &sleep;
+    }
     if (columns && wt_columns_parse(columns, &o.columns, &err) != WT_OK) {
         fprintf(stderr, "workloadtruth eval: --columns: %s (see --help)\n", err.msg);
         wt_strlist_free(&paths);
+        free(model);
         return WT_EXIT_USAGE;
     }
     if (features) {
         if (wt_features_parse(features, flist, &o.train_nfeatures, &err) != WT_OK) {
             fprintf(stderr, "workloadtruth eval: --features: %s (see --help)\n", err.msg);
             wt_strlist_free(&paths);
+            free(model);
             return WT_EXIT_USAGE;
         }
         o.train_features = flist;
@@ -125,14 +147,20 @@ int wt_cmd_eval(int argc, char **argv)
     if (clash) {
         fprintf(stderr, "workloadtruth eval: --dump-features %s: %s\n", dump_path, clash);
         wt_strlist_free(&paths);
+        free(model);
         return WT_EXIT_USAGE;
     }
     if (dump_path && !(o.dump = fopen(dump_path, "w"))) {
         fprintf(stderr, "workloadtruth eval: cannot open '%s': %s\n", dump_path, strerror(errno));
         wt_strlist_free(&paths);
+        free(model);
         return WT_EXIT_ERROR;
     }
     wt_eval_init(&rep, &o);
+    if (family) {
+        rep.evasion = family;
+        rep.evasion_strength = sleep.asleep;
+    }
     static const char *const train_only[] = {
         "--features", "--simulate", "--python-windows", "--alone-views", "--depth",
         "--rounds",   NULL};

@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
+#include "features/sleep_inject.h"
 #include "features/transform.h"
 #include "telemetry/source.h"
 
@@ -54,6 +57,44 @@ static int load_gpu(struct wt_source *src, int gpu, struct gpu_stream *g, struct
             return rc;
         g->n += got;
     }
+}
+
+/* Sleep injection over the file's GPUs, with a schedule seeded by the file's
+ * name (not its directory), so the same trace gets the same sleeps however it
+ * is reached. */
+static int inject(const char *path, struct gpu_stream *g, int ngpus, const struct wt_sleep_opts *so,
+                  struct wt_err *err)
+{
+    struct wt_sample **s = calloc((size_t)ngpus, sizeof(*s));
+    size_t *n = calloc((size_t)ngpus, sizeof(*n));
+    int rc;
+    if (!s || !n) {
+        free(s);
+        free(n);
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    unsigned char h[8];
+    crypto_generichash(h, sizeof(h), (const unsigned char *)base, strlen(base), NULL, 0);
+    struct wt_sleep_opts o = *so;
+    for (int i = 0; i < 8; i++)
+        o.seed ^= (uint64_t)h[i] << (8 * i);
+    o.avg1s = !strcmp(g[0].info.power_semantics, "avg1s");
+    for (int i = 0; i < ngpus; i++) {
+        s[i] = g[i].s;
+        n[i] = g[i].n;
+    }
+    rc = wt_sleep_inject(s, n, ngpus, &o, err);
+    for (int i = 0; i < ngpus; i++) {
+        g[i].s = s[i];
+        g[i].n = n[i];
+    }
+    if (rc)
+        wt_err_prefix(err, path);
+    free(s);
+    free(n);
+    return rc;
 }
 
 /* First index with t_s >= t (binary search; samples are time-ordered). */
@@ -147,10 +188,13 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
         rc = wt_errf(err, WT_ENOMEM, "out of memory");
         goto out;
     }
-    for (int i = 0; i < ngpus; i++) {
+    for (int i = 0; i < ngpus; i++)
         if ((rc = wt_source_device_info(src, i, &g[i].info, err)) != WT_OK ||
             (rc = load_gpu(src, i, &g[i], err)) != WT_OK)
             goto out;
+    if (o->sleep && (rc = inject(path, g, ngpus, o->sleep, err)) != WT_OK)
+        goto out;
+    for (int i = 0; i < ngpus; i++) {
         if (o->columns)
             wt_keep_columns(g[i].s, g[i].n, o->columns);
         if (o->resample_hz > 0)

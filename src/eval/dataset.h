@@ -1,13 +1,13 @@
 /* Labelled windows from trace files: the one place that turns traces into
  * (window, truth) pairs for `eval`, `train` and feature dumps.
  *
- * A file is loaded whole (all GPUs), optionally transformed (resampled,
- * columns dropped), cut per GPU into windows of W seconds, and each window is
- * handed to a callback with its ground truth (the trace format's 80% rule),
- * the same time span of the host's other GPUs as peers, and whether it is
- * scored or skipped (unlabelled/mixed, short).  Directories are walked
- * recursively in sorted order; CSV files there that are not traces are
- * reported, not fatal.
+ * A file is loaded whole (all GPUs), optionally transformed (sleeps injected
+ * into its training, then resampled, columns dropped), cut per GPU into
+ * windows of W seconds, and each window is handed to a callback with its
+ * ground truth (the trace format's 80% rule), the same time span of the
+ * host's other GPUs as peers, and whether it is scored or skipped
+ * (unlabelled/mixed, short).  Directories are walked recursively in sorted
+ * order; CSV files there that are not traces are reported, not fatal.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "features/sleep_inject.h"
 #include "features/window.h"
 #include "telemetry/trace_reader.h"
 #include "util/err.h"
@@ -39,9 +40,10 @@ struct wt_ds_opts {
     struct wt_ds_seen *seen; /* NULL: every path is read, even twice */
     double window_s;
     struct wt_trace_opts trace_opts;
-    double resample_hz; /* 0: native rate */
-    uint32_t columns;   /* kept columns (bit per enum wt_col); 0: all */
-    size_t min_samples; /* fewer: the window is short */
+    double resample_hz;                /* 0: native rate */
+    uint32_t columns;                  /* kept columns (bit per enum wt_col); 0: all */
+    size_t min_samples;                /* fewer: the window is short */
+    const struct wt_sleep_opts *sleep; /* NULL, or sleep injection into training (eval only) */
 };
 
 enum wt_ds_skip { WT_DS_SCORED = 0, WT_DS_UNLABELLED = 1, WT_DS_SHORT = 2 };

@@ -39,6 +39,8 @@ struct wt_eval_opts {
     int train_alone;    /* --holdout: learn multi-GPU windows without peers too (-1: default) */
     int train_depth;    /* --holdout: tree depth (0: the default) */
     int train_rounds;   /* --holdout: boosting rounds (0: the default) */
+    const struct wt_sleep_opts *sleep; /* sleeps injected into scored training (NULL: none);
+                                        * --holdout still trains on the traces as recorded */
 };
 
 struct wt_eval_counts {
@@ -61,8 +63,10 @@ struct wt_eval_report {
     size_t nfiles, cap;
     char **not_traces; /* CSV files met while walking directories that are not traces */
     size_t nnot_traces;
-    int dump_started;       /* the feature dump's header is written */
-    int classifier_owned;   /* classifier name was malloc'd */
+    int dump_started;     /* the feature dump's header is written */
+    int classifier_owned; /* classifier name was malloc'd */
+    const char *evasion;  /* sleep-injection family applied to training, or NULL */
+    double evasion_strength;
     struct wt_ds_seen seen; /* files read so far: each is scored once */
 };
 

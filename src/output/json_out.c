@@ -262,6 +262,13 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
     put(first, "classifier", json_string(e->classifier), &bad);
     put(first, "window_seconds", wt_json_number(e->window_s, 4), &bad);
     put(first, "files", json_integer((json_int_t)e->nfiles), &bad);
+    if (e->evasion) {
+        json_t *ev = json_object();
+        put(ev, "family", json_string(e->evasion), &bad);
+        put(ev, "strength", wt_json_number(e->evasion_strength, 4), &bad);
+        put(ev, "applied_to", json_string("recorded TRAINING stretches (sleep injection)"), &bad);
+        put(first, "evasion", ev, &bad);
+    }
     if (json_object_update(first, o) != 0)
         bad = 1;
     json_decref(o);

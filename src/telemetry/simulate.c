@@ -62,7 +62,6 @@
 #define CKPT_COPY_S 2.0      /* device-to-host copy at the start of a checkpoint */
 #define FAKE_GAP_S 0.03      /* gap after each fake inference pass */
 #define HOP_S 0.4            /* migration: state transfer between GPUs */
-#define DUTY_PERIOD_S 4.0    /* duty-fixed / duty-random on+off period (mean) */
 #define MAX_CONC 64          /* request slots of an inference engine */
 #define MAX_QUEUE 100000     /* waiting requests beyond which arrivals are dropped */
 #define CHUNKED_MIX 0.5      /* decode speed while a prefill is in the batch */
@@ -74,6 +73,9 @@
 #define T_TOK_HI 0.030
 #define TOKENS_MIN 4.0 /* decode length bounds, tokens */
 #define TOKENS_MAX 1024.0
+
+/* duty-fixed / duty-random on+off period (mean), shared with `eval --evasion-family` */
+#define DUTY_PERIOD_S WT_SIM_DUTY_PERIOD_S
 
 /* Decode with n requests in the batch (x = n - 1): util = DEC_BUSY0 + DEC_BUSY_GAIN *
  * (1 - exp(-x / DEC_BUSY_N)), power activity likewise, memory util = DEC_MEMU x util. */

@@ -24,6 +24,10 @@
 #include "telemetry/sample.h"
 #include "util/err.h"
 
+/* duty-fixed / duty-random: mean run + sleep cycle (also used by `eval
+ * --evasion-family`, which injects the same sleeps into recorded training) */
+#define WT_SIM_DUTY_PERIOD_S 4.0
+
 struct wt_sim_config {
     const char *profile;         /* a name from wt_sim_profiles() */
     const char *evasion;         /* NULL or "none", or a name from wt_sim_evasions() */
