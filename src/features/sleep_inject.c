@@ -165,10 +165,12 @@ int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_
             goto out;
         }
     for (int g = 0; g < ngpus; g++) {
-        double idle[NIDLE];
-        for (size_t c = 0; c < NIDLE; c++)
+        double idle[NIDLE], p_idle = NAN;
+        for (size_t c = 0; c < NIDLE; c++) {
             idle[c] = column_idle(s[g], n[g], idle_cols[c], buf);
-        double p_idle = idle[2]; /* WT_COL_POWER */
+            if (idle_cols[c] == WT_COL_POWER)
+                p_idle = idle[c];
+        }
         double shift = 0, energy = 0, last_wake = -INFINITY, p_last = NAN;
         size_t k = 0, m = 0;
         for (size_t i = 0; i < n[g]; i++) {
