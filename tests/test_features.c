@@ -74,6 +74,10 @@ static void test_rated_power(void **state)
     assert_true(wt_gpu_rated_power_w("NVIDIA A2") == 60);
     assert_true(wt_gpu_rated_power_w("Tesla P40") == 250);
     assert_true(wt_gpu_rated_power_w("Tesla P4") == 75);
+    assert_true(wt_gpu_rated_power_w("Tesla K40m") == 235);
+    assert_true(wt_gpu_rated_power_w("Tesla K20Xm") == 235);
+    assert_true(wt_gpu_rated_power_w("Tesla K20c") == 225);
+    assert_true(isnan(wt_gpu_rated_power_w("Quadro K2000"))); /* not a K20 */
     assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 3090 Ti") == 450);
     assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 3090") == 350);
     assert_true(wt_gpu_rated_power_w("NVIDIA RTX A4000") == 140);

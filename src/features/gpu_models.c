@@ -52,6 +52,9 @@ static const struct model models[] = {
     {"M60", NULL, 300},
     {"M40", NULL, 250},
     {"K80", NULL, 300},
+    {"K40", NULL, 235},
+    {"K20X", NULL, 235},
+    {"K20", NULL, 225},
     /* workstation and desktop */
     {"RTX PRO 6000", "Max-Q", 300},
     {"RTX PRO 6000", NULL, 600},
