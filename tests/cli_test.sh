@@ -214,6 +214,7 @@ run sim-evasion 0 "$WT" classify --backend synthetic --profile dense-training --
 has out "software power cap asserted"
 has out "enforced power limit is"
 run sim-bad-family 2 "$WT" classify --backend synthetic --profile training --evasion-family duty-fixed && has err "go with --backend synthetic and a simulator profile" && oneline
+run replay-family 2 "$WT" classify --trace "$DATA/labelled.csv" --evasion-family duty-fixed && has err "use \`eval --evasion-family\`" && oneline
 run sim-py-evasion 2 "$WT" classify --backend synthetic --profile dense-training --evasion && has err "simulator profiles take --evasion-family" && oneline
 run trace-family 2 "$WT" classify --trace "$DATA/labelled.csv" --evasion-family burn && oneline
 run eval-train-only 2 "$WT" eval --traces "$DATA" --features duty && has err "--features goes with --holdout" && oneline

@@ -134,7 +134,8 @@ int wt_cmd_classify(int argc, char **argv)
         (strcmp(backend, "synthetic") || wt_synth_profile_find(profile))) {
         fprintf(stderr, "workloadtruth classify: --evasion-family, --evasion-strength and "
                         "--sample-hz go with --backend synthetic and a simulator profile (see "
-                        "`benchmark --list`) (see --help)\n");
+                        "`benchmark --list`); to inject sleeps into a recorded trace's "
+                        "training, use `eval --evasion-family` (see --help)\n");
         return WT_EXIT_USAGE;
     }
     if (wt_opts_get(opts, "--evasion-strength")->seen && !family) {
