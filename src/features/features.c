@@ -131,20 +131,6 @@ static double col_quantile(const struct wt_sample *s, size_t n, enum wt_col c, d
     return lo + 1 < k ? tmp[lo] * (1 - frac) + tmp[lo + 1] * frac : tmp[lo];
 }
 
-static double median_period(const struct wt_sample *s, size_t n, double *tmp)
-{
-    size_t k = 0;
-    for (size_t i = 1; i < n; i++) {
-        double d = s[i].t_s - s[i - 1].t_s;
-        if (d > 0)
-            tmp[k++] = d;
-    }
-    if (!k)
-        return NAN;
-    qsort(tmp, k, sizeof(double), cmp_double);
-    return tmp[k / 2];
-}
-
 /* A uniform grid of one column: sample-and-hold from the first measured value. */
 struct grid {
     double t0, h;
@@ -357,7 +343,7 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     struct grid gu = {0}, gp = {0}, gm = {0}; /* gm: for the peers (below) */
     if (!tmp)
         return;
-    double period = median_period(s, n, tmp);
+    double period = wt_stat_median_period(s, n, tmp);
     f->v[WT_F_SAMPLE_PERIOD] = period;
 
     /* power scale: the enforced limit, else the model's rated power */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "features/stats.h"
 #include "util/rng.h"
 
 #define MIN_IDLE_SAMPLES 5           /* IDLE-labelled readings needed to take their median */
@@ -51,19 +52,6 @@ static double column_idle(const struct wt_sample *s, size_t n, enum wt_col c, do
     if (c == WT_COL_POWER || c == WT_COL_SM_CLOCK || c == WT_COL_MEM_CLOCK)
         return lo;
     return wt_measured(lo) ? 0 : NAN; /* utilization, PCIe: nothing runs */
-}
-
-/* Median spacing of the stream's samples (0.1 s when it has fewer than 2). */
-static double median_period(const struct wt_sample *s, size_t n, double *buf)
-{
-    size_t k = 0;
-    for (size_t i = 1; i < n; i++)
-        if (s[i].t_s > s[i - 1].t_s)
-            buf[k++] = s[i].t_s - s[i - 1].t_s;
-    if (k == 0)
-        return 0.1;
-    qsort(buf, k, sizeof(*buf), cmp_double);
-    return buf[k / 2];
 }
 
 static double draw(struct wt_rng *r, double mean, int random)
@@ -148,7 +136,9 @@ int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_
     /* sizes first, so nothing is half done when the result is too large */
     size_t limit = o->max_samples ? o->max_samples : WT_SLEEP_MAX_SAMPLES;
     for (int g = 0; g < ngpus; g++) {
-        dt[g] = median_period(s[g], n[g], buf);
+        dt[g] = wt_stat_median_period(s[g], n[g], buf);
+        if (!(dt[g] > 0))
+            dt[g] = 0.1; /* fewer than 2 distinct times: NVML's usual 10 Hz */
         double m = (double)n[g];
         for (size_t k = 0; k < nsl && m <= (double)limit; k++)
             m += inserted(sl[k].len, dt[g]);

@@ -2,6 +2,7 @@
 #include "features/stats.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 size_t wt_stat_count(const struct wt_sample *s, size_t n, enum wt_col c)
 {
@@ -57,4 +58,24 @@ double wt_stat_slope_per_sample(const struct wt_sample *s, size_t n, enum wt_col
             sxx += dx * dx;
         }
     return sxx > 0 ? sxy / sxx : NAN;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double wt_stat_median_period(const struct wt_sample *s, size_t n, double *tmp)
+{
+    size_t k = 0;
+    for (size_t i = 1; i < n; i++) {
+        double d = s[i].t_s - s[i - 1].t_s;
+        if (d > 0)
+            tmp[k++] = d;
+    }
+    if (!k)
+        return NAN;
+    qsort(tmp, k, sizeof(double), cmp_double);
+    return tmp[k / 2];
 }
