@@ -100,9 +100,9 @@ int wt_mcp_batch_allowed(const struct wt_mcp_session *sess);
 /* Handles batch message m (m->batch set) in order, element by element.
  * Returns the array of the elements' responses, a single error when the
  * session does not accept batches, or NULL when there is nothing to send
- * (only notifications and responses, or requests
- * that the hooks skipped or cancelled).  Inside a batch, initialize and
- * 2026-07-28 requests are invalid (-32600). */
+ * (only notifications and responses, or requests that the hooks skipped or
+ * cancelled).  Inside a batch, initialize and 2026-07-28 requests are
+ * invalid (-32600). */
 json_t *wt_mcp_handle_batch(struct wt_mcp_server *s, struct wt_mcp_session *sess,
                             const struct wt_rpc_msg *m, const struct wt_mcp_call *call,
                             const struct wt_mcp_batch_hooks *hooks);
