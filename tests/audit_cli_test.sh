@@ -111,6 +111,16 @@ run "watch textfile missing" 2 "$WT" watch --backend synthetic --interval 0 --it
     has err "--textfile"
 run "watch textfile not a dir" 2 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$TMP/l2" --textfile "$DATA/fake_gpu.csv" &&
     has err "not a directory"
+# output that cannot be written: exit 2 (nothing concluded), never 1 ("damaged")
+if [ -w /dev/full ]; then
+    n=$((n + 1))
+    "$WT" verify-log --log-dir "$L" --vkey "$VKEY" >/dev/full 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" != 2 ] || ! grep -q "cannot write to standard output" "$TMP/err"; then
+        echo "FAIL [verify to /dev/full]: exit $rc"
+        fails=$((fails + 1))
+    fi
+fi
 run "verify missing" 2 "$WT" verify-log --log-dir "$TMP/nope"
 run "verify bad vkey" 2 "$WT" verify-log --log-dir "$L" --vkey "not-a-key"
 run "verify vkey: no such file" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP/no/key" && has err "nor is it a readable file"

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,6 +66,19 @@ static void usage(FILE *f)
 
 int wt_cli_stdout_reported;
 
+/* The audit-log commands whose exit status 2 means "I/O error, nothing
+ * concluded": for them, output that could not be written is that, never 1
+ * ("the log is damaged"), which a hook would read as tampering. */
+static bool io_error_is_usage(const char *cmd)
+{
+    static const char *const cmds[] = {"verify-log", "checkpoint", "prove", "consistency",
+                                       "verify-proof", "witness", NULL};
+    for (int i = 0; cmds[i]; i++)
+        if (!strcmp(cmd, cmds[i]))
+            return true;
+    return false;
+}
+
 /* Output that could not be written is an error, reported once, whatever
  * the command (a full disk, a closed pipe, /dev/full). */
 static int finish(const char *cmd, int rc)
@@ -77,8 +91,12 @@ static int finish(const char *cmd, int rc)
         if (!wt_cli_stdout_reported)
             fprintf(stderr, "workloadtruth %s: cannot write to standard output%s%s\n", cmd,
                     errno ? ": " : "", errno ? strerror(errno) : "");
-        if (rc == WT_EXIT_OK)
+        if (io_error_is_usage(cmd)) {
+            if (rc != WT_EXIT_ERROR) /* 0 intact, 3 warnings: not concluded after all */
+                rc = WT_EXIT_USAGE;
+        } else if (rc == WT_EXIT_OK) {
             rc = WT_EXIT_ERROR;
+        }
     }
     return rc;
 }
