@@ -197,8 +197,15 @@ int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, ch
         const char *val;
         if (eq)
             val = eq + 1;
-        else if (i + 1 < argc)
+        else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
             val = argv[++i];
+        else if (i + 1 < argc) { /* as argparse: the next option is not this one's value */
+            char next[80];
+            shown(next, sizeof(next), argv[i + 1]);
+            return bad(h, "%s needs a value (%s), not the option '%s' (write %s=VALUE for a value "
+                          "that starts with '--')",
+                       o->name, o->metavar, next, o->name);
+        }
         else
             return bad(h, "%s needs a value (%s)", o->name, o->metavar);
         if (set_value(h, o, val))
