@@ -164,6 +164,10 @@ run record-sigint-valid 0 "$WT" classify --trace "$TMP/int.csv" --samples 5
 run record-gpus 2 "$WT" record --nvml-lib "$FAKE" --out "$TMP/x.csv" --gpus 5 --duration 1 && has err "--gpus"
 run record-label 0 "$WT" record --trace "$DATA/labelled.csv" --out "$TMP/l.csv" --label training
 grep -q ",TRAINING$" "$TMP/l.csv" || { echo "FAIL [record-label]: rows not labelled"; fails=$((fails + 1)); }
+# an energy counter of a long-running host keeps its millijoules through record
+printf 't_s,gpu,power_w,energy_j\n0,0,100,12345678901.0\n0.5,0,100,12345678901.5\n' >"$TMP/big_e.csv"
+run record-energy-digits 0 "$WT" record --trace "$TMP/big_e.csv" --out "$TMP/big_e2.csv"
+grep -q ",12345678901.500," "$TMP/big_e2.csv" || { echo "FAIL [record-energy-digits]: energy rounded"; fails=$((fails + 1)); }
 
 echo "$n checks, $fails failures"
 [ "$fails" = 0 ]

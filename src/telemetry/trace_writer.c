@@ -129,6 +129,10 @@ int wt_trace_writer_row(struct wt_trace_writer *w, const struct wt_sample *s, st
         else if (c == WT_COL_CLOCK_REASONS)
             off +=
                 snprintf(line + off, sizeof(line) - (size_t)off, ",0x%llx", (unsigned long long)x);
+        else if (c == WT_COL_ENERGY && fabs(x) < 1e15)
+            /* a counter since the driver loaded: 1e10 J on a long-running host,
+             * read in mJ; ten digits would make its differences 0 */
+            off += snprintf(line + off, sizeof(line) - (size_t)off, ",%.3f", x);
         else
             off += snprintf(line + off, sizeof(line) - (size_t)off, ",%.10g", x);
     }
