@@ -69,6 +69,7 @@ run bad-profile 2 "$WT" classify --backend synthetic --profile mining && oneline
 run bad-declared 2 "$WT" classify --backend synthetic --declared gaming && has err "--declared" && oneline
 run missing-value 2 "$WT" classify --samples && has err "needs a value" && oneline
 run next-option-not-a-value 2 "$WT" classify --trace --json && has err "not the option '--json'" && oneline
+run record-bad-profile 2 "$WT" record --backend synthetic --profile bogus --duration 1 --out "$TMP/bp.csv" && has err "invalid choice 'bogus'" && oneline
 run value-with-dashes-after-eq 1 "$WT" classify --trace=--json && has err "--json"
 run flag-value 2 "$WT" classify --json=yes && oneline
 run positional 2 "$WT" classify stray && has err "unexpected argument 'stray'" && oneline

@@ -25,21 +25,6 @@
 #define MAX_SAMPLES 1000000
 #define MAX_WINDOWS 10000
 
-static const char *const *profile_names(void)
-{
-    static const char *names[64];
-    const struct wt_synth_profile *const *all = wt_synth_profiles();
-    int i = 0;
-    for (; all[i] && i < 63; i++)
-        names[i] = all[i]->name;
-    size_t n;
-    const struct wt_sim_profile_info *sim = wt_sim_profiles(&n);
-    for (size_t j = 0; j < n && i < 63; j++)
-        names[i++] = sim[j].name;
-    names[i] = NULL;
-    return names;
-}
-
 static int fail(const char *msg)
 {
     fprintf(stderr, "workloadtruth classify: %s\n", msg);
@@ -58,7 +43,7 @@ int wt_cmd_classify(int argc, char **argv)
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--backend", WT_OPT_CHOICE, &backend, "B", "telemetry source: auto (default: nvml when a driver is present), nvml, synthetic, replay", 0, 0, backends, false},
-        {"--profile", WT_OPT_CHOICE, &profile, "P", "synthetic profile (default training; see `benchmark --list`)", 0, 0, profile_names(), false},
+        {"--profile", WT_OPT_CHOICE, &profile, "P", "synthetic profile (default training; see `benchmark --list`)", 0, 0, wt_opts_profile_names(), false},
         {"--evasion", WT_OPT_FLAG, &evasion, NULL, "synthetic: apply the Python tool's evasion transform", 0, 0, NULL, false},
         {"--evasion-family", WT_OPT_STRING, &family, "NAME", "simulator: evasion family applied to a training profile", 0, 0, NULL, false},
         {"--evasion-strength", WT_OPT_DOUBLE, &strength, "S", "simulator: evasion strength 0..1 (default: the family's)", 0, 1, NULL, false},

@@ -44,7 +44,7 @@ int wt_cmd_gpus(int argc, char **argv)
     struct wt_opt opts[] = {
         {"--backend", WT_OPT_CHOICE, &backend, "B", "auto (default: nvml when a driver is present), nvml, synthetic, replay", 0, 0, backends, false},
         {"--trace", WT_OPT_STRING, &trace, "FILE", "replay: the trace whose GPUs to list; implies --backend replay", 0, 0, NULL, false},
-        {"--profile", WT_OPT_STRING, &profile, "P", "synthetic: profile (default training)", 0, 0, NULL, false},
+        {"--profile", WT_OPT_CHOICE, &profile, "P", "synthetic: profile (default training)", 0, 0, wt_opts_profile_names(), false},
         {"--nvml-lib", WT_OPT_STRING, &nvml_lib, "PATH", "NVML library to load (default: $WT_NVML_LIB, else libnvidia-ml.so.1)", 0, 0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},

@@ -55,7 +55,7 @@ int wt_cmd_record(int argc, char **argv)
         {"--workload", WT_OPT_STRING, &workload, "TEXT", "metadata: what ran", 0, 0, NULL, false},
         {"--evasion-note", WT_OPT_STRING, &evasion_s, "TEXT", "metadata: the evasion technique applied, if any", 0, 0, NULL, false},
         {"--trace", WT_OPT_STRING, &trace, "FILE", "replay: the trace to re-record; implies --backend replay", 0, 0, NULL, false},
-        {"--profile", WT_OPT_STRING, &profile, "P", "synthetic: the profile (default training)", 0, 0, NULL, false},
+        {"--profile", WT_OPT_CHOICE, &profile, "P", "synthetic: the profile (default training)", 0, 0, wt_opts_profile_names(), false},
         {"--seed", WT_OPT_UINT, &seed, "N", "synthetic: random seed (default 0)", 0, 18446744073709551615.0, NULL, false},
         {"--nvml-lib", WT_OPT_STRING, &nvml_lib, "PATH", "NVML library to load (default: $WT_NVML_LIB, else libnvidia-ml.so.1)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},

@@ -396,7 +396,7 @@ int wt_cmd_watch(int argc, char **argv)
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--backend", WT_OPT_CHOICE, &backend, "B", "telemetry source: auto (default: nvml when a driver is present), nvml, synthetic, replay", 0, 0, backends, false},
-        {"--profile", WT_OPT_STRING, &profile, "P", "synthetic profile (default training)", 0, 0, NULL, false},
+        {"--profile", WT_OPT_CHOICE, &profile, "P", "synthetic profile (default training)", 0, 0, wt_opts_profile_names(), false},
         {"--trace", WT_OPT_STRING, &trace, "FILE", "replay a trace ('-' = stdin); implies --backend replay", 0, 0, NULL, false},
         {"--gpu-index", WT_OPT_UINT, &gpu_index, "N", "GPU to watch (default 0)", 0, WT_MAX_GPUS - 1, NULL, false},
         {"--gpus", WT_OPT_STRING, &gpus, "LIST", "GPUs to watch: all, or 0,1,... (instead of --gpu-index)", 0, 0, NULL, false},

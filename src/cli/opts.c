@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "telemetry/simulate.h"
+#include "telemetry/source.h"
 #include "util/err.h"
 #include "util/num.h"
 
@@ -252,4 +254,19 @@ int wt_opts_gpu_list(const char *list, int ngpus, unsigned char *sel)
         p = *end ? end + 1 : end;
     }
     return 0;
+}
+
+const char *const *wt_opts_profile_names(void)
+{
+    static const char *names[64];
+    const struct wt_synth_profile *const *all = wt_synth_profiles();
+    int i = 0;
+    for (; all[i] && i < 63; i++)
+        names[i] = all[i]->name;
+    size_t n;
+    const struct wt_sim_profile_info *sim = wt_sim_profiles(&n);
+    for (size_t j = 0; j < n && i < 63; j++)
+        names[i++] = sim[j].name;
+    names[i] = NULL;
+    return names;
 }

@@ -59,4 +59,8 @@ void wt_strlist_free(struct wt_strlist *l);
  * anything else (an index out of range, an empty item). */
 int wt_opts_gpu_list(const char *list, int ngpus, unsigned char *sel);
 
+/* The synthetic and simulator profile names, NULL-terminated: the choices
+ * of every command's --profile. */
+const char *const *wt_opts_profile_names(void);
+
 #endif
