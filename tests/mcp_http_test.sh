@@ -147,6 +147,19 @@ n=$((n + 1))
 status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
     -H 'Accept: text/html' -H "Mcp-Session-Id: $SID" --data-binary "$PING" "$URL")
 [ "$status" = 406 ] || { echo "FAIL [accept-html]: HTTP $status, wanted 406"; fails=$((fails + 1)); }
+# Accept is read as media ranges: whole types, wildcards, q=0 refuses
+for a in 'application/jsonx' 'application/json;q=0' 'x-application/json-patch' 'text/event-streamy'; do
+    n=$((n + 1))
+    status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+        -H "Accept: $a" -H "Mcp-Session-Id: $SID" --data-binary "$PING" "$URL")
+    [ "$status" = 406 ] || { echo "FAIL [accept '$a']: HTTP $status, wanted 406"; fails=$((fails + 1)); }
+done
+for a in 'text/*;q=0.5' 'application/json; charset=utf-8' 'TEXT/EVENT-STREAM' 'text/html, */*;q=0.1'; do
+    n=$((n + 1))
+    status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+        -H "Accept: $a" -H "Mcp-Session-Id: $SID" --data-binary "$PING" "$URL")
+    [ "$status" = 200 ] || { echo "FAIL [accept '$a']: HTTP $status, wanted 200"; fails=$((fails + 1)); }
+done
 # an invalid notification: 400 with an error that has no id (JSON-RPC's rule
 # against replies is stdio's; HTTP must answer with a status)
 post bad-notification 400 '{"jsonrpc":"2.0","method":"notifications/initialized","params":[]}' -H "Mcp-Session-Id: $SID"
@@ -206,6 +219,13 @@ V='{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"io.modelcon
 post modern-unsupported 400 "$V" -H 'MCP-Protocol-Version: 2031-01-01' -H 'Mcp-Method: tools/list' && has body '-32022'
 V='{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":20260728,"io.modelcontextprotocol/clientCapabilities":{}}}}'
 post modern-version-not-string 400 "$V" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/list' && has body '-32602' && has body 'must be a string'
+# refused before any tool runs: the error's status, not a stream, even with a progress token
+V='{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"list_gpus","arguments":{},"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2031-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}'
+post modern-unsupported-progress 400 "$V" -H 'MCP-Protocol-Version: 2031-01-01' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: list_gpus' \
+    && has body '-32022' && has headers 'application/json'
+V='{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"nosuch","arguments":{},"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+post modern-unknown-tool-progress 400 "$V" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: nosuch' \
+    && has body 'Unknown tool' && has headers 'application/json'
 
 # ---- other paths and methods
 req get-endpoint 405 GET /mcp && has headers 'Allow: POST'

@@ -891,6 +891,68 @@ static void stdio_transport(void **state)
     wt_mcp_server_free(s);
 }
 
+/* Messages read ahead of the one running: a batch read before the
+ * initialize queued ahead of it has run still has its cancels applied at
+ * once (the session it will run in allows batches), and a line of exactly
+ * the largest message followed by CRLF is served. */
+static void stdio_reads_ahead(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    int to[2], from[2];
+    assert_int_equal(pipe(to), 0);
+    assert_int_equal(pipe(from), 0);
+    struct served x = {s, to[0], from[1]};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, serve, &x), 0);
+    FILE *rd = fdopen(from[0], "r");
+    assert_non_null(rd);
+    const char *a =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+        "\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{"
+        "\"name\":\"t\",\"version\":\"1\"}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"run_benchmark\",\"arguments\":{\"trials\":1000}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n"
+        "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+        "\"requestId\":3}}]\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
+    write_all(to[1], a, strlen(a));
+    char *line = NULL;
+    size_t cap = 0;
+    json_int_t ids[3] = {0};
+    for (int i = 0; i < 3; i++) {
+        assert_true(getline(&line, &cap, rd) > 0);
+        json_t *r = json_loads(line, 0, NULL);
+        ids[i] = json_integer_value(json_object_get(r, "id"));
+        json_decref(r);
+    }
+    assert_int_equal(ids[0], 1);
+    assert_int_equal(ids[1], 2);
+    assert_int_equal(ids[2], 4); /* 3 was cancelled */
+    /* WT_RPC_MAX_MESSAGE bytes, then CRLF */
+    const char *head = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"";
+    size_t n = WT_RPC_MAX_MESSAGE;
+    char *big = malloc(n + 2);
+    assert_non_null(big);
+    memset(big, ' ', n);
+    memcpy(big, head, strlen(head));
+    big[n - 1] = '}';
+    big[n] = '\r';
+    big[n + 1] = '\n';
+    write_all(to[1], big, n + 2);
+    free(big);
+    assert_true(getline(&line, &cap, rd) > 0);
+    assert_string_equal(line, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n");
+    close(to[1]);
+    assert_int_equal(getline(&line, &cap, rd), -1);
+    pthread_join(th, NULL);
+    free(line);
+    fclose(rd);
+    close(to[0]);
+    wt_mcp_server_free(s);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -925,6 +987,7 @@ int main(void)
         cmocka_unit_test(classify_then_read_the_log),
         cmocka_unit_test(progress_increases),
         cmocka_unit_test(stdio_transport),
+        cmocka_unit_test(stdio_reads_ahead),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

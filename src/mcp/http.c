@@ -264,10 +264,68 @@ static int token_ok(const struct wt_mcp_http_config *hc, struct MHD_Connection *
     return n == m && sodium_memcmp(a, hc->token, n) == 0;
 }
 
+/* Does one media range of an Accept header (e.g. "application/json;q=0.5") allow
+ * TYPE?  Whole type and subtype are compared (case-insensitively), "*"
+ * matches any, and a range with q=0 allows nothing (RFC 9110 12.5.1).
+ * exact: only the range that names TYPE itself counts, not a wildcard. */
+static int range_allows(const char *r, size_t n, const char *type, int exact)
+{
+    while (n && (*r == ' ' || *r == '\t'))
+        r++, n--;
+    size_t mlen = 0;
+    while (mlen < n && r[mlen] != ';')
+        mlen++;
+    size_t end = mlen;
+    while (end && (r[end - 1] == ' ' || r[end - 1] == '\t'))
+        end--;
+    /* parameters: refuse q=0, q=0.0, q=0.000 */
+    for (size_t i = mlen; i < n; i++) {
+        if (r[i] != ';')
+            continue;
+        size_t j = i + 1;
+        while (j < n && (r[j] == ' ' || r[j] == '\t'))
+            j++;
+        if (j + 1 < n && (r[j] == 'q' || r[j] == 'Q') && r[j + 1] == '=') {
+            j += 2;
+            int zero = j < n && r[j] == '0';
+            for (j++; zero && j < n && r[j] != ';' && r[j] != ' ' && r[j] != '\t'; j++)
+                if (r[j] != '.' && r[j] != '0')
+                    zero = 0;
+            if (zero)
+                return 0;
+        }
+    }
+    const char *slash = strchr(type, '/');
+    size_t tl = (size_t)(slash - type), sl = strlen(slash + 1);
+    const char *rs = memchr(r, '/', end);
+    if (!rs)
+        return 0;
+    size_t rtl = (size_t)(rs - r), rsl = end - rtl - 1;
+    int type_any = rtl == 1 && r[0] == '*', sub_any = rsl == 1 && rs[1] == '*';
+    if (exact && (type_any || sub_any))
+        return 0;
+    int t_ok = type_any || (rtl == tl && !strncasecmp(r, type, tl));
+    int s_ok = sub_any || (rsl == sl && !strncasecmp(rs + 1, slash + 1, sl));
+    return t_ok && s_ok && !(type_any && !sub_any);
+}
+
+static int accept_allows(const char *a, const char *type, int exact)
+{
+    while (a && *a) {
+        const char *comma = strchr(a, ',');
+        size_t n = comma ? (size_t)(comma - a) : strlen(a);
+        if (range_allows(a, n, type, exact))
+            return 1;
+        a = comma ? comma + 1 : NULL;
+    }
+    return 0;
+}
+
+/* The client lists TYPE itself in its Accept (the streaming answer is only
+ * for a client that asked for it by name, as the specification has it). */
 static int accepts(struct MHD_Connection *c, const char *type)
 {
-    const char *a = header(c, MHD_HTTP_HEADER_ACCEPT);
-    return a && strstr(a, type) != NULL;
+    return accept_allows(header(c, MHD_HTTP_HEADER_ACCEPT), type, 1);
 }
 
 /* A POST's Accept, when present, must allow one of the types this server
@@ -277,13 +335,7 @@ static int accept_ok(struct MHD_Connection *c)
     const char *a = header(c, MHD_HTTP_HEADER_ACCEPT);
     if (!a)
         return 1;
-    static const char *const ok[] = {
-        "application/json", "text/event-stream", "application/*", "text/*", "*/*", NULL};
-    for (; *a; a++)
-        for (int i = 0; ok[i]; i++)
-            if (!strncasecmp(a, ok[i], strlen(ok[i])))
-                return 1;
-    return 0;
+    return accept_allows(a, "application/json", 0) || accept_allows(a, "text/event-stream", 0);
 }
 
 /* --- sessions and in-flight requests ---------------------------------------- */
@@ -303,9 +355,19 @@ static time_t now_s(void)
     return ts.tv_sec;
 }
 
+/* Has session ID a request running (x->mu held)? */
+static int session_busy(const struct http_srv *x, const char *id)
+{
+    for (int i = 0; i < MAX_INFLIGHT; i++)
+        if (x->flight[i].used && !strcmp(x->flight[i].session, id))
+            return 1;
+    return 0;
+}
+
 /* A new session.  When all are taken, the least recently used one is ended
- * if it has been idle for SESSION_IDLE_EVICT_S; else NULL (a flood of
- * initialize requests cannot end sessions in use). */
+ * if it has been idle for SESSION_IDLE_EVICT_S and has no request running
+ * (its last use counts from when its last request ended); else NULL (a
+ * flood of initialize requests cannot end sessions in use). */
 static struct session_slot *session_new(struct http_srv *x)
 {
     struct session_slot *slot = NULL;
@@ -313,11 +375,11 @@ static struct session_slot *session_new(struct http_srv *x)
         if (!x->sessions[i].used)
             slot = &x->sessions[i];
     if (!slot) {
-        slot = &x->sessions[0];
-        for (int i = 1; i < MAX_SESSIONS; i++)
-            if (x->sessions[i].last < slot->last)
+        for (int i = 0; i < MAX_SESSIONS; i++)
+            if (!session_busy(x, x->sessions[i].id) &&
+                (!slot || x->sessions[i].last < slot->last))
                 slot = &x->sessions[i];
-        if (now_s() - slot->last < SESSION_IDLE_EVICT_S)
+        if (!slot || now_s() - slot->last < SESSION_IDLE_EVICT_S)
             return NULL;
     }
     memset(slot, 0, sizeof(*slot));
@@ -352,6 +414,9 @@ static void flight_remove(struct http_srv *x, struct inflight *f)
     if (!f)
         return;
     pthread_mutex_lock(&x->mu);
+    struct session_slot *slot = f->session[0] ? session_find(x, f->session) : NULL;
+    if (slot) /* a long call is use too: idle counts from its end */
+        slot->last = now_s();
     json_decref(f->id);
     memset(f, 0, sizeof(*f));
     pthread_mutex_unlock(&x->mu);
@@ -544,8 +609,15 @@ static enum MHD_Result run_request(struct http_srv *x, struct MHD_Connection *c,
                                    const char *session_id)
 {
     if (m->kind == WT_RPC_REQUEST && !strcmp(m->method, "tools/call") && has_progress_token(m) &&
-        accepts(c, "text/event-stream"))
+        accepts(c, "text/event-stream")) {
+        /* a request refused before any tool runs gets its HTTP status (a
+         * client falls back to an older revision on a 4xx), not a stream */
+        json_t *refused = wt_mcp_precheck(x->s, m);
+        if (refused)
+            return send_json(c, session_id ? MHD_HTTP_OK : status_for(refused), refused,
+                             session_id);
         return send_stream(x, c, m, sess, session_id);
+    }
     volatile sig_atomic_t cancel = 0;
     struct inflight *f = flight_add(x, session_id, m->id, &cancel);
     struct wt_mcp_call call = {NULL, NULL, &cancel};

@@ -128,21 +128,30 @@ static json_t *tools_list(struct wt_mcp_server *s, const struct wt_rpc_msg *m, i
     return json_pack("{s:O}", "tools", s->tools);
 }
 
-static json_t *tools_call(struct wt_mcp_server *s, const struct wt_rpc_msg *m,
-                          const struct wt_mcp_call *call, int *code, char *msg, size_t cap)
+/* A tools/call that cannot run: its error code (message in msg), else 0. */
+static int call_refusal(const struct wt_mcp_server *s, const struct wt_rpc_msg *m, char *msg,
+                        size_t cap)
 {
     json_t *name = m->params ? json_object_get(m->params, "name") : NULL;
     json_t *args = m->params ? json_object_get(m->params, "arguments") : NULL;
-    if (!json_is_string(name)) {
-        *code = WT_RPC_INVALID_PARAMS;
+    if (!json_is_string(name))
         snprintf(msg, cap, "Invalid params: tools/call needs a tool 'name'");
-        return NULL;
-    }
-    if (args && !json_is_object(args) && !json_is_null(args)) {
-        *code = WT_RPC_INVALID_PARAMS;
+    else if (args && !json_is_object(args) && !json_is_null(args))
         snprintf(msg, cap, "Invalid params: 'arguments' must be an object");
+    else if (!wt_mcp_tool_exists(s, json_string_value(name)))
+        snprintf(msg, cap, "Unknown tool: %.100s", json_string_value(name));
+    else
+        return 0;
+    return WT_RPC_INVALID_PARAMS;
+}
+
+static json_t *tools_call(struct wt_mcp_server *s, const struct wt_rpc_msg *m,
+                          const struct wt_mcp_call *call, int *code, char *msg, size_t cap)
+{
+    if ((*code = call_refusal(s, m, msg, cap)) != 0)
         return NULL;
-    }
+    json_t *name = json_object_get(m->params, "name");
+    json_t *args = json_object_get(m->params, "arguments");
     json_t *meta = json_object_get(m->params, "_meta");
     json_t *token = json_is_object(meta) ? json_object_get(meta, "progressToken") : NULL;
     if (token && !json_is_string(token) && !json_is_integer(token))
@@ -164,12 +173,9 @@ static json_t *unsupported_version(const struct wt_rpc_msg *m, const char *reque
     return wt_rpc_error(m->id, WT_RPC_UNSUPPORTED_VERSION, "Unsupported protocol version", data);
 }
 
-static json_t *handle_modern(struct wt_mcp_server *s, const struct wt_rpc_msg *m,
-                             const char *version, const struct wt_mcp_call *call)
+/* A 2026-07-28 request's version and capabilities: an error, or NULL. */
+static json_t *modern_refusal(const struct wt_rpc_msg *m, const char *version)
 {
-    char msg[300] = "";
-    int code = 0;
-    const char *cmsg = NULL;
     if (!version) /* a malformed required field, not an unsupported version */
         return wt_rpc_error(m->id, WT_RPC_INVALID_PARAMS,
                             "Invalid params: _meta[\"" META_VERSION "\"] must be a string", NULL);
@@ -180,6 +186,18 @@ static json_t *handle_modern(struct wt_mcp_server *s, const struct wt_rpc_msg *m
         return wt_rpc_error(m->id, WT_RPC_INVALID_PARAMS,
                             "Invalid params: _meta[\"" META_CAPS "\"] is required (an object)",
                             NULL);
+    return NULL;
+}
+
+static json_t *handle_modern(struct wt_mcp_server *s, const struct wt_rpc_msg *m,
+                             const char *version, const struct wt_mcp_call *call)
+{
+    char msg[300] = "";
+    int code = 0;
+    const char *cmsg = NULL;
+    json_t *refused = modern_refusal(m, version);
+    if (refused)
+        return refused;
     json_t *r = NULL;
     if (!strcmp(m->method, "server/discover")) {
         r = json_pack("{s:[s],s:o,s:s}", "supportedVersions", WT_MCP_MODERN_VERSION, "capabilities",
@@ -209,6 +227,31 @@ static json_t *handle_modern(struct wt_mcp_server *s, const struct wt_rpc_msg *m
     return wt_rpc_error(m->id, WT_RPC_METHOD_NOT_FOUND, "Method not found", NULL);
 }
 
+/* initialize's effect on the session: the version it negotiates.  0 when
+ * it has no protocolVersion string (an error; the session is unchanged). */
+static int negotiate(struct wt_mcp_session *sess, const struct wt_rpc_msg *m)
+{
+    json_t *pv = m->params ? json_object_get(m->params, "protocolVersion") : NULL;
+    if (!json_is_string(pv))
+        return 0;
+    const char *want = json_string_value(pv), *use = WT_MCP_LATEST_LEGACY;
+    for (int i = 0; wt_mcp_legacy_versions[i]; i++)
+        if (!strcmp(want, wt_mcp_legacy_versions[i]))
+            use = wt_mcp_legacy_versions[i];
+    /* a client asking for a newer revision gets our latest legacy one (the
+     * spec's negotiation); 2026-07-28 is served per request, not here */
+    snprintf(sess->version, sizeof(sess->version), "%s", use);
+    sess->negotiated = 1;
+    return 1;
+}
+
+void wt_mcp_session_expect(struct wt_mcp_session *sess, const struct wt_rpc_msg *m)
+{
+    if (m->kind == WT_RPC_REQUEST && !m->batch && !strcmp(m->method, "initialize") &&
+        !wt_mcp_is_modern(m, NULL))
+        negotiate(sess, m);
+}
+
 static json_t *handle_legacy(struct wt_mcp_server *s, struct wt_mcp_session *sess,
                              const struct wt_rpc_msg *m, const struct wt_mcp_call *call)
 {
@@ -216,22 +259,13 @@ static json_t *handle_legacy(struct wt_mcp_server *s, struct wt_mcp_session *ses
     int code = 0;
     const char *cmsg = NULL;
     if (!strcmp(m->method, "initialize")) {
-        json_t *pv = m->params ? json_object_get(m->params, "protocolVersion") : NULL;
-        if (!json_is_string(pv))
+        if (!negotiate(sess, m))
             return wt_rpc_error(m->id, WT_RPC_INVALID_PARAMS,
                                 "Invalid params: initialize needs a 'protocolVersion' string",
                                 NULL);
-        const char *want = json_string_value(pv), *use = WT_MCP_LATEST_LEGACY;
-        for (int i = 0; wt_mcp_legacy_versions[i]; i++)
-            if (!strcmp(want, wt_mcp_legacy_versions[i]))
-                use = wt_mcp_legacy_versions[i];
-        /* a client asking for a newer revision gets our latest legacy one (the
-         * spec's negotiation); 2026-07-28 is served per request, not here */
-        snprintf(sess->version, sizeof(sess->version), "%s", use);
-        sess->negotiated = 1;
-        json_t *r =
-            json_pack("{s:s,s:o,s:o,s:s}", "protocolVersion", use, "capabilities", capabilities(1),
-                      "serverInfo", server_info(), "instructions", instructions);
+        json_t *r = json_pack("{s:s,s:o,s:o,s:s}", "protocolVersion", sess->version,
+                              "capabilities", capabilities(1), "serverInfo", server_info(),
+                              "instructions", instructions);
         return wt_rpc_result(m->id, r);
     }
     if (!strcmp(m->method, "ping"))
@@ -254,6 +288,23 @@ static json_t *handle_legacy(struct wt_mcp_server *s, struct wt_mcp_session *ses
                             "\"] and _meta[\"" META_CAPS "\"]",
                             NULL);
     return wt_rpc_error(m->id, WT_RPC_METHOD_NOT_FOUND, "Method not found", NULL);
+}
+
+json_t *wt_mcp_precheck(const struct wt_mcp_server *s, const struct wt_rpc_msg *m)
+{
+    if (m->kind != WT_RPC_REQUEST)
+        return NULL;
+    const char *version = NULL;
+    if (wt_mcp_is_modern(m, &version)) {
+        json_t *refused = modern_refusal(m, version);
+        if (refused)
+            return refused;
+    }
+    if (strcmp(m->method, "tools/call") != 0)
+        return NULL;
+    char msg[300] = "";
+    int code = call_refusal(s, m, msg, sizeof(msg));
+    return code ? wt_rpc_error(m->id, code, msg, NULL) : NULL;
 }
 
 json_t *wt_mcp_handle(struct wt_mcp_server *s, struct wt_mcp_session *sess,

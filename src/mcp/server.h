@@ -68,6 +68,13 @@ int wt_mcp_is_modern(const struct wt_rpc_msg *m, const char **version);
 json_t *wt_mcp_handle(struct wt_mcp_server *s, struct wt_mcp_session *sess,
                       const struct wt_rpc_msg *m, const struct wt_mcp_call *call);
 
+/* The error response a request gets before any tool runs (an unsupported
+ * or malformed 2026-07-28 version, missing client capabilities, a tools/call
+ * without a tool name or with arguments that are not an object, an unknown
+ * tool), or NULL when it would run.  HTTP asks before it opens a stream, so
+ * such errors keep their status. */
+json_t *wt_mcp_precheck(const struct wt_mcp_server *s, const struct wt_rpc_msg *m);
+
 /* JSON-RPC batches: MCP 2025-03-26 requires servers to accept them and
  * 2025-06-18 removed them, so they are served only in a session that
  * negotiated 2025-03-26.  The transport calls these around each element
@@ -96,6 +103,10 @@ int wt_mcp_cancelled_has(const struct wt_mcp_cancelled *c, const json_t *id);
 
 /* 1 if sess accepts batches (it negotiated 2025-03-26). */
 int wt_mcp_batch_allowed(const struct wt_mcp_session *sess);
+/* What a message will do to the session once it runs (initialize
+ * negotiates a version), applied now: a transport that reads ahead of the
+ * requests it runs knows whether a batch it reads will be served. */
+void wt_mcp_session_expect(struct wt_mcp_session *sess, const struct wt_rpc_msg *m);
 
 /* Handles batch message m (m->batch set) in order, element by element.
  * Returns the array of the elements' responses, a single error when the
@@ -114,6 +125,7 @@ json_t *wt_mcp_agent_card(const struct wt_mcp_server *s);
  * the tools/call result ({content, structuredContent?, isError}), or NULL
  * with *code and msg set for a protocol error (unknown tool). */
 json_t *wt_mcp_tools_define(void);
+int wt_mcp_tool_exists(const struct wt_mcp_server *s, const char *name);
 json_t *wt_mcp_tool_call(struct wt_mcp_server *s, const char *name, json_t *args,
                          json_t *progress_token, const struct wt_mcp_call *call, int *code,
                          char *msg, size_t cap);

@@ -46,7 +46,7 @@ struct stdio_srv {
     int eof;
     json_t *current_id;                /* the request in progress (a copy) */
     struct wt_mcp_cancelled cancelled; /* cancels that found nothing yet (batches) */
-    int batch_ok;                      /* the session accepts batches (set by the main thread) */
+    struct wt_mcp_session expect;      /* the session as it will be when what was read runs */
     volatile sig_atomic_t cancel;
     pthread_mutex_t out_mu; /* one message at a time on stdout */
     int out_failed;
@@ -134,7 +134,10 @@ static void enqueue(struct stdio_srv *x, const char *buf, size_t len, int too_lo
         return;
     }
     pthread_mutex_lock(&x->mu);
-    if (q->m.batch && x->batch_ok) {
+    /* the queue runs in order: a batch read now runs in the session that
+     * the messages before it leave (an initialize still queued included) */
+    wt_mcp_session_expect(&x->expect, &q->m);
+    if (q->m.batch && wt_mcp_batch_allowed(&x->expect)) {
         /* its cancels apply now, to what was sent before them, as outside
          * a batch (run later, they would reach requests sent after it) */
         size_t i;
@@ -186,7 +189,8 @@ static void *reader(void *arg)
             char *nl = memchr(chunk + i, '\n', (size_t)(k - i));
             size_t take = nl ? (size_t)(nl - (chunk + i)) : (size_t)(k - i);
             if (!skipping) {
-                if (len + take > WT_RPC_MAX_MESSAGE) {
+                /* one byte more: a CRLF line's '\r', removed below */
+                if (len + take > WT_RPC_MAX_MESSAGE + 1) {
                     skipping = 1;
                     len = 0;
                 } else {
@@ -221,7 +225,9 @@ static void *reader(void *arg)
                     size_t b = 0;
                     while (b < l && (buf[b] == ' ' || buf[b] == '\t'))
                         b++;
-                    if (b < l) /* blank lines are ignored */
+                    if (l > WT_RPC_MAX_MESSAGE)
+                        enqueue(x, NULL, 0, 1);
+                    else if (b < l) /* blank lines are ignored */
                         enqueue(x, buf + b, l - b, 0);
                 }
                 len = 0;
@@ -232,7 +238,7 @@ static void *reader(void *arg)
     if (skipping)
         enqueue(x, NULL, 0, 1);
     else if (buf && len)
-        enqueue(x, buf, len, 0);
+        enqueue(x, buf, len, len > WT_RPC_MAX_MESSAGE);
     free(buf);
     pthread_mutex_lock(&x->mu);
     x->eof = 1;
@@ -320,7 +326,6 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
         }
 
         pthread_mutex_lock(&xp->mu);
-        xp->batch_ok = wt_mcp_batch_allowed(&sess);
         int cancelled = xp->cancel;
         json_decref(xp->current_id);
         xp->current_id = NULL;

@@ -829,9 +829,7 @@ done:
 
 /* --- dispatch --------------------------------------------------------------- */
 
-json_t *wt_mcp_tool_call(struct wt_mcp_server *s, const char *name, json_t *args,
-                         json_t *progress_token, const struct wt_mcp_call *call, int *code,
-                         char *msg, size_t cap)
+static const json_t *tool_def(const struct wt_mcp_server *s, const char *name)
 {
     const json_t *def = NULL;
     size_t i;
@@ -841,6 +839,19 @@ json_t *wt_mcp_tool_call(struct wt_mcp_server *s, const char *name, json_t *args
         if (!strcmp(json_string_value(json_object_get(t, "name")), name))
             def = t;
     }
+    return def;
+}
+
+int wt_mcp_tool_exists(const struct wt_mcp_server *s, const char *name)
+{
+    return tool_def(s, name) != NULL;
+}
+
+json_t *wt_mcp_tool_call(struct wt_mcp_server *s, const char *name, json_t *args,
+                         json_t *progress_token, const struct wt_mcp_call *call, int *code,
+                         char *msg, size_t cap)
+{
+    const json_t *def = tool_def(s, name);
     if (!def) {
         *code = WT_RPC_INVALID_PARAMS;
         snprintf(msg, cap, "Unknown tool: %.100s", name);
@@ -851,6 +862,12 @@ json_t *wt_mcp_tool_call(struct wt_mcp_server *s, const char *name, json_t *args
     if (args_known(&a, def))
         return tool_error("Invalid arguments: %s", a.err);
     pthread_mutex_lock(&s->tool_lock);
+    if (call && call->cancel && *call->cancel) {
+        /* cancelled (or the server stopping) while it waited for the lock:
+         * nothing runs (the transport drops or answers it, as any cancel) */
+        pthread_mutex_unlock(&s->tool_lock);
+        return tool_error("cancelled");
+    }
     json_t *r;
     if (!strcmp(name, "classify_workload"))
         r = classify_tool(s, &a, 0, &pg, call);
