@@ -127,6 +127,7 @@ run "verify vkey: no such file" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP/n
 run "verify vkey: a directory" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP" && has err "is a directory"
 run "prove no index" 2 "$WT" prove --log-dir "$L"
 run "prove bad index" 2 "$WT" prove --log-dir "$L" x1
+run "prove signed index" 2 "$WT" prove --log-dir "$L" +2 && has err "not an entry index"
 run "consistency no old" 2 "$WT" consistency --log-dir "$L"
 
 # --- a second writer fails fast ---------------------------------------

@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +118,8 @@ static int parse_index(const char *prog, const char *s, uint64_t *out)
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (!*s || *end || errno || s[0] == '-' || v > (1ull << 53)) {
+    /* digits only: strtoull would also take a sign and leading blanks */
+    if (!isdigit((unsigned char)s[0]) || *end || errno || v > (1ull << 53)) {
         fprintf(stderr, "%s: not an entry index: '%.40s' (see --help)\n", prog, s);
         return 2;
     }
