@@ -115,7 +115,7 @@ static void test_malformed(void **state)
     expect_error("t_s,clock_reasons\n0,0xZZ\n", "column 'clock_reasons': not a bitmask");
     expect_error("t_s,clock_reasons\n0,0xFFFFFFFFFFFFFFFF\n", "bits above 52");
     expect_error("t_s,label\n0,TRAINNG\n", "column 'label': 'TRAINNG' is not TRAINING");
-    expect_error("# label: BOGUS\nt_s\n0\n", "metadata 'label'");
+    expect_error("# x: y\n# label: BOGUS\nt_s\n0\n", "t.csv:2: metadata 'label'");
     /* missing header */
     expect_error("0.0,0,45,300\n1.0,0,46,301\n", "t.csv:1: missing header");
     expect_error("foo,bar\n1,2\n", "header names no known column");
@@ -371,7 +371,7 @@ static void test_nvsmi_malformed(void **state)
                  "column 'utilization.gpu [%]': 950 % is impossible (must be 0 to 100)");
     /* a later format version is not read as this one */
     expect_error("# format: workloadtruth-trace/99\nt_s,power_w\n0,1\n",
-                 "'workloadtruth-trace/99' is not supported");
+                 "t.csv:1: metadata 'format': 'workloadtruth-trace/99' is not supported");
 }
 
 /* A live pipe that goes quiet: a stop (set by a signal handler in `watch`)

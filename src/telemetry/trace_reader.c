@@ -358,8 +358,18 @@ static int add_meta(struct wt_trace_reader *r, const char *key, size_t klen, con
         free(kv[r->meta.n].value);
         return fail(r, err, WT_ENOMEM, r->lineno, "out of memory");
     }
+    kv[r->meta.n].line = r->lineno;
     r->meta.n++;
     return WT_OK;
+}
+
+/* The line a metadata key was read from (the first, as wt_trace_meta_value). */
+static size_t meta_line(const struct wt_trace_reader *r, const char *key)
+{
+    for (size_t i = 0; i < r->meta.n; i++)
+        if (!strcmp(r->meta.kv[i].key, key))
+            return r->meta.kv[i].line;
+    return 0;
 }
 
 /* "# key: value" -> metadata; "#" lines without "key:" are comments. */
@@ -1001,7 +1011,7 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
         /* a later version may change what columns mean: not read as this one */
         char shown[60];
         printable(shown, sizeof(shown), fmt, strlen(fmt));
-        rc = fail(r, err, WT_EINVAL, 0,
+        rc = fail(r, err, WT_EINVAL, meta_line(r, "format"),
                   "metadata 'format': '%s' is not supported (this version reads "
                   "workloadtruth-trace/1)",
                   shown);
@@ -1013,7 +1023,7 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
         if (r->meta.label == WT_CLASS_NONE) {
             char shown[40];
             printable(shown, sizeof(shown), lab, strlen(lab));
-            rc = fail(r, err, WT_EINVAL, 0,
+            rc = fail(r, err, WT_EINVAL, meta_line(r, "label"),
                       "metadata 'label': '%s' is not TRAINING, INFERENCE or IDLE", shown);
             goto fail;
         }

@@ -48,6 +48,7 @@ struct wt_trace_opts {
 struct wt_trace_kv {
     char *key;
     char *value;
+    size_t line; /* where it was read (1-based) */
 };
 
 struct wt_trace_meta {
