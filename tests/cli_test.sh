@@ -136,6 +136,12 @@ run replay-start 0 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --sta
 run replay-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 11
 has err "has only 10 samples; --samples asks for 11" && oneline
 run replay-gpu 1 "$WT" classify --trace "$DATA/labelled.csv" --gpu-index 3 && has err "no GPU 3 in this trace (GPUs: 0)"
+# a trace of GPU 2 alone: GPUs 0 and 1 are not invented
+printf 't_s,gpu,power_w\n0,2,100\n1,2,101\n' >"$TMP/g2.csv"
+run gpus-absent 0 "$WT" gpus --trace "$TMP/g2.csv" && has out "GPU 2:"
+if grep -q "GPU [01]:" "$TMP/out" || [ -s "$TMP/err" ]; then echo "FAIL [gpus-absent]: GPUs 0/1 listed or an error"; fails=$((fails + 1)); fi
+run record-absent 0 "$WT" record --trace "$TMP/g2.csv" --out "$TMP/g2r.csv"
+grep -q "^# gpu_models: 2=unknown$" "$TMP/g2r.csv" || { echo "FAIL [record-absent]: $(grep gpu_models "$TMP/g2r.csv")"; fails=$((fails + 1)); }
 run nvsmi-index 0 "$WT" classify --trace "$DATA/nvsmi_index.csv" --samples 5 --json
 has out '"workload_type": "TRAINING"'
 run nvsmi-index-gpu1 0 "$WT" classify --trace "$DATA/nvsmi_index.csv" --samples 5 --gpu-index 1 && has out "workload_type : IDLE"

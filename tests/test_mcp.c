@@ -907,16 +907,15 @@ static void stdio_reads_ahead(void **state)
     assert_int_equal(pthread_create(&th, NULL, serve, &x), 0);
     FILE *rd = fdopen(from[0], "r");
     assert_non_null(rd);
-    const char *a =
-        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
-        "\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{"
-        "\"name\":\"t\",\"version\":\"1\"}}}\n"
-        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
-        "\"run_benchmark\",\"arguments\":{\"trials\":1000}}}\n"
-        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n"
-        "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
-        "\"requestId\":3}}]\n"
-        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
+    const char *a = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                    "\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{"
+                    "\"name\":\"t\",\"version\":\"1\"}}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+                    "\"run_benchmark\",\"arguments\":{\"trials\":1000}}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n"
+                    "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+                    "\"requestId\":3}}]\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
     write_all(to[1], a, strlen(a));
     char *line = NULL;
     size_t cap = 0;

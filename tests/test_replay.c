@@ -62,6 +62,8 @@ static void test_interleaved(void **state)
     size_t got;
     assert_int_equal(wt_source_read(src, 5, buf, 4, &got, &err), WT_ENODEV);
     assert_contains(err.msg, "no GPU 5 in this trace (GPUs: 0, 1)");
+    assert_int_equal(wt_source_device_info(src, 5, &info, &err), WT_ENODEV);
+    assert_string_equal(info.name, "Test GPU"); /* filled all the same */
     wt_source_close(src);
 }
 
@@ -130,7 +132,8 @@ static void test_nvsmi_layouts(void **state)
     assert_true(info.power_limit_w == 300);
     assert_int_equal(read_all(src, 0, buf, 64), 1);
     assert_int_equal(read_all(src, 1, buf, 64), 1);
-    assert_int_equal(wt_source_device_info(src, 3, &info, &ierr), WT_OK);
+    assert_int_equal(wt_source_device_info(src, 3, &info, &ierr),
+                     WT_ENODEV); /* absent, info filled */
     assert_string_equal(info.name, "NVIDIA A100-SXM4-40GB");
     wt_source_close(src);
     /* without an index column: per-tick groups, detected from timestamps */

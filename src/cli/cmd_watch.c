@@ -642,7 +642,12 @@ int wt_cmd_watch(int argc, char **argv)
     for (int g = 0; g < ngpus; g++) {
         if (!sel[g])
             continue;
-        if (wt_source_device_info(src, g, &info[g], &err) != WT_OK) {
+        int irc = wt_source_device_info(src, g, &info[g], &err);
+        if (irc == WT_ENODEV && !strcmp(src->ops->name, "replay") && gpus && !strcmp(gpus, "all")) {
+            sel[g] = 0; /* an index the trace does not have */
+            continue;
+        }
+        if (irc != WT_OK) {
             fprintf(stderr, "%s: GPU %d: %s; not watching it\n", help.prog, g, err.msg);
             continue;
         }

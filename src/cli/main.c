@@ -71,8 +71,8 @@ int wt_cli_stdout_reported;
  * ("the log is damaged"), which a hook would read as tampering. */
 static bool io_error_is_usage(const char *cmd)
 {
-    static const char *const cmds[] = {"verify-log", "checkpoint", "prove", "consistency",
-                                       "verify-proof", "witness", NULL};
+    static const char *const cmds[] = {"verify-log",   "checkpoint", "prove", "consistency",
+                                       "verify-proof", "witness",    NULL};
     for (int i = 0; cmds[i]; i++)
         if (!strcmp(cmd, cmds[i]))
             return true;

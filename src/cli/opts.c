@@ -204,11 +204,11 @@ int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, ch
         else if (i + 1 < argc) { /* as argparse: the next option is not this one's value */
             char next[80];
             shown(next, sizeof(next), argv[i + 1]);
-            return bad(h, "%s needs a value (%s), not the option '%s' (write %s=VALUE for a value "
-                          "that starts with '--')",
+            return bad(h,
+                       "%s needs a value (%s), not the option '%s' (write %s=VALUE for a value "
+                       "that starts with '--')",
                        o->name, o->metavar, next, o->name);
-        }
-        else
+        } else
             return bad(h, "%s needs a value (%s)", o->name, o->metavar);
         if (set_value(h, o, val))
             return 2;

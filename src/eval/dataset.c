@@ -188,10 +188,13 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
         rc = wt_errf(err, WT_ENOMEM, "out of memory");
         goto out;
     }
-    for (int i = 0; i < ngpus; i++)
-        if ((rc = wt_source_device_info(src, i, &g[i].info, err)) != WT_OK ||
-            (rc = load_gpu(src, i, &g[i], err)) != WT_OK)
+    for (int i = 0; i < ngpus; i++) {
+        rc = wt_source_device_info(src, i, &g[i].info, err);
+        if (rc == WT_ENODEV) /* an index absent from this file: no samples, info filled */
+            rc = WT_OK;
+        if (rc != WT_OK || (rc = load_gpu(src, i, &g[i], err)) != WT_OK)
             goto out;
+    }
     if (o->sleep && (rc = inject(path, g, ngpus, o->sleep, err)) != WT_OK)
         goto out;
     for (int i = 0; i < ngpus; i++) {

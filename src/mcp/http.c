@@ -376,8 +376,7 @@ static struct session_slot *session_new(struct http_srv *x)
             slot = &x->sessions[i];
     if (!slot) {
         for (int i = 0; i < MAX_SESSIONS; i++)
-            if (!session_busy(x, x->sessions[i].id) &&
-                (!slot || x->sessions[i].last < slot->last))
+            if (!session_busy(x, x->sessions[i].id) && (!slot || x->sessions[i].last < slot->last))
                 slot = &x->sessions[i];
         if (!slot || now_s() - slot->last < SESSION_IDLE_EVICT_S)
             return NULL;

@@ -263,9 +263,9 @@ static json_t *handle_legacy(struct wt_mcp_server *s, struct wt_mcp_session *ses
             return wt_rpc_error(m->id, WT_RPC_INVALID_PARAMS,
                                 "Invalid params: initialize needs a 'protocolVersion' string",
                                 NULL);
-        json_t *r = json_pack("{s:s,s:o,s:o,s:s}", "protocolVersion", sess->version,
-                              "capabilities", capabilities(1), "serverInfo", server_info(),
-                              "instructions", instructions);
+        json_t *r =
+            json_pack("{s:s,s:o,s:o,s:s}", "protocolVersion", sess->version, "capabilities",
+                      capabilities(1), "serverInfo", server_info(), "instructions", instructions);
         return wt_rpc_result(m->id, r);
     }
     if (!strcmp(m->method, "ping"))

@@ -114,6 +114,24 @@ static int replay_count(struct wt_source *src, int *count, struct wt_err *err)
     return WT_OK;
 }
 
+/* A GPU index no row of the (wholly read) trace names. */
+static int absent(const struct replay *rp, int gpu, struct wt_err *err)
+{
+    char list[128] = "";
+    size_t off = 0;
+    for (int i = 0; i < WT_MAX_GPUS && off + 8 < sizeof(list); i++)
+        if (rp->q[i].present)
+            off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", off ? ", " : "", i);
+    if (off)
+        return wt_errf(err, WT_ENODEV, "%s: no GPU %d in this trace (GPUs: %s)",
+                       wt_trace_name(rp->r), gpu, list);
+    return wt_errf(err, WT_EINVAL, "%s: the trace has no data rows", wt_trace_name(rp->r));
+}
+
+/* Fills info from the trace's metadata (and the GPU's first row); for an
+ * index the trace does not have (GPUs 0 and 1 of a trace of GPU 2 only),
+ * info is filled as well and WT_ENODEV returned: callers listing GPUs
+ * 0..count-1 skip it. */
 static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *info,
                        struct wt_err *err)
 {
@@ -143,6 +161,8 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
         info->power_limit_w = s->v[WT_COL_POWER_LIMIT];
         info->power_default_limit_w = s->v[WT_COL_POWER_DEFAULT_LIMIT];
     }
+    if (!q->present && rp->eof)
+        return absent(rp, gpu, err);
     return WT_OK;
 }
 
@@ -160,21 +180,8 @@ static int replay_read(struct wt_source *src, int gpu, struct wt_sample *buf, si
         if (rc)
             return rc;
     }
-    if (q->len == q->head) {
-        if (!q->present) {
-            char list[128] = "";
-            size_t off = 0;
-            for (int i = 0; i < WT_MAX_GPUS && off + 8 < sizeof(list); i++)
-                if (rp->q[i].present)
-                    off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", off ? ", " : "",
-                                            i);
-            if (off)
-                return wt_errf(err, WT_ENODEV, "%s: no GPU %d in this trace (GPUs: %s)",
-                               wt_trace_name(rp->r), gpu, list);
-            return wt_errf(err, WT_EINVAL, "%s: the trace has no data rows", wt_trace_name(rp->r));
-        }
-        return WT_DONE;
-    }
+    if (q->len == q->head)
+        return q->present ? WT_DONE : absent(rp, gpu, err);
     size_t k = q->len - q->head;
     if (k > cap)
         k = cap;

@@ -72,8 +72,11 @@ struct wt_source_ops {
     const char *name;
     const char *description;
     int (*open)(struct wt_source *src, const struct wt_source_config *cfg, struct wt_err *err);
-    /* Number of GPUs.  For replay this reads the whole input. */
+    /* Number of GPUs: indices 0..count-1.  For replay this reads the whole
+     * input, and count is the highest index in it + 1. */
     int (*device_count)(struct wt_source *src, int *count, struct wt_err *err);
+    /* WT_ENODEV for an index below count that the source does not have (a
+     * trace of GPU 2 alone has no GPUs 0 and 1): listing loops skip it. */
     int (*device_info)(struct wt_source *src, int gpu, struct wt_device_info *info,
                        struct wt_err *err);
     /* Copies up to cap next samples of GPU gpu into buf and sets *n.  Returns
