@@ -136,6 +136,23 @@ run replay-start 0 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --sta
 run replay-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 11
 has err "has only 10 samples; --samples asks for 11" && oneline
 run replay-gpu 1 "$WT" classify --trace "$DATA/labelled.csv" --gpu-index 3 && has err "no GPU 3 in this trace (GPUs: 0)"
+# record from standard input: rows are written as they arrive (SIGINT while the
+# pipe is still open keeps them), GPU 0 unless --gpus names others
+(printf 't_s,gpu,power_w\n'; for i in 0 1 2 3 4; do printf '%s,0,100\n%s,1,90\n' "$i" "$i"; done; sleep 5) |
+    "$WT" record --trace - --out "$TMP/live.csv" 2>"$TMP/err" &
+rpid=$!
+sleep 1.5
+kill -INT "$rpid" 2>/dev/null
+wait "$rpid"
+rc=$?
+n=$((n + 1))
+if [ "$rc" != 0 ] || [ "$(grep -c '^[0-9.]*,0,' "$TMP/live.csv" 2>/dev/null)" != 5 ] || grep -q '^[0-9.]*,1,' "$TMP/live.csv"; then
+    echo "FAIL [record-stdin-sigint]: exit $rc"; sed 's/^/    /' "$TMP/err" | head -3; fails=$((fails + 1))
+fi
+printf 't_s,gpu,power_w\n0,0,100\n0,1,90\n1,0,100\n1,1,90\n' >"$TMP/two.csv"
+run record-stdin-gpus 0 sh -c '"$1" record --trace - --out "$2" --gpus 0,1 <"$3"' sh "$WT" "$TMP/live2.csv" "$TMP/two.csv"
+[ "$(grep -c '^[0-9.]*,1,' "$TMP/live2.csv")" = 2 ] || { echo "FAIL [record-stdin-gpus]: GPU 1 rows missing"; fails=$((fails + 1)); }
+run record-stdin-all 2 "$WT" record --trace - --out "$TMP/x.csv" --gpus all && has err "--gpus all needs a file" && oneline
 # a trace of GPU 2 alone: GPUs 0 and 1 are not invented
 printf 't_s,gpu,power_w\n0,2,100\n1,2,101\n' >"$TMP/g2.csv"
 run gpus-absent 0 "$WT" gpus --trace "$TMP/g2.csv" && has out "GPU 2:"

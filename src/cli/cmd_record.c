@@ -111,6 +111,18 @@ int wt_cmd_record(int argc, char **argv)
                 gpus);
         return WT_EXIT_USAGE;
     }
+    /* standard input is recorded as its rows arrive (a live nvidia-smi pipe):
+     * which GPUs it holds is known only at its end, so they are named */
+    int from_stdin = trace && !strcmp(trace, "-");
+    if (from_stdin && !strcmp(gpus, "all")) {
+        if (wt_opts_get(opts, "--gpus")->seen) {
+            fprintf(stderr, "workloadtruth record: --gpus all needs a file: standard input is "
+                            "recorded as it arrives; name its GPUs, e.g. --gpus 0,1 (see "
+                            "--help)\n");
+            return WT_EXIT_USAGE;
+        }
+        gpus = "0";
+    }
     if (!strcmp(backend, "synthetic") && !(duration > 0)) {
         fprintf(stderr, "workloadtruth record: the synthetic backend never ends: give "
                         "--duration (see --help)\n");
@@ -145,10 +157,12 @@ int wt_cmd_record(int argc, char **argv)
         return WT_EXIT_ERROR;
     }
     if (wt_source_open(backend, &cfg, &src, &err) != WT_OK ||
-        wt_source_device_count(src, &ngpus, &err) != WT_OK) {
+        (!from_stdin && wt_source_device_count(src, &ngpus, &err) != WT_OK)) {
         fprintf(stderr, "workloadtruth record: %s\n", err.msg);
         goto out;
     }
+    if (from_stdin)
+        ngpus = WT_MAX_GPUS; /* until --gpus is read */
     sel = calloc((size_t)ngpus + 1, 1);
     active = calloc((size_t)ngpus + 1, 1);
     first_t = calloc((size_t)ngpus + 1, sizeof(double));
@@ -164,6 +178,9 @@ int wt_cmd_record(int argc, char **argv)
         status = WT_EXIT_USAGE;
         goto out;
     }
+    if (from_stdin)
+        for (int g = ngpus - 1; g >= 0 && !sel[g]; g--)
+            ngpus = g; /* up to the highest GPU named */
 
     /* metadata */
     char host[128] = "unknown", models[600] = "", sems[200] = "", started[64], sourcev[300];
