@@ -943,6 +943,12 @@ static void stdio_reads_ahead(void **state)
     free(big);
     assert_true(getline(&line, &cap, rd) > 0);
     assert_string_equal(line, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n");
+    /* a cancel inside a batch does not reach the batch's own requests */
+    const char *b = "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+                    "\"requestId\":6}},{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}]\n";
+    write_all(to[1], b, strlen(b));
+    assert_true(getline(&line, &cap, rd) > 0);
+    assert_string_equal(line, "[{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{}}]\n");
     close(to[1]);
     assert_int_equal(getline(&line, &cap, rd), -1);
     pthread_join(th, NULL);

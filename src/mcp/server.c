@@ -380,6 +380,21 @@ int wt_mcp_cancelled_has(const struct wt_mcp_cancelled *c, const json_t *id)
 
 #define BATCH_VERSION "2025-03-26"
 
+int wt_mcp_batch_names(const struct wt_rpc_msg *m, const json_t *id)
+{
+    size_t i;
+    json_t *v;
+    if (!m->batch || !(json_is_string(id) || json_is_integer(id)))
+        return 0;
+    json_array_foreach(m->root, i, v)
+    {
+        json_t *eid = json_object_get(v, "id");
+        if (json_object_get(v, "method") && eid && json_equal(eid, (json_t *)id))
+            return 1;
+    }
+    return 0;
+}
+
 int wt_mcp_batch_allowed(const struct wt_mcp_session *sess)
 {
     return sess->negotiated && !strcmp(sess->version, BATCH_VERSION);
@@ -406,8 +421,10 @@ json_t *wt_mcp_handle_batch(struct wt_mcp_server *s, struct wt_mcp_session *sess
         wt_rpc_parse_value(v, &e);
         json_t *r = NULL;
         if (e.kind == WT_RPC_NOTIFICATION && !strcmp(e.method, "notifications/cancelled")) {
-            if (hooks->cancel)
-                hooks->cancel(hooks->ctx, json_object_get(e.params, "requestId"));
+            json_t *rid = json_object_get(e.params, "requestId");
+            /* it acts on what was sent before the batch, not on the batch's own */
+            if (hooks->cancel && !wt_mcp_batch_names(m, rid))
+                hooks->cancel(hooks->ctx, rid);
         } else if (e.kind == WT_RPC_INVALID && e.notification) {
             /* never answered, as outside a batch */
         } else if (e.kind == WT_RPC_REQUEST && !strcmp(e.method, "initialize")) {

@@ -103,6 +103,9 @@ int wt_mcp_cancelled_has(const struct wt_mcp_cancelled *c, const json_t *id);
 
 /* 1 if sess accepts batches (it negotiated 2025-03-26). */
 int wt_mcp_batch_allowed(const struct wt_mcp_session *sess);
+/* 1 if batch m holds a request with this id (a cancel inside a batch acts on
+ * what was sent before it, never on the batch's own elements). */
+int wt_mcp_batch_names(const struct wt_rpc_msg *m, const json_t *id);
 /* What a message will do to the session once it runs (initialize
  * negotiates a version), applied now: a transport that reads ahead of the
  * requests it runs knows whether a batch it reads will be served. */

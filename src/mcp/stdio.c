@@ -146,8 +146,10 @@ static void enqueue(struct stdio_srv *x, const char *buf, size_t len, int too_lo
         {
             struct wt_rpc_msg e;
             wt_rpc_parse_value(v, &e);
-            if (e.kind == WT_RPC_NOTIFICATION && !strcmp(e.method, "notifications/cancelled"))
-                cancel_request(x, json_object_get(e.params, "requestId"));
+            json_t *rid = e.params ? json_object_get(e.params, "requestId") : NULL;
+            if (e.kind == WT_RPC_NOTIFICATION && !strcmp(e.method, "notifications/cancelled") &&
+                !wt_mcp_batch_names(&q->m, rid))
+                cancel_request(x, rid);
             wt_rpc_free(&e);
         }
     }
