@@ -60,6 +60,14 @@ static int setup(void **state)
     PUT("proc/300/cgroup", "0::/system.slice/slurmstepd.scope/job_98765/step_0/user/task_0\n");
     put("proc/400/environ", "HOME=/home/x\0SLURM_JOB_ID=555\0USER=bob\0", 39);
     PUT("proc/400/cgroup", "0::/user.slice/user-1001.slice/session-3.scope\n");
+    /* declarations: an empty variable (a downward-API annotation that is
+     * missing) does not hide the next; a long pod name is kept whole */
+    static const char env500[] = "WORKLOADTRUTH_DECLARED=\0WORKLOAD_TYPE=inference\0"
+                                 "POD_NAME=argo-workflow-very-long-pipeline-name-train-step-"
+                                 "preprocessing-2931847562\0";
+    put("proc/500/environ", env500, sizeof(env500) - 1);
+    static const char env600[] = "SLURM_SPANK_WORKLOAD_TYPE=training\0WORKLOAD_TYPE=idle\0";
+    put("proc/600/environ", env600, sizeof(env600) - 1);
     return 0;
 }
 
@@ -119,6 +127,19 @@ static void test_slurm(void **state)
     assert_string_equal(r.user, "");
 }
 
+static void test_declared(void **state)
+{
+    (void)state;
+    struct wt_proc p = {.pid = 500};
+    wt_proc_owner(root, &p);
+    assert_string_equal(p.declared, "inference");
+    assert_string_equal(
+        p.pod_name, "argo-workflow-very-long-pipeline-name-train-step-preprocessing-2931847562");
+    struct wt_proc q = {.pid = 600};
+    wt_proc_owner(root, &q);
+    assert_string_equal(q.declared, "training"); /* what sbatch/salloc give a job's processes */
+}
+
 static void test_root_env(void **state)
 {
     (void)state;
@@ -131,9 +152,8 @@ static void test_root_env(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_docker),
-        cmocka_unit_test(test_kubernetes),
-        cmocka_unit_test(test_slurm),
+        cmocka_unit_test(test_docker),   cmocka_unit_test(test_kubernetes),
+        cmocka_unit_test(test_slurm),    cmocka_unit_test(test_declared),
         cmocka_unit_test(test_root_env),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

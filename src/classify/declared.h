@@ -1,8 +1,9 @@
 /* The type a GPU's owner declared, from the sources operators already have,
  * in this order of precedence:
- *   1. the environment of the processes on the GPU: WORKLOADTRUTH_DECLARED,
- *      else SPANK_WORKLOAD_TYPE, else WORKLOAD_TYPE (set by the Slurm plugin,
- *      or by a pod spec, e.g. from an annotation through the downward API);
+ *   1. the environment of the processes on the GPU: the first non-empty of
+ *      WORKLOADTRUTH_DECLARED (set by the Slurm plugin), SPANK_WORKLOAD_TYPE,
+ *      SLURM_SPANK_WORKLOAD_TYPE, WORKLOAD_TYPE (e.g. set by a pod spec from
+ *      an annotation through the downward API);
  *   2. a policy file mapping Slurm partitions and Kubernetes namespaces (the
  *      processes' SLURM_JOB_PARTITION / POD_NAMESPACE) to types, first match
  *      wins;

@@ -227,7 +227,7 @@ static void family(struct buf *b, const char *name, const char *type, const char
 static void gpu_labels(const struct wt_metrics *m, const struct wt_gpu_metrics *g, char *out,
                        size_t cap)
 {
-    char e[9][200];
+    char e[9][512]; /* a pod name is up to 253 bytes, escaped up to twice that */
     wt_metrics_escape(g->l.gpu, e[0], sizeof(e[0]));
     wt_metrics_escape(g->l.uuid, e[1], sizeof(e[1]));
     wt_metrics_escape(g->l.pci_bus_id, e[2], sizeof(e[2]));
@@ -259,7 +259,7 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
     if (!b.p)
         return NULL;
     b.p[0] = '\0';
-    char lab[2048];
+    char lab[5120]; /* nine escaped labels and their names */
     pthread_mutex_lock(&m->mu);
     family(&b, "workloadtruth_build_info", "gauge", "Build information about workloadtruth.");
     put(&b, "workloadtruth_build_info{version=\"%s\"} 1\n", WT_VERSION);

@@ -29,7 +29,7 @@ struct wt_gpu_labels {
     char uuid[96];
     char pci_bus_id[32];
     char model[96];
-    char pod[64];
+    char pod[254];
     char k8s_namespace[64];
     char container[80];
     char slurm_job_id[24];

@@ -220,16 +220,20 @@ void wt_proc_owner(const char *root, struct wt_proc *p)
             copy_field(p->slurm_job_id, sizeof(p->slurm_job_id), v, strnlen(v, 23));
         if (!p->user[0] && (v = env_get(t, len, "USER")) != NULL)
             copy_field(p->user, sizeof(p->user), v, strnlen(v, 39));
-        if ((v = env_get(t, len, "WORKLOADTRUTH_DECLARED")) != NULL ||
-            (v = env_get(t, len, "SPANK_WORKLOAD_TYPE")) != NULL ||
-            (v = env_get(t, len, "WORKLOAD_TYPE")) != NULL)
-            copy_field(p->declared, sizeof(p->declared), v, strnlen(v, 15));
+        /* the first that is set and not empty: a downward-API variable whose
+         * annotation is missing is empty, and must not hide the next */
+        static const char *const declared_vars[] = {"WORKLOADTRUTH_DECLARED", "SPANK_WORKLOAD_TYPE",
+                                                    "SLURM_SPANK_WORKLOAD_TYPE", "WORKLOAD_TYPE",
+                                                    NULL};
+        for (int i = 0; declared_vars[i] && !p->declared[0]; i++)
+            if ((v = env_get(t, len, declared_vars[i])) != NULL && *v)
+                copy_field(p->declared, sizeof(p->declared), v, strnlen(v, 15));
         if ((v = env_get(t, len, "SLURM_JOB_PARTITION")) != NULL)
             copy_field(p->slurm_partition, sizeof(p->slurm_partition), v, strnlen(v, 39));
         if ((v = env_get(t, len, "POD_NAMESPACE")) != NULL)
             copy_field(p->k8s_namespace, sizeof(p->k8s_namespace), v, strnlen(v, 63));
         if ((v = env_get(t, len, "POD_NAME")) != NULL)
-            copy_field(p->pod_name, sizeof(p->pod_name), v, strnlen(v, 63));
+            copy_field(p->pod_name, sizeof(p->pod_name), v, strnlen(v, sizeof(p->pod_name) - 1));
         free(t);
     }
 }

@@ -25,10 +25,11 @@ struct wt_proc {
     char pod_uid[40];      /* Kubernetes pod UID */
     char slurm_job_id[24];
     /* from the environment, for the declared type (declared.h) */
-    char declared[16];        /* WORKLOADTRUTH_DECLARED, else SPANK_WORKLOAD_TYPE, WORKLOAD_TYPE */
+    char declared[16];        /* WORKLOADTRUTH_DECLARED, else SPANK_WORKLOAD_TYPE,
+                               * SLURM_SPANK_WORKLOAD_TYPE, WORKLOAD_TYPE: the first not empty */
     char slurm_partition[40]; /* SLURM_JOB_PARTITION */
     char k8s_namespace[64];   /* POD_NAMESPACE (the downward API's usual name) */
-    char pod_name[64];        /* POD_NAME */
+    char pod_name[254];       /* POD_NAME (a Kubernetes name: up to 253 bytes) */
 };
 
 /* Fills the owner fields of p (p->pid must be set; GPU fields are left).
