@@ -153,6 +153,16 @@ printf 't_s,gpu,power_w\n0,0,100\n0,1,90\n1,0,100\n1,1,90\n' >"$TMP/two.csv"
 run record-stdin-gpus 0 sh -c '"$1" record --trace - --out "$2" --gpus 0,1 <"$3"' sh "$WT" "$TMP/live2.csv" "$TMP/two.csv"
 [ "$(grep -c '^[0-9.]*,1,' "$TMP/live2.csv")" = 2 ] || { echo "FAIL [record-stdin-gpus]: GPU 1 rows missing"; fails=$((fails + 1)); }
 run record-stdin-all 2 "$WT" record --trace - --out "$TMP/x.csv" --gpus all && has err "--gpus all needs a file" && oneline
+# JSON stays valid with text that is not: a file name that is not UTF-8, a GPU
+# model whose multi-byte character a reason's width cuts
+mkdir -p "$TMP/lat"
+{ printf '# label: IDLE\nt_s,gpu,util_gpu_pct,power_w\n'; for i in $(seq 0 59); do printf '%s,0,0,50\n' "$i"; done; } >"$TMP/lat/$(printf 'caf\351').csv"
+run json-file-name 0 "$WT" eval --traces "$TMP/lat" --json && has out 'caf?.csv"'
+{ printf '# gpu_model: %s\302\251 GPU\nt_s,gpu,power_w\n' "$(printf 'X%.0s' $(seq 59))"; for i in $(seq 0 39); do printf '%s,0,100\n' "$i"; done; } >"$TMP/u8.csv"
+run json-reason-utf8 0 "$WT" classify --trace "$TMP/u8.csv" --samples 30 --json && has out '"workload_type": "UNKNOWN"'
+# a trace polled every 10 s is too sparse to judge, not a verdict
+{ printf '# gpu_model: NVIDIA H100 80GB HBM3\nt_s,gpu,util_gpu_pct,power_w\n'; for i in $(seq 0 59); do printf '%s,0,95,600\n' "$((i * 10))"; done; } >"$TMP/p10.csv"
+run too-sparse 0 "$WT" classify --trace "$TMP/p10.csv" --samples 10 --declared training && has out "too sparse" && has out "INCONCLUSIVE"
 # a trace of GPU 2 alone: GPUs 0 and 1 are not invented
 printf 't_s,gpu,power_w\n0,2,100\n1,2,101\n' >"$TMP/g2.csv"
 run gpus-absent 0 "$WT" gpus --trace "$TMP/g2.csv" && has out "GPU 2:"

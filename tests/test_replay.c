@@ -67,6 +67,26 @@ static void test_interleaved(void **state)
     wt_source_close(src);
 }
 
+/* One row per metric: rows of a GPU at the same time with no column in
+ * common are one sample; a second reading of a column starts a new one. */
+static void test_split_rows(void **state)
+{
+    (void)state;
+    struct wt_sample buf[8];
+    const char *p = tu_temp("t_s,gpu,util_gpu_pct,power_w,label\n"
+                            "0,0,90,,TRAINING\n0,0,,300,\n0,1,10,,\n"
+                            "1,0,91,,\n1,0,,310,TRAINING\n"
+                            "2,0,92,,\n2,0,93,,\n");
+    struct wt_source *src = open_replay(p, NULL, 0);
+    assert_int_equal(read_all(src, 0, buf, 8), 4);
+    assert_true(buf[0].v[WT_COL_UTIL_GPU] == 90 && buf[0].v[WT_COL_POWER] == 300);
+    assert_int_equal(buf[0].label, WT_CLASS_TRAINING);
+    assert_true(buf[1].v[WT_COL_POWER] == 310 && buf[1].label == WT_CLASS_TRAINING);
+    assert_true(buf[2].v[WT_COL_UTIL_GPU] == 92 && buf[3].v[WT_COL_UTIL_GPU] == 93);
+    assert_int_equal(read_all(src, 1, buf, 8), 1);
+    wt_source_close(src);
+}
+
 static void test_limits_and_errors(void **state)
 {
     (void)state;
@@ -266,9 +286,8 @@ static void test_shared_traces(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_interleaved),
-        cmocka_unit_test(test_limits_and_errors),
-        cmocka_unit_test(test_nvsmi_layouts),
+        cmocka_unit_test(test_interleaved),       cmocka_unit_test(test_split_rows),
+        cmocka_unit_test(test_limits_and_errors), cmocka_unit_test(test_nvsmi_layouts),
         cmocka_unit_test(test_shared_traces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

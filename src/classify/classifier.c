@@ -1,11 +1,13 @@
 /* Classifier registry and the shared classify entry point (see classifier.h). */
 #include "classify/classifier.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <math.h>
 #include <string.h>
+
+#include "util/text.h"
 
 static const struct wt_classifier *const classifiers[] = {
     &wt_classifier_physics, /* the default */
@@ -41,6 +43,9 @@ void wt_result_add_reason(struct wt_result *r, int feature, double value, enum w
     va_start(ap, fmt);
     vsnprintf(x->text, sizeof(x->text), fmt, ap);
     va_end(ap);
+    /* valid UTF-8 for JSON, whatever a precision or the buffer cut (a GPU
+     * model named in a reason may hold multi-byte characters) */
+    wt_text_clean(x->text);
     x->feature = feature;
     x->value = value;
     x->favours = favours;
@@ -68,12 +73,15 @@ int wt_classify_window(const struct wt_classifier *c, const struct wt_window *w,
     struct wt_window tail;
     struct wt_window *tpeers = NULL;
     size_t from = 0;
+    int sparse = 0;
     if (c->max_seconds > 0 && w->n >= 2) {
         double cut = w->s[w->n - 1].t_s - c->max_seconds + 1e-9;
         while (from < w->n && w->s[from].t_s <= cut)
             from++;
-        if (w->n - from < c->min_samples)
-            from = 0; /* too sparse to cut: the whole window */
+        /* too sparse to judge: scoring the whole, longer window instead would
+         * read run lengths the model never saw (steady training at 0.1 Hz
+         * read as INFERENCE) */
+        sparse = w->n - from < c->min_samples;
     }
     if (from > 0) {
         tail = *w;
@@ -100,6 +108,17 @@ int wt_classify_window(const struct wt_classifier *c, const struct wt_window *w,
         wt_features_compute_basic(w, &out->features);
     else
         wt_features_compute(w, &out->features);
+    if (sparse) {
+        wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
+                             "too sparse: %zu sample%s in the window's last %.0f s, the %s "
+                             "classifier needs %zu (poll at least every %.0f s)",
+                             w->n, w->n == 1 ? "" : "s", c->max_seconds, c->name, c->min_samples,
+                             floor(c->max_seconds / (double)c->min_samples));
+        out->cls = WT_CLASS_UNKNOWN;
+        out->confidence = 0;
+        free(tpeers);
+        return WT_OK;
+    }
     int rc = c->classify(c, w, &out->features, out, err);
     if (from > 0 && rc == WT_OK)
         wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,

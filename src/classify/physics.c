@@ -27,6 +27,7 @@
 
 #include "classify/classifier.h"
 #include "classify/model.h"
+#include "features/stats.h"
 
 #define IDLE_DUTY_MAX 0.2
 #define IDLE_POWER_NORM_MAX 0.4
@@ -56,48 +57,20 @@ const size_t wt_physics_model_nfeatures =
 
 /* Output shows every feature, the Python tool's six first. */
 static const enum wt_feature exposed[] = {
-    WT_F_AVG_GPU_UTIL,
-    WT_F_STD_GPU_UTIL,
-    WT_F_MEM_GROWTH,
-    WT_F_AVG_POWER,
-    WT_F_STD_POWER,
-    WT_F_AVG_PROCS,
-    WT_F_SAMPLE_PERIOD,
-    WT_F_POWER_REF,
-    WT_F_DUTY,
-    WT_F_UTIL_ACTIVE,
-    WT_F_UTIL_ACTIVE_CV,
-    WT_F_POWER_NORM,
-    WT_F_POWER_ACTIVE_NORM,
-    WT_F_POWER_P95_NORM,
-    WT_F_POWER_CV,
-    WT_F_POWER_PER_UTIL,
-    WT_F_UTIL_ACF_PEAK,
-    WT_F_UTIL_ACF_LAG,
-    WT_F_ACTIVE_ACF_PEAK,
-    WT_F_POWER_ACF_PEAK,
-    WT_F_POWER_ACF_LAG,
-    WT_F_SQUARE_WAVE,
-    WT_F_POWER_JITTER,
-    WT_F_UTIL_JITTER,
-    WT_F_SPIN_FRAC,
-    WT_F_ON_LEN,
-    WT_F_ON_LEN_CV,
-    WT_F_GAP_LEN,
-    WT_F_BURST_RATE,
-    WT_F_PEAK_POWER_ON,
-    WT_F_MEMUTIL_RATIO,
-    WT_F_MEM_FRAC,
-    WT_F_MEM_CV,
-    WT_F_MEM_SLOPE,
-    WT_F_ENERGY_ACTIVE,
-    WT_F_SWCAP_FRAC,
-    WT_F_PIN_AT_CAP,
-    WT_F_SM_CLOCK_RATIO,
-    WT_F_LIMIT_RATIO,
-    WT_F_CLOCKS_LOCKED,
-    WT_F_PEER_SYNC,
-    WT_F_PEER_ANTI,
+    WT_F_AVG_GPU_UTIL,      WT_F_STD_GPU_UTIL,   WT_F_MEM_GROWTH,
+    WT_F_AVG_POWER,         WT_F_STD_POWER,      WT_F_AVG_PROCS,
+    WT_F_SAMPLE_PERIOD,     WT_F_POWER_REF,      WT_F_DUTY,
+    WT_F_UTIL_ACTIVE,       WT_F_UTIL_ACTIVE_CV, WT_F_POWER_NORM,
+    WT_F_POWER_ACTIVE_NORM, WT_F_POWER_P95_NORM, WT_F_POWER_CV,
+    WT_F_POWER_PER_UTIL,    WT_F_UTIL_ACF_PEAK,  WT_F_UTIL_ACF_LAG,
+    WT_F_ACTIVE_ACF_PEAK,   WT_F_POWER_ACF_PEAK, WT_F_POWER_ACF_LAG,
+    WT_F_SQUARE_WAVE,       WT_F_POWER_JITTER,   WT_F_UTIL_JITTER,
+    WT_F_SPIN_FRAC,         WT_F_ON_LEN,         WT_F_ON_LEN_CV,
+    WT_F_GAP_LEN,           WT_F_BURST_RATE,     WT_F_PEAK_POWER_ON,
+    WT_F_MEMUTIL_RATIO,     WT_F_MEM_FRAC,       WT_F_MEM_CV,
+    WT_F_MEM_SLOPE,         WT_F_ENERGY_ACTIVE,  WT_F_SWCAP_FRAC,
+    WT_F_PIN_AT_CAP,        WT_F_SM_CLOCK_RATIO, WT_F_LIMIT_RATIO,
+    WT_F_CLOCKS_LOCKED,     WT_F_PEER_SYNC,      WT_F_PEER_ANTI,
 };
 _Static_assert(sizeof(exposed) / sizeof(exposed[0]) == WT_NFEATURES, "expose every feature");
 
@@ -207,12 +180,25 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
     if (!m)
         return WT_EINVAL;
     if (!wt_measured(f->v[WT_F_DUTY])) {
-        /* power alone, with no limit and a GPU model we cannot rate: whether
-         * the GPU was busy at all is unknown, and so is everything after */
-        wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
-                             "cannot tell when the GPU is active: no utilization, and power has "
-                             "no scale (no power limit, GPU model '%.60s' not rated): no evidence",
-                             w->gpu_model);
+        /* power alone, with no limit and a GPU model we cannot rate (or each
+         * signal in too few samples): whether the GPU was busy at all is
+         * unknown, and so is everything after */
+        size_t nutil = wt_stat_count(w->s, w->n, WT_COL_UTIL_GPU);
+        size_t npow = wt_stat_count(w->s, w->n, WT_COL_POWER);
+        if (nutil == 0 && !wt_measured(f->v[WT_F_POWER_REF]))
+            wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
+                                 "cannot tell when the GPU is active: no utilization, and power "
+                                 "has no scale (no power limit, GPU model '%.60s' not rated): no "
+                                 "evidence",
+                                 w->gpu_model);
+        else
+            wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
+                                 "cannot tell when the GPU is active: utilization in %zu and power "
+                                 "in %zu of %zu samples%s (one of them must be in at least half): "
+                                 "no evidence",
+                                 nutil, npow, w->n,
+                                 wt_measured(f->v[WT_F_POWER_REF]) ? ""
+                                                                   : ", power without a scale");
         return no_evidence(out);
     }
     double covers = wt_window_seconds(w) +

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/num.h"
+#include "util/text.h"
 
 json_t *wt_json_number(double v, int digits)
 {
@@ -20,6 +21,23 @@ json_t *wt_json_number(double v, int digits)
  * thresholds and of the audit log, so a value shown is the value the model
  * compared (4 decimals turned a memory slope of 8e-05 into 0.0001 and 3e-05
  * into 0). */
+
+/* A JSON string of text that may come from outside (a file name, a GPU
+ * model, a log message): bytes that are not valid UTF-8, or control
+ * characters, become '?' instead of failing the whole document. */
+static json_t *jstr(const char *s)
+{
+    json_t *j = s ? json_string(s) : NULL;
+    if (j || !s)
+        return j;
+    char *c = strdup(s);
+    if (!c)
+        return NULL;
+    j = json_string(wt_text_clean(c));
+    free(c);
+    return j;
+}
+
 static json_t *feature_number(enum wt_feature f, double v)
 {
     if (f <= WT_F_AVG_PROCS || !isfinite(v))
@@ -55,13 +73,13 @@ json_t *wt_json_result(const struct wt_result *r)
         json_decref(feats);
         return NULL;
     }
-    put(o, "workload_type", json_string(wt_class_name(r->cls)), &bad);
+    put(o, "workload_type", jstr(wt_class_name(r->cls)), &bad);
     put(o, "confidence", wt_json_number(r->confidence, 4), &bad);
     put(o, "gpu_index", json_integer(r->gpu_index), &bad);
     put(o, "window_seconds", wt_json_number(r->window_seconds, 4), &bad);
     put(o, "sample_count", json_integer((json_int_t)r->sample_count), &bad);
     for (size_t i = 0; i < r->nreasons; i++)
-        push(reasons, json_string(r->reasons[i].text), &bad);
+        push(reasons, jstr(r->reasons[i].text), &bad);
     put(o, "reasons", reasons, &bad);
     if (r->classifier)
         for (size_t i = 0; i < r->classifier->nexposed; i++) {
@@ -70,16 +88,16 @@ json_t *wt_json_result(const struct wt_result *r)
         }
     put(o, "features", feats, &bad);
     if (r->classifier)
-        put(o, "classifier", json_string(r->classifier->name), &bad);
+        put(o, "classifier", jstr(r->classifier->name), &bad);
     json_t *ev = json_array();
     for (size_t i = 0; i < r->nreasons; i++) {
         const struct wt_reason *x = &r->reasons[i];
         if (x->feature < 0 || x->favours == WT_CLASS_NONE)
             continue;
         json_t *e = json_object();
-        put(e, "feature", json_string(wt_feature_name(x->feature)), &bad);
+        put(e, "feature", jstr(wt_feature_name(x->feature)), &bad);
         put(e, "value", feature_number(x->feature, r->features.v[x->feature]), &bad);
-        put(e, "favours", json_string(wt_class_name(x->favours)), &bad);
+        put(e, "favours", jstr(wt_class_name(x->favours)), &bad);
         if (isfinite(x->weight))
             put(e, "log_odds", wt_json_number(x->weight, 4), &bad);
         push(ev, e, &bad);
@@ -87,7 +105,7 @@ json_t *wt_json_result(const struct wt_result *r)
     put(o, "evidence", ev, &bad);
     json_t *tp = json_array();
     for (size_t i = 0; i < r->ntamper; i++)
-        push(tp, json_string(r->tamper[i]), &bad);
+        push(tp, jstr(r->tamper[i]), &bad);
     put(o, "tamper_indicators", tp, &bad);
     if (bad) {
         json_decref(o);
@@ -106,9 +124,9 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
         t += b->cells[i].trials;
         c += b->cells[i].correct;
     }
-    put(o, "suite", json_string(b->suite), bad);
-    put(o, "classifier", json_string(b->classifier), bad);
-    put(o, "source", json_string("simulator"), bad);
+    put(o, "suite", jstr(b->suite), bad);
+    put(o, "classifier", jstr(b->classifier), bad);
+    put(o, "source", jstr("simulator"), bad);
     put(o, "window_seconds", wt_json_number(b->window_s, 4), bad);
     put(o, "sample_hz", wt_json_number(b->sample_hz, 4), bad);
     put(o, "trials_per_cell", json_integer(b->trials), bad);
@@ -121,7 +139,7 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
             if (!x->is_default)
                 continue;
             json_t *f = json_object();
-            put(f, "family", json_string(x->family), bad);
+            put(f, "family", jstr(x->family), bad);
             put(f, "default_strength", wt_json_number(x->strength, 4), bad);
             put(f, "accuracy", wt_json_number(x->trials ? (double)x->correct / x->trials : NAN, 4),
                 bad);
@@ -135,9 +153,9 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
     for (unsigned i = 0; i < b->ncells; i++) {
         const struct wt_bench_cell *x = &b->cells[i];
         json_t *cj = json_object();
-        put(cj, "profile", json_string(x->profile), bad);
-        put(cj, "truth", json_string(wt_class_name(x->truth)), bad);
-        put(cj, "evasion", x->family ? json_string(x->family) : json_null(), bad);
+        put(cj, "profile", jstr(x->profile), bad);
+        put(cj, "truth", jstr(wt_class_name(x->truth)), bad);
+        put(cj, "evasion", x->family ? jstr(x->family) : json_null(), bad);
         put(cj, "strength", wt_json_number(x->strength, 4), bad);
         put(cj, "trials", json_integer(x->trials), bad);
         put(cj, "correct", json_integer(x->correct), bad);
@@ -168,10 +186,10 @@ json_t *wt_json_benchmark(const struct wt_bench_report *b)
         json_decref(cells);
         return NULL;
     }
-    put(o, "source", json_string("synthetic"), &bad);
+    put(o, "source", jstr("synthetic"), &bad);
     put(o, "note",
-        json_string("synthetic telemetry from the Python tool's profiles; accuracy on real GPU "
-                    "traces is measured by `workloadtruth eval`"),
+        jstr("synthetic telemetry from the Python tool's profiles; accuracy on real GPU "
+             "traces is measured by `workloadtruth eval`"),
         &bad);
     put(o, "window_size", json_integer(b->window), &bad);
     put(o, "trials_per_cell", json_integer(b->trials), &bad);
@@ -184,7 +202,7 @@ json_t *wt_json_benchmark(const struct wt_bench_report *b)
             bad = 1;
             break;
         }
-        put(cj, "profile", json_string(c->profile), &bad);
+        put(cj, "profile", jstr(c->profile), &bad);
         put(cj, "evasion", json_boolean(c->evasion), &bad);
         put(cj, "trials", json_integer(c->trials), &bad);
         put(cj, "correct", json_integer(c->correct), &bad);
@@ -193,8 +211,8 @@ json_t *wt_json_benchmark(const struct wt_bench_report *b)
         push(cells, cj, &bad);
     }
     put(o, "cells", cells, &bad);
-    put(o, "suite", json_string(b->suite), &bad);
-    put(o, "classifier", json_string(b->classifier), &bad);
+    put(o, "suite", jstr(b->suite), &bad);
+    put(o, "classifier", jstr(b->classifier), &bad);
     put(o, "seed", json_integer((json_int_t)b->seed), &bad);
     if (bad) {
         json_decref(o);
@@ -259,14 +277,14 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
     if (!o)
         return NULL;
     json_t *first = json_object();
-    put(first, "classifier", json_string(e->classifier), &bad);
+    put(first, "classifier", jstr(e->classifier), &bad);
     put(first, "window_seconds", wt_json_number(e->window_s, 4), &bad);
     put(first, "files", json_integer((json_int_t)e->nfiles), &bad);
     if (e->evasion) {
         json_t *ev = json_object();
-        put(ev, "family", json_string(e->evasion), &bad);
+        put(ev, "family", jstr(e->evasion), &bad);
         put(ev, "strength", wt_json_number(e->evasion_strength, 4), &bad);
-        put(ev, "applied_to", json_string("recorded TRAINING stretches (sleep injection)"), &bad);
+        put(ev, "applied_to", jstr("recorded TRAINING stretches (sleep injection)"), &bad);
         put(first, "evasion", ev, &bad);
     }
     if (json_object_update(first, o) != 0)
@@ -290,7 +308,7 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
                 nf++;
             }
         json_t *gj = json_object();
-        put(gj, "source", json_string(e->files[i].group), &bad);
+        put(gj, "source", jstr(e->files[i].group), &bad);
         put(gj, "files", json_integer((json_int_t)nf), &bad);
         json_t *cj = counts_json(&g, &bad);
         if (cj && json_object_update(gj, cj) != 0)
@@ -304,9 +322,9 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
     for (size_t i = 0; i < e->nfiles; i++) {
         const struct wt_eval_file *f = &e->files[i];
         json_t *fj = json_object();
-        put(fj, "file", json_string(f->path), &bad);
-        put(fj, "source", json_string(f->group), &bad);
-        put(fj, "gpu_model", json_string(f->gpu_model), &bad);
+        put(fj, "file", jstr(f->path), &bad);
+        put(fj, "source", jstr(f->group), &bad);
+        put(fj, "gpu_model", jstr(f->gpu_model), &bad);
         json_t *cj = counts_json(&f->c, &bad);
         if (cj && json_object_update(fj, cj) != 0)
             bad = 1;
@@ -316,7 +334,7 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
     put(o, "per_file", files, &bad);
     json_t *nt = json_array();
     for (size_t i = 0; i < e->nnot_traces; i++)
-        push(nt, json_string(e->not_traces[i]), &bad);
+        push(nt, jstr(e->not_traces[i]), &bad);
     put(o, "not_traces", nt, &bad);
     if (bad) {
         json_decref(o);
@@ -327,7 +345,7 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
 
 static json_t *str_or_null(const char *s)
 {
-    return s && *s ? json_string(s) : json_null();
+    return s && *s ? jstr(s) : json_null();
 }
 
 json_t *wt_json_processes(const struct wt_proc *p, size_t n)
@@ -363,15 +381,15 @@ json_t *wt_json_device(const struct wt_device_info *d, const struct wt_proc *p, 
     if (!o)
         return NULL;
     put(o, "index", json_integer(d->index), &bad);
-    put(o, "name", json_string(d->name), &bad);
+    put(o, "name", jstr(d->name), &bad);
     put(o, "uuid", str_or_null(d->uuid), &bad);
     put(o, "pci_bus_id", str_or_null(d->pci_bus_id), &bad);
     put(o, "memory_total_mib", wt_json_number(d->mem_total_mib, 1), &bad);
     put(o, "power_limit_w", wt_json_number(d->power_limit_w, 3), &bad);
     put(o, "power_default_limit_w", wt_json_number(d->power_default_limit_w, 3), &bad);
-    put(o, "power_semantics", json_string(d->power_semantics), &bad);
-    put(o, "mig_mode",
-        d->mig_mode < 0 ? json_null() : json_string(d->mig_mode ? "enabled" : "disabled"), &bad);
+    put(o, "power_semantics", jstr(d->power_semantics), &bad);
+    put(o, "mig_mode", d->mig_mode < 0 ? json_null() : jstr(d->mig_mode ? "enabled" : "disabled"),
+        &bad);
     put(o, "is_mig_device", json_boolean(d->is_mig), &bad);
     put(o, "parent", d->is_mig ? json_integer(d->parent) : json_null(), &bad);
     put(o, "driver_version", str_or_null(d->driver_version), &bad);
@@ -404,25 +422,24 @@ json_t *wt_json_verify(const struct wt_verify_report *r, int status, int key_pin
     if (!j)
         return NULL;
     json_object_set_new(j, "valid", json_boolean(valid));
-    json_object_set_new(j, "message", json_string(r->message));
+    json_object_set_new(j, "message", jstr(r->message));
     json_object_set_new(j, "entries", json_integer((json_int_t)r->entries));
-    json_object_set_new(j, "status", json_string(st_names[status & 3]));
+    json_object_set_new(j, "status", jstr(st_names[status & 3]));
     json_object_set_new(j, "damage",
-                        r->damage == WT_DMG_NONE ? json_null()
-                                                 : json_string(wt_damage_name(r->damage)));
+                        r->damage == WT_DMG_NONE ? json_null() : jstr(wt_damage_name(r->damage)));
     json_object_set_new(j, "line", r->line ? json_integer((json_int_t)r->line) : json_null());
     json_object_set_new(
         j, "offset", r->damage != WT_DMG_NONE ? json_integer((json_int_t)r->offset) : json_null());
     json_object_set_new(j, "sealed", json_integer((json_int_t)r->sealed));
     json_object_set_new(j, "checkpoint_records", json_integer((json_int_t)r->ckpt_records));
     json_object_set_new(j, "recoveries", json_integer((json_int_t)r->recoveries));
-    json_object_set_new(j, "origin", r->have_genesis ? json_string(r->origin) : json_null());
-    json_object_set_new(j, "root", status == WT_VERIFY_ERROR ? json_null() : json_string(root));
+    json_object_set_new(j, "origin", r->have_genesis ? jstr(r->origin) : json_null());
+    json_object_set_new(j, "root", status == WT_VERIFY_ERROR ? json_null() : jstr(root));
     json_object_set_new(j, "key_pinned", json_boolean(key_pinned));
-    json_object_set_new(j, "log", json_string(log));
+    json_object_set_new(j, "log", jstr(log));
     json_t *w = json_array();
     for (int i = 0; i < r->nwarn; i++)
-        json_array_append_new(w, json_string(r->warn[i]));
+        json_array_append_new(w, jstr(r->warn[i]));
     json_object_set_new(j, "warnings", w);
     return j;
 }
@@ -445,8 +462,8 @@ json_t *wt_json_run(const struct wt_run_outcome *run, enum wt_class declared, en
     if (run->have_procs)
         json_object_set_new(j, "processes", wt_json_processes(run->procs, run->nprocs));
     if (declared != WT_CLASS_NONE) {
-        json_object_set_new(j, "declared", json_string(wt_class_lname(declared)));
-        json_object_set_new(j, "verdict", json_string(wt_verdict_name(v)));
+        json_object_set_new(j, "declared", jstr(wt_class_lname(declared)));
+        json_object_set_new(j, "verdict", jstr(wt_verdict_name(v)));
     }
     return j;
 }

@@ -26,13 +26,39 @@ struct queue {
 struct replay {
     struct wt_trace_reader *r;
     struct queue *q; /* WT_MAX_GPUS */
+    int open_gpu;    /* the GPU of the row read last (-1: none): its last sample may grow */
     int eof;
     size_t buffered, max_buffered;
 };
 
+/* A row with the same GPU and time as the row before it (not yet read) and
+ * none of its columns: the rest of that sample, written as rows of its own
+ * (one row per metric), merged into it.  1 when merged. */
+static int merge(struct queue *q, const struct wt_sample *s)
+{
+    if (q->len == q->head)
+        return 0;
+    struct wt_sample *last = &q->s[q->len - 1];
+    if (last->t_s != s->t_s ||
+        (last->label != WT_CLASS_NONE && s->label != WT_CLASS_NONE && last->label != s->label))
+        return 0;
+    for (int c = 0; c < WT_NCOLS; c++)
+        if (wt_measured(last->v[c]) && wt_measured(s->v[c]))
+            return 0; /* a second sample at the same time: kept as one */
+    for (int c = 0; c < WT_NCOLS; c++)
+        if (wt_measured(s->v[c]))
+            last->v[c] = s->v[c];
+    if (last->label == WT_CLASS_NONE)
+        last->label = s->label;
+    return 1;
+}
+
 static int push(struct replay *rp, const struct wt_sample *s, struct wt_err *err)
 {
     struct queue *q = &rp->q[s->gpu];
+    if (rp->open_gpu == s->gpu && merge(q, s))
+        return WT_OK;
+    rp->open_gpu = s->gpu;
     if (rp->buffered >= rp->max_buffered)
         return wt_errf(err, WT_ENOMEM, "%s:%lu: more than %zu samples waiting to be read",
                        wt_trace_name(rp->r), wt_trace_lineno(rp->r), rp->max_buffered);
@@ -86,6 +112,7 @@ static int replay_open(struct wt_source *src, const struct wt_source_config *cfg
         return wt_errf(err, WT_ENOMEM, "out of memory");
     }
     rp->max_buffered = cfg->max_buffered ? cfg->max_buffered : DEFAULT_MAX_BUFFERED;
+    rp->open_gpu = -1;
     struct wt_trace_opts topts = cfg->trace_opts;
     if (!topts.stop)
         topts.stop = cfg->stop; /* a quiet pipe must not outlast a stop */
@@ -173,16 +200,26 @@ static int replay_read(struct wt_source *src, int gpu, struct wt_sample *buf, si
     if (gpu < 0 || gpu >= WT_MAX_GPUS)
         return wt_errf(err, WT_ENODEV, "%s: no GPU %d", wt_trace_name(rp->r), gpu);
     struct queue *q = &rp->q[gpu];
-    while (q->len == q->head) {
+    size_t k;
+    /* the sample of the row read last is handed out only once a row of
+     * another sample (or the end) shows it complete */
+    int failed = 0;
+    while ((k = q->len - q->head - (!rp->eof && rp->open_gpu == gpu && q->len > q->head)) == 0) {
         int rc = pull(rp, err);
         if (rc == WT_DONE)
             break;
-        if (rc)
+        if (rc && q->len == q->head)
             return rc;
+        if (rc) { /* what was read goes out first; the reader repeats its error next time */
+            failed = 1;
+            break;
+        }
     }
     if (q->len == q->head)
         return q->present ? WT_DONE : absent(rp, gpu, err);
-    size_t k = q->len - q->head;
+    k = q->len - q->head;
+    if (!rp->eof && !failed && rp->open_gpu == gpu)
+        k--;
     if (k > cap)
         k = cap;
     memcpy(buf, q->s + q->head, k * sizeof(*buf));
