@@ -769,18 +769,28 @@ static void write_all(int fd, const char *buf, size_t n)
     }
 }
 
+/* Serves s over a pair of pipes on a thread: write requests to to[1], read
+ * the answers from the returned stream. */
+static FILE *stdio_start(struct wt_mcp_server *s, int to[2], struct served *x, pthread_t *th)
+{
+    int from[2];
+    assert_int_equal(pipe(to), 0);
+    assert_int_equal(pipe(from), 0);
+    *x = (struct served){s, to[0], from[1]};
+    assert_int_equal(pthread_create(th, NULL, serve, x), 0);
+    FILE *rd = fdopen(from[0], "r");
+    assert_non_null(rd);
+    return rd;
+}
+
 static void stdio_transport(void **state)
 {
     (void)state;
     struct wt_mcp_server *s = new_server(NULL);
-    int to[2], from[2];
-    assert_int_equal(pipe(to), 0);
-    assert_int_equal(pipe(from), 0);
-    struct served x = {s, to[0], from[1]};
+    int to[2];
+    struct served x;
     pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, serve, &x), 0);
-    FILE *rd = fdopen(from[0], "r");
-    assert_non_null(rd);
+    FILE *rd = stdio_start(s, to, &x, &th);
     /* one request per line, CRLF and blank lines tolerated */
     const char *a = "\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n  \n";
     write_all(to[1], a, strlen(a));
@@ -899,14 +909,10 @@ static void stdio_reads_ahead(void **state)
 {
     (void)state;
     struct wt_mcp_server *s = new_server(NULL);
-    int to[2], from[2];
-    assert_int_equal(pipe(to), 0);
-    assert_int_equal(pipe(from), 0);
-    struct served x = {s, to[0], from[1]};
+    int to[2];
+    struct served x;
     pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, serve, &x), 0);
-    FILE *rd = fdopen(from[0], "r");
-    assert_non_null(rd);
+    FILE *rd = stdio_start(s, to, &x, &th);
     const char *a = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
                     "\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{"
                     "\"name\":\"t\",\"version\":\"1\"}}}\n"
