@@ -1,7 +1,10 @@
 /* libFuzzer target for the trace reader: arbitrary bytes as a trace file or
  * nvidia-smi CSV.  The first byte picks reader options (rows per tick,
- * interval) so the grouping paths are exercised too.  Any crash, leak,
- * hang or sanitizer report is a bug; errors are expected and fine.
+ * interval) so the grouping paths are exercised too.  The same bytes are then
+ * replayed through the replay source (its per-GPU queues, rows of one sample
+ * merged, GPUs a trace does not name): every sample it hands out must keep
+ * time order per GPU.  Any crash, leak, hang or sanitizer report is a bug;
+ * errors are expected and fine.
  *
  * build: cmake -DWT_FUZZ=ON -DCMAKE_C_COMPILER=clang ...; run: fuzz_trace -max_total_time=60
  *
@@ -10,8 +13,56 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
+#include "telemetry/source.h"
 #include "telemetry/trace_reader.h"
+
+/* The replay source over the file at path: each GPU's info, then its
+ * samples, GPUs read in turn a few samples at a time. */
+static void replay(const char *path, const struct wt_trace_opts *o)
+{
+    struct wt_source_config cfg = {0};
+    cfg.trace_path = path;
+    cfg.trace_opts = *o;
+    cfg.max_buffered = 100000;
+    struct wt_source *src = NULL;
+    struct wt_err err;
+    int n = 0;
+    if (wt_source_open("replay", &cfg, &src, &err) != WT_OK)
+        return;
+    if (wt_source_device_count(src, &n, &err) == WT_OK && n > 0) {
+        if (n > 16)
+            n = 16;
+        struct wt_device_info info;
+        double last[16];
+        int live[16];
+        for (int g = 0; g < n; g++) {
+            (void)wt_source_device_info(src, g, &info, &err);
+            last[g] = -1e300;
+            live[g] = 1;
+        }
+        struct wt_sample buf[4];
+        for (int any = 1, rounds = 0; any && rounds < 1000000; rounds++) {
+            any = 0;
+            for (int g = 0; g < n; g++) {
+                size_t got = 0;
+                if (!live[g] || wt_source_read(src, g, buf, 4, &got, &err) != WT_OK) {
+                    live[g] = 0;
+                    continue;
+                }
+                any = 1;
+                for (size_t i = 0; i < got; i++) {
+                    if (buf[i].gpu != g || buf[i].t_s < last[g])
+                        abort(); /* out of order, or another GPU's sample */
+                    last[g] = buf[i].t_s;
+                }
+            }
+        }
+    }
+    wt_source_close(src);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,14 +75,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         data++;
         size--;
     }
-    FILE *f = tmpfile();
-    if (!f)
+    char path[] = "/tmp/wt_fuzz_trace_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
         return 0;
-    if (size && fwrite(data, 1, size, f) != size) {
+    FILE *f = fdopen(fd, "w+");
+    if (!f) {
+        close(fd);
+        unlink(path);
+        return 0;
+    }
+    if ((size && fwrite(data, 1, size, f) != size) || fflush(f) != 0) {
         fclose(f);
+        unlink(path);
         return 0;
     }
     rewind(f);
+    replay(path, &o);
+    unlink(path);
     struct wt_trace_reader *r = NULL;
     struct wt_err err;
     if (wt_trace_open_stream(f, 1, "fuzz.csv", &o, &r, &err) != WT_OK)
