@@ -161,6 +161,14 @@ rc=$?
 n=$((n + 1))
 [ "$rc" = 0 ] || { echo "FAIL [record-sigint]: exit $rc"; fails=$((fails + 1)); }
 run record-sigint-valid 0 "$WT" classify --trace "$TMP/int.csv" --samples 5
+# a broken detail list (535-era): the count comes from the older call
+WT_FAKE_NVML_FAULTS=proc535 run record-procs-535 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/p535.csv" --gpus 0 --duration 1 --interval 0.3
+grep -q ',1,$' "$TMP/p535.csv" || { echo "FAIL [record-procs-535]: procs empty"; fails=$((fails + 1)); }
+# polling faster than the driver's 0.1 s buffers repeats no reading (after the
+# first few, before the period is known)
+run record-fast-poll 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/fast.csv" --gpus 0 --duration 2 --interval 0.03
+rows=$(grep -c '^[0-9]' "$TMP/fast.csv")
+[ "$rows" -le 26 ] || { echo "FAIL [record-fast-poll]: $rows rows in 2 s of a 10 Hz buffer"; fails=$((fails + 1)); }
 run record-gpus 2 "$WT" record --nvml-lib "$FAKE" --out "$TMP/x.csv" --gpus 5 --duration 1 && has err "--gpus"
 run record-label 0 "$WT" record --trace "$DATA/labelled.csv" --out "$TMP/l.csv" --label training
 grep -q ",TRAINING$" "$TMP/l.csv" || { echo "FAIL [record-label]: rows not labelled"; fails=$((fails + 1)); }

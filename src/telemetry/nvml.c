@@ -139,6 +139,8 @@ struct dev {
     double offset;    /* add to buffer seconds to get wall seconds */
     int have_offset;
     double last_t;
+    double last_buf_t; /* t_s of the newest row from the utilization buffer (NaN: none yet) */
+    double buf_step;   /* the spacing of its last two rows (NaN: not seen) */
     /* queue of samples not read yet */
     struct wt_sample *q;
     size_t qhead, qlen, qcap;
@@ -296,6 +298,8 @@ static void probe_device(struct nvml *s, struct dev *d)
     nvmlReturn_t rc;
     d->mem_total_mib = d->limit_w = d->default_limit_w = d->sm_max_mhz = NAN;
     d->last_t = -INFINITY;
+    d->last_buf_t = NAN;
+    d->buf_step = NAN;
     d->first_t = NAN;
     snprintf(d->name, sizeof(d->name), "unknown");
     nvmlPciInfo_t pci;
@@ -571,15 +575,21 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
     /* the process count: a size query */
     if (s->f.proc_detail || s->f.procs_v3 || s->f.procs_v2 || s->f.procs_v1) {
         unsigned n = 0;
+        rc = NVML_ERROR_NOT_SUPPORTED;
         if (s->f.proc_detail) {
             nvmlProcessDetailList_v1_t l = {nvmlProcessDetailList_v1, NVML_PROCESS_MODE_COMPUTE, 0,
                                             NULL};
             rc = s->f.proc_detail(d->h, &l);
             n = l.numProcArrayEntries;
-        } else {
-            nvml_dev_procs_fn fn = s->f.procs_v3   ? s->f.procs_v3
-                                   : s->f.procs_v2 ? s->f.procs_v2
-                                                   : s->f.procs_v1;
+        }
+        /* the older calls when the detail list is missing or fails (535.43 to
+         * 535.85 export it broken), as the process listing does */
+        nvml_dev_procs_fn fn = s->f.procs_v3   ? s->f.procs_v3
+                               : s->f.procs_v2 ? s->f.procs_v2
+                                               : s->f.procs_v1;
+        if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE && fn &&
+            rc != NVML_ERROR_GPU_IS_LOST) {
+            n = 0;
             rc = fn(d->h, &n, NULL);
         }
         if (rc == NVML_SUCCESS)
@@ -615,6 +625,14 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
     unsigned nu = n[NVML_GPU_UTILIZATION_SAMPLES];
     nvmlSample_t *ub = s->buf[NVML_GPU_UTILIZATION_SAMPLES];
     if (nu == 0) {
+        /* no new reading yet while the buffer still runs (a poll faster than
+         * the driver's period): no row, rather than a copy of the last one */
+        double per = d->period[NVML_GPU_UTILIZATION_SAMPLES];
+        if (!wt_measured(per))
+            per = d->buf_step; /* not known at start: as seen since */
+        if (wt_measured(per) && wt_measured(d->last_buf_t) &&
+            pt.t_s - d->last_buf_t < 2 * per + 0.05)
+            return;
         /* no sub-second series this time: the poll is the sample */
         if (n[NVML_TOTAL_POWER_SAMPLES]) {
             double p = nearest(s->buf[0], n[0], vt[0], (double)newest * 1e-6, 1e-3);
@@ -642,7 +660,14 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
         double p = nearest(s->buf[0], n[0], vt[0], tb, 1e-3);
         if (wt_measured(p))
             row.v[WT_COL_POWER] = p;
+        /* the energy counter was read at the poll: on the newest row only,
+         * not on rows of readings taken up to a poll earlier */
+        if (i + 1 < nu)
+            row.v[WT_COL_ENERGY] = NAN;
         push(d, &row);
+        if (wt_measured(d->last_buf_t) && row.t_s > d->last_buf_t)
+            d->buf_step = row.t_s - d->last_buf_t;
+        d->last_buf_t = row.t_s;
     }
 }
 
