@@ -316,27 +316,32 @@ static void probe_device(struct nvml *s, struct dev *d)
     wt_text_clean(d->bus);
     nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
     nvmlMemory_t m1;
-    if (s->f.mem2 && s->f.mem2(d->h, &m2) == NVML_SUCCESS)
+    /* through ok(): a GPU lost here is named with the call that found it */
+    if (s->f.mem2 && ok(s, d, s->f.mem2(d->h, &m2), "nvmlDeviceGetMemoryInfo_v2"))
         d->mem_total_mib = (double)m2.total / 1048576.0;
-    else if (s->f.mem && s->f.mem(d->h, &m1) == NVML_SUCCESS)
+    else if (s->f.mem && ok(s, d, s->f.mem(d->h, &m1), "nvmlDeviceGetMemoryInfo"))
         d->mem_total_mib = (double)m1.total / 1048576.0;
     unsigned int u;
-    if (s->f.enforced_limit && s->f.enforced_limit(d->h, &u) == NVML_SUCCESS)
+    if (s->f.enforced_limit &&
+        ok(s, d, s->f.enforced_limit(d->h, &u), "nvmlDeviceGetEnforcedPowerLimit"))
         d->limit_w = u / 1000.0;
-    if (s->f.default_limit && s->f.default_limit(d->h, &u) == NVML_SUCCESS)
+    if (s->f.default_limit &&
+        ok(s, d, s->f.default_limit(d->h, &u), "nvmlDeviceGetPowerManagementDefaultLimit"))
         d->default_limit_w = u / 1000.0;
-    if (s->f.max_clock && s->f.max_clock(d->h, NVML_CLOCK_SM, &u) == NVML_SUCCESS)
+    if (s->f.max_clock &&
+        ok(s, d, s->f.max_clock(d->h, NVML_CLOCK_SM, &u), "nvmlDeviceGetMaxClockInfo"))
         d->sm_max_mhz = u;
     /* power: the instantaneous field where the driver has it */
     if (s->f.fields) {
         nvmlFieldValue_t fv;
         memset(&fv, 0, sizeof(fv));
         fv.fieldId = NVML_FI_DEV_POWER_INSTANT;
-        if (s->f.fields(d->h, 1, &fv) == NVML_SUCCESS && fv.nvmlReturn == NVML_SUCCESS)
+        if (ok(s, d, s->f.fields(d->h, 1, &fv), "nvmlDeviceGetFieldValues") &&
+            fv.nvmlReturn == NVML_SUCCESS)
             d->instant_ok = 1;
     }
     unsigned arch = 0;
-    if (s->f.arch && s->f.arch(d->h, &arch) == NVML_SUCCESS)
+    if (s->f.arch && ok(s, d, s->f.arch(d->h, &arch), "nvmlDeviceGetArchitecture"))
         d->power_avg1s =
             arch >= NVML_DEVICE_ARCH_AMPERE && !strstr(d->name, "A100") && !strstr(d->name, "A30");
     else /* unknown architecture: Ampere-and-newer names */
