@@ -428,8 +428,9 @@ int wt_cmd_watch(int argc, char **argv)
         "checkpoints and heartbeats.  Stops after --iterations, at the end of a\n"
         "replayed trace, or on Ctrl-C / SIGTERM (with a final checkpoint).",
         "Declared types (for MISMATCH verdicts and the mismatch metric), in order: the\n"
-        "environment of the GPU's processes (WORKLOADTRUTH_DECLARED, SPANK_WORKLOAD_TYPE,\n"
-        "WORKLOAD_TYPE), --policy rules, --declared, the policy's default line.\n"
+        "environment of the GPU's processes (the first non-empty of WORKLOADTRUTH_DECLARED,\n"
+        "SPANK_WORKLOAD_TYPE, SLURM_SPANK_WORKLOAD_TYPE, WORKLOAD_TYPE), --policy rules,\n"
+        "--declared, the policy's default line.\n"
         "exit status: 0 ok, 1 error (including records that could not be written),\n"
         "2 usage error.",
         NULL,
