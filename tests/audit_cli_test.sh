@@ -235,6 +235,15 @@ run "watch more" 0 "$WT" watch --backend synthetic --interval 0 --iterations 3 -
 run "witness grow" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req"
 run "witness conflict" 1 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req" && has err "409"
 run "verify against witness" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$WCK"
+# a request that resends the held checkpoint with extra signature lines is
+# cosigned without them: the witness stays readable
+SIZE=$(sed -n 2p "$WCK")
+{ printf 'old %s\n\n' "$SIZE"; cat "$L/checkpoint"; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do printf '\342\200\224 junk%s AAAAAAAA\n' "$i"; done; } >"$TMP/req_junk"
+run "witness junk lines" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req_junk"
+check "witness state without junk" sh -c "! grep -q junk '$WCK'"
+"$WT" consistency --log-dir "$L" --old "$SIZE" >"$TMP/req" 2>"$TMP/err"
+run "witness after junk" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req"
+run "verify against witness after junk" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$WCK"
 # the key holder truncates and rewrites: the witness copy exposes it
 cp -r "$L" "$TMP/forged"
 head -5 "$TMP/forged/log.jsonl" >"$TMP/forged/x" && mv "$TMP/forged/x" "$TMP/forged/log.jsonl"

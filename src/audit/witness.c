@@ -188,16 +188,38 @@ int wt_witness_add(const char *dir, const struct wt_note_key *wkey,
         rc = wt_errf(err, WT_EINVAL, "cannot cosign");
         goto out;
     }
-    /* persist first: the log's signature lines, then ours */
-    size_t nl = strlen(note.text), cl = strlen(res->cosig_line);
-    newstate = malloc(nl + cl + 1);
+    /* persist first: the body, the log key's signature lines (verified
+     * above), then ours.  Other lines a requester added are not kept: saved,
+     * they could push the state past what the note parser reads back (16
+     * signature lines) and break this witness for good. */
+    size_t cl = strlen(res->cosig_line), sl = 0;
+    newstate = malloc(note.len + cl + 1);
     if (!newstate) {
         rc = wt_errf(err, WT_ENOMEM, "out of memory");
         goto out;
     }
-    memcpy(newstate, note.text, nl);
-    memcpy(newstate + nl, res->cosig_line, cl + 1);
-    if ((rc = wt_write_file_durable(dir, res->state_path, newstate, nl + cl, 0644, WT_FILE_REPLACE,
+    memcpy(newstate, note.text, note.body_len);
+    sl = note.body_len;
+    newstate[sl++] = '\n';
+    const char *line = note.text + note.body_len + 1;
+    for (int i = 0; i < note.nsigs; i++) {
+        const char *nl = strchr(line, '\n');
+        size_t ll = (size_t)(nl - line) + 1;
+        if (note.sigs[i].keyid == log_vkey->keyid && !strcmp(note.sigs[i].name, log_vkey->name)) {
+            memcpy(newstate + sl, line, ll);
+            sl += ll;
+        }
+        line += ll;
+    }
+    memcpy(newstate + sl, res->cosig_line, cl + 1);
+    sl += cl;
+    struct wt_note check;
+    if (wt_note_parse(newstate, sl, &check, &perr) != WT_OK) {
+        rc = wt_errf(err, WT_EINVAL, "the state to save would not read back: %s", perr.msg);
+        goto out;
+    }
+    wt_note_free(&check);
+    if ((rc = wt_write_file_durable(dir, res->state_path, newstate, sl, 0644, WT_FILE_REPLACE,
                                     err)) != WT_OK)
         goto out;
     res->code = WT_WITNESS_OK;
