@@ -60,7 +60,8 @@ struct vs {
     uint64_t lines_after; /* lines (complete or not) after the first bad one */
     int pending;          /* broken link awaiting look-ahead */
     uint8_t alt_root[32];
-    uint64_t last_seal; /* size sealed by the last good checkpoint record */
+    uint64_t last_seal;   /* size sealed by the last good checkpoint record */
+    uint64_t seal_before; /* the one before it */
     struct ext ext[1 + WT_VERIFY_MAX_AGAINST];
     size_t next;
     uint64_t max_ext; /* largest signed external size */
@@ -126,10 +127,13 @@ static int ext_compare(struct vs *v, const uint8_t root[32], uint64_t line, uint
         if (memcmp(e->cp.root, root, 32) != 0) {
             (void)line;
             (void)off;
-            damage(v, WT_DMG_REWRITTEN, v->last_seal + 1, 0,
+            /* a checkpoint record of this very size has just sealed it: the
+             * lines that differ start after the seal before that one */
+            uint64_t from = (v->last_seal >= v->n ? v->seal_before : v->last_seal) + 1;
+            damage(v, WT_DMG_REWRITTEN, from, 0,
                    "%s is signed by the log key for %llu lines with a different root: lines "
                    "%llu..%llu were rewritten, or the log forked",
-                   e->label, (unsigned long long)e->cp.size, (unsigned long long)(v->last_seal + 1),
+                   e->label, (unsigned long long)e->cp.size, (unsigned long long)from,
                    (unsigned long long)e->cp.size);
             return -1;
         }
@@ -321,6 +325,7 @@ static void check_line(struct vs *v, const char *p, size_t len, int complete)
         r->ckpt_records++;
         if (i > r->sealed)
             r->sealed = i;
+        v->seal_before = v->last_seal;
         v->last_seal = i;
         break;
     }
