@@ -158,6 +158,11 @@ run record-stdin-all 2 "$WT" record --trace - --out "$TMP/x.csv" --gpus all && h
 mkdir -p "$TMP/lat"
 { printf '# label: IDLE\nt_s,gpu,util_gpu_pct,power_w\n'; for i in $(seq 0 59); do printf '%s,0,0,50\n' "$i"; done; } >"$TMP/lat/$(printf 'caf\351').csv"
 run json-file-name 0 "$WT" eval --traces "$TMP/lat" --json && has out 'caf?.csv"'
+run train-stdin 2 "$WT" train --traces - --out "$TMP/m_stdin" && has err "not standard input" && oneline
+run holdout-stdin 2 "$WT" eval --holdout source - && has err "not standard input" && oneline
+run bench-too-few-samples 2 "$WT" benchmark --suite sim --seconds 1 --sample-hz 0.1 --trials 2 && has err "samples per window" && oneline
+run bench-seed-range 2 "$WT" benchmark --seed 18446744073709551615 --trials 2 && has err "out of range" && oneline
+run source-double-slash 0 "$WT" eval --traces "$TMP/lat//" && has out "  lat  "
 { printf '# gpu_model: %s\302\251 GPU\nt_s,gpu,power_w\n' "$(printf 'X%.0s' $(seq 59))"; for i in $(seq 0 39); do printf '%s,0,100\n' "$i"; done; } >"$TMP/u8.csv"
 run json-reason-utf8 0 "$WT" classify --trace "$TMP/u8.csv" --samples 30 --json && has out '"workload_type": "UNKNOWN"'
 # a trace polled every 10 s is too sparse to judge, not a verdict

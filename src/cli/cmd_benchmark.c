@@ -129,7 +129,7 @@ int wt_cmd_benchmark(int argc, char **argv)
         {"--window", WT_OPT_UINT, &window, "N", "suite seed: samples per window (default 30)", 2, 100000, NULL, false},
         {"--seconds", WT_OPT_DOUBLE, &seconds, "S", "suites sim, evasion: window length in seconds (default 30)", 1, 3600, NULL, false},
         {"--sample-hz", WT_OPT_DOUBLE, &hz, "HZ", "suites sim, evasion: samples per second (default 10)", 0.1, 100, NULL, false},
-        {"--seed", WT_OPT_UINT, &seed, "N", "random seed; same seed, same result (default 0)", 0, 18446744073709551615.0, NULL, false},
+        {"--seed", WT_OPT_UINT, &seed, "N", "random seed; same seed, same result (default 0)", 0, 9007199254740992.0, NULL, false},
         {"--suite", WT_OPT_CHOICE, &suite, "NAME", "seed (the Python tool's; default), sim, evasion", 0, 0, suites, false},
         {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: physics)", 0, 0, wt_cli_classifier_names(), false},
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},
@@ -193,6 +193,13 @@ int wt_cmd_benchmark(int argc, char **argv)
     if (model_path && clf != &wt_classifier_physics) {
         fprintf(stderr, "workloadtruth benchmark: --model goes with the physics classifier "
                         "(see --help)\n");
+        goto out;
+    }
+    if (strcmp(suite, "seed") != 0 && seconds * hz < (double)clf->min_samples) {
+        fprintf(stderr,
+                "workloadtruth benchmark: --seconds %g at --sample-hz %g gives %g samples per "
+                "window; the %s classifier needs at least %zu (see --help)\n",
+                seconds, hz, seconds * hz, clf->name, clf->min_samples);
         goto out;
     }
     if (!strcmp(suite, "seed") && window < clf->min_samples) {

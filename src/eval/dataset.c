@@ -23,6 +23,11 @@ char *wt_ds_group(const char *path)
     const char *end = strrchr(path, '/');
     if (!end)
         return strdup(".");
+    /* "dir//file" (a directory given as "dir/"): the slashes are one */
+    while (end > path && end[-1] == '/')
+        end--;
+    if (end == path)
+        return strdup("/");
     const char *start = end;
     while (start > path && start[-1] != '/')
         start--;
