@@ -266,7 +266,10 @@ int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const struct 
     unsigned cell = 0;
     int rc = WT_OK;
     if (c->window_s > 360)
-        return wt_errf(err, WT_EINVAL, "simulated training windows are limited to 360 s");
+        return wt_errf(err, WT_EINVAL,
+                       "--window %g: simulated training windows are limited to 360 s "
+                       "(--simulate 0 trains on the traces alone)",
+                       c->window_s);
     for (size_t p = 0; p < np && rc == WT_OK; p++)
         rc = add_sim_cell(ts, prof[p].name, NULL, -1, per_cell, cell++, c, err);
     for (size_t f = 0; f < ne && rc == WT_OK; f++)
