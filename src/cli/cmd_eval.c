@@ -180,14 +180,10 @@ int wt_cmd_eval(int argc, char **argv)
     if (holdout && !strcmp(holdout, "gpu_model"))
         o.group_by_model = 1; /* rows per held-out GPU model */
     if (holdout) {
-        for (int i = 0; i < paths.n; i++)
-            if (!strcmp(paths.v[i], "-")) {
-                /* each fold reads every path again */
-                fprintf(stderr, "workloadtruth eval: --holdout reads its traces several times: "
-                                "give files, not standard input ('-') (see --help)\n");
-                status = WT_EXIT_USAGE;
-                goto out;
-            }
+        if (wt_opts_no_stdin(&help, &paths, "--holdout")) { /* each fold reads them again */
+            status = WT_EXIT_USAGE;
+            goto out;
+        }
         if (o.clf->classify != wt_classifier_physics.classify) {
             fprintf(stderr,
                     "workloadtruth eval: --holdout trains the physics classifier; "

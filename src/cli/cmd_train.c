@@ -118,14 +118,10 @@ int wt_cmd_train(int argc, char **argv)
         status = WT_EXIT_USAGE;
         goto out;
     }
-    for (int i = 0; i < paths.n; i++)
-        if (!strcmp(paths.v[i], "-")) {
-            /* every trace is read once per view */
-            fprintf(stderr, "workloadtruth train: --traces: train reads each trace several times: "
-                            "give files, not standard input ('-') (see --help)\n");
-            status = WT_EXIT_USAGE;
-            goto out;
-        }
+    if (wt_opts_no_stdin(&help, &paths, "train")) { /* once per view */
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
     struct wt_err ferr = {{0}};
     if (features && wt_features_parse(features, flist, &cfg.nfeatures, &ferr) != WT_OK) {
         fprintf(stderr, "workloadtruth train: --features: %s (see --help)\n", ferr.msg);

@@ -256,6 +256,15 @@ int wt_opts_gpu_list(const char *list, int ngpus, unsigned char *sel)
     return 0;
 }
 
+int wt_opts_no_stdin(const struct wt_cmd_help *h, const struct wt_strlist *paths, const char *what)
+{
+    for (int i = 0; i < paths->n; i++)
+        if (!strcmp(paths->v[i], "-"))
+            return bad(h, "%s reads its traces several times: give files, not standard input ('-')",
+                       what);
+    return 0;
+}
+
 const char *const *wt_opts_profile_names(void)
 {
     static const char *names[64];

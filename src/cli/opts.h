@@ -59,6 +59,11 @@ void wt_strlist_free(struct wt_strlist *l);
  * anything else (an index out of range, an empty item). */
 int wt_opts_gpu_list(const char *list, int ngpus, unsigned char *sel);
 
+/* For commands that read their traces several times (train, eval
+ * --holdout): a usage error on standard input ('-') among paths, said as
+ * "PROG: WHAT reads its traces several times: ..."; 2, else 0. */
+int wt_opts_no_stdin(const struct wt_cmd_help *h, const struct wt_strlist *paths, const char *what);
+
 /* The synthetic and simulator profile names, NULL-terminated: the choices
  * of every command's --profile. */
 const char *const *wt_opts_profile_names(void);
