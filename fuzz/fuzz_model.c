@@ -1,7 +1,8 @@
 /* libFuzzer target for the model file parser: arbitrary bytes as a model
  * text.  A model that parses must score any feature vector to a finite
  * log-odds (its values are bounded), and must round-trip: what
- * wt_model_write writes parses again and is written again byte for byte.
+ * wt_model_write writes parses again to the same numbers (no digit lost) and
+ * is written again byte for byte.
  * Any crash, leak, sanitizer report, non-finite score or broken round trip
  * is a bug; parse errors are fine.
  *
@@ -30,6 +31,29 @@ static void probes(struct wt_features x[3], const uint8_t *data, size_t size)
     }
 }
 
+static int same(double a, double b)
+{
+    return a == b || (isnan(a) && isnan(b));
+}
+
+/* the numbers read back from what was written are the numbers parsed */
+static int same_model(const struct wt_model *a, const struct wt_model *b)
+{
+    if (!same(a->base, b->base) || a->ntrees != b->ntrees)
+        return 0;
+    for (int t = 0; t < a->ntrees; t++) {
+        if (a->tree[t].nnodes != b->tree[t].nnodes)
+            return 0;
+        for (int i = 0; i < a->tree[t].nnodes; i++) {
+            const struct wt_tree_node *p = &a->tree[t].node[i], *q = &b->tree[t].node[i];
+            if (!same(p->value, q->value) || p->feature != q->feature ||
+                (p->feature >= 0 && !same(p->threshold, q->threshold)))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct wt_model m, m2; /* large: not on the stack */
@@ -51,7 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     int wrc = wt_model_write(&m, f);
     fclose(f);
-    if (wrc != 0 || wt_model_parse(&m2, buf, len, "fuzz.model (written)", &err) != WT_OK)
+    if (wrc != 0 || wt_model_parse(&m2, buf, len, "fuzz.model (written)", &err) != WT_OK ||
+        !same_model(&m, &m2))
         abort();
     f = open_memstream(&buf2, &len2);
     if (!f) {

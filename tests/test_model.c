@@ -102,6 +102,18 @@ static void test_bad_models(void **state)
                "do not form a tree");
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\n",
                "do not form a tree");
+    /* a node reached twice (a DAG), a node nothing reaches; the error names the
+     * node's line, not the next tree's */
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\n"
+               "node 1 1 split duty 0 left 3 4\nnode 2 1 split duty 2 left 3 4\nnode 3 0 leaf\n"
+               "node 4 0 leaf\n",
+               "m:6: a tree whose node ids do not form a tree (a node reached twice)");
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\n"
+               "node 1 0 leaf\nnode 2 0 leaf\nnode 3 0 leaf\ntree\nnode 0 0 leaf\n",
+               "m:7: a tree whose node ids do not form a tree (a node no split reaches)");
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\n"
+               "node 1 0 leaf\ntree\nnode 0 0 leaf\n",
+               "m:4: a tree whose node ids do not form a tree (children are later");
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 up 1 2\n",
                "missing side");
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\n", "a tree without nodes");
@@ -159,6 +171,53 @@ static void test_train(void **state)
     assert_contains(err.msg, "both TRAINING and INFERENCE");
 }
 
+/* Training values that agree to 6 digits (a rate of 2 per minute computed as
+ * 1.9999999999997 in one window and 2 in another): the threshold between them
+ * must be written with the digits it needs, or the model read back from its file
+ * sends the value 2 to the other side. */
+static void test_train_close_values(void **state)
+{
+    (void)state;
+    enum { N = 200 };
+    static struct wt_features x[N];
+    static unsigned char y[N];
+    static double w[N];
+    for (int i = 0; i < N; i++) {
+        for (int f = 0; f < WT_NFEATURES; f++)
+            x[i].v[f] = NAN;
+        y[i] = i % 2;
+        x[i].v[WT_F_UTIL_ACF_PEAK] = y[i] ? 2.0 : 1.9999999999997;
+        w[i] = 1;
+    }
+    static const enum wt_feature feats[] = {WT_F_UTIL_ACF_PEAK};
+    struct wt_train_opts o = {5, 1, 0.3, 1.0, 0.01, 32, feats, 1};
+    static struct wt_model a, b;
+    struct wt_err err;
+    assert_int_equal(wt_train_boost(x, y, w, N, &o, &a, &err), WT_OK);
+    assert_true(a.ntrees > 0 && a.tree[0].node[0].feature == WT_F_UTIL_ACF_PEAK);
+    double thr = a.tree[0].node[0].threshold;
+    assert_true(thr >= 1.9999999999997 && thr < 2.0);
+    char *text = NULL;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(wt_model_write(&a, f), 0);
+    fclose(f);
+    assert_int_equal(wt_model_parse(&b, text, len, "t", &err), WT_OK);
+    assert_true(b.tree[0].node[0].threshold == thr);
+    assert_true(b.base == a.base);
+    for (int i = 0; i < 2; i++)
+        assert_true(wt_model_score(&a, &x[i], NULL) == wt_model_score(&b, &x[i], NULL));
+    assert_true(wt_model_score(&b, &x[1], NULL) > wt_model_score(&b, &x[0], NULL));
+    free(text);
+    /* values that 6 digits separate are written with 6 digits, as before */
+    f = open_memstream(&text, &len);
+    b.tree[0].node[0].threshold = 0.25;
+    assert_int_equal(wt_model_write(&b, f), 0);
+    fclose(f);
+    assert_contains(text, "split util_acf_peak 0.25 ");
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_bad_models),
         cmocka_unit_test(test_train),
+        cmocka_unit_test(test_train_close_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

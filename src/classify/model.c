@@ -62,18 +62,31 @@ static int index_tok(struct parser *p, const char *s, int *out)
     return WT_OK;
 }
 
-static int check_tree(struct parser *p, const struct wt_tree *t)
+/* Every node but the root is the child of exactly one earlier node: no cycles,
+ * no node reached twice, none unreachable.  An error names the node's line. */
+static int check_tree(struct parser *p, const struct wt_tree *t, const unsigned long *line)
 {
+    unsigned char parents[WT_MODEL_MAX_NODES] = {0};
     if (t->nnodes == 0)
         return perr(p, "a tree without nodes", NULL);
     for (int i = 0; i < t->nnodes; i++) {
         const struct wt_tree_node *n = &t->node[i];
         if (n->feature < 0)
             continue;
-        /* children come after their parent: no cycles, every id defined */
+        p->lineno = line[i];
         if (n->left <= i || n->right <= i || n->left >= t->nnodes || n->right >= t->nnodes)
-            return perr(p, "a tree whose node ids do not form a tree", NULL);
+            return perr(p, "a tree whose node ids do not form a tree (children are later nodes "
+                           "of the same tree)", NULL);
+        if (n->left == n->right || parents[n->left]++ || parents[n->right]++)
+            return perr(p, "a tree whose node ids do not form a tree (a node reached twice)",
+                        NULL);
     }
+    for (int i = 1; i < t->nnodes; i++)
+        if (!parents[i]) {
+            p->lineno = line[i];
+            return perr(p, "a tree whose node ids do not form a tree (a node no split reaches)",
+                        NULL);
+        }
     return WT_OK;
 }
 
@@ -87,6 +100,7 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
         return wt_errf(err, WT_EINVAL, "%s: larger than %d bytes", name, MAX_MODEL_BYTES);
     size_t pos = 0;
     struct wt_tree *cur = NULL;
+    unsigned long line_of[WT_MODEL_MAX_NODES] = {0}; /* the current tree's node lines */
     while (pos < len) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t l = nl ? (size_t)(nl - (text + pos)) : len - pos;
@@ -129,8 +143,10 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
         } else if (!strcmp(tok[0], "tree")) {
             if (n != 1)
                 return perr(&p, "'tree' takes no arguments", NULL);
-            if (cur && (rc = check_tree(&p, cur)) != WT_OK)
+            unsigned long here = p.lineno;
+            if (cur && (rc = check_tree(&p, cur, line_of)) != WT_OK)
                 return rc;
+            p.lineno = here;
             if (m->ntrees == WT_MODEL_MAX_TREES)
                 return perr(&p, "too many trees", NULL);
             cur = &m->tree[m->ntrees++];
@@ -166,12 +182,12 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
                             "THRESHOLD left|right LEFT RIGHT'",
                             NULL);
             }
-            cur->nnodes++;
+            line_of[cur->nnodes++] = p.lineno;
         } else {
             return perr(&p, "unknown directive", tok[0]);
         }
     }
-    if (cur && (rc = check_tree(&p, cur)) != WT_OK)
+    if (cur && (rc = check_tree(&p, cur, line_of)) != WT_OK)
         return rc;
     if (!have_format || !have_base)
         return wt_errf(err, WT_EINVAL, "%s: not a model (needs 'format' and 'base')", name);
@@ -200,22 +216,35 @@ int wt_model_load(struct wt_model *m, const char *path, struct wt_err *err)
     return rc;
 }
 
+/* The shortest %g form (at least 6 significant digits) that reads back as v:
+ * what train stores is rounded to 6 digits, a threshold may need more. */
+static const char *exact(char buf[32], double v)
+{
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, 32, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
 int wt_model_write(const struct wt_model *m, FILE *f)
 {
+    char a[32], b[32];
     fprintf(f, "format workloadtruth-model/1\n");
     for (int i = 0; i < m->nmeta; i++)
         fprintf(f, "meta %s\n", m->meta[i]);
-    fprintf(f, "base %.6g\n", m->base);
+    fprintf(f, "base %s\n", exact(a, m->base));
     for (int t = 0; t < m->ntrees; t++) {
         const struct wt_tree *tr = &m->tree[t];
         fprintf(f, "tree\n");
         for (int i = 0; i < tr->nnodes; i++) {
             const struct wt_tree_node *n = &tr->node[i];
             if (n->feature < 0)
-                fprintf(f, "node %d %.6g leaf\n", i, n->value);
+                fprintf(f, "node %d %s leaf\n", i, exact(a, n->value));
             else
-                fprintf(f, "node %d %.6g split %s %.6g %s %d %d\n", i, n->value,
-                        wt_feature_name(n->feature), n->threshold,
+                fprintf(f, "node %d %s split %s %s %s %d %d\n", i, exact(a, n->value),
+                        wt_feature_name(n->feature), exact(b, n->threshold),
                         n->missing_left ? "left" : "right", n->left, n->right);
         }
     }

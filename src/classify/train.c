@@ -17,6 +17,21 @@ double wt_model_round(double v)
     return strtod(buf, NULL);
 }
 
+/* The shortest decimal (6 to 17 significant digits) near the midpoint of lo < hi
+ * that still lies in [lo, hi): it splits the training values exactly as any
+ * threshold there would, and the model file writes it without loss (6 digits,
+ * as before, whenever they are enough). */
+static double between(double lo, double hi)
+{
+    double mid = 0.5 * (lo + hi), c = wt_model_round(mid);
+    for (int digits = 7; digits <= 17 && !(c >= lo && c < hi); digits++) {
+        char buf[64];
+        snprintf(buf, sizeof(buf), "%.*g", digits, mid);
+        c = strtod(buf, NULL);
+    }
+    return c >= lo && c < hi ? c : lo;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -55,9 +70,7 @@ static void make_thresholds(struct trainer *t, const struct wt_features *x, int 
             nxt++;
         if (nxt >= k)
             break;
-        double c = wt_model_round(0.5 * (v[pos] + v[nxt]));
-        if (c >= v[nxt] || c < v[pos])
-            c = v[pos]; /* rounding must keep the threshold between the two values */
+        double c = between(v[pos], v[nxt]);
         if (t->nthr[fi] && c <= t->thr[fi][t->nthr[fi] - 1])
             continue;
         t->thr[fi][t->nthr[fi]++] = c;
