@@ -305,6 +305,21 @@ run eval-evade-strength 2 "$WT" eval --traces "$TMP/dense.csv" --evasion-family 
 run eval-evade-alone 2 "$WT" eval --traces "$TMP/dense.csv" --evasion-strength 0.5 && has err "--evasion-strength goes with --evasion-family" && oneline
 run eval-dump 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 --classifier rules --dump-features "$TMP/f.csv"
 grep -q "^file,source,gpu_model,gpu,t_start,truth,predicted,confidence,score,avg_gpu_util_pct" "$TMP/f.csv" || { echo "FAIL [eval-dump]: no header"; fails=$((fails + 1)); }
+# a copy of a trace under another name (another source's folder) is read once,
+# named, and neither trained on nor scored twice; --holdout lists non-traces too
+mkdir -p "$TMP/ho/a" "$TMP/ho/b" "$TMP/ho/c"
+awk 'BEGIN { print "# gpu_model: NVIDIA H100 80GB HBM3"; print "t_s,gpu,util_gpu_pct,power_w,label";
+    for (i = 0; i < 600; i++) printf "%.1f,0,%d,%d,TRAINING\n", i / 10, (i % 20 < 17) ? 97 : 20, (i % 20 < 17) ? 650 : 300 }' >"$TMP/ho/a/train.csv"
+awk 'BEGIN { print "# gpu_model: NVIDIA H100 80GB HBM3"; print "t_s,gpu,util_gpu_pct,power_w,label";
+    for (i = 0; i < 600; i++) printf "%.1f,0,%d,%d,INFERENCE\n", i / 10, (i % 37 < 5) ? 60 : 0, (i % 37 < 5) ? 300 : 90 }' >"$TMP/ho/b/inf.csv"
+cp "$TMP/ho/a/train.csv" "$TMP/ho/c/copy.csv"
+printf 'name,value\nx,1\n' >"$TMP/ho/notes.csv"
+run eval-copy 0 "$WT" eval --traces "$TMP/ho" --window 10 && has out "a copy of $TMP/ho/a/train.csv, read once: $TMP/ho/c/copy.csv"
+has out "2 trace files"
+run eval-holdout-copy 0 "$WT" eval --traces "$TMP/ho" --holdout source --simulate 2 --python-windows 2 --window 10 --json
+has out "\"$TMP/ho/notes.csv\""
+has out '"same_as": "'"$TMP/ho/a/train.csv"'"'
+[ "$(grep -c 'copy.csv' "$TMP/out")" = 1 ] || { echo "FAIL [eval-holdout-copy]: copy.csv scored"; fails=$((fails + 1)); }
 run eval-holdout-rules 2 "$WT" eval --traces "$DATA" --holdout source --classifier rules && has err "has nothing to train"
 run eval-depth-alone 2 "$WT" eval --traces "$DATA" --depth 2 && has err "--depth goes with --holdout" && oneline
 run train-usage 2 "$WT" train --traces "$DATA" && has err "needs --traces" && oneline

@@ -1,6 +1,6 @@
 /* The evaluation harness: window scoring rule (80% label share, short and
  * unlabelled windows skipped), confusion counts, directory walking, a file
- * named twice read once, and the JSON report's shape.
+ * named twice (or a copy of it) read once, and the JSON report's shape.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -105,8 +105,9 @@ static void test_directory(void **state)
     wt_eval_init(&rep, &o);
     assert_int_equal(wt_eval_add_path(&rep, dir, &o, &err), WT_OK);
     assert_int_equal(rep.nfiles, 2); /* a.csv, sub/b.csv; readme.txt ignored */
-    assert_int_equal(rep.nnot_traces, 1);
-    assert_contains(rep.not_traces[0], "notes.csv");
+    assert_int_equal(rep.skipped_files.n, 1);
+    assert_contains(rep.skipped_files.v[0].path, "notes.csv");
+    assert_null(rep.skipped_files.v[0].same_as);
     assert_contains(rep.files[1].path, "sub/b.csv");
     assert_string_equal(rep.files[1].group, "sub");
     /* b.csv: metadata label INFERENCE; 6 rows at 1 Hz; window [0,5) -> 5 rows
@@ -120,7 +121,7 @@ static void test_directory(void **state)
     const char *keys[] = {
         "classifier", "window_seconds", "files",     "windows",   "correct",
         "accuracy",   "skipped",        "per_class", "confusion", "false_training_rate",
-        "per_source", "per_file",       "not_traces"};
+        "per_source", "per_file",       "not_traces", "copies"};
     const char *key;
     json_t *v;
     size_t i = 0;
@@ -182,6 +183,17 @@ static void test_named_twice(void **state)
     assert_true(once.n > 0);
     assert_int_equal(twice.n, once.n);
     assert_int_equal(twice.nfiles, once.nfiles);
+    /* a copy of a.csv under another name: learnt once, listed once (not per view) */
+    char copy[300], cmd[700];
+    snprintf(copy, sizeof(copy), "%s/sub/a_copy.csv", dir);
+    snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", a, copy);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(wt_trainset_add(&twice, copy, &c, &err), WT_OK);
+    assert_int_equal(twice.n, once.n);
+    assert_int_equal(twice.skipped_files.n, 2); /* notes.csv, the copy */
+    assert_string_equal(twice.skipped_files.v[1].path, copy);
+    assert_string_equal(twice.skipped_files.v[1].same_as, a);
+    unlink(copy);
     wt_trainset_free(&once);
     wt_trainset_free(&twice);
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # `workloadtruth train` must reproduce the shipped model byte for byte from
-# the documented command.
+# the documented command, and also from the sources named in another order
+# with a copy of a trace under another name added (read once).
 # usage: train_repro.sh WORKLOADTRUTH SHARED_TRACES_DIR MODEL   (exit 77 = skipped)
 set -u
 WT=$1
@@ -8,7 +9,8 @@ SHARED=$2
 MODEL=$3
 [ -d "$SHARED" ] || { echo "no $SHARED: skipped"; exit 77; }
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+d=$(mktemp -d)
+trap 'rm -rf "$tmp" "$d"' EXIT
 # the documented command, with the path to the traces as the build sees them
 "$WT" train --traces "$SHARED" --out "$tmp" || exit 1
 if ! cmp "$tmp" "$MODEL"; then
@@ -17,3 +19,16 @@ if ! cmp "$tmp" "$MODEL"; then
     exit 1
 fi
 echo "train reproduces $MODEL"
+# the same sources, named in reverse order, plus a copy of one trace
+set --
+for src in "$SHARED"/*/; do set -- "$src" "$@"; done
+first=$(find "$SHARED" -name '*.csv' ! -name MANIFEST.csv | sort | head -n 1)
+cp "$first" "$d/copy.csv"
+"$WT" train --traces "$@" "$d/copy.csv" --out "$tmp" 2>"$d/err" || { cat "$d/err"; exit 1; }
+grep -q "a copy of .*, read once: $d/copy.csv" "$d/err" || { cat "$d/err"; echo "FAIL: copy not named"; exit 1; }
+if ! cmp "$tmp" "$MODEL"; then
+    diff "$tmp" "$MODEL" | head -20
+    echo "FAIL: the order of --traces, or a copy, changes the model"
+    exit 1
+fi
+echo "the order of --traces and a copy of a trace do not change it"

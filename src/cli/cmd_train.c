@@ -33,6 +33,51 @@ static int dir_writable(const char *path)
     return access(dir, W_OK | X_OK) == 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "a,b,...,simulator,python-synthetic": the real sources sorted (not in the
+ * order the traces were named: the model file does not depend on it), then the
+ * generated ones; *nreal counts the real trace files. */
+static int source_list(const struct wt_trainset *ts, char *out, size_t cap, size_t *nreal)
+{
+    static const char *const generated[] = {"simulator", "python-synthetic"};
+    const char **names = malloc((ts->nfiles ? ts->nfiles : 1) * sizeof(*names));
+    size_t n = 0;
+    if (!names)
+        return -1;
+    *nreal = 0;
+    for (size_t i = 0; i < ts->nfiles; i++) {
+        const char *g = ts->files[i].group;
+        if (!strcmp(g, generated[0]) || !strcmp(g, generated[1]))
+            continue;
+        (*nreal)++;
+        size_t j = 0;
+        while (j < n && strcmp(names[j], g))
+            j++;
+        if (j == n)
+            names[n++] = g;
+    }
+    if (n > 1)
+        qsort(names, n, sizeof(*names), cmp_str);
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < ts->nfiles; i++)
+            if (!strcmp(ts->files[i].group, generated[k])) {
+                names[n++] = generated[k];
+                break;
+            }
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if (strlen(out) + strlen(names[i]) + 2 < cap) {
+            strcat(out, i ? "," : "");
+            strcat(out, names[i]);
+        }
+    free(names);
+    return 0;
+}
+
 static int dump_trainset(const struct wt_trainset *ts, const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -157,6 +202,14 @@ int wt_cmd_train(int argc, char **argv)
             fprintf(stderr, "workloadtruth train: %s\n", err.msg);
             goto out;
         }
+    for (size_t i = 0; i < ts.skipped_files.n; i++) {
+        const struct wt_ds_skipped *s = &ts.skipped_files.v[i];
+        if (s->same_as)
+            fprintf(stderr, "workloadtruth train: a copy of %s, read once: %s\n", s->same_as,
+                    s->path);
+        else
+            fprintf(stderr, "workloadtruth train: not a trace, skipped: %s\n", s->path);
+    }
     if (ts.nfiles == 0) {
         fprintf(stderr, "workloadtruth train: no trace files found\n");
         goto out;
@@ -176,22 +229,13 @@ int wt_cmd_train(int argc, char **argv)
         fprintf(stderr, "workloadtruth train: %s\n", m ? err.msg : "out of memory");
         goto out;
     }
-    size_t ntrain = 0;
+    size_t ntrain = 0, nreal = 0;
+    char groups[160];
     for (size_t i = 0; i < ts.n; i++)
         ntrain += ts.y[i];
-    char groups[160] = "";
-    size_t nreal = 0;
-    for (size_t i = 0; i < ts.nfiles; i++) {
-        if (strcmp(ts.files[i].group, "simulator") && strcmp(ts.files[i].group, "python-synthetic"))
-            nreal++;
-        size_t j;
-        for (j = 0; j < i; j++)
-            if (!strcmp(ts.files[j].group, ts.files[i].group))
-                break;
-        if (j == i && strlen(groups) + strlen(ts.files[i].group) + 2 < sizeof(groups)) {
-            strcat(groups, groups[0] ? "," : "");
-            strcat(groups, ts.files[i].group);
-        }
+    if (source_list(&ts, groups, sizeof(groups), &nreal) != 0) {
+        fprintf(stderr, "workloadtruth train: out of memory\n");
+        goto out;
     }
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
              "made by: workloadtruth train --window %g --rounds %d --depth %d --simulate %u "

@@ -118,11 +118,68 @@ static size_t lower_bound(const struct wt_sample *s, size_t n, double t)
 
 void wt_ds_seen_free(struct wt_ds_seen *s)
 {
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i].path);
     free(s->v);
     memset(s, 0, sizeof(*s));
 }
 
-/* The file's identity: path, or standard input for "-". */
+int wt_ds_skips_add(struct wt_ds_skips *s, const char *path, const char *same_as,
+                    struct wt_err *err)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i].path, path) && !s->v[i].same_as == !same_as &&
+            (!same_as || !strcmp(s->v[i].same_as, same_as)))
+            return WT_OK;
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 16;
+        struct wt_ds_skipped *nv = realloc(s->v, ncap * sizeof(*nv));
+        if (!nv)
+            return wt_errf(err, WT_ENOMEM, "out of memory");
+        s->v = nv;
+        s->cap = ncap;
+    }
+    struct wt_ds_skipped *e = &s->v[s->n];
+    e->path = strdup(path);
+    e->same_as = same_as ? strdup(same_as) : NULL;
+    if (!e->path || (same_as && !e->same_as)) {
+        free(e->path);
+        free(e->same_as);
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    }
+    s->n++;
+    return WT_OK;
+}
+
+void wt_ds_skips_free(struct wt_ds_skips *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->v[i].path);
+        free(s->v[i].same_as);
+    }
+    free(s->v);
+    memset(s, 0, sizeof(*s));
+}
+
+/* SHA-256 of the file's bytes; -1 when it cannot be read (the reader then says why). */
+static int file_sha(const char *path, unsigned char out[32])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    crypto_hash_sha256_state st;
+    crypto_hash_sha256_init(&st);
+    unsigned char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+        crypto_hash_sha256_update(&st, buf, n);
+    int bad = ferror(f);
+    fclose(f);
+    crypto_hash_sha256_final(&st, out);
+    return bad ? -1 : 0;
+}
+
+/* The file's identity: device, inode and content; standard input for "-". */
 static int file_id(const char *path, struct wt_ds_id *id)
 {
     struct stat st;
@@ -130,18 +187,29 @@ static int file_id(const char *path, struct wt_ds_id *id)
         return -1;
     id->dev = st.st_dev;
     id->ino = st.st_ino;
+    id->have_sha = strcmp(path, "-") && S_ISREG(st.st_mode) && file_sha(path, id->sha) == 0;
     return 0;
 }
 
-static int seen_has(const struct wt_ds_seen *s, const struct wt_ds_id *id)
+/* The entry id matches: the same file (*copy = 0) or a copy of it (*copy = 1). */
+static const struct wt_ds_id *seen_find(const struct wt_ds_seen *s, const struct wt_ds_id *id,
+                                        int *copy)
 {
     for (size_t i = 0; s && i < s->n; i++)
-        if (s->v[i].dev == id->dev && s->v[i].ino == id->ino)
-            return 1;
-    return 0;
+        if (s->v[i].dev == id->dev && s->v[i].ino == id->ino) {
+            *copy = 0;
+            return &s->v[i];
+        }
+    for (size_t i = 0; s && id->have_sha && i < s->n; i++)
+        if (s->v[i].have_sha && !memcmp(s->v[i].sha, id->sha, sizeof(id->sha))) {
+            *copy = 1;
+            return &s->v[i];
+        }
+    return NULL;
 }
 
-static int seen_add(struct wt_ds_seen *s, const struct wt_ds_id *id, struct wt_err *err)
+static int seen_add(struct wt_ds_seen *s, const struct wt_ds_id *id, const char *path,
+                    struct wt_err *err)
 {
     if (s->n == s->cap) {
         size_t ncap = s->cap ? s->cap * 2 : 64;
@@ -151,7 +219,10 @@ static int seen_add(struct wt_ds_seen *s, const struct wt_ds_id *id, struct wt_e
         s->v = nv;
         s->cap = ncap;
     }
-    s->v[s->n++] = *id;
+    s->v[s->n] = *id;
+    if (!(s->v[s->n].path = strdup(path)))
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    s->n++;
     return WT_OK;
 }
 
@@ -162,9 +233,10 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
      * trace, so a CSV that is not one, met in a directory and then named,
      * is still an error when named */
     struct wt_ds_id id = {0};
-    int have_id = o->seen && file_id(path, &id) == 0;
-    if (have_id && seen_has(o->seen, &id))
-        return WT_OK;
+    int have_id = o->seen && file_id(path, &id) == 0, copy = 0;
+    const struct wt_ds_id *before = have_id ? seen_find(o->seen, &id, &copy) : NULL;
+    if (before)
+        return copy && cb->duplicate ? cb->duplicate(cb->ctx, path, before->path, err) : WT_OK;
     struct wt_source_config cfg = {0};
     struct wt_source *src = NULL;
     struct gpu_stream *g = NULL;
@@ -178,7 +250,7 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
         return cb->not_trace(cb->ctx, path, err);
     if (rc)
         return rc;
-    if (have_id && (rc = seen_add(o->seen, &id, err)) != WT_OK)
+    if (have_id && (rc = seen_add(o->seen, &id, path, err)) != WT_OK)
         goto out;
     if ((rc = wt_source_device_count(src, &ngpus, err)) != WT_OK)
         goto out;

@@ -23,12 +23,18 @@
 #include "telemetry/trace_reader.h"
 #include "util/err.h"
 
-/* Files already walked (device and inode), so a file named twice, or a file
- * and its directory, is read once: `eval a.csv a.csv` scored it twice and
- * `train DIR DIR` weighed every window double. */
+/* Files already walked, so a file named twice, or a file and its directory,
+ * is read once (`eval a.csv a.csv` scored it twice and `train DIR DIR` weighed
+ * every window double), and so is a copy of a file under another name (same
+ * SHA-256 of its bytes: in `eval --holdout` a copy in another source's folder
+ * was both trained on and scored).  A copy is reported (the duplicate
+ * callback); the same file reached again is not. */
 struct wt_ds_id {
     dev_t dev;
     ino_t ino;
+    int have_sha; /* 0 for standard input: it cannot be read twice */
+    unsigned char sha[32];
+    char *path; /* the name it was first read under */
 };
 struct wt_ds_seen {
     size_t n, cap;
@@ -62,6 +68,22 @@ struct wt_ds_window {
 typedef int (*wt_ds_fn)(void *ctx, const struct wt_ds_window *dw, struct wt_err *err);
 /* Called for a CSV met in a directory walk that is not a trace. */
 typedef int (*wt_ds_skip_fn)(void *ctx, const char *path, struct wt_err *err);
+/* Files a walk skipped and says so: CSV files that are not traces (same_as NULL)
+ * and copies of a trace read before.  A repeat of an entry is not added. */
+struct wt_ds_skipped {
+    char *path;
+    char *same_as; /* NULL: not a trace */
+};
+struct wt_ds_skips {
+    struct wt_ds_skipped *v;
+    size_t n, cap;
+};
+int wt_ds_skips_add(struct wt_ds_skips *s, const char *path, const char *same_as,
+                    struct wt_err *err) WT_WARN_UNUSED;
+void wt_ds_skips_free(struct wt_ds_skips *s);
+
+/* Called for a file skipped as a copy of one read before (may be NULL). */
+typedef int (*wt_ds_dup_fn)(void *ctx, const char *path, const char *same_as, struct wt_err *err);
 /* Called once per file before its windows (may be NULL). */
 typedef int (*wt_ds_file_fn)(void *ctx, const char *path, const char *group, const char *gpu_model,
                              struct wt_err *err);
@@ -70,6 +92,7 @@ struct wt_ds_callbacks {
     wt_ds_file_fn file;
     wt_ds_fn window;
     wt_ds_skip_fn not_trace;
+    wt_ds_dup_fn duplicate;
     void *ctx;
 };
 

@@ -169,15 +169,12 @@ static int on_window(void *vctx, const struct wt_ds_window *dw, struct wt_err *e
 
 static int on_not_trace(void *vctx, const char *path, struct wt_err *err)
 {
-    struct wt_eval_report *rep = ((struct ctx *)vctx)->rep;
-    char **nt = realloc(rep->not_traces, (rep->nnot_traces + 1) * sizeof(*nt));
-    if (!nt)
-        return wt_errf(err, WT_ENOMEM, "out of memory");
-    rep->not_traces = nt;
-    if (!(nt[rep->nnot_traces] = strdup(path)))
-        return wt_errf(err, WT_ENOMEM, "out of memory");
-    rep->nnot_traces++;
-    return WT_OK;
+    return wt_ds_skips_add(&((struct ctx *)vctx)->rep->skipped_files, path, NULL, err);
+}
+
+static int on_duplicate(void *vctx, const char *path, const char *same_as, struct wt_err *err)
+{
+    return wt_ds_skips_add(&((struct ctx *)vctx)->rep->skipped_files, path, same_as, err);
 }
 
 int wt_eval_add_path(struct wt_eval_report *rep, const char *path, const struct wt_eval_opts *o,
@@ -193,7 +190,7 @@ int wt_eval_add_path(struct wt_eval_report *rep, const char *path, const struct 
         .min_samples = o->clf->min_samples,
         .sleep = o->sleep,
     };
-    struct wt_ds_callbacks cb = {on_file, on_window, on_not_trace, &c};
+    struct wt_ds_callbacks cb = {on_file, on_window, on_not_trace, on_duplicate, &c};
     return wt_ds_walk(path, &dso, &cb, err);
 }
 
@@ -204,9 +201,7 @@ void wt_eval_free(struct wt_eval_report *rep)
         free(rep->files[i].group);
     }
     free(rep->files);
-    for (size_t i = 0; i < rep->nnot_traces; i++)
-        free(rep->not_traces[i]);
-    free(rep->not_traces);
+    wt_ds_skips_free(&rep->skipped_files);
     wt_ds_seen_free(&rep->seen);
     if (rep->classifier_owned)
         free((char *)rep->classifier);
@@ -247,6 +242,10 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
         cfg.py_per_cell = (unsigned)o->train_py;
     if (cfg.py_per_cell && (rc = wt_trainset_add_python(&ts, cfg.py_per_cell, err)) != WT_OK)
         goto out;
+    for (size_t i = 0; i < ts.skipped_files.n; i++)
+        if ((rc = wt_ds_skips_add(&rep->skipped_files, ts.skipped_files.v[i].path,
+                                  ts.skipped_files.v[i].same_as, err)) != WT_OK)
+            goto out;
     exclude = calloc(ts.nfiles ? ts.nfiles : 1, 1);
     done = calloc(ts.nfiles ? ts.nfiles : 1, 1);
     if (!exclude || !done) {

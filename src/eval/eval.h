@@ -61,8 +61,9 @@ struct wt_eval_report {
     const char *classifier; /* name shown in the report */
     struct wt_eval_file *files;
     size_t nfiles, cap;
-    char **not_traces; /* CSV files met while walking directories that are not traces */
-    size_t nnot_traces;
+    /* CSV files met while walking directories that are not traces, and copies of
+     * a trace read before (each read once) */
+    struct wt_ds_skips skipped_files;
     int dump_started;     /* the feature dump's header is written */
     int classifier_owned; /* classifier name was malloc'd */
     const char *evasion;  /* sleep-injection family applied to training, or NULL */
@@ -72,8 +73,9 @@ struct wt_eval_report {
 
 void wt_eval_init(struct wt_eval_report *rep, const struct wt_eval_opts *o);
 /* Adds a file, or every *.csv below a directory (sorted, recursive).  CSV
- * files found in directories that are not traces (no trace header) are
- * listed in not_traces; any other error stops and is returned. */
+ * files found in directories that are not traces (no trace header), and
+ * copies of a trace already read, are listed in skipped_files; any other error
+ * stops and is returned. */
 int wt_eval_add_path(struct wt_eval_report *rep, const char *path, const struct wt_eval_opts *o,
                      struct wt_err *err) WT_WARN_UNUSED;
 /* Leave-one-group-out: for each distinct source (by = "source", the parent

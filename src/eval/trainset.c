@@ -40,6 +40,7 @@ _Static_assert(sizeof(views) / sizeof(views[0]) == WT_TRAINSET_VIEWS, "one seen-
 struct ctx {
     struct wt_trainset *ts;
     int file;
+    size_t view;
 };
 
 static int on_file(void *vctx, const char *path, const char *group, const char *gpu_model,
@@ -128,12 +129,17 @@ static int add_window(struct wt_trainset *ts, int file, const struct wt_ds_windo
     return WT_OK;
 }
 
+/* every view walks the same files: the first one's skips are the list */
 static int on_not_trace(void *vctx, const char *path, struct wt_err *err)
 {
-    (void)vctx;
-    (void)path;
-    (void)err;
-    return WT_OK;
+    struct ctx *c = vctx;
+    return c->view ? WT_OK : wt_ds_skips_add(&c->ts->skipped_files, path, NULL, err);
+}
+
+static int on_duplicate(void *vctx, const char *path, const char *same_as, struct wt_err *err)
+{
+    struct ctx *c = vctx;
+    return c->view ? WT_OK : wt_ds_skips_add(&c->ts->skipped_files, path, same_as, err);
 }
 
 int wt_trainset_add(struct wt_trainset *ts, const char *path, const struct wt_train_config *c,
@@ -142,7 +148,7 @@ int wt_trainset_add(struct wt_trainset *ts, const char *path, const struct wt_tr
     ts->window_s = c->window_s;
     ts->alone_views = c->alone_views;
     for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
-        struct ctx cx = {ts, -1};
+        struct ctx cx = {ts, -1, v};
         struct wt_ds_opts o = {
             .seen = &ts->seen[v],
             .window_s = c->window_s,
@@ -150,7 +156,7 @@ int wt_trainset_add(struct wt_trainset *ts, const char *path, const struct wt_tr
             .columns = views[v].columns,
             .min_samples = wt_classifier_physics.min_samples,
         };
-        struct wt_ds_callbacks cb = {on_file, on_window, on_not_trace, &cx};
+        struct wt_ds_callbacks cb = {on_file, on_window, on_not_trace, on_duplicate, &cx};
         int rc = wt_ds_walk(path, &o, &cb, err);
         if (rc)
             return rc;
@@ -171,7 +177,7 @@ static int add_sim_cell(struct wt_trainset *ts, const char *profile, const char 
         snprintf(path, sizeof(path), "simulator:%s+%s@%.2f", profile, family, strength);
     else
         snprintf(path, sizeof(path), "simulator:%s", profile);
-    struct ctx cx = {ts, -1};
+    struct ctx cx = {ts, -1, 0};
     int rc = on_file(&cx, path, "simulator", "simulated", err);
     if (rc)
         return rc;
@@ -307,7 +313,7 @@ int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell, struct wt_
             char path[64];
             snprintf(path, sizeof(path), "python-synthetic:%s%s", profiles[p],
                      ev ? "+evasion" : "");
-            struct ctx cx = {ts, -1};
+            struct ctx cx = {ts, -1, 0};
             if ((rc = on_file(&cx, path, "python-synthetic", "synthetic", err)) != WT_OK)
                 break;
             for (unsigned t = 0; t < per_cell && rc == WT_OK; t++) {
@@ -339,6 +345,49 @@ int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell, struct wt_
             }
         }
     return rc;
+}
+
+struct fit_row {
+    struct wt_features x;
+    double w;
+    unsigned char y;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+    const struct fit_row *p = a, *q = b;
+    int c = memcmp(p->x.v, q->x.v, sizeof(p->x.v));
+    if (!c)
+        c = (p->y > q->y) - (p->y < q->y);
+    if (!c)
+        c = memcmp(&p->w, &q->w, sizeof(p->w));
+    return c;
+}
+
+/* Rows in one canonical order (by their bytes), so that the floating-point sums
+ * of training, and so the model, do not depend on the order the traces were
+ * named in: `train --traces b --traces a` makes the same file as `a` then `b`.
+ * Equal rows are interchangeable, so qsort's instability does not matter. */
+static int canonical_order(struct wt_features *x, unsigned char *y, double *w, size_t n,
+                           struct wt_err *err)
+{
+    struct fit_row *r = malloc((n ? n : 1) * sizeof(*r));
+    if (!r)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        memset(&r[i], 0, sizeof(r[i]));
+        r[i].x = x[i];
+        r[i].w = w[i];
+        r[i].y = y[i];
+    }
+    qsort(r, n, sizeof(*r), cmp_row);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = r[i].x;
+        w[i] = r[i].w;
+        y[i] = r[i].y;
+    }
+    free(r);
+    return WT_OK;
 }
 
 int wt_trainset_fit(const struct wt_trainset *ts, const unsigned char *exclude,
@@ -373,9 +422,12 @@ int wt_trainset_fit(const struct wt_trainset *ts, const unsigned char *exclude,
         x[n] = ts->x[i];
         y[n] = ts->y[i];
         w[n] = 1.0 / sqrt((double)count[g * 2 + ts->y[i]]);
-        total[y[n]] += w[n];
         n++;
     }
+    if ((rc = canonical_order(x, y, w, n, err)) != WT_OK)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        total[y[i]] += w[i];
     if (total[0] <= 0 || total[1] <= 0) {
         rc =
             wt_errf(err, WT_EINVAL, "training needs active windows of both TRAINING and INFERENCE");
@@ -415,5 +467,6 @@ void wt_trainset_free(struct wt_trainset *ts)
     free(ts->file);
     for (int v = 0; v < WT_TRAINSET_VIEWS; v++)
         wt_ds_seen_free(&ts->seen[v]);
+    wt_ds_skips_free(&ts->skipped_files);
     memset(ts, 0, sizeof(*ts));
 }

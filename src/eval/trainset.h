@@ -36,6 +36,7 @@ struct wt_trainset {
     size_t nfiles, fcap;
     double window_s;
     struct wt_ds_seen seen[WT_TRAINSET_VIEWS]; /* per view: files read, each learnt once */
+    struct wt_ds_skips skipped_files;          /* not traces, and copies: learnt from once */
 };
 
 struct wt_train_config {

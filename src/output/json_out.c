@@ -332,10 +332,20 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
         push(files, fj, &bad);
     }
     put(o, "per_file", files, &bad);
-    json_t *nt = json_array();
-    for (size_t i = 0; i < e->nnot_traces; i++)
-        push(nt, jstr(e->not_traces[i]), &bad);
+    json_t *nt = json_array(), *dups = json_array();
+    for (size_t i = 0; i < e->skipped_files.n; i++) {
+        const struct wt_ds_skipped *s = &e->skipped_files.v[i];
+        if (!s->same_as) {
+            push(nt, jstr(s->path), &bad);
+            continue;
+        }
+        json_t *d = json_object();
+        put(d, "file", jstr(s->path), &bad);
+        put(d, "same_as", jstr(s->same_as), &bad);
+        push(dups, d, &bad);
+    }
     put(o, "not_traces", nt, &bad);
+    put(o, "copies", dups, &bad);
     if (bad) {
         json_decref(o);
         return NULL;

@@ -165,6 +165,11 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
             counts_line(f, name, &e->files[i].c);
         }
     }
-    for (size_t i = 0; i < e->nnot_traces; i++)
-        fprintf(f, "not a trace, skipped: %s\n", e->not_traces[i]);
+    for (size_t i = 0; i < e->skipped_files.n; i++) {
+        const struct wt_ds_skipped *s = &e->skipped_files.v[i];
+        if (s->same_as)
+            fprintf(f, "a copy of %s, read once: %s\n", s->same_as, s->path);
+        else
+            fprintf(f, "not a trace, skipped: %s\n", s->path);
+    }
 }
