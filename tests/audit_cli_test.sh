@@ -145,6 +145,26 @@ pid=$!
 wait_more "$L/log.jsonl" "$before"
 run "second writer" 1 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$L"
 has err "in use"
+# the same log named with --log-file (its key copied there): still one writer
+cp -p "$L/log.key" "$L/log.jsonl.key"
+run "second writer, other name" 1 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-file "$L/log.jsonl"
+has err "in use: another writer holds it (named another way"
+rm -f "$L/log.jsonl.key" "$L/log.jsonl.lock"
+# --- a log emptied or deleted (side file too) is not started again -----
+E=$TMP/lemptied
+run "emptied init" 0 "$WT" init --log-dir "$E"
+run "emptied watch" 0 "$WT" watch --backend synthetic --interval 0 --iterations 2 --log-dir "$E"
+: >"$E/log.jsonl"
+rm -f "$E/checkpoint"
+run "emptied log refused" 1 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$E"
+has err "refusing to append to a damaged log"
+check "emptied log left empty" test ! -s "$E/log.jsonl"
+rm -f "$E/log.jsonl"
+run "deleted log refused" 1 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$E"
+has err "is missing but its key"
+check "deleted log not created" test ! -e "$E/log.jsonl"
+run "deleted log, init again" 0 "$WT" init --log-dir "$E" && has err "kept the existing key"
+run "deleted log, watch after init" 0 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$E"
 # --- SIGTERM mid-run: clean stop, final checkpoint, verifiable --------
 kill -TERM $pid
 wait $pid

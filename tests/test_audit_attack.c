@@ -18,8 +18,9 @@
  *     both, and the witness refuses their next consistency request;
  *   - power loss: a cut inside the next line, NUL blocks: a torn tail that
  *     open() quarantines byte for byte; recover(recover(x)) == recover(x);
- *     a torn line a signed checkpoint covers is a truncation instead; a torn
- *     genesis line (power loss during init);
+ *     a torn line a signed checkpoint covers is a truncation instead; an
+ *     empty log or a torn genesis line is refused (init is atomic, so only
+ *     tampering leaves one);
  *   - a full disk (RLIMIT_FSIZE): the append fails and leaves nothing behind;
  *   - a second writer is locked out.
  *
@@ -1160,56 +1161,56 @@ static void test_power_loss(void **state)
     free(full);
 }
 
-/* Power loss during init, inside the genesis write: the key file exists, the
- * log holds part of the genesis line (or NULs), no side file yet.  log.c means
- * to repair this (wt_log_open: "the genesis record itself was torn (an
- * interrupted init)": quarantine, write the genesis again), and wt_log_init
- * refuses a non-empty log file, so open is the only way forward. */
+/* A log file that is empty, or whose first line is torn (part of a genesis
+ * line, NULs), with the key in place and no side file.  init writes the
+ * genesis record to a temporary file and renames it into place, so no
+ * interrupted init leaves this: it is someone who could write the file (no
+ * key needed) emptying or cutting it.  The writer must refuse it and leave it
+ * as it is, not start a fresh log that would verify under the same key. */
 static void test_torn_genesis(void **state)
 {
     (void)state;
     struct wt_err err = {{0}};
-    for (int kind = 0; kind < 2; kind++) {
+    for (int kind = 0; kind < 3; kind++) {
         const char *d = new_dir();
         struct wt_log_paths p;
         must(wt_log_paths_dir(&p, d, &err), &err, "paths");
         copy_file(B.p.key, p.key, 0600);
         char buf[4096];
-        size_t len = kind == 0 ? 100 : 512;
+        size_t len = kind == 0 ? 100 : kind == 1 ? 512 : 0;
         if (kind == 0)
             memcpy(buf, B.log, len); /* a cut inside the genesis line */
         else
-            memset(buf, 0, len); /* a NUL block where the genesis line should be */
+            memset(buf, 0, len); /* a NUL block where the genesis line should be; or empty */
         write_file(p.log, buf, len, 0640);
         struct wt_verify_report r;
-        int st = verify_path(p.log, NULL, NULL, &r);
+        verify_path(p.log, NULL, NULL, &r);
         assert_int_equal(r.entries, 0);
         struct wt_log *l = NULL;
         struct wt_log_recovery rec;
-        int rc = wt_log_open(&l, &p, &log_opts, &rec, &err);
-        if (rc) {
-            /* KNOWN BUG: verify.c reports a torn first line as DAMAGED
-             * ("malformed: no genesis record", status 1 instead of a torn-tail
-             * WARN), so wt_log_open refuses before its torn-genesis branch is
-             * reached; wt_log_init refuses too (the file is not empty).  The log
-             * can then only be fixed by hand. */
-            char what[700];
-            snprintf(what, sizeof(what),
-                     "an init interrupted inside the genesis write (%s) cannot be recovered: "
-                     "verify status %d (%s); wt_log_open: %.400s",
-                     kind == 0 ? "100 bytes of the genesis line" : "512 NUL bytes", st,
-                     wt_damage_name(r.damage), err.msg);
-            known_bug(what);
-            continue;
-        }
-        wt_log_close(l);
-        assert_true(rec.repaired);
-        assert_int_equal(rec.offset, 0);
-        assert_int_equal(rec.dropped, len);
-        st = verify_path(p.log, p.checkpoint, NULL, &r);
-        if (st != WT_VERIFY_OK || r.entries != 2 || r.recoveries != 1)
-            fail_msg("after repairing a torn genesis: status %d, %s", st, r.message);
+        if (wt_log_open(&l, &p, &log_opts, &rec, &err) == WT_OK)
+            fail_msg("the writer appended to a log with no genesis record (%s)",
+                     kind == 0 ? "100 bytes of the genesis line"
+                               : kind == 1 ? "512 NUL bytes" : "empty");
+        assert_null(l);
+        assert_contains(err.msg, "damaged log");
+        struct stat st;
+        assert_int_equal(stat(p.log, &st), 0);
+        assert_int_equal((size_t)st.st_size, len); /* left as evidence */
+        assert_int_not_equal(access(p.checkpoint, F_OK), 0);
     }
+    /* init itself writes no partial log: the genesis goes through LOG.init */
+    const char *d = new_dir();
+    struct wt_log_paths p;
+    must(wt_log_paths_dir(&p, d, &err), &err, "paths");
+    char vkey[512];
+    must(wt_log_init(&p, ORIGIN, NULL, &log_opts, vkey, sizeof(vkey), &err), &err, "init");
+    char tmp[sizeof(p.log) + 8];
+    snprintf(tmp, sizeof(tmp), "%s.init", p.log);
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    struct wt_verify_report r;
+    assert_int_equal(wt_verify_file(p.log, &(struct wt_verify_opts){.side_path = p.checkpoint}, &r),
+                     WT_VERIFY_OK);
 }
 
 /* Power loss (or kill -9) during init between creating the key file and
@@ -1344,6 +1345,16 @@ static void test_lock(void **state)
     int ws;
     assert_int_equal(waitpid(pid, &ws, 0), pid);
     assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    /* the same log named as --log-file DIR/log.jsonl, with its key there too:
+     * another lock file's name, the same log, still locked out */
+    struct wt_log_paths pf;
+    must(wt_log_paths_file(&pf, p.log, &err), &err, "file paths");
+    char cmd[2 * sizeof(p.key) + 16];
+    snprintf(cmd, sizeof(cmd), "cp -p '%s' '%s'", p.key, pf.key);
+    assert_int_equal(system(cmd), 0);
+    assert_int_not_equal(wt_log_open(&l2, &pf, &log_opts, NULL, &err), 0);
+    assert_null(l2);
+    assert_contains(err.msg, "in use: another writer holds it (named another way");
     wt_log_close(l1);
     must(wt_log_open(&l2, &p, &log_opts, NULL, &err), &err, "open after close");
     wt_log_close(l2);

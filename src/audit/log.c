@@ -24,6 +24,7 @@ struct wt_log {
     struct wt_log_paths p;
     struct wt_log_opts o;
     int fd, lockfd;
+    int loglockfd; /* the log file itself, locked too: however the log is named */
     int failed;
     struct wt_note_key key;
     struct wt_merkle_range range;
@@ -161,7 +162,11 @@ static void default_origin(char *out, size_t cap)
     snprintf(out, cap, "workloadtruth.%.100s/%s", host, hex);
 }
 
-/* Appends the genesis record to an empty log file; fsyncs file and dir. */
+/* Creates the log with its genesis record in one step: the line is written
+ * to LOG.init and made durable, then renamed onto LOG (absent, or empty: the
+ * caller checked), and the directory is synced.  So no log file is ever
+ * seen empty or with a torn first line after an interrupted init, and the
+ * writer can treat both as damage instead of finishing an init. */
 static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key *k,
                          const struct wt_log_opts *o, struct wt_err *err)
 {
@@ -177,24 +182,29 @@ static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key 
     json_decref(f);
     if (rc)
         return rc;
-    int fd = open(p->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
+    char tmp[sizeof(p->log) + 8];
+    if (snprintf(tmp, sizeof(tmp), "%s.init", p->log) >= (int)sizeof(tmp)) {
+        rc = wt_errf(err, WT_EINVAL, "%s: path too long", p->log);
+        goto out;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
     if (fd < 0) {
-        rc = wt_errf(err, WT_EIO, "cannot create %s: %s", p->log, strerror(errno));
+        rc = wt_errf(err, WT_EIO, "cannot create %s: %s", tmp, strerror(errno));
         goto out;
     }
     line[len] = '\n'; /* the NUL becomes the newline: one write */
     ssize_t n = write(fd, line, len + 1);
-    if (n != (ssize_t)(len + 1)) {
-        int e = n < 0 ? errno : ENOSPC;
-        if (ftruncate(fd, 0)) {
-            /* the next open quarantines the partial line */
-        }
-        rc = wt_errf(err, WT_EIO, "cannot write the genesis record to %s: %s", p->log, strerror(e));
-    } else if (fdatasync(fd)) {
-        rc = wt_errf(err, WT_EIO, "fdatasync of %s failed: %s", p->log, strerror(errno));
-    }
+    if (n != (ssize_t)(len + 1))
+        rc = wt_errf(err, WT_EIO, "cannot write the genesis record to %s: %s", tmp,
+                     strerror(n < 0 ? errno : ENOSPC));
+    else if (fsync(fd))
+        rc = wt_errf(err, WT_EIO, "fsync of %s failed: %s", tmp, strerror(errno));
     close(fd);
-    if (!rc)
+    if (!rc && rename(tmp, p->log) != 0)
+        rc = wt_errf(err, WT_EIO, "cannot rename %s to %s: %s", tmp, p->log, strerror(errno));
+    if (rc)
+        (void)unlink(tmp);
+    else
         rc = wt_fsync_dir(p->dir, err);
 out:
     free(line);
@@ -369,7 +379,7 @@ int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct 
         free(vr);
         return wt_errf(err, WT_ENOMEM, "out of memory");
     }
-    l->fd = l->lockfd = -1;
+    l->fd = l->lockfd = l->loglockfd = -1;
     l->p = *p;
     l->o = o ? *o : defaults;
     (void)sodium_mlock(&l->key, sizeof(l->key));
@@ -391,13 +401,29 @@ int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct 
                  : wt_errf(err, WT_EIO, "cannot lock %s: %s", p->lock, strerror(errno));
         goto fail;
     }
+    /* the lock file's name follows how the log was named (DIR/log.lock or
+     * FILE.lock); a lock on the log's own inode holds off a writer that named it
+     * the other way */
+    l->loglockfd = open(p->log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (l->loglockfd < 0) {
+        rc = wt_errf(err, WT_EIO, "cannot open %s: %s", p->log, strerror(errno));
+        goto fail;
+    }
+    if (flock(l->loglockfd, LOCK_EX | LOCK_NB)) {
+        rc = errno == EWOULDBLOCK
+                 ? wt_errf(err, WT_EIO,
+                           "%s is in use: another writer holds it (named another way: "
+                           "--log-dir or --log-file)",
+                           p->log)
+                 : wt_errf(err, WT_EIO, "cannot lock %s: %s", p->log, strerror(errno));
+        goto fail;
+    }
     if ((rc = wt_log_read_key(p->key, &l->key, err)) != WT_OK)
         goto fail;
-    if (stat(p->log, &st) == 0 && st.st_size == 0 && access(p->checkpoint, F_OK) != 0) {
-        /* an init interrupted before its genesis record: write it now */
-        if ((rc = write_genesis(p, &l->key, &l->o, err)) != WT_OK)
-            goto fail;
-    }
+    /* an empty log, or a torn first line, is damage: init creates the log
+     * with its genesis record in one step (write_genesis), so neither is an
+     * interrupted init; restarting it would let anyone who can write the
+     * file, without the key, replace the history with a fresh log */
     /* Make what is in the file durable, then drop it from the page cache so
      * the verification below reads what is on disk: after a failed
      * fdatasync the cache may hold lines the disk lost ("fsyncgate"). */
@@ -435,18 +461,14 @@ int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct 
                          (unsigned long long)vr->valid_bytes);
             goto fail;
         }
+        if (vr->entries == 0) { /* no genesis record left: see above */
+            rc = wt_errf(err, WT_EINVAL,
+                         "%s: no complete genesis record; refusing to append to a damaged log",
+                         p->log);
+            goto fail;
+        }
         if ((rc = quarantine(p, vr->valid_bytes, rec, err)) != WT_OK)
             goto fail;
-        if (vr->entries == 0) {
-            /* the genesis record itself was torn (an interrupted init) */
-            if ((rc = write_genesis(p, &l->key, &l->o, err)) != WT_OK)
-                goto fail;
-            if ((st_v = wt_verify_file(p->log, &vo, vr)) == WT_VERIFY_DAMAGED ||
-                st_v == WT_VERIFY_ERROR) {
-                rc = wt_errf(err, WT_EIO, "%s", vr->message);
-                goto fail;
-            }
-        }
     }
     snprintf(l->origin, sizeof(l->origin), "%s", vr->origin);
     l->range = vr->range;
@@ -644,6 +666,8 @@ void wt_log_close(struct wt_log *l)
         return;
     if (l->fd >= 0)
         close(l->fd);
+    if (l->loglockfd >= 0)
+        close(l->loglockfd);
     if (l->lockfd >= 0)
         close(l->lockfd); /* releases the flock */
     wt_note_key_wipe(&l->key);

@@ -158,10 +158,17 @@ int wt_cmd_init(int argc, char **argv)
         return prc;
     struct wt_err err = {{0}};
     char vkey[600];
+    struct stat kst;
+    int had_key = stat(p.key, &kst) == 0 && kst.st_size > 0;
     if (wt_log_init(&p, origin, NULL, NULL, vkey, sizeof(vkey), &err) != WT_OK) {
         fprintf(stderr, "%s: %s\n", help.prog, err.msg);
         return WT_EXIT_ERROR;
     }
+    if (had_key) /* a log under this key restarted: say so where it is seen */
+        fprintf(stderr,
+                "%s: note: kept the existing key %s (an earlier init did not finish, or its "
+                "log was deleted); a checkpoint of the old log held elsewhere will not match\n",
+                help.prog, p.key);
     if (json) {
         json_t *j = json_pack("{s:s,s:s,s:s,s:s}", "log", p.log, "key", p.key, "checkpoint",
                               p.checkpoint, "vkey", vkey);

@@ -698,6 +698,16 @@ int wt_cmd_watch(int argc, char **argv)
     /* the log, once the source and GPUs are known to be fine: create it
      * when missing, then open it so a damaged log or a held lock fails
      * before sampling */
+    if (access(w->paths.log, F_OK) != 0 && access(w->paths.key, F_OK) == 0) {
+        /* not created again on its own: someone who can delete the log but
+         * not read the key would get a fresh log that verifies */
+        fprintf(stderr,
+                "%s: %s is missing but its key %s exists: the log was deleted, or an init was "
+                "interrupted; check, then start a new log with this key by running "
+                "`workloadtruth init` with the same log option\n",
+                help.prog, w->paths.log, w->paths.key);
+        goto out;
+    }
     if (access(w->paths.log, F_OK) != 0) {
         char vkey[600];
         if (wt_log_init(&w->paths, NULL, NULL, NULL, vkey, sizeof(vkey), &err) != WT_OK) {
