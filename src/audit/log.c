@@ -163,10 +163,12 @@ static void default_origin(char *out, size_t cap)
 }
 
 /* Creates the log with its genesis record in one step: the line is written
- * to LOG.init and made durable, then renamed onto LOG (absent, or empty: the
- * caller checked), and the directory is synced.  So no log file is ever
- * seen empty or with a torn first line after an interrupted init, and the
- * writer can treat both as damage instead of finishing an init. */
+ * to a new LOG.init.XXXXXX and made durable, then linked as LOG, and the
+ * directory is synced.  So no log file is ever seen empty or with a torn
+ * first line after an interrupted init, and the writer can treat both as
+ * damage instead of finishing an init.  link() never replaces a log that
+ * another process created meanwhile (classify --log-dir may run as many
+ * jobs at once); only an empty LOG is replaced. */
 static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key *k,
                          const struct wt_log_opts *o, struct wt_err *err)
 {
@@ -182,14 +184,18 @@ static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key 
     json_decref(f);
     if (rc)
         return rc;
-    char tmp[sizeof(p->log) + 8];
-    if (snprintf(tmp, sizeof(tmp), "%s.init", p->log) >= (int)sizeof(tmp)) {
+    char tmp[sizeof(p->log) + 16];
+    if (snprintf(tmp, sizeof(tmp), "%s.init.XXXXXX", p->log) >= (int)sizeof(tmp)) {
         rc = wt_errf(err, WT_EINVAL, "%s: path too long", p->log);
         goto out;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
-    if (fd < 0) {
+    int fd = mkstemp(tmp);
+    if (fd < 0 || fchmod(fd, 0640) != 0) {
         rc = wt_errf(err, WT_EIO, "cannot create %s: %s", tmp, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            (void)unlink(tmp);
+        }
         goto out;
     }
     line[len] = '\n'; /* the NUL becomes the newline: one write */
@@ -200,11 +206,15 @@ static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key 
     else if (fsync(fd))
         rc = wt_errf(err, WT_EIO, "fsync of %s failed: %s", tmp, strerror(errno));
     close(fd);
-    if (!rc && rename(tmp, p->log) != 0)
-        rc = wt_errf(err, WT_EIO, "cannot rename %s to %s: %s", tmp, p->log, strerror(errno));
-    if (rc)
-        (void)unlink(tmp);
-    else
+    if (!rc && link(tmp, p->log) != 0) {
+        struct stat st;
+        int e = errno;
+        if (!(e == EEXIST && stat(p->log, &st) == 0 && st.st_size == 0 && unlink(p->log) == 0 &&
+              link(tmp, p->log) == 0))
+            rc = wt_errf(err, WT_EIO, "cannot create %s: %s", p->log, strerror(e));
+    }
+    (void)unlink(tmp);
+    if (!rc)
         rc = wt_fsync_dir(p->dir, err);
 out:
     free(line);
