@@ -165,6 +165,20 @@ has err "is missing but its key"
 check "deleted log not created" test ! -e "$E/log.jsonl"
 run "deleted log, init again" 0 "$WT" init --log-dir "$E" && has err "kept the existing key"
 run "deleted log, watch after init" 0 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$E"
+# --- jobs logging at once into a log none of them has created yet ------
+for round in 1 2 3; do
+    C=$TMP/conc$round
+    pids=
+    for i in 1 2 3 4 5 6; do
+        "$WT" classify --backend synthetic --samples 10 --interval 0.001 --log-dir "$C" >"$TMP/conc.$i" 2>&1 &
+        pids="$pids $!"
+    done
+    wait $pids # not the watch running in the background
+    check "concurrent classify round $round: every job logged" test "$(cat "$TMP"/conc.* | grep -c '^audit log')" = 6
+    check "concurrent classify round $round: one log, 6 records" test "$(grep -c '"type":"class"' "$C/log.jsonl")" = 6
+    run "concurrent classify round $round: verifies" 0 "$WT" verify-log --log-dir "$C"
+    rm -f "$TMP"/conc.*
+done
 # --- SIGTERM mid-run: clean stop, final checkpoint, verifiable --------
 kill -TERM $pid
 wait $pid

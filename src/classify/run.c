@@ -351,9 +351,17 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
         if (rc == WT_OK) {
             fprintf(stderr, "%s: created the audit log in %s; verifier key: %s\n",
                     o->who ? o->who : "workloadtruth", p.dir, vkey);
-        } else if (stat(p.log, &st) != 0) { /* not made by another writer meanwhile */
-            *err = ierr;
-            return rc;
+        } else {
+            /* another job may be creating it (its key is there, its log not
+             * yet): wait for that log as for a busy lock */
+            for (double waited = 0; stat(p.log, &st) != 0; waited += 0.1) {
+                if (waited >= o->lock_wait_s) {
+                    *err = ierr;
+                    return rc;
+                }
+                struct timespec ts = {0, 100000000L};
+                nanosleep(&ts, NULL);
+            }
         }
     }
     for (double waited = 0;; waited += 0.1) {
