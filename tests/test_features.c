@@ -360,6 +360,40 @@ static void test_active_acf(void **state)
     assert_true(isnan(f.v[WT_F_ACTIVE_ACF_PEAK]));
 }
 
+/* Faster than the 20 Hz grid (cells averaging several samples), a pure
+ * duty cycle still has no rhythm while on: a cell straddling an on/off edge
+ * holds a partial mean, and must not count as an active cell with a value of
+ * its own (it recurs with the duty period and read as a rhythm: about 0.5
+ * at 100 Hz).  Also with power only, and at 33 Hz. */
+static void test_active_acf_fast(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static struct wt_sample s[N];
+    static double u[N];
+    static const double hz[] = {100, 33, 50};
+    for (int r = 0; r < 3; r++) {
+        struct wt_window w = {.s = s, .n = N, .power_semantics = "instant",
+                              .gpu_model = "NVIDIA H100 80GB HBM3"};
+        struct wt_features f;
+        for (int i = 0; i < N; i++) {
+            double t = i / hz[r];
+            u[i] = fmod(t, 2.0) < 1.23 ? 95 : 0; /* 1.23 s on, 0.77 s off */
+        }
+        fill(s, N, u, NULL);
+        for (int i = 0; i < N; i++) {
+            s[i].t_s = i / hz[r];
+            s[i].v[WT_COL_POWER] = u[i] > 0 ? 650 : 80;
+            if (r == 2)
+                s[i].v[WT_COL_UTIL_GPU] = NAN; /* power only */
+        }
+        wt_features_compute(&w, &f);
+        if (!(f.v[WT_F_ACTIVE_ACF_PEAK] < 0.1))
+            fail_msg("%g Hz%s: active_acf_peak %g", hz[r], r == 2 ? " (power only)" : "",
+                     f.v[WT_F_ACTIVE_ACF_PEAK]);
+    }
+}
+
 static void test_windows(void **state)
 {
     (void)state;
@@ -423,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_long_window_cadence),
         cmocka_unit_test(test_grid_keeps_last_sample),
         cmocka_unit_test(test_active_acf),
+        cmocka_unit_test(test_active_acf_fast),
         cmocka_unit_test(test_duty_by_time),
         cmocka_unit_test(test_peer_skew),
         cmocka_unit_test(test_run_length_rounding),

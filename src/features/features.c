@@ -315,6 +315,39 @@ static int is_active(double util, double pnorm, int use_util)
     return !isnan(pnorm) && pnorm > WT_ACTIVE_POWER_NORM;
 }
 
+/* The active signal per cell when a cell averages several samples (the
+ * grid of grid_build with avg): the mean of the cell's active samples, NaN
+ * unless more than half of the samples that measure the signal are active.
+ * A cell across an on/off edge would otherwise hold a partial mean that
+ * still counts as active, and such cells, recurring with the duty period,
+ * read as a rhythm inside bursts (active_acf_peak about 0.9 for a pure duty
+ * cycle at 100 Hz).  A cell without a new sample holds the previous one. */
+static void active_cells(double *act, const struct wt_sample *s, size_t n, double t0, double h,
+                         size_t len, int use_util, double ref, enum wt_col sig)
+{
+    size_t j = 0;
+    double last = NAN;
+    for (size_t k = 0; k < len; k++) {
+        double t = t0 + h * (double)k, sum = 0;
+        size_t m = 0, ma = 0;
+        while (j < n && s[j].t_s <= t + 1e-9 + fabs(t) * 1e-14) {
+            const double *v = s[j].v;
+            if (wt_measured(v[sig])) {
+                double pn = wt_measured(ref) ? v[WT_COL_POWER] / ref : NAN;
+                m++;
+                if (is_active(v[WT_COL_UTIL_GPU], pn, use_util)) {
+                    ma++;
+                    sum += v[sig];
+                }
+            }
+            j++;
+        }
+        if (m)
+            last = 2 * ma > m ? sum / (double)ma : NAN;
+        act[k] = last;
+    }
+}
+
 /* ------------------------------------------------------------ compute */
 
 void wt_features_compute_basic(const struct wt_window *w, struct wt_features *f)
@@ -670,6 +703,9 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         }
         f->v[WT_F_GAP_LEN] = gaps ? sgap / (double)gaps : 0;
         f->v[WT_F_BURST_RATE] = (double)runs / ((double)len * h / 60.0);
+        if (act && avg)
+            active_cells(act, s, n, s[0].t_s, h, len, use_util, ref,
+                         gu.v ? WT_COL_UTIL_GPU : WT_COL_POWER);
         if (act)
             f->v[WT_F_ACTIVE_ACF_PEAK] = acf_peak_active(act, len, h);
         free(act);
