@@ -18,8 +18,10 @@
  * utilization and power, and the poll's point values); with empty or
  * unsupported buffers, the poll itself is one sample.  Buffer timestamps are
  * microseconds on a CPU clock that may be the epoch or time since boot: they
- * are re-anchored to wall time once (offset = now - newest timestamp) and
- * again only when the two clocks drift apart by more than 2 s.  Power prefers
+ * are anchored to CLOCK_MONOTONIC once (offset = now - newest timestamp) and
+ * again only when the two clocks drift apart by more than 2 s (a wall clock
+ * stepped under an epoch-based buffer), and poll times are monotonic too, so
+ * a stepped wall clock does not move t_s.  Power prefers
  * the instantaneous field (NVML_FI_DEV_POWER_INSTANT); without it,
  * nvmlDeviceGetPowerUsage is a 1-second average on Ampere (except A100) and
  * newer, instantaneous before, and `power_semantics` says which.
@@ -136,7 +138,7 @@ struct dev {
     int buf_ok[3]; /* sample buffer per type: 1 works, 0 not supported */
     unsigned long long seen[3];
     double period[3]; /* median spacing of each buffer's readings at start (NaN unknown) */
-    double offset;    /* add to buffer seconds to get wall seconds */
+    double offset;    /* add to buffer seconds to get monotonic seconds */
     int have_offset;
     double last_t;
     double last_buf_t; /* t_s of the newest row from the utilization buffer (NaN: none yet) */
@@ -678,7 +680,7 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
 
 static void poll_all(struct nvml *s)
 {
-    double now = wall_now();
+    double now = mono_now(); /* a wall clock stepped back must not move t_s */
     for (int i = 0; i < s->ndev; i++)
         if (!s->dev[i].lost && !s->dev[i].unusable)
             poll_dev(s, &s->dev[i], now);
@@ -729,7 +731,7 @@ static int nvml_open(struct wt_source *src, const struct wt_source_config *cfg, 
     int rc;
     if (!s)
         return wt_errf(err, WT_ENOMEM, "out of memory");
-    s->t0 = wall_now(); /* t_s counts from here */
+    s->t0 = mono_now(); /* t_s counts from here, on the monotonic clock */
     const char *path = cfg->nvml_lib;
     if (!path || !*path)
         path = getenv("WT_NVML_LIB");
