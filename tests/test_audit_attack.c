@@ -53,6 +53,7 @@
 #include "audit/proof.h"
 #include "audit/verify.h"
 #include "audit/witness.h"
+#include "util/fileio.h"
 
 #define ORIGIN "workloadtruth.attack.invalid/0123456789abcdef"
 #define TARGET_LINES 200
@@ -1208,17 +1209,25 @@ static void test_torn_genesis(void **state)
     DIR *dh = opendir(d);
     assert_non_null(dh);
     for (struct dirent *e; (e = readdir(dh)) != NULL;)
-        if (!strncmp(e->d_name, "log.jsonl.init", 14))
-            fail_msg("init left %s behind", e->d_name);
+        if (e->d_name[0] != '.' && strcmp(e->d_name, "log.jsonl") && strcmp(e->d_name, "log.key") &&
+            strcmp(e->d_name, "checkpoint") && strcmp(e->d_name, "log.lock"))
+            fail_msg("init left %s behind", e->d_name); /* a temporary file */
     closedir(dh);
-    /* a second init, as a concurrent classify --log-dir makes one, never
-     * replaces the log the first one made */
-    char vkey2[512];
-    assert_int_not_equal(wt_log_init(&p, ORIGIN, NULL, &log_opts, vkey2, sizeof(vkey2), &err),
-                         WT_OK);
     struct wt_verify_report r;
     assert_int_equal(wt_verify_file(p.log, &(struct wt_verify_opts){.side_path = p.checkpoint}, &r),
                      WT_VERIFY_OK);
+    /* a second init, as a concurrent classify --log-dir makes one, never
+     * replaces the log the first one made; nor an emptied one (left as it is) */
+    char vkey2[512];
+    assert_int_not_equal(wt_log_init(&p, ORIGIN, NULL, &log_opts, vkey2, sizeof(vkey2), &err),
+                         WT_OK);
+    write_file(p.log, "", 0, 0640);
+    assert_int_not_equal(wt_log_init(&p, ORIGIN, NULL, &log_opts, vkey2, sizeof(vkey2), &err),
+                         WT_OK);
+    assert_contains(err.msg, "is empty");
+    struct stat est;
+    assert_int_equal(stat(p.log, &est), 0);
+    assert_int_equal(est.st_size, 0);
 }
 
 /* Power loss (or kill -9) during init between creating the key file and
@@ -1368,6 +1377,35 @@ static void test_lock(void **state)
     wt_log_close(l2);
 }
 
+/* A new file (the signing key, a quarantine file) appears whole or not at
+ * all: written to FILE.XXXXXX and linked as FILE, which fails if FILE exists;
+ * no temporary file is left either way. */
+static void test_excl_file(void **state)
+{
+    (void)state;
+    const char *d = new_dir();
+    char path[512];
+    snprintf(path, sizeof(path), "%s/k", d);
+    struct wt_err err = {{0}};
+    must(wt_write_file_durable(d, path, "secret\n", 7, 0600, WT_FILE_EXCL, &err), &err, "create");
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(st.st_size, 7);
+    errno = 0;
+    assert_int_not_equal(wt_write_file_durable(d, path, "other\n", 6, 0600, WT_FILE_EXCL, &err), 0);
+    assert_int_equal(errno, EEXIST);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_size, 7); /* not replaced */
+    DIR *dh = opendir(d);
+    assert_non_null(dh);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(dh)) != NULL;)
+        n += e->d_name[0] != '.';
+    closedir(dh);
+    assert_int_equal(n, 1); /* no k.XXXXXX left */
+}
+
 /* Many processes create the same log at once and each appends a record, as
  * `classify --log-dir` run by concurrent jobs does: one init wins, the others
  * fail or find the log, and no record any of them was told is written goes
@@ -1449,6 +1487,7 @@ int main(void)
         cmocka_unit_test(test_full_disk),
         cmocka_unit_test(test_lock),
         cmocka_unit_test(test_concurrent_init),
+        cmocka_unit_test(test_excl_file),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

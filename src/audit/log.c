@@ -166,9 +166,9 @@ static void default_origin(char *out, size_t cap)
  * to a new LOG.init.XXXXXX and made durable, then linked as LOG, and the
  * directory is synced.  So no log file is ever seen empty or with a torn
  * first line after an interrupted init, and the writer can treat both as
- * damage instead of finishing an init.  link() never replaces a log that
- * another process created meanwhile (classify --log-dir may run as many
- * jobs at once); only an empty LOG is replaced. */
+ * damage instead of finishing an init.  link() never replaces a file at
+ * LOG: not a log another process created meanwhile (classify --log-dir may
+ * run as many jobs at once), nor an empty one (evidence of tampering). */
 static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key *k,
                          const struct wt_log_opts *o, struct wt_err *err)
 {
@@ -206,13 +206,9 @@ static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key 
     else if (fsync(fd))
         rc = wt_errf(err, WT_EIO, "fsync of %s failed: %s", tmp, strerror(errno));
     close(fd);
-    if (!rc && link(tmp, p->log) != 0) {
-        struct stat st;
-        int e = errno;
-        if (!(e == EEXIST && stat(p->log, &st) == 0 && st.st_size == 0 && unlink(p->log) == 0 &&
-              link(tmp, p->log) == 0))
-            rc = wt_errf(err, WT_EIO, "cannot create %s: %s", p->log, strerror(e));
-    }
+    if (!rc && link(tmp, p->log) != 0)
+        rc = wt_errf(err, errno == EEXIST ? WT_EINVAL : WT_EIO, "cannot create %s: %s", p->log,
+                     strerror(errno));
     (void)unlink(tmp);
     if (!rc)
         rc = wt_fsync_dir(p->dir, err);
@@ -237,11 +233,15 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
                        origin);
     if ((rc = mkdir_p(p->dir, err)) != WT_OK)
         return rc;
-    if (stat(p->log, &st) == 0 && st.st_size > 0)
+    if (lstat(p->log, &st) == 0)
         return wt_errf(err, WT_EINVAL,
-                       "%s already exists; an audit log is never re-created "
+                       "%s already exists%s; an audit log is never re-created "
                        "(use another directory or file)",
-                       p->log);
+                       p->log,
+                       S_ISREG(st.st_mode) && st.st_size == 0
+                           ? " and is empty (init never leaves a log empty: its records were "
+                             "removed; keep it as evidence)"
+                           : "");
     if (stat(p->key, &st) == 0 && st.st_size == 0) {
         /* an init interrupted between creating the key file and writing it
          * (no log yet, checked above): nothing to keep */
@@ -407,7 +407,7 @@ int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct 
     }
     if (flock(l->lockfd, LOCK_EX | LOCK_NB)) {
         rc = errno == EWOULDBLOCK
-                 ? wt_errf(err, WT_EIO, "%s is in use: another writer holds %s", p->log, p->lock)
+                 ? wt_errf(err, WT_EBUSY, "%s is in use: another writer holds %s", p->log, p->lock)
                  : wt_errf(err, WT_EIO, "cannot lock %s: %s", p->lock, strerror(errno));
         goto fail;
     }
@@ -421,7 +421,7 @@ int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct 
     }
     if (flock(l->loglockfd, LOCK_EX | LOCK_NB)) {
         rc = errno == EWOULDBLOCK
-                 ? wt_errf(err, WT_EIO,
+                 ? wt_errf(err, WT_EBUSY,
                            "%s is in use: another writer holds it (named another way: "
                            "--log-dir or --log-file)",
                            p->log)

@@ -292,17 +292,6 @@ out:
     return rc;
 }
 
-/* 1 when another process holds the log's writer lock. */
-static int lock_busy(const struct wt_log_paths *p)
-{
-    int fd = open(p->lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return 0;
-    int busy = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-    close(fd); /* releases the lock if we got it */
-    return busy;
-}
-
 static int check_extra(const json_t *extra, const json_t *ev, struct wt_err *err)
 {
     const char *k;
@@ -328,6 +317,8 @@ static int check_extra(const json_t *extra, const json_t *ev, struct wt_err *err
     return WT_OK;
 }
 
+#define KEY_YOUNG_S 10 /* a key file this new may belong to an init still running */
+
 int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
                       const struct wt_run_log_opts *o, json_t **where, struct wt_err *err)
 {
@@ -346,28 +337,40 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
         return rc;
     if (stat(p.log, &st) != 0 && errno == ENOENT) {
         char vkey[256];
-        struct wt_err ierr;
-        rc = wt_log_init(&p, NULL, NULL, NULL, vkey, sizeof(vkey), &ierr);
-        if (rc == WT_OK) {
-            fprintf(stderr, "%s: created the audit log in %s; verifier key: %s\n",
-                    o->who ? o->who : "workloadtruth", p.dir, vkey);
-        } else {
-            /* another job may be creating it (its key is there, its log not
-             * yet): wait for that log as for a busy lock */
-            for (double waited = 0; stat(p.log, &st) != 0; waited += 0.1) {
-                if (waited >= o->lock_wait_s) {
+        struct wt_err ierr = {{0}};
+        int irc = WT_OK;
+        if (stat(p.key, &st) != 0) { /* neither log nor key: create them */
+            irc = wt_log_init(&p, NULL, NULL, NULL, vkey, sizeof(vkey), &ierr);
+            if (irc == WT_OK)
+                fprintf(stderr, "%s: created the audit log in %s; verifier key: %s\n",
+                        o->who ? o->who : "workloadtruth", p.dir, vkey);
+        }
+        /* A key without its log: another job creating it (a key written in
+         * the last KEY_YOUNG_S seconds; wait for its log as for a busy lock),
+         * else a deleted log, which is not started again here under the same
+         * key: that is `init`'s to do, deliberately (as for watch). */
+        for (double waited = 0; stat(p.log, &st) != 0; waited += 0.1) {
+            struct stat ks;
+            int young = stat(p.key, &ks) == 0 && time(NULL) - ks.st_mtime < KEY_YOUNG_S;
+            if (!young || waited >= o->lock_wait_s) {
+                if (irc != WT_OK) {
                     *err = ierr;
-                    return rc;
+                    return irc;
                 }
-                struct timespec ts = {0, 100000000L};
-                nanosleep(&ts, NULL);
+                return wt_errf(err, WT_EINVAL,
+                               "%s is missing but its key %s exists: the log was deleted, or an "
+                               "init was interrupted; check, then start a new log with this key "
+                               "by running `workloadtruth init --log-dir %s`",
+                               p.log, p.key, log_dir);
             }
+            struct timespec ts = {0, 100000000L};
+            nanosleep(&ts, NULL);
         }
     }
-    for (double waited = 0;; waited += 0.1) {
+    for (double waited = 0;; waited += 0.1) { /* another writer: wait for it */
         if ((rc = wt_log_open(&l, &p, NULL, &rec, err)) == WT_OK)
             break;
-        if (waited >= o->lock_wait_s || !lock_busy(&p))
+        if (rc != WT_EBUSY || waited >= o->lock_wait_s)
             return rc;
         struct timespec ts = {0, 100000000L};
         nanosleep(&ts, NULL);

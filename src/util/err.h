@@ -21,6 +21,7 @@
 #define WT_ENOTSUP (-4) /* not available in this build or on this device */
 #define WT_ENODEV (-5)  /* no such device */
 #define WT_EFORMAT (-6) /* input is not of the expected kind (e.g. a CSV that is not a trace) */
+#define WT_EBUSY (-7)   /* held by another process (a writer's lock) */
 
 #if defined(__GNUC__)
 #define WT_WARN_UNUSED __attribute__((warn_unused_result))

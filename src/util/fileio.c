@@ -37,22 +37,29 @@ int wt_fsync_dir(const char *dir, struct wt_err *err)
 int wt_write_file_durable(const char *dir, const char *path, const void *buf, size_t len,
                           mode_t mode, int how, struct wt_err *err)
 {
+    /* both ways write a temporary file first, so no reader ever sees the
+     * file empty or half written: FILE.tmp renamed over FILE (REPLACE), or a
+     * new FILE.XXXXXX linked as FILE, which fails if FILE exists (EXCL) */
     char tmp[PATH_MAX + 8];
-    const char *target = path;
-    if (how == WT_FILE_REPLACE) {
-        if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-            errno = ENAMETOOLONG;
-            return wt_errf(err, WT_EINVAL, "path too long: %.80s...", path);
-        }
-        target = tmp;
+    if (snprintf(tmp, sizeof(tmp), how == WT_FILE_REPLACE ? "%s.tmp" : "%s.XXXXXX", path) >=
+        (int)sizeof(tmp)) {
+        errno = ENAMETOOLONG;
+        return wt_errf(err, WT_EINVAL, "path too long: %.80s...", path);
     }
-    int fd = open(target,
-                  O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
-                      (how == WT_FILE_REPLACE ? O_TRUNC : O_EXCL),
-                  mode);
+    int fd = how == WT_FILE_REPLACE
+                 ? open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_TRUNC, mode)
+                 : mkstemp(tmp);
+    if (fd >= 0 && how != WT_FILE_REPLACE && fchmod(fd, mode) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        fd = -1;
+        errno = e;
+    }
     if (fd < 0) {
         int e = errno;
-        wt_errf(err, WT_EIO, "cannot create %s: %s", target, strerror(e));
+        wt_errf(err, WT_EIO, "cannot create %s: %s", how == WT_FILE_REPLACE ? tmp : path,
+                strerror(e));
         errno = e;
         return WT_EIO;
     }
@@ -65,25 +72,30 @@ int wt_write_file_durable(const char *dir, const char *path, const void *buf, si
             continue;
         if (n <= 0) {
             e = n < 0 ? errno : ENOSPC;
-            wt_errf(err, WT_EIO, "cannot write %s: %s", target, strerror(e));
+            wt_errf(err, WT_EIO, "cannot write %s: %s", tmp, strerror(e));
             break;
         }
         done += (size_t)n;
     }
     if (!e && fsync(fd)) {
         e = errno;
-        wt_errf(err, WT_EIO, "fsync of %s failed: %s", target, strerror(e));
+        wt_errf(err, WT_EIO, "fsync of %s failed: %s", tmp, strerror(e));
     }
     if (close(fd) && !e) {
         e = errno;
-        wt_errf(err, WT_EIO, "cannot close %s: %s", target, strerror(e));
+        wt_errf(err, WT_EIO, "cannot close %s: %s", tmp, strerror(e));
     }
     if (!e && how == WT_FILE_REPLACE && rename(tmp, path)) {
         e = errno;
         wt_errf(err, WT_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(e));
     }
+    if (!e && how != WT_FILE_REPLACE && link(tmp, path)) {
+        e = errno;
+        wt_errf(err, WT_EIO, "cannot create %s: %s", path, strerror(e));
+    }
+    if (e || how != WT_FILE_REPLACE)
+        unlink(tmp);
     if (e) {
-        unlink(target);
         errno = e;
         return WT_EIO;
     }

@@ -1,7 +1,9 @@
 /* Durable small-file writes: the two file protocols the audit log and the
- * witness rely on (spec §9): a new file created with O_EXCL, or a file
- * replaced atomically through FILE.tmp and rename(); in both cases the data
- * is fsync'ed before, and the directory after, the name appears.  Not for
+ * witness rely on (spec §9): a new file (written as FILE.XXXXXX, then
+ * hard-linked as FILE, which fails if FILE exists: O_EXCL's guarantee
+ * without a moment where FILE is empty or half written), or a file replaced
+ * atomically through FILE.tmp and rename(); in both cases the data is
+ * fsync'ed before, and the directory after, the name appears.  Not for
  * the log itself (log.c appends with one write + fdatasync).  Also the
  * checks that keep reads from blocking on a FIFO and writes from replacing
  * a device or an input.
@@ -17,7 +19,7 @@
 
 #include "util/err.h"
 
-#define WT_FILE_EXCL 0    /* create; fail (errno EEXIST) if it exists */
+#define WT_FILE_EXCL 0    /* create; fail (errno EEXIST) if it exists; never seen partial */
 #define WT_FILE_REPLACE 1 /* write path.tmp, then rename it over path */
 
 /* fsync()s the directory dir. */
