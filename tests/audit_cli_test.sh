@@ -182,6 +182,7 @@ for round in 1 2 3; do
     done
     wait $pids # not the watch running in the background
     check "concurrent classify round $round: every job logged" test "$(cat "$TMP"/conc.* | grep -c '^audit log')" = 6
+    check "concurrent classify round $round: one job printed the verifier key" test "$(cat "$TMP"/conc.* | grep -c 'created the audit log')" = 1
     check "concurrent classify round $round: one log, 6 records" test "$(grep -c '"type":"class"' "$C/log.jsonl")" = 6
     run "concurrent classify round $round: verifies" 0 "$WT" verify-log --log-dir "$C"
     rm -f "$TMP"/conc.*

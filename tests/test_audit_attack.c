@@ -1378,7 +1378,7 @@ static void test_lock(void **state)
 }
 
 /* A new file (the signing key, a quarantine file) appears whole or not at
- * all: written to FILE.XXXXXX and linked as FILE, which fails if FILE exists;
+ * all: written to FILE.PID.N and linked as FILE, which fails if FILE exists;
  * no temporary file is left either way. */
 static void test_excl_file(void **state)
 {
@@ -1403,7 +1403,14 @@ static void test_excl_file(void **state)
     for (struct dirent *e; (e = readdir(dh)) != NULL;)
         n += e->d_name[0] != '.';
     closedir(dh);
-    assert_int_equal(n, 1); /* no k.XXXXXX left */
+    assert_int_equal(n, 1); /* no temporary file left */
+    /* the mode is masked by the umask, as open() would */
+    mode_t old = umask(077);
+    snprintf(path, sizeof(path), "%s/q", d);
+    must(wt_write_file_durable(d, path, "x", 1, 0640, WT_FILE_EXCL, &err), &err, "create 0640");
+    umask(old);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
 }
 
 /* Many processes create the same log at once and each appends a record, as

@@ -128,6 +128,17 @@ static void test_bad_models(void **state)
     assert_int_equal(wt_model_load(&m, "/nonexistent.model", &err), WT_EIO);
 }
 
+/* The model file text of a (malloc'd). */
+static char *model_text(const struct wt_model *a, size_t *len)
+{
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    assert_non_null(f);
+    assert_int_equal(wt_model_write(a, f), 0);
+    fclose(f);
+    return text;
+}
+
 /* A separable problem: TRAINING iff util_acf_peak > 0.5, power_cv noise. */
 static void test_train(void **state)
 {
@@ -156,11 +167,8 @@ static void test_train(void **state)
         correct += (wt_model_score(&a, &x[i], NULL) > 0) == y[i];
     assert_true(correct >= N - 8); /* thresholds are quantiles: near-exact */
     /* what is stored is what was trained: write, parse, same scores */
-    char *text = NULL;
     size_t len;
-    FILE *f = open_memstream(&text, &len);
-    assert_int_equal(wt_model_write(&a, f), 0);
-    fclose(f);
+    char *text = model_text(&a, &len);
     assert_int_equal(wt_model_parse(&b, text, len, "t", &err), WT_OK);
     for (int i = 0; i < N; i++)
         assert_true(wt_model_score(&a, &x[i], NULL) == wt_model_score(&b, &x[i], NULL));
@@ -197,11 +205,8 @@ static void test_train_close_values(void **state)
     assert_true(a.ntrees > 0 && a.tree[0].node[0].feature == WT_F_UTIL_ACF_PEAK);
     double thr = a.tree[0].node[0].threshold;
     assert_true(thr >= 1.9999999999997 && thr < 2.0);
-    char *text = NULL;
     size_t len;
-    FILE *f = open_memstream(&text, &len);
-    assert_int_equal(wt_model_write(&a, f), 0);
-    fclose(f);
+    char *text = model_text(&a, &len);
     assert_int_equal(wt_model_parse(&b, text, len, "t", &err), WT_OK);
     assert_true(b.tree[0].node[0].threshold == thr);
     assert_true(b.base == a.base);
@@ -210,10 +215,8 @@ static void test_train_close_values(void **state)
     assert_true(wt_model_score(&b, &x[1], NULL) > wt_model_score(&b, &x[0], NULL));
     free(text);
     /* values that 6 digits separate are written with 6 digits, as before */
-    f = open_memstream(&text, &len);
     b.tree[0].node[0].threshold = 0.25;
-    assert_int_equal(wt_model_write(&b, f), 0);
-    fclose(f);
+    text = model_text(&b, &len);
     assert_contains(text, "split util_acf_peak 0.25 ");
     free(text);
 }

@@ -163,7 +163,7 @@ static void default_origin(char *out, size_t cap)
 }
 
 /* Creates the log with its genesis record in one step: the line is written
- * to a new LOG.init.XXXXXX and made durable, then linked as LOG, and the
+ * to a new LOG.init.PID.N and made durable, then linked as LOG, and the
  * directory is synced.  So no log file is ever seen empty or with a torn
  * first line after an interrupted init, and the writer can treat both as
  * damage instead of finishing an init.  link() never replaces a file at
@@ -184,18 +184,11 @@ static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key 
     json_decref(f);
     if (rc)
         return rc;
-    char tmp[sizeof(p->log) + 16];
-    if (snprintf(tmp, sizeof(tmp), "%s.init.XXXXXX", p->log) >= (int)sizeof(tmp)) {
-        rc = wt_errf(err, WT_EINVAL, "%s: path too long", p->log);
-        goto out;
-    }
-    int fd = mkstemp(tmp);
-    if (fd < 0 || fchmod(fd, 0640) != 0) {
-        rc = wt_errf(err, WT_EIO, "cannot create %s: %s", tmp, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            (void)unlink(tmp);
-        }
+    char tmp[sizeof(p->log) + 40], base[sizeof(p->log) + 8];
+    snprintf(base, sizeof(base), "%s.init", p->log);
+    int fd = wt_open_temp(base, 0640, tmp, sizeof(tmp));
+    if (fd < 0) {
+        rc = wt_errf(err, WT_EIO, "cannot create a file next to %s: %s", p->log, strerror(errno));
         goto out;
     }
     line[len] = '\n'; /* the NUL becomes the newline: one write */
@@ -291,6 +284,9 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
     rc = write_genesis(p, &k, o, err);
     if (!rc)
         rc = wt_log_open(&l, p, o, NULL, err);
+    if (rc == WT_EBUSY)
+        rc = WT_OK; /* a writer opened the new log first: it is made, and that
+                       writer signs its checkpoints */
     if (!rc) {
         struct wt_note_vkey v;
         wt_note_key_public(&k, &v);

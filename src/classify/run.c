@@ -352,7 +352,9 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
         for (double waited = 0; stat(p.log, &st) != 0; waited += 0.1) {
             struct stat ks;
             int young = stat(p.key, &ks) == 0 && time(NULL) - ks.st_mtime < KEY_YOUNG_S;
-            if (!young || waited >= o->lock_wait_s) {
+            /* at least 2 s, even for callers that do not wait for locks (MCP):
+             * an init takes milliseconds */
+            if (!young || waited >= (o->lock_wait_s > 2 ? o->lock_wait_s : 2)) {
                 if (irc != WT_OK) {
                     *err = ierr;
                     return irc;

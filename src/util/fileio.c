@@ -34,27 +34,37 @@ int wt_fsync_dir(const char *dir, struct wt_err *err)
     return WT_OK;
 }
 
+int wt_open_temp(const char *path, mode_t mode, char *tmp, size_t cap)
+{
+    static unsigned counter; /* a name taken (a crash's leftover) moves on */
+    for (int tries = 0; tries < 100; tries++) {
+        if (snprintf(tmp, cap, "%s.%ld.%u", path, (long)getpid(), counter++) >= (int)cap) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
+}
+
 int wt_write_file_durable(const char *dir, const char *path, const void *buf, size_t len,
                           mode_t mode, int how, struct wt_err *err)
 {
     /* both ways write a temporary file first, so no reader ever sees the
      * file empty or half written: FILE.tmp renamed over FILE (REPLACE), or a
-     * new FILE.XXXXXX linked as FILE, which fails if FILE exists (EXCL) */
-    char tmp[PATH_MAX + 8];
-    if (snprintf(tmp, sizeof(tmp), how == WT_FILE_REPLACE ? "%s.tmp" : "%s.XXXXXX", path) >=
-        (int)sizeof(tmp)) {
-        errno = ENAMETOOLONG;
-        return wt_errf(err, WT_EINVAL, "path too long: %.80s...", path);
-    }
-    int fd = how == WT_FILE_REPLACE
-                 ? open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_TRUNC, mode)
-                 : mkstemp(tmp);
-    if (fd >= 0 && how != WT_FILE_REPLACE && fchmod(fd, mode) != 0) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        fd = -1;
-        errno = e;
+     * new FILE.PID.N linked as FILE, which fails if FILE exists (EXCL) */
+    char tmp[PATH_MAX + 32];
+    int fd;
+    if (how == WT_FILE_REPLACE) {
+        if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+            errno = ENAMETOOLONG;
+            return wt_errf(err, WT_EINVAL, "path too long: %.80s...", path);
+        }
+        fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_TRUNC, mode);
+    } else {
+        fd = wt_open_temp(path, mode, tmp, sizeof(tmp));
     }
     if (fd < 0) {
         int e = errno;

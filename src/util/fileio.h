@@ -1,5 +1,5 @@
 /* Durable small-file writes: the two file protocols the audit log and the
- * witness rely on (spec §9): a new file (written as FILE.XXXXXX, then
+ * witness rely on (spec §9): a new file (written as FILE.PID.N, then
  * hard-linked as FILE, which fails if FILE exists: O_EXCL's guarantee
  * without a moment where FILE is empty or half written), or a file replaced
  * atomically through FILE.tmp and rename(); in both cases the data is
@@ -21,6 +21,11 @@
 
 #define WT_FILE_EXCL 0    /* create; fail (errno EEXIST) if it exists; never seen partial */
 #define WT_FILE_REPLACE 1 /* write path.tmp, then rename it over path */
+
+/* Creates a new temporary file next to path, PATH.PID.N (O_EXCL, mode as
+ * masked by the umask, like open()), writing its name to tmp; returns the
+ * descriptor, or -1 with errno set. */
+int wt_open_temp(const char *path, mode_t mode, char *tmp, size_t cap);
 
 /* fsync()s the directory dir. */
 int wt_fsync_dir(const char *dir, struct wt_err *err) WT_WARN_UNUSED;
