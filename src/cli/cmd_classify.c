@@ -62,7 +62,7 @@ int wt_cmd_classify(int argc, char **argv)
         {"--declared", WT_OPT_STRING, &declared_s, "TYPE", "the owner's declared type: training, inference or idle", 0, 0, NULL, false},
         {"--seed", WT_OPT_UINT, &seed, "N", "synthetic: random seed (default 0)", 0, 18446744073709551615.0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (the Python tool's shape)", 0, 0, NULL, false},
-        {"--log-dir", WT_OPT_STRING, &log_dir, "DIR", "append the job-level result as a class record to the audit log in DIR (created when missing)", 0, 0, NULL, false},
+        {"--log-dir", WT_OPT_STRING, &log_dir, "DIR", "append the job-level result as a class record to the audit log in DIR (created when neither log nor key exists)", 0, 0, NULL, false},
         {"--job-id", WT_OPT_STRING, &job_id, "ID", "with --log-dir: the scheduler's job id, recorded as evidence slurm_job_id", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };

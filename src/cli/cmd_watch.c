@@ -424,9 +424,10 @@ int wt_cmd_watch(int argc, char **argv)
     const struct wt_cmd_help help = {
         "workloadtruth watch",
         "Classify continuously and append one record per GPU per window to a\n"
-        "tamper-evident audit log (created with a new key if missing), with signed\n"
-        "checkpoints and heartbeats.  Stops after --iterations, at the end of a\n"
-        "replayed trace, or on Ctrl-C / SIGTERM (with a final checkpoint).",
+        "tamper-evident audit log (created with a new key when neither it nor its\n"
+        "key exists), with signed checkpoints and heartbeats.  Stops after\n"
+        "--iterations, at the end of a replayed trace, or on Ctrl-C / SIGTERM (with a\n"
+        "final checkpoint).",
         "Declared types (for MISMATCH verdicts and the mismatch metric), in order: the\n"
         "environment of the GPU's processes (the first non-empty of WORKLOADTRUTH_DECLARED,\n"
         "SPANK_WORKLOAD_TYPE, SLURM_SPANK_WORKLOAD_TYPE, WORKLOAD_TYPE), --policy rules,\n"
