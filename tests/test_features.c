@@ -106,6 +106,20 @@ static void test_rated_power(void **state)
     assert_true(wt_gpu_rated_power_w("AMD Instinct MI250") == 500);
     assert_true(wt_gpu_rated_power_w("AMD Instinct MI250X") == 560);
     assert_true(isnan(wt_gpu_rated_power_w("Quadro P4000"))); /* not a P4 */
+    /* boards with several GPUs: NVML reports each GPU, so the scale is per GPU */
+    assert_true(wt_gpu_rated_power_w("Tesla K80") == 150);
+    assert_true(wt_gpu_rated_power_w("Tesla M60") == 150);
+    assert_true(wt_gpu_rated_power_w("NVIDIA A16") == 62.5);
+    assert_true(wt_gpu_rated_power_w("Tesla P100-SXM2-16GB") == 300);
+    assert_true(wt_gpu_rated_power_w("Tesla P100-PCIE-16GB") == 250);
+    assert_true(wt_gpu_rated_power_w("Tesla V100-SXM3-32GB") == 350);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GB300") == 1400);
+    assert_true(wt_gpu_rated_power_w("NVIDIA B300 SXM6 AC") == 1100);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce GTX 1070 Ti") == 180);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce GTX 1070") == 150);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce GTX 1660 SUPER") == 125);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 2060 SUPER") == 175);
+    assert_true(wt_gpu_rated_power_w("Quadro RTX 4000") == 160);
     assert_true(isnan(wt_gpu_rated_power_w("unknown")));
     assert_true(isnan(wt_gpu_rated_power_w("")));
     assert_true(isnan(wt_gpu_rated_power_w(NULL)));

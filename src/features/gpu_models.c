@@ -1,5 +1,6 @@
 /* Rated power table (see gpu_models.h).  Sources: NVIDIA/AMD product
- * datasheets (maximum/TDP board power). */
+ * datasheets (maximum/TDP board power; per GPU for a board that carries several,
+ * since NVML reports each of them). */
 #include "features/gpu_models.h"
 
 #include <ctype.h>
@@ -16,7 +17,9 @@ struct model {
 /* Most specific first. */
 static const struct model models[] = {
     /* data centre */
+    {"GB300", NULL, 1400},
     {"GB200", NULL, 1200},
+    {"B300", NULL, 1100},
     {"B200", NULL, 1000},
     {"B100", NULL, 700},
     {"GH200", NULL, 1000},
@@ -34,7 +37,7 @@ static const struct model models[] = {
     {"A800", "PCIe", 250},
     {"A800", NULL, 400},
     {"A40", NULL, 300},
-    {"A16", NULL, 250},
+    {"A16", NULL, 62.5}, /* 250 W board, 4 GPUs */
     {"A30", NULL, 165},
     {"A10G", NULL, 300},
     {"A10", NULL, 150},
@@ -44,14 +47,17 @@ static const struct model models[] = {
     {"L20", NULL, 275},
     {"L4", NULL, 72},
     {"V100", "PCIe", 250},
+    {"V100", "SXM3", 350},
     {"V100", NULL, 300},
     {"T4", NULL, 70},
+    {"P100", "SXM2", 300},
     {"P100", NULL, 250},
     {"P40", NULL, 250},
     {"P4", NULL, 75},
-    {"M60", NULL, 300},
+    {"M60", NULL, 150}, /* 300 W board, 2 GPUs */
+    {"M10", NULL, 56},  /* 225 W board, 4 GPUs */
     {"M40", NULL, 250},
-    {"K80", NULL, 300},
+    {"K80", NULL, 150}, /* 300 W board, 2 GPUs */
     {"K40", NULL, 235},
     {"K20X", NULL, 235},
     {"K20", NULL, 225},
@@ -66,6 +72,7 @@ static const struct model models[] = {
     {"Quadro RTX 8000", NULL, 295},
     {"Quadro RTX 6000", NULL, 295},
     {"Quadro RTX 5000", NULL, 230},
+    {"Quadro RTX 4000", NULL, 160},
     {"Quadro GV100", NULL, 250},
     {"Quadro P6000", NULL, 250},
     {"RTX A6000", NULL, 300},
@@ -100,10 +107,20 @@ static const struct model models[] = {
     {"RTX 2080", NULL, 215},
     {"RTX 2070", "SUPER", 215},
     {"RTX 2070", NULL, 175},
+    {"RTX 2060", "SUPER", 175},
+    {"RTX 2060", NULL, 160},
+    {"RTX 3050", NULL, 130},
     {"GTX 1080 Ti", NULL, 250},
     {"GTX 1080", NULL, 180},
+    {"GTX 1070 Ti", NULL, 180},
+    {"GTX 1070", NULL, 150},
+    {"GTX 1660", "SUPER", 125},
+    {"GTX 1660", NULL, 120},
+    {"GTX 1060", NULL, 120},
     /* AMD (not read through NVML; for traces that name them) */
+    {"MI355X", NULL, 1400},
     {"MI325X", NULL, 1000},
+    {"MI300A", NULL, 550},
     {"MI300X", NULL, 750},
     {"MI250X", NULL, 560},
     {"MI250", NULL, 500},
