@@ -125,6 +125,10 @@ static void test_malformed(void **state)
     /* ragged rows */
     expect_error("t_s,gpu,power_w\n0,0,1\n1,0\n", "t.csv:3: 2 cells, but the header has 3 columns");
     expect_error("t_s,gpu,power_w\n0,0,1,5\n", "4 cells, but the header has 3 columns");
+    /* a recording cut off mid-row: the message says so */
+    expect_error("t_s,gpu,power_w\n0,0,1\n1,0", "t.csv:3: 2 cells, but the header has 3 columns "
+                                                  "(the last line, with no newline: a recording "
+                                                  "cut off mid-row? Delete that line");
     expect_error("t_s,power_w\n\"0,1\n", "unterminated quoted field");
     /* duplicate columns */
     expect_error("t_s,power_w,power_w\n", "column 'power_w' appears twice");

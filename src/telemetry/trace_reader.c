@@ -73,6 +73,7 @@ struct wt_trace_reader {
     unsigned long lineno;     /* line last read */
     unsigned long row_lineno; /* line of the row last returned */
     int have_peek;            /* `line` holds an unconsumed line */
+    int unterminated;         /* `line` is the last and has no newline */
 
     /* header */
     int ncols;
@@ -140,6 +141,7 @@ static int read_line(struct wt_trace_reader *r, struct wt_err *err)
         return WT_OK;
     }
     r->line_len = 0;
+    r->unterminated = 0;
     for (;;) {
         if (r->rpos == r->rlen) {
             if (r->eof)
@@ -194,6 +196,7 @@ static int read_line(struct wt_trace_reader *r, struct wt_err *err)
     }
     if (r->line_len == 0)
         return WT_DONE;
+    r->unterminated = 1;
     goto got;
 stopped:
     r->eof = 1;
@@ -701,8 +704,12 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
                     "more than %d cells, but the header has %d columns", WT_TRACE_MAX_COLS,
                     r->ncols);
     if (n != r->ncols)
-        return fail(r, err, WT_EINVAL, r->lineno, "%d cell%s, but the header has %d columns", n,
-                    n == 1 ? "" : "s", r->ncols);
+        return fail(r, err, WT_EINVAL, r->lineno, "%d cell%s, but the header has %d columns%s", n,
+                    n == 1 ? "" : "s", r->ncols,
+                    r->unterminated && n < r->ncols
+                        ? " (the last line, with no newline: a recording cut off mid-row? "
+                          "Delete that line to read the rest)"
+                        : "");
     wt_sample_clear(s, 0);
     s->label = r->meta.label;
     int gpu_set = 0;

@@ -89,6 +89,9 @@ int wt_trace_writer_open(const char *path, const char *const *keys, const char *
             free(w);
             return rc;
         }
+        /* unbuffered: each flush is then one write(2) of whole rows, so a
+         * process killed between flushes leaves no torn last row */
+        setvbuf(w->f, NULL, _IONBF, 0);
     }
     char line[1200], v[1000];
     int rc = WT_OK;
