@@ -67,6 +67,34 @@ static void test_interleaved(void **state)
     wt_source_close(src);
 }
 
+/* A recording of GPUs that differ (record's gpu_models and
+ * power_semantics_per_gpu lists) reads back each GPU's own model. */
+static void test_mixed_models(void **state)
+{
+    (void)state;
+    const char *p = tu_temp("# gpu_model: mixed (see gpu_models)\n# power_semantics: unknown\n"
+                            "# gpu_models: 0=NVIDIA A100-SXM4-40GB; 1=NVIDIA H100 PCIe;2= x ; 3=\n"
+                            "# power_semantics_per_gpu: 0=instant; 1=avg1s; 2=weird\n"
+                            "t_s,gpu,power_w\n0,0,10\n0,1,20\n0,2,1\n0,3,1\n0,4,1\n");
+    struct wt_source *src = open_replay(p, NULL, 0);
+    struct wt_device_info info;
+    struct wt_err err;
+    assert_int_equal(wt_source_device_info(src, 0, &info, &err), WT_OK);
+    assert_string_equal(info.name, "NVIDIA A100-SXM4-40GB");
+    assert_string_equal(info.power_semantics, "instant");
+    assert_int_equal(wt_source_device_info(src, 1, &info, &err), WT_OK);
+    assert_string_equal(info.name, "NVIDIA H100 PCIe");
+    assert_string_equal(info.power_semantics, "avg1s");
+    assert_int_equal(wt_source_device_info(src, 2, &info, &err), WT_OK);
+    assert_string_equal(info.name, "x");
+    assert_string_equal(info.power_semantics, "unknown"); /* not a semantics: the file's */
+    assert_int_equal(wt_source_device_info(src, 3, &info, &err), WT_OK);
+    assert_string_equal(info.name, "mixed (see gpu_models)"); /* empty: the file's */
+    assert_int_equal(wt_source_device_info(src, 4, &info, &err), WT_OK);
+    assert_string_equal(info.name, "mixed (see gpu_models)");
+    wt_source_close(src);
+}
+
 /* One row per metric: rows of a GPU at the same time with no column in
  * common are one sample; a second reading of a column starts a new one. */
 static void test_split_rows(void **state)
@@ -286,9 +314,9 @@ static void test_shared_traces(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_interleaved),       cmocka_unit_test(test_split_rows),
-        cmocka_unit_test(test_limits_and_errors), cmocka_unit_test(test_nvsmi_layouts),
-        cmocka_unit_test(test_shared_traces),
+        cmocka_unit_test(test_interleaved),   cmocka_unit_test(test_mixed_models),
+        cmocka_unit_test(test_split_rows),    cmocka_unit_test(test_limits_and_errors),
+        cmocka_unit_test(test_nvsmi_layouts), cmocka_unit_test(test_shared_traces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

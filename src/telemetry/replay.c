@@ -9,6 +9,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,41 @@ static int absent(const struct replay *rp, int gpu, struct wt_err *err)
     return wt_errf(err, WT_EINVAL, "%s: the trace has no data rows", wt_trace_name(rp->r));
 }
 
+/* The value for one GPU in a per-GPU metadata list, as `record` writes for a
+ * host whose GPUs differ ("0=NVIDIA A100-SXM4-40GB; 1=NVIDIA H100 PCIe"),
+ * copied to out; 0 when the list or that GPU is absent. */
+static int per_gpu(const char *list, int gpu, char *out, size_t cap)
+{
+    for (const char *p = list; p && *p;) {
+        while (*p == ' ' || *p == ';')
+            p++;
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        long idx = -1;
+        if (eq && eq > p && isdigit((unsigned char)*p)) {
+            char *stop;
+            idx = strtol(p, &stop, 10);
+            if (stop != eq)
+                idx = -1;
+        }
+        if (idx == gpu) {
+            size_t vl = len - (size_t)(eq + 1 - p);
+            const char *v = eq + 1;
+            while (vl && *v == ' ')
+                v++, vl--;
+            while (vl && v[vl - 1] == ' ')
+                vl--;
+            if (!vl)
+                return 0;
+            snprintf(out, cap, "%.*s", (int)vl, v);
+            return 1;
+        }
+        p += len;
+    }
+    return 0;
+}
+
 /* Fills info from the trace's metadata (and the GPU's first row); for an
  * index the trace does not have (GPUs 0 and 1 of a trace of GPU 2 only),
  * info is filled as well and WT_ENODEV returned: callers listing GPUs
@@ -173,12 +209,19 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
         if (rc != WT_OK && rc != WT_DONE)
             return rc;
     }
+    /* a recording of GPUs that differ names each one in a list */
     const char *model = wt_trace_meta_value(rp->r, "gpu_model");
     info->index = gpu;
-    snprintf(info->name, sizeof(info->name), "%s", model && *model ? model : "unknown");
+    if (!per_gpu(wt_trace_meta_value(rp->r, "gpu_models"), gpu, info->name, sizeof(info->name)))
+        snprintf(info->name, sizeof(info->name), "%s", model && *model ? model : "unknown");
     wt_text_clean(info->name); /* the trace's text, shown and logged as is */
-    snprintf(info->power_semantics, sizeof(info->power_semantics), "%s",
-             wt_trace_meta(rp->r)->power_semantics);
+    char sem[16];
+    if (per_gpu(wt_trace_meta_value(rp->r, "power_semantics_per_gpu"), gpu, sem, sizeof(sem)) &&
+        (!strcmp(sem, "instant") || !strcmp(sem, "avg1s")))
+        snprintf(info->power_semantics, sizeof(info->power_semantics), "%s", sem);
+    else
+        snprintf(info->power_semantics, sizeof(info->power_semantics), "%s",
+                 wt_trace_meta(rp->r)->power_semantics);
     info->mem_total_mib = NAN;
     info->power_limit_w = NAN;
     info->power_default_limit_w = NAN;
