@@ -253,6 +253,22 @@ static void test_signed_log_damaged(void **state)
     lacks(html, "Log DAMAGED");
     free(html);
 
+    /* damage outside the log's lines (a garbage checkpoint file): no bad line */
+    char garbage[96];
+    snprintf(garbage, sizeof(garbage), "%s/garbage", dir);
+    FILE *gf = fopen(garbage, "w");
+    assert_non_null(gf);
+    fputs("garbage\n", gf);
+    fclose(gf);
+    o.side_path = garbage;
+    html = report(p.log, &o, &info);
+    assert_int_equal(info.status, WT_VERIFY_DAMAGED);
+    assert_int_equal(info.line, 0);
+    has(html, "The damage is in no line of the log itself");
+    lacks(html, "from the first bad line on");
+    free(html);
+    o.side_path = p.checkpoint;
+
     /* edit line 3 (the second class record): training -> inference */
     size_t len;
     FILE *f = fopen(p.log, "rb");
@@ -286,6 +302,10 @@ static void test_signed_log_damaged(void **state)
     has(html, "broken-link");
     has(html, "First bad line: <b>3</b>");
     has(html, "shows only lines 1&#8211;2");
+    /* the verifier's count and root include the altered line: not called verified */
+    has(html, "entries read before the damage was found");
+    has(html, "Merkle root of the lines read");
+    lacks(html, "entries verified");
     free(html);
 
     /* a log re-created with another key: nothing is shown */
@@ -388,6 +408,36 @@ static void test_downsampled(void **state)
     unlink(path);
 }
 
+/* More GPUs than the page shows: the others' mismatches and tamper
+ * indicators are still in the totals. */
+static void test_many_gpus(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    mk_open(&m, path, sizeof(path));
+    const int n = WT_REPORT_MAX_GPUS + 44;
+    for (int i = 0; i < n; i++) {
+        char gpu[32];
+        snprintf(gpu, sizeof(gpu), "GPU-%04d", i);
+        json_t *ev = json_pack("{s:s,s:s,s:s}", "declared", "inference", "verdict", "MISMATCH",
+                               "tamper_1", "power limit below default");
+        mk_class(&m, 1767225600000 + i, gpu, i % 8, "training", 900000, ev);
+    }
+    fclose(m.f);
+    struct wt_report_info info;
+    char *html = report(path, NULL, &info);
+    assert_int_equal(info.gpus, WT_REPORT_MAX_GPUS);
+    assert_true(info.more_gpus);
+    assert_int_equal(info.windows, n);
+    assert_int_equal(info.mismatches, n);
+    assert_int_equal(info.tampered, n);
+    has(html, "44 more windows of GPUs beyond the first 256 (44 mismatches, 44 with tamper "
+              "indicators)");
+    free(html);
+    unlink(path);
+}
+
 int main(void)
 {
     if (sodium_init() < 0)
@@ -398,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_signed_log_damaged),
         cmocka_unit_test(test_empty_and_missing),
         cmocka_unit_test(test_downsampled),
+        cmocka_unit_test(test_many_gpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,9 +127,10 @@ int wt_cmd_report(int argc, char **argv)
             snprintf(state, sizeof(state), "verified%s (%llu entries)",
                      info.status == WT_VERIFY_WARN ? " with warnings" : "",
                      (unsigned long long)info.entries);
-        printf("wrote %s: log %s, %zu GPU%s, %llu window%s, %llu mismatch%s, %llu with tamper "
+        printf("wrote %s: log %s, %zu%s GPU%s, %llu window%s, %llu mismatch%s, %llu with tamper "
                "indicators\n",
-               out, state, info.gpus, info.gpus == 1 ? "" : "s", (unsigned long long)info.windows,
+               out, state, info.gpus, info.more_gpus ? "+" : "",
+               info.gpus == 1 && !info.more_gpus ? "" : "s", (unsigned long long)info.windows,
                info.windows == 1 ? "" : "s", (unsigned long long)info.mismatches,
                info.mismatches == 1 ? "" : "es", (unsigned long long)info.tampered);
     }

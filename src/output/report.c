@@ -89,7 +89,8 @@ struct model {
     uint64_t shown;
     struct gpu *g;
     size_t ng, gcap;
-    uint64_t hidden_windows; /* of GPUs past WT_REPORT_MAX_GPUS */
+    uint64_t hidden_windows;                     /* of GPUs past WT_REPORT_MAX_GPUS */
+    uint64_t hidden_mismatches, hidden_tampered; /* among them */
     uint64_t n_class, n_heartbeat, n_checkpoint, n_recovery;
     int64_t genesis_ts, first_ts, last_ts;
     int have_hb;
@@ -280,21 +281,39 @@ static char *join_tamper(json_t *ev)
     return n ? dupn(buf, sizeof(buf)) : NULL;
 }
 
+/* Whether a class record is a declared-vs-observed mismatch: its verdict,
+ * else a plain comparison of the declared class with the observed one. */
+static int is_mismatch(json_t *ev, int cls, const char **declared, const char **verdict)
+{
+    *declared = ev_str(ev, "declared");
+    *verdict = ev_str(ev, "verdict");
+    if (*verdict)
+        return !strcasecmp(*verdict, "MISMATCH");
+    return *declared && cls != C_UNK && strcasecmp(*declared, cls_name[cls]) != 0;
+}
+
 static int ingest_class(struct model *m, const struct wt_entry *e, struct wt_err *err)
 {
     int hidden;
     struct gpu *g = find_gpu(m, e->gpu ? e->gpu : "?", err, &hidden);
+    json_t *ev = json_object_get(e->obj, "evidence");
+    if (!json_is_object(ev))
+        ev = NULL;
+    const char *declared, *verdict;
+    int mismatch = is_mismatch(ev, cls_index(e->cls), &declared, &verdict);
     m->n_class++;
     if (!g) {
         if (!hidden)
             return WT_ENOMEM;
+        /* not shown, but in the totals */
         m->hidden_windows++;
+        m->hidden_mismatches += (uint64_t)mismatch;
+        char *tamper = join_tamper(ev);
+        m->hidden_tampered += tamper != NULL;
+        free(tamper);
         return WT_OK;
     }
     json_t *idx = json_object_get(e->obj, "gpu_idx");
-    json_t *ev = json_object_get(e->obj, "evidence");
-    if (!json_is_object(ev))
-        ev = NULL;
     if (json_is_integer(idx))
         g->idx = (long long)json_integer_value(idx);
     const char *s;
@@ -314,16 +333,9 @@ static int ingest_class(struct model *m, const struct wt_entry *e, struct wt_err
     p.conf = (uint32_t)(c < 0 ? 0 : c > 1000000 ? 1000000 : c);
     p.cls = (uint8_t)cls_index(e->cls);
 
-    /* declared vs observed: the record's verdict, else a plain comparison */
-    const char *declared = ev_str(ev, "declared");
-    const char *verdict = ev_str(ev, "verdict");
-    int mismatch = 0;
+    /* declared vs observed */
     if (declared || verdict) {
         g->declared++;
-        if (verdict)
-            mismatch = !strcasecmp(verdict, "MISMATCH");
-        else if (p.cls != C_UNK)
-            mismatch = strcasecmp(declared, cls_name[p.cls]) != 0;
         if ((verdict && !strcasecmp(verdict, "INCONCLUSIVE")) || (!verdict && p.cls == C_UNK))
             g->inconclusive++;
     }
@@ -820,17 +832,27 @@ static void render_status(FILE *f, const struct model *m)
         if (r->line)
             fprintf(f, "First bad line: <b>%" PRIu64 "</b> (byte offset %" PRIu64 "). ", r->line,
                     r->offset);
-        if (m->shown)
+        if (m->shown && r->line)
             fprintf(f,
                     "This page shows only lines 1&#8211;%" PRIu64
                     ", which verify; nothing from the first bad line on.",
+                    m->shown);
+        else if (m->shown)
+            fprintf(f,
+                    "The damage is in no line of the log itself; this page shows its lines "
+                    "1&#8211;%" PRIu64 ", which link to each other and verify on their own.",
                     m->shown);
         else
             fputs("No line of this log can be trusted; nothing of it is shown.", f);
         fputs("</div>\n", f);
     }
     fputs("<dl class=\"facts\">", f);
-    fact_u(f, "entries verified", r->entries);
+    /* on damage, the verifier's count and root run up to the line where it
+     * found the damage, which may be that line itself (an altered line shows
+     * when the next one does not link to it) */
+    int damaged = r->status == WT_VERIFY_DAMAGED;
+    fact_u(f, damaged ? "entries read before the damage was found" : "entries verified",
+           r->entries);
     fact_u(f, "sealed by signed checkpoints", r->sealed);
     fact_u(f, "checkpoint records", r->ckpt_records);
     fact_u(f, "recoveries", r->recoveries);
@@ -841,7 +863,8 @@ static void render_status(FILE *f, const struct model *m)
            0);
     char b64[45], buf[160];
     wt_b64_hash(r->root, b64);
-    fact_s(f, "Merkle root of the verified lines", b64, 1);
+    fact_s(f, damaged ? "Merkle root of the lines read" : "Merkle root of the verified lines", b64,
+           1);
     fact_s(f, "log", m->o->log_label ? m->o->log_label : m->log_path, 1);
     snprintf(buf, sizeof(buf), "%" PRIu64 " of %" PRIu64 " bytes verified", r->valid_bytes,
              r->file_bytes);
@@ -939,9 +962,10 @@ static void render_overview(FILE *f, const struct model *m, const size_t *order)
     fputs("</table></div>\n", f);
     if (m->hidden_windows)
         fprintf(f,
-                "<p class=\"sub\">%" PRIu64 " more windows of GPUs beyond the first %d are counted "
-                "in the totals but not shown.</p>\n",
-                m->hidden_windows, WT_REPORT_MAX_GPUS);
+                "<p class=\"sub\">%" PRIu64 " more windows of GPUs beyond the first %d (%" PRIu64
+                " mismatches, %" PRIu64 " with tamper indicators) are counted in the totals but "
+                "not shown.</p>\n",
+                m->hidden_windows, WT_REPORT_MAX_GPUS, m->hidden_mismatches, m->hidden_tampered);
     legend(f);
     fputs("</section>\n", f);
 }
@@ -1571,7 +1595,10 @@ int wt_report_write(FILE *out, const char *log_path, const struct wt_report_opts
         info->entries = m->vr.entries;
         info->shown = m->shown;
         info->gpus = m->ng;
+        info->more_gpus = m->hidden_windows > 0;
         info->windows = m->n_class;
+        info->mismatches = m->hidden_mismatches;
+        info->tampered = m->hidden_tampered;
         for (size_t i = 0; i < m->ng; i++) {
             info->mismatches += m->g[i].mismatches;
             info->tampered += m->g[i].tampered;

@@ -57,7 +57,8 @@ struct wt_report_info {
     uint64_t line;         /* first bad line, 0 when none */
     uint64_t entries;      /* records the verifier accepted */
     uint64_t shown;        /* records the page is drawn from (those before a bad line) */
-    size_t gpus;           /* GPUs with class records */
+    size_t gpus;           /* GPUs with class records, at most WT_REPORT_MAX_GPUS */
+    int more_gpus;         /* and more GPUs than that, counted in the totals below */
     uint64_t windows;      /* class records */
     uint64_t mismatches;   /* class records whose verdict is MISMATCH */
     uint64_t tampered;     /* class records with tamper indicators */
