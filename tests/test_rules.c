@@ -309,6 +309,31 @@ static void test_physics_long_window(void **state)
     }
 }
 
+/* Times so large that t_last - 30 == t_last (a reviewer's nanosecond
+ * epoch): the tail keeps the last sample, read no further (ASan), and the
+ * window is too sparse to judge. */
+static void test_physics_huge_times(void **state)
+{
+    (void)state;
+    enum { NH = 20 };
+    struct wt_sample *s = calloc(NH, sizeof(*s)); /* exact size: ASan sees a read past it */
+    assert_non_null(s);
+    for (int i = 0; i < NH; i++) {
+        wt_sample_clear(&s[i], 0);
+        s[i].t_s = 1.712e18 + 1e9 * i;
+        s[i].v[WT_COL_UTIL_GPU] = 98;
+        s[i].v[WT_COL_POWER] = 300;
+    }
+    struct wt_window w = {
+        .s = s, .n = NH, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_result r;
+    struct wt_err err;
+    assert_int_equal(wt_classify_window(wt_classifier_find("physics"), &w, &r, &err), WT_OK);
+    assert_int_equal(r.cls, WT_CLASS_UNKNOWN);
+    assert_non_null(strstr(r.reasons[0].text, "1 sample"));
+    free(s);
+}
+
 static void test_registry(void **state)
 {
     (void)state;
@@ -332,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_not_measured),
         cmocka_unit_test(test_physics_short_window),
         cmocka_unit_test(test_physics_long_window),
+        cmocka_unit_test(test_physics_huge_times),
         cmocka_unit_test(test_too_few_samples),
         cmocka_unit_test(test_registry),
     };

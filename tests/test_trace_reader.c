@@ -125,10 +125,16 @@ static void test_malformed(void **state)
     /* ragged rows */
     expect_error("t_s,gpu,power_w\n0,0,1\n1,0\n", "t.csv:3: 2 cells, but the header has 3 columns");
     expect_error("t_s,gpu,power_w\n0,0,1,5\n", "4 cells, but the header has 3 columns");
+    /* t_s in nanoseconds or milliseconds since 1970; seconds since 1970 pass */
+    expect_error("t_s,gpu,power_w\n1712000000000000000,0,1\n",
+                 "t.csv:2: column 't_s': 1712000000000000000 is more than 1e+10 seconds");
+    expect_error("t_s,gpu,power_w\n-1712000000000,0,1\n", "not milliseconds or nanoseconds");
+    struct wt_err ok_err = {{0}};
+    assert_true(tu_parse("t_s,gpu,power_w\n1712000000.25,0,1\n", &ok_err) >= 0);
     /* a recording cut off mid-row: the message says so */
     expect_error("t_s,gpu,power_w\n0,0,1\n1,0", "t.csv:3: 2 cells, but the header has 3 columns "
-                                                  "(the last line, with no newline: a recording "
-                                                  "cut off mid-row? Delete that line");
+                                                "(the last line, with no newline: a recording "
+                                                "cut off mid-row? Delete that line");
     expect_error("t_s,power_w\n\"0,1\n", "unterminated quoted field");
     /* duplicate columns */
     expect_error("t_s,power_w,power_w\n", "column 'power_w' appears twice");

@@ -729,6 +729,16 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
                 return fail(r, err, WT_EINVAL, r->lineno, "column 't_s': not a number: '%s'",
                             shown);
             }
+            /* Seconds: Unix time in seconds (1.7e9) passes, in ms, us or ns
+             * since 1970 would be read 1000x too slow and lose sub-second
+             * precision in a double. */
+            if (fabs(s->t_s) > WT_TRACE_MAX_T_S) {
+                printable(shown, sizeof(shown), c->p, c->len);
+                return fail(r, err, WT_EINVAL, r->lineno,
+                            "column 't_s': %s is more than %.0e seconds (over 300 years): t_s is "
+                            "in seconds, not milliseconds or nanoseconds",
+                            shown, WT_TRACE_MAX_T_S);
+            }
             break;
         case F_GPU:
             if (c->len == 0 || (r->meta.kind == WT_TRACE_NVSMI && is_na(c->p, c->len))) {

@@ -26,6 +26,7 @@
 #define WT_TRACE_MAX_LINE 65536
 #define WT_TRACE_MAX_COLS 128
 #define WT_TRACE_MAX_META 256
+#define WT_TRACE_MAX_T_S 1e10 /* |t_s| beyond this is refused (ms/ns epochs) */
 
 enum wt_trace_kind {
     WT_TRACE_NATIVE, /* workloadtruth-trace/1 */
