@@ -86,6 +86,16 @@ static void test_native_details(void **state)
     wt_trace_close(r);
     /* quoted cells */
     assert_int_equal(tu_parse("t_s,\"power_w\"\n\"1.5\", \"2\"\n", &err), WT_DONE);
+    /* clock_reasons: decimal, hex, or a whole number written as a float (pandas) */
+    t = "t_s,clock_reasons\n0,4\n1,0x4\n2,4.0\n3,4e0\n";
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+        assert_true(s.v[WT_COL_CLOCK_REASONS] == 4);
+    }
+    wt_trace_close(r);
+    expect_error("t_s,clock_reasons\n0,4.5\n", "column 'clock_reasons': not a bitmask");
+    expect_error("t_s,clock_reasons\n0,-4\n", "column 'clock_reasons': not a bitmask");
 }
 
 static void test_malformed(void **state)
@@ -125,6 +135,11 @@ static void test_malformed(void **state)
     /* ragged rows */
     expect_error("t_s,gpu,power_w\n0,0,1\n1,0\n", "t.csv:3: 2 cells, but the header has 3 columns");
     expect_error("t_s,gpu,power_w\n0,0,1,5\n", "4 cells, but the header has 3 columns");
+    /* a file that says it is a trace is not read as nvidia-smi CSV */
+    expect_error(
+        "# format: workloadtruth-trace/1\ntimestamp,gpu,util_gpu_pct,power_w\n0,0,98,300\n",
+        "t.csv:2: header lacks the required column 't_s' (the metadata says 'format: "
+        "workloadtruth-trace/1')");
     /* t_s in nanoseconds or milliseconds since 1970; seconds since 1970 pass */
     expect_error("t_s,gpu,power_w\n1712000000000000000,0,1\n",
                  "t.csv:2: column 't_s': 1712000000000000000 is more than 1e+10 seconds");

@@ -431,6 +431,15 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
                     "header names no known column: a trace needs 't_s' (or nvidia-smi "
                     "--query-gpu fields such as 'timestamp' or 'power.draw [W]')");
     }
+    /* a file that says it is a trace is not read as nvidia-smi output */
+    const char *fmt = wt_trace_meta_value(r, "format");
+    if (!native && fmt) {
+        char shown[64];
+        printable(shown, sizeof(shown), fmt, strlen(fmt));
+        return fail(r, err, WT_EINVAL, r->lineno,
+                    "header lacks the required column 't_s' (the metadata says 'format: %s')",
+                    shown);
+    }
     r->meta.kind = native ? WT_TRACE_NATIVE : WT_TRACE_NVSMI;
     r->ncols = n;
     r->power_prio = r->power_limit_prio = -1;
@@ -652,9 +661,16 @@ static int parse_value(struct wt_trace_reader *r, const struct field *f, const s
             *out = (double)u;
             return WT_OK;
         }
+        /* a whole number written as a float ("4.0": pandas, for a column
+         * with empty cells) */
+        double d;
+        if (wt_parse_double(p, len, &d) == 0 && d >= 0 && d < 9007199254740992.0 && d == floor(d)) {
+            *out = d;
+            return WT_OK;
+        }
         printable(shown, sizeof(shown), c->p, c->len);
         return fail(r, err, WT_EINVAL, r->lineno,
-                    "column '%s': not a bitmask (decimal or 0x hex): '%s'", f->name, shown);
+                    "column '%s': not a bitmask (a whole number, or 0x hex): '%s'", f->name, shown);
     }
     if (wt_parse_double(p, len, out) != 0) {
         printable(shown, sizeof(shown), c->p, c->len);
