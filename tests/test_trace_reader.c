@@ -135,6 +135,28 @@ static void test_malformed(void **state)
     /* ragged rows */
     expect_error("t_s,gpu,power_w\n0,0,1\n1,0\n", "t.csv:3: 2 cells, but the header has 3 columns");
     expect_error("t_s,gpu,power_w\n0,0,1,5\n", "4 cells, but the header has 3 columns");
+    /* a key the reader acts on may repeat, but not change */
+    expect_error("# label: TRAINING\n# note: x\n# label: IDLE\nt_s,power_w\n0,1\n",
+                 "t.csv:3: metadata 'label' given again with another value (first on line 1)");
+    {
+        struct wt_err e3;
+        assert_int_equal(
+            tu_parse("# label: IDLE\n# label: IDLE\n# note: a\n# note: b\nt_s,power_w\n0,1\n", &e3),
+            WT_DONE);
+    }
+    /* power_semantics is one of three words (any case); not free text */
+    expect_error("# power_semantics: \033[31mRED\nt_s,power_w\n0,1\n",
+                 "t.csv:1: metadata 'power_semantics': '");
+    expect_error("# power_semantics: bogus\nt_s,power_w\n0,1\n",
+                 "is not instant, avg1s or unknown");
+    {
+        const char *t = "# power_semantics: AVG1S\nt_s,power_w\n0,1\n";
+        struct wt_trace_reader *r;
+        struct wt_err e2;
+        assert_int_equal(tu_open(t, strlen(t), NULL, &r, &e2), WT_OK);
+        assert_string_equal(wt_trace_meta(r)->power_semantics, "avg1s");
+        wt_trace_close(r);
+    }
     /* a file that says it is a trace is not read as nvidia-smi CSV */
     expect_error(
         "# format: workloadtruth-trace/1\ntimestamp,gpu,util_gpu_pct,power_w\n0,0,98,300\n",

@@ -350,6 +350,20 @@ static int add_meta(struct wt_trace_reader *r, const char *key, size_t klen, con
 {
     if (r->meta.n >= WT_TRACE_MAX_META)
         return fail(r, err, WT_ENOMEM, r->lineno, "more than %d metadata lines", WT_TRACE_MAX_META);
+    /* a key the reader acts on may repeat, but not change: which of two
+     * labels or formats is meant cannot be told */
+    static const char *const acted_on[] = {"format",    "label",      "power_semantics",
+                                           "gpu_model", "gpu_models", "power_semantics_per_gpu"};
+    for (size_t k = 0; k < sizeof(acted_on) / sizeof(acted_on[0]); k++) {
+        if (strlen(acted_on[k]) != klen || memcmp(acted_on[k], key, klen))
+            continue;
+        for (size_t i = 0; i < r->meta.n; i++)
+            if (!strcmp(r->meta.kv[i].key, acted_on[k]) &&
+                (strlen(r->meta.kv[i].value) != vlen || memcmp(r->meta.kv[i].value, val, vlen)))
+                return fail(r, err, WT_EINVAL, r->lineno,
+                            "metadata '%s' given again with another value (first on line %lu)",
+                            acted_on[k], (unsigned long)r->meta.kv[i].line);
+    }
     struct wt_trace_kv *kv = realloc(r->meta.kv, (r->meta.n + 1) * sizeof(*kv));
     if (!kv)
         return fail(r, err, WT_ENOMEM, r->lineno, "out of memory");
@@ -1062,8 +1076,20 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
         }
     }
     const char *ps = wt_trace_meta_value(r, "power_semantics");
-    if (ps && *ps)
-        r->meta.power_semantics = ps;
+    if (ps && *ps) {
+        static const char *const sems[] = {"instant", "avg1s", "unknown"};
+        size_t k = 0;
+        while (k < 3 && strcasecmp(ps, sems[k]))
+            k++;
+        if (k == 3) {
+            char shown[40];
+            printable(shown, sizeof(shown), ps, strlen(ps));
+            rc = fail(r, err, WT_EINVAL, meta_line(r, "power_semantics"),
+                      "metadata 'power_semantics': '%s' is not instant, avg1s or unknown", shown);
+            goto fail;
+        }
+        r->meta.power_semantics = sems[k];
+    }
     if (!r->meta.power_semantics)
         r->meta.power_semantics = "unknown";
     r->meta.rows_per_tick = 1;
