@@ -179,6 +179,8 @@ static void test_malformed(void **state)
     /* time going backwards within one GPU (other GPUs may interleave) */
     assert_int_equal(tu_parse("t_s,gpu\n1,0\n0.5,1\n2,0\n", &(struct wt_err){{0}}), WT_DONE);
     expect_error("t_s,gpu\n1,0\n0.5,1\n0.9,0\n", "t.csv:4: t_s 0.900 is earlier than the previous");
+    expect_error("t_s,gpu\n1.0002,0\n1.0001,0\n",
+                 "t.csv:3: t_s 1.0001 is earlier than the previous sample of GPU 0 (1.0002)");
     /* metadata after the header */
     expect_error("t_s\n0\n# label: IDLE\n", "t.csv:3: metadata line after the header");
 }

@@ -994,10 +994,17 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
     r->ordinal++;
     r->row_lineno = lineno;
     double prev = r->last_t[s->gpu];
-    if (!isnan(prev) && s->t_s < prev)
+    if (!isnan(prev) && s->t_s < prev) {
+        /* milliseconds, or as many digits as tell the two apart */
+        int digits = 3;
+        char a[40], b[40];
+        do {
+            snprintf(a, sizeof(a), "%.*f", digits, s->t_s);
+            snprintf(b, sizeof(b), "%.*f", digits, prev);
+        } while (!strcmp(a, b) && ++digits < 17);
         return fail(r, err, WT_EINVAL, lineno,
-                    "t_s %.3f is earlier than the previous sample of GPU %d (%.3f)", s->t_s, s->gpu,
-                    prev);
+                    "t_s %s is earlier than the previous sample of GPU %d (%s)", a, s->gpu, b);
+    }
     r->last_t[s->gpu] = s->t_s;
     return WT_OK;
 }
