@@ -149,6 +149,18 @@ n=$((n + 1))
 if [ "$rc" != 0 ] || [ "$(grep -c '^[0-9.]*,0,' "$TMP/live.csv" 2>/dev/null)" != 5 ] || grep -q '^[0-9.]*,1,' "$TMP/live.csv"; then
     echo "FAIL [record-stdin-sigint]: exit $rc"; sed 's/^/    /' "$TMP/err" | head -3; fails=$((fails + 1))
 fi
+# the same with --gpus 0,1 and no GPU 1 yet: GPU 0's rows are kept on SIGINT
+(printf 't_s,gpu,power_w\n'; for i in 0 1 2 3 4; do printf '%s,0,100\n' "$i"; done; sleep 5) |
+    "$WT" record --trace - --gpus 0,1 --out "$TMP/live1.csv" 2>"$TMP/err" &
+rpid=$!
+sleep 1.5
+kill -INT "$rpid" 2>/dev/null
+wait "$rpid"
+rc=$?
+n=$((n + 1))
+if [ "$rc" != 0 ] || [ "$(grep -c '^[0-9.]*,0,' "$TMP/live1.csv" 2>/dev/null)" != 5 ]; then
+    echo "FAIL [record-stdin-awaited-gpu]: exit $rc"; sed 's/^/    /' "$TMP/err" | head -3; fails=$((fails + 1))
+fi
 printf 't_s,gpu,power_w\n0,0,100\n0,1,90\n1,0,100\n1,1,90\n' >"$TMP/two.csv"
 run record-stdin-gpus 0 sh -c '"$1" record --trace - --out "$2" --gpus 0,1 <"$3"' sh "$WT" "$TMP/live2.csv" "$TMP/two.csv"
 [ "$(grep -c '^[0-9.]*,1,' "$TMP/live2.csv")" = 2 ] || { echo "FAIL [record-stdin-gpus]: GPU 1 rows missing"; fails=$((fails + 1)); }

@@ -277,10 +277,13 @@ int wt_cmd_record(int argc, char **argv)
         nactive += active[g];
         first_t[g] = NAN;
     }
-    while (nactive > 0 && !stop_flag) {
+    /* A stop ends a live recording at once; a replay's reader stops reading
+     * on it, and what it had already read (rows of a pipe queued while
+     * another named GPU was awaited) is still written. */
+    while (nactive > 0 && !(stop_flag && live)) {
         if (live && duration > 0 && mono() - t_start >= duration)
             break;
-        for (int g = 0; g < ngpus && !stop_flag; g++) {
+        for (int g = 0; g < ngpus && !(stop_flag && live); g++) {
             if (!active[g])
                 continue;
             size_t n = 0;
