@@ -136,6 +136,8 @@ run replay-start 0 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --sta
 run replay-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 11
 has err "has only 10 samples; --samples asks for 11" && oneline
 run replay-gpu 1 "$WT" classify --trace "$DATA/labelled.csv" --gpu-index 3 && has err "no GPU 3 in this trace (GPUs: 0)"
+run replay-profile 2 "$WT" classify --trace "$DATA/labelled.csv" --profile idle && has err "--profile goes with --backend synthetic or auto, not --trace" && oneline
+run gpus-profile 2 "$WT" gpus --trace "$DATA/labelled.csv" --profile idle && has err "--profile goes with" && oneline
 # record from standard input: rows are written as they arrive (SIGINT while the
 # pipe is still open keeps them), GPU 0 unless --gpus names others
 (printf 't_s,gpu,power_w\n'; for i in 0 1 2 3 4; do printf '%s,0,100\n%s,1,90\n' "$i" "$i"; done; sleep 5) |
