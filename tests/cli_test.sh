@@ -167,6 +167,12 @@ printf 't_s,gpu,power_w\n0,0,100\n0,1,90\n1,0,100\n1,1,90\n' >"$TMP/two.csv"
 run record-stdin-gpus 0 sh -c '"$1" record --trace - --out "$2" --gpus 0,1 <"$3"' sh "$WT" "$TMP/live2.csv" "$TMP/two.csv"
 [ "$(grep -c '^[0-9.]*,1,' "$TMP/live2.csv")" = 2 ] || { echo "FAIL [record-stdin-gpus]: GPU 1 rows missing"; fails=$((fails + 1)); }
 run record-stdin-all 2 "$WT" record --trace - --out "$TMP/x.csv" --gpus all && has err "--gpus all needs a file" && oneline
+# times finer than a millisecond are kept (not repeated as 0.000, 0.000, ...)
+printf 't_s,gpu,power_w\n0,0,1\n0.0004,0,1\n1.5,0,2\n' >"$TMP/sub.csv"
+run record-sub-ms 0 "$WT" record --trace "$TMP/sub.csv" --out "$TMP/sub_r.csv"
+[ "$(grep -v '^#' "$TMP/sub_r.csv" | cut -d, -f1 | tr '\n' ' ')" = "t_s 0.000 0.0004 1.500 " ] ||
+    { echo "FAIL [record-sub-ms]: $(grep -v '^#' "$TMP/sub_r.csv" | cut -d, -f1 | tr '\n' ' ')"; fails=$((fails + 1)); }
+run record-long-note 2 "$WT" record --trace "$TMP/sub.csv" --out "$TMP/sub_n.csv" --workload "$(head -c 1000 /dev/zero | tr '\0' x)" && has err "--workload: longer than 999 bytes" && oneline
 # JSON stays valid with text that is not: a file name that is not UTF-8, a GPU
 # model whose multi-byte character a reason's width cuts
 mkdir -p "$TMP/lat"

@@ -104,6 +104,15 @@ int wt_cmd_record(int argc, char **argv)
                         "(see --help)\n");
         return WT_EXIT_USAGE;
     }
+    /* one metadata line each; longer text would be cut */
+    if ((workload && strlen(workload) > WT_TRACE_META_VALUE_MAX) ||
+        (evasion_s && strlen(evasion_s) > WT_TRACE_META_VALUE_MAX)) {
+        fprintf(stderr, "workloadtruth record: --%s: longer than %d bytes (see --help)\n",
+                workload && strlen(workload) > WT_TRACE_META_VALUE_MAX ? "workload"
+                                                                       : "evasion-note",
+                WT_TRACE_META_VALUE_MAX);
+        return WT_EXIT_USAGE;
+    }
     if (!*gpus || gpus[strlen(gpus) - 1] == ',') {
         fprintf(stderr,
                 "workloadtruth record: --gpus: '%.40s' is not 'all' or a list such as "

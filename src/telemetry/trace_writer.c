@@ -93,7 +93,7 @@ int wt_trace_writer_open(const char *path, const char *const *keys, const char *
          * process killed between flushes leaves no torn last row */
         setvbuf(w->f, NULL, _IONBF, 0);
     }
-    char line[1200], v[1000];
+    char line[1200], v[WT_TRACE_META_VALUE_MAX + 1];
     int rc = WT_OK;
     snprintf(line, sizeof(line), "# format: workloadtruth-trace/1\n");
     rc = put(w, line, strlen(line), err);
@@ -124,7 +124,13 @@ int wt_trace_writer_open(const char *path, const char *const *keys, const char *
 int wt_trace_writer_row(struct wt_trace_writer *w, const struct wt_sample *s, struct wt_err *err)
 {
     char line[1024];
-    int off = snprintf(line, sizeof(line), "%.3f,%d", s->t_s, s->gpu);
+    /* milliseconds, or microseconds when the time has them (a trace
+     * sampled faster than 1 kHz would otherwise repeat its times) */
+    int off = snprintf(line, sizeof(line), "%.6f", s->t_s);
+    while (off > 0 && line[off - 1] == '0' && off >= 4 && line[off - 4] != '.')
+        off--;
+    line[off] = '\0';
+    off += snprintf(line + off, sizeof(line) - (size_t)off, ",%d", s->gpu);
     for (int c = 0; c < WT_NCOLS && off < (int)sizeof(line) - 40; c++) {
         double x = s->v[c];
         if (!wt_measured(x))

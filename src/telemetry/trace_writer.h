@@ -16,6 +16,9 @@
 
 struct wt_trace_writer;
 
+/* The longest metadata value written whole (longer ones are cut). */
+#define WT_TRACE_META_VALUE_MAX 999
+
 /* Opens path ("-" = standard output) and writes the metadata (keys[i]:
  * values[i], n pairs) and the header.  *out owns the file. */
 int wt_trace_writer_open(const char *path, const char *const *keys, const char *const *values,
