@@ -135,6 +135,8 @@ static void test_malformed(void **state)
     /* ragged rows */
     expect_error("t_s,gpu,power_w\n0,0,1\n1,0\n", "t.csv:3: 2 cells, but the header has 3 columns");
     expect_error("t_s,gpu,power_w\n0,0,1,5\n", "4 cells, but the header has 3 columns");
+    /* old Mac line ends: said so, not "no header line" */
+    expect_error("# label: IDLE\rt_s,power_w\r0,1\r", "t.csv:1: carriage return inside a line");
     /* a key the reader acts on may repeat, but not change */
     expect_error("# label: TRAINING\n# note: x\n# label: IDLE\nt_s,power_w\n0,1\n",
                  "t.csv:3: metadata 'label' given again with another value (first on line 1)");

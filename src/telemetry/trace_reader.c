@@ -211,6 +211,10 @@ got:
     r->line[r->line_len] = '\0';
     if (memchr(r->line, '\0', r->line_len))
         return fail(r, err, WT_EINVAL, r->lineno, "contains a NUL byte (binary data?)");
+    if (memchr(r->line, '\r', r->line_len))
+        return fail(r, err, WT_EINVAL, r->lineno,
+                    "carriage return inside a line: a file with CR-only line ends? (use LF or "
+                    "CRLF)");
     if (r->lineno == 1 && r->line_len >= 3 && memcmp(r->line, "\xEF\xBB\xBF", 3) == 0) {
         memmove(r->line, r->line + 3, r->line_len - 2);
         r->line_len -= 3;
