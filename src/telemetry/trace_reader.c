@@ -1088,18 +1088,11 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
     }
     const char *ps = wt_trace_meta_value(r, "power_semantics");
     if (ps && *ps) {
-        static const char *const sems[] = {"instant", "avg1s", "unknown"};
-        size_t k = 0;
-        while (k < 3 && strcasecmp(ps, sems[k]))
-            k++;
-        if (k == 3) {
-            char shown[40];
-            printable(shown, sizeof(shown), ps, strlen(ps));
-            rc = fail(r, err, WT_EINVAL, meta_line(r, "power_semantics"),
-                      "metadata 'power_semantics': '%s' is not instant, avg1s or unknown", shown);
-            goto fail;
-        }
-        r->meta.power_semantics = sems[k];
+        /* one of three words, in any case; any other text says nothing the
+         * features can use, so it is read as unknown (the data stay usable) */
+        r->meta.power_semantics = !strcasecmp(ps, "instant") ? "instant"
+                                  : !strcasecmp(ps, "avg1s") ? "avg1s"
+                                                             : "unknown";
     }
     if (!r->meta.power_semantics)
         r->meta.power_semantics = "unknown";
