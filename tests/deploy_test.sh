@@ -68,7 +68,7 @@ while IFS= read -r line; do
 "
 done <<'EOF'
 Type=simple
-ExecStart=/usr/local/bin/workloadtruth watch --backend nvml --gpus ${WT_GPUS} --listen ${WT_LISTEN} --log-dir ${STATE_DIRECTORY} $WT_ARGS
+ExecStart=/usr/local/bin/workloadtruth watch --backend nvml --gpus ${WT_GPUS} --window 30 --listen ${WT_LISTEN} --log-dir ${STATE_DIRECTORY} $WT_ARGS
 Environment=WT_LISTEN=127.0.0.1:9400
 EnvironmentFile=-/etc/default/workloadtruth
 StateDirectory=workloadtruth

@@ -143,10 +143,20 @@ WT_FAKE_NVML_FAULTS=lost=1@40 run record-lost 0 "$WT" record --nvml-lib "$FAKE" 
 has err "fell off the bus"
 has err "the other GPUs keep recording"
 grep -q "^[0-9.]*,0," "$TMP/lost.csv" || { echo "FAIL [record-lost]: no GPU 0 rows"; fails=$((fails + 1)); }
+# watch: a live window is --window polls (--window x --interval seconds), however
+# many buffered readings each poll brings (fake_gpu.csv is sampled at 10 Hz)
+run watch-live-window 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --window 6 --iterations 2 --log-file "$TMP/lw.jsonl" --json
+n=$((n + 1))
+if ! grep '"window_seconds"' "$TMP/out" | /usr/bin/env python3 -c '
+import json, sys
+w = [json.loads(l) for l in sys.stdin]
+sys.exit(0 if len(w) == 2 and all(x["window_seconds"] >= 2.4 and x["sample_count"] > 6 for x in w) else 1)'; then
+    echo "FAIL [watch-live-window]: windows shorter than 6 polls"; head -c 600 "$TMP/out"; fails=$((fails + 1))
+fi
 # watch: a lost GPU's class gauges go, workloadtruth_gpu_failed says so, and
 # when every watched GPU is lost watch exits 1 (a service manager restarts it)
 mkdir -p "$TMP/prom"
-WT_FAKE_NVML_SPEED=5 WT_FAKE_NVML_FAULTS=lost=1@60 run watch-all-lost 1 "$WT" watch --nvml-lib "$FAKE" --gpus 1 --interval 0.2 --window 5 --log-dir "$TMP/wl" --textfile "$TMP/prom"
+WT_FAKE_NVML_SPEED=5 WT_FAKE_NVML_FAULTS=lost=1@200 run watch-all-lost 1 "$WT" watch --nvml-lib "$FAKE" --gpus 1 --interval 0.2 --window 5 --log-dir "$TMP/wl" --textfile "$TMP/prom"
 has err "every watched GPU failed"
 grep -q '^workloadtruth_gpu_failed{gpu="1"} 1$' "$TMP/prom/workloadtruth.prom" || { echo "FAIL [watch-all-lost]: no gpu_failed 1"; fails=$((fails + 1)); }
 if grep -q '^workloadtruth_gpu_workload_class{' "$TMP/prom/workloadtruth.prom"; then

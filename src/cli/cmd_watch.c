@@ -380,6 +380,48 @@ static void *writer_main(void *arg)
 
 /* --- the command ----------------------------------------------------- */
 
+/* The time a live window's samples span: from the first buffered reading
+ * after the previous window to the last poll of this one, (window - 1)
+ * intervals when each poll brings one sample, more when the driver buffers
+ * readings between polls; a tenth of an interval is left for timing jitter. */
+static double live_span(size_t window, double interval)
+{
+    return ((double)window - 1.1) * interval;
+}
+
+/* One window of GPU g: `want` samples; with span > 0 (a live GPU), the samples
+ * of the polls that cover span seconds, however many each poll brings (the
+ * buffer grows, up to MAX_WINDOW samples). */
+static int read_window(struct wt_source *src, int g, struct wt_sample **buf, size_t *cap,
+                       size_t want, double span, size_t *n, struct wt_err *err)
+{
+    if (span <= 0)
+        return wt_source_read_n(src, g, *buf, want, n, err);
+    *n = 0;
+    for (;;) {
+        if (*n == *cap) {
+            if (*cap >= MAX_WINDOW)
+                break;
+            size_t ncap = *cap * 2 < MAX_WINDOW ? *cap * 2 : MAX_WINDOW;
+            struct wt_sample *nb = realloc(*buf, ncap * sizeof(*nb));
+            if (!nb)
+                return wt_errf(err, WT_ENOMEM, "out of memory");
+            *buf = nb;
+            *cap = ncap;
+        }
+        size_t got = 0;
+        int rc = wt_source_read(src, g, *buf + *n, *cap - *n, &got, err);
+        if (rc == WT_DONE)
+            break;
+        if (rc)
+            return rc;
+        *n += got;
+        if (*n >= want && (*buf)[*n - 1].t_s - (*buf)[0].t_s >= span)
+            break;
+    }
+    return WT_OK;
+}
+
 int wt_cmd_watch(int argc, char **argv)
 {
     static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
@@ -401,7 +443,7 @@ int wt_cmd_watch(int argc, char **argv)
         {"--gpu-index", WT_OPT_UINT, &gpu_index, "N", "GPU to watch (default 0)", 0, WT_MAX_GPUS - 1, NULL, false},
         {"--gpus", WT_OPT_STRING, &gpus, "LIST", "GPUs to watch: all, or 0,1,... (instead of --gpu-index)", 0, 0, NULL, false},
         {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between samples (default 1; synthetic: 0 = no pacing)", 0, 3600, NULL, false},
-        {"--window", WT_OPT_UINT, &window, "N", "samples per window (default 10)", 2, MAX_WINDOW, NULL, false},
+        {"--window", WT_OPT_UINT, &window, "N", "samples per window; live GPUs: polls per window (default 10)", 2, MAX_WINDOW, NULL, false},
         {"--iterations", WT_OPT_UINT, &iterations, "N", "windows per GPU, then stop (default 0: until interrupted or the trace ends)", 0, 1e12, NULL, false},
         {"--log-dir", WT_OPT_STRING, &dir, "DIR", "audit log directory (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR "); created if missing", 0, 0, NULL, false},
         {"--log-file", WT_OPT_STRING, &file, "FILE", "audit log file instead (side files FILE.key, FILE.checkpoint, FILE.lock)", 0, 0, NULL, false},
@@ -555,7 +597,7 @@ int wt_cmd_watch(int argc, char **argv)
     struct wt_proc *procs = malloc(MAX_PROCS * sizeof(*procs));
     struct wt_source *src = NULL;
     struct wt_sample **buf = NULL;
-    size_t *nbuf = NULL;
+    size_t *nbuf = NULL, *bcap = NULL;
     struct wt_device_info *info = NULL;
     struct wt_window *wins = NULL, *peers = NULL;
     unsigned char *sel = NULL, *alive = NULL;
@@ -617,10 +659,11 @@ int wt_cmd_watch(int argc, char **argv)
     alive = calloc((size_t)ngpus + 1, 1);
     buf = calloc((size_t)ngpus + 1, sizeof(*buf));
     nbuf = calloc((size_t)ngpus + 1, sizeof(*nbuf));
+    bcap = calloc((size_t)ngpus + 1, sizeof(*bcap));
     info = calloc((size_t)ngpus + 1, sizeof(*info));
     wins = calloc((size_t)ngpus + 1, sizeof(*wins));
     peers = calloc((size_t)ngpus + 1, sizeof(*peers));
-    if (!sel || !alive || !buf || !nbuf || !info || !wins || !peers) {
+    if (!sel || !alive || !buf || !nbuf || !bcap || !info || !wins || !peers) {
         fprintf(stderr, "%s: out of memory\n", help.prog);
         goto out;
     }
@@ -654,6 +697,7 @@ int wt_cmd_watch(int argc, char **argv)
             continue;
         }
         buf[g] = malloc((size_t)window * sizeof(**buf));
+        bcap[g] = (size_t)window;
         if (!buf[g]) {
             fprintf(stderr, "%s: out of memory\n", help.prog);
             goto out;
@@ -744,6 +788,10 @@ int wt_cmd_watch(int argc, char **argv)
     writer_started = 1;
 
     int synthetic = !strcmp(src->ops->name, "synthetic");
+    /* A live GPU's window is --window polls, --window x --interval seconds:
+     * each poll may bring several of the driver's buffered readings, and
+     * counting samples would make windows too short to judge. */
+    double span = !strcmp(src->ops->name, "nvml") ? live_span((size_t)window, interval) : 0;
     int gpu_failed = 0, record_failed = 0;
     unsigned long long done_windows = 0;
     struct wt_result res;
@@ -755,7 +803,7 @@ int wt_cmd_watch(int argc, char **argv)
             if (!alive[g])
                 continue;
             size_t n = 0;
-            int rc = wt_source_read_n(src, g, buf[g], (size_t)window, &n, &err);
+            int rc = read_window(src, g, &buf[g], &bcap[g], (size_t)window, span, &n, &err);
             if (metrics)
                 wt_metrics_samples(metrics, g, n, rc != WT_OK && rc != WT_DONE);
             if (stop_flag)
@@ -990,6 +1038,7 @@ out:
             free(buf[g]);
     free(buf);
     free(nbuf);
+    free(bcap);
     free(info);
     free(wins);
     free(peers);

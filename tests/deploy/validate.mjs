@@ -403,7 +403,7 @@ function manifestChecks(name, objs) {
   need(!pod.hostNetwork, "hostNetwork is set");
   need(pod.nodeSelector && pod.nodeSelector["nvidia.com/gpu.present"] === "true", "no nodeSelector nvidia.com/gpu.present=true");
   need(pod.automountServiceAccountToken === false, "the service account token is mounted");
-  need(JSON.stringify(c.args) === JSON.stringify(["watch", "--backend", "nvml", "--gpus", "all", "--listen", "0.0.0.0:9400", "--log-dir", "/var/lib/workloadtruth"]),
+  need(JSON.stringify(c.args) === JSON.stringify(["watch", "--backend", "nvml", "--gpus", "all", "--window", "30", "--listen", "0.0.0.0:9400", "--log-dir", "/var/lib/workloadtruth"]),
     `args are ${JSON.stringify(c.args)}`);
   need(sc.readOnlyRootFilesystem === true, "readOnlyRootFilesystem is not true");
   const port = (c.ports || []).find((p) => p.name === "metrics");
