@@ -255,6 +255,14 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
         if (out->nreasons)
             out->reasons[out->nreasons - 1].weight = cr[i].c;
     }
+    /* said, since "not measured" features then decide by the branches the
+     * model learnt for missing values */
+    if (!wt_measured(f->v[WT_F_POWER_REF]) && wt_stat_count(w->s, w->n, WT_COL_POWER) > 0)
+        wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
+                             "power has no scale (no power limit, GPU model '%.60s' not rated): "
+                             "its features are not measured; record power_limit_w (nvidia-smi "
+                             "power.limit) or the GPU name",
+                             w->gpu_model ? w->gpu_model : "unknown");
     return WT_OK;
 }
 
