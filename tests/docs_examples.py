@@ -4,7 +4,7 @@
 Each block starts with `$ COMMAND`; the rest is the expected stdout+stderr (a
 block whose expected text starts with `...` only has to match the end).  The
 command runs from the repository root with the build directory first on PATH;
-`smi.csv` means tests/data/smi.csv.  Keeps docs/cli.md true to the binary.
+Keeps docs/cli.md true to the binary.
 
 usage: docs_examples.py DOC.md BUILD_DIR [--update]   (exit 77 = skipped: no ../shared/traces)
   --update rewrites the expected output of every full block that differs
@@ -36,7 +36,7 @@ for m in pattern.finditer(doc):
     if not lines[0].startswith("$ "):
         continue
     count += 1
-    cmd = lines[0][2:].replace("smi.csv", "tests/data/smi.csv")
+    cmd = lines[0][2:]
     exp = "\n".join(lines[1:])
     p = subprocess.run(cmd, shell=True, cwd=root, env=env, capture_output=True, text=True,
                        timeout=120)
