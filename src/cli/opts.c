@@ -88,7 +88,10 @@ static int set_value(const struct wt_cmd_help *h, struct wt_opt *o, const char *
             return bad(h, "%s: not a whole number: '%s'", o->name, sv);
         if (wt_parse_u64(val, strlen(val), &u) != 0)
             return bad(h, "%s: not a whole number: '%s'", o->name, sv);
-        if ((double)u < o->min || (double)u > o->max)
+        /* compared as integers: above 2^53 a double rounds u onto the bound */
+        uint64_t lo = o->min <= 0 ? 0 : (uint64_t)o->min;
+        uint64_t hi = o->max >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)o->max;
+        if (u < lo || u > hi)
             return bad(h, "%s: %s is out of range (%.0f..%.0f)", o->name, sv, o->min, o->max);
         *(unsigned long long *)o->target = (unsigned long long)u;
         return 0;
