@@ -183,6 +183,7 @@ run holdout-stdin 2 "$WT" eval --holdout source - && has err "not standard input
 run bench-too-few-samples 2 "$WT" benchmark --suite sim --seconds 1 --sample-hz 0.1 --trials 2 && has err "samples per window" && oneline
 run bench-seed-range 2 "$WT" benchmark --seed 18446744073709551615 --trials 2 && has err "out of range" && oneline
 run bench-seed-2p53 2 "$WT" benchmark --seed 9007199254740993 --trials 2 && has err "9007199254740993 is out of range" && oneline
+run train-window-sim 2 "$WT" train --traces "$DATA" --out "$TMP/w.model" --window 361 && has err "limited to 360 s" && oneline
 run source-double-slash 0 "$WT" eval --traces "$TMP/lat//" && has out "  lat  "
 { printf '# gpu_model: %s\302\251 GPU\nt_s,gpu,power_w\n' "$(printf 'X%.0s' $(seq 59))"; for i in $(seq 0 39); do printf '%s,0,100\n' "$i"; done; } >"$TMP/u8.csv"
 run json-reason-utf8 0 "$WT" classify --trace "$TMP/u8.csv" --samples 30 --json && has out '"workload_type": "UNKNOWN"'

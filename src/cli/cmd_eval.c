@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "eval/eval.h"
+#include "eval/trainset.h"
 #include "output/output.h"
 #include "util/fileio.h"
 
@@ -179,6 +180,14 @@ int wt_cmd_eval(int argc, char **argv)
     }
     if (holdout && !strcmp(holdout, "gpu_model"))
         o.group_by_model = 1; /* rows per held-out GPU model */
+    if (holdout && train_sim != 0 && window > WT_TRAINSET_SIM_MAX_WINDOW_S) {
+        fprintf(stderr,
+                "workloadtruth eval: --window %g: the folds' simulated training windows are "
+                "limited to %d s (--simulate 0 trains on the traces alone) (see --help)\n",
+                window, WT_TRAINSET_SIM_MAX_WINDOW_S);
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
     if (holdout) {
         if (wt_opts_no_stdin(&help, &paths, "--holdout")) { /* each fold reads them again */
             status = WT_EXIT_USAGE;

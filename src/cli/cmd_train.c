@@ -191,6 +191,14 @@ int wt_cmd_train(int argc, char **argv)
             goto out; /* an I/O error, status 1 */
         }
     }
+    if (sim && cfg.window_s > WT_TRAINSET_SIM_MAX_WINDOW_S) {
+        fprintf(stderr,
+                "workloadtruth train: --window %g: simulated training windows are limited to "
+                "%d s (--simulate 0 trains on the traces alone) (see --help)\n",
+                cfg.window_s, WT_TRAINSET_SIM_MAX_WINDOW_S);
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
     cfg.rounds = (int)rounds;
     cfg.sim_per_cell = (unsigned)sim;
     cfg.py_per_cell = (unsigned)py;

@@ -271,11 +271,11 @@ int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const struct 
     const struct wt_sim_evasion_info *ev = wt_sim_evasions(&ne);
     unsigned cell = 0;
     int rc = WT_OK;
-    if (c->window_s > 360)
+    if (c->window_s > WT_TRAINSET_SIM_MAX_WINDOW_S)
         return wt_errf(err, WT_EINVAL,
-                       "--window %g: simulated training windows are limited to 360 s "
+                       "--window %g: simulated training windows are limited to %d s "
                        "(--simulate 0 trains on the traces alone)",
-                       c->window_s);
+                       c->window_s, WT_TRAINSET_SIM_MAX_WINDOW_S);
     for (size_t p = 0; p < np && rc == WT_OK; p++)
         rc = add_sim_cell(ts, prof[p].name, NULL, -1, per_cell, cell++, c, err);
     for (size_t f = 0; f < ne && rc == WT_OK; f++)

@@ -25,6 +25,7 @@ struct wt_trainset_file {
 };
 
 #define WT_TRAINSET_VIEWS 6 /* native and 1 Hz, each with all columns, util + power, power only */
+#define WT_TRAINSET_SIM_MAX_WINDOW_S 360 /* the longest simulated training window, seconds */
 
 struct wt_trainset {
     int alone_views; /* set by wt_trainset_add from the config */
