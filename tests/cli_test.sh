@@ -372,12 +372,14 @@ run format-version 1 "$WT" classify --trace "$TMP/v2.csv" && has err "is not sup
 
 # ---- output that cannot be written is an error, said once
 if [ -w /dev/full ]; then
-    for c in "--version" "gpus --backend synthetic" "eval --traces $DATA/labelled.csv --window 5 --classifier rules" "benchmark --trials 1"; do
+    for c in "--version" "gpus --backend synthetic" "eval --traces $DATA/labelled.csv --window 5 --classifier rules" "benchmark --trials 1" \
+        "classify --backend synthetic" "classify --backend synthetic --json" "eval --traces $DATA/labelled.csv --window 5 --json" \
+        "record --backend synthetic --duration 2 --out -"; do
         n=$((n + 1))
         # shellcheck disable=SC2086
         "$WT" $c >/dev/full 2>"$TMP/err"
         rc=$?
-        if [ "$rc" != 1 ] || [ "$(wc -l <"$TMP/err")" != 1 ] || ! grep -q "cannot write" "$TMP/err"; then
+        if [ "$rc" != 1 ] || [ "$(wc -l <"$TMP/err")" != 1 ] || ! grep -q "cannot write to standard output: No space left on device" "$TMP/err"; then
             echo "FAIL [stdout-full: $c]: exit $rc, stderr:"
             sed 's/^/    /' "$TMP/err" | head -3
             fails=$((fails + 1))

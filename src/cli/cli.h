@@ -15,6 +15,10 @@
 /* Set by a command that has already said it could not write standard
  * output, so that main does not say it twice. */
 extern int wt_cli_stdout_reported;
+/* Says once, on standard error, `workloadtruth CMD: cannot write to standard
+ * output: REASON` (the reason from errno, else from writing again) and sets
+ * wt_cli_stdout_reported. */
+void wt_cli_stdout_failed(const char *cmd);
 
 int wt_cmd_classify(int argc, char **argv);
 int wt_cmd_benchmark(int argc, char **argv);

@@ -243,8 +243,7 @@ int wt_cmd_classify(int argc, char **argv)
         int prc2 = wt_json_print(stdout, j);
         json_decref(j);
         if (prc2) {
-            wt_cli_stdout_reported = 1;
-            fail("cannot write JSON output");
+            wt_cli_stdout_failed("classify");
             goto out;
         }
     } else {
@@ -263,8 +262,7 @@ int wt_cmd_classify(int argc, char **argv)
                    (long long)json_integer_value(json_object_get(where, "seq")));
     }
     if (fflush(stdout) != 0) {
-        wt_cli_stdout_reported = 1;
-        fail("cannot write output");
+        wt_cli_stdout_failed("classify");
         goto out;
     }
     status =

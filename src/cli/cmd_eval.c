@@ -232,8 +232,7 @@ int wt_cmd_eval(int argc, char **argv)
         int rc = wt_json_print(stdout, j);
         json_decref(j);
         if (rc) {
-            fprintf(stderr, "workloadtruth eval: cannot write JSON output\n");
-            wt_cli_stdout_reported = 1;
+            wt_cli_stdout_failed("eval");
             status = WT_EXIT_ERROR;
         }
     } else {

@@ -36,6 +36,15 @@ static double mono(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A write to the output failed: said once (standard output's failure is
+ * not repeated by main). */
+static void writer_failed(const char *out_path, const struct wt_err *err)
+{
+    fprintf(stderr, "workloadtruth record: %s\n", err->msg);
+    if (!strcmp(out_path, "-"))
+        wt_cli_stdout_reported = 1;
+}
+
 int wt_cmd_record(int argc, char **argv)
 {
     static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
@@ -310,7 +319,7 @@ int wt_cmd_record(int argc, char **argv)
                 continue;
             }
             if (!w && n && wt_trace_writer_open(out_path, keys, vals, nk, &w, &err) != WT_OK) {
-                fprintf(stderr, "workloadtruth record: %s\n", err.msg);
+                writer_failed(out_path, &err);
                 goto out;
             }
             for (size_t i = 0; i < n; i++) {
@@ -324,20 +333,20 @@ int wt_cmd_record(int argc, char **argv)
                 if (label != WT_CLASS_NONE)
                     buf[i].label = label;
                 if (wt_trace_writer_row(w, &buf[i], &err) != WT_OK) {
-                    fprintf(stderr, "workloadtruth record: %s\n", err.msg);
+                    writer_failed(out_path, &err);
                     goto out;
                 }
                 rows++;
             }
         }
         if (w && wt_trace_writer_flush(w, &err) != WT_OK) {
-            fprintf(stderr, "workloadtruth record: %s\n", err.msg);
+            writer_failed(out_path, &err);
             goto out;
         }
     }
     if (w && wt_trace_writer_close(w, &err) != WT_OK) {
         w = NULL;
-        fprintf(stderr, "workloadtruth record: %s\n", err.msg);
+        writer_failed(out_path, &err);
         goto out;
     }
     w = NULL;

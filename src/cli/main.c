@@ -79,6 +79,24 @@ static bool io_error_is_usage(const char *cmd)
     return false;
 }
 
+void wt_cli_stdout_failed(const char *cmd)
+{
+    int e = errno;
+    if (wt_cli_stdout_reported)
+        return;
+    wt_cli_stdout_reported = 1;
+    if (!e) {
+        /* the failed write was earlier: the same write fails the same way
+         * (a full disk, a closed pipe) and says why */
+        clearerr(stdout);
+        errno = 0;
+        if (fputc('\n', stdout) == EOF || fflush(stdout) != 0)
+            e = errno;
+    }
+    fprintf(stderr, "workloadtruth %s: cannot write to standard output%s%s\n", cmd, e ? ": " : "",
+            e ? strerror(e) : "");
+}
+
 /* Output that could not be written is an error, reported once, whatever
  * the command (a full disk, a closed pipe, /dev/full). */
 static int finish(const char *cmd, int rc)
@@ -88,9 +106,7 @@ static int finish(const char *cmd, int rc)
     if (fflush(stdout) != 0)
         bad = 1;
     if (bad) {
-        if (!wt_cli_stdout_reported)
-            fprintf(stderr, "workloadtruth %s: cannot write to standard output%s%s\n", cmd,
-                    errno ? ": " : "", errno ? strerror(errno) : "");
+        wt_cli_stdout_failed(cmd);
         if (io_error_is_usage(cmd)) {
             if (rc != WT_EXIT_ERROR) /* 0 intact, 3 warnings: not concluded after all */
                 rc = WT_EXIT_USAGE;

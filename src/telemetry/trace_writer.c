@@ -42,7 +42,9 @@ int wt_trace_writer_flush(struct wt_trace_writer *w, struct wt_err *err)
     if (!w->len)
         return fflush(w->f) == 0
                    ? WT_OK
-                   : wt_errf(err, WT_EIO, "cannot write '%s': %s", w->name, strerror(errno));
+                   : wt_errf(err, WT_EIO,
+                             w->owns ? "cannot write '%s': %s" : "cannot write to %s: %s", w->name,
+                             strerror(errno));
     /* everything pending in one write; a short write (full disk) is cut back
      * to the last complete row, so the file stays a valid trace */
     off_t before = w->owns ? ftello(w->f) : -1;
@@ -57,7 +59,8 @@ int wt_trace_writer_flush(struct wt_trace_writer *w, struct wt_err *err)
             if (ftruncate(fileno(w->f), before) == 0)
                 fseeko(w->f, before, SEEK_SET);
         }
-        return wt_errf(err, WT_EIO, "cannot write '%s': %s", w->name, strerror(saved));
+        return wt_errf(err, WT_EIO, w->owns ? "cannot write '%s': %s" : "cannot write to %s: %s",
+                       w->name, strerror(saved));
     }
     return WT_OK;
 }
@@ -78,7 +81,7 @@ int wt_trace_writer_open(const char *path, const char *const *keys, const char *
     struct wt_trace_writer *w = calloc(1, sizeof(*w));
     if (!w)
         return wt_errf(err, WT_ENOMEM, "out of memory");
-    snprintf(w->name, sizeof(w->name), "%s", strcmp(path, "-") ? path : "<stdout>");
+    snprintf(w->name, sizeof(w->name), "%s", strcmp(path, "-") ? path : "standard output");
     if (!strcmp(path, "-")) {
         w->f = stdout;
     } else {
@@ -161,7 +164,8 @@ int wt_trace_writer_close(struct wt_trace_writer *w, struct wt_err *err)
         return WT_OK;
     int rc = wt_trace_writer_flush(w, err);
     if (w->owns && fclose(w->f) != 0 && rc == WT_OK)
-        rc = wt_errf(err, WT_EIO, "cannot write '%s': %s", w->name, strerror(errno));
+        rc = wt_errf(err, WT_EIO, w->owns ? "cannot write '%s': %s" : "cannot write to %s: %s",
+                     w->name, strerror(errno));
     free(w->buf);
     free(w);
     return rc;
