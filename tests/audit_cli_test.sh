@@ -347,5 +347,28 @@ else
     echo "skipped: fault injection under watch (no fiu-run, or an ASan build)"
 fi
 
+# ---- a full disk while nothing is queued (a heartbeat due): the writer retries
+# every half second, not in a busy loop (a 64 KiB tmpfs: needs root, else skipped)
+mkdir -p "$TMP/full"
+if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
+    n=$((n + 1))
+    { printf 't_s,gpu,util_gpu_pct,power_w\n'; for i in $(seq 0 19); do printf '%s,0,90,300\n' "$i"; done; sleep 6; } |
+        "$WT" watch --trace - --window 10 --heartbeat 1 --log-dir "$TMP/full/log" >/dev/null 2>"$TMP/full.err" &
+    wpid=$!
+    sleep 1.5
+    dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null
+    sleep 3
+    errs=$(grep -c 'No space left' "$TMP/full.err")
+    kill "$wpid" 2>/dev/null
+    wait "$wpid" 2>/dev/null
+    if [ "$errs" -lt 1 ] || [ "$errs" -gt 20 ]; then
+        echo "FAIL [full-disk-idle]: $errs write errors in 3 s (a retry every 0.5 s gives about 6)"
+        fails=$((fails + 1))
+    fi
+    umount "$TMP/full"
+else
+    echo "skipped: full disk under watch (mounting a tmpfs needs root)"
+fi
+
 echo "$n checks, $fails failed"
 [ "$fails" = 0 ]

@@ -336,13 +336,19 @@ static void *writer_main(void *arg)
                 break;
         }
         if (ok) {
+            /* a failed publish or heartbeat waits like a failed append: the
+             * heartbeat is still due, and retrying at once would spin on a
+             * full disk */
             struct wt_err err = {{0}};
-            if (wt_log_publish(w->log, &err) != WT_OK)
+            if (wt_log_publish(w->log, &err) != WT_OK) {
                 fail_log(w, err.msg);
-            else if (mono() - w->last_beat >= w->heartbeat_s ||
-                     (w->seal_every && w->since_seal >= w->seal_every))
-                heartbeat(w, 1);
-            report_metrics(w, w->log != NULL);
+                ok = 0;
+            } else if ((mono() - w->last_beat >= w->heartbeat_s ||
+                        (w->seal_every && w->since_seal >= w->seal_every)) &&
+                       heartbeat(w, 1) != 0) {
+                ok = 0;
+            }
+            report_metrics(w, ok && w->log != NULL);
         } else {
             report_metrics(w, 0);
         }
