@@ -347,6 +347,18 @@ else
     echo "skipped: fault injection under watch (no fiu-run, or an ASan build)"
 fi
 
+# ---- standard output closed (`watch --json | head`): no death by SIGPIPE; the
+# log is sealed (a final checkpoint record) and watch exits 1 with one line
+n=$((n + 1))
+{ "$WT" watch --backend synthetic --interval 0.01 --json --heartbeat 60 --seal-every 1000 \
+    --log-dir "$TMP/pipe" 2>"$TMP/pipe.err"; echo $? >"$TMP/pipe.rc"; } | head -n 3 >/dev/null
+if [ "$(cat "$TMP/pipe.rc")" != 1 ] || ! grep -q 'cannot write to standard output: Broken pipe' "$TMP/pipe.err" ||
+    ! tail -n 1 "$TMP/pipe/log.jsonl" | grep -q '"type":"checkpoint"' ||
+    ! "$WT" verify-log --log-dir "$TMP/pipe" >/dev/null; then
+    echo "FAIL [watch-closed-pipe]: exit $(cat "$TMP/pipe.rc")"; sed 's/^/    /' "$TMP/pipe.err" | tail -3
+    fails=$((fails + 1))
+fi
+
 # ---- a full disk while nothing is queued (a heartbeat due): the writer retries
 # every half second, not in a busy loop (a 64 KiB tmpfs: needs root, else skipped)
 mkdir -p "$TMP/full"

@@ -948,7 +948,10 @@ int wt_cmd_watch(int argc, char **argv)
                     printf("  declared %s: %s", wt_class_lname(declared), wt_verdict_name(verdict));
                 printf("\n");
             }
-            fflush(stdout);
+            /* standard output gone (`watch --json | head`): stop as on
+             * SIGTERM, sealing the log; main reports it and exits 1 */
+            if (fflush(stdout) != 0 || ferror(stdout))
+                stop_flag = 1;
         }
         if (textfile)
             write_textfile(metrics, textfile);

@@ -122,6 +122,9 @@ int main(int argc, char **argv)
     /* writing past a file-size limit is an error (EFBIG) to report, not a
      * reason to die: the audit log cuts the short write back */
     signal(SIGXFSZ, SIG_IGN);
+    /* a closed pipe is a write error to report (exit 1, one line), not a
+     * reason to die: `watch --json | head` still seals its log */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return WT_EXIT_USAGE;
