@@ -122,6 +122,37 @@ static void test_example_log(void **state)
     wt_note_key_wipe(&k);
 }
 
+/* A log deleted (or replaced) while open takes no more appends: they
+ * would be acknowledged and lost. */
+static void test_deleted_log(void **state)
+{
+    (void)state;
+    char dir[64], vkey[512];
+    mktempdir(dir, sizeof(dir));
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    assert_int_equal(wt_log_paths_dir(&p, dir, &err), 0);
+    if (wt_log_init(&p, "workloadtruth.example.invalid/0000000000000001", NULL, NULL, vkey,
+                    sizeof(vkey), &err))
+        fail_msg("%s", err.msg);
+    struct wt_log *l;
+    if (wt_log_open(&l, &p, NULL, NULL, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(wt_log_append(l, WT_ENTRY_HEARTBEAT, NULL, NULL, &err), 0);
+    assert_int_equal(unlink(p.log), 0);
+    assert_int_equal(wt_log_append(l, WT_ENTRY_HEARTBEAT, NULL, NULL, &err), WT_EIO);
+    assert_non_null(strstr(err.msg, "deleted or replaced while open"));
+    /* another file in its place */
+    FILE *f = fopen(p.log, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(wt_log_append(l, WT_ENTRY_HEARTBEAT, NULL, NULL, &err), WT_EIO);
+    wt_log_close(l);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* The spec's example log as given, with its size-3 checkpoint. */
 static void test_verify_vector(void **state)
 {
@@ -161,6 +192,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_example_log),
+        cmocka_unit_test(test_deleted_log),
         cmocka_unit_test(test_verify_vector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -558,6 +558,14 @@ int wt_log_append(struct wt_log *l, enum wt_entry_type type, json_t *fields, uin
                        "%s: an earlier write or fdatasync failed; the log must be reopened (and "
                        "re-verified) before more appends",
                        l->p.log);
+    /* The open file must still be the log: appends to a deleted (or
+     * replaced) log.jsonl would be acknowledged and lost. */
+    struct stat fst, pst;
+    if (fstat(l->fd, &fst) != 0 || fst.st_nlink == 0 || stat(l->p.log, &pst) != 0 ||
+        pst.st_ino != fst.st_ino || pst.st_dev != fst.st_dev)
+        return wt_errf(err, WT_EIO,
+                       "%s: the log file was deleted or replaced while open; entry not written",
+                       l->p.log);
     uint8_t root[32];
     wt_merkle_range_root(&l->range, root);
     uint64_t s = wt_log_size(l);
