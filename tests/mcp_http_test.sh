@@ -253,6 +253,28 @@ if "$WT" mcp --http 127.0.0.1:0 --token-file "$TMP/token" 2>"$TMP/err"; then
     fails=$((fails + 1))
 fi
 
+# ---- a live call whose client hangs up is cancelled: it does not hold the
+# tools' lock (another client's call is answered at once), nor the stop
+FAKE="$(dirname "$WT")/libfake_nvml_current.so"
+if [ -f "$FAKE" ] && [ -f "$REPO/tests/data/fake_gpu.csv" ]; then
+    WT_FAKE_NVML_TRACE="$REPO/tests/data/fake_gpu.csv" start --backend nvml --nvml-lib "$FAKE"
+    post hangup-init 200 "$INIT"
+    HSID=$(sed -n 's/^Mcp-Session-Id: *\([0-9a-f]*\).*/\1/Ip' "$TMP/headers" | tr -d '\r')
+    curl -s -o /dev/null --max-time 1 -X POST -H 'Content-Type: application/json' \
+        -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $HSID" \
+        --data-binary '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"classify_workload","arguments":{"samples":250,"interval_seconds":1}}}' "$URL"
+    t0=$(date +%s)
+    post hangup-next 200 '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"verify_audit_log","arguments":{}}}' \
+        -H "Mcp-Session-Id: $HSID" --max-time 30
+    t1=$(date +%s)
+    n=$((n + 1))
+    if [ $((t1 - t0)) -gt 5 ]; then
+        echo "FAIL [hangup-next]: answered after $((t1 - t0)) s: the abandoned call (25 s of samples) held the tools"
+        fails=$((fails + 1))
+    fi
+    stop
+fi
+
 # ---- a flood of initialize requests cannot end a session in use
 start
 post flood-first 200 "$INIT"

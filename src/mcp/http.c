@@ -35,12 +35,14 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,6 +68,7 @@ struct inflight {
     char session[65];
     json_t *id;
     volatile sig_atomic_t *cancel;
+    int fd; /* the client's socket, watched for a hang-up (-1: not watched) */
 };
 
 struct http_srv {
@@ -74,6 +77,7 @@ struct http_srv {
     pthread_mutex_t mu; /* sessions and in-flight requests */
     struct session_slot sessions[MAX_SESSIONS];
     struct inflight flight[MAX_INFLIGHT];
+    int stopping; /* every call from now on starts cancelled */
 };
 
 struct conn {
@@ -390,8 +394,17 @@ static struct session_slot *session_new(struct http_srv *x)
     return slot;
 }
 
+/* The socket of connection c, to watch for the client hanging up; -1 when
+ * unknown. */
+static int conn_fd(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        c ? MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD) : NULL;
+    return ci ? ci->connect_fd : -1;
+}
+
 static struct inflight *flight_add(struct http_srv *x, const char *session, json_t *id,
-                                   volatile sig_atomic_t *cancel)
+                                   volatile sig_atomic_t *cancel, int fd)
 {
     pthread_mutex_lock(&x->mu);
     struct inflight *f = NULL;
@@ -403,9 +416,40 @@ static struct inflight *flight_add(struct http_srv *x, const char *session, json
         snprintf(f->session, sizeof(f->session), "%s", session ? session : "");
         f->id = json_deep_copy(id);
         f->cancel = cancel;
+        f->fd = fd;
     }
+    if (x->stopping) /* a batch's next element, after a stop */
+        *cancel = 1;
     pthread_mutex_unlock(&x->mu);
     return f;
+}
+
+/* Whether the client of a call has closed its connection.  (The handler
+ * running the call is busy, so nothing else reads the socket; a peek at end
+ * of file tells a close from a pipelined request.) */
+static int client_gone(int fd)
+{
+    if (fd < 0)
+        return 0;
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    if (poll(&pfd, 1, 0) <= 0)
+        return 0;
+    char b;
+    return (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) ||
+           ((pfd.revents & POLLIN) && recv(fd, &b, 1, MSG_PEEK) == 0);
+}
+
+/* A call whose client has gone is cancelled: nobody would read its answer,
+ * and a live sampling holds the tools' lock meanwhile. */
+static void flight_watch_clients(struct http_srv *x)
+{
+    pthread_mutex_lock(&x->mu);
+    for (int i = 0; i < MAX_INFLIGHT; i++) {
+        struct inflight *f = &x->flight[i];
+        if (f->used && !*f->cancel && client_gone(f->fd))
+            *f->cancel = 1;
+    }
+    pthread_mutex_unlock(&x->mu);
 }
 
 static void flight_remove(struct http_srv *x, struct inflight *f)
@@ -553,7 +597,7 @@ static enum MHD_Result send_stream(struct http_srv *x, struct MHD_Connection *c,
     snprintf(st->session, sizeof(st->session), "%s", session_id ? session_id : "");
     pthread_mutex_init(&st->mu, NULL);
     pthread_cond_init(&st->cv, NULL);
-    st->flight = flight_add(x, st->session, st->m.id, &st->cancel);
+    st->flight = flight_add(x, st->session, st->m.id, &st->cancel, -1); /* its own watch */
     if (pthread_create(&st->th, NULL, stream_run, st) != 0) {
         flight_remove(x, st->flight);
         wt_rpc_free(&st->m);
@@ -618,7 +662,7 @@ static enum MHD_Result run_request(struct http_srv *x, struct MHD_Connection *c,
         return send_stream(x, c, m, sess, session_id);
     }
     volatile sig_atomic_t cancel = 0;
-    struct inflight *f = flight_add(x, session_id, m->id, &cancel);
+    struct inflight *f = flight_add(x, session_id, m->id, &cancel, conn_fd(c));
     struct wt_mcp_call call = {NULL, NULL, &cancel};
     json_t *resp = wt_mcp_handle(x->s, sess, m, &call);
     flight_remove(x, f);
@@ -775,6 +819,7 @@ struct batch_ctx {
     const char *sid;
     volatile sig_atomic_t cancel;
     struct inflight *f;
+    int fd;
 };
 
 static int batch_begin(void *ctx, const struct wt_rpc_msg *e)
@@ -789,8 +834,8 @@ static int batch_begin(void *ctx, const struct wt_rpc_msg *e)
     }
     /* cancelled before it started: it starts cancelled (a live sampling
      * ends at once), and is answered, as every request over HTTP */
-    b->cancel = cancelled;
-    b->f = e->kind == WT_RPC_REQUEST ? flight_add(b->x, b->sid, e->id, &b->cancel) : NULL;
+    b->cancel = cancelled || client_gone(b->fd); /* the rest of a batch nobody reads */
+    b->f = e->kind == WT_RPC_REQUEST ? flight_add(b->x, b->sid, e->id, &b->cancel, b->fd) : NULL;
     return 0;
 }
 
@@ -833,7 +878,7 @@ static enum MHD_Result handle_batch(struct http_srv *x, struct MHD_Connection *c
                  sess.version);
         return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, NULL, WT_RPC_INVALID_REQUEST, msg);
     }
-    struct batch_ctx b = {x, sid, 0, NULL};
+    struct batch_ctx b = {x, sid, 0, NULL, conn_fd(c)};
     struct wt_mcp_call call = {NULL, NULL, &b.cancel};
     struct wt_mcp_batch_hooks hooks = {batch_begin, batch_end, batch_cancel, &b};
     json_t *resp = wt_mcp_handle_batch(x->s, &sess, m, &call, &hooks);
@@ -1111,7 +1156,11 @@ int wt_mcp_serve_http(struct wt_mcp_server *s, const struct wt_mcp_http_config *
     while (!*stop) {
         struct timespec ts = {0, 100 * 1000 * 1000};
         nanosleep(&ts, NULL);
+        flight_watch_clients(x);
     }
+    pthread_mutex_lock(&x->mu);
+    x->stopping = 1;
+    pthread_mutex_unlock(&x->mu);
     /* tools that sample stop early instead of holding up the exit */
     for (int tries = 0; tries < 30; tries++) { /* their answers go out first (3 s at most) */
         int busy = 0;
