@@ -139,29 +139,31 @@ run replay-gpu 1 "$WT" classify --trace "$DATA/labelled.csv" --gpu-index 3 && ha
 run replay-profile 2 "$WT" classify --trace "$DATA/labelled.csv" --profile idle && has err "--profile goes with --backend synthetic or auto, not --trace" && oneline
 run gpus-profile 2 "$WT" gpus --trace "$DATA/labelled.csv" --profile idle && has err "--profile goes with" && oneline
 # record from standard input: rows are written as they arrive (SIGINT while the
-# pipe is still open keeps them), GPU 0 unless --gpus names others
-(printf 't_s,gpu,power_w\n'; for i in 0 1 2 3 4; do printf '%s,0,100\n%s,1,90\n' "$i" "$i"; done; sleep 5) |
-    "$WT" record --trace - --out "$TMP/live.csv" 2>"$TMP/err" &
-rpid=$!
-sleep 1.5
-kill -INT "$rpid" 2>/dev/null
-wait "$rpid"
-rc=$?
-n=$((n + 1))
+# pipe is still open keeps them), GPU 0 unless --gpus names others.
+# record_sigint NAME ROWS OUT ARGS...: feeds ROWS (t_s,gpu,power_w lines) and
+# keeps the pipe open, interrupts record after 1.5 s; sets rc
+record_sigint() {
+    name=$1; rows=$2; out=$3; shift 3
+    (printf 't_s,gpu,power_w\n%s' "$rows"; sleep 5) | "$WT" record --trace - --out "$out" "$@" 2>"$TMP/err" &
+    rpid=$!
+    sleep 1.5
+    kill -INT "$rpid" 2>/dev/null
+    wait "$rpid"
+    rc=$?
+    n=$((n + 1))
+}
+both=$(for i in 0 1 2 3 4; do printf '%s,0,100\n%s,1,90\n' "$i" "$i"; done)
+record_sigint record-stdin-sigint "$both
+" "$TMP/live.csv"
 if [ "$rc" != 0 ] || [ "$(grep -c '^[0-9.]*,0,' "$TMP/live.csv" 2>/dev/null)" != 5 ] || grep -q '^[0-9.]*,1,' "$TMP/live.csv"; then
-    echo "FAIL [record-stdin-sigint]: exit $rc"; sed 's/^/    /' "$TMP/err" | head -3; fails=$((fails + 1))
+    echo "FAIL [$name]: exit $rc"; sed 's/^/    /' "$TMP/err" | head -3; fails=$((fails + 1))
 fi
 # the same with --gpus 0,1 and no GPU 1 yet: GPU 0's rows are kept on SIGINT
-(printf 't_s,gpu,power_w\n'; for i in 0 1 2 3 4; do printf '%s,0,100\n' "$i"; done; sleep 5) |
-    "$WT" record --trace - --gpus 0,1 --out "$TMP/live1.csv" 2>"$TMP/err" &
-rpid=$!
-sleep 1.5
-kill -INT "$rpid" 2>/dev/null
-wait "$rpid"
-rc=$?
-n=$((n + 1))
+gpu0=$(for i in 0 1 2 3 4; do printf '%s,0,100\n' "$i"; done)
+record_sigint record-stdin-awaited-gpu "$gpu0
+" "$TMP/live1.csv" --gpus 0,1
 if [ "$rc" != 0 ] || [ "$(grep -c '^[0-9.]*,0,' "$TMP/live1.csv" 2>/dev/null)" != 5 ]; then
-    echo "FAIL [record-stdin-awaited-gpu]: exit $rc"; sed 's/^/    /' "$TMP/err" | head -3; fails=$((fails + 1))
+    echo "FAIL [$name]: exit $rc"; sed 's/^/    /' "$TMP/err" | head -3; fails=$((fails + 1))
 fi
 printf 't_s,gpu,power_w\n0,0,100\n0,1,90\n1,0,100\n1,1,90\n' >"$TMP/two.csv"
 run record-stdin-gpus 0 sh -c '"$1" record --trace - --out "$2" --gpus 0,1 <"$3"' sh "$WT" "$TMP/live2.csv" "$TMP/two.csv"

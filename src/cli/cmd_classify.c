@@ -114,15 +114,8 @@ int wt_cmd_classify(int argc, char **argv)
                         "('-' for standard input) (see --help)\n");
         return WT_EXIT_USAGE;
     }
-    /* a trace or an explicitly named GPU backend has no profile */
-    if (wt_opts_get(opts, "--profile")->seen &&
-        (!strcmp(backend, "replay") || !strcmp(backend, "nvml"))) {
-        fprintf(stderr,
-                "workloadtruth classify: --profile goes with --backend synthetic or auto, not %s "
-                "(see --help)\n",
-                !strcmp(backend, "replay") ? "--trace" : "--backend nvml");
+    if (wt_opts_profile_fits(&help, opts, backend))
         return WT_EXIT_USAGE;
-    }
     if ((family || wt_opts_get(opts, "--evasion-strength")->seen ||
          wt_opts_get(opts, "--sample-hz")->seen) &&
         (strcmp(backend, "synthetic") || wt_synth_profile_find(profile))) {

@@ -71,15 +71,8 @@ int wt_cmd_gpus(int argc, char **argv)
         }
         backend = "replay";
     }
-    /* a trace or an explicitly named GPU backend has no profile */
-    if (wt_opts_get(opts, "--profile")->seen &&
-        (!strcmp(backend, "replay") || !strcmp(backend, "nvml"))) {
-        fprintf(stderr,
-                "workloadtruth gpus: --profile goes with --backend synthetic or auto, not %s "
-                "(see --help)\n",
-                !strcmp(backend, "replay") ? "--trace" : "--backend nvml");
+    if (wt_opts_profile_fits(&help, opts, backend))
         return WT_EXIT_USAGE;
-    }
     if (nvml_lib && strcmp(backend, "nvml") && strcmp(backend, "auto")) {
         fprintf(stderr, "workloadtruth gpus: --nvml-lib goes with --backend nvml or auto (see "
                         "--help)\n");

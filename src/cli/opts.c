@@ -259,6 +259,16 @@ int wt_opts_gpu_list(const char *list, int ngpus, unsigned char *sel)
     return 0;
 }
 
+int wt_opts_profile_fits(const struct wt_cmd_help *h, const struct wt_opt *opts,
+                         const char *backend)
+{
+    int replay = !strcmp(backend, "replay");
+    if (wt_opts_get(opts, "--profile")->seen && (replay || !strcmp(backend, "nvml")))
+        return bad(h, "--profile goes with --backend synthetic or auto, not %s",
+                   replay ? "--trace" : "--backend nvml");
+    return 0;
+}
+
 int wt_opts_no_stdin(const struct wt_cmd_help *h, const struct wt_strlist *paths, const char *what)
 {
     for (int i = 0; i < paths->n; i++)

@@ -63,6 +63,10 @@ int wt_opts_gpu_list(const char *list, int ngpus, unsigned char *sel);
  * --holdout): a usage error on standard input ('-') among paths, said as
  * "PROG: WHAT reads its traces several times: ..."; 2, else 0. */
 int wt_opts_no_stdin(const struct wt_cmd_help *h, const struct wt_strlist *paths, const char *what);
+/* A usage error (printed; returns 2) when --profile was given with a source
+ * that has none (a trace, or --backend nvml); else 0. */
+int wt_opts_profile_fits(const struct wt_cmd_help *h, const struct wt_opt *opts,
+                         const char *backend);
 
 /* The synthetic and simulator profile names, NULL-terminated: the choices
  * of every command's --profile. */
