@@ -408,10 +408,12 @@ function manifestChecks(name, objs) {
   need(sc.readOnlyRootFilesystem === true, "readOnlyRootFilesystem is not true");
   const port = (c.ports || []).find((p) => p.name === "metrics");
   need(port && port.containerPort === 9400, "no container port metrics: 9400");
-  for (const probe of ["livenessProbe", "readinessProbe", "startupProbe"]) {
+  for (const probe of ["readinessProbe", "startupProbe"]) {
     const pr = c[probe];
     need(pr && pr.httpGet && pr.httpGet.path === "/healthz" && pr.httpGet.port === "metrics", `${probe} is not GET /healthz on port metrics`);
   }
+  const lp = c.livenessProbe;
+  need(lp && lp.httpGet && lp.httpGet.path === "/" && lp.httpGet.port === "metrics", "livenessProbe is not GET / on port metrics");
   const res = c.resources || {};
   need(res.requests && res.requests.cpu && res.requests.memory && res.limits && res.limits.memory, "resource requests or limits missing");
   const mount = (c.volumeMounts || []).find((m) => m.mountPath === "/var/lib/workloadtruth");
