@@ -255,7 +255,7 @@ static void *writer_main(void *arg)
     for (;;) {
         while (!w->head && !w->retry && !w->done && mono() - w->last_beat < w->heartbeat_s) {
             struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
+            clock_gettime(CLOCK_MONOTONIC, &ts);
             ts.tv_nsec += 200 * 1000000L;
             if (ts.tv_nsec >= 1000000000L) {
                 ts.tv_sec++;
@@ -784,7 +784,13 @@ int wt_cmd_watch(int argc, char **argv)
     healthy_flag = 1;
     w->log_ok = 1;
     pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->cv, NULL);
+    /* the writer's waits run on the monotonic clock: a step of the wall
+     * clock must not postpone heartbeats */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->cv, &ca);
+    pthread_condattr_destroy(&ca);
     w->heartbeat_s = beat;
     w->seal_every = (unsigned long)seal_every;
     if (pthread_create(&tid, NULL, writer_main, w) != 0) {
