@@ -22,6 +22,8 @@
 #include "output/output.h"
 
 /* Reads `want` samples of gpu at or after time `start` (NaN = from the start). */
+#define LIVE_MAX_SAMPLES 1000000 /* a live window's buffer, samples at most */
+
 static int read_window(struct wt_source *src, int gpu, double start, struct wt_sample *buf,
                        size_t want, size_t *n, const volatile sig_atomic_t *cancel,
                        struct wt_err *err)
@@ -201,7 +203,8 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
     out->k = rq->min_agree ? rq->min_agree : wt_job_default_k(rq->windows);
     if ((rc = wt_source_open(rq->backend, &rq->cfg, &src, err)) != WT_OK)
         return rc;
-    buf = malloc(rq->samples * sizeof(*buf));
+    size_t cap = rq->samples;
+    buf = malloc(cap * sizeof(*buf));
     out->w = calloc(rq->windows, sizeof(*out->w));
     if (!buf || !out->w) {
         rc = wt_errf(err, WT_ENOMEM, "out of memory");
@@ -229,7 +232,13 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
     double t_first = NAN, t_last = NAN;
     for (size_t wi = 0; wi < rq->windows; wi++) {
         size_t n = 0;
-        rc = read_window(src, rq->gpu, wi ? NAN : rq->start, buf, rq->samples, &n, rq->cancel, err);
+        /* a live GPU's window is --samples polls (--samples x --interval
+         * seconds), with every buffered reading they bring */
+        rc = live ? wt_source_read_polls(src, rq->gpu, &buf, &cap, LIVE_MAX_SAMPLES, rq->samples,
+                                         rq->cfg.interval_s > 0 ? rq->cfg.interval_s : 1,
+                                         rq->cancel, &n, err)
+                  : read_window(src, rq->gpu, wi ? NAN : rq->start, buf, rq->samples, &n,
+                                rq->cancel, err);
         if (rc != WT_OK)
             goto out;
         if (n < rq->samples) {

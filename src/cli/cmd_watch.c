@@ -386,48 +386,6 @@ static void *writer_main(void *arg)
 
 /* --- the command ----------------------------------------------------- */
 
-/* The time a live window's samples span: from the first buffered reading
- * after the previous window to the last poll of this one, (window - 1)
- * intervals when each poll brings one sample, more when the driver buffers
- * readings between polls; a tenth of an interval is left for timing jitter. */
-static double live_span(size_t window, double interval)
-{
-    return ((double)window - 1.1) * interval;
-}
-
-/* One window of GPU g: `want` samples; with span > 0 (a live GPU), the samples
- * of the polls that cover span seconds, however many each poll brings (the
- * buffer grows, up to MAX_WINDOW samples). */
-static int read_window(struct wt_source *src, int g, struct wt_sample **buf, size_t *cap,
-                       size_t want, double span, size_t *n, struct wt_err *err)
-{
-    if (span <= 0)
-        return wt_source_read_n(src, g, *buf, want, n, err);
-    *n = 0;
-    for (;;) {
-        if (*n == *cap) {
-            if (*cap >= MAX_WINDOW)
-                break;
-            size_t ncap = *cap * 2 < MAX_WINDOW ? *cap * 2 : MAX_WINDOW;
-            struct wt_sample *nb = realloc(*buf, ncap * sizeof(*nb));
-            if (!nb)
-                return wt_errf(err, WT_ENOMEM, "out of memory");
-            *buf = nb;
-            *cap = ncap;
-        }
-        size_t got = 0;
-        int rc = wt_source_read(src, g, *buf + *n, *cap - *n, &got, err);
-        if (rc == WT_DONE)
-            break;
-        if (rc)
-            return rc;
-        *n += got;
-        if (*n >= want && (*buf)[*n - 1].t_s - (*buf)[0].t_s >= span)
-            break;
-    }
-    return WT_OK;
-}
-
 int wt_cmd_watch(int argc, char **argv)
 {
     static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
@@ -803,7 +761,7 @@ int wt_cmd_watch(int argc, char **argv)
     /* A live GPU's window is --window polls, --window x --interval seconds:
      * each poll may bring several of the driver's buffered readings, and
      * counting samples would make windows too short to judge. */
-    double span = !strcmp(src->ops->name, "nvml") ? live_span((size_t)window, interval) : 0;
+    int live = !strcmp(src->ops->name, "nvml");
     int gpu_failed = 0, record_failed = 0;
     unsigned long long done_windows = 0;
     struct wt_result res;
@@ -815,7 +773,9 @@ int wt_cmd_watch(int argc, char **argv)
             if (!alive[g])
                 continue;
             size_t n = 0;
-            int rc = read_window(src, g, &buf[g], &bcap[g], (size_t)window, span, &n, &err);
+            int rc = live ? wt_source_read_polls(src, g, &buf[g], &bcap[g], MAX_WINDOW,
+                                                 (size_t)window, interval, NULL, &n, &err)
+                          : wt_source_read_n(src, g, buf[g], (size_t)window, &n, &err);
             if (metrics)
                 wt_metrics_samples(metrics, g, n, rc != WT_OK && rc != WT_DONE);
             if (stop_flag)

@@ -101,6 +101,38 @@ int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size
     return WT_OK;
 }
 
+int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf, size_t *cap,
+                         size_t max, size_t polls, double interval,
+                         const volatile sig_atomic_t *cancel, size_t *n, struct wt_err *err)
+{
+    double span = ((double)polls - 1.1) * interval;
+    *n = 0;
+    for (;;) {
+        if (cancel && *cancel)
+            return WT_DONE;
+        if (*n == *cap) {
+            if (*cap >= max)
+                break;
+            size_t ncap = *cap * 2 < max ? *cap * 2 : max;
+            struct wt_sample *nb = realloc(*buf, ncap * sizeof(*nb));
+            if (!nb)
+                return wt_errf(err, WT_ENOMEM, "out of memory");
+            *buf = nb;
+            *cap = ncap;
+        }
+        size_t got = 0;
+        int rc = wt_source_read(src, gpu, *buf + *n, *cap - *n, &got, err);
+        if (rc == WT_DONE)
+            break;
+        if (rc)
+            return rc;
+        *n += got;
+        if (*n >= polls && (*buf)[*n - 1].t_s - (*buf)[0].t_s >= span)
+            break;
+    }
+    return WT_OK;
+}
+
 int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap, size_t *n,
                         struct wt_err *err)
 {

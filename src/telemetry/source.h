@@ -118,6 +118,16 @@ int wt_source_read(struct wt_source *src, int gpu, struct wt_sample *buf, size_t
  * count read; returns WT_OK or an error (a short stream is not an error). */
 int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size_t want, size_t *n,
                      struct wt_err *err) WT_WARN_UNUSED;
+/* A live GPU's window of `polls` polls every `interval` seconds: the samples
+ * of the polls that cover (polls - 1.1) x interval seconds (a tenth of an
+ * interval for timing jitter), however many buffered readings each poll
+ * brings, and at least `polls` samples.  *buf (of *cap samples) grows up to
+ * max samples.  Returns WT_OK (*n may be short when the stream ended),
+ * WT_DONE when *cancel was set, or an error. */
+int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf, size_t *cap,
+                         size_t max, size_t polls, double interval,
+                         const volatile sig_atomic_t *cancel, size_t *n,
+                         struct wt_err *err) WT_WARN_UNUSED;
 const char *wt_source_meta(struct wt_source *src, const char *key);
 /* Processes on gpu (WT_ENOTSUP when the source cannot tell). */
 int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap, size_t *n,
