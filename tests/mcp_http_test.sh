@@ -27,12 +27,18 @@ n=0
 
 # start ARGS...: starts the server on a free port; sets PID and URL
 start() {
+    # a fresh file: the child truncates it only after the fork, so the loop
+    # below could otherwise find the previous server's line and read an
+    # empty URL from the file truncated a moment later (a CI run under ASan)
+    rm -f "$TMP/server.err"
     "$WT" mcp --http 127.0.0.1:0 --backend synthetic --log-dir "$TMP/log" "$@" 2>"$TMP/server.err" &
     PID=$!
     i=0
-    # the whole line, not just its start: a read can catch the line half
-    # written (an empty URL here made curl report HTTP 000 in a CI run)
-    while ! grep -q "listening on http://[^ ]*/mcp" "$TMP/server.err" 2>/dev/null; do
+    # the whole URL, read in the loop itself, so that what was matched is
+    # what is used (a read can catch the line half written)
+    while :; do
+        URL=$(sed -n 's/.*listening on \(http:[^ ]*\/mcp\).*/\1/p' "$TMP/server.err" 2>/dev/null)
+        [ -n "$URL" ] && break
         i=$((i + 1))
         if [ $i -gt 100 ] || ! kill -0 "$PID" 2>/dev/null; then
             echo "FAIL: the server did not start"
@@ -41,7 +47,6 @@ start() {
         fi
         sleep 0.1
     done
-    URL=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$TMP/server.err")
     PORT=$(echo "$URL" | sed 's/.*:\([0-9]*\)\/mcp/\1/')
     # it answers before the checks begin (any HTTP status will do; 000 is
     # no answer: a refused or dropped connection)
