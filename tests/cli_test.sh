@@ -299,7 +299,7 @@ run job-k 2 "$WT" classify --backend synthetic --windows 4 --min-agree 2 && has 
 run job-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --windows 3 && has err "(window 3 of 3)"
 run model-missing 1 "$WT" classify --backend synthetic --model "$TMP/none.model" && has err "cannot open" && oneline
 run model-rules 2 "$WT" classify --backend synthetic --classifier rules --model x && has err "--model goes with the physics classifier" && oneline
-printf 'format workloadtruth-model/1\nbase 3\n' >"$TMP/always.model"
+printf 'format workloadtruth-model/1\nbase 3\nend 0\n' >"$TMP/always.model"
 run model-file 0 "$WT" classify --backend synthetic --profile inference --samples 30 --model "$TMP/always.model" && has out "workload_type : TRAINING"
 run bench-list 0 "$WT" benchmark --list
 has out "dense-training"
@@ -347,11 +347,30 @@ has out '"same_as": "'"$TMP/ho/a/train.csv"'"'
 run eval-holdout-rules 2 "$WT" eval --traces "$DATA" --holdout source --classifier rules && has err "has nothing to train"
 run eval-depth-alone 2 "$WT" eval --traces "$DATA" --depth 2 && has err "--depth goes with --holdout" && oneline
 run train-usage 2 "$WT" train --traces "$DATA" && has err "needs --traces" && oneline
-run train-one-class 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --python-windows 0 --simulate 0 && has err "both TRAINING and INFERENCE"
-run train-dump 0 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --simulate 1 --python-windows 5 --dump-features "$TMP/t.csv"
+run train-one-class 1 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/m" --python-windows 0 --simulate 0 && has err "both TRAINING and INFERENCE"
+run train-dump 0 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/m" --simulate 1 --python-windows 5 --dump-features "$TMP/t.csv"
 grep -q "^file,source,gpu_model,truth,avg_gpu_util_pct" "$TMP/t.csv" || { echo "FAIL [train-dump]: no header"; fails=$((fails + 1)); }
 grep -q '^"simulator:dense-training+burn@0.25","simulator","simulated",TRAINING,' "$TMP/t.csv" || { echo "FAIL [train-dump]: no simulator window"; fails=$((fails + 1)); }
-run train-dump-dir 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/m" --simulate 1 --dump-features "$TMP/nodir/t.csv" && has err "nodir/t.csv" && has err "directory is missing" && oneline
+run train-dump-dir 1 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/m" --simulate 1 --dump-features "$TMP/nodir/t.csv" && has err "nodir/t.csv" && has err "directory is missing" && oneline
+# outputs are written whole or not at all: a write that fails (here a file-size
+# limit) leaves the old file and no temporary file; a model cut short is refused
+echo "old model" >"$TMP/keep.model"
+run train-out-fails 1 sh -c "ulimit -f 4; exec \"\$@\"" sh "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/keep.model" --simulate 1 --python-windows 5 --rounds 20 && has err "cannot write --out $TMP/keep.model: File too large (left unchanged)"
+[ "$(cat "$TMP/keep.model")" = "old model" ] && ! ls "$TMP"/keep.model.* >/dev/null 2>&1 || { echo "FAIL [train-out-fails]: the old model was replaced or a temporary file left"; fails=$((fails + 1)); }
+run train-out-ok 0 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/keep.model" --simulate 1 --python-windows 5 --rounds 20
+tail -1 "$TMP/keep.model" | grep -qx 'end [0-9]*' || { echo "FAIL [train-out-ok]: no 'end' line"; fails=$((fails + 1)); }
+last=$(grep -n '^tree$' "$TMP/keep.model" | tail -1 | cut -d: -f1)
+head -n $((last - 1)) "$TMP/keep.model" >"$TMP/cut.model" # cut between two trees
+run model-cut 1 "$WT" eval --model "$TMP/cut.model" "$DATA/labelled.csv" && has err "cut.model: ends without its 'end N' line after" && oneline
+run train-dump-stdout 0 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/m" --simulate 1 --python-windows 5 --rounds 5 --dump-features - && has out "file,source,gpu_model,truth,"
+run train-both-stdout 2 "$WT" train --traces "$DATA/labelled.csv" --out - --dump-features - && has err "would both write to standard output" && oneline
+sed '/^t_s/,$ s/,[^,]*$//' "$DATA/labelled.csv" >"$TMP/nolab.csv"
+run train-no-labels 1 "$WT" train --traces "$TMP/nolab.csv" --out "$TMP/m" && has err "hold no labelled TRAINING or INFERENCE window" && oneline
+echo "old dump" >"$TMP/dump.csv"
+run eval-dump-bad 1 "$WT" eval --traces "$DATA/labelled.csv" "$TMP/nope.csv" --dump-features "$TMP/dump.csv" --window 5
+[ "$(cat "$TMP/dump.csv")" = "old dump" ] && ! ls "$TMP"/dump.csv.* >/dev/null 2>&1 || { echo "FAIL [eval-dump-bad]: the old dump was replaced or a temporary file left"; fails=$((fails + 1)); }
+run eval-dump-stdout 2 "$WT" eval --traces "$DATA/labelled.csv" --dump-features - && has err "standard output carries the report" && oneline
+run bench-sim-cap 2 "$WT" benchmark --suite evasion --trials 100000 --seconds 3600 --sample-hz 100 && has err "limited to 10000000 samples per cell" && oneline
 run bench-holdout-suite 2 "$WT" benchmark --suite sim --holdout family --traces "$DATA" && has err "--holdout family goes with --suite evasion" && oneline
 run bench-holdout-notraces 2 "$WT" benchmark --suite evasion --holdout family && has err "--traces DIR" && oneline
 run bench-traces-alone 2 "$WT" benchmark --suite evasion --traces "$DATA" && has err "--traces and --features go with --holdout" && oneline

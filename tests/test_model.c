@@ -20,7 +20,9 @@ static const char *good = "format workloadtruth-model/1\n"
                           "node 3 0.5 leaf\n"
                           "node 4 2 leaf\n"
                           "tree\n"
-                          "node 0 0.25 leaf\n";
+                          "node 0 0.25 leaf\n"
+                          "end 2\n"
+                          "# comments and blank lines may follow\n\n";
 
 static struct wt_model m;
 
@@ -118,6 +120,18 @@ static void test_bad_models(void **state)
                "missing side");
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\n", "a tree without nodes");
     expect_bad("format workloadtruth-model/1\nbase 0\nfrobnicate\n", "unknown directive");
+    /* a file cut short between two trees (or with trees dropped) is refused */
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 leaf\n",
+               "m: ends without its 'end N' line after 1 tree: cut short?");
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 leaf\nend 2\n",
+               "m:5: 'end 2' after 1 tree (trees lost?)");
+    expect_bad("format workloadtruth-model/1\nbase 0\nend 1.5\n", "m:3: 'end' takes the number");
+    expect_bad("format workloadtruth-model/1\nbase 0\nend\n", "m:3: 'end' takes the number");
+    expect_bad("format workloadtruth-model/1\nbase 0\nend 0\ntree\nnode 0 1 leaf\n",
+               "m:4: a directive after 'end': 'tree'");
+    expect_bad("format workloadtruth-model/1\nbase 0\nend 0\nmeta x\n",
+               "m:4: a directive after 'end': 'meta'");
+    expect_bad("format workloadtruth-model/1\nbase 0\nend 0\nend 0\n", "after 'end'");
     char *many = malloc(WT_MODEL_MAX_TREES * 20 + 100);
     strcpy(many, "format workloadtruth-model/1\nbase 0\n");
     for (int i = 0; i <= WT_MODEL_MAX_TREES; i++)

@@ -94,7 +94,7 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
                    struct wt_err *err)
 {
     struct parser p = {name, 0, err};
-    int rc = WT_OK, have_format = 0, have_base = 0;
+    int rc = WT_OK, have_format = 0, have_base = 0, have_end = 0;
     memset(m, 0, sizeof(*m));
     if (len > MAX_MODEL_BYTES)
         return wt_errf(err, WT_EINVAL, "%s: larger than %d bytes", name, MAX_MODEL_BYTES);
@@ -113,6 +113,8 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
         pos += l + (nl ? 1 : 0);
         if (memchr(line, '\0', l))
             return perr(&p, "contains a NUL byte", NULL);
+        if (have_end && (!strncmp(line, "meta ", 5) || !strcmp(line, "meta")))
+            return perr(&p, "a directive after 'end':", "meta");
         if (!strncmp(line, "meta ", 5) || !strcmp(line, "meta")) {
             /* free text, kept verbatim (up to the field's size) */
             if (!have_format)
@@ -128,6 +130,8 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
             return perr(&p, "too many fields", NULL);
         if (n == 0 || tok[0][0] == '#')
             continue;
+        if (have_end)
+            return perr(&p, "a directive after 'end':", tok[0]);
         if (!strcmp(tok[0], "format")) {
             if (n != 2 || strcmp(tok[1], "workloadtruth-model/1"))
                 return perr(&p, "unsupported format (want workloadtruth-model/1)", NULL);
@@ -140,6 +144,19 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
             if ((rc = logodds(&p, tok[1], &m->base)) != WT_OK)
                 return rc;
             have_base = 1;
+        } else if (!strcmp(tok[0], "end")) {
+            /* the last line: a file cut short between two trees is refused */
+            double d;
+            if (n != 2 || wt_parse_double(tok[1], strlen(tok[1]), &d) != 0 || d != floor(d) ||
+                d < 0 || d > WT_MODEL_MAX_TREES)
+                return perr(&p, "'end' takes the number of trees", NULL);
+            if ((int)d != m->ntrees) {
+                char what[96];
+                snprintf(what, sizeof(what), "'end %d' after %d tree%s (trees lost?)", (int)d,
+                         m->ntrees, m->ntrees == 1 ? "" : "s");
+                return perr(&p, what, NULL);
+            }
+            have_end = 1;
         } else if (!strcmp(tok[0], "tree")) {
             if (n != 1)
                 return perr(&p, "'tree' takes no arguments", NULL);
@@ -191,6 +208,11 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
         return rc;
     if (!have_format || !have_base)
         return wt_errf(err, WT_EINVAL, "%s: not a model (needs 'format' and 'base')", name);
+    if (!have_end)
+        return wt_errf(err, WT_EINVAL,
+                       "%s: ends without its 'end N' line after %d tree%s: cut short? "
+                       "(train writes it)",
+                       name, m->ntrees, m->ntrees == 1 ? "" : "s");
     return WT_OK;
 }
 
@@ -248,6 +270,7 @@ int wt_model_write(const struct wt_model *m, FILE *f)
                         n->missing_left ? "left" : "right", n->left, n->right);
         }
     }
+    fprintf(f, "end %d\n", m->ntrees);
     return ferror(f) ? -1 : 0;
 }
 

@@ -11,6 +11,7 @@
  *   tree
  *   node ID VALUE split FEATURE THRESHOLD left|right LEFT_ID RIGHT_ID
  *   node ID VALUE leaf
+ *   end NTREES                   (the last directive: a file cut short is refused)
  *
  * A node sends a window left when FEATURE <= THRESHOLD, and a window whose
  * FEATURE is not measured to the side named.  VALUE is the node's expected

@@ -8,6 +8,8 @@
 #ifndef WT_CLI_H
 #define WT_CLI_H
 
+#include <stdio.h>
+
 #define WT_EXIT_OK 0
 #define WT_EXIT_ERROR 1
 #define WT_EXIT_USAGE 2
@@ -19,6 +21,21 @@ extern int wt_cli_stdout_reported;
  * output: REASON` (the reason from errno, else from writing again) and sets
  * wt_cli_stdout_reported. */
 void wt_cli_stdout_failed(const char *cmd);
+
+/* A batch command's output file (cli/outfile.c): "-" is standard output;
+ * any other path is written as a temporary file next to it (PATH.PID.N)
+ * that commit renames over PATH, so a failed command leaves PATH as it was.
+ * open and commit return 0, or -1 after a one-line message naming what
+ * ("--out") and the path; abort removes the temporary file (safe after
+ * commit, or on a struct that open failed or never touched, if zeroed). */
+struct wt_cli_out {
+    FILE *f;
+    const char *path;
+    char tmp[4200];
+};
+int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, const char *path);
+int wt_cli_out_commit(struct wt_cli_out *o, const char *cmd, const char *what);
+void wt_cli_out_abort(struct wt_cli_out *o);
 
 int wt_cmd_classify(int argc, char **argv);
 int wt_cmd_benchmark(int argc, char **argv);

@@ -178,6 +178,13 @@ int wt_cmd_benchmark(int argc, char **argv)
                         "samples per cell (see --help)\n");
         goto out;
     }
+    /* each simulated sample costs more (a GPU's physics, an evasion's clean
+     * twin): 1e7 per cell is about 5 minutes of the evasion suite here */
+    if (strcmp(suite, "seed") && (double)trials * seconds * hz > 1e7) {
+        fprintf(stderr, "workloadtruth benchmark: --trials x --seconds x --sample-hz is limited "
+                        "to 10000000 samples per cell (see --help)\n");
+        goto out;
+    }
     const struct wt_classifier *clf = wt_classifier_find(clf_name);
     if (holdout_by && (strcmp(suite, "evasion") || clf != &wt_classifier_physics || model_path ||
                        traces.n == 0)) {

@@ -143,6 +143,13 @@ int wt_cmd_eval(int argc, char **argv)
         }
         o.train_features = flist;
     }
+    if (dump_path && !strcmp(dump_path, "-")) {
+        fprintf(stderr, "workloadtruth eval: --dump-features -: standard output carries the "
+                        "report: name a file (see --help)\n");
+        wt_strlist_free(&paths);
+        free(model);
+        return WT_EXIT_USAGE;
+    }
     const char *clash =
         dump_path ? wt_output_clash(dump_path, (const char *const *)paths.v, paths.n) : NULL;
     if (clash) {
@@ -151,11 +158,16 @@ int wt_cmd_eval(int argc, char **argv)
         free(model);
         return WT_EXIT_USAGE;
     }
-    if (dump_path && !(o.dump = fopen(dump_path, "w"))) {
-        fprintf(stderr, "workloadtruth eval: cannot open '%s': %s\n", dump_path, strerror(errno));
-        wt_strlist_free(&paths);
-        free(model);
-        return WT_EXIT_ERROR;
+    /* written whole or not at all: a failure leaves the old file */
+    struct wt_cli_out dump = {0};
+    if (dump_path) {
+        if (wt_cli_out_open(&dump, "eval", "--dump-features", dump_path) != 0) {
+            wt_strlist_free(&paths);
+            free(model);
+            return WT_EXIT_ERROR;
+        }
+        o.dump = dump.f;
+        wt_eval_dump_header(o.dump);
     }
     wt_eval_init(&rep, &o);
     if (family) {
@@ -246,10 +258,9 @@ int wt_cmd_eval(int argc, char **argv)
                 "%zu short); labels cover too little of each --window\n",
                 tot.skipped_unlabelled, tot.skipped_short);
 out:
-    if (o.dump && fclose(o.dump) != 0 && status == WT_EXIT_OK) {
-        fprintf(stderr, "workloadtruth eval: cannot write '%s'\n", dump_path);
+    if (o.dump && status == WT_EXIT_OK && wt_cli_out_commit(&dump, "eval", "--dump-features"))
         status = WT_EXIT_ERROR;
-    }
+    wt_cli_out_abort(&dump);
     wt_eval_free(&rep);
     wt_strlist_free(&paths);
     free(model);

@@ -69,22 +69,24 @@ static int source_list(const struct wt_trainset *ts, char *out, size_t cap, size
                 break;
             }
     out[0] = '\0';
-    for (size_t i = 0; i < n; i++)
-        if (strlen(out) + strlen(names[i]) + 2 < cap) {
-            strcat(out, i ? "," : "");
-            strcat(out, names[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (strlen(out) + strlen(names[i]) + 6 >= cap) { /* room for ",..." */
+            strcat(out, ",...");
+            break;
         }
+        strcat(out, i ? "," : "");
+        strcat(out, names[i]);
+    }
     free(names);
     return 0;
 }
 
 static int dump_trainset(const struct wt_trainset *ts, const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "workloadtruth train: %s: %s\n", path, strerror(errno));
+    struct wt_cli_out o;
+    if (wt_cli_out_open(&o, "train", "--dump-features", path) != 0)
         return -1;
-    }
+    FILE *f = o.f;
     fputs("file,source,gpu_model,truth", f);
     for (int k = 0; k < WT_NFEATURES; k++)
         fprintf(f, ",%s", wt_feature_name((enum wt_feature)k));
@@ -106,11 +108,7 @@ static int dump_trainset(const struct wt_trainset *ts, const char *path)
         }
         fputc('\n', f);
     }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "workloadtruth train: %s: write failed\n", path);
-        return -1;
-    }
-    return 0;
+    return wt_cli_out_commit(&o, "train", "--dump-features");
 }
 
 int wt_cmd_train(int argc, char **argv)
@@ -134,7 +132,7 @@ int wt_cmd_train(int argc, char **argv)
         {"--python-windows", WT_OPT_UINT, &py, "N", "windows per Python-profile cell added (default 40; 0: none)", 0, 10000, NULL, false},
         {"--alone-views", WT_OPT_UINT, &alone, "0|1", "also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
         {"--depth", WT_OPT_UINT, &depth, "N", "tree depth (default 3)", 1, 3, NULL, false},
-        {"--dump-features", WT_OPT_STRING, &dump_path, "FILE", "also write every training window (source, file, class, features) as CSV to FILE", 0, 0, NULL, false},
+        {"--dump-features", WT_OPT_STRING, &dump_path, "FILE", "also write every training window (source, file, class, features) as CSV to FILE ('-' = standard output)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
     /* clang-format on */
@@ -176,7 +174,14 @@ int wt_cmd_train(int argc, char **argv)
     if (features)
         cfg.features = flist;
     /* outputs are checked before minutes of training, and may not be inputs */
-    const char *const outs[] = {strcmp(out_path, "-") ? out_path : NULL, dump_path};
+    if (dump_path && !strcmp(dump_path, "-") && !strcmp(out_path, "-")) {
+        fprintf(stderr, "workloadtruth train: --out - and --dump-features - would both write "
+                        "to standard output: name a file for one (see --help)\n");
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
+    const char *const outs[] = {strcmp(out_path, "-") ? out_path : NULL,
+                                dump_path && strcmp(dump_path, "-") ? dump_path : NULL};
     const char *const onames[] = {"--out", "--dump-features"};
     for (int i = 0; i < 2; i++) {
         const char *clash = outs[i] ? wt_output_clash(outs[i], paths.v, paths.n) : NULL;
@@ -222,6 +227,11 @@ int wt_cmd_train(int argc, char **argv)
         fprintf(stderr, "workloadtruth train: no trace files found\n");
         goto out;
     }
+    if (ts.n == 0) {
+        fprintf(stderr, "workloadtruth train: the traces hold no labelled TRAINING or INFERENCE "
+                        "window (labels must cover 80%% of a --window; see eval)\n");
+        goto out;
+    }
     if (cfg.sim_per_cell && wt_trainset_add_sim(&ts, cfg.sim_per_cell, &cfg, &err) != WT_OK) {
         fprintf(stderr, "workloadtruth train: %s\n", err.msg);
         goto out;
@@ -247,9 +257,9 @@ int wt_cmd_train(int argc, char **argv)
     }
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
              "made by: workloadtruth train --window %g --rounds %d --depth %d --simulate %u "
-             "--python-windows %u --alone-views %d",
+             "--python-windows %u --alone-views %d%s",
              cfg.window_s, cfg.rounds, cfg.depth, cfg.sim_per_cell, cfg.py_per_cell,
-             cfg.alone_views);
+             cfg.alone_views, cfg.features ? " --features (listed below)" : "");
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "data: %zu trace files; sources %s", nreal,
              groups);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
@@ -261,25 +271,27 @@ int wt_cmd_train(int argc, char **argv)
              "log-odds of TRAINING",
              cfg.learning_rate, cfg.lambda, cfg.nthresholds);
     {
-        char fl[200] = "";
+        /* every name, over as many "features:" lines as it takes */
         size_t nf = cfg.features ? cfg.nfeatures : wt_physics_model_nfeatures;
         const enum wt_feature *fs = cfg.features ? cfg.features : wt_physics_model_features;
-        for (size_t i = 0; i < nf && strlen(fl) + 40 < sizeof(fl); i++) {
-            strcat(fl, i ? "," : "");
-            strcat(fl, wt_feature_name(fs[i]));
+        char *line = NULL;
+        for (size_t i = 0; i < nf && m->nmeta < WT_MODEL_MAX_META; i++) {
+            const char *name = wt_feature_name(fs[i]);
+            if (!line || strlen(line) + 1 + strlen(name) >= sizeof(m->meta[0])) {
+                line = m->meta[m->nmeta++];
+                snprintf(line, sizeof(m->meta[0]), "features: %s", name);
+            } else {
+                strcat(line, ",");
+                strcat(line, name);
+            }
         }
-        snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "features: %.185s", fl);
     }
-    FILE *f = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
-    if (!f) {
-        fprintf(stderr, "workloadtruth train: cannot open '%s': %s\n", out_path, strerror(errno));
+    struct wt_cli_out mo;
+    if (wt_cli_out_open(&mo, "train", "--out", out_path) != 0)
         goto out;
-    }
-    int wrc = wt_model_write(m, f);
-    if ((f != stdout && fclose(f) != 0) || wrc != 0 || (f == stdout && fflush(stdout) != 0)) {
-        fprintf(stderr, "workloadtruth train: cannot write '%s'\n", out_path);
+    (void)wt_model_write(m, mo.f); /* a write error is the stream's, reported by commit */
+    if (wt_cli_out_commit(&mo, "train", "--out") != 0)
         goto out;
-    }
     fprintf(stderr, "workloadtruth train: %d trees from %zu windows written to %s\n", m->ntrees,
             ts.n, strcmp(out_path, "-") ? out_path : "standard output");
     status = WT_EXIT_OK;

@@ -114,16 +114,17 @@ void wt_csv_text(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void wt_eval_dump_header(FILE *f)
+{
+    fputs("file,source,gpu_model,gpu,t_start,truth,predicted,confidence,score", f);
+    for (int i = 0; i < WT_NFEATURES; i++)
+        fprintf(f, ",%s", wt_feature_name(i));
+    fputc('\n', f);
+}
+
 static void dump_row(struct ctx *c, const struct wt_ds_window *dw, const struct wt_result *r)
 {
     FILE *f = c->o->dump;
-    if (!c->rep->dump_started) {
-        fputs("file,source,gpu_model,gpu,t_start,truth,predicted,confidence,score", f);
-        for (int i = 0; i < WT_NFEATURES; i++)
-            fprintf(f, ",%s", wt_feature_name(i));
-        fputc('\n', f);
-        c->rep->dump_started = 1;
-    }
     wt_csv_text(f, dw->path);
     fputc(',', f);
     wt_csv_text(f, dw->group);

@@ -64,7 +64,6 @@ struct wt_eval_report {
     /* CSV files met while walking directories that are not traces, and copies of
      * a trace read before (each read once) */
     struct wt_ds_skips skipped_files;
-    int dump_started;     /* the feature dump's header is written */
     int classifier_owned; /* classifier name was malloc'd */
     const char *evasion;  /* sleep-injection family applied to training, or NULL */
     double evasion_strength;
@@ -91,6 +90,8 @@ void wt_eval_total(const struct wt_eval_report *rep, struct wt_eval_counts *tot)
 void wt_eval_add_counts(struct wt_eval_counts *dst, const struct wt_eval_counts *src);
 /* Writes s as one quoted CSV field ("" doubles a quote). */
 void wt_csv_text(FILE *f, const char *s);
+/* The header line of the --dump-features CSV (wt_eval_opts.dump's rows). */
+void wt_eval_dump_header(FILE *f);
 /* Accuracy of windows whose truth is cls (NaN when none). */
 double wt_eval_class_accuracy(const struct wt_eval_counts *c, enum wt_class cls);
 size_t wt_eval_class_total(const struct wt_eval_counts *c, enum wt_class cls);

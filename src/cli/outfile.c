@@ -1,0 +1,83 @@
+/* Output files of the CLI's batch commands (train --out, --dump-features):
+ * written to a temporary file next to the target and renamed over it only
+ * when the command succeeds, so that a failure (a full disk, a file-size
+ * limit, a bad input found late) leaves neither a half-written file nor a
+ * destroyed old one.  "-" is standard output.  Not for files that must be
+ * readable while they grow (record --out, the audit log) nor durable across
+ * a power cut (util/fileio.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "util/fileio.h"
+
+int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, const char *path)
+{
+    memset(o, 0, sizeof(*o));
+    o->path = path;
+    if (!strcmp(path, "-")) {
+        o->f = stdout;
+        return 0;
+    }
+    int fd = wt_open_temp(path, 0666, o->tmp, sizeof(o->tmp));
+    if (fd >= 0 && !(o->f = fdopen(fd, "w")))
+        close(fd);
+    if (!o->f) {
+        fprintf(stderr, "workloadtruth %s: cannot write %s %s: %s\n", cmd, what, path,
+                strerror(errno));
+        if (fd >= 0)
+            unlink(o->tmp);
+        o->tmp[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+int wt_cli_out_commit(struct wt_cli_out *o, const char *cmd, const char *what)
+{
+    if (!o->f)
+        return -1;
+    if (o->f == stdout) {
+        o->f = NULL;
+        if (ferror(stdout) || fflush(stdout) != 0) {
+            wt_cli_stdout_failed(cmd);
+            return -1;
+        }
+        return 0;
+    }
+    int bad = ferror(o->f);
+    int e = bad ? errno : 0; /* the failed write's reason, as stdio left it */
+    if (fclose(o->f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    o->f = NULL;
+    if (!bad && rename(o->tmp, o->path) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        fprintf(stderr, "workloadtruth %s: cannot write %s %s: %s (left unchanged)\n", cmd, what,
+                o->path, e ? strerror(e) : "write error");
+        unlink(o->tmp);
+    }
+    o->tmp[0] = '\0';
+    return bad ? -1 : 0;
+}
+
+void wt_cli_out_abort(struct wt_cli_out *o)
+{
+    if (o->f && o->f != stdout)
+        fclose(o->f);
+    if (o->tmp[0])
+        unlink(o->tmp);
+    o->f = NULL;
+    o->tmp[0] = '\0';
+}
