@@ -12,7 +12,10 @@
 # -> the job COMPLETED with exit code 0 and the node neither DRAIN nor DOWN;
 # (d) a bad --workload-type value is refused by sbatch; (e) an undeclared
 # job is still observed (a record without a verdict); (f) mode=record: the
-# recorder started at job prolog, its recording classified at job end.
+# recorder started at job prolog, its recording classified at job end;
+# (h) mode=record without an agent -> verdict=ERROR; (i) a full spool file
+# system -> the job and node unharmed; (j) windows=40: the verdict, which
+# follows the windows in the agent's JSON, is still read.
 #
 # Installs nothing: exits 77 (skip) when it is not root or munge/Slurm are
 # missing (Debian: munge slurmctld slurmd slurm-client).  KEEP=1 keeps the
@@ -65,7 +68,13 @@ cleanup() {
     for f in "$D"/wtspool/job-*.pid; do
         [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
     done
-    [ -n "$MUNGED_PID" ] && kill "$MUNGED_PID" 2>/dev/null
+    if [ -n "$MUNGED_PID" ] && kill "$MUNGED_PID" 2>/dev/null; then
+        i=0 # it writes its seed file as it exits: wait, or rm -rf races it
+        while kill -0 "$MUNGED_PID" 2>/dev/null && [ $i -lt 50 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+    fi
     if [ "${KEEP:-0}" = 1 ]; then
         echo "kept $D"
     else
@@ -392,6 +401,53 @@ else
 fi
 [ ! -e "$D/wtspool/job-$JOB.trace" ] && ok "(f) the recording was removed" ||
     bad "(f) $D/wtspool/job-$JOB.trace is left behind"
+
+# ---- (h) mode=record without an agent: no recording, an error, and it says so
+AGENT=$D/no-such-agent
+plugstack "mode=record"
+submit --workload-type=training
+plugin_error_case "mode=record, no agent binary"
+case $(job_line) in
+*"declared=training observed=none verdict=ERROR"*) ok "(h) AdminComment: $(job_line)" ;;
+*) bad "(h) AdminComment: '$(job_line)'" ;;
+esac
+
+# ---- (i) mode=record with a full spool file system: the prolog fails softly
+# (a double fclose here once crashed the prolog and drained the node)
+mkdir -p "$D/fullspool"
+if mount -t tmpfs -o size=16k tmpfs "$D/fullspool" 2>/dev/null; then
+    mkdir -p "$D/fullspool/spool"
+    dd if=/dev/zero of="$D/fullspool/fill" bs=4k 2>/dev/null
+    AGENT=$WT
+    printf 'optional %s bin=%s log_dir=%s spool_dir=%s mode=record\n' "$SO" "$AGENT" "$D/audit" \
+        "$D/fullspool/spool" >"$D/plugstack.conf"
+    submit --workload-type=training
+    plugin_error_case "mode=record, spool file system full"
+    pgrep -f "record --out $D/fullspool" >/dev/null && bad "(i) a recorder is left running" ||
+        ok "(i) no recorder left running"
+    scontrol update nodename=localhost state=resume >/dev/null 2>&1 # if it drained, go on
+    umount "$D/fullspool"
+else
+    echo "# (i) skipped: cannot mount a tmpfs"
+fi
+
+# ---- (j) many windows: the job-level verdict comes after them in the JSON
+AGENT=$WT
+plugstack "mode=classify timeout=60 windows=40 arg=--trace arg=$TRACE arg=--samples arg=50 arg=--start arg=300"
+submit --workload-type=inference
+wait_done || bad "(j) job $JOB did not finish with a workloadtruth log line"
+line=$(grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | tail -n 1)
+case $line in
+*"verdict=MISMATCH"*"seq="[0-9]*) ok "(j) windows=40: $(echo "$line" | sed 's/.*workloadtruth: //' | cut -c1-160)" ;;
+*) bad "(j) windows=40: ${line:-no line}" ;;
+esac
+# (6.5 s windows of this trace: as many idle as training, so the job-level
+# class varies; what matters is that a verdict is read, not "none")
+case $(job_line) in
+*"declared=inference observed="*" verdict=MISMATCH"*) ok "(j) AdminComment: $(job_line)" ;;
+*) bad "(j) AdminComment: '$(job_line)'" ;;
+esac
+
 node_ok && ok "node state at the end: $(node_state)" || bad "node state at the end: $(node_state)"
 
 echo "# $(($(date +%s) - T0)) s in all"

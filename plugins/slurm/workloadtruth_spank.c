@@ -45,7 +45,10 @@
 SPANK_PLUGIN(workloadtruth, 1);
 
 #define MAX_AGENT_ARGS 32
-#define OUT_CAP 65536 /* agent stdout kept for parsing (the job-level result comes first) */
+/* agent stdout kept for parsing: the job-level verdict and audit_log come
+ * after the windows (about 3 KB each, windows= is at most 1000); more is an
+ * error, never a verdict silently missed */
+#define OUT_CAP (8u << 20)
 #define ERR_CAP 512   /* agent stderr kept for the log line */
 
 extern char **environ;
@@ -400,8 +403,10 @@ static const char *last_line(char *s)
     return l[0] ? l : "(nothing on stderr)";
 }
 
-/* The first string value of "key" in the agent's JSON (its job-level result
- * comes first, before the windows), [A-Za-z0-9_.-] only. */
+/* The first string value of "key" in the agent's JSON, [A-Za-z0-9_.-] only:
+ * the job-level workload_type comes first, verdict and audit_log (seq) after
+ * the windows, whose objects have neither key (a key inside a string value
+ * is escaped, \"verdict\", and does not match). */
 static void json_word(const char *json, const char *key, char *val, size_t cap)
 {
     char pat[48];
@@ -517,9 +522,11 @@ static void recorder_start(const struct cfg *c, uint32_t job)
         return;
     }
     FILE *f = fopen(pidf, "w");
-    if (!f || fprintf(f, "%ld\n", rpid) < 0 || fclose(f) != 0) {
-        if (f)
-            fclose(f);
+    int bad = !f || fprintf(f, "%ld\n", rpid) < 0;
+    if (f && fclose(f) != 0) /* closed once, whatever it says (a full disk) */
+        bad = 1;
+    if (bad) {
+        unlink(pidf);
         slurm_error("workloadtruth: job %u: cannot write %s; stopping the recorder", (unsigned)job,
                     pidf);
         kill((pid_t)rpid, SIGTERM);
@@ -685,9 +692,28 @@ static void job_end(const struct cfg *cp, uint32_t job, const char *decl, int se
                     fclose(f);
                 }
             }
-            slurm_info("workloadtruth: job %u declared=%s observed=none verdict=none (%lu "
-                       "samples recorded in %s; recorder: %s)",
-                       (unsigned)job, decl ? decl : "none", rows, trace, last_line(why));
+            struct stat st;
+            if (stat(trace, &st) != 0 || st.st_size == 0) {
+                /* no trace, or not even its header: the recorder did not run (a
+                 * missing agent, no driver, a full spool): the job went
+                 * unchecked, an error */
+                slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: no "
+                            "recording (%s); recorder: %s",
+                            (unsigned)job, decl ? decl : "none", trace, last_line(why));
+                snprintf(comment, sizeof(comment),
+                         "workloadtruth: declared=%s observed=none verdict=ERROR (see the "
+                         "slurmd log)",
+                         decl ? decl : "none");
+            } else {
+                slurm_info("workloadtruth: job %u declared=%s observed=none verdict=none (%lu "
+                           "samples recorded in %s: too short to classify; recorder: %s)",
+                           (unsigned)job, decl ? decl : "none", rows, trace, last_line(why));
+                snprintf(comment, sizeof(comment),
+                         "workloadtruth: declared=%s observed=none verdict=none (%lu samples: "
+                         "too short)",
+                         decl ? decl : "none", rows);
+            }
+            set_admin_comment(&c, job, comment);
             goto done;
         }
         snprintf(samples, sizeof(samples), "%lu", per);
@@ -748,10 +774,17 @@ static void job_end(const struct cfg *cp, uint32_t job, const char *decl, int se
     json_word(out, "workload_type", observed, sizeof(observed));
     json_word(out, "verdict", verdict, sizeof(verdict));
     json_word(out, "seq", seq, sizeof(seq));
-    if (!observed[0]) {
-        slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: %s printed "
-                    "no workload_type",
-                    (unsigned)job, decl ? decl : "none", c.bin);
+    const char *missing = strlen(out) + 1 >= OUT_CAP ? "printed more than 8 MiB"
+                          : !observed[0]             ? "printed no workload_type"
+                          : decl && !verdict[0]      ? "printed no verdict"
+                                                     : NULL;
+    if (missing) {
+        slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: %s %s",
+                    (unsigned)job, decl ? decl : "none", c.bin, missing);
+        snprintf(comment, sizeof(comment),
+                 "workloadtruth: declared=%s observed=none verdict=ERROR (see the slurmd log)",
+                 decl ? decl : "none");
+        set_admin_comment(&c, job, comment);
         goto done;
     }
     slurm_info("workloadtruth: job %u declared=%s observed=%s verdict=%s audit_log=%s/log.jsonl "
