@@ -476,6 +476,16 @@ static void recorder_start(const struct cfg *c, uint32_t job)
         sigaction(SIGCHLD, &old, NULL);
         return;
     }
+    /* the log's path is made before the fork: the child calls only
+     * async-signal-safe functions (the caller may be threaded) */
+    char logp[PATH_MAX];
+    if (spool_path(c, job, "log", logp, sizeof(logp))) {
+        slurm_error("workloadtruth: job %u: spool_dir path too long", (unsigned)job);
+        close(fds[0]);
+        close(fds[1]);
+        sigaction(SIGCHLD, &old, NULL);
+        return;
+    }
     pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
@@ -491,16 +501,16 @@ static void recorder_start(const struct cfg *c, uint32_t job)
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        char logp[PATH_MAX];
-        if (spool_path(c, job, "log", logp, sizeof(logp)))
-            _exit(126);
         int nul = open("/dev/null", O_RDONLY);
         int lg = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (nul < 0 || lg < 0 || dup2(nul, 0) < 0 || dup2(lg, 1) < 0 || dup2(lg, 2) < 0)
             _exit(126);
         close_fds_from(3);
         execve(argv[0], (char *const *)argv, environ);
-        dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+        const char *why = strerror(errno);
+        if (write(2, "cannot run ", 11) < 0 || write(2, argv[0], strlen(argv[0])) < 0 ||
+            write(2, ": ", 2) < 0 || write(2, why, strlen(why)) < 0 || write(2, "\n", 1) < 0)
+            _exit(127);
         _exit(127);
     }
     close(fds[1]);
