@@ -2,7 +2,8 @@
  * written to a temporary file next to the target and renamed over it only
  * when the command succeeds, so that a failure (a full disk, a file-size
  * limit, a bad input found late) leaves neither a half-written file nor a
- * destroyed old one.  "-" is standard output.  Not for files that must be
+ * destroyed old one (a command killed by a signal leaves its temporary
+ * file, PATH.PID.N, behind).  "-" is standard output.  Not for files that must be
  * readable while they grow (record --out, the audit log) nor durable across
  * a power cut (util/fileio.h).
  *
@@ -27,13 +28,16 @@ int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, con
         return 0;
     }
     int fd = wt_open_temp(path, 0666, o->tmp, sizeof(o->tmp));
-    if (fd >= 0 && !(o->f = fdopen(fd, "w")))
-        close(fd);
+    if (fd >= 0)
+        o->f = fdopen(fd, "w");
     if (!o->f) {
-        fprintf(stderr, "workloadtruth %s: cannot write %s %s: %s\n", cmd, what, path,
-                strerror(errno));
-        if (fd >= 0)
+        int e = errno;
+        if (fd >= 0) {
+            close(fd);
             unlink(o->tmp);
+        }
+        fprintf(stderr, "workloadtruth %s: cannot write %s %s: %s\n", cmd, what, path,
+                strerror(e));
         o->tmp[0] = '\0';
         return -1;
     }
