@@ -212,7 +212,7 @@ run stdin-replay 0 sh -c "'$WT' classify --backend replay --trace - --samples 5 
 has out "workload_type : IDLE"
 
 # a live pipe is read as rows arrive, not when 64 KiB or end of input arrive
-run stdin-live 0 sh -c "(cat '$DATA/labelled.csv'; sleep 6) | timeout 4 '$WT' classify --trace - --samples 5"
+run stdin-live 0 sh -c "(cat '$DATA/labelled.csv'; sleep 10) | timeout 8 '$WT' classify --trace - --samples 5"
 has out "workload_type : IDLE"
 
 # ---- bad input files: clear message, non-zero exit, no crash

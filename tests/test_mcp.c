@@ -861,16 +861,17 @@ static void stdio_transport(void **state)
                               "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}]\n");
     /* batch elements cancelled while running (10) or before starting (11)
      * are not answered; a cancel inside a batch does not reach a request sent
-     * after it (14) */
+     * after it (14).  11's cancel comes first: sent after 10's, the reader
+     * could be preempted between the two lines while 10 stopped and 11 ran */
     const char *e =
         "[{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":"
         "\"run_benchmark\",\"arguments\":{\"trials\":1000}}},"
         "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"ping\"},"
         "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"ping\"}]\n"
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
-        "10}}\n"
-        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
         "11}}\n"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
+        "10}}\n"
         "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
         "14}},{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\"}]\n"
         "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"ping\"}\n";
