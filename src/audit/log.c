@@ -461,6 +461,18 @@ int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct 
                      vr->message);
         goto fail;
     }
+    /* init writes the side file with the genesis record, and it is only ever
+     * replaced (rename): missing, the log may have been cut or extended by
+     * someone without the key, which signing it now would launder */
+    if (vr->side_size == 0 && vr->entries > 1 && !l->o.reseal) {
+        rc = wt_errf(err, WT_EINVAL,
+                     "%s: its checkpoint file %s is missing, so nothing shows whether the log "
+                     "was cut or extended by someone without the key; refusing to sign it. "
+                     "Check it against a copy held elsewhere (verify-log --against), then "
+                     "`workloadtruth recover --reseal` signs it as it is",
+                     p->log, p->checkpoint);
+        goto fail;
+    }
     if (vr->damage == WT_DMG_TORN_TAIL) {
         if (l->o.no_recover) {
             rc = wt_errf(err, WT_EINVAL, "%s: torn tail at offset %llu; not repairing it", p->log,

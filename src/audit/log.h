@@ -50,6 +50,10 @@ struct wt_log_opts {
     int64_t (*clock_ms)(void *ctx); /* NULL: the real-time clock */
     void *clock_ctx;
     int no_recover; /* refuse to open a log with a torn tail instead of repairing it */
+    /* open (and sign) a log of more than its genesis record whose checkpoint
+     * side file is missing; otherwise that is refused, since a log cut or
+     * extended by someone without the key would then verify (recover --reseal) */
+    int reseal;
 };
 
 /* What open found and did. */
@@ -58,7 +62,8 @@ struct wt_log_recovery {
     uint64_t offset, dropped; /* where it started, how many bytes */
     char quarantine[PATH_MAX + 32];
     uint64_t entries;  /* records found */
-    uint64_t unsealed; /* of them, past the last signed checkpoint (now sealed) */
+    uint64_t unsealed; /* of them, past the last signed checkpoint (now sealed): the
+                        * last `unsealed` lines, which this writer did not write */
 };
 
 /* Creates a log: the directory (mode 0750) when given a directory, the key

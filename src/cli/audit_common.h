@@ -20,4 +20,9 @@ int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct
 /* A verifier key given as text ("name+hex+base64") or as a file holding it. */
 int wt_cli_read_vkey(const char *prog, const char *arg, struct wt_note_vkey *v);
 
+/* Says on stderr which lines opening the log signed that no signed
+ * checkpoint covered (rec->unsealed > 0): a writer that stopped before
+ * sealing them wrote them, or someone without the key did. */
+void wt_cli_report_unsealed(const char *prog, const char *log, const struct wt_log_recovery *rec);
+
 #endif

@@ -24,6 +24,18 @@
 #include "output/output.h"
 #include "util/fileio.h"
 
+void wt_cli_report_unsealed(const char *prog, const char *log, const struct wt_log_recovery *rec)
+{
+    if (!rec->unsealed)
+        return;
+    fprintf(stderr,
+            "%s: %s: signed lines %llu..%llu, which no signed checkpoint covered (written by a "
+            "writer that stopped before sealing them, or by someone without the key: check "
+            "them)\n",
+            prog, log, (unsigned long long)(rec->entries - rec->unsealed + 1),
+            (unsigned long long)rec->entries);
+}
+
 int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct wt_log_paths *p)
 {
     struct wt_err err = {{0}};
@@ -701,10 +713,12 @@ int wt_cmd_witness(int argc, char **argv)
 int wt_cmd_recover(int argc, char **argv)
 {
     const char *dir = NULL, *file = NULL;
+    bool reseal = false;
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--log-dir", WT_OPT_STRING, &dir, "DIR", "log directory (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR ")", 0, 0, NULL, false},
         {"--log-file", WT_OPT_STRING, &file, "FILE", "log file", 0, 0, NULL, false},
+        {"--reseal", WT_OPT_FLAG, &reseal, NULL, "sign the log as it is although its checkpoint file is missing (check it against a copy held elsewhere first)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
     /* clang-format on */
@@ -713,7 +727,8 @@ int wt_cmd_recover(int argc, char **argv)
         "Repair a log after a crash, as the next writer would: a torn last line past\n"
         "every signed checkpoint moves to a quarantine file, a `recovery` record says so,\n"
         "and a checkpoint is signed.  Refuses (and changes nothing) when the damage is\n"
-        "anything else.  Needs the signing key and the writer's lock.",
+        "anything else, or when the checkpoint file is missing (unless --reseal).  Needs\n"
+        "the signing key and the writer's lock.",
         "exit status: 0 nothing to do or repaired, 1 refused or failed, 2 usage error.",
         NULL,
     };
@@ -726,10 +741,13 @@ int wt_cmd_recover(int argc, char **argv)
     struct wt_log *l = NULL;
     struct wt_log_recovery rec;
     struct wt_err err = {{0}};
-    if (wt_log_open(&l, &p, NULL, &rec, &err) != WT_OK) {
+    struct wt_log_opts lo = {0};
+    lo.reseal = reseal;
+    if (wt_log_open(&l, &p, &lo, &rec, &err) != WT_OK) {
         fprintf(stderr, "%s: %s\n", help.prog, err.msg);
         return WT_EXIT_ERROR;
     }
+    wt_cli_report_unsealed(help.prog, p.log, &rec);
     if (rec.repaired)
         printf("repaired: %llu bytes from offset %llu moved to %s; recovery record appended; "
                "%llu entries\n",

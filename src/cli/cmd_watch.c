@@ -203,6 +203,7 @@ static int ensure_open(struct writer *w, int *reported)
                 "workloadtruth watch: recovered %s: %llu bytes of a torn last line moved to "
                 "%s\n",
                 w->paths.log, (unsigned long long)rec.dropped, rec.quarantine);
+    wt_cli_report_unsealed("workloadtruth watch", w->paths.log, &rec);
     if (*reported)
         fprintf(stderr, "workloadtruth watch: %s reopened and verified (%llu entries)\n",
                 w->paths.log, (unsigned long long)wt_log_size(w->log));
@@ -737,6 +738,7 @@ int wt_cmd_watch(int argc, char **argv)
         if (rec.repaired)
             fprintf(stderr, "%s: recovered %s: %llu bytes of a torn last line moved to %s\n",
                     help.prog, w->paths.log, (unsigned long long)rec.dropped, rec.quarantine);
+        wt_cli_report_unsealed(help.prog, w->paths.log, &rec);
     }
 
     healthy_flag = 1;
