@@ -263,6 +263,7 @@ has proof "c2sp.org/tlog-proof@v1"
 run "verify-proof" 0 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof" && has out "OK: entry 2"
 sed 's/^index 2$/index 3/' "$TMP/proof" >"$TMP/proof2"
 run "verify-proof wrong index" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof2"
+run "verify-proof invalid --json" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof2" --json && has out '"valid": false' && has out '"reason": "the audit path does not lead'
 run "prove beyond" 1 "$WT" prove --log-dir "$L" 100000
 
 # --- witness: cosign, grow, cosign again; a fork below it is caught ----
@@ -270,6 +271,8 @@ W=$TMP/witness
 "$WT" consistency --log-dir "$L" --old 0 >"$TMP/req" 2>"$TMP/err"
 run "witness first" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req"
 has out "— "
+WVKEY=$(sed -n 's/.*created witness key; its verifier key: *//p' "$TMP/err")
+run "witness key is not a log key" 2 "$WT" verify-log --log-dir "$L" --vkey "$WVKEY" && has err "not a log's verifier key (key type 0x04, a witness's cosignature key" && oneline
 WCK=$(ls "$W"/log-*.checkpoint)
 OLD=$(sed -n 2p "$WCK")
 run "watch more" 0 "$WT" watch --backend synthetic --interval 0 --iterations 3 --log-dir "$L"

@@ -316,10 +316,13 @@ static void check_line(struct vs *v, const char *p, size_t len, int complete)
         }
         if (strcmp(cp.origin, r->origin) || cp.size != i || memcmp(cp.root, e.prev, 32)) {
             damage(v, WT_DMG_BAD_SIGNATURE, line, off,
-                   "checkpoint record is signed for %s size %llu with another root; the log "
-                   "has %llu lines before it",
-                   strcmp(cp.origin, r->origin) ? "another origin," : "",
-                   (unsigned long long)cp.size, (unsigned long long)i);
+                   "checkpoint record is signed for %ssize %llu, root %s; the log has %llu "
+                   "lines before it%s",
+                   strcmp(cp.origin, r->origin) ? "another origin, " : "",
+                   (unsigned long long)cp.size,
+                   memcmp(cp.root, e.prev, 32) ? "not that of those lines" : "theirs",
+                   (unsigned long long)i,
+                   cp.size != i ? " (the size differs)" : "");
             goto bad;
         }
         r->ckpt_records++;

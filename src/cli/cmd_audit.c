@@ -122,6 +122,13 @@ int wt_cli_read_vkey(const char *prog, const char *arg, struct wt_note_vkey *v)
                 is_file ? "" : " (nor is it a readable file)");
         return 2;
     }
+    if (v->type != WT_KEY_ED25519) { /* every caller wants a log's key */
+        fprintf(stderr,
+                "%s: --vkey: not a log's verifier key (key type 0x%02x%s; a log key is "
+                "type 0x01, as `init` prints it)\n",
+                prog, v->type, v->type == WT_KEY_COSIG ? ", a witness's cosignature key" : "");
+        return 2;
+    }
     return 0;
 }
 
@@ -520,6 +527,8 @@ int wt_cmd_verify_proof(int argc, char **argv)
         why = "the checkpoint is not signed by this key";
     else if (wt_checkpoint_parse(note.text, note.body_len, &cp, &err) != WT_OK)
         why = err.msg;
+    else if (strcmp(cp.origin, vk.name) != 0)
+        why = "the checkpoint is for another log (its origin is not the key's name)";
     else if (!pr.extra)
         why = "the proof carries no entry ('extra' line)";
     else {
@@ -527,6 +536,13 @@ int wt_cmd_verify_proof(int argc, char **argv)
         if (wt_merkle_verify_inclusion(leaf, pr.index, cp.size, (const uint8_t(*)[32])pr.path,
                                        pr.npath, cp.root) != 0)
             why = "the audit path does not lead from the entry to the checkpoint's root";
+    }
+    if (why && json) {
+        json_t *j = json_pack("{s:b,s:s}", "valid", 0, "reason", why);
+        if (!j || wt_json_print(stdout, j))
+            rc = 2;
+        json_decref(j);
+        goto out;
     }
     if (why) {
         printf("INVALID: %s\n", why);
