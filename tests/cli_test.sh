@@ -192,6 +192,15 @@ run json-reason-utf8 0 "$WT" classify --trace "$TMP/u8.csv" --samples 30 --json 
 # a trace polled every 10 s is too sparse to judge, not a verdict
 { printf '# gpu_model: NVIDIA H100 80GB HBM3\nt_s,gpu,util_gpu_pct,power_w\n'; for i in $(seq 0 59); do printf '%s,0,95,600\n' "$((i * 10))"; done; } >"$TMP/p10.csv"
 run too-sparse 0 "$WT" classify --trace "$TMP/p10.csv" --samples 10 --declared training && has out "too sparse" && has out "INCONCLUSIVE"
+# polled every second but with a hole: the reason names the gap, not the polling
+{ printf 't_s,gpu,util_gpu_pct,power_w\n'; for i in 0 1 2 3 4 5 6 7 8 100; do printf '%s,0,90,300\n' "$i"; done; } >"$TMP/gap.csv"
+run too-sparse-gap 0 "$WT" classify --trace "$TMP/gap.csv" --samples 10 && has out "the recording has a gap (samples every 1 s, then none for 92 s)"
+# rules: a column measured in one sample only says why its std-dev rules abstain
+printf 't_s,gpu,util_gpu_pct,power_w,mem_used_mib\n0,0,90,300,1000\n1,0,91,,1100\n2,0,92,,1200\n3,0,90,,1300\n4,0,91,,1400\n' >"$TMP/p1.csv"
+run rules-one-power 0 "$WT" classify --trace "$TMP/p1.csv" --samples 5 --classifier rules && has out "power std-dev needs 2 measured samples -- its rules abstain"
+# an impossible power (a mean of 1e307 W overflowed and read as idle)
+printf 't_s,gpu,util_gpu_pct,power_w\n0,0,0,1e307\n' >"$TMP/huge.csv"
+run power-huge 1 "$WT" classify --trace "$TMP/huge.csv" && has err "column 'power_w': 1e307 is impossible (must be 0 to 100000)" && oneline
 # a trace of GPU 2 alone: GPUs 0 and 1 are not invented
 printf 't_s,gpu,power_w\n0,2,100\n1,2,101\n' >"$TMP/g2.csv"
 run gpus-absent 0 "$WT" gpus --trace "$TMP/g2.csv" && has out "GPU 2:"

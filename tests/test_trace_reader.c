@@ -113,7 +113,12 @@ static void test_malformed(void **state)
                  "t.csv:2: column 'util_gpu_pct': 950 is impossible (must be 0 to 100)");
     expect_error("t_s,util_mem_pct\n0,-1\n", "column 'util_mem_pct': -1 is impossible");
     expect_error("t_s,power_w\n0,-300\n",
-                 "t.csv:2: column 'power_w': -300 is impossible (must be 0 or more)");
+                 "t.csv:2: column 'power_w': -300 is impossible (must be 0 to 100000)");
+    /* beyond any GPU: a mean of 1e307 W overflowed to "not measured" */
+    expect_error("t_s,power_w\n0,1e307\n",
+                 "t.csv:2: column 'power_w': 1e307 is impossible (must be 0 to 100000)");
+    expect_error("t_s,mem_used_mib\n0,2e15\n", "column 'mem_used_mib': 2e15 is impossible");
+    expect_error("t_s,energy_j\n0,1e300\n", "column 'energy_j': 1e300 is impossible");
     expect_error("t_s,mem_used_mib\n0,-5\n", "column 'mem_used_mib': -5 is impossible");
     expect_error("t_s,procs\n0,-1\n", "column 'procs': -1 is impossible");
     assert_int_equal(tu_parse("t_s,util_gpu_pct,power_w,temp_c,energy_j\n0,100,0,-5,-10\n",

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "features/stats.h"
 #include "util/text.h"
 
 static const struct wt_classifier *const classifiers[] = {
@@ -72,6 +73,8 @@ int wt_classify_window(const struct wt_classifier *c, const struct wt_window *w,
      * (as eval cuts [t0, t0 + W)), the peers over the same time */
     struct wt_window tail;
     struct wt_window *tpeers = NULL;
+    const struct wt_sample *full_s = w->s; /* the window as given */
+    const size_t full_n = w->n;
     size_t from = 0;
     int sparse = 0;
     if (c->max_seconds > 0 && w->n >= 2) {
@@ -111,11 +114,25 @@ int wt_classify_window(const struct wt_classifier *c, const struct wt_window *w,
     else
         wt_features_compute(w, &out->features);
     if (sparse) {
-        wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
-                             "too sparse: %zu sample%s in the window's last %.0f s, the %s "
-                             "classifier needs %zu (poll at least every %.0f s)",
-                             w->n, w->n == 1 ? "" : "s", c->max_seconds, c->name, c->min_samples,
-                             floor(c->max_seconds / (double)c->min_samples));
+        /* polled often enough but with a hole in the recording: say so, not
+         * "poll more often" */
+        double every = floor(c->max_seconds / (double)c->min_samples);
+        double *tmp = malloc(sizeof(double) * full_n);
+        double period = tmp ? wt_stat_median_period(full_s, full_n, tmp) : NAN;
+        free(tmp);
+        if (period <= every)
+            wt_result_add_reason(
+                out, -1, NAN, WT_CLASS_NONE,
+                "too sparse: %zu sample%s in the window's last %.0f s, the %s classifier needs "
+                "%zu: the recording has a gap (samples every %.3g s, then none for %.0f s)",
+                w->n, w->n == 1 ? "" : "s", c->max_seconds, c->name, c->min_samples, period,
+                full_s[full_n - w->n].t_s - full_s[full_n - w->n - 1].t_s);
+        else
+            wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
+                                 "too sparse: %zu sample%s in the window's last %.0f s, the %s "
+                                 "classifier needs %zu (poll at least every %.0f s)",
+                                 w->n, w->n == 1 ? "" : "s", c->max_seconds, c->name,
+                                 c->min_samples, every);
         out->cls = WT_CLASS_UNKNOWN;
         out->confidence = 0;
         free(tpeers);

@@ -129,10 +129,17 @@ static int rules_classify(const struct wt_classifier *c, const struct wt_window 
     }
     if (!wt_measured(util))
         note_missing(out, WT_F_AVG_GPU_UTIL, "GPU utilization");
+    else if (!wt_measured(util_sd)) /* measured in one sample only */
+        wt_result_add_reason(out, WT_F_STD_GPU_UTIL, NAN, WT_CLASS_NONE,
+                             "GPU utilization std-dev needs 2 measured samples -- its rules "
+                             "abstain");
     if (!wt_measured(slope))
         note_missing(out, WT_F_MEM_GROWTH, "memory growth");
-    if (!wt_measured(power_sd))
+    if (!wt_measured(f->v[WT_F_AVG_POWER]))
         note_missing(out, WT_F_STD_POWER, "power");
+    else if (!wt_measured(power_sd))
+        wt_result_add_reason(out, WT_F_STD_POWER, NAN, WT_CLASS_NONE,
+                             "power std-dev needs 2 measured samples -- its rules abstain");
 
     if (train > infer) {
         out->cls = WT_CLASS_TRAINING;

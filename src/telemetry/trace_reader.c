@@ -630,23 +630,32 @@ static int parse_stamp(const char *p, size_t len, double *out)
 /* The values a column can physically take: a percentage outside 0..100 or a
  * negative power, memory, clock, throughput or count is a broken recorder or a
  * forged file, and would otherwise move the features silently (950%
- * utilization or -300 W reads as some other load).  Temperature and the
- * energy counter (it may start at any value) are not bounded. */
+ * utilization or -300 W reads as some other load).  Above, every column is
+ * bounded far beyond any GPU (100 kW of power; 1e15 otherwise, 1e18 for the
+ * energy counter, which may start at any value): a mean of 1e307 W overflows
+ * to "not measured", which let an idle rule pass. */
 static void value_range(enum wt_col col, double *lo, double *hi)
 {
-    *lo = -INFINITY;
-    *hi = INFINITY;
+    *lo = 0;
+    *hi = 1e15;
     switch (col) {
     case WT_COL_UTIL_GPU:
     case WT_COL_UTIL_MEM:
-        *lo = 0;
         *hi = 100;
         break;
+    case WT_COL_POWER:
+    case WT_COL_POWER_LIMIT:
+    case WT_COL_POWER_DEFAULT_LIMIT:
+        *hi = 1e5;
+        break;
     case WT_COL_TEMP:
+        *lo = -1e15;
+        break;
     case WT_COL_ENERGY:
+        *lo = -1e18;
+        *hi = 1e18;
         break;
     default:
-        *lo = 0;
         break;
     }
 }
@@ -699,9 +708,6 @@ static int parse_value(struct wt_trace_reader *r, const struct field *f, const s
     value_range(f->col, &lo, &hi);
     if (*out < lo - 1e-6 || *out > hi + 1e-6) { /* a computed 100.0000000001% is 100% */
         printable(shown, sizeof(shown), c->p, c->len);
-        if (isinf(hi))
-            return fail(r, err, WT_EINVAL, r->lineno,
-                        "column '%s': %s is impossible (must be %g or more)", f->name, shown, lo);
         return fail(r, err, WT_EINVAL, r->lineno,
                     "column '%s': %s is impossible (must be %g to %g)", f->name, shown, lo, hi);
     }
