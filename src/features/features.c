@@ -579,7 +579,7 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         for (size_t i = n; i > 0 && i1 == n; i--)
             if (wt_measured(s[i - 1].v[WT_COL_ENERGY]))
                 i1 = i - 1;
-        double energy = NAN;
+        double energy = NAN, from_power = NAN;
         /* a counter that goes back anywhere (a reset, a wrap) is not used:
          * its first and last readings would hide the lost energy */
         int monotonic = 1;
@@ -593,25 +593,34 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
             double covered = s[i1].t_s - s[i0].t_s;
             if (covered != span)
                 energy *= span / covered;
-        } else if (npow >= 2) {
+        }
+        if (npow >= 2) {
             size_t first = n, last = n;
-            energy = 0;
+            from_power = 0;
             for (size_t i = 0; i < n; i++) {
                 if (!wt_measured(s[i].v[WT_COL_POWER]))
                     continue;
                 if (last < n)
-                    energy += 0.5 * (s[last].v[WT_COL_POWER] + s[i].v[WT_COL_POWER]) *
-                              (s[i].t_s - s[last].t_s);
+                    from_power += 0.5 * (s[last].v[WT_COL_POWER] + s[i].v[WT_COL_POWER]) *
+                                  (s[i].t_s - s[last].t_s);
                 else
                     first = i;
                 last = i;
             }
             double covered = last < n ? s[last].t_s - s[first].t_s : 0;
             if (!(covered > 0))
-                energy = NAN;
+                from_power = NAN;
             else if (covered != span)
-                energy *= span / covered;
+                from_power *= span / covered;
         }
+        /* the counter is the better measure (it sees between polls), unless
+         * measured power contradicts it by more than 2x: a counter stuck at
+         * 0 ("not supported"), in other units, or forged would otherwise
+         * outweigh the power column */
+        if (!wt_measured(energy) ||
+            (wt_measured(from_power) && from_power > 0 &&
+             !(energy >= 0.5 * from_power && energy <= 2 * from_power)))
+            energy = from_power;
         if (wt_measured(energy))
             f->v[WT_F_ENERGY_ACTIVE] = energy / active_s / ref;
     }
