@@ -280,6 +280,10 @@ run "watch more" 0 "$WT" watch --backend synthetic --interval 0 --iterations 3 -
 run "witness grow" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req"
 run "witness conflict" 1 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req" && has err "409"
 run "verify against witness" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$WCK"
+# an --against file that is not a checkpoint: nothing concluded (exit 2), the
+# JSON says so without naming a damage, and stderr has the message
+printf 'not a checkpoint\n' >"$TMP/notckpt"
+run "verify against garbage --json" 2 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$TMP/notckpt" --json && has out '"status": "error"' && has out '"damage": null' && has err "verify-log: "
 # a request that resends the held checkpoint with extra signature lines is
 # cosigned without them: the witness stays readable
 SIZE=$(sed -n 2p "$WCK")

@@ -259,6 +259,8 @@ int wt_cmd_verify_log(int argc, char **argv)
     status = wt_verify_file(p.log, &vo, r);
     if (json) {
         json_t *j = wt_json_verify(r, status, vo.vkey != NULL, p.log);
+        if (status == WT_VERIFY_ERROR) /* said on stderr as well, as without --json */
+            fprintf(stderr, "%s: %s\n", help.prog, r->message);
         if (wt_json_print(stdout, j))
             status = WT_VERIFY_ERROR;
         json_decref(j);
