@@ -347,14 +347,17 @@ plugin_error_case() { # NAME: after the job's submission
         ok "(c) $1: logged: $(grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | tail -n 1 | cut -c1-200)" ||
         bad "(c) $1: no verdict=ERROR line in slurmd.log"
 }
-AGENT=$D/no-such-agent
-plugstack "mode=classify"
-submit --workload-type=training
-plugin_error_case "no agent binary"
-case $(job_line) in
-*"declared=training observed=none verdict=ERROR"*) ok "(c) AdminComment: $(job_line)" ;;
-*) bad "(c) AdminComment: '$(job_line)'" ;;
-esac
+no_agent_case() { # TAG MODE: a batch job with the agent missing -> verdict=ERROR
+    AGENT=$D/no-such-agent
+    plugstack "mode=$2"
+    submit --workload-type=training
+    plugin_error_case "mode=$2, no agent binary"
+    case $(job_line) in
+    *"declared=training observed=none verdict=ERROR"*) ok "($1) AdminComment: $(job_line)" ;;
+    *) bad "($1) AdminComment: '$(job_line)'" ;;
+    esac
+}
+no_agent_case c classify
 
 # the same through the job epilog (a job without a batch script): an
 # epilog that failed would drain the node
@@ -403,14 +406,7 @@ fi
     bad "(f) $D/wtspool/job-$JOB.trace is left behind"
 
 # ---- (h) mode=record without an agent: no recording, an error, and it says so
-AGENT=$D/no-such-agent
-plugstack "mode=record"
-submit --workload-type=training
-plugin_error_case "mode=record, no agent binary"
-case $(job_line) in
-*"declared=training observed=none verdict=ERROR"*) ok "(h) AdminComment: $(job_line)" ;;
-*) bad "(h) AdminComment: '$(job_line)'" ;;
-esac
+no_agent_case h record
 
 # ---- (i) mode=record with a full spool file system: the prolog fails softly
 # (a double fclose here once crashed the prolog and drained the node)
