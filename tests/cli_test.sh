@@ -205,9 +205,6 @@ run power-huge 1 "$WT" classify --trace "$TMP/huge.csv" && has err "column 'powe
 # the measured power: the same class and energy feature as without the column
 { printf '# gpu_model: NVIDIA H100 80GB HBM3\nt_s,gpu,util_gpu_pct,power_w,energy_j\n'; for i in $(seq 0 29); do if [ $(((i / 3) % 2)) = 0 ]; then printf '%s,0,95,620,0\n' "$i"; else printf '%s,0,40,350,0\n' "$i"; fi; done; } >"$TMP/e0.csv"
 run energy-stuck 0 "$WT" classify --trace "$TMP/e0.csv" --samples 30 --json && has out '"workload_type": "TRAINING"' && has out '"energy_per_active_s_norm": 0.692857'
-# utilization 0 throughout with the power of work: contradictory, not a verdict
-{ printf '# gpu_model: NVIDIA H100 80GB HBM3\nt_s,gpu,util_gpu_pct,power_w,mem_used_mib\n'; for i in $(seq 0 29); do printf '%s,0,0,620,%s\n' "$i" "$((1000 + 50 * i))"; done; } >"$TMP/u0.csv"
-run util0-power-high 0 "$WT" classify --trace "$TMP/u0.csv" --samples 30 && has out "workload_type : UNKNOWN" && has out "contradictory telemetry"
 # a trace of GPU 2 alone: GPUs 0 and 1 are not invented
 printf 't_s,gpu,power_w\n0,2,100\n1,2,101\n' >"$TMP/g2.csv"
 run gpus-absent 0 "$WT" gpus --trace "$TMP/g2.csv" && has out "GPU 2:"

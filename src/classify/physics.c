@@ -201,18 +201,6 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
                                                                    : ", power without a scale");
         return no_evidence(out);
     }
-    if (f->v[WT_F_DUTY] == 0 && wt_measured(f->v[WT_F_POWER_NORM]) &&
-        f->v[WT_F_POWER_NORM] > IDLE_POWER_NORM_MAX) {
-        /* utilization 0 throughout while the power is that of work: one of
-         * the two is wrong (a forged or broken column); the model has
-         * nothing to read in a window with no activity, so no verdict */
-        wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
-                             "utilization says idle (active 0%% of the window) but mean power is "
-                             "%.0f%% of the %.0f W reference: contradictory telemetry, no "
-                             "evidence",
-                             100 * f->v[WT_F_POWER_NORM], f->v[WT_F_POWER_REF]);
-        return no_evidence(out);
-    }
     double covers = wt_window_seconds(w) +
                     (wt_measured(f->v[WT_F_SAMPLE_PERIOD]) ? f->v[WT_F_SAMPLE_PERIOD] : 0);
     if (covers < WT_PHYSICS_MIN_SECONDS) {
