@@ -49,7 +49,7 @@ SPANK_PLUGIN(workloadtruth, 1);
  * after the windows (about 3 KB each, windows= is at most 1000); more is an
  * error, never a verdict silently missed */
 #define OUT_CAP (8u << 20)
-#define ERR_CAP 512   /* agent stderr kept for the log line */
+#define ERR_CAP 512 /* agent stderr kept for the log line */
 
 extern char **environ;
 

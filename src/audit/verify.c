@@ -321,8 +321,7 @@ static void check_line(struct vs *v, const char *p, size_t len, int complete)
                    strcmp(cp.origin, r->origin) ? "another origin, " : "",
                    (unsigned long long)cp.size,
                    memcmp(cp.root, e.prev, 32) ? "not that of those lines" : "theirs",
-                   (unsigned long long)i,
-                   cp.size != i ? " (the size differs)" : "");
+                   (unsigned long long)i, cp.size != i ? " (the size differs)" : "");
             goto bad;
         }
         r->ckpt_records++;

@@ -36,8 +36,7 @@ int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, con
             close(fd);
             unlink(o->tmp);
         }
-        fprintf(stderr, "workloadtruth %s: cannot write %s %s: %s\n", cmd, what, path,
-                strerror(e));
+        fprintf(stderr, "workloadtruth %s: cannot write %s %s: %s\n", cmd, what, path, strerror(e));
         o->tmp[0] = '\0';
         return -1;
     }

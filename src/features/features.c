@@ -617,9 +617,8 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
          * measured power contradicts it by more than 2x: a counter stuck at
          * 0 ("not supported"), in other units, or forged would otherwise
          * outweigh the power column */
-        if (!wt_measured(energy) ||
-            (wt_measured(from_power) && from_power > 0 &&
-             !(energy >= 0.5 * from_power && energy <= 2 * from_power)))
+        if (!wt_measured(energy) || (wt_measured(from_power) && from_power > 0 &&
+                                     !(energy >= 0.5 * from_power && energy <= 2 * from_power)))
             energy = from_power;
         if (wt_measured(energy))
             f->v[WT_F_ENERGY_ACTIVE] = energy / active_s / ref;
