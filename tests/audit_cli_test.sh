@@ -223,6 +223,10 @@ run "verify after report refusal" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKE
 mkfifo "$TMP/notreg"
 run "report over a FIFO" 2 "$WT" report --log-dir "$L" --out "$TMP/notreg" && has err "not a regular file"
 check "the FIFO is still one" test -p "$TMP/notreg"
+# a report that cannot be written whole (a file-size limit) leaves the old page
+echo "old page" >"$TMP/page.html"
+run "report write fails" 1 sh -c "ulimit -f 1; exec \"\$@\"" sh "$WT" report --log-dir "$L" --out "$TMP/page.html" && has err "File too large"
+check "report: the old page kept, no temporary file" sh -c "[ \"\$(cat '$TMP/page.html')\" = 'old page' ] && ! ls '$TMP'/page.html.* >/dev/null 2>&1"
 mkdir -p "$TMP/lf"
 cp "$L/log.jsonl" "$TMP/lf/a.jsonl"
 mkfifo "$TMP/lf/a.jsonl.checkpoint"

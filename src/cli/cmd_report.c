@@ -4,12 +4,10 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "audit/verify.h"
 #include "cli/audit_common.h"
@@ -55,10 +53,8 @@ int wt_cmd_report(int argc, char **argv)
     struct wt_report_opts ro = {0};
     struct wt_report_info info;
     struct wt_err err = {{0}};
-    char tmp[PATH_MAX + 32];
-    FILE *f = NULL;
+    struct wt_cli_out o = {0};
     int to_stdout = !strcmp(out, "-"), rc = WT_EXIT_ERROR;
-    tmp[0] = '\0';
     if ((prc = wt_cli_log_paths(help.prog, dir, file, &p)) != 0)
         return prc;
     if (!to_stdout) {
@@ -83,40 +79,18 @@ int wt_cmd_report(int argc, char **argv)
     clock_gettime(CLOCK_REALTIME, &ts);
     ro.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 
-    if (to_stdout) {
-        f = stdout;
-    } else {
-        if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", out, (long)getpid()) >= sizeof(tmp)) {
-            fprintf(stderr, "%s: --out: path too long\n", help.prog);
-            return WT_EXIT_USAGE;
-        }
-        f = fopen(tmp, "w");
-        if (!f) {
-            fprintf(stderr, "%s: cannot write %s: cannot create %s: %s\n", help.prog, out, tmp,
-                    strerror(errno));
-            tmp[0] = '\0';
-            goto cleanup;
-        }
-    }
-    if (wt_report_write(f, p.log, &ro, &info, &err) != WT_OK) {
+    /* written whole or not at all (cli/outfile.c) */
+    if (wt_cli_out_open(&o, "report", "--out", out) != 0)
+        goto cleanup;
+    if (wt_report_write(o.f, p.log, &ro, &info, &err) != WT_OK) {
         fprintf(stderr, "%s: %s\n", help.prog, err.msg);
         if (to_stdout)
             wt_cli_stdout_reported = 1;
         goto cleanup;
     }
     if (!to_stdout) {
-        int cerr = fclose(f);
-        f = NULL;
-        if (cerr) {
-            fprintf(stderr, "%s: writing %s: %s\n", help.prog, tmp, strerror(errno));
+        if (wt_cli_out_commit(&o, "report", "--out") != 0)
             goto cleanup;
-        }
-        if (rename(tmp, out)) {
-            fprintf(stderr, "%s: cannot rename %s to %s: %s\n", help.prog, tmp, out,
-                    strerror(errno));
-            goto cleanup;
-        }
-        tmp[0] = '\0';
         char state[160];
         if (info.status == WT_VERIFY_DAMAGED && info.line)
             snprintf(state, sizeof(state), "DAMAGED at line %llu (%s)",
@@ -146,9 +120,7 @@ int wt_cmd_report(int argc, char **argv)
         rc = WT_EXIT_OK;
     }
 cleanup:
-    if (f && !to_stdout)
-        fclose(f);
-    if (tmp[0])
-        unlink(tmp);
+    if (!to_stdout)
+        wt_cli_out_abort(&o);
     return rc;
 }
