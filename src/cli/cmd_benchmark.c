@@ -179,7 +179,8 @@ int wt_cmd_benchmark(int argc, char **argv)
         goto out;
     }
     /* each simulated sample costs more (a GPU's physics, an evasion's clean
-     * twin): 1e7 per cell is about 5 minutes of the evasion suite here */
+     * twin): 1.08e6 per cell took 34 s of the evasion suite here (docs/cli.md),
+     * so 1e7 is about 6 minutes */
     if (strcmp(suite, "seed") && (double)trials * seconds * hz > 1e7) {
         fprintf(stderr, "workloadtruth benchmark: --trials x --seconds x --sample-hz is limited "
                         "to 10000000 samples per cell (see --help)\n");
