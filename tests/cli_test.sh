@@ -175,6 +175,23 @@ run record-sub-ms 0 "$WT" record --trace "$TMP/sub.csv" --out "$TMP/sub_r.csv"
 [ "$(grep -v '^#' "$TMP/sub_r.csv" | cut -d, -f1 | tr '\n' ' ')" = "t_s 0.000 0.0004 1.500 " ] ||
     { echo "FAIL [record-sub-ms]: $(grep -v '^#' "$TMP/sub_r.csv" | cut -d, -f1 | tr '\n' ' ')"; fails=$((fails + 1)); }
 run record-long-note 2 "$WT" record --trace "$TMP/sub.csv" --out "$TMP/sub_n.csv" --workload "$(head -c 1000 /dev/zero | tr '\0' x)" && has err "--workload: longer than 999 bytes" && oneline
+# a host of 40 GPUs that differ (MIG names): record's per-GPU lists are written
+# whole (they were cut at 600 bytes, leaving the last GPUs 'unknown')
+{
+    printf '# gpu_models: '
+    for g in $(seq 0 39); do
+        if [ $((g % 2)) = 1 ]; then m='NVIDIA A100-SXM4-80GB MIG 1g.10gb'; else m='NVIDIA H100 80GB HBM3'; fi
+        printf '%s%s=%s' "$([ "$g" = 0 ] || echo '; ')" "$g" "$m"
+    done
+    printf '\n# power_semantics_per_gpu: '
+    for g in $(seq 0 39); do printf '%s%s=%s' "$([ "$g" = 0 ] || echo '; ')" "$g" "$([ $((g % 2)) = 1 ] && echo instant || echo avg1s)"; done
+    printf '\nt_s,gpu,power_w\n'
+    for t in 0 1; do for g in $(seq 0 39); do printf '%s,%s,100\n' "$t" "$g"; done; done
+} >"$TMP/many.csv"
+run record-many-gpus 0 "$WT" record --trace "$TMP/many.csv" --out "$TMP/many_rr.csv"
+run record-many-gpus-read 0 "$WT" gpus --trace "$TMP/many_rr.csv"
+has out "GPU 39: NVIDIA A100-SXM4-80GB MIG 1g.10gb" && has out "GPU 38: NVIDIA H100 80GB HBM3"
+[ "$(grep -c 'power reading   instant' "$TMP/out")" = 20 ] || { echo "FAIL [record-many-gpus-read]: power semantics lost"; fails=$((fails + 1)); }
 # JSON stays valid with text that is not: a file name that is not UTF-8, a GPU
 # model whose multi-byte character a reason's width cuts
 mkdir -p "$TMP/lat"
@@ -227,6 +244,12 @@ has out "workload_type : IDLE"
 # a live pipe is read as rows arrive, not when 64 KiB or end of input arrive
 run stdin-live 0 sh -c "(cat '$DATA/labelled.csv'; sleep 10) | timeout 8 '$WT' classify --trace - --samples 5"
 has out "workload_type : IDLE"
+# nvidia-smi CSV with --gpus-per-tick, or without timestamps, is not read ahead
+# 128 rows to detect the GPUs per tick (a 1 s poll waited two minutes)
+run stdin-live-nvsmi-g 0 sh -c "(head -8 '$DATA/nvsmi_noindex.csv'; sleep 10) | timeout 8 '$WT' classify --trace - --samples 5 --gpus-per-tick 1"
+has out "samples       : 5 over"
+run stdin-live-nvsmi-nostamp 0 sh -c "(head -8 '$DATA/nvsmi_noindex.csv' | cut -d, -f2-; sleep 10) | timeout 8 '$WT' classify --trace - --samples 5"
+has out "samples       : 5 over 4.0s"
 
 # ---- bad input files: clear message, non-zero exit, no crash
 run missing-file 1 "$WT" classify --trace "$TMP/nope.csv"

@@ -74,7 +74,7 @@ static void test_mixed_models(void **state)
     (void)state;
     const char *p = tu_temp("# gpu_model: mixed (see gpu_models)\n# power_semantics: unknown\n"
                             "# gpu_models: 0=NVIDIA A100-SXM4-40GB; 1=NVIDIA H100 PCIe;2= x ; 3=\n"
-                            "# power_semantics_per_gpu: 0=instant; 1=avg1s; 2=weird\n"
+                            "# power_semantics_per_gpu: 0=instant; 1=AVG1S; 2=weird\n"
                             "t_s,gpu,power_w\n0,0,10\n0,1,20\n0,2,1\n0,3,1\n0,4,1\n");
     struct wt_source *src = open_replay(p, NULL, 0);
     struct wt_device_info info;
@@ -113,6 +113,22 @@ static void test_split_rows(void **state)
     assert_true(buf[2].v[WT_COL_UTIL_GPU] == 92 && buf[3].v[WT_COL_UTIL_GPU] == 93);
     assert_int_equal(read_all(src, 1, buf, 8), 1);
     wt_source_close(src);
+    /* the GPUs' rows interleaved (sorted by time, metric, GPU): the same samples
+     * as rows grouped by GPU, read in either GPU order */
+    p = tu_temp("t_s,gpu,util_gpu_pct,power_w\n"
+                "0,0,90,\n0,1,80,\n0,0,,300\n0,1,,200\n"
+                "1,0,91,\n1,1,81,\n1,0,,310\n1,1,,210\n");
+    for (int first = 0; first < 2; first++) {
+        src = open_replay(p, NULL, 0);
+        for (int k = 0; k < 2; k++) {
+            int g = k ? !first : first;
+            assert_int_equal(read_all(src, g, buf, 8), 2);
+            for (int i = 0; i < 2; i++)
+                assert_true(buf[i].v[WT_COL_UTIL_GPU] == 90 - 10 * g + i &&
+                            buf[i].v[WT_COL_POWER] == 300 - 100 * g + 10 * i);
+        }
+        wt_source_close(src);
+    }
 }
 
 static void test_limits_and_errors(void **state)

@@ -7,6 +7,7 @@
 #include "testutil.h"
 
 #include "telemetry/trace_reader.h"
+#include "telemetry/trace_writer.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -210,6 +211,15 @@ static void test_huge_and_binary(void **state)
     memset(t, 'x', big);
     t[big] = '\0';
     expect_error(t, "t.csv:1: line longer than");
+    /* the limit counts a line without its CR and the byte-order mark */
+    strcpy(t, "\xEF\xBB\xBF# k: ");
+    off = strlen(t);
+    memset(t + off, 'v', WT_TRACE_MAX_LINE - (off - 3));
+    off += WT_TRACE_MAX_LINE - (off - 3);
+    strcpy(t + off, "\r\nt_s,power_w\r\n0,1\r\n");
+    assert_int_equal(tu_parse(t, &err), WT_DONE);
+    strcpy(t + off, "v\r\nt_s,power_w\r\n0,1\r\n");
+    expect_error(t, "t.csv:1: line longer than 65536 bytes");
     free(t);
     /* many columns */
     char *wide = malloc(WT_TRACE_MAX_COLS * 4 + 16);
@@ -257,6 +267,53 @@ static void test_metadata_limit(void **state)
     snprintf(t + off, cap - off, "t_s\n0\n");
     expect_error(t, "more than 256 metadata lines");
     free(t);
+}
+
+/* The writer writes a long metadata value whole (a newline in it becomes a
+ * space) and refuses one the reader could not read back, never cutting it. */
+static void test_writer_metadata(void **state)
+{
+    (void)state;
+    size_t n = 5000;
+    char *v = malloc(70000);
+    assert_non_null(v);
+    memset(v, 'x', n);
+    v[10] = '\n';
+    v[n] = '\0';
+    const char *keys[] = {"gpu_models"};
+    const char *vals[] = {v};
+    const char *path = tu_temp("");
+    struct wt_trace_writer *w = NULL;
+    struct wt_err err = {{0}};
+    assert_int_equal(wt_trace_writer_open(path, keys, vals, 1, &w, &err), WT_OK);
+    struct wt_sample s = {.t_s = 0, .gpu = 0, .label = WT_CLASS_NONE};
+    for (int c = 0; c < WT_NCOLS; c++)
+        s.v[c] = NAN;
+    s.v[WT_COL_POWER] = 100;
+    assert_int_equal(wt_trace_writer_row(w, &s, &err), WT_OK);
+    assert_int_equal(wt_trace_writer_close(w, &err), WT_OK);
+    struct wt_trace_reader *r = NULL;
+    assert_int_equal(wt_trace_open(path, NULL, &r, &err), WT_OK);
+    size_t rows;
+    assert_int_equal(tu_drain(r, &rows, &err), WT_DONE);
+    assert_int_equal(rows, 1);
+    const char *back = wt_trace_meta_value(r, "gpu_models");
+    assert_non_null(back);
+    assert_int_equal(strlen(back), n);
+    assert_true(back[10] == ' ' && back[n - 1] == 'x');
+    wt_trace_close(r);
+    memset(v, 'x', 69999);
+    v[69999] = '\0';
+    assert_int_equal(wt_trace_writer_open(path, keys, vals, 1, &w, &err), WT_EINVAL);
+    assert_contains(err.msg,
+                    "metadata 'gpu_models' is 70014 bytes, more than a trace line holds (65536)");
+    assert_null(w);
+    assert_int_equal(wt_trace_open(path, NULL, &r, &err), WT_OK); /* not emptied */
+    assert_int_equal(tu_drain(r, &rows, &err), WT_DONE);
+    assert_int_equal(rows, 1);
+    wt_trace_close(r);
+    unlink(path);
+    free(v);
 }
 
 static void test_nvsmi_with_index(void **state)
@@ -424,6 +481,11 @@ static void test_nvsmi_malformed(void **state)
     expect_error("index, power.draw [W], power.draw [W]\n", "appears twice");
     /* only nvidia-smi's own units are stripped: another is not a number */
     expect_error("index, power.draw [W]\n0, 100 kW\n", "not a number: '100 kW'");
+    /* nvidia-smi's units, but each only in its own column */
+    expect_error("index, power.draw [W]\n0, 300 MiB\n", "not a number: '300 MiB'");
+    expect_error("index, utilization.gpu [%]\n0, 90 W\n", "not a number: '90 W'");
+    expect_error("index, clocks.sm [MHz]\n0, 1410 %\n", "not a number: '1410 %'");
+    expect_error("index, temperature.gpu\n0, 40 W\n", "not a number: '40 W'");
     expect_error("index, utilization.gpu [%]\n0, 950 %\n",
                  "column 'utilization.gpu [%]': 950 % is impossible (must be 0 to 100)");
     /* a later format version is not read as this one */
@@ -486,17 +548,12 @@ static void test_quiet_pipe_stops(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_native_basic),
-        cmocka_unit_test(test_native_details),
-        cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_huge_and_binary),
-        cmocka_unit_test(test_metadata_limit),
-        cmocka_unit_test(test_nvsmi_with_index),
-        cmocka_unit_test(test_nvsmi_instant_nounits),
-        cmocka_unit_test(test_nvsmi_grouped),
-        cmocka_unit_test(test_nvsmi_uuid),
-        cmocka_unit_test(test_nvsmi_malformed),
-        cmocka_unit_test(test_quiet_pipe_stops),
+        cmocka_unit_test(test_native_basic),     cmocka_unit_test(test_native_details),
+        cmocka_unit_test(test_malformed),        cmocka_unit_test(test_huge_and_binary),
+        cmocka_unit_test(test_metadata_limit),   cmocka_unit_test(test_writer_metadata),
+        cmocka_unit_test(test_nvsmi_with_index), cmocka_unit_test(test_nvsmi_instant_nounits),
+        cmocka_unit_test(test_nvsmi_grouped),    cmocka_unit_test(test_nvsmi_uuid),
+        cmocka_unit_test(test_nvsmi_malformed),  cmocka_unit_test(test_quiet_pipe_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,8 @@
 #include "telemetry/trace_writer.h"
 
 #define CHUNK 4096
+/* --workload, --evasion-note: the longest text taken (one metadata line each) */
+#define NOTE_MAX 999
 
 static volatile sig_atomic_t stop_flag;
 
@@ -114,12 +116,9 @@ int wt_cmd_record(int argc, char **argv)
         return WT_EXIT_USAGE;
     }
     /* one metadata line each; longer text would be cut */
-    if ((workload && strlen(workload) > WT_TRACE_META_VALUE_MAX) ||
-        (evasion_s && strlen(evasion_s) > WT_TRACE_META_VALUE_MAX)) {
+    if ((workload && strlen(workload) > NOTE_MAX) || (evasion_s && strlen(evasion_s) > NOTE_MAX)) {
         fprintf(stderr, "workloadtruth record: --%s: longer than %d bytes (see --help)\n",
-                workload && strlen(workload) > WT_TRACE_META_VALUE_MAX ? "workload"
-                                                                       : "evasion-note",
-                WT_TRACE_META_VALUE_MAX);
+                workload && strlen(workload) > NOTE_MAX ? "workload" : "evasion-note", NOTE_MAX);
         return WT_EXIT_USAGE;
     }
     if (!*gpus || gpus[strlen(gpus) - 1] == ',') {
@@ -168,6 +167,9 @@ int wt_cmd_record(int argc, char **argv)
     struct wt_sample *buf = malloc(CHUNK * sizeof(*buf));
     unsigned char *sel = NULL, *active = NULL;
     double *first_t = NULL;
+    char *models = NULL, *sems = NULL, *periods = NULL;
+    size_t models_len = 0, sems_len = 0, periods_len = 0;
+    FILE *mf = NULL, *sf = NULL, *pf = NULL;
     int status = WT_EXIT_ERROR, ngpus = 0;
     unsigned long rows = 0;
     if (!buf) {
@@ -201,8 +203,15 @@ int wt_cmd_record(int argc, char **argv)
             ngpus = g; /* up to the highest GPU named */
 
     /* metadata */
-    char host[128] = "unknown", models[600] = "", sems[200] = "", started[64], sourcev[300];
-    char intv[32], periods[400] = "";
+    char host[128] = "unknown", started[64], sourcev[300], intv[32];
+    /* per-GPU lists, as long as the GPUs need (the writer refuses, never cuts) */
+    mf = open_memstream(&models, &models_len);
+    sf = open_memstream(&sems, &sems_len);
+    pf = open_memstream(&periods, &periods_len);
+    if (!mf || !sf || !pf) {
+        fprintf(stderr, "workloadtruth record: out of memory\n");
+        goto out;
+    }
     gethostname(host, sizeof(host) - 1);
     time_t now = time(NULL);
     struct tm tmv;
@@ -234,14 +243,19 @@ int wt_cmd_record(int argc, char **argv)
             mixed_model |= strcmp(model0, d.name) != 0;
             mixed_sem |= strcmp(sem0, d.power_semantics) != 0;
         }
-        size_t pl = strlen(periods);
         if (wt_measured(d.util_buffer_period_s) || wt_measured(d.power_buffer_period_s))
-            snprintf(periods + pl, sizeof(periods) - pl, "%s%d=util %.3g s, power %.3g s",
-                     pl ? "; " : "", g, d.util_buffer_period_s, d.power_buffer_period_s);
-        size_t ml = strlen(models), sl = strlen(sems);
-        snprintf(models + ml, sizeof(models) - ml, "%s%d=%s", ml ? "; " : "", g, d.name);
-        snprintf(sems + sl, sizeof(sems) - sl, "%s%d=%s", sl ? "; " : "", g, d.power_semantics);
+            fprintf(pf, "%s%d=util %.3g s, power %.3g s", ftell(pf) > 0 ? "; " : "", g,
+                    d.util_buffer_period_s, d.power_buffer_period_s);
+        fprintf(mf, "%s%d=%s", ftell(mf) > 0 ? "; " : "", g, d.name);
+        fprintf(sf, "%s%d=%s", ftell(sf) > 0 ? "; " : "", g, d.power_semantics);
         active[g] = 1;
+    }
+    int lists_bad = ferror(mf) | ferror(sf) | ferror(pf);
+    lists_bad |= fclose(mf) | fclose(sf) | fclose(pf);
+    mf = sf = pf = NULL;
+    if (lists_bad) {
+        fprintf(stderr, "workloadtruth record: out of memory\n");
+        goto out;
     }
     snprintf(sourcev, sizeof(sourcev), "record on %s by workloadtruth %s, backend %s%s%s", host,
              WT_VERSION, src->ops->name, trace ? ", from " : "", trace ? trace : "");
@@ -263,7 +277,7 @@ int wt_cmd_record(int argc, char **argv)
     if (!strcmp(src->ops->name, "nvml")) {
         keys[nk] = "poll_interval_s";
         vals[nk++] = intv;
-        if (periods[0]) {
+        if (periods && periods[0]) {
             keys[nk] = "driver_buffer_period";
             vals[nk++] = periods;
         }
@@ -365,6 +379,15 @@ int wt_cmd_record(int argc, char **argv)
 out:
     if (w)
         wt_trace_writer_close(w, NULL);
+    if (mf)
+        fclose(mf);
+    if (sf)
+        fclose(sf);
+    if (pf)
+        fclose(pf);
+    free(models);
+    free(sems);
+    free(periods);
     free(buf);
     free(sel);
     free(active);

@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "telemetry/source.h"
 #include "util/text.h"
@@ -26,15 +27,15 @@ struct queue {
 
 struct replay {
     struct wt_trace_reader *r;
-    struct queue *q; /* WT_MAX_GPUS */
-    int open_gpu;    /* the GPU of the row read last (-1: none): its last sample may grow */
+    struct queue *q; /* WT_MAX_GPUS; each queue's last sample may still grow */
     int eof;
     size_t buffered, max_buffered;
 };
 
-/* A row with the same GPU and time as the row before it (not yet read) and
- * none of its columns: the rest of that sample, written as rows of its own
- * (one row per metric), merged into it.  1 when merged. */
+/* A row with the same time as its GPU's row before it (not yet read; rows of
+ * other GPUs may come between) and none of its columns: the rest of that
+ * sample, written as rows of its own (one row per metric), merged into it.
+ * 1 when merged. */
 static int merge(struct queue *q, const struct wt_sample *s)
 {
     if (q->len == q->head)
@@ -57,9 +58,8 @@ static int merge(struct queue *q, const struct wt_sample *s)
 static int push(struct replay *rp, const struct wt_sample *s, struct wt_err *err)
 {
     struct queue *q = &rp->q[s->gpu];
-    if (rp->open_gpu == s->gpu && merge(q, s))
+    if (merge(q, s))
         return WT_OK;
-    rp->open_gpu = s->gpu;
     if (rp->buffered >= rp->max_buffered)
         return wt_errf(err, WT_ENOMEM, "%s:%lu: more than %zu samples waiting to be read",
                        wt_trace_name(rp->r), wt_trace_lineno(rp->r), rp->max_buffered);
@@ -113,7 +113,6 @@ static int replay_open(struct wt_source *src, const struct wt_source_config *cfg
         return wt_errf(err, WT_ENOMEM, "out of memory");
     }
     rp->max_buffered = cfg->max_buffered ? cfg->max_buffered : DEFAULT_MAX_BUFFERED;
-    rp->open_gpu = -1;
     struct wt_trace_opts topts = cfg->trace_opts;
     if (!topts.stop)
         topts.stop = cfg->stop; /* a quiet pipe must not outlast a stop */
@@ -217,8 +216,9 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
     wt_text_clean(info->name); /* the trace's text, shown and logged as is */
     char sem[16];
     if (per_gpu(wt_trace_meta_value(rp->r, "power_semantics_per_gpu"), gpu, sem, sizeof(sem)) &&
-        (!strcmp(sem, "instant") || !strcmp(sem, "avg1s")))
-        snprintf(info->power_semantics, sizeof(info->power_semantics), "%s", sem);
+        (!strcasecmp(sem, "instant") || !strcasecmp(sem, "avg1s")))
+        snprintf(info->power_semantics, sizeof(info->power_semantics), "%s",
+                 tolower((unsigned char)sem[0]) == 'i' ? "instant" : "avg1s");
     else
         snprintf(info->power_semantics, sizeof(info->power_semantics), "%s",
                  wt_trace_meta(rp->r)->power_semantics);
@@ -243,11 +243,10 @@ static int replay_read(struct wt_source *src, int gpu, struct wt_sample *buf, si
     if (gpu < 0 || gpu >= WT_MAX_GPUS)
         return wt_errf(err, WT_ENODEV, "%s: no GPU %d", wt_trace_name(rp->r), gpu);
     struct queue *q = &rp->q[gpu];
-    size_t k;
-    /* the sample of the row read last is handed out only once a row of
-     * another sample (or the end) shows it complete */
+    /* a GPU's last sample is handed out only once its GPU's next row (of
+     * another time) or the end shows it complete */
     int failed = 0;
-    while ((k = q->len - q->head - (!rp->eof && rp->open_gpu == gpu && q->len > q->head)) == 0) {
+    while (q->len - q->head <= (size_t)!rp->eof) {
         int rc = pull(rp, err);
         if (rc == WT_DONE)
             break;
@@ -260,8 +259,8 @@ static int replay_read(struct wt_source *src, int gpu, struct wt_sample *buf, si
     }
     if (q->len == q->head)
         return q->present ? WT_DONE : absent(rp, gpu, err);
-    k = q->len - q->head;
-    if (!rp->eof && !failed && rp->open_gpu == gpu)
+    size_t k = q->len - q->head;
+    if (!rp->eof && !failed)
         k--;
     if (k > cap)
         k = cap;

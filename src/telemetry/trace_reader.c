@@ -24,6 +24,8 @@
 #include "util/num.h"
 
 #define RBUF_SIZE 65536
+/* a line's bytes: WT_TRACE_MAX_LINE, a CR and the first line's byte-order mark */
+#define LINE_ROOM (WT_TRACE_MAX_LINE + 4)
 #define NVSMI_LOOKAHEAD 128 /* rows buffered to detect the rows-per-tick grouping */
 #define MAX_IDENTS 64       /* distinct uuid/pci.bus_id values in one file */
 
@@ -68,7 +70,7 @@ struct wt_trace_reader {
     size_t rlen, rpos;
     int eof;
     int stopped; /* input ended by opts.stop, not by the writer */
-    char *line;  /* WT_TRACE_MAX_LINE + 1 */
+    char *line;  /* LINE_ROOM + 1 */
     size_t line_len;
     unsigned long lineno;     /* line last read */
     unsigned long row_lineno; /* line of the row last returned */
@@ -185,7 +187,7 @@ static int read_line(struct wt_trace_reader *r, struct wt_err *err)
         size_t avail = r->rlen - r->rpos;
         char *nl = memchr(start, '\n', avail);
         size_t take = nl ? (size_t)(nl - start) : avail;
-        if (r->line_len + take > WT_TRACE_MAX_LINE)
+        if (r->line_len + take > LINE_ROOM)
             return fail(r, err, WT_EINVAL, r->lineno + 1, "line longer than %d bytes",
                         WT_TRACE_MAX_LINE);
         memcpy(r->line + r->line_len, start, take);
@@ -219,6 +221,8 @@ got:
         memmove(r->line, r->line + 3, r->line_len - 2);
         r->line_len -= 3;
     }
+    if (r->line_len > WT_TRACE_MAX_LINE) /* counted without its CR and byte-order mark */
+        return fail(r, err, WT_EINVAL, r->lineno, "line longer than %d bytes", WT_TRACE_MAX_LINE);
     return WT_OK;
 }
 
@@ -559,23 +563,43 @@ static int is_na(const char *p, size_t len)
     return (len == 3 && !strncasecmp(p, "N/A", 3));
 }
 
-/* Strips an nvidia-smi unit suffix: "72.36 W", "0 %", "131 MiB", "1410 MHz".
- * nvidia-smi always puts a space before the unit; letters glued to the value
- * are part of it ("0x000000000000000C", a hex mask, keeps its C).  Any other
- * unit ("100 kW") is left in place, so the cell is not a number: an error,
- * not a value off by a factor. */
-static void strip_unit(const char *p, size_t *len)
+/* The unit nvidia-smi writes for a column (NULL: none). */
+static const char *col_unit(int col)
+{
+    switch (col) {
+    case WT_COL_UTIL_GPU:
+    case WT_COL_UTIL_MEM:
+        return "%";
+    case WT_COL_MEM_USED:
+    case WT_COL_MEM_TOTAL:
+        return "MiB";
+    case WT_COL_POWER:
+    case WT_COL_POWER_LIMIT:
+    case WT_COL_POWER_DEFAULT_LIMIT:
+        return "W";
+    case WT_COL_SM_CLOCK:
+    case WT_COL_SM_CLOCK_MAX:
+    case WT_COL_MEM_CLOCK:
+        return "MHz";
+    default:
+        return NULL;
+    }
+}
+
+/* Strips the column's nvidia-smi unit suffix: "72.36 W", "0 %", "131 MiB",
+ * "1410 MHz".  nvidia-smi always puts a space before the unit; letters glued
+ * to the value are part of it ("0x000000000000000C", a hex mask, keeps its
+ * C).  Any other unit ("100 kW", or "300 MiB" in a power column) is left in
+ * place, so the cell is not a number: an error, not a value off by a factor
+ * or read as another quantity. */
+static void strip_unit(const char *p, size_t *len, const char *unit)
 {
     size_t l = *len;
     while (l && (isalpha((unsigned char)p[l - 1]) || p[l - 1] == '%'))
         l--;
-    if (l == *len || !l || !isspace((unsigned char)p[l - 1]))
+    if (!unit || l == *len || !l || !isspace((unsigned char)p[l - 1]))
         return;
-    static const char *const units[] = {"W", "%", "MiB", "MHz", NULL};
-    int known = 0;
-    for (int i = 0; units[i]; i++)
-        known |= *len - l == strlen(units[i]) && !memcmp(p + l, units[i], *len - l);
-    if (!known)
+    if (*len - l != strlen(unit) || memcmp(p + l, unit, *len - l))
         return;
     while (l && isspace((unsigned char)p[l - 1]))
         l--;
@@ -675,7 +699,7 @@ static int parse_value(struct wt_trace_reader *r, const struct field *f, const s
             *out = NAN;
             return WT_OK;
         }
-        strip_unit(p, &len);
+        strip_unit(p, &len, col_unit(f->col));
     }
     if (f->col == WT_COL_CLOCK_REASONS) {
         uint64_t u;
@@ -943,6 +967,11 @@ out:
 
 static int fill_queue(struct wt_trace_reader *r, struct wt_err *err)
 {
+    if (r->opts.rows_per_tick || !r->has_stamp) { /* nothing to detect: no read-ahead */
+        r->meta.rows_per_tick = r->opts.rows_per_tick ? r->opts.rows_per_tick : 1;
+        r->grouped = 1;
+        return WT_OK;
+    }
     r->queue = malloc(NVSMI_LOOKAHEAD * sizeof(*r->queue));
     if (!r->queue)
         return fail(r, err, WT_ENOMEM, 0, "out of memory");
@@ -956,10 +985,7 @@ static int fill_queue(struct wt_trace_reader *r, struct wt_err *err)
             return rc;
         r->qlen++;
     }
-    unsigned g = r->opts.rows_per_tick;
-    if (!g)
-        g = r->has_stamp ? detect_rows_per_tick(r->queue, r->qlen) : 1;
-    r->meta.rows_per_tick = g;
+    r->meta.rows_per_tick = detect_rows_per_tick(r->queue, r->qlen);
     r->grouped = 1;
     return WT_OK;
 }
@@ -1040,7 +1066,7 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
     r->meta.label = WT_CLASS_NONE;
     r->meta.power_semantics = NULL;
     r->rbuf = malloc(RBUF_SIZE);
-    r->line = malloc(WT_TRACE_MAX_LINE + 1);
+    r->line = malloc(LINE_ROOM + 1);
     r->last_t = malloc(WT_MAX_GPUS * sizeof(double));
     if (!r->rbuf || !r->line || !r->last_t) {
         rc = wt_errf(err, WT_ENOMEM, "%s: out of memory", name);

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "telemetry/trace_reader.h"
+
 #define PENDING_MAX (1 << 20)
 
 struct wt_trace_writer {
@@ -65,13 +67,31 @@ int wt_trace_writer_flush(struct wt_trace_writer *w, struct wt_err *err)
     return WT_OK;
 }
 
-/* Metadata values are one line each: newlines become spaces. */
-static void clean(char *dst, size_t cap, const char *src)
+/* One metadata line, "# key: value\n", newlines in the value becoming
+ * spaces. */
+static int put_meta(struct wt_trace_writer *w, const char *key, const char *value,
+                    struct wt_err *err)
 {
-    size_t j = 0;
-    for (size_t i = 0; src[i] && j + 1 < cap; i++)
-        dst[j++] = (src[i] == '\n' || src[i] == '\r') ? ' ' : src[i];
-    dst[j] = '\0';
+    if (!value)
+        value = "";
+    size_t at = w->len;
+    int rc = put(w, "# ", 2, err);
+    if (rc == WT_OK)
+        rc = put(w, key, strlen(key), err);
+    if (rc == WT_OK)
+        rc = put(w, ": ", 2, err);
+    if (rc == WT_OK) {
+        size_t from = w->len;
+        rc = put(w, value, strlen(value), err);
+        for (size_t i = from; rc == WT_OK && i < w->len; i++)
+            if (w->buf[i] == '\n' || w->buf[i] == '\r')
+                w->buf[i] = ' ';
+    }
+    if (rc == WT_OK)
+        rc = put(w, "\n", 1, err);
+    if (rc)
+        w->len = at;
+    return rc;
 }
 
 int wt_trace_writer_open(const char *path, const char *const *keys, const char *const *values,
@@ -82,6 +102,18 @@ int wt_trace_writer_open(const char *path, const char *const *keys, const char *
     if (!w)
         return wt_errf(err, WT_ENOMEM, "out of memory");
     snprintf(w->name, sizeof(w->name), "%s", strcmp(path, "-") ? path : "standard output");
+    /* a line the reader could not read back whole is an error, never cut;
+     * checked before the file is created or emptied */
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(keys[i]) + (values[i] ? strlen(values[i]) : 0) + 5;
+        if (len > WT_TRACE_MAX_LINE) {
+            int rc = wt_errf(err, WT_EINVAL,
+                             "%s: metadata '%s' is %zu bytes, more than a trace line holds (%d)",
+                             w->name, keys[i], len, WT_TRACE_MAX_LINE);
+            free(w);
+            return rc;
+        }
+    }
     if (!strcmp(path, "-")) {
         w->f = stdout;
     } else {
@@ -96,15 +128,10 @@ int wt_trace_writer_open(const char *path, const char *const *keys, const char *
          * process killed between flushes leaves no torn last row */
         setvbuf(w->f, NULL, _IONBF, 0);
     }
-    char line[1200], v[WT_TRACE_META_VALUE_MAX + 1];
-    int rc = WT_OK;
-    snprintf(line, sizeof(line), "# format: workloadtruth-trace/1\n");
-    rc = put(w, line, strlen(line), err);
-    for (size_t i = 0; i < n && rc == WT_OK; i++) {
-        clean(v, sizeof(v), values[i] ? values[i] : "");
-        snprintf(line, sizeof(line), "# %s: %s\n", keys[i], v);
-        rc = put(w, line, strlen(line), err);
-    }
+    char line[1200];
+    int rc = put_meta(w, "format", "workloadtruth-trace/1", err);
+    for (size_t i = 0; i < n && rc == WT_OK; i++)
+        rc = put_meta(w, keys[i], values[i], err);
     if (rc == WT_OK) {
         snprintf(line, sizeof(line), "t_s,gpu");
         for (int c = 0; c < WT_NCOLS; c++) {

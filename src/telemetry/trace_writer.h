@@ -16,11 +16,9 @@
 
 struct wt_trace_writer;
 
-/* The longest metadata value written whole (longer ones are cut). */
-#define WT_TRACE_META_VALUE_MAX 999
-
 /* Opens path ("-" = standard output) and writes the metadata (keys[i]:
- * values[i], n pairs) and the header.  *out owns the file. */
+ * values[i], n pairs; a line longer than WT_TRACE_MAX_LINE is an error, not
+ * cut) and the header.  *out owns the file. */
 int wt_trace_writer_open(const char *path, const char *const *keys, const char *const *values,
                          size_t n, struct wt_trace_writer **out, struct wt_err *err) WT_WARN_UNUSED;
 /* Appends one row to the pending buffer (flushed when it grows large). */
