@@ -277,6 +277,20 @@ if [ -f "$FAKE" ] && [ -f "$REPO/tests/data/fake_gpu.csv" ]; then
         echo "FAIL [hangup-next]: answered after $((t1 - t0)) s: the abandoned call (25 s of samples) held the tools"
         fails=$((fails + 1))
     fi
+    # the same for a call answered as an event stream (a progress token), polling
+    # every 20 s: the stream's client is watched too, and a poll's wait is cut short
+    curl -s -o /dev/null --max-time 1 -X POST -H 'Content-Type: application/json' \
+        -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $HSID" \
+        --data-binary '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"classify_workload","arguments":{"samples":5,"interval_seconds":20},"_meta":{"progressToken":"p7"}}}' "$URL"
+    t0=$(date +%s)
+    post hangup-stream-next 200 '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"verify_audit_log","arguments":{}}}' \
+        -H "Mcp-Session-Id: $HSID" --max-time 60
+    t1=$(date +%s)
+    n=$((n + 1))
+    if [ $((t1 - t0)) -gt 5 ]; then
+        echo "FAIL [hangup-stream-next]: answered after $((t1 - t0)) s: the abandoned stream (80 s of polls) held the tools"
+        fails=$((fails + 1))
+    fi
     stop
 fi
 

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "audit/log.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/server.h"
 #include "mcp/stdio.h"
@@ -199,12 +200,21 @@ static void invalid_notifications(void **state)
     assert_int_equal(m.kind, WT_RPC_INVALID);
     assert_false(m.notification);
     wt_rpc_free(&m);
-    /* a string id survives an integer beyond 64 bits elsewhere */
-    const char *big = "{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"method\":\"ping\",\"params\":{\"n\":"
-                      "123456789012345678901234567890}}";
+    /* an integer beyond 64 bits elsewhere than the id is read as a real (for
+     * the tool's bounds to refuse by name); the id and the integers a real
+     * holds exactly stay integers (the message had been refused with id null,
+     * which a client cannot match: it waited for its time-out) */
+    const char *big = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\",\"params\":{\"n\":"
+                      "123456789012345678901234567890,\"a\":[3,{\"k\":-4}],\"r\":2.5}}";
     wt_rpc_parse(big, strlen(big), &m);
-    assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
-    assert_string_equal(json_string_value(m.id), "q");
+    assert_int_equal(m.kind, WT_RPC_REQUEST);
+    assert_true(json_is_integer(m.id) && json_integer_value(m.id) == 7);
+    json_t *params = json_object_get(m.root, "params");
+    assert_true(json_is_real(json_object_get(params, "n")));
+    assert_true(json_is_real(json_object_get(params, "r")));
+    json_t *arr = json_object_get(params, "a");
+    assert_true(json_is_integer(json_array_get(arr, 0)));
+    assert_true(json_integer_value(json_object_get(json_array_get(arr, 1), "k")) == -4);
     wt_rpc_free(&m);
 }
 
@@ -673,6 +683,36 @@ static void classify_then_read_the_log(void **state)
     list = json_object_get(json_object_get(res, "structuredContent"), "classifications");
     assert_int_equal(json_array_size(list), 0);
     json_decref(resp);
+    /* a class record without the optional model and gpu_idx, its evidence a
+     * digest (the spec's own example shape): listed, with nulls (it was left out) */
+    {
+        struct wt_log_paths lp;
+        struct wt_log *l = NULL;
+        struct wt_log_recovery rec;
+        struct wt_err err = {{0}};
+        uint64_t seq;
+        char dir[160];
+        snprintf(dir, sizeof(dir), "%s/log", tmpdir);
+        assert_int_equal(wt_log_paths_dir(&lp, dir, &err), WT_OK);
+        assert_int_equal(wt_log_open(&l, &lp, NULL, &rec, &err), WT_OK);
+        json_t *f = json_pack("{s:s,s:s,s:i,s:s}", "gpu", "GPU-5a1c0f3e", "class", "training",
+                              "conf_ppm", 973000, "evidence_sha256",
+                              "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08");
+        assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, &seq, &err), WT_OK);
+        json_decref(f);
+        assert_int_equal(wt_log_publish(l, &err), WT_OK);
+        wt_log_close(l);
+    }
+    res = call_tool(s, "recent_classifications", "{}", &resp);
+    list = json_object_get(json_object_get(res, "structuredContent"), "classifications");
+    assert_int_equal(json_array_size(list), 2);
+    json_t *newest = json_array_get(list, 0);
+    assert_string_equal(json_string_value(json_object_get(newest, "workload_type")), "TRAINING");
+    assert_true(json_is_null(json_object_get(newest, "model")));
+    assert_true(json_is_null(json_object_get(newest, "gpu_index")));
+    assert_true(json_is_null(json_object_get(newest, "evidence")));
+    assert_non_null(json_string_value(json_object_get(newest, "evidence_sha256")));
+    json_decref(resp);
 
     res = call_tool(s, "check_declaration",
                     "{\"backend\":\"synthetic\",\"profile\":\"training\",\"declared\":"
@@ -706,6 +746,19 @@ static void collect(void *ctx, json_t *n)
     json_decref(n);
 }
 
+struct cancel_on_first {
+    volatile sig_atomic_t cancel;
+    int n;
+};
+
+static void cancel_on_first(void *ctx, json_t *n)
+{
+    struct cancel_on_first *c = ctx;
+    c->n++;
+    c->cancel = 1;
+    json_decref(n);
+}
+
 static void progress_increases(void **state)
 {
     (void)state;
@@ -723,15 +776,28 @@ static void progress_increases(void **state)
     for (int i = 1; i < c.n; i++)
         assert_true(c.progress[i] > c.progress[i - 1]);
     json_decref(r);
-    /* a cancelled call says so (the stdio and HTTP transports then drop it) */
+    /* a cancelled call says so (the stdio and HTTP transports then drop it),
+     * and sends no progress on its token, no longer active */
     volatile sig_atomic_t cancel = 1;
-    struct wt_mcp_call cancelled = {NULL, NULL, &cancel};
+    struct wt_mcp_call cancelled = {collect, &c, &cancel};
+    c.n = 0;
     r = ask_in(s, &sess,
                "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
-               "\"classify_workload\",\"arguments\":{}}}",
+               "\"classify_workload\",\"arguments\":{},\"_meta\":{\"progressToken\":\"tok\"}}}",
                &cancelled);
     assert_true(is_error(json_object_get(r, "result")));
     assert_string_equal(result_text(json_object_get(r, "result")), "cancelled");
+    assert_int_equal(c.n, 0);
+    json_decref(r);
+    /* cancelled after its first progress notification: no more follow */
+    struct cancel_on_first cf = {0, 0};
+    struct wt_mcp_call cancelled_later = {cancel_on_first, &cf, &cf.cancel};
+    r = ask_in(s, &sess,
+               "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
+               "\"run_benchmark\",\"arguments\":{\"suite\":\"evasion\",\"trials\":1},"
+               "\"_meta\":{\"progressToken\":\"tok\"}}}",
+               &cancelled_later);
+    assert_int_equal(cf.n, 1);
     json_decref(r);
     /* no token, no notifications */
     c.n = 0;

@@ -154,12 +154,18 @@ int wt_cmd_mcp(int argc, char **argv)
             int ok = n > 0 && n <= 255 && nhosts < 32;
             for (size_t i = 0; ok && i < n; i++)
                 ok = isalnum((unsigned char)t[i]) || strchr(".-_:[]", t[i]) != NULL;
+            /* ':' only inside an IPv6 address's brackets: a name with a port
+             * ("gpu7:8765") would match no Host (any port is allowed) */
+            if (ok && (strchr(t, ':') || strchr(t, '[') || strchr(t, ']')))
+                ok = t[0] == '[' && t[n - 1] == ']' && !strchr(t + 1, '[') &&
+                     strchr(t, ']') == t + n - 1;
             if (!ok) {
                 char shown[64];
                 snprintf(shown, sizeof(shown), "%s", t);
                 fprintf(stderr,
                         PROG ": --allow-host: '%s' is not a host name (letters, digits, '.', "
-                             "'-', a bracketed IPv6 address; at most 32 names)\n",
+                             "'-', a bracketed IPv6 address; no port: any is allowed; at most 32 "
+                             "names)\n",
                         wt_text_clean(shown));
                 free(allow_copy);
                 return WT_EXIT_USAGE;

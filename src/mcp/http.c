@@ -597,7 +597,9 @@ static enum MHD_Result send_stream(struct http_srv *x, struct MHD_Connection *c,
     snprintf(st->session, sizeof(st->session), "%s", session_id ? session_id : "");
     pthread_mutex_init(&st->mu, NULL);
     pthread_cond_init(&st->cv, NULL);
-    st->flight = flight_add(x, st->session, st->m.id, &st->cancel, -1); /* its own watch */
+    /* the handler waits in stream_read, so nothing else reads the socket: a
+     * client that hangs up is seen as for a plain call */
+    st->flight = flight_add(x, st->session, st->m.id, &st->cancel, conn_fd(c));
     if (pthread_create(&st->th, NULL, stream_run, st) != 0) {
         flight_remove(x, st->flight);
         wt_rpc_free(&st->m);

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "util/text.h"
@@ -57,6 +58,35 @@ static size_t count_values(const char *buf, size_t len)
 
 static void classify(struct wt_rpc_msg *m);
 
+/* Integral reals within +-2^53 (integers read as reals, exact) become
+ * integers again; larger ones stay reals. */
+static void exact_ints(json_t *v, int depth)
+{
+    if (depth > 64)
+        return;
+    if (json_is_object(v)) {
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x)
+        {
+            double d = json_is_real(x) ? json_real_value(x) : 0;
+            if (json_is_real(x) && d == floor(d) && fabs(d) <= 9007199254740992.0)
+                json_object_set_new(v, k, json_integer((json_int_t)d));
+            else
+                exact_ints(x, depth + 1);
+        }
+    } else if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            json_t *x = json_array_get(v, i);
+            double d = json_is_real(x) ? json_real_value(x) : 0;
+            if (json_is_real(x) && d == floor(d) && fabs(d) <= 9007199254740992.0)
+                json_array_set_new(v, i, json_integer((json_int_t)d));
+            else
+                exact_ints(x, depth + 1);
+        }
+    }
+}
+
 void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
 {
     memset(m, 0, sizeof(*m));
@@ -76,25 +106,18 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
     m->weight = len + values * 96;
     json_error_t je;
     m->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
-    if (!m->root) {
-        /* Valid JSON with an integer beyond 64 bits (an id, say) is not a
-         * parse error: read it again with integers as reals to tell. */
+    if (!m->root && strstr(je.text, "too big")) {
+        /* Valid JSON with an integer beyond 64 bits (a seed, say) is not a
+         * parse error: it is read as a real, which the tool's bounds then
+         * refuse by name, and every integer that a real holds exactly (the
+         * id among them) is an integer again. */
         json_error_t je2;
-        json_t *again =
-            strstr(je.text, "too big")
-                ? json_loadb(buf, len,
-                             JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL,
-                             &je2)
-                : NULL;
-        if (again) {
-            m->root = again;
-            json_t *id = json_is_object(again) ? json_object_get(again, "id") : NULL;
-            m->id = json_is_string(id) ? id : NULL;
-            invalid(m, WT_RPC_INVALID_REQUEST,
-                    "Invalid Request: an integer beyond 64 bits (line %d, column %d)", je.line,
-                    je.column);
-            return;
-        }
+        m->root = json_loadb(
+            buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &je2);
+        if (m->root)
+            exact_ints(m->root, 0);
+    }
+    if (!m->root) {
         invalid(m, WT_RPC_PARSE_ERROR, "Parse error: %s (line %d, column %d)", je.text, je.line,
                 je.column);
         return;

@@ -429,7 +429,8 @@ struct progress {
 
 static void progress_send(struct progress *p, double done, double total, const char *message)
 {
-    if (!p->token || !p->call->emit || !(done > p->last))
+    /* a cancelled request's token is no longer active: nothing more on it */
+    if (!p->token || !p->call->emit || !(done > p->last) || (p->call->cancel && *p->call->cancel))
         return;
     p->last = done;
     json_t *params =
@@ -748,12 +749,18 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
             json_t *gi = json_object_get(o, "gpu_idx");
             if (ent.type == WT_ENTRY_CLASS &&
                 (gpu < 0 || (json_is_integer(gi) && json_integer_value(gi) == gpu))) {
+                /* a member the record lacks (model and gpu_idx are optional;
+                 * evidence may be a blob's digest instead) is null, the
+                 * record still listed */
                 json_t *c = json_pack(
-                    "{s:I,s:O,s:O,s:O,s:s,s:f,s:O,s:O}", "seq", (json_int_t)ent.seq, "ts_ms",
-                    json_object_get(o, "ts_ms"), "gpu", json_object_get(o, "gpu"), "gpu_index",
-                    gi ? gi : json_null(), "workload_type", ent.cls ? ent.cls : "", "confidence",
+                    "{s:I,s:O?,s:O?,s:O?,s:s,s:f,s:O?,s:O?}", "seq", (json_int_t)ent.seq, "ts_ms",
+                    json_object_get(o, "ts_ms"), "gpu", json_object_get(o, "gpu"), "gpu_index", gi,
+                    "workload_type", ent.cls ? ent.cls : "", "confidence",
                     (double)ent.conf_ppm / 1e6, "model", json_object_get(o, "model"), "evidence",
                     json_object_get(o, "evidence"));
+                json_t *digest = json_object_get(o, "evidence_sha256");
+                if (c && digest)
+                    json_object_set(c, "evidence_sha256", digest);
                 if (c) {
                     /* the Python tool's upper-case names */
                     char up[16];

@@ -686,7 +686,9 @@ static void poll_all(struct nvml *s)
             poll_dev(s, &s->dev[i], now);
 }
 
-/* Sleeps until the next poll is due; returns -1 when asked to stop. */
+/* Sleeps until the next poll is due; returns -1 when asked to stop.  The
+ * stop flag is looked at every 0.1 s: another thread (an MCP cancel) sets it
+ * without a signal to cut the sleep short. */
 static int wait_tick(struct nvml *s)
 {
     for (;;) {
@@ -695,6 +697,8 @@ static int wait_tick(struct nvml *s)
         double now = mono_now(), left = s->next_tick - now;
         if (left <= 0)
             break;
+        if (left > 0.1)
+            left = 0.1;
         struct timespec ts = {(time_t)left, (long)((left - floor(left)) * 1e9)};
         if (nanosleep(&ts, NULL) != 0 && errno != EINTR)
             break;
