@@ -194,6 +194,16 @@ rc=$?
 check "SIGTERM exit 0" test $rc = 0
 run "verify after SIGTERM" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY"
 check "SIGTERM sealed" sh -c "tail -1 '$L/log.jsonl' | grep -q '\"type\":\"checkpoint\"'"
+# SIGHUP (a closed terminal) stops as cleanly
+"$WT" watch --backend synthetic --interval 0.01 --log-dir "$TMP/hup" >/dev/null 2>"$TMP/hup.err" &
+pid=$!
+i=0
+while [ ! -s "$TMP/hup/log.jsonl" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -HUP $pid
+wait $pid
+rc=$?
+check "SIGHUP exit 0" test $rc = 0
+check "SIGHUP sealed" sh -c "tail -1 '$TMP/hup/log.jsonl' | grep -q '\"type\":\"checkpoint\"'"
 
 # --- SIGTERM while a `--trace -` pipe is quiet: stops at once, sealed --
 mkfifo "$TMP/fifo"
@@ -390,6 +400,27 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
     wait "$wpid" 2>/dev/null
     if [ "$errs" -lt 1 ] || [ "$errs" -gt 20 ]; then
         echo "FAIL [full-disk-idle]: $errs write errors in 3 s (a retry every 0.5 s gives about 6)"
+        fails=$((fails + 1))
+    fi
+    umount "$TMP/full"
+    # a log that cannot even be reopened (the disk filled between two runs): the
+    # error counter keeps rising while it stays full (it stayed at its first value)
+    mount -t tmpfs -o size=400k tmpfs "$TMP/full"
+    n=$((n + 1))
+    "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 1 --log-dir "$TMP/full/log" >/dev/null 2>&1
+    dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null
+    mkdir -p "$TMP/tf"
+    "$WT" watch --backend synthetic --interval 0 --window 5 --log-dir "$TMP/full/log" --textfile "$TMP/tf" >/dev/null 2>"$TMP/full.err" &
+    wpid=$!
+    errs() { sed -n 's/^workloadtruth_audit_append_errors_total //p' "$TMP/tf/workloadtruth.prom" 2>/dev/null; }
+    sleep 2
+    e1=$(errs)
+    sleep 2.5
+    e2=$(errs)
+    kill "$wpid" 2>/dev/null
+    wait "$wpid" 2>/dev/null
+    if [ -z "$e1" ] || [ -z "$e2" ] || [ "$e2" -le "$e1" ] || ! grep -q 'could not be written' "$TMP/full.err"; then
+        echo "FAIL [full-disk-reopen]: append errors $e1 then $e2 (they should rise)"; sed 's/^/    /' "$TMP/full.err" | tail -3
         fails=$((fails + 1))
     fi
     umount "$TMP/full"

@@ -171,6 +171,16 @@ if grep -q '^workloadtruth_gpu_workload_class{' "$TMP/prom/workloadtruth.prom"; 
     echo "FAIL [watch-all-lost]: the lost GPU still has a class gauge"; fails=$((fails + 1))
 fi
 grep -q '^workloadtruth_up 0$' "$TMP/prom/workloadtruth.prom" || { echo "FAIL [watch-all-lost]: the last textfile does not say up 0"; fails=$((fails + 1)); }
+# two processes of different owners on one GPU: the owner labels all come from
+# the one using more memory (they had mixed pod of one with namespace and job of
+# the other, an owner that does not exist)
+mkdir -p "$TMP/root/proc/5000" "$TMP/root/proc/5001" "$TMP/prom2"
+printf 'POD_NAME=podA\0' >"$TMP/root/proc/5000/environ"
+printf 'POD_NAMESPACE=nsB\0SLURM_JOB_ID=999\0' >"$TMP/root/proc/5001/environ"
+WT_FAKE_NVML_PROCS="0:5000:512,0:5001:4096" WT_FAKE_NVML_SPEED=5 run watch-owner 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.2 --window 5 --iterations 1 --log-dir "$TMP/wo" --textfile "$TMP/prom2"
+n=$((n + 1))
+grep -q '^workloadtruth_gpu_classification_confidence{.*pod="",namespace="nsB",container="",slurm_job_id="999"}' "$TMP/prom2/workloadtruth.prom" ||
+    { echo "FAIL [watch-owner]: owner labels:"; grep '^workloadtruth_gpu_classification_confidence' "$TMP/prom2/workloadtruth.prom" | head -2; fails=$((fails + 1)); }
 # interrupted recordings are valid traces
 "$WT" record --nvml-lib "$FAKE" --out "$TMP/int.csv" --interval 0.1 >/dev/null 2>&1 &
 pid=$!

@@ -47,8 +47,8 @@ static void exposition(void **state)
     snprintf(l.model, sizeof(l.model), "H100 \"SXM\"");
     wt_metrics_gpu(&m, 0, &l);
     struct wt_result r = result(WT_CLASS_TRAINING, 0.9, 0.5);
-    wt_metrics_window(&m, 0, &r, WT_CLASS_INFERENCE, 1);
-    wt_metrics_window(&m, 0, &r, WT_CLASS_INFERENCE, 1);
+    wt_metrics_window(&m, 0, &r, WT_CLASS_INFERENCE, WT_VERDICT_MISMATCH);
+    wt_metrics_window(&m, 0, &r, WT_CLASS_INFERENCE, WT_VERDICT_MISMATCH);
     wt_metrics_samples(&m, 0, 30, 0);
     wt_metrics_audit(&m, 5, 1, 2, 1);
     size_t len;
@@ -61,10 +61,21 @@ static void exposition(void **state)
     assert_non_null(strstr(t, ",class=\"training\"} 1\n"));
     assert_non_null(strstr(t, ",class=\"inference\"} 0\n"));
     assert_non_null(strstr(t, "workloadtruth_gpu_declaration_mismatch{gpu=\"0\""));
+    assert_non_null(strstr(t, ",verdict=\"mismatch\"} 1\n"));
+    assert_non_null(strstr(t, ",verdict=\"inconclusive\"} 0\n"));
     assert_non_null(strstr(t, "indicator=\"power_limit_below_default\"} 1\n"));
     assert_non_null(strstr(t, "indicator=\"clocks_locked\"} 0\n"));
     assert_non_null(strstr(t, "workloadtruth_samples_read_total{gpu=\"0\"} 30\n"));
     assert_non_null(strstr(t, "workloadtruth_audit_appends_total 5\n"));
+    /* times to the millisecond, not rounded to 6 digits (1.7e9 s) */
+    const char *lw = strstr(t, "\nworkloadtruth_gpu_last_window_timestamp_seconds{gpu=\"0\"");
+    assert_non_null(lw);
+    lw = strstr(lw, "} ");
+    assert_true(lw && strtod(lw + 2, NULL) > 1.7e9 && strchr(lw, '.') &&
+                strchr(lw, '.') < strchr(lw, '\n'));
+    const char *ckname = "\nworkloadtruth_audit_last_checkpoint_timestamp_seconds ";
+    const char *ck = strstr(t, ckname);
+    assert_true(ck && strtod(ck + strlen(ckname), NULL) > 1.7e9);
     assert_non_null(strstr(t, "workloadtruth_audit_dropped_records_total 2\n"));
     assert_non_null(strstr(t, "workloadtruth_up 1\n"));
     assert_non_null(strstr(t, "workloadtruth_scrapes_total 0\n")); /* rendering is not a scrape */
@@ -101,7 +112,7 @@ static void exposition(void **state)
     m.label_style_dcgm = 0;
     snprintf(l.slurm_job_id, sizeof(l.slurm_job_id), "888");
     wt_metrics_owner(&m, 0, &l);
-    wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, 0);
+    wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE);
     wt_metrics_owner(&m, 0, &l);
     t = wt_metrics_render(&m, 1e9, &len);
     c = strstr(t, "workloadtruth_gpu_classifications_total{gpu=\"0\"");

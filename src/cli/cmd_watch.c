@@ -268,6 +268,13 @@ static void *writer_main(void *arg)
             break;
         pthread_mutex_unlock(&w->mu);
         if (ensure_open(w, &reported) != 0) {
+            /* a log that cannot be opened is a failed write each try: the
+             * error counter keeps rising while the disk stays full */
+            pthread_mutex_lock(&w->mu);
+            w->errors++;
+            w->log_ok = 0;
+            pthread_mutex_unlock(&w->mu);
+            report_metrics(w, 0);
             if (w->done && ++exit_tries >= REOPEN_TRIES_AT_EXIT) {
                 pthread_mutex_lock(&w->mu);
                 w->gave_up = 1;
@@ -592,6 +599,7 @@ int wt_cmd_watch(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* a closed terminal: stop as cleanly, sealing the log */
 
     struct wt_source_config cfg = {0};
     cfg.trace_path = trace;
@@ -869,23 +877,35 @@ int wt_cmd_watch(int argc, char **argv)
             if (job[0])
                 json_object_set_new(ev, "slurm_job_id", json_string(job));
             if (metrics) {
-                struct wt_gpu_labels ol;
-                memset(&ol, 0, sizeof(ol));
+                /* the owner labels all come from one process, the one with an
+                 * owner using the most GPU memory (labels of several would
+                 * name an owner that does not exist); a failed process list
+                 * keeps the last owner */
+                const struct wt_proc *q = NULL;
                 for (size_t k = 0; k < np2; k++) {
-                    const struct wt_proc *q = &procs[k];
-                    if (!ol.pod[0])
+                    const struct wt_proc *c = &procs[k];
+                    if (!(c->pod_name[0] || c->pod_uid[0] || c->k8s_namespace[0] ||
+                          c->container_id[0] || c->slurm_job_id[0]))
+                        continue;
+                    double cu = wt_measured(c->used_mib) ? c->used_mib : -1;
+                    double qu = q && wt_measured(q->used_mib) ? q->used_mib : -1;
+                    if (!q || cu > qu)
+                        q = c;
+                }
+                if (!perr.msg[0]) {
+                    struct wt_gpu_labels ol;
+                    memset(&ol, 0, sizeof(ol));
+                    if (q) {
                         snprintf(ol.pod, sizeof(ol.pod), "%s",
                                  q->pod_name[0] ? q->pod_name : q->pod_uid);
-                    if (!ol.k8s_namespace[0])
                         snprintf(ol.k8s_namespace, sizeof(ol.k8s_namespace), "%s",
                                  q->k8s_namespace);
-                    if (!ol.container[0])
                         snprintf(ol.container, sizeof(ol.container), "%.12s", q->container_id);
-                    if (!ol.slurm_job_id[0])
                         snprintf(ol.slurm_job_id, sizeof(ol.slurm_job_id), "%s", q->slurm_job_id);
+                    }
+                    wt_metrics_owner(metrics, g, &ol);
                 }
-                wt_metrics_owner(metrics, g, &ol);
-                wt_metrics_window(metrics, g, &res, declared, verdict == WT_VERDICT_MISMATCH);
+                wt_metrics_window(metrics, g, &res, declared, verdict);
             }
             push(w, WT_ENTRY_CLASS, f);
             done_windows++;
@@ -921,6 +941,9 @@ int wt_cmd_watch(int argc, char **argv)
             if (fflush(stdout) != 0 || ferror(stdout))
                 stop_flag = 1;
         }
+        /* records dropped from a full queue count now, not when the stuck
+         * writer next finishes a batch */
+        report_metrics(w, 0);
         if (textfile)
             write_textfile(metrics, textfile);
         pthread_mutex_lock(&w->mu);
@@ -970,9 +993,15 @@ int wt_cmd_watch(int argc, char **argv)
         status = WT_EXIT_ERROR;
     } else if (w->gave_up) {
         fprintf(stderr,
-                "%s: %zu record%s could not be written to %s (see the errors above); the "
+                "%s: %zu record%s could not be written to %s (see the errors above)%s; the "
                 "entries written before are intact (verify-log)\n",
-                help.prog, left, left == 1 ? "" : "s", w->paths.log);
+                help.prog, left, left == 1 ? "" : "s", w->paths.log,
+                w->dropped ? ", besides those dropped when the queue was full" : "");
+        if (w->dropped)
+            fprintf(stderr,
+                    "%s: %llu record%s dropped: the queue of %d overflowed while the log "
+                    "could not be written\n",
+                    help.prog, w->dropped, w->dropped == 1 ? " was" : "s were", QUEUE_MAX);
         status = WT_EXIT_ERROR;
     } else if (w->dropped) {
         fprintf(stderr,

@@ -91,7 +91,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     size_t len = 0;
-    wt_metrics_scraped(e->m);
+    if (get) /* a HEAD asks for the headers: not a scrape */
+        wt_metrics_scraped(e->m);
     char *body = wt_metrics_render(e->m, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9, &len);
     if (!body)
         return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", NULL);

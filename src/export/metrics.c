@@ -92,16 +92,19 @@ void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l
 }
 
 void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
-                       enum wt_class declared, int mismatch)
+                       enum wt_class declared, enum wt_verdict verdict)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
     pthread_mutex_lock(&m->mu);
     struct wt_gpu_metrics *g = slot(m, i);
     if (g && g->used) {
         g->classified = 1;
+        g->last_window = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
         g->cls = r->cls;
         g->confidence = r->confidence;
         g->declared = declared;
-        g->mismatch = mismatch;
+        g->verdict = verdict;
         g->per_class[class_slot(r->cls)]++;
         double lr = r->features.v[WT_F_LIMIT_RATIO], cap = r->features.v[WT_F_SWCAP_FRAC];
         g->tamper[0] = wt_measured(lr) && lr < 0.97;
@@ -253,6 +256,15 @@ static void number(struct buf *b, double v)
         put(b, "%.6g\n", v);
 }
 
+/* Unix seconds to the millisecond (%.6g would round them to 1000 s). */
+static void timestamp(struct buf *b, double v)
+{
+    if (isnan(v) || v <= 0)
+        put(b, "NaN\n");
+    else
+        put(b, "%.3f\n", v);
+}
+
 char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
 {
     struct buf b = {malloc(8192), 0, 8192, 0};
@@ -306,7 +318,23 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
         if (!g->used || !g->classified)
             continue;
         gpu_labels(m, g, lab, sizeof(lab));
-        put(&b, "workloadtruth_gpu_declaration_mismatch{%s} %d\n", lab, g->mismatch);
+        put(&b, "workloadtruth_gpu_declaration_mismatch{%s} %d\n", lab,
+            g->declared != WT_CLASS_NONE && g->verdict == WT_VERDICT_MISMATCH);
+    }
+    family(&b, "workloadtruth_gpu_declaration_verdict", "gauge",
+           "The last window's verdict against the declared type (1 for it: match, mismatch, "
+           "or inconclusive when the class is unknown); absent when nothing was declared.");
+    static const char *const verdicts[] = {"match", "mismatch", "inconclusive"};
+    static const enum wt_verdict verdict_of[] = {WT_VERDICT_MATCH, WT_VERDICT_MISMATCH,
+                                                 WT_VERDICT_INCONCLUSIVE};
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++) {
+        const struct wt_gpu_metrics *g = &m->gpu[i];
+        if (!g->used || !g->classified || g->declared == WT_CLASS_NONE)
+            continue;
+        gpu_labels(m, g, lab, sizeof(lab));
+        for (int v = 0; v < 3; v++)
+            put(&b, "workloadtruth_gpu_declaration_verdict{%s,verdict=\"%s\"} %d\n", lab,
+                verdicts[v], g->verdict == verdict_of[v]);
     }
     family(&b, "workloadtruth_gpu_classifications_total", "counter",
            "Windows classified, per GPU and class.");
@@ -336,13 +364,26 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
     for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
         if (m->gpu[i].used)
             put(&b, "workloadtruth_gpu_failed{gpu=\"%s\"} %d\n", m->gpu[i].l.gpu, m->gpu[i].failed);
+    family(&b, "workloadtruth_gpu_last_window_timestamp_seconds", "gauge",
+           "Unix time the GPU's last window was classified: a sampler that stalls (a hung "
+           "driver call, a quiet input) stops it while the class gauges keep their value.");
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++) {
+        const struct wt_gpu_metrics *g = &m->gpu[i];
+        if (!g->used || !g->classified)
+            continue;
+        gpu_labels(m, g, lab, sizeof(lab));
+        put(&b, "workloadtruth_gpu_last_window_timestamp_seconds{%s} ", lab);
+        timestamp(&b, g->last_window);
+    }
     family(&b, "workloadtruth_samples_read_total", "counter", "Telemetry samples read per GPU.");
     for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
         if (m->gpu[i].used)
             put(&b, "workloadtruth_samples_read_total{gpu=\"%s\"} %llu\n", m->gpu[i].l.gpu,
                 m->gpu[i].samples);
     family(&b, "workloadtruth_read_errors_total", "counter",
-           "Telemetry reads that failed, per GPU.");
+           "Telemetry reads that failed and ended the GPU's watch (it fell off the bus, its "
+           "trace broke), per GPU; a single reading the driver refuses is 'not measured', not "
+           "counted.");
     for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
         if (m->gpu[i].used)
             put(&b, "workloadtruth_read_errors_total{gpu=\"%s\"} %llu\n", m->gpu[i].l.gpu,
@@ -351,7 +392,8 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
            "Records appended durably to the audit log.");
     put(&b, "workloadtruth_audit_appends_total %llu\n", m->appends);
     family(&b, "workloadtruth_audit_append_errors_total", "counter",
-           "Audit-log writes that failed (they are retried).");
+           "Audit-log writes that failed, and failed tries to reopen a log that cannot be written "
+           "(all are retried).");
     put(&b, "workloadtruth_audit_append_errors_total %llu\n", m->append_errors);
     family(&b, "workloadtruth_audit_dropped_records_total", "counter",
            "Records never written: the writer fell behind and its queue overflowed.");
@@ -360,6 +402,11 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
            "Seconds since the audit log's last signed checkpoint (NaN before the first).");
     put(&b, "workloadtruth_audit_last_checkpoint_age_seconds ");
     number(&b, m->last_checkpoint > 0 ? now - m->last_checkpoint : NAN);
+    family(&b, "workloadtruth_audit_last_checkpoint_timestamp_seconds", "gauge",
+           "Unix time of the audit log's last signed checkpoint (NaN before the first); "
+           "time() - it stays right in a textfile the agent no longer rewrites.");
+    put(&b, "workloadtruth_audit_last_checkpoint_timestamp_seconds ");
+    timestamp(&b, m->last_checkpoint);
     family(&b, "workloadtruth_scrapes_total", "counter", "Scrapes of this exporter.");
     put(&b, "workloadtruth_scrapes_total %llu\n", m->scrapes);
     pthread_mutex_unlock(&m->mu);

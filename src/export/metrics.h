@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "classify/classifier.h"
+#include "classify/verdict.h"
 #include "util/err.h"
 
 #define WT_METRICS_MAX_GPUS 64
@@ -38,12 +39,13 @@ struct wt_gpu_labels {
 struct wt_gpu_metrics {
     int used;
     struct wt_gpu_labels l;
-    int classified;         /* a window was classified */
-    enum wt_class cls;      /* the last window's class */
-    double confidence;      /* NaN: not measured */
-    enum wt_class declared; /* WT_CLASS_NONE: no declaration */
-    int mismatch;
-    int tamper[3]; /* power limit below default, clocks locked, software power cap */
+    int classified;          /* a window was classified */
+    enum wt_class cls;       /* the last window's class */
+    double confidence;       /* NaN: not measured */
+    enum wt_class declared;  /* WT_CLASS_NONE: no declaration */
+    enum wt_verdict verdict; /* of the last window against the declaration */
+    double last_window;      /* unix seconds of the last classified window */
+    int tamper[3];           /* power limit below default, clocks locked, software power cap */
     unsigned long long per_class[4]; /* training, inference, idle, unknown */
     unsigned long long samples, read_errors;
     int failed; /* the GPU failed and is no longer watched */
@@ -68,9 +70,10 @@ void wt_metrics_gpu(struct wt_metrics *m, int i, const struct wt_gpu_labels *l);
 /* Updates a GPU's owner labels (they change with the jobs). */
 void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l);
 /* A classified window: its result (class, confidence, the tamper features),
- * the declaration (WT_CLASS_NONE: none) and whether it is a mismatch. */
+ * the declaration (WT_CLASS_NONE: none) and the verdict against it (ignored
+ * without one). */
 void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
-                       enum wt_class declared, int mismatch);
+                       enum wt_class declared, enum wt_verdict verdict);
 void wt_metrics_samples(struct wt_metrics *m, int i, unsigned long long n, int read_error);
 /* GPU i failed (it fell off the bus, its trace broke): its class, confidence,
  * declaration, mismatch and tamper gauges go (they would repeat its last
