@@ -4,10 +4,10 @@
  */
 #include "mcp/jsonrpc.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <math.h>
 #include <string.h>
 
 #include "util/text.h"
@@ -58,29 +58,35 @@ static size_t count_values(const char *buf, size_t len)
 
 static void classify(struct wt_rpc_msg *m);
 
-/* Integral reals within +-2^53 (integers read as reals, exact) become
- * integers again; larger ones stay reals. */
+/* x as an integer when it is a real holding one exactly (within +-2^53), a
+ * new reference; else NULL. */
+static json_t *exact_int(const json_t *x)
+{
+    double d = json_is_real(x) ? json_real_value(x) : 0.5;
+    return d == floor(d) && fabs(d) <= 9007199254740992.0 ? json_integer((json_int_t)d) : NULL;
+}
+
+/* Integers read as reals turn back into integers (larger ones, and any
+ * below 64 levels, stay reals). */
 static void exact_ints(json_t *v, int depth)
 {
     if (depth > 64)
         return;
+    json_t *x, *i;
     if (json_is_object(v)) {
         const char *k;
-        json_t *x;
         json_object_foreach(v, k, x)
         {
-            double d = json_is_real(x) ? json_real_value(x) : 0;
-            if (json_is_real(x) && d == floor(d) && fabs(d) <= 9007199254740992.0)
-                json_object_set_new(v, k, json_integer((json_int_t)d));
+            if ((i = exact_int(x)) != NULL)
+                json_object_set_new(v, k, i);
             else
                 exact_ints(x, depth + 1);
         }
     } else if (json_is_array(v)) {
-        for (size_t i = 0; i < json_array_size(v); i++) {
-            json_t *x = json_array_get(v, i);
-            double d = json_is_real(x) ? json_real_value(x) : 0;
-            if (json_is_real(x) && d == floor(d) && fabs(d) <= 9007199254740992.0)
-                json_array_set_new(v, i, json_integer((json_int_t)d));
+        for (size_t n = 0; n < json_array_size(v); n++) {
+            x = json_array_get(v, n);
+            if ((i = exact_int(x)) != NULL)
+                json_array_set_new(v, n, i);
             else
                 exact_ints(x, depth + 1);
         }
