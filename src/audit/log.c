@@ -499,6 +499,13 @@ int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct 
         rc = wt_errf(err, WT_EIO, "cannot open %s for appending: %s", p->log, strerror(errno));
         goto fail;
     }
+    /* a log without its checkpoint file here has only its genesis record (a
+     * writer killed between init and the first publish): sign that first, so
+     * that a kill after the recovery record below cannot leave more than one
+     * entry without a checkpoint file, which the next writer would refuse */
+    if (l->published == 0 && wt_log_size(l) > 0 && rec->repaired &&
+        (rc = wt_log_publish(l, err)) != WT_OK)
+        goto fail;
     if (rec->repaired) {
         json_t *f = json_pack(
             "{s:I,s:I,s:s,s:s}", "dropped_bytes", (json_int_t)rec->dropped, "offset",
