@@ -3,11 +3,12 @@
  * (see features.h and ../shared/research/workload-physics.md).
  *
  * 1. No utilization and no power measured: UNKNOWN.
- * 2. IDLE when the GPU was active (utilization >= 5%, or power above 20% of
+ * 2. A window that covers less than WT_PHYSICS_MIN_SECONDS (its span plus one
+ *    sample period) is UNKNOWN: too short to show a rhythm, and a second's
+ *    lull in a training job is not an idle GPU.
+ * 3. IDLE when the GPU was active (utilization >= 5%, or power above 20% of
  *    its reference when utilization is not measured) in at most 20% of the
  *    window and its mean power is at most 40% of the reference.
- * 3. A window that covers less than WT_PHYSICS_MIN_SECONDS (its span plus one
- *    sample period) is UNKNOWN: too short to show a rhythm.
  * 4. Otherwise the model's log-odds s of TRAINING: TRAINING when
  *    p = 1 / (1 + e^-s) >= 0.5 + WT_PHYSICS_MARGIN, INFERENCE when
  *    p <= 0.5 - WT_PHYSICS_MARGIN, else UNKNOWN (too little evidence to call).
@@ -162,6 +163,17 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
                              "neither GPU utilization nor power is measured: no evidence");
         return no_evidence(out);
     }
+    /* before the IDLE rule too: a second's lull in a training job is not an
+     * idle GPU (with --declared it would be a MISMATCH) */
+    double covers = wt_window_seconds(w) +
+                    (wt_measured(f->v[WT_F_SAMPLE_PERIOD]) ? f->v[WT_F_SAMPLE_PERIOD] : 0);
+    if (covers < WT_PHYSICS_MIN_SECONDS) {
+        wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
+                             "the window covers %.1f s: too short to judge (at least %.0f s; "
+                             "the model learnt from 10 to 30 s): no evidence",
+                             covers, WT_PHYSICS_MIN_SECONDS);
+        return no_evidence(out);
+    }
     if (wt_physics_is_idle(f)) {
         double duty = f->v[WT_F_DUTY], pn = f->v[WT_F_POWER_NORM];
         out->cls = WT_CLASS_IDLE;
@@ -199,15 +211,6 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
                                  nutil, npow, w->n,
                                  wt_measured(f->v[WT_F_POWER_REF]) ? ""
                                                                    : ", power without a scale");
-        return no_evidence(out);
-    }
-    double covers = wt_window_seconds(w) +
-                    (wt_measured(f->v[WT_F_SAMPLE_PERIOD]) ? f->v[WT_F_SAMPLE_PERIOD] : 0);
-    if (covers < WT_PHYSICS_MIN_SECONDS) {
-        wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
-                             "the window covers %.1f s: too short to show a rhythm (at least "
-                             "%.0f s; the model learnt from 10 to 30 s): no evidence",
-                             covers, WT_PHYSICS_MIN_SECONDS);
         return no_evidence(out);
     }
     if (!model_has_evidence(m, f)) {
