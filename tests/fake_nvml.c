@@ -15,6 +15,8 @@
  *                        buffers then hold readings from before the run
  *   WT_FAKE_NVML_FAULTS  comma-separated faults:
  *     lost=G@N        GPU G falls off the bus after N calls on it
+ *     lost=G@N:CODE   ... or every call on it returns CODE instead (16: reset
+ *                     required, 999: unknown)
  *     notsup=FUNC     FUNC returns NOT_SUPPORTED     noperm=FUNC  ... NO_PERMISSION
  *     init=CODE       nvmlInit returns CODE          nogpus       no GPU
  *     proc535         driver 535.54.03: _v3 process entries of 32 bytes, and no
@@ -89,6 +91,7 @@ static struct {
     /* faults */
     int lost_gpu;
     unsigned long lost_after;
+    int lost_code;
     char notsup[512], noperm[512];
     int init_code, nogpus, proc535, empty, boottime, mig_gpu;
     /* processes */
@@ -190,8 +193,11 @@ static void parse_faults(void)
     snprintf(buf, sizeof(buf), "%s", s);
     char *save;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (sscanf(tok, "lost=%d@%lu", &F.lost_gpu, &F.lost_after) == 2)
+        if (sscanf(tok, "lost=%d@%lu", &F.lost_gpu, &F.lost_after) == 2) {
+            const char *colon = strchr(tok, ':');
+            F.lost_code = colon ? atoi(colon + 1) : NVML_ERROR_GPU_IS_LOST;
             continue;
+        }
         if (!strncmp(tok, "notsup=", 7)) {
             strncat(F.notsup, tok + 7, sizeof(F.notsup) - strlen(F.notsup) - 2);
             strcat(F.notsup, " ");
@@ -237,7 +243,7 @@ static nvmlReturn_t enter(nvmlDevice_t h, const char *fn, struct fdev **out)
     *out = d;
     d->calls++;
     if (d->gpu == F.lost_gpu && d->calls > F.lost_after)
-        return NVML_ERROR_GPU_IS_LOST;
+        return (nvmlReturn_t)F.lost_code;
     if (listed(F.notsup, fn))
         return NVML_ERROR_NOT_SUPPORTED;
     if (listed(F.noperm, fn))
@@ -745,19 +751,23 @@ EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t h,
 {
     struct fdev *d;
     double util;
-    (void)last;
     nvmlReturn_t r = enter(h, "nvmlDeviceGetProcessUtilization", &d);
     if (r)
         return r;
     if (val(d, C_UTIL, &util) != NVML_SUCCESS)
         return NVML_ERROR_NOT_SUPPORTED;
+    /* stamped on the sample buffers' clock (boottime: from boot); only
+     * samples newer than last, as the driver does */
+    unsigned long long ts = stamp_us(now_t());
+    if (ts <= last)
+        return NVML_ERROR_NOT_FOUND;
     unsigned k = 0;
     for (int i = 0; i < F.nproc; i++)
         if (F.pgpu[i] == d->gpu) {
             if (u && k < *n) {
                 memset(&u[k], 0, sizeof(u[k]));
                 u[k].pid = F.ppid[i];
-                u[k].timeStamp = (unsigned long long)(epoch() * 1e6);
+                u[k].timeStamp = ts;
                 u[k].smUtil = (unsigned)util;
             }
             k++;
@@ -805,7 +815,9 @@ EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t h, unsigned
     *m = (nvmlDevice_t)&F.mig[i];
     return NVML_SUCCESS;
 }
-#else
+#endif
+
+/* v1: every driver exports it, the old ones only it */
 EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t h, unsigned int *n,
                                                          void *infos);
 EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t h, unsigned int *n,
@@ -817,7 +829,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t h, unsigne
         return r;
     unsigned k = 0;
     for (int i = 0; i < F.nproc; i++)
-        if (F.pgpu[i] == d->gpu) {
+        if (F.pgpu[i] == d->gpu && !d->is_mig) {
             if (infos && k < *n) {
                 nvmlProcessInfo_v1_t x = {F.ppid[i], F.pmib[i] * 1048576ULL};
                 memcpy((unsigned char *)infos + k * sizeof(x), &x, sizeof(x));
@@ -828,4 +840,3 @@ EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t h, unsigne
     *n = k;
     return small ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
 }
-#endif

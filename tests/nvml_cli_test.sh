@@ -54,6 +54,10 @@ has out "power reading   instant"
 has out "driver          550.54.15"
 has out "pid 4242     python           user alice  2048 MiB"
 has out "slurm job 777"
+# per-process SM utilization asked for "the last second" on the driver's clock,
+# also when it counts from boot (the wall clock found nothing there)
+WT_FAKE_NVML_FAULTS=boottime run gpus-boottime 0 "$WT" gpus --nvml-lib "$FAKE"
+has out "2048 MiB  SM "
 run gpus-json 0 "$WT" gpus --nvml-lib "$FAKE" --json
 has out '"driver_version": "550.54.15"'
 has out '"pci_bus_id": "00000000:17:00.0"'
@@ -151,6 +155,31 @@ WT_FAKE_NVML_FAULTS=lost=1@40 run record-lost 0 "$WT" record --nvml-lib "$FAKE" 
 has err "fell off the bus"
 has err "the other GPUs keep recording"
 grep -q "^[0-9.]*,0," "$TMP/lost.csv" || { echo "FAIL [record-lost]: no GPU 0 rows"; fails=$((fails + 1)); }
+# a GPU that needs a reset (or whose driver was unloaded) ends like a lost one,
+# rather than giving rows with nothing measured
+WT_FAKE_NVML_FAULTS=lost=1@40:16 run record-reset 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/reset.csv" --duration 2 --interval 0.1
+has err "GPU 1 (NVIDIA A100-SXM4-40GB, 00000000:18:00.0) failed during"
+has err "the other GPUs keep recording"
+# readings that stop between two polls 3 s apart are not moved to the later
+# poll: their lag (up to a poll interval) is no clock step (they were stamped
+# 2.7 s late)
+awk 'BEGIN { print "t_s,gpu,util_gpu_pct"; for (i = 0; i < 100; i++) printf "%.1f,0,%s\n", i / 10, (i <= 33 ? 50 : "") }' >"$TMP/stop.csv"
+WT_FAKE_NVML_TRACE="$TMP/stop.csv" run record-stale 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/stopr.csv" --gpus 0 --duration 7 --interval 3
+n=$((n + 1))
+moved=$(awk -F, '/^[0-9]/ && $1 > 3.5 && $1 < 8.5 && $3 != "" {c++} END {print c + 0}' "$TMP/stopr.csv")
+[ "$moved" = 0 ] || { echo "FAIL [record-stale]: $moved readings moved after 3.5 s"; fails=$((fails + 1)); }
+# a utilization buffer that stops for 4 s (an idle GPU): polls go on giving rows,
+# and record ends on time (the 4 s spacing had been taken for the buffer's
+# period: no row for 8 s, and --duration overrun)
+awk 'BEGIN { print "t_s,gpu,util_gpu_pct,power_w"; for (i = 0; i < 100; i++) printf "%.1f,0,%s,100\n", i / 10, (i == 5 || i == 45 ? 80 : "") }' >"$TMP/gap.csv"
+t0=$(date +%s)
+WT_FAKE_NVML_TRACE="$TMP/gap.csv" run record-gap 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/gapr.csv" --gpus 0 --duration 7 --interval 0.5
+t1=$(date +%s)
+n=$((n + 1))
+late=$(awk -F, '/^[0-9]/ && $1 > 4.6 {c++} END {print c + 0}' "$TMP/gapr.csv")
+if [ $((t1 - t0)) -gt 9 ] || [ "$late" -lt 2 ]; then
+    echo "FAIL [record-gap]: $((t1 - t0)) s for --duration 7, $late rows after 4.6 s"; fails=$((fails + 1))
+fi
 # watch: a live window is --window polls (--window x --interval seconds), however
 # many buffered readings each poll brings (fake_gpu.csv is sampled at 10 Hz)
 run watch-live-window 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --window 6 --iterations 2 --log-file "$TMP/lw.jsonl" --json
@@ -194,6 +223,10 @@ run record-sigint-valid 0 "$WT" classify --trace "$TMP/int.csv" --samples 5
 # a broken detail list (535-era): the count comes from the older call
 WT_FAKE_NVML_FAULTS=proc535 run record-procs-535 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/p535.csv" --gpus 0 --duration 1 --interval 0.3
 grep -q ',1,$' "$TMP/p535.csv" || { echo "FAIL [record-procs-535]: procs empty"; fails=$((fails + 1)); }
+# the detail list and _v3 both failing: the poll's count falls back to v1, as
+# the process listing does (it tried _v3 only, and left procs empty)
+WT_FAKE_NVML_FAULTS=notsup=nvmlDeviceGetRunningProcessDetailList,notsup=nvmlDeviceGetComputeRunningProcesses_v3 run record-procs-v1 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/pv1.csv" --gpus 0 --duration 1 --interval 0.3
+grep -q ',1,$' "$TMP/pv1.csv" || { echo "FAIL [record-procs-v1]: procs empty"; fails=$((fails + 1)); }
 # polling faster than the driver's 0.1 s buffers repeats no reading (after the
 # first few, before the period is known)
 run record-fast-poll 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/fast.csv" --gpus 0 --duration 2 --interval 0.03

@@ -136,6 +136,29 @@ static void test_samples(void **state)
     wt_source_close(src);
 }
 
+/* A GPU nobody reads keeps only its newest 4096 rows (record --gpus 0 on a
+ * host of 8 had queued 200000 rows, about 30 MB, for each other GPU). */
+static void test_unread_queue(void **state)
+{
+    (void)state;
+    env(NULL);
+    setenv("WT_FAKE_NVML_SPEED", "10",
+           1); /* the fixture's 12 s end in 1.2 s: then polls are rows */
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.0005);
+    static struct wt_sample buf[8192];
+    struct wt_err err;
+    int rc;
+    size_t n = read_some(src, 0, buf, 8192, 6000, &rc, &err);
+    assert_int_equal(rc, WT_OK);
+    double last0 = buf[n - 1].t_s;
+    size_t got = 0;
+    assert_int_equal(wt_source_read(src, 1, buf, 8192, &got, &err), WT_OK);
+    assert_true(got > 1000 && got <= 4096);
+    assert_true(fabs(buf[got - 1].t_s - last0) < 0.5); /* the newest, not the oldest */
+    wt_source_close(src);
+    unsetenv("WT_FAKE_NVML_SPEED");
+}
+
 static void test_empty_and_boottime(void **state)
 {
     (void)state;
@@ -407,6 +430,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_open_and_info),
         cmocka_unit_test(test_samples),
+        cmocka_unit_test(test_unread_queue),
         cmocka_unit_test(test_empty_and_boottime),
         cmocka_unit_test(test_power_semantics),
         cmocka_unit_test(test_history),

@@ -51,7 +51,11 @@
 
 #define MAX_BUF_SAMPLES 1024
 #define MAX_QUEUE 200000
+#define UNREAD_QUEUE 4096 /* rows kept for a GPU not read yet */
 #define REANCHOR_S 2.0
+/* the longest refresh period of the utilization and power buffers (NVML: 1/6 s
+ * to 1 s): a longer spacing between readings is a gap */
+#define MAX_BUF_PERIOD_S 1.0
 #define NEAREST_S 0.5
 #define MAX_PROCS 1024
 
@@ -139,6 +143,8 @@ struct dev {
     unsigned long long seen[3];
     double period[3]; /* median spacing of each buffer's readings at start (NaN unknown) */
     double offset;    /* add to buffer seconds to get monotonic seconds */
+    double last_poll; /* monotonic seconds of the last poll of the buffers (NaN: none) */
+    int read;         /* its rows have been asked for */
     int have_offset;
     double last_t;
     double last_buf_t; /* t_s of the newest row from the utilization buffer (NaN: none yet) */
@@ -163,13 +169,6 @@ struct nvml {
     const volatile sig_atomic_t *stop;
 };
 
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static double mono_now(void)
 {
     struct timespec ts;
@@ -184,16 +183,25 @@ static const char *nvml_str(const struct nvml *s, nvmlReturn_t rc)
 }
 
 /* Records a call's result on a device: 1 = value valid, 0 = not measured.
- * GPU_IS_LOST marks the device lost. */
+ * A code that says the GPU or the driver is gone for good (lost, needs a
+ * reset, the driver unloaded or replaced) marks the device lost: it would
+ * otherwise go on giving rows with nothing measured. */
 static int ok(struct nvml *s, struct dev *d, nvmlReturn_t rc, const char *what)
 {
     if (rc == NVML_SUCCESS)
         return 1;
-    if (rc == NVML_ERROR_GPU_IS_LOST && !d->lost) {
+    if (d->lost)
+        return 0;
+    if (rc == NVML_ERROR_GPU_IS_LOST) {
         d->lost = 1;
         snprintf(d->why, sizeof(d->why),
                  "GPU %d (%.48s, %.16s) fell off the bus during %.40s: %.40s", d->index, d->name,
                  d->bus, what, nvml_str(s, rc));
+    } else if (rc == NVML_ERROR_RESET_REQUIRED || rc == NVML_ERROR_UNINITIALIZED ||
+               rc == NVML_ERROR_DRIVER_NOT_LOADED || rc == NVML_ERROR_LIB_RM_VERSION_MISMATCH) {
+        d->lost = 1;
+        snprintf(d->why, sizeof(d->why), "GPU %d (%.48s, %.16s) failed during %.40s: %.40s",
+                 d->index, d->name, d->bus, what, nvml_str(s, rc));
     }
     return 0;
 }
@@ -301,6 +309,7 @@ static void probe_device(struct nvml *s, struct dev *d)
     d->mem_total_mib = d->limit_w = d->default_limit_w = d->sm_max_mhz = NAN;
     d->last_t = -INFINITY;
     d->last_buf_t = NAN;
+    d->last_poll = NAN;
     d->buf_step = NAN;
     d->first_t = NAN;
     snprintf(d->name, sizeof(d->name), "unknown");
@@ -344,8 +353,9 @@ static void probe_device(struct nvml *s, struct dev *d)
     }
     unsigned arch = 0;
     if (s->f.arch && ok(s, d, s->f.arch(d->h, &arch), "nvmlDeviceGetArchitecture"))
-        d->power_avg1s =
-            arch >= NVML_DEVICE_ARCH_AMPERE && !strstr(d->name, "A100") && !strstr(d->name, "A30");
+        d->power_avg1s = /* GA100 (A100, A800, A30) reads instantaneous power */
+            arch >= NVML_DEVICE_ARCH_AMPERE && !strstr(d->name, "A100") &&
+            !strstr(d->name, "A800") && !strstr(d->name, "A30");
     else /* unknown architecture: Ampere-and-newer names */
         d->power_avg1s = strstr(d->name, "H100") || strstr(d->name, "H200") ||
                          strstr(d->name, "L40") || strstr(d->name, "B200");
@@ -454,6 +464,8 @@ static int enumerate(struct nvml *s, struct wt_err *err)
 
 /* ------------------------------------------------------------- sampling */
 
+/* Queues a row: 1 taken, 0 dropped (not after the GPU's last row, or a queue
+ * nobody reads is full), -1 out of memory. */
 static int push(struct dev *d, const struct wt_sample *smp)
 {
     if (smp->t_s <= d->last_t)
@@ -463,8 +475,11 @@ static int push(struct dev *d, const struct wt_sample *smp)
         d->qlen -= d->qhead;
         d->qhead = 0;
     }
+    if (!d->read && d->qlen - d->qhead >= UNREAD_QUEUE)
+        d->qhead++; /* a GPU nobody has read yet (record --gpus 0 on a host of
+                     * 8): its newest rows only, not 30 MB of them */
     if (d->qlen - d->qhead >= MAX_QUEUE)
-        return 0; /* nobody reads this GPU: drop rather than grow */
+        return 0; /* its reader has stopped reading: drop rather than grow */
     if (d->qlen == d->qcap) {
         size_t ncap = d->qcap ? d->qcap * 2 : 64;
         struct wt_sample *nq = realloc(d->q, ncap * sizeof(*nq));
@@ -477,7 +492,7 @@ static int push(struct dev *d, const struct wt_sample *smp)
     d->last_t = smp->t_s;
     if (!d->rows++)
         d->first_t = smp->t_s;
-    return 0;
+    return 1;
 }
 
 /* Drains one sample buffer; returns the count (0 if empty or unsupported). */
@@ -589,19 +604,16 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
             rc = s->f.proc_detail(d->h, &l);
             n = l.numProcArrayEntries;
         }
-        /* the older calls when the detail list is missing or fails (535.43 to
-         * 535.85 export it broken), as the process listing does */
-        nvml_dev_procs_fn fn = s->f.procs_v3   ? s->f.procs_v3
-                               : s->f.procs_v2 ? s->f.procs_v2
-                                               : s->f.procs_v1;
-        if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE && fn &&
-            rc != NVML_ERROR_GPU_IS_LOST) {
-            n = 0;
-            rc = fn(d->h, &n, NULL);
-        }
-        if (rc == NVML_SUCCESS)
-            pt.v[WT_COL_PROCS] = 0;
-        else if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
+        /* the older calls in turn when the detail list is missing or fails
+         * (535.43 to 535.85 export it broken), as the process listing does */
+        nvml_dev_procs_fn older[] = {s->f.procs_v3, s->f.procs_v2, s->f.procs_v1};
+        for (int k = 0; k < 3; k++)
+            if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE &&
+                rc != NVML_ERROR_GPU_IS_LOST && older[k]) {
+                n = 0;
+                rc = older[k](d->h, &n, NULL);
+            }
+        if (rc == NVML_SUCCESS || rc == NVML_ERROR_INSUFFICIENT_SIZE)
             pt.v[WT_COL_PROCS] = n;
         else
             ok(s, d, rc, "the process list");
@@ -623,12 +635,19 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
             if (s->buf[t][i].timeStamp > newest)
                 newest = s->buf[t][i].timeStamp;
     if (newest) {
+        /* a new reading is at most as old as the previous poll: a larger
+         * lag is a stale newest reading (the buffers stopped between polls,
+         * slower than REANCHOR_S), not a clock step; a reading from the
+         * future is always one */
         double cand = now - (double)newest * 1e-6;
-        if (!d->have_offset || fabs(cand - d->offset) > REANCHOR_S) {
+        double stale = wt_measured(d->last_poll) ? now - d->last_poll + 0.5 : 0;
+        if (!d->have_offset || cand < d->offset - REANCHOR_S ||
+            cand > d->offset + (stale > REANCHOR_S ? stale : REANCHOR_S)) {
             d->offset = cand;
             d->have_offset = 1;
         }
     }
+    d->last_poll = now;
     unsigned nu = n[NVML_GPU_UTILIZATION_SAMPLES];
     nvmlSample_t *ub = s->buf[NVML_GPU_UTILIZATION_SAMPLES];
     if (nu == 0) {
@@ -637,6 +656,8 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
         double per = d->period[NVML_GPU_UTILIZATION_SAMPLES];
         if (!wt_measured(per))
             per = d->buf_step; /* not known at start: as seen since */
+        if (wt_measured(per) && per > MAX_BUF_PERIOD_S)
+            per = MAX_BUF_PERIOD_S; /* a longer spacing is a gap, not the period */
         if (wt_measured(per) && wt_measured(d->last_buf_t) &&
             pt.t_s - d->last_buf_t < 2 * per + 0.05)
             return;
@@ -671,9 +692,13 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
          * not on rows of readings taken up to a poll earlier */
         if (i + 1 < nu)
             row.v[WT_COL_ENERGY] = NAN;
-        push(d, &row);
-        if (wt_measured(d->last_buf_t) && row.t_s > d->last_buf_t)
-            d->buf_step = row.t_s - d->last_buf_t;
+        if (push(d, &row) <= 0)
+            continue; /* not taken (not after the last row, or a full queue) */
+        /* the spacing of readings, as the period when it was not known at
+         * start: a gap (an idle GPU whose buffer stops) is not one */
+        double step = row.t_s - d->last_buf_t;
+        if (wt_measured(step) && step > 0 && step <= MAX_BUF_PERIOD_S)
+            d->buf_step = step;
         d->last_buf_t = row.t_s;
     }
 }
@@ -741,8 +766,10 @@ static int nvml_open(struct wt_source *src, const struct wt_source_config *cfg, 
         path = getenv("WT_NVML_LIB");
     if (!path || !*path)
         path = "libnvidia-ml.so.1";
-    if ((rc = load(s, path, err)) != WT_OK)
+    if ((rc = load(s, path, err)) != WT_OK) {
+        s->f.shutdown = NULL; /* never initialized: nothing to shut down */
         goto fail;
+    }
     nvmlReturn_t r = s->f.init();
     if (r != NVML_SUCCESS) {
         s->f.shutdown = NULL; /* nothing to shut down */
@@ -842,6 +869,7 @@ static int nvml_read(struct wt_source *src, int gpu, struct wt_sample *buf, size
     struct dev *d = get_dev(s, gpu, err);
     if (!d)
         return WT_ENODEV;
+    d->read = 1;
     for (;;) {
         if (d->qlen > d->qhead) {
             size_t k = d->qlen - d->qhead;
@@ -919,7 +947,14 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
     nvmlProcessUtilizationSample_t *pu = NULL;
     unsigned npu = 0;
     if (s->f.proc_util && !d->is_mig) {
-        unsigned long long since = (unsigned long long)((wall_now() - 1.0) * 1e6);
+        /* "the last second" on the driver's clock, which the sample buffers
+         * tie to ours (d->offset): it may count from boot, not the epoch, and
+         * the wall clock may step; unknown, every buffered sample (the
+         * newest per process is taken below) */
+        unsigned long long since = 0;
+        double drv = mono_now() - 1.0 - d->offset;
+        if (d->have_offset && drv > 0)
+            since = (unsigned long long)(drv * 1e6);
         rc = s->f.proc_util(d->h, NULL, &npu, since);
         if ((rc == NVML_ERROR_INSUFFICIENT_SIZE || rc == NVML_SUCCESS) && npu > 0) {
             if (npu > MAX_PROCS)
