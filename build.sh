@@ -10,7 +10,8 @@
 # for the trace reader, 3/40 each for the MCP JSON-RPC layer, the four
 # audit-log targets, the model file, the policy file and the feature extractor);
 # JOBS sets build parallelism.  Packages are installed with apt-get (through
-# sudo when not root); nothing else is downloaded.
+# sudo when not root); `test` also fetches the pinned npm packages of tests/mcp
+# and tests/deploy from the npm registry (npm ci); nothing else is downloaded.
 set -eu
 cd "$(dirname "$0")"
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}

@@ -298,6 +298,8 @@ run "verify against witness" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --
 # JSON says so without naming a damage, and stderr has the message
 printf 'not a checkpoint\n' >"$TMP/notckpt"
 run "verify against garbage --json" 2 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$TMP/notckpt" --json && has out '"status": "error"' && has out '"damage": null' && has err "verify-log: "
+# a key that cannot be read: also a JSON answer (stdout had been empty)
+run "verify bad vkey --json" 2 "$WT" verify-log --log-dir "$L" --vkey a+b+c --json && has out '"status": "error"' && has out '"valid": false' && has err "--vkey"
 # a request that resends the held checkpoint with extra signature lines is
 # cosigned without them: the witness stays readable
 SIZE=$(sed -n 2p "$WCK")

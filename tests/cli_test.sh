@@ -89,7 +89,7 @@ run power-only-unrated 0 "$WT" classify --trace "$TMP/ponly.csv" --samples 30 &&
   while [ $i -lt 30 ]; do echo "$i,90,300,0,700"; i=$((i + 1)); done; } >"$TMP/limit0.csv"
 run limit-zero 0 "$WT" classify --trace "$TMP/limit0.csv" --samples 30 --json && has out '"limit_ratio": null'
 mkdir "$TMP/empty"
-run eval-empty-dir 1 "$WT" eval "$TMP/empty" && has err "no trace files found" && oneline
+run eval-empty-dir 1 "$WT" eval "$TMP/empty" && has err "no trace files (*.csv) found in '$TMP/empty'" && oneline
 # Unix-epoch times 224 million seconds apart: cutting windows used to loop forever
 printf 't_s,power_w,label\n1000000000.1,100,TRAINING\n1224170740.1,100,TRAINING\n' >"$TMP/epoch.csv"
 run eval-epoch-gap 1 timeout 20 "$WT" eval "$TMP/epoch.csv" && has err "2 short"
@@ -137,7 +137,10 @@ run replay-start 0 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --sta
 run replay-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 11
 has err "has only 10 samples; --samples asks for 11" && oneline
 run replay-gpu 1 "$WT" classify --trace "$DATA/labelled.csv" --gpu-index 3 && has err "no GPU 3 in this trace (GPUs: 0)"
-run replay-profile 2 "$WT" classify --trace "$DATA/labelled.csv" --profile idle && has err "--profile goes with --backend synthetic or auto, not --trace" && oneline
+run replay-profile 2 "$WT" classify --trace "$DATA/labelled.csv" --profile idle && has err "--profile goes with --backend synthetic, not --trace" && oneline
+# the default backend reads the GPUs: a profile or seed there would be ignored
+run auto-profile 2 "$WT" classify --profile idle && has err "--profile goes with --backend synthetic, not the default backend auto" && oneline
+run auto-seed 2 "$WT" classify --seed 3 && has err "--seed goes with --backend synthetic" && oneline
 run gpus-profile 2 "$WT" gpus --trace "$DATA/labelled.csv" --profile idle && has err "--profile goes with" && oneline
 # record from standard input: rows are written as they arrive (SIGINT while the
 # pipe is still open keeps them), GPU 0 unless --gpus names others.
@@ -312,6 +315,7 @@ run phys-rules-same 0 "$WT" classify --backend synthetic --classifier rules --js
 run sim-profile 0 "$WT" classify --backend synthetic --profile inference-vllm --samples 300 --start 60 --json
 has out '"sample_count": 300'
 grep -q '"mem_frac": 0\.9[0-9]*,' "$TMP/out" || { echo "FAIL [sim-profile]: vLLM memory reservation not ~90%"; fails=$((fails + 1)); }
+run sim-evasion-none-strength 2 "$WT" classify --backend synthetic --profile dense-training --evasion-family none --evasion-strength 0.3 && has err "--evasion-strength needs --evasion-family (not none)" && oneline
 run sim-evasion 0 "$WT" classify --backend synthetic --profile dense-training --evasion-family power-cap --evasion-strength 1 --samples 300 --json
 has out "software power cap asserted"
 has out "enforced power limit is"
@@ -335,12 +339,15 @@ has out '"verdict": "MISMATCH"'
 run job-k 2 "$WT" classify --backend synthetic --windows 4 --min-agree 2 && has err "--min-agree must be more than half" && oneline
 run job-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --windows 3 && has err "(window 3 of 3)"
 run model-missing 1 "$WT" classify --backend synthetic --model "$TMP/none.model" && has err "cannot open" && oneline
+run model-dir 1 "$WT" classify --backend synthetic --model "$TMP" && has err "cannot open '$TMP': is a directory" && oneline
 run model-rules 2 "$WT" classify --backend synthetic --classifier rules --model x && has err "--model goes with the physics classifier" && oneline
 printf 'format workloadtruth-model/1\nbase 3\nend 0\n' >"$TMP/always.model"
 run model-file 0 "$WT" classify --backend synthetic --profile inference --samples 30 --model "$TMP/always.model" && has out "workload_type : TRAINING"
 run bench-list 0 "$WT" benchmark --list
 has out "dense-training"
 has out "migration"
+run bench-list-json 0 sh -c '"$1" benchmark --list --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert len(d[\"evasion_families\"]) == 10 and d[\"python_profiles\"] == [\"training\", \"inference\", \"idle\"]"' sh "$WT"
+run bench-list-other 2 "$WT" benchmark --list --trials 3 && has err "--list takes no other option than --json, not --trials" && oneline
 run bench-evasion 0 "$WT" benchmark --suite evasion --trials 2 --json
 has out '"suite": "evasion"'
 has out '"per_family": ['
@@ -423,8 +430,8 @@ mkdir -p "$TMP/tr" && cp "$DATA/labelled.csv" "$TMP/tr/a.csv"
 run train-dump-in-input-dir 2 "$WT" train --traces "$TMP/tr" --out "$TMP/m" --dump-features "$TMP/tr/d.csv" && has err "inside an input directory" && oneline
 run train-out-dir 2 "$WT" train --traces "$TMP/in.csv" --out "$TMP" && has err "is a directory" && oneline
 mkdir -p "$TMP/empty"
-run train-no-traces 1 "$WT" train --traces "$TMP/empty" --out "$TMP/m" && has err "no trace files found" && oneline
-run bench-holdout-no-traces 1 "$WT" benchmark --suite evasion --holdout family --traces "$TMP/empty" --trials 1 && has err "no trace files found"
+run train-no-traces 1 "$WT" train --traces "$TMP/empty" --out "$TMP/m" && has err "no trace files (*.csv) found in" && oneline
+run bench-holdout-no-traces 1 "$WT" benchmark --suite evasion --holdout family --traces "$TMP/empty" --trials 1 && has err "no trace files (*.csv) found in"
 printf '# format: workloadtruth-trace/2\nt_s,power_w\n0,1\n' >"$TMP/v2.csv"
 run format-version 1 "$WT" classify --trace "$TMP/v2.csv" && has err "is not supported" && oneline
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/fileio.h"
 #include "util/num.h"
 
 #define MAX_MODEL_BYTES (4 * 1024 * 1024)
@@ -75,11 +76,12 @@ static int check_tree(struct parser *p, const struct wt_tree *t, const unsigned 
             continue;
         p->lineno = line[i];
         if (n->left <= i || n->right <= i || n->left >= t->nnodes || n->right >= t->nnodes)
-            return perr(p, "a tree whose node ids do not form a tree (children are later nodes "
-                           "of the same tree)", NULL);
-        if (n->left == n->right || parents[n->left]++ || parents[n->right]++)
-            return perr(p, "a tree whose node ids do not form a tree (a node reached twice)",
+            return perr(p,
+                        "a tree whose node ids do not form a tree (children are later nodes "
+                        "of the same tree)",
                         NULL);
+        if (n->left == n->right || parents[n->left]++ || parents[n->right]++)
+            return perr(p, "a tree whose node ids do not form a tree (a node reached twice)", NULL);
     }
     for (int i = 1; i < t->nnodes; i++)
         if (!parents[i]) {
@@ -218,9 +220,10 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
 
 int wt_model_load(struct wt_model *m, const char *path, struct wt_err *err)
 {
-    FILE *f = fopen(path, "rb");
+    const char *why = "";
+    FILE *f = wt_fopen_regular(path, &why); /* a directory is refused, with why */
     if (!f)
-        return wt_errf(err, WT_EIO, "cannot open '%s': %s", path, strerror(errno));
+        return wt_errf(err, WT_EIO, "cannot open '%s': %s", path, why);
     char *buf = malloc(MAX_MODEL_BYTES + 1);
     if (!buf) {
         fclose(f);

@@ -237,18 +237,35 @@ int wt_cmd_verify_log(int argc, char **argv)
     struct wt_log_paths p;
     struct wt_note_vkey vk;
     struct wt_verify_opts vo = {0};
-    struct wt_verify_report *r = malloc(sizeof(*r));
-    if (!r || (prc = wt_cli_log_paths(help.prog, dir, file, &p)) != 0)
+    struct wt_verify_report *r = calloc(1, sizeof(*r));
+    if (!r)
         goto out;
-    if (vkey_arg) {
-        if (wt_cli_read_vkey(help.prog, vkey_arg, &vk))
-            goto out;
-        vo.vkey = &vk;
-    }
-    if ((size_t)against.n > WT_VERIFY_MAX_AGAINST) {
+    /* a failure before verifying is said on stderr, and with --json also as
+     * the JSON object a hook reads (status "error") */
+    const char *early = NULL;
+    if (wt_cli_log_paths(help.prog, dir, file, &p) != 0) {
+        early = "the log's path is not usable";
+    } else if (vkey_arg && wt_cli_read_vkey(help.prog, vkey_arg, &vk)) {
+        early = "--vkey: not a readable log verifier key";
+    } else if ((size_t)against.n > WT_VERIFY_MAX_AGAINST) {
         fprintf(stderr, "%s: at most %d --against checkpoints\n", help.prog, WT_VERIFY_MAX_AGAINST);
+        early = "too many --against checkpoints";
+    }
+    if (early) {
+        if (json) {
+            snprintf(r->message, sizeof(r->message), "%s (see standard error)", early);
+            json_t *j = wt_json_verify(r, WT_VERIFY_ERROR, vkey_arg != NULL,
+                                       file  ? file
+                                       : dir ? dir
+                                             : "");
+            if (j)
+                wt_json_print(stdout, j);
+            json_decref(j);
+        }
         goto out;
     }
+    if (vkey_arg)
+        vo.vkey = &vk;
     for (int i = 0; i < against.n; i++)
         vo.against[vo.nagainst++] = against.v[i];
     vo.side_path = p.checkpoint;

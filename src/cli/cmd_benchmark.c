@@ -18,6 +18,32 @@
 #include "telemetry/simulate.h"
 #include "telemetry/source.h"
 
+/* The same as JSON: {python_profiles, simulator_profiles, evasion_families}. */
+static int list_json(void)
+{
+    size_t n;
+    json_t *py = json_array(), *sim = json_array(), *ev = json_array();
+    json_t *j = json_pack("{s:o,s:o,s:o}", "python_profiles", py, "simulator_profiles", sim,
+                          "evasion_families", ev);
+    if (!j)
+        return WT_EXIT_ERROR;
+    for (const struct wt_synth_profile *const *p = wt_synth_profiles(); *p; p++)
+        json_array_append_new(py, json_string((*p)->name));
+    const struct wt_sim_profile_info *pr = wt_sim_profiles(&n);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(sim, json_pack("{s:s,s:s,s:s}", "name", pr[i].name, "class",
+                                             wt_class_name(pr[i].cls), "description",
+                                             pr[i].description));
+    const struct wt_sim_evasion_info *e = wt_sim_evasions(&n);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(ev,
+                              json_pack("{s:s,s:f,s:s}", "name", e[i].name, "default_strength",
+                                        e[i].default_strength, "description", e[i].description));
+    int rc = wt_json_print(stdout, j);
+    json_decref(j);
+    return rc ? WT_EXIT_ERROR : WT_EXIT_OK;
+}
+
 static void list(void)
 {
     size_t n;
@@ -85,8 +111,11 @@ static int holdout_init(struct holdout *h, const struct wt_strlist *traces, size
     int rc = WT_OK;
     for (int i = 0; i < traces->n && rc == WT_OK; i++)
         rc = wt_trainset_add(&h->ts, traces->v[i], &h->cfg, err);
-    if (rc == WT_OK && h->ts.nfiles == 0)
-        rc = wt_errf(err, WT_EINVAL, "--traces: no trace files found");
+    if (rc == WT_OK && h->ts.nfiles == 0) {
+        char where[400];
+        rc = wt_errf(err, WT_EINVAL, "--traces: no trace files (*.csv) found in %s",
+                     wt_strlist_join(traces, where, sizeof(where)));
+    }
     if (rc == WT_OK && h->cfg.sim_per_cell)
         rc = wt_trainset_add_sim(&h->ts, h->cfg.sim_per_cell, &h->cfg, err);
     if (rc == WT_OK && h->cfg.py_per_cell)
@@ -158,8 +187,21 @@ int wt_cmd_benchmark(int argc, char **argv)
         goto out;
     }
     if (want_list) {
-        list();
-        status = WT_EXIT_OK;
+        for (int i = 0; opts[i].name; i++)
+            if (opts[i].seen && strcmp(opts[i].name, "--list") && strcmp(opts[i].name, "--json")) {
+                fprintf(stderr,
+                        "workloadtruth benchmark: --list takes no other option than --json, "
+                        "not %s (see --help)\n",
+                        opts[i].name);
+                status = WT_EXIT_USAGE;
+                goto out;
+            }
+        if (json) {
+            status = list_json();
+        } else {
+            list();
+            status = WT_EXIT_OK;
+        }
         goto out;
     }
     if (strcmp(suite, "seed") && wt_opts_get(opts, "--window")->seen) {

@@ -125,9 +125,9 @@ int wt_cmd_classify(int argc, char **argv)
                         "training, use `eval --evasion-family` (see --help)\n");
         return WT_EXIT_USAGE;
     }
-    if (wt_opts_get(opts, "--evasion-strength")->seen && !family) {
+    if (wt_opts_get(opts, "--evasion-strength")->seen && (!family || !strcmp(family, "none"))) {
         fprintf(stderr, "workloadtruth classify: --evasion-strength needs --evasion-family "
-                        "(see --help)\n");
+                        "(not none) (see --help)\n");
         return WT_EXIT_USAGE;
     }
     if (family && strcmp(family, "none") && !wt_sim_evasion_find(family)) {

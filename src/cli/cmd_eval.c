@@ -231,7 +231,9 @@ int wt_cmd_eval(int argc, char **argv)
             }
     }
     if (rep.nfiles == 0) {
-        fprintf(stderr, "workloadtruth eval: no trace files found\n");
+        char where[512];
+        fprintf(stderr, "workloadtruth eval: no trace files (*.csv) found in %s\n",
+                wt_strlist_join(&paths, where, sizeof(where)));
         status = WT_EXIT_ERROR;
         goto out;
     }

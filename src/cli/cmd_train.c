@@ -224,7 +224,9 @@ int wt_cmd_train(int argc, char **argv)
             fprintf(stderr, "workloadtruth train: not a trace, skipped: %s\n", s->path);
     }
     if (ts.nfiles == 0) {
-        fprintf(stderr, "workloadtruth train: no trace files found\n");
+        char where[512];
+        fprintf(stderr, "workloadtruth train: no trace files (*.csv) found in %s\n",
+                wt_strlist_join(&paths, where, sizeof(where)));
         goto out;
     }
     if (ts.n == 0) {

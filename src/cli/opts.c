@@ -49,6 +49,21 @@ static void shown(char *dst, size_t cap, const char *s)
     dst[j] = '\0';
 }
 
+const char *wt_strlist_join(const struct wt_strlist *l, char *buf, size_t cap)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < l->n && off + 1 < cap; i++) {
+        char item[256];
+        shown(item, sizeof(item), l->v[i]);
+        int k = snprintf(buf + off, cap - off, "%s'%s'", i ? ", " : "", item);
+        if (k < 0)
+            break;
+        off += (size_t)k < cap - off ? (size_t)k : cap - off - 1;
+    }
+    return buf;
+}
+
 static int bad(const struct wt_cmd_help *h, const char *fmt, ...) WT_PRINTF(2, 3);
 
 static int bad(const struct wt_cmd_help *h, const char *fmt, ...)
@@ -262,10 +277,17 @@ int wt_opts_gpu_list(const char *list, int ngpus, unsigned char *sel)
 int wt_opts_profile_fits(const struct wt_cmd_help *h, const struct wt_opt *opts,
                          const char *backend)
 {
-    int replay = !strcmp(backend, "replay");
-    if (wt_opts_get(opts, "--profile")->seen && (replay || !strcmp(backend, "nvml")))
-        return bad(h, "--profile goes with --backend synthetic or auto, not %s",
-                   replay ? "--trace" : "--backend nvml");
+    /* auto reads the GPUs (or fails without a driver): a profile there would
+     * be silently ignored, as with nvml */
+    const struct wt_opt *seed = wt_opts_get(opts, "--seed");
+    const char *what = wt_opts_get(opts, "--profile")->seen ? "--profile"
+                       : seed && seed->seen                 ? "--seed"
+                                                            : NULL;
+    if (what && strcmp(backend, "synthetic"))
+        return bad(h, "%s goes with --backend synthetic, not %s", what,
+                   !strcmp(backend, "replay") ? "--trace"
+                   : !strcmp(backend, "nvml") ? "--backend nvml"
+                                              : "the default backend auto (the GPUs)");
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #define WT_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum wt_opt_type {
@@ -54,6 +55,8 @@ int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, ch
 void wt_opts_usage(const struct wt_cmd_help *h, const struct wt_opt *opts);
 const struct wt_opt *wt_opts_get(const struct wt_opt *opts, const char *name);
 void wt_strlist_free(struct wt_strlist *l);
+/* The items as "'a', 'b'" in buf (cut at cap, shown cleaned); returns buf. */
+const char *wt_strlist_join(const struct wt_strlist *l, char *buf, size_t cap);
 
 /* "all" or GPU indices such as "0,2,3" -> sel[0..ngpus) flags; 0, or -1 for
  * anything else (an index out of range, an empty item). */
