@@ -140,6 +140,61 @@ static void test_declared(void **state)
     assert_string_equal(q.declared, "training"); /* what sbatch/salloc give a job's processes */
 }
 
+/* Cases from review: an environment past 64 KiB is read whole, and a cut
+ * entry never counts; a partition name longer than the field is none; a
+ * misspelt or padded declaration; container ids and pod UIDs only where a
+ * runtime puts them; a static pod's 32-hex UID. */
+static void test_review_cases(void **state)
+{
+    (void)state;
+    size_t cap = 80 * 1024, n = 0;
+    char *env = malloc(cap);
+    assert_non_null(env);
+    for (int i = 0; n + 64 < 72 * 1024; i++)
+        n += (size_t)snprintf(env + n, cap - n, "SVC%04d_SERVICE_HOST=10.96.%d.%d", i, i / 256,
+                              i % 256) +
+             1;
+    static const char tail[] = "WORKLOADTRUTH_DECLARED=inference\0SLURM_JOB_ID=1234567\0";
+    memcpy(env + n, tail, sizeof(tail) - 1);
+    put("proc/700/environ", env, n + sizeof(tail) - 1);
+    free(env);
+    struct wt_proc p = {.pid = 700};
+    wt_proc_owner(root, &p);
+    assert_string_equal(p.declared, "inference");
+    assert_string_equal(p.slurm_job_id, "1234567");
+
+    static const char env710[] = "WORKLOADTRUTH_DECLARED=trainig\0WORKLOAD_TYPE= Inference \0"
+                                 "SLURM_JOB_PARTITION=gpu-inference-a100-80gb-priority-preemptible-"
+                                 "x-and-some-more-words-past-63\0";
+    put("proc/710/environ", env710, sizeof(env710) - 1);
+    struct wt_proc q = {.pid = 710};
+    wt_proc_owner(root, &q);
+    assert_string_equal(q.declared, "Inference"); /* the first that is a type, trimmed */
+    assert_string_equal(q.slurm_partition, "");   /* too long: none, rather than cut */
+
+    PUT("proc/720/cgroup",
+        "0::/system.slice/build-runner.service/"
+        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef-job."
+        "scope\n1:name=x:/app.slice/"
+        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.mount\n"
+        "2:name=y:/pod------------------------------------\n");
+    struct wt_proc r = {.pid = 720};
+    wt_proc_owner(root, &r);
+    assert_string_equal(r.container_id, "");
+    assert_string_equal(r.pod_uid, "");
+
+    PUT("proc/730/cgroup",
+        "0::/kubepods.slice/kubepods-burstable.slice/"
+        "kubepods-burstable-pod0123456789abcdef0123456789abcdef.slice/"
+        "cri-containerd-"
+        "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210.scope\n");
+    struct wt_proc t = {.pid = 730};
+    wt_proc_owner(root, &t);
+    assert_string_equal(t.pod_uid, "0123456789abcdef0123456789abcdef");
+    assert_string_equal(t.container_id,
+                        "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210");
+}
+
 static void test_root_env(void **state)
 {
     (void)state;
@@ -154,7 +209,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_docker),   cmocka_unit_test(test_kubernetes),
         cmocka_unit_test(test_slurm),    cmocka_unit_test(test_declared),
-        cmocka_unit_test(test_root_env),
+        cmocka_unit_test(test_root_env), cmocka_unit_test(test_review_cases),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

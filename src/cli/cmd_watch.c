@@ -855,9 +855,21 @@ int wt_cmd_watch(int argc, char **argv)
             enum wt_verdict verdict = WT_VERDICT_INCONCLUSIVE;
             if (declared != WT_CLASS_NONE)
                 verdict = wt_verdict_for(declared, &res);
-            const char *job = "";
-            for (size_t k = 0; k < np2 && !job[0]; k++)
-                job = procs[k].slurm_job_id;
+            /* the owner: the process with an owner using the most GPU memory
+             * (labels of several would name an owner that does not exist);
+             * its job is the one the audit record and the metrics name */
+            const struct wt_proc *q = NULL;
+            for (size_t k = 0; k < np2; k++) {
+                const struct wt_proc *c = &procs[k];
+                if (!(c->pod_name[0] || c->pod_uid[0] || c->k8s_namespace[0] ||
+                      c->container_id[0] || c->slurm_job_id[0]))
+                    continue;
+                double cu = wt_measured(c->used_mib) ? c->used_mib : -1;
+                double qu = q && wt_measured(q->used_mib) ? q->used_mib : -1;
+                if (!q || cu > qu)
+                    q = c;
+            }
+            const char *job = q ? q->slurm_job_id : "";
             json_t *f =
                 wt_json_class_record(&res, &info[g], source_label, buf[g], nbuf[g], clf, model_id);
             if (!f) {
@@ -877,21 +889,7 @@ int wt_cmd_watch(int argc, char **argv)
             if (job[0])
                 json_object_set_new(ev, "slurm_job_id", json_string(job));
             if (metrics) {
-                /* the owner labels all come from one process, the one with an
-                 * owner using the most GPU memory (labels of several would
-                 * name an owner that does not exist); a failed process list
-                 * keeps the last owner */
-                const struct wt_proc *q = NULL;
-                for (size_t k = 0; k < np2; k++) {
-                    const struct wt_proc *c = &procs[k];
-                    if (!(c->pod_name[0] || c->pod_uid[0] || c->k8s_namespace[0] ||
-                          c->container_id[0] || c->slurm_job_id[0]))
-                        continue;
-                    double cu = wt_measured(c->used_mib) ? c->used_mib : -1;
-                    double qu = q && wt_measured(q->used_mib) ? q->used_mib : -1;
-                    if (!q || cu > qu)
-                        q = c;
-                }
+                /* the owner's labels; a failed process list keeps the last */
                 if (!perr.msg[0]) {
                     struct wt_gpu_labels ol;
                     memset(&ol, 0, sizeof(ol));

@@ -1,11 +1,14 @@
 /* Process owner attribution from /proc (see procinfo.h).
  *
- * Container ids: the last cgroup path component that holds 64 hex digits,
- * after a "docker-", "cri-containerd-", "crio-" or "libpod-" prefix and
- * before a ".scope" suffix (cgroup v1 and v2, cgroupfs and systemd drivers).
- * Pod UIDs: "pod<uid>" in the path, with the systemd driver's underscores
- * turned back into dashes.  Slurm: "job_<id>" in the path, else SLURM_JOB_ID
- * (or SLURM_JOBID) in the environment.
+ * Container ids: a cgroup path component that is 64 hex digits, alone
+ * (cgroupfs) or after a "docker-", "cri-containerd-", "crio-" or "libpod-"
+ * prefix, and followed by nothing or ".scope" (cgroup v1 and v2, cgroupfs and
+ * systemd drivers).  Pod UIDs: "pod<uid>" ending a component or before
+ * ".slice", the UID 36 characters (8-4-4-4-12 hex; the systemd driver's
+ * underscores turned back into dashes) or 32 hex digits (a static pod).
+ * Slurm: "job_<id>" in the path, else SLURM_JOB_ID (or SLURM_JOBID) in the
+ * environment, which is read whole up to 4 MiB (a cut last entry is
+ * dropped).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -18,7 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_FILE 65536
+#include "telemetry/sample.h"
+
+#define MAX_FILE 65536                /* cgroup, comm, status */
+#define MAX_ENVIRON (4 * 1024 * 1024) /* above Linux's 2 MiB default for argv + environ */
+#define MAX_PASSWD (16 * 1024 * 1024)
 
 const char *wt_proc_root(void)
 {
@@ -26,9 +33,9 @@ const char *wt_proc_root(void)
     return r && *r ? r : "/";
 }
 
-/* Reads at most MAX_FILE bytes of root/path into a malloc'd NUL-terminated
- * buffer; NULL when unreadable. */
-static char *slurp(const char *root, const char *path, size_t *len)
+/* Reads at most max bytes of root/path into a malloc'd NUL-terminated
+ * buffer; NULL when unreadable.  *cut says whether the file went on. */
+static char *slurp_max(const char *root, const char *path, size_t max, size_t *len, int *cut)
 {
     char full[512];
     snprintf(full, sizeof(full), "%s%s%s", root, root[strlen(root) - 1] == '/' ? "" : "/",
@@ -36,23 +43,44 @@ static char *slurp(const char *root, const char *path, size_t *len)
     int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return NULL;
-    char *buf = malloc(MAX_FILE + 1);
-    size_t n = 0;
-    if (buf) {
-        for (;;) {
-            ssize_t r = read(fd, buf + n, MAX_FILE - n);
-            if (r <= 0)
+    size_t cap = 65536 < max ? 65536 : max, n = 0;
+    char *buf = malloc(cap + 1);
+    int more = 0;
+    while (buf) {
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        if (n == cap) {
+            if (cap == max) {
+                char probe;
+                more = read(fd, &probe, 1) == 1;
                 break;
-            n += (size_t)r;
-            if (n == MAX_FILE)
+            }
+            size_t ncap = cap * 2 < max ? cap * 2 : max;
+            char *nb = realloc(buf, ncap + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
                 break;
+            }
+            buf = nb;
+            cap = ncap;
         }
-        buf[n] = '\0';
     }
+    if (buf)
+        buf[n] = '\0';
     close(fd);
     if (len)
         *len = n;
+    if (cut)
+        *cut = more;
     return buf;
+}
+
+static char *slurp(const char *root, const char *path, size_t *len)
+{
+    return slurp_max(root, path, MAX_FILE, len, NULL);
 }
 
 static void copy_field(char *dst, size_t cap, const char *src, size_t len)
@@ -85,28 +113,32 @@ static void parse_cgroup_path(const char *path, struct wt_proc *p)
                                                ""};
         for (int i = 0; i < 5; i++) {
             size_t pl = strlen(prefixes[i]);
-            if (!strncmp(comp, prefixes[i], pl) && strlen(comp) >= pl + 64 && is_hex64(comp + pl)) {
+            const char *rest = comp + pl + 64; /* what follows the id: nothing or ".scope" */
+            if (!strncmp(comp, prefixes[i], pl) && strlen(comp) >= pl + 64 && is_hex64(comp + pl) &&
+                (!*rest || !strcmp(rest, ".scope"))) {
                 copy_field(p->container_id, sizeof(p->container_id), comp + pl, 64);
                 break;
             }
         }
-        /* pod UID: "pod<uuid>" (cgroupfs) or "...-pod<uuid_with_underscores>.slice" */
+        /* pod UID: "pod<uuid>" (cgroupfs) or "...-pod<uuid_with_underscores>.slice";
+         * a static pod's UID is 32 hex digits (an md5); either ends the
+         * component or comes before ".slice" */
         for (const char *pod = strstr(comp, "pod"); pod; pod = strstr(pod + 3, "pod")) {
-            if (strlen(pod + 3) < 36)
-                break;
+            const char *u = pod + 3;
+            size_t ul = strcspn(u, ".");
+            if (u[ul] && strcmp(u + ul, ".slice"))
+                continue;
             char uid[37];
-            int ok = 1;
-            for (int i = 0; i < 36; i++) {
-                char c = pod[3 + i];
-                if (c == '_')
-                    c = '-';
-                if (!(isxdigit((unsigned char)c) || c == '-'))
-                    ok = 0;
+            int ok = ul == 36 || ul == 32;
+            for (size_t i = 0; ok && i < ul; i++) {
+                char c = u[i] == '_' ? '-' : u[i];
+                int dash = ul == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
+                ok = dash ? c == '-' : isxdigit((unsigned char)c) != 0;
                 uid[i] = (char)tolower((unsigned char)c);
             }
-            uid[36] = '\0';
-            if (ok && uid[8] == '-' && uid[13] == '-' && uid[18] == '-' && uid[23] == '-') {
-                memcpy(p->pod_uid, uid, 37);
+            if (ok) {
+                uid[ul] = '\0';
+                memcpy(p->pod_uid, uid, ul + 1);
                 break;
             }
         }
@@ -157,7 +189,7 @@ static const char *env_get(const char *env, size_t len, const char *key)
 static void user_name(const char *root, unsigned uid, char *out, size_t cap)
 {
     snprintf(out, cap, "%u", uid);
-    char *pw = slurp(root, "etc/passwd", NULL);
+    char *pw = slurp_max(root, "etc/passwd", MAX_PASSWD, NULL, NULL);
     if (!pw)
         return;
     const char *line = pw;
@@ -213,23 +245,45 @@ void wt_proc_owner(const char *root, struct wt_proc *p)
         free(t);
     }
     snprintf(path, sizeof(path), "proc/%u/environ", p->pid);
-    if ((t = slurp(root, path, &len)) != NULL) {
+    int cut = 0;
+    if ((t = slurp_max(root, path, MAX_ENVIRON, &len, &cut)) != NULL) {
+        /* cut short: the last entry may be cut too (SLURM_JOB_ID=12 of
+         * 1234567); only whole entries count */
+        while (cut && len > 0 && t[len - 1] != '\0')
+            len--;
         const char *v;
         if (!p->slurm_job_id[0] && ((v = env_get(t, len, "SLURM_JOB_ID")) != NULL ||
                                     (v = env_get(t, len, "SLURM_JOBID")) != NULL))
             copy_field(p->slurm_job_id, sizeof(p->slurm_job_id), v, strnlen(v, 23));
         if (!p->user[0] && (v = env_get(t, len, "USER")) != NULL)
             copy_field(p->user, sizeof(p->user), v, strnlen(v, 39));
-        /* the first that is set and not empty: a downward-API variable whose
-         * annotation is missing is empty, and must not hide the next */
+        /* the first that is a workload type (training, inference or idle, in
+         * any letter case, blanks around it ignored): a downward-API variable
+         * whose annotation is missing is empty, and a misspelt one must not
+         * hide the next either */
         static const char *const declared_vars[] = {"WORKLOADTRUTH_DECLARED", "SPANK_WORKLOAD_TYPE",
                                                     "SLURM_SPANK_WORKLOAD_TYPE", "WORKLOAD_TYPE",
                                                     NULL};
-        for (int i = 0; declared_vars[i] && !p->declared[0]; i++)
-            if ((v = env_get(t, len, declared_vars[i])) != NULL && *v)
-                copy_field(p->declared, sizeof(p->declared), v, strnlen(v, 15));
-        if ((v = env_get(t, len, "SLURM_JOB_PARTITION")) != NULL)
-            copy_field(p->slurm_partition, sizeof(p->slurm_partition), v, strnlen(v, 39));
+        for (int i = 0; declared_vars[i] && !p->declared[0]; i++) {
+            if ((v = env_get(t, len, declared_vars[i])) == NULL)
+                continue;
+            v += strspn(v, " \t");
+            size_t vl = strnlen(v, sizeof(p->declared));
+            while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+                vl--;
+            char type[sizeof(p->declared)];
+            if (vl < sizeof(type)) {
+                memcpy(type, v, vl);
+                type[vl] = '\0';
+                if (wt_class_parse(type, false) != WT_CLASS_NONE)
+                    memcpy(p->declared, type, vl + 1);
+            }
+        }
+        /* a partition name longer than the field is no partition: cut, it
+         * could match another partition's policy rule */
+        if ((v = env_get(t, len, "SLURM_JOB_PARTITION")) != NULL &&
+            strlen(v) < sizeof(p->slurm_partition))
+            copy_field(p->slurm_partition, sizeof(p->slurm_partition), v, strlen(v));
         if ((v = env_get(t, len, "POD_NAMESPACE")) != NULL)
             copy_field(p->k8s_namespace, sizeof(p->k8s_namespace), v, strnlen(v, 63));
         if ((v = env_get(t, len, "POD_NAME")) != NULL)

@@ -27,7 +27,7 @@ struct wt_proc {
     /* from the environment, for the declared type (declared.h) */
     char declared[16];        /* WORKLOADTRUTH_DECLARED, else SPANK_WORKLOAD_TYPE,
                                * SLURM_SPANK_WORKLOAD_TYPE, WORKLOAD_TYPE: the first not empty */
-    char slurm_partition[40]; /* SLURM_JOB_PARTITION */
+    char slurm_partition[64]; /* SLURM_JOB_PARTITION (a policy rule's name holds 63 bytes) */
     char k8s_namespace[64];   /* POD_NAMESPACE (the downward API's usual name) */
     char pod_name[254];       /* POD_NAME (a Kubernetes name: up to 253 bytes) */
 };
