@@ -204,6 +204,16 @@ wait $pid
 rc=$?
 check "SIGHUP exit 0" test $rc = 0
 check "SIGHUP sealed" sh -c "tail -1 '$TMP/hup/log.jsonl' | grep -q '\"type\":\"checkpoint\"'"
+# ... unless SIGHUP was ignored when it started (nohup): it keeps running
+(trap '' HUP; exec "$WT" watch --backend synthetic --interval 0.01 --log-dir "$TMP/hup2" >/dev/null 2>&1) &
+pid=$!
+i=0
+while [ ! -s "$TMP/hup2/log.jsonl" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -HUP $pid
+sleep 0.5
+check "nohup: SIGHUP ignored" kill -0 $pid
+kill -TERM $pid
+wait $pid
 
 # --- SIGTERM while a `--trace -` pipe is quiet: stops at once, sealed --
 mkfifo "$TMP/fifo"

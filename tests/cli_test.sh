@@ -340,6 +340,10 @@ run job-k 2 "$WT" classify --backend synthetic --windows 4 --min-agree 2 && has 
 run job-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --windows 3 && has err "(window 3 of 3)"
 run model-missing 1 "$WT" classify --backend synthetic --model "$TMP/none.model" && has err "cannot open" && oneline
 run model-dir 1 "$WT" classify --backend synthetic --model "$TMP" && has err "cannot open '$TMP': is a directory" && oneline
+# a window under 5 s is UNKNOWN before the IDLE rule: a second's lull in a
+# training job is no MISMATCH (it was IDLE 1.00 and exit 3)
+run short-window-lull 0 "$WT" classify --backend synthetic --profile dense-training --declared training
+has out "workload_type : UNKNOWN" && has out "too short to judge"
 run model-rules 2 "$WT" classify --backend synthetic --classifier rules --model x && has err "--model goes with the physics classifier" && oneline
 printf 'format workloadtruth-model/1\nbase 3\nend 0\n' >"$TMP/always.model"
 run model-file 0 "$WT" classify --backend synthetic --profile inference --samples 30 --model "$TMP/always.model" && has out "workload_type : TRAINING"

@@ -216,6 +216,20 @@ static void invalid_notifications(void **state)
     assert_true(json_is_integer(json_array_get(arr, 0)));
     assert_true(json_integer_value(json_object_get(json_array_get(arr, 1), "k")) == -4);
     wt_rpc_free(&m);
+    /* 2^53 - 1 is exact; 2^53 + 1 would read as 2^53, so from 2^53 on an id
+     * is not turned back (refused, not answered as another id) */
+    const char *edge = "{\"jsonrpc\":\"2.0\",\"id\":9007199254740991,\"method\":\"ping\","
+                       "\"params\":{\"n\":123456789012345678901234567890}}";
+    wt_rpc_parse(edge, strlen(edge), &m);
+    assert_int_equal(m.kind, WT_RPC_REQUEST);
+    assert_true(json_integer_value(m.id) == 9007199254740991LL);
+    wt_rpc_free(&m);
+    const char *over = "{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"ping\","
+                       "\"params\":{\"n\":123456789012345678901234567890}}";
+    wt_rpc_parse(over, strlen(over), &m);
+    assert_int_equal(m.kind, WT_RPC_INVALID);
+    assert_null(m.id);
+    wt_rpc_free(&m);
 }
 
 /* Many small values in a message under the byte limit are refused before

@@ -306,7 +306,7 @@ static void test_writer_metadata(void **state)
     v[69999] = '\0';
     assert_int_equal(wt_trace_writer_open(path, keys, vals, 1, &w, &err), WT_EINVAL);
     assert_contains(err.msg,
-                    "metadata 'gpu_models' is 70014 bytes, more than a trace line holds (65536)");
+                    "metadata 'gpu_models' is 70013 bytes, more than a trace line holds (65536)");
     assert_null(w);
     assert_int_equal(wt_trace_open(path, NULL, &r, &err), WT_OK); /* not emptied */
     assert_int_equal(tu_drain(r, &rows, &err), WT_DONE);

@@ -121,10 +121,12 @@ static void report_metrics(struct writer *w, int checkpointed)
 {
     if (!w->metrics)
         return;
+    /* under mu: the main and writer threads both report, and counters read
+     * by one must not be stored after newer ones from the other (a counter
+     * going back reads as a reset); the metrics' own lock is taken inside */
     pthread_mutex_lock(&w->mu);
-    unsigned long long written = w->written, errors = w->errors, dropped = w->dropped;
+    wt_metrics_audit(w->metrics, w->written, w->errors, w->dropped, checkpointed);
     pthread_mutex_unlock(&w->mu);
-    wt_metrics_audit(w->metrics, written, errors, dropped, checkpointed);
 }
 
 static void push(struct writer *w, enum wt_entry_type type, json_t *fields)
@@ -599,7 +601,11 @@ int wt_cmd_watch(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL); /* a closed terminal: stop as cleanly, sealing the log */
+    /* a closed terminal stops it as cleanly, sealing the log; unless SIGHUP
+     * was ignored when it started (nohup) */
+    struct sigaction hup;
+    if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+        sigaction(SIGHUP, &sa, NULL);
 
     struct wt_source_config cfg = {0};
     cfg.trace_path = trace;

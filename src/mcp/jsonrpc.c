@@ -58,12 +58,12 @@ static size_t count_values(const char *buf, size_t len)
 
 static void classify(struct wt_rpc_msg *m);
 
-/* x as an integer when it is a real holding one exactly (within +-2^53), a
- * new reference; else NULL. */
+/* x as an integer when it is a real holding one exactly (below 2^53 in
+ * magnitude: 2^53 + 1 also reads as 2^53), a new reference; else NULL. */
 static json_t *exact_int(const json_t *x)
 {
     double d = json_is_real(x) ? json_real_value(x) : 0.5;
-    return d == floor(d) && fabs(d) <= 9007199254740992.0 ? json_integer((json_int_t)d) : NULL;
+    return d == floor(d) && fabs(d) < 9007199254740992.0 ? json_integer((json_int_t)d) : NULL;
 }
 
 /* Integers read as reals turn back into integers (larger ones, and any

@@ -144,7 +144,7 @@ struct dev {
     double period[3]; /* median spacing of each buffer's readings at start (NaN unknown) */
     double offset;    /* add to buffer seconds to get monotonic seconds */
     double last_poll; /* monotonic seconds of the last poll of the buffers (NaN: none) */
-    int read;         /* its rows have been asked for */
+    int read;         /* its rows or its info have been asked for */
     int have_offset;
     double last_t;
     double last_buf_t; /* t_s of the newest row from the utilization buffer (NaN: none yet) */
@@ -476,8 +476,8 @@ static int push(struct dev *d, const struct wt_sample *smp)
         d->qhead = 0;
     }
     if (!d->read && d->qlen - d->qhead >= UNREAD_QUEUE)
-        d->qhead++; /* a GPU nobody has read yet (record --gpus 0 on a host of
-                     * 8): its newest rows only, not 30 MB of them */
+        d->qhead++; /* a GPU nobody has asked about (record --gpus 0 on a host
+                     * of 8): its newest rows only, not 30 MB of them */
     if (d->qlen - d->qhead >= MAX_QUEUE)
         return 0; /* its reader has stopped reading: drop rather than grow */
     if (d->qlen == d->qcap) {
@@ -829,6 +829,7 @@ static int nvml_info(struct wt_source *src, int gpu, struct wt_device_info *info
     struct dev *d = get_dev(s, gpu, err);
     if (!d)
         return WT_ENODEV;
+    d->read = 1; /* asked about: its rows will be read (watch reads its GPUs in turn) */
     info->index = gpu;
     info->is_mig = d->is_mig;
     info->parent = d->parent;

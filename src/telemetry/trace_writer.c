@@ -105,7 +105,7 @@ int wt_trace_writer_open(const char *path, const char *const *keys, const char *
     /* a line the reader could not read back whole is an error, never cut;
      * checked before the file is created or emptied */
     for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(keys[i]) + (values[i] ? strlen(values[i]) : 0) + 5;
+        size_t len = strlen(keys[i]) + (values[i] ? strlen(values[i]) : 0) + 4; /* "# ", ": " */
         if (len > WT_TRACE_MAX_LINE) {
             int rc = wt_errf(err, WT_EINVAL,
                              "%s: metadata '%s' is %zu bytes, more than a trace line holds (%d)",
