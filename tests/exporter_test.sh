@@ -233,5 +233,33 @@ wait "$WPID"
 rc=$?
 WPID=
 [ $rc = 0 ] || fail "watch exited $rc on SIGTERM after the load"
+
+# ---- 4. --listen :PORT: every interface, IPv4 and (where the kernel has it) IPv6
+rm -f "$TMP/any.err"
+"$WT" watch --backend synthetic --interval 0.2 --window 5 --log-dir "$TMP/anylog" \
+    --listen :0 >/dev/null 2>"$TMP/any.err" &
+WPID=$!
+i=0
+while ! grep -q "serving metrics at http://localhost:[0-9]*/metrics (on every interface)" \
+    "$TMP/any.err" 2>/dev/null && [ $i -lt 100 ]; do
+    i=$((i + 1))
+    sleep 0.1
+done
+APORT=$(sed -n 's/.*localhost:\([0-9]*\)\/metrics.*/\1/p' "$TMP/any.err")
+if [ -z "$APORT" ]; then
+    fail "--listen :0 did not start: $(cat "$TMP/any.err")"
+else
+    [ "$(curl -s "http://127.0.0.1:$APORT/healthz")" = ok ] || fail "--listen :0: not on IPv4"
+    if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+        [ "$(curl -s -g "http://[::1]:$APORT/healthz")" = ok ] || fail "--listen :0: not on IPv6"
+    fi
+fi
+kill "$WPID" 2>/dev/null
+wait "$WPID"
+WPID=
+"$WT" watch --backend synthetic --log-dir "$TMP/anylog2" --listen :99999 2>"$TMP/any2.err"
+rc=$?
+[ $rc = 2 ] && grep -q "the port must be a number" "$TMP/any2.err" ||
+    fail "--listen :99999: rc $rc, $(cat "$TMP/any2.err")"
 [ $fails = 0 ] && echo "exporter: all checks passed"
 [ $fails = 0 ]

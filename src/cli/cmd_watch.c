@@ -429,7 +429,7 @@ int wt_cmd_watch(int argc, char **argv)
         {"--nvml-lib", WT_OPT_STRING, &nvml_lib, "PATH", "NVML library to load (default: $WT_NVML_LIB, else libnvidia-ml.so.1)", 0, 0, NULL, false},
         {"--declared", WT_OPT_STRING, &declared_s, "TYPE", "the declared type (training, inference, idle) of GPUs whose jobs declare none", 0, 0, NULL, false},
         {"--policy", WT_OPT_STRING, &policy_path, "FILE", "declared types by Slurm partition / Kubernetes namespace (see docs/deployment.md)", 0, 0, NULL, false},
-        {"--listen", WT_OPT_STRING, &listen, "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9400)", 0, 0, NULL, false},
+        {"--listen", WT_OPT_STRING, &listen, "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9400; :PORT: every interface)", 0, 0, NULL, false},
         {"--textfile", WT_OPT_STRING, &textfile, "DIR", "also write DIR/workloadtruth.prom for node_exporter's textfile collector", 0, 0, NULL, false},
         {"--label-style", WT_OPT_CHOICE, &label_style, "S", "metric labels: prometheus (uuid, model_name, hostname; default) or dcgm (UUID, modelName, Hostname)", 0, 0, label_styles, false},
         {"--pace", WT_OPT_DOUBLE, &pace, "S", "replay and synthetic: at least S seconds per iteration (default 0: as fast as read)", 0, 3600, NULL, false},
@@ -717,7 +717,8 @@ int wt_cmd_watch(int argc, char **argv)
         char *colon = strrchr(host, ':');
         if (colon)
             *colon = '\0';
-        fprintf(stderr, "%s: serving metrics at http://%s:%u/metrics\n", help.prog, host, port);
+        fprintf(stderr, "%s: serving metrics at http://%s:%u/metrics%s\n", help.prog,
+                host[0] ? host : "localhost", port, host[0] ? "" : " (on every interface)");
     }
     /* the log, once the source and GPUs are known to be fine: create it
      * when missing, then open it so a damaged log or a held lock fails

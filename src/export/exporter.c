@@ -4,6 +4,7 @@
  */
 #include "export/exporter.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <stdint.h>
@@ -106,9 +107,17 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
     struct sockaddr_storage ss;
     socklen_t sl;
     int loopback;
-    char msg[200];
+    char msg[200], any[80];
     *out = NULL;
-    if (wt_mcp_http_parse_addr(addr, &ss, &sl, &loopback, msg, sizeof(msg)))
+    /* ':PORT', as node_exporter's --web.listen-address takes it: every
+     * interface, IPv6 and IPv4 on one socket where the kernel has IPv6, IPv4
+     * alone where it has not */
+    int all = addr[0] == ':';
+    if (all && (snprintf(any, sizeof(any), "[::]%s", addr) >= (int)sizeof(any) ||
+                wt_mcp_http_parse_addr(any, &ss, &sl, &loopback, msg, sizeof(msg))))
+        return wt_errf(err, WT_EINVAL,
+                       "--listen '%.80s': the port must be a number from 0 to 65535", addr);
+    if (!all && wt_mcp_http_parse_addr(addr, &ss, &sl, &loopback, msg, sizeof(msg)))
         return wt_errf(err, WT_EINVAL, "--listen %s", msg);
     struct wt_exporter *e = calloc(1, sizeof(*e));
     if (!e)
@@ -118,7 +127,8 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
     e->ctx = ctx;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
     if (ss.ss_family == AF_INET6)
-        flags |= MHD_USE_IPv6;
+        flags |= all ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
+again:
     e->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, e, MHD_OPTION_EXTERNAL_LOGGER,
                             wt_mhd_log, (void *)"workloadtruth watch", MHD_OPTION_SOCK_ADDR,
                             (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
@@ -126,6 +136,17 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
                             (unsigned)MAX_CONNECTIONS_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,
                             (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
                             (size_t)65536, MHD_OPTION_END);
+    if (!e->d && all && ss.ss_family == AF_INET6 && errno != EADDRINUSE && errno != EACCES) {
+        /* no IPv6 here (ipv6.disable=1, a container without it): IPv4 only */
+        struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+        uint16_t p = ((struct sockaddr_in6 *)&ss)->sin6_port;
+        memset(&ss, 0, sizeof(ss));
+        v4->sin_family = AF_INET;
+        v4->sin_port = p;
+        v4->sin_addr.s_addr = htonl(INADDR_ANY);
+        flags &= ~(unsigned)MHD_USE_DUAL_STACK;
+        goto again;
+    }
     if (!e->d) {
         int saved = errno;
         free(e);
