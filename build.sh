@@ -55,12 +55,12 @@ fuzz() {
     CC=clang configure_build build-fuzz -DWT_FUZZ=ON -DWT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug
     mkdir -p build-fuzz/corpus
     # the trace reader gets 2/5 of the time; the four audit-log targets, the
-    # MCP JSON-RPC layer, the model file, the policy file and the feature
-    # extractor share the rest
+    # MCP JSON-RPC layer, the model file, the policy file, the feature
+    # extractor and the process-owner reader share the rest
     tsecs=$((secs * 2 / 5)); [ "$tsecs" -ge 1 ] || tsecs=1
-    asecs=$((secs * 3 / 40)); [ "$asecs" -ge 1 ] || asecs=1
+    asecs=$((secs / 15)); [ "$asecs" -ge 1 ] || asecs=1
     run_fuzzer trace "$tsecs" build-fuzz/corpus fuzz/corpus
-    for t in mcp model policy features; do
+    for t in mcp model policy features procinfo; do
         mkdir -p "build-fuzz/corpus_$t"
         run_fuzzer "$t" "$asecs" "build-fuzz/corpus_$t" "fuzz/corpus_$t"
     done

@@ -222,6 +222,7 @@ void wt_proc_owner(const char *root, struct wt_proc *p)
     if (!root)
         root = "/";
     p->comm[0] = p->user[0] = p->container_id[0] = p->pod_uid[0] = p->slurm_job_id[0] = '\0';
+    p->declared[0] = p->slurm_partition[0] = p->k8s_namespace[0] = p->pod_name[0] = '\0';
 
     snprintf(path, sizeof(path), "proc/%u/comm", p->pid);
     if ((t = slurp(root, path, &len)) != NULL) {

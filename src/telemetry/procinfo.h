@@ -5,7 +5,8 @@
  *
  * Everything is best effort: an unreadable file (another user's process, a
  * pid from another PID namespace) leaves its fields empty.  Reads are bounded
- * (64 KiB per file).  `root` replaces "/" so tests can use a fake tree
+ * (64 KiB for cgroup, comm and status; 4 MiB for environ; 16 MiB for
+ * /etc/passwd).  `root` replaces "/" so tests can use a fake tree
  * (WT_PROC_ROOT).  This module does not talk to the GPU driver.
  *
  * SPDX-License-Identifier: MIT
@@ -32,7 +33,8 @@ struct wt_proc {
     char pod_name[254];       /* POD_NAME (a Kubernetes name: up to 253 bytes) */
 };
 
-/* Fills the owner fields of p (p->pid must be set; GPU fields are left).
+/* Fills the owner fields of p, clearing what it cannot read (p->pid must be
+ * set; GPU fields are left).
  * root may be NULL ("/"). */
 void wt_proc_owner(const char *root, struct wt_proc *p);
 
