@@ -35,6 +35,14 @@ has() {
         fails=$((fails + 1))
     fi
 }
+# oneline : stderr is exactly one line and stdout is empty
+oneline() {
+    lines=$(wc -l <"$TMP/err")
+    if [ "$lines" != 1 ] || [ -s "$TMP/out" ]; then
+        echo "FAIL [$name]: wanted a one-line error, got $lines lines"
+        fails=$((fails + 1))
+    fi
+}
 check() { # NAME CONDITION-COMMAND...
     name=$1; shift
     n=$((n + 1))
@@ -277,6 +285,9 @@ printf '{"v":1,"seq":' >>"$L/log.jsonl"
 run "torn tail warns" 3 "$WT" verify-log --log-dir "$L" && has out "torn tail"
 run "recover torn" 0 "$WT" recover --log-dir "$L" && has out "repaired"
 check "quarantine file" sh -c "ls '$L' | grep -q 'log.jsonl.torn.'"
+TORN=$(ls "$L"/log.jsonl.torn.* | head -1)
+run "report over the quarantined tail" 2 "$WT" report --log-dir "$L" --out "$TORN" && has err "torn tail the log's recovery kept" && oneline
+check "the quarantined tail kept" grep -q '"seq":' "$TORN"
 run "verify after torn recover" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --json
 has out '"recoveries": 1'
 

@@ -234,6 +234,8 @@ static void test_signed_log_damaged(void **state)
                               "conf_ppm", 800000 + i * 10000);
         assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), 0);
         json_decref(f);
+        if (i == 1) /* line 4 seals lines 1..3 */
+            assert_int_equal(wt_log_seal(l, &err), 0);
     }
     assert_int_equal(wt_log_seal(l, &err), 0);
     wt_log_close(l);
@@ -266,10 +268,12 @@ static void test_signed_log_damaged(void **state)
     assert_int_equal(info.line, 0);
     has(html, "The damage is in no line of the log itself");
     lacks(html, "from the first bad line on");
+    lacks(html, "not shown either"); /* the log ends with a checkpoint record */
+    assert_int_equal(info.shown, info.entries);
     free(html);
     o.side_path = p.checkpoint;
 
-    /* edit line 3 (the second class record): training -> inference */
+    /* edit line 6 (the fourth class record, after the first seal): idle -> training */
     size_t len;
     FILE *f = fopen(p.log, "rb");
     assert_non_null(f);
@@ -278,30 +282,33 @@ static void test_signed_log_damaged(void **state)
     len = fread(buf, 1, (1 << 16) - 1, f);
     fclose(f);
     buf[len] = '\0';
-    char *l3 = buf;
-    for (int i = 0; i < 2; i++)
-        l3 = strchr(l3, '\n') + 1;
-    char *at = strstr(l3, "\"class\":\"training\"");
+    char *l6 = buf;
+    for (int i = 0; i < 5; i++)
+        l6 = strchr(l6, '\n') + 1;
+    char *at = strstr(l6, "\"class\":\"idle\"");
     assert_non_null(at);
-    assert_true(at < strchr(l3, '\n'));
+    assert_true(at < strchr(l6, '\n'));
     f = fopen(p.log, "wb");
     assert_non_null(f);
     fwrite(buf, 1, (size_t)(at - buf), f);
-    fputs("\"class\":\"idle\"", f);
-    fputs(at + strlen("\"class\":\"training\""), f);
+    fputs("\"class\":\"training\"", f);
+    fputs(at + strlen("\"class\":\"idle\""), f);
     fclose(f);
     free(buf);
 
     html = report(p.log, &o, &info);
     assert_int_equal(info.status, WT_VERIFY_DAMAGED);
     assert_int_equal(info.damage, WT_DMG_BROKEN_LINK);
-    assert_int_equal(info.line, 3);
-    assert_int_equal(info.shown, 2);
-    assert_int_equal(info.windows, 1); /* only line 2 is trusted */
+    assert_int_equal(info.line, 6);
+    /* lines 1..3 are signed by line 4; line 5 only links to them: anyone
+     * able to write the file could have written it */
+    assert_int_equal(info.shown, 4);
+    assert_int_equal(info.windows, 2);
     has(html, "Log DAMAGED");
     has(html, "broken-link");
-    has(html, "First bad line: <b>3</b>");
-    has(html, "shows only lines 1&#8211;2");
+    has(html, "First bad line: <b>6</b>");
+    has(html, "shows only lines 1&#8211;4");
+    has(html, "Lines 5&#8211;5 are not shown either");
     /* the verifier's count and root include the altered line: not called verified */
     has(html, "entries read before the damage was found");
     has(html, "Merkle root of the lines read");

@@ -139,6 +139,8 @@ static int ext_compare(struct vs *v, const uint8_t root[32], uint64_t line, uint
         }
         if (e->cp.size > v->r->sealed)
             v->r->sealed = e->cp.size;
+        if (e->cp.size > v->r->sealed_through)
+            v->r->sealed_through = e->cp.size;
     }
     return 0;
 }
@@ -327,6 +329,7 @@ static void check_line(struct vs *v, const char *p, size_t len, int complete)
         r->ckpt_records++;
         if (i > r->sealed)
             r->sealed = i;
+        r->sealed_through = i + 1; /* this record's own line */
         v->seal_before = v->last_seal;
         v->last_seal = i;
         break;

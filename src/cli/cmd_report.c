@@ -4,6 +4,8 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,26 @@
 #include "cli/opts.h"
 #include "output/report.h"
 #include "util/fileio.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+/* Whether path names one of the log's quarantined torn tails
+ * (LOG.torn.OFFSET, written by recover): evidence, not to be overwritten. */
+static int is_torn_copy(const char *path, const char *log)
+{
+    char pd[PATH_MAX], ld[PATH_MAX], rp[PATH_MAX], rl[PATH_MAX];
+    const char *ps = strrchr(path, '/'), *ls = strrchr(log, '/');
+    const char *pb = ps ? ps + 1 : path, *lb = ls ? ls + 1 : log;
+    size_t lbl = strlen(lb);
+    if (strncmp(pb, lb, lbl) || strncmp(pb + lbl, ".torn.", 6))
+        return 0;
+    snprintf(pd, sizeof(pd), "%.*s", ps ? (ps == path ? 1 : (int)(ps - path)) : 1,
+             ps ? path : ".");
+    snprintf(ld, sizeof(ld), "%.*s", ls ? (ls == log ? 1 : (int)(ls - log)) : 1, ls ? log : ".");
+    return realpath(pd, rp) && realpath(ld, rl) && !strcmp(rp, rl);
+}
 
 int wt_cmd_report(int argc, char **argv)
 {
@@ -36,7 +58,8 @@ int wt_cmd_report(int argc, char **argv)
         "Write the audit log as one self-contained HTML page (no script, nothing\n"
         "fetched): the log's verification status, then per GPU a timeline of classes\n"
         "and confidence, the declared-vs-observed mismatches and the tamper indicators.\n"
-        "A damaged log is shown up to its first bad line, with the damage at the top.",
+        "A damaged log is shown up to its first bad line, as far as a verified\n"
+        "signature covers it, with the damage at the top.",
         "exit status: 0 written (the log verifies, maybe with warnings), 1 written but the\n"
         "log is damaged, or not written (unreadable log, unwritable file), 2 usage error.",
         NULL,
@@ -64,6 +87,13 @@ int wt_cmd_report(int argc, char **argv)
             fprintf(stderr, "%s: --out %s: %s%s\n", help.prog, out,
                     strstr(clash, "input") ? "is the audit log or one of its files" : clash,
                     strstr(clash, "input") ? ": choose another name" : "");
+            return WT_EXIT_USAGE;
+        }
+        if (is_torn_copy(out, p.log)) {
+            fprintf(stderr,
+                    "%s: --out %s: is a torn tail the log's recovery kept (evidence): choose "
+                    "another name\n",
+                    help.prog, out);
             return WT_EXIT_USAGE;
         }
     }

@@ -832,18 +832,34 @@ static void render_status(FILE *f, const struct model *m)
         if (r->line)
             fprintf(f, "First bad line: <b>%" PRIu64 "</b> (byte offset %" PRIu64 "). ", r->line,
                     r->offset);
+        /* the lines before the damage that no signature covers */
+        uint64_t upto = r->line ? r->line - 1 : r->entries;
         if (m->shown && r->line)
             fprintf(f,
                     "This page shows only lines 1&#8211;%" PRIu64
-                    ", which verify; nothing from the first bad line on.",
+                    ", which verify and which a signed checkpoint covers (or are one); "
+                    "nothing from the first bad line on.",
                     m->shown);
         else if (m->shown)
             fprintf(f,
                     "The damage is in no line of the log itself; this page shows its lines "
-                    "1&#8211;%" PRIu64 ", which link to each other and verify on their own.",
+                    "1&#8211;%" PRIu64
+                    ", which verify and which a signed checkpoint covers (or are one).",
                     m->shown);
         else
-            fputs("No line of this log can be trusted; nothing of it is shown.", f);
+            fputs("No line of this log is covered by a verified signature; nothing of it is "
+                  "shown.",
+                  f);
+        if (upto > m->shown && r->damage != WT_DMG_WRONG_KEY)
+            fprintf(f,
+                    " Lines %" PRIu64 "&#8211;%" PRIu64
+                    " are not shown either: they link to each other, but no signature covers "
+                    "them, so anyone able to write the file could have written them.",
+                    m->shown + 1, upto);
+        if (r->damage == WT_DMG_REWRITTEN)
+            fputs(" A checkpoint signed with the log's own key contradicts these lines: if the "
+                  "key itself was used, no line can be trusted.",
+                  f);
         fputs("</div>\n", f);
     }
     fputs("<dl class=\"facts\">", f);
@@ -1576,6 +1592,11 @@ int wt_report_write(FILE *out, const char *log_path, const struct wt_report_opts
             m->shown = m->vr.line - 1 < m->vr.entries ? m->vr.line - 1 : m->vr.entries;
         else if (m->vr.damage == WT_DMG_WRONG_KEY)
             m->shown = 0;
+        /* lines no verified signature covers only link to each other: anyone
+         * able to write the file could have written them (a forged history
+         * ended by a junk line must not read as the log's) */
+        if (m->shown > m->vr.sealed_through)
+            m->shown = m->vr.sealed_through;
     }
     rc = read_prefix(m, err);
     if (rc)
