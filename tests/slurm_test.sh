@@ -12,10 +12,14 @@
 # -> the job COMPLETED with exit code 0 and the node neither DRAIN nor DOWN;
 # (d) a bad --workload-type value is refused by sbatch; (e) an undeclared
 # job is still observed (a record without a verdict); (f) mode=record: the
-# recorder started at job prolog, its recording classified at job end;
+# recorder started at job prolog, its recording classified at job end (an
+# salloc that runs no step: no recording, no verdict, no error);
 # (h) mode=record without an agent -> verdict=ERROR; (i) a full spool file
 # system -> the job and node unharmed; (j) windows=40: the verdict, which
-# follows the windows in the agent's JSON, is still read.
+# follows the windows in the agent's JSON, is still read; (k) sbatch
+# --export=NONE keeps the declaration; (l) a job array's AdminComments go to
+# each task alone; (m) a cancelled job whose agent is killed: the job epilog
+# tries again.
 #
 # Installs nothing: exits 77 (skip) when it is not root or munge/Slurm are
 # missing (Debian: munge slurmctld slurmd slurm-client).  KEEP=1 keeps the
@@ -319,6 +323,74 @@ grep -q "workloadtruth: created the audit log in $D/audit; verifier key: " \
 n=$(grep -c '"type":"class"' "$D/audit/log.jsonl")
 [ "$n" = 4 ] && ok "4 class records, one per job" || bad "$n class records, expected 4"
 
+# ---- (k) sbatch --export=NONE: the declaration still reaches the batch step ------
+submit --workload-type=inference --export=NONE
+wait_done || bad "(k) job $JOB did not finish with a workloadtruth log line"
+case $(job_line) in
+*"declared=inference observed=TRAINING verdict=MISMATCH"*) ok "(k) --export=NONE: AdminComment $(job_line)" ;;
+*) bad "(k) --export=NONE: AdminComment '$(job_line)'" ;;
+esac
+grep -q '^declared=inference$' "$D/jobs/job-$JOB.out" &&
+    ok "(k) --export=NONE: the job's environment has WORKLOADTRUTH_DECLARED=inference" ||
+    bad "(k) --export=NONE: WORKLOADTRUTH_DECLARED not in the job's environment"
+
+# ---- (l) a job array: each task's AdminComment goes to that task alone ------------
+# (the task whose raw id is the array's id would otherwise update every task)
+A=$(sbatch --parsable --array=1-2 --chdir="$D/jobs" --output="$D/jobs/array-%A_%a.out" \
+    --workload-type=training --wrap 'sleep 1' 2>"$D/sbatch.err")
+A=${A%%;*}
+[ -n "$A" ] || die "sbatch --array: $(cat "$D/sbatch.err")"
+for t in 1 2; do
+    JOB=${A}_$t
+    i=0
+    while [ $i -lt 600 ]; do
+        case $(job_field JobState) in COMPLETED | FAILED | CANCELLED) break ;; esac
+        i=$((i + 1))
+        sleep 0.1
+    done
+    case $(job_line) in
+    *"declared=training observed=TRAINING verdict=MATCH"*) ok "(l) array task $JOB: AdminComment $(job_line)" ;;
+    *) bad "(l) array task $JOB: AdminComment '$(job_line)'" ;;
+    esac
+done
+sleep 1
+if grep "cannot set AdminComment" "$D/slurmd.log" | grep -q "job $A:"; then
+    bad "(l) array: $(grep "cannot set AdminComment" "$D/slurmd.log" | grep "job $A:" | head -1)"
+else
+    ok "(l) array: every AdminComment update went through"
+fi
+
+# ---- (m) a cancelled batch job whose agent the cancellation kills: the job
+# epilog runs it again (the agent sleeps on its first run only)
+printf '#!/bin/sh\nif [ ! -e "%s/slow.once" ]; then : >"%s/slow.once"; sleep 60; fi\nexec "%s" "$@"\n' \
+    "$D" "$D" "$WT" >"$D/slowonce.sh"
+chmod 0755 "$D/slowonce.sh"
+AGENT=$D/slowonce.sh
+plugstack "$AGENT_REPLAY"
+JOB=$(sbatch --parsable --chdir="$D/jobs" --output="$D/jobs/job-%j.out" --workload-type=inference \
+    --wrap 'sleep 300' 2>"$D/sbatch.err")
+JOB=${JOB%%;*}
+[ -n "$JOB" ] || die "sbatch (m): $(cat "$D/sbatch.err")"
+i=0
+while [ "$(job_field JobState)" != RUNNING ] && [ $i -lt 300 ]; do i=$((i + 1)); sleep 0.1; done
+sleep 1
+scancel "$JOB"
+i=0
+while ! grep -q "workloadtruth: job $JOB declared=inference observed=TRAINING verdict=MISMATCH" \
+    "$D/slurmd.log" && [ $i -lt 600 ]; do
+    i=$((i + 1))
+    sleep 0.1
+done
+if grep -q "workloadtruth: job $JOB declared=inference observed=TRAINING verdict=MISMATCH" "$D/slurmd.log"; then
+    ok "(m) cancelled job $JOB: the job epilog ran the killed agent again: MISMATCH"
+else
+    bad "(m) cancelled job $JOB: no MISMATCH line: $(grep "workloadtruth: job $JOB " "$D/slurmd.log" | tail -n 2 | cut -c1-250)"
+fi
+grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | grep -q "killed by signal.*the job epilog tries again" &&
+    ok "(m) the killed first run is logged" || bad "(m) no 'the job epilog tries again' line"
+AGENT=$WT
+plugstack "$AGENT_REPLAY"
+
 # ---- (d) a bad value is refused at submit time --------------------------------
 before=$(squeue -h 2>/dev/null | wc -l)
 if sbatch --workload-type=bogus --wrap true >"$D/bogus.out" 2>&1; then
@@ -404,6 +476,19 @@ else
 fi
 [ ! -e "$D/wtspool/job-$JOB.trace" ] && ok "(f) the recording was removed" ||
     bad "(f) $D/wtspool/job-$JOB.trace is left behind"
+# an salloc allocation that runs no step on the node: no job prolog, nothing
+# recorded and nothing of the job on the GPU: no verdict, not an error
+JOB=$(salloc --workload-type=idle sh -c 'echo $SLURM_JOB_ID' 2>"$D/salloc.err")
+[ -n "$JOB" ] || die "salloc --workload-type=idle: $(cat "$D/salloc.err")"
+i=0
+while ! grep -q "workloadtruth: job $JOB declared=" "$D/slurmd.log" && [ $i -lt 300 ]; do
+    i=$((i + 1))
+    sleep 0.1
+done
+grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" |
+    grep -q "declared=idle observed=none verdict=none (no recording: the job prolog did not run" &&
+    ok "(f) salloc without a step: no recording, no verdict, no error" ||
+    bad "(f) salloc without a step: $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | tail -n 1 | cut -c1-250)"
 
 # ---- (h) mode=record without an agent: no recording, an error, and it says so
 no_agent_case h record

@@ -23,6 +23,9 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#ifndef _POSIX_C_SOURCE /* a plain `cc` build (the README's) needs POSIX */
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -646,12 +649,16 @@ int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
 
 /* --- job end --------------------------------------------------------- */
 
-static void set_admin_comment(const struct cfg *c, uint32_t job, const char *text)
+/* The AdminComment goes to `comment_job` (JobId=N, or ARRAY_TASK for an
+ * array task: the raw id of an array's first task is the array's id, and
+ * scontrol would write the comment onto every task of the array). */
+static void set_admin_comment(const struct cfg *c, uint32_t job, const char *comment_job,
+                              const char *text)
 {
-    char jobarg[32], comment[256], err[ERR_CAP];
+    char jobarg[48], comment[256], err[ERR_CAP];
     if (!c->admin_comment)
         return;
-    snprintf(jobarg, sizeof(jobarg), "JobId=%u", (unsigned)job);
+    snprintf(jobarg, sizeof(jobarg), "JobId=%s", comment_job);
     snprintf(comment, sizeof(comment), "AdminComment=%s", text);
     char *const argv[] = {(char *)c->scontrol, "update", jobarg, comment, NULL};
     int st = run_prog(argv, 15, NULL, 0, err, sizeof(err));
@@ -661,16 +668,21 @@ static void set_admin_comment(const struct cfg *c, uint32_t job, const char *tex
 }
 
 /* The job-end work: stop the recorder (mode=record), run the agent, log,
- * and (set_comment) put the result in the job's AdminComment.  Never fails. */
-static void job_end(const struct cfg *cp, uint32_t job, const char *decl, int set_comment)
+ * and (comment_job not NULL) put the result in that job's AdminComment.
+ * Returns -1 when the agent could not run to its end (it could not be
+ * started, or was killed: the job's cancellation kills the batch step's
+ * children) and `retry` asks to leave the recording for another try (the
+ * job epilog's); else 0. */
+static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const char *comment_job,
+                   int retry)
 {
     struct cfg c = *cp;
     char jobs[16], wins[16], samples[24], gpu[16], trace[PATH_MAX];
     char observed[16] = "", verdict[16] = "", seq[24] = "", comment[200];
     char err[ERR_CAP], *out = NULL;
     const char *argv[24 + MAX_AGENT_ARGS];
-    int n = 0;
-    if (!set_comment)
+    int n = 0, again = 0;
+    if (!comment_job)
         c.admin_comment = 0;
     snprintf(jobs, sizeof(jobs), "%u", (unsigned)job);
     snprintf(gpu, sizeof(gpu), "%u", c.gpu);
@@ -678,9 +690,27 @@ static void job_end(const struct cfg *cp, uint32_t job, const char *decl, int se
     argv[n++] = c.bin;
     argv[n++] = "classify";
     if (c.mode == MODE_RECORD) {
-        if (spool_path(&c, job, "trace", trace, sizeof(trace))) {
+        char pidf[PATH_MAX], logf[PATH_MAX];
+        struct stat sb;
+        if (spool_path(&c, job, "trace", trace, sizeof(trace)) ||
+            spool_path(&c, job, "pid", pidf, sizeof(pidf)) ||
+            spool_path(&c, job, "log", logf, sizeof(logf))) {
             slurm_error("workloadtruth: job %u: spool_dir path too long", (unsigned)job);
-            return;
+            return 0;
+        }
+        /* no trace, recorder pid or recorder log: the job prolog never ran
+         * here (an allocation with no step on this node, without
+         * PrologFlags=Alloc): nothing of the job ran on this node's GPUs */
+        if (stat(trace, &sb) != 0 && stat(pidf, &sb) != 0 && stat(logf, &sb) != 0) {
+            slurm_info("workloadtruth: job %u declared=%s observed=none verdict=none (no "
+                       "recording: the job prolog did not run on this node, so no step ran "
+                       "here; PrologFlags=Alloc records from the allocation's start)",
+                       (unsigned)job, decl ? decl : "none");
+            snprintf(comment, sizeof(comment),
+                     "workloadtruth: declared=%s observed=none verdict=none (no step ran)",
+                     decl ? decl : "none");
+            set_admin_comment(&c, job, comment_job, comment);
+            return 0;
         }
         recorder_stop(&c, job, trace);
         unsigned long rows = trace_rows(trace);
@@ -723,7 +753,7 @@ static void job_end(const struct cfg *cp, uint32_t job, const char *decl, int se
                          "too short)",
                          decl ? decl : "none", rows);
             }
-            set_admin_comment(&c, job, comment);
+            set_admin_comment(&c, job, comment_job, comment);
             goto done;
         }
         snprintf(samples, sizeof(samples), "%lu", per);
@@ -765,12 +795,16 @@ static void job_end(const struct cfg *cp, uint32_t job, const char *decl, int se
             snprintf(why, sizeof(why), "exited with status %d", WEXITSTATUS(st));
         else
             snprintf(why, sizeof(why), "was killed by signal %d", WTERMSIG(st));
-        slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: %s %s: %s",
-                    (unsigned)job, decl ? decl : "none", c.bin, why, last_line(err));
+        again = retry && (st == -1 || WIFSIGNALED(st));
+        slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: %s %s: %s%s",
+                    (unsigned)job, decl ? decl : "none", c.bin, why, last_line(err),
+                    again ? " (the job epilog tries again)" : "");
+        if (again)
+            goto done;
         snprintf(comment, sizeof(comment),
                  "workloadtruth: declared=%s observed=none verdict=ERROR (see the slurmd log)",
                  decl ? decl : "none");
-        set_admin_comment(&c, job, comment);
+        set_admin_comment(&c, job, comment_job, comment);
         goto done;
     }
     /* a new audit log: its verifier key must not be lost */
@@ -794,7 +828,7 @@ static void job_end(const struct cfg *cp, uint32_t job, const char *decl, int se
         snprintf(comment, sizeof(comment),
                  "workloadtruth: declared=%s observed=none verdict=ERROR (see the slurmd log)",
                  decl ? decl : "none");
-        set_admin_comment(&c, job, comment);
+        set_admin_comment(&c, job, comment_job, comment);
         goto done;
     }
     slurm_info("workloadtruth: job %u declared=%s observed=%s verdict=%s audit_log=%s/log.jsonl "
@@ -803,9 +837,9 @@ static void job_end(const struct cfg *cp, uint32_t job, const char *decl, int se
                c.log_dir, seq[0] ? seq : "?");
     snprintf(comment, sizeof(comment), "workloadtruth: declared=%s observed=%s verdict=%s",
              decl ? decl : "none", observed, verdict[0] ? verdict : "none");
-    set_admin_comment(&c, job, comment);
+    set_admin_comment(&c, job, comment_job, comment);
 done:
-    if (c.mode == MODE_RECORD) {
+    if (c.mode == MODE_RECORD && !again) {
         char p[PATH_MAX];
         if (!spool_path(&c, job, "trace", p, sizeof(p)))
             unlink(p);
@@ -813,6 +847,7 @@ done:
             unlink(p);
     }
     free(out);
+    return again ? -1 : 0;
 }
 
 /* Remote context (slurmstepd, as root), options are known there: take the
@@ -824,9 +859,16 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
     (void)ac;
     (void)av;
     char *arg = NULL;
+    char env[32];
     if (!declared[0] && spank_option_getopt(sp, &opt_workload_type, &arg) == ESPANK_SUCCESS &&
         type_ok(arg))
         snprintf(declared, sizeof(declared), "%s", type_ok(arg));
+    /* sbatch --export=NONE strips the option from the batch step; the job
+     * control variable set at submission stays in the job's environment */
+    if (!declared[0] &&
+        spank_getenv(sp, "SLURM_SPANK_WORKLOAD_TYPE", env, sizeof(env)) == ESPANK_SUCCESS &&
+        type_ok(env))
+        snprintf(declared, sizeof(declared), "%s", type_ok(env));
     if (declared[0]) {
         spank_err_t e = spank_setenv(sp, "WORKLOADTRUTH_DECLARED", declared, 1);
         if (e != ESPANK_SUCCESS)
@@ -870,7 +912,16 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         return 0;
     }
     close(fd);
-    job_end(&c, job, declared[0] ? declared : NULL, 1);
+    uint32_t array = 0, task = 0;
+    char comment_job[48];
+    if (spank_get_item(sp, S_JOB_ARRAY_ID, &array) == ESPANK_SUCCESS && array != 0 &&
+        spank_get_item(sp, S_JOB_ARRAY_TASK_ID, &task) == ESPANK_SUCCESS)
+        snprintf(comment_job, sizeof(comment_job), "%u_%u", (unsigned)array, (unsigned)task);
+    else
+        snprintf(comment_job, sizeof(comment_job), "%u", (unsigned)job);
+    /* the agent killed (the job was cancelled): the job epilog tries again */
+    if (job_end(&c, job, declared[0] ? declared : NULL, comment_job, 1) != 0)
+        unlink(marker);
     return 0;
 }
 
@@ -897,6 +948,6 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
         }
         return 0;
     }
-    job_end(&c, job, job_declared(sp), 0);
+    (void)job_end(&c, job, job_declared(sp), NULL, 0);
     return 0;
 }
