@@ -291,6 +291,9 @@ static void check_line(struct vs *v, const char *p, size_t len, int complete)
         memcpy(v->key.pk, e.pk, 32);
         v->key.keyid = wt_note_keyid(e.origin, WT_KEY_ED25519, e.pk);
         v->have_key = 1;
+        /* the genesis line holds only the key every signature is checked with */
+        if (!r->sealed_through)
+            r->sealed_through = 1;
         for (size_t k = 0; k < v->next; k++)
             if (v->ext[k].loaded)
                 ext_check_sig(v, &v->ext[k]);

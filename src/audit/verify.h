@@ -65,7 +65,8 @@ struct wt_verify_report {
     uint64_t file_bytes;
     uint64_t sealed;    /* largest size covered by a verified signature */
     uint64_t sealed_through; /* the last line that is, or is covered by, a verified
-                              * signature: a checkpoint record counts itself */
+                              * signature: a checkpoint record counts itself, and the
+                              * genesis line (the key) counts */
     uint64_t side_size; /* size of the side-file checkpoint (0: none) */
     uint64_t ckpt_records;
     uint64_t recoveries; /* recovery records in the log */

@@ -837,14 +837,14 @@ static void render_status(FILE *f, const struct model *m)
         if (m->shown && r->line)
             fprintf(f,
                     "This page shows only lines 1&#8211;%" PRIu64
-                    ", which verify and which a signed checkpoint covers (or are one); "
-                    "nothing from the first bad line on.",
+                    ", which verify and which a verified signature covers; nothing from the "
+                    "first bad line on.",
                     m->shown);
         else if (m->shown)
             fprintf(f,
                     "The damage is in no line of the log itself; this page shows its lines "
                     "1&#8211;%" PRIu64
-                    ", which verify and which a signed checkpoint covers (or are one).",
+                    ", which verify and which a verified signature covers.",
                     m->shown);
         else
             fputs("No line of this log is covered by a verified signature; nothing of it is "
