@@ -206,7 +206,8 @@ run holdout-stdin 2 "$WT" eval --holdout source - && has err "not standard input
 run bench-too-few-samples 2 "$WT" benchmark --suite sim --seconds 1 --sample-hz 0.1 --trials 2 && has err "samples per window" && oneline
 run bench-seed-range 2 "$WT" benchmark --seed 18446744073709551615 --trials 2 && has err "out of range" && oneline
 run bench-seed-2p53 2 "$WT" benchmark --seed 9007199254740993 --trials 2 && has err "9007199254740993 is out of range" && oneline
-run train-window-sim 2 "$WT" train --traces "$DATA" --out "$TMP/w.model" --window 361 && has err "limited to 360 s" && oneline
+run train-window-long 2 "$WT" train --traces "$DATA" --out "$TMP/w.model" --window 31 && has err "at most 30 s: the physics classifier scores the last 30 s" && oneline
+run eval-holdout-window-long 2 "$WT" eval --traces "$DATA" --holdout source --window 60 && has err "with --holdout at most 30 s" && oneline
 run source-double-slash 0 "$WT" eval --traces "$TMP/lat//" && has out "  lat  "
 { printf '# gpu_model: %s\302\251 GPU\nt_s,gpu,power_w\n' "$(printf 'X%.0s' $(seq 59))"; for i in $(seq 0 39); do printf '%s,0,100\n' "$i"; done; } >"$TMP/u8.csv"
 run json-reason-utf8 0 "$WT" classify --trace "$TMP/u8.csv" --samples 30 --json && has out '"workload_type": "UNKNOWN"'
@@ -411,6 +412,23 @@ last=$(grep -n '^tree$' "$TMP/keep.model" | tail -1 | cut -d: -f1)
 head -n $((last - 1)) "$TMP/keep.model" >"$TMP/cut.model" # cut between two trees
 run model-cut 1 "$WT" eval --model "$TMP/cut.model" "$DATA/labelled.csv" && has err "cut.model: ends without its 'end N' line after" && oneline
 run train-dump-stdout 0 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/m" --simulate 1 --python-windows 5 --rounds 5 --dump-features - && has out "file,source,gpu_model,truth,"
+# nvidia-smi CSV without timestamps: --interval sets its time axis in train,
+# and in eval --holdout's folds as in its scoring (10 s windows: 100 ticks of
+# 1 s are 10 windows, of 0.1 s one)
+{
+    echo '# label: TRAINING'
+    echo 'name, utilization.gpu [%], memory.used [MiB], memory.total [MiB], power.draw [W]'
+    i=0
+    while [ $i -lt 100 ]; do
+        echo "NVIDIA A100-SXM4-40GB, $((90 + i % 7)) %, 30210 MiB, 40960 MiB, $((300 + (i * 37) % 40)).5 W"
+        i=$((i + 1))
+    done
+} >"$TMP/nots.csv"
+run train-interval-1 0 "$WT" train --traces "$TMP/nots.csv" --window 10 --out "$TMP/m" --simulate 1 --python-windows 5 --rounds 2 --dump-features "$TMP/i1.csv"
+run train-interval-01 0 "$WT" train --traces "$TMP/nots.csv" --window 10 --out "$TMP/m" --simulate 1 --python-windows 5 --rounds 2 --interval 0.1 --dump-features "$TMP/i01.csv"
+[ "$(grep -c nots.csv "$TMP/i1.csv")" = 60 ] && [ "$(grep -c nots.csv "$TMP/i01.csv")" = 6 ] &&
+    grep -q -- '--interval 0.1$' "$TMP/m" ||
+    { echo "FAIL [train-interval]: $(grep -c nots.csv "$TMP/i1.csv") and $(grep -c nots.csv "$TMP/i01.csv") windows (6 views), wanted 60 and 6; $(grep 'made by' "$TMP/m")"; fails=$((fails + 1)); }
 run train-both-stdout 2 "$WT" train --traces "$DATA/labelled.csv" --out - --dump-features - && has err "would both write to standard output" && oneline
 sed '/^t_s/,$ s/,[^,]*$//' "$DATA/labelled.csv" >"$TMP/nolab.csv"
 run train-no-labels 1 "$WT" train --traces "$TMP/nolab.csv" --out "$TMP/m" && has err "hold no labelled TRAINING or INFERENCE window" && oneline

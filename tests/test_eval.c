@@ -70,6 +70,23 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+static void test_gpu_family(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"NVIDIA H100 80GB HBM3", "H100"},     {"NVIDIA H100", "H100"},
+        {"Tesla V100-SXM2-32GB", "V100"},      {"NVIDIA TITAN X", "TITAN X"},
+        {"NVIDIA A100-SXM4-80GB", "A100"},     {"NVIDIA GeForce RTX 4090", "RTX 4090"},
+        {"NVIDIA GeForce GTX 1080 Ti", "GTX 1080"}, {"NVIDIA RTX A6000", "RTX A6000"},
+        {"Quadro RTX 8000", "Quadro RTX"},
+    };
+    char fam[64];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        wt_eval_gpu_family(cases[i][0], fam, sizeof(fam));
+        assert_string_equal(fam, cases[i][1]);
+    }
+}
+
 static void test_scoring(void **state)
 {
     (void)state;
@@ -201,6 +218,7 @@ static void test_named_twice(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_family),
         cmocka_unit_test(test_scoring),
         cmocka_unit_test(test_directory),
         cmocka_unit_test(test_named_twice),

@@ -192,11 +192,14 @@ int wt_cmd_eval(int argc, char **argv)
     }
     if (holdout && !strcmp(holdout, "gpu_model"))
         o.group_by_model = 1; /* rows per held-out GPU model */
-    if (holdout && train_sim != 0 && window > WT_TRAINSET_SIM_MAX_WINDOW_S) {
+    if (holdout && window > wt_classifier_physics.max_seconds) {
+        /* the folds' models would learn features of whole long windows, and
+         * be scored on the last max_seconds of each */
         fprintf(stderr,
-                "workloadtruth eval: --window %g: the folds' simulated training windows are "
-                "limited to %d s (--simulate 0 trains on the traces alone) (see --help)\n",
-                window, WT_TRAINSET_SIM_MAX_WINDOW_S);
+                "workloadtruth eval: --window %g: with --holdout at most %g s: the physics "
+                "classifier scores the last %g s of a window, so a fold's model trained on "
+                "longer windows would learn features scoring never sees (see --help)\n",
+                window, wt_classifier_physics.max_seconds, wt_classifier_physics.max_seconds);
         status = WT_EXIT_USAGE;
         goto out;
     }

@@ -120,18 +120,21 @@ int wt_cmd_train(int argc, char **argv)
     unsigned long long rounds = (unsigned long long)cfg.rounds,
                        depth = (unsigned long long)cfg.depth;
     unsigned long long sim = cfg.sim_per_cell, py = cfg.py_per_cell,
-                       alone = (unsigned long long)cfg.alone_views;
+                       alone = (unsigned long long)cfg.alone_views, per_tick = 0;
+    double interval = 1;
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--traces", WT_OPT_LIST, &paths, "DIR|FILE", "labelled traces, or directories searched for *.csv", 0, 0, NULL, false},
         {"--out", WT_OPT_STRING, &out_path, "FILE", "where to write the model ('-' = standard output)", 0, 0, NULL, false},
-        {"--window", WT_OPT_DOUBLE, &cfg.window_s, "SECONDS", "window length (default 30)", 1, 3600, NULL, false},
+        {"--window", WT_OPT_DOUBLE, &cfg.window_s, "SECONDS", "window length (default 30; at most 30: scoring reads the last 30 s of a window)", 1, 3600, NULL, false},
         {"--rounds", WT_OPT_UINT, &rounds, "N", "boosting rounds: trees (default 300)", 1, WT_MODEL_MAX_TREES, NULL, false},
         {"--features", WT_OPT_STRING, &features, "LIST", "features the model may use (default: the physics set)", 0, 0, NULL, false},
         {"--simulate", WT_OPT_UINT, &sim, "N", "simulator windows per profile/evasion cell added to the traces (default 60; 0: none)", 0, 1000, NULL, false},
         {"--python-windows", WT_OPT_UINT, &py, "N", "windows per Python-profile cell added (default 40; 0: none)", 0, 10000, NULL, false},
         {"--alone-views", WT_OPT_UINT, &alone, "0|1", "also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
         {"--depth", WT_OPT_UINT, &depth, "N", "tree depth (default 3)", 1, 3, NULL, false},
+        {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect)", 1, WT_MAX_GPUS, NULL, false},
+        {"--interval", WT_OPT_DOUBLE, &interval, "S", "nvidia-smi CSV without timestamps: seconds per tick (default 1)", 0.001, 3600, NULL, false},
         {"--dump-features", WT_OPT_STRING, &dump_path, "FILE", "also write every training window (source, file, class, features) as CSV to FILE ('-' = standard output)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
@@ -196,11 +199,13 @@ int wt_cmd_train(int argc, char **argv)
             goto out; /* an I/O error, status 1 */
         }
     }
-    if (sim && cfg.window_s > WT_TRAINSET_SIM_MAX_WINDOW_S) {
+    if (cfg.window_s > wt_classifier_physics.max_seconds) {
         fprintf(stderr,
-                "workloadtruth train: --window %g: simulated training windows are limited to "
-                "%d s (--simulate 0 trains on the traces alone) (see --help)\n",
-                cfg.window_s, WT_TRAINSET_SIM_MAX_WINDOW_S);
+                "workloadtruth train: --window %g: at most %g s: the physics classifier scores "
+                "the last %g s of a window, so a model trained on longer windows would learn "
+                "features scoring never sees (see --help)\n",
+                cfg.window_s, wt_classifier_physics.max_seconds,
+                wt_classifier_physics.max_seconds);
         status = WT_EXIT_USAGE;
         goto out;
     }
@@ -209,6 +214,8 @@ int wt_cmd_train(int argc, char **argv)
     cfg.py_per_cell = (unsigned)py;
     cfg.alone_views = (int)alone;
     cfg.depth = (int)depth;
+    cfg.trace_opts.rows_per_tick = (unsigned)per_tick;
+    cfg.trace_opts.interval_s = interval;
     struct wt_err err = {{0}};
     for (int i = 0; i < paths.n; i++)
         if (wt_trainset_add(&ts, paths.v[i], &cfg, &err) != WT_OK) {
@@ -257,11 +264,17 @@ int wt_cmd_train(int argc, char **argv)
         fprintf(stderr, "workloadtruth train: out of memory\n");
         goto out;
     }
+    char csv_opts[80] = "";
+    if (per_tick)
+        snprintf(csv_opts, sizeof(csv_opts), " --gpus-per-tick %llu", per_tick);
+    if (interval != 1)
+        snprintf(csv_opts + strlen(csv_opts), sizeof(csv_opts) - strlen(csv_opts),
+                 " --interval %.6g", interval);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
              "made by: workloadtruth train --window %g --rounds %d --depth %d --simulate %u "
-             "--python-windows %u --alone-views %d%s",
+             "--python-windows %u --alone-views %d%s%s",
              cfg.window_s, cfg.rounds, cfg.depth, cfg.sim_per_cell, cfg.py_per_cell,
-             cfg.alone_views, cfg.features ? " --features (listed below)" : "");
+             cfg.alone_views, cfg.features ? " --features (listed below)" : "", csv_opts);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "data: %zu trace files; sources %s", nreal,
              groups);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),

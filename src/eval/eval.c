@@ -50,11 +50,12 @@ double wt_eval_class_accuracy(const struct wt_eval_counts *c, enum wt_class cls)
 }
 
 /* GPU family of a model name: "NVIDIA H100 80GB HBM3" and "NVIDIA H100" are
- * both "H100"; "Tesla V100-SXM2-32GB" is "V100"; "NVIDIA TITAN X" is "TITAN X". */
-static void gpu_family(const char *model, char *out, size_t cap)
+ * both "H100"; "Tesla V100-SXM2-32GB" is "V100"; "NVIDIA TITAN X" is "TITAN X";
+ * "NVIDIA GeForce RTX 4090" is "RTX 4090" (GeForce is a brand, not a family). */
+void wt_eval_gpu_family(const char *model, char *out, size_t cap)
 {
     const char *p = model;
-    static const char *const vendors[] = {"NVIDIA ", "Tesla ", "AMD ", "Instinct "};
+    static const char *const vendors[] = {"NVIDIA ", "Tesla ", "AMD ", "Instinct ", "GeForce "};
     for (int again = 1; again;) {
         again = 0;
         for (size_t i = 0; i < sizeof(vendors) / sizeof(vendors[0]); i++)
@@ -64,7 +65,8 @@ static void gpu_family(const char *model, char *out, size_t cap)
             }
     }
     size_t n = strcspn(p, " -");
-    if (!strncmp(p, "TITAN", 5) || !strncmp(p, "RTX", 3) || !strncmp(p, "Quadro", 6))
+    if (!strncmp(p, "TITAN", 5) || !strncmp(p, "RTX", 3) || !strncmp(p, "GTX", 3) ||
+        !strncmp(p, "Quadro", 6))
         n += p[n] == ' ' ? 1 + strcspn(p + n + 1, " -") : 0;
     snprintf(out, cap, "%.*s", (int)n, p);
 }
@@ -90,7 +92,7 @@ static int on_file(void *vctx, const char *path, const char *group, const char *
     struct wt_eval_file *f = &rep->files[rep->nfiles];
     memset(f, 0, sizeof(*f));
     char fam[96];
-    gpu_family(gpu_model, fam, sizeof(fam));
+    wt_eval_gpu_family(gpu_model, fam, sizeof(fam));
     f->path = strdup(path);
     f->group = strdup(c->o->group_by_model ? fam : group);
     if (!f->path || !f->group) {
@@ -232,6 +234,7 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
     if (o->train_rounds > 0)
         cfg.rounds = o->train_rounds;
     cfg.nfeatures = o->train_nfeatures;
+    cfg.trace_opts = o->trace_opts; /* read the traces as they are scored */
     for (int i = 0; i < npaths; i++)
         if ((rc = wt_trainset_add(&ts, paths[i], &cfg, err)) != WT_OK)
             goto out;
@@ -259,12 +262,12 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
             continue; /* the simulator is never held out, nor scored here */
         char key[96], k2[96];
         if (by_model)
-            gpu_family(ts.files[f].gpu_model, key, sizeof(key));
+            wt_eval_gpu_family(ts.files[f].gpu_model, key, sizeof(key));
         else
             snprintf(key, sizeof(key), "%s", ts.files[f].group);
         for (size_t g = 0; g < ts.nfiles; g++) {
             if (by_model)
-                gpu_family(ts.files[g].gpu_model, k2, sizeof(k2));
+                wt_eval_gpu_family(ts.files[g].gpu_model, k2, sizeof(k2));
             else
                 snprintf(k2, sizeof(k2), "%s", ts.files[g].group);
             exclude[g] = !strcmp(key, k2);

@@ -94,6 +94,11 @@ void wt_csv_text(FILE *f, const char *s);
 void wt_eval_dump_header(FILE *f);
 /* Accuracy of windows whose truth is cls (NaN when none). */
 double wt_eval_class_accuracy(const struct wt_eval_counts *c, enum wt_class cls);
+
+/* The GPU family of a device name, as --holdout gpu_model groups them: the
+ * vendor and brand words dropped ("NVIDIA H100 80GB HBM3" -> "H100", "Tesla
+ * V100-SXM2-32GB" -> "V100", "NVIDIA GeForce RTX 4090" -> "RTX 4090"). */
+void wt_eval_gpu_family(const char *model, char *out, size_t cap);
 size_t wt_eval_class_total(const struct wt_eval_counts *c, enum wt_class cls);
 void wt_eval_free(struct wt_eval_report *rep);
 

@@ -155,6 +155,7 @@ int wt_trainset_add(struct wt_trainset *ts, const char *path, const struct wt_tr
             .resample_hz = views[v].hz,
             .columns = views[v].columns,
             .min_samples = wt_classifier_physics.min_samples,
+            .trace_opts = c->trace_opts,
         };
         struct wt_ds_callbacks cb = {on_file, on_window, on_not_trace, on_duplicate, &cx};
         int rc = wt_ds_walk(path, &o, &cb, err);

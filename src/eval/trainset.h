@@ -50,6 +50,7 @@ struct wt_train_config {
     int alone_views;                 /* also learn each multi-GPU window without its peers */
     const enum wt_feature *features; /* NULL: wt_physics_model_features */
     size_t nfeatures;
+    struct wt_trace_opts trace_opts; /* nvidia-smi CSV: rows per tick, seconds per tick */
 };
 
 /* The settings that made models/physics.model (documented in docs/classifier.md). */
