@@ -195,6 +195,12 @@ for round in 1 2 3; do
     run "concurrent classify round $round: verifies" 0 "$WT" verify-log --log-dir "$C"
     rm -f "$TMP"/conc.*
 done
+# classify's record says which span of the trace it classified and, with
+# --model, which model file (by hash, as watch names it)
+cp "$DATA/../../models/physics.model" "$TMP/my.model"
+run "classify record: span and model" 0 "$WT" classify --backend synthetic --samples 10 --start 5 --windows 3 --model "$TMP/my.model" --log-dir "$TMP/span"
+check "classify record: t_first_ms, t_last_ms" sh -c "grep '\"type\":\"class\"' '$TMP/span/log.jsonl' | tail -1 | grep -q '\"t_first_ms\":[0-9]*,\"t_last_ms\":[0-9]*'"
+check "classify record: the model's hash" sh -c "grep -q '\"model\":\"physics/workloadtruth-[^\"]*/model-sha256:[0-9a-f]\{16\}\"' '$TMP/span/log.jsonl'"
 # --- SIGTERM mid-run: clean stop, final checkpoint, verifiable --------
 kill -TERM $pid
 wait $pid
@@ -330,6 +336,16 @@ check "witness state without junk" sh -c "! grep -q junk '$WCK'"
 "$WT" consistency --log-dir "$L" --old "$SIZE" >"$TMP/req" 2>"$TMP/err"
 run "witness after junk" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req"
 run "verify against witness after junk" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$WCK"
+# a proof against the witness's cosigned copy carries the cosignature: an
+# auditor can require it (a proof the log key alone signed is refused then)
+run "prove with the witness's copy" 0 "$WT" prove --log-dir "$L" --checkpoint "$WCK" 2
+cp "$TMP/out" "$TMP/wproof"
+run "verify-proof: cosigned" 0 "$WT" verify-proof --vkey "$VKEY" --witness-vkey "$WVKEY" --proof "$TMP/wproof" && has out "OK: entry 2"
+"$WT" prove --log-dir "$L" 2 >"$TMP/lproof"
+run "verify-proof: log key only, witness required" 1 "$WT" verify-proof --vkey "$VKEY" --witness-vkey "$WVKEY" --proof "$TMP/lproof" && has out "no valid cosignature by this witness"
+run "verify-proof: log key only" 0 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/lproof"
+run "verify-proof: a log key as the witness" 2 "$WT" verify-proof --vkey "$VKEY" --witness-vkey "$VKEY" --proof "$TMP/wproof" && has err "not a witness's cosignature key" && oneline
+run "prove: a checkpoint of another log" 1 "$WT" prove --log-dir "$L" --checkpoint "$TMP/notckpt" 2 && has err "--checkpoint $TMP/notckpt"
 # the key holder truncates and rewrites: the witness copy exposes it
 cp -r "$L" "$TMP/forged"
 head -5 "$TMP/forged/log.jsonl" >"$TMP/forged/x" && mv "$TMP/forged/x" "$TMP/forged/log.jsonl"

@@ -412,6 +412,32 @@ last=$(grep -n '^tree$' "$TMP/keep.model" | tail -1 | cut -d: -f1)
 head -n $((last - 1)) "$TMP/keep.model" >"$TMP/cut.model" # cut between two trees
 run model-cut 1 "$WT" eval --model "$TMP/cut.model" "$DATA/labelled.csv" && has err "cut.model: ends without its 'end N' line after" && oneline
 run train-dump-stdout 0 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/m" --simulate 1 --python-windows 5 --rounds 5 --dump-features - && has out "file,source,gpu_model,truth,"
+run start-synthetic-far 1 "$WT" classify --backend synthetic --start 1e12 && has err "at most 604800 s (a week)" && oneline
+# job-level tamper indicators: one per kind, from the worst window (four
+# windows of lowered limits, each a different percentage, once filled every
+# slot and dropped the fifth window's locked clocks)
+python3 - "$TMP/tamper.csv" <<'PY'
+import math, sys
+with open(sys.argv[1], "w") as f:
+    f.write("# format: workloadtruth-trace/1\n# gpu_model: NVIDIA H100 80GB HBM3\n"
+            "# power_semantics: instant\n"
+            "t_s,gpu,util_gpu_pct,mem_used_mib,mem_total_mib,power_w,power_limit_w,"
+            "power_default_limit_w,sm_clock_mhz,sm_clock_max_mhz\n")
+    for i in range(1500):
+        w = i // 300
+        limit = 490 + 7 * w if w < 4 else 700
+        clock = 1200 if w == 4 else 1700 + (i * 37) % 280
+        f.write("%.1f,0,95,40000,81559,%.1f,%d,700,%d,1980\n"
+                % (i / 10, 350 + 50 * math.sin(i / 3), limit, clock))
+PY
+run tamper-kinds 0 "$WT" classify --trace "$TMP/tamper.csv" --samples 300 --windows 5 --json
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["tamper_indicators"]
+ok = len(t) == 2 and t[0] == "enforced power limit is 70% of the default limit" and t[1].startswith("SM clocks look locked")
+sys.exit(0 if ok else 1)' "$TMP/out" || { echo "FAIL [tamper-kinds]: $(grep -o '"tamper_indicators": \[[^]]*\]' "$TMP/out" | head -1)"; fails=$((fails + 1)); }
+
 # nvidia-smi CSV without timestamps: --interval sets its time axis in train,
 # and in eval --holdout's folds as in its scoring (10 s windows: 100 ticks of
 # 1 s are 10 windows, of 0.1 s one)

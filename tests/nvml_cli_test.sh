@@ -89,6 +89,7 @@ has out "samples       : "
 run classify-nvml 0 "$WT" classify --backend nvml --nvml-lib "$FAKE" --gpu-index 1 --samples 5 --interval 0.2
 
 # record through the test double reproduces the trace it served
+run classify-nvml-start 1 "$WT" classify --backend nvml --nvml-lib "$FAKE" --samples 5 --interval 0.2 --start 5 && has err "--start is trace time"
 run record 0 "$WT" record --backend nvml --nvml-lib "$FAKE" --out "$TMP/rec.csv" --duration 3 --interval 0.3
 has err "samples written to"
 has err "samples/s achieved"

@@ -132,9 +132,12 @@ static int ext_compare(struct vs *v, const uint8_t root[32], uint64_t line, uint
             uint64_t from = (v->last_seal >= v->n ? v->seal_before : v->last_seal) + 1;
             damage(v, WT_DMG_REWRITTEN, from, 0,
                    "%s is signed by the log key for %llu lines with a different root: lines "
-                   "%llu..%llu were rewritten, or the log forked",
+                   "%llu..%llu were rewritten%s, or the log forked",
                    e->label, (unsigned long long)e->cp.size, (unsigned long long)from,
-                   (unsigned long long)e->cp.size);
+                   (unsigned long long)e->cp.size,
+                   from > 1 ? " (any line before them too if it was done with the log key, "
+                              "which re-signs the log's own checkpoint records)"
+                            : "");
             return -1;
         }
         if (e->cp.size > v->r->sealed)

@@ -76,6 +76,9 @@ extern const struct wt_classifier wt_classifier_physics;
 
 /* A copy of the physics classifier that uses model m (owned by the caller). */
 struct wt_classifier wt_classifier_physics_with(const struct wt_model *m);
+/* Appends the tamper indicators that features f show to out (a lowered
+ * power limit, locked clocks, a software power cap), one per kind. */
+void wt_physics_tamper(struct wt_result *out, const struct wt_features *f);
 /* The physics classifier's IDLE rule (also used to pick training windows). */
 int wt_physics_is_idle(const struct wt_features *f);
 /* The features the physics model may use, and their count. */

@@ -1,4 +1,4 @@
-/* A small, readable model: boosted depth-2 decision trees over named
+/* A small, readable model: boosted decision trees (depth at most 3) over named
  * features, giving the log-odds that an active window is TRAINING rather
  * than INFERENCE, with an exact additive explanation per feature.
  *

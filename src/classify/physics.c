@@ -101,7 +101,7 @@ static const struct wt_model *builtin_model(struct wt_err *err)
     return &m;
 }
 
-static void tamper(struct wt_result *out, const struct wt_features *f)
+void wt_physics_tamper(struct wt_result *out, const struct wt_features *f)
 {
     double lr = f->v[WT_F_LIMIT_RATIO];
     if (wt_measured(lr) && lr < 0.97 && out->ntamper < WT_MAX_TAMPER)
@@ -157,7 +157,7 @@ static int no_evidence(struct wt_result *out)
 static int physics_classify(const struct wt_classifier *c, const struct wt_window *w,
                             const struct wt_features *f, struct wt_result *out, struct wt_err *err)
 {
-    tamper(out, f);
+    wt_physics_tamper(out, f);
     if (!wt_measured(f->v[WT_F_AVG_GPU_UTIL]) && !wt_measured(f->v[WT_F_AVG_POWER])) {
         wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
                              "neither GPU utilization nor power is measured: no evidence");

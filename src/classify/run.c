@@ -23,6 +23,7 @@
 
 /* Reads `want` samples of gpu at or after time `start` (NaN = from the start). */
 #define LIVE_MAX_SAMPLES 1000000 /* a live window's buffer, samples at most */
+#define WT_RUN_SYNTH_MAX_START 604800 /* seconds of synthetic samples --start may skip */
 
 static int read_window(struct wt_source *src, int gpu, double start, struct wt_sample *buf,
                        size_t want, size_t *n, const volatile sig_atomic_t *cancel,
@@ -169,15 +170,15 @@ static int job_result(const struct wt_result *w, size_t n, size_t k, struct wt_r
         wt_result_add_reason(job, -1, NAN, job->cls,
                              "%zu of %zu windows %s (rule: at least %zu of %zu)", votes, n,
                              wt_class_name(job->cls), k, n);
-    /* tamper indicators seen in any window, once each */
+    /* tamper indicators seen in any window, once per kind: from the job's
+     * features, which hold the worst window's values of these (merging the
+     * windows' texts, which carry each window's percentages, filled the
+     * slots with one kind and dropped another) */
+    size_t seen = 0;
     for (size_t i = 0; i < n; i++)
-        for (size_t t = 0; t < w[i].ntamper && job->ntamper < WT_MAX_TAMPER; t++) {
-            size_t j = 0;
-            while (j < job->ntamper && strcmp(job->tamper[j], w[i].tamper[t]))
-                j++;
-            if (j == job->ntamper)
-                memcpy(job->tamper[job->ntamper++], w[i].tamper[t], WT_REASON_LEN);
-        }
+        seen += w[i].ntamper;
+    if (seen)
+        wt_physics_tamper(job, &job->features);
     return WT_OK;
 }
 
@@ -215,6 +216,20 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
     /* peers: the other GPUs of a trace file or of the simulator (not of a
      * stream on standard input, whose GPUs are unknown until it ends) */
     int live = !strcmp(src->ops->name, "nvml");
+    if (live && !isnan(rq->start)) {
+        rc = wt_errf(err, WT_EINVAL,
+                     "--start is trace time: it goes with a trace or the synthetic source, not "
+                     "a live GPU");
+        goto out;
+    }
+    /* the synthetic source never ends: reaching a far start would take hours */
+    if (!strcmp(src->ops->name, "synthetic") && rq->start > WT_RUN_SYNTH_MAX_START) {
+        rc = wt_errf(err, WT_EINVAL,
+                     "--start %g: the synthetic source never ends; at most %d s (a week) of it "
+                     "can be skipped",
+                     rq->start, WT_RUN_SYNTH_MAX_START);
+        goto out;
+    }
     if (!(trace && !strcmp(trace, "-")) && !live &&
         (rc = wt_source_device_count(src, &ngpu, err)) != WT_OK)
         goto out;
@@ -278,6 +293,8 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
         if (rq->progress)
             rq->progress(rq->progress_ctx, wi + 1, rq->windows);
     }
+    out->t_first = t_first;
+    out->t_last = t_last;
     if (rq->windows > 1) {
         if ((rc = job_result(out->w, out->n, out->k, &out->job, err)) != WT_OK)
             goto out;
@@ -387,8 +404,9 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
         nanosleep(&ts, NULL);
     }
     const struct wt_result *r = &run->job;
-    f = wt_json_class_record(r, &run->info, o->source, NULL, r->sample_count,
-                             r->classifier ? r->classifier : wt_classifier_default(), "");
+    f = wt_json_class_record(r, &run->info, o->source, r->sample_count, run->t_first,
+                             run->t_last, r->classifier ? r->classifier : wt_classifier_default(),
+                             o->model_id ? o->model_id : "");
     json_t *ev = f ? json_object_get(f, "evidence") : NULL;
     if (!ev) {
         rc = wt_errf(err, WT_ENOMEM, "out of memory");

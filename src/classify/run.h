@@ -42,6 +42,7 @@ struct wt_run_outcome {
     struct wt_proc procs[64]; /* who runs on the GPU (live sources) */
     size_t nprocs;
     int have_procs;
+    double t_first, t_last; /* the first and last sample's t_s (NaN: none) */
 };
 
 /* The job's features from its n windows' (vals: room for n doubles): each
@@ -70,6 +71,9 @@ struct wt_run_log_opts {
     /* prefix of the stderr line that reports a newly created log and its
      * verifier key, e.g. "workloadtruth mcp" */
     const char *who;
+    /* the model file's short hash (wt_model_file_id), named in the record's
+     * model; NULL or "" for the built-in model */
+    const char *model_id;
 };
 #define WT_RUN_LOG_MAX_EXTRA 4
 

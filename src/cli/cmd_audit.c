@@ -97,7 +97,10 @@ static char *read_input(const char *prog, const char *path, size_t max, size_t *
     return buf;
 }
 
-int wt_cli_read_vkey(const char *prog, const char *arg, struct wt_note_vkey *v)
+/* Reads a verifier key of any type given as text or a file's name for
+ * option opt; 0, or 2 (reported). */
+static int read_any_vkey(const char *prog, const char *opt, const char *arg,
+                         struct wt_note_vkey *v)
 {
     struct wt_err err = {{0}};
     char text[1024];
@@ -118,10 +121,18 @@ int wt_cli_read_vkey(const char *prog, const char *arg, struct wt_note_vkey *v)
     }
     if (wt_note_parse_vkey(text, v, &err) != WT_OK) {
         /* the argument is a key or a file's name: say both when it is neither */
-        fprintf(stderr, "%s: --vkey: %s%s\n", prog, err.msg,
+        fprintf(stderr, "%s: %s: %s%s\n", prog, opt, err.msg,
                 is_file ? "" : " (nor is it a readable file)");
         return 2;
     }
+    return 0;
+}
+
+int wt_cli_read_vkey(const char *prog, const char *arg, struct wt_note_vkey *v)
+{
+    int rc = read_any_vkey(prog, "--vkey", arg, v);
+    if (rc)
+        return rc;
     if (v->type != WT_KEY_ED25519) { /* every caller wants a log's key */
         fprintf(stderr,
                 "%s: --vkey: not a log's verifier key (key type 0x%02x%s; a log key is "
@@ -410,15 +421,60 @@ int wt_cmd_checkpoint(int argc, char **argv)
 
 /* --- prove ----------------------------------------------------------- */
 
+/* Replaces x's checkpoint with the signed checkpoint in path (a witness's
+ * cosigned copy): signed by the log's key, for this log, no larger than the
+ * log's own.  0, or 1 (reported). */
+static int use_checkpoint(const char *prog, const char *path, struct exported *x)
+{
+    struct wt_err err = {{0}};
+    struct wt_note n;
+    struct wt_checkpoint cp;
+    struct wt_note_vkey lk = {0};
+    size_t len = 0;
+    char *text = read_input(prog, path, WT_NOTE_MAX_LEN, &len);
+    if (!text)
+        return 1;
+    if (wt_note_parse(text, len, &n, &err) != WT_OK) {
+        fprintf(stderr, "%s: --checkpoint %s: %s\n", prog, path, err.msg);
+        free(text);
+        return 1;
+    }
+    snprintf(lk.name, sizeof(lk.name), "%s", x->r.origin);
+    lk.type = WT_KEY_ED25519;
+    memcpy(lk.pk, x->r.pk, 32);
+    lk.keyid = wt_note_keyid(lk.name, WT_KEY_ED25519, lk.pk);
+    const char *why = NULL;
+    if (wt_note_verify(&n, &lk, NULL) != 1)
+        why = "not signed by this log's key";
+    else if (wt_checkpoint_parse(n.text, n.body_len, &cp, &err) != WT_OK)
+        why = err.msg;
+    else if (strcmp(cp.origin, x->r.origin))
+        why = "a checkpoint of another log";
+    else if (cp.size > x->cp.size)
+        why = "larger than the log's own signed checkpoint";
+    wt_note_free(&n);
+    if (why) {
+        fprintf(stderr, "%s: --checkpoint %s: %s\n", prog, path, why);
+        free(text);
+        return 1;
+    }
+    free(x->ckpt);
+    x->ckpt = text;
+    x->ckpt_len = len;
+    x->cp = cp;
+    return 0;
+}
+
 int wt_cmd_prove(int argc, char **argv)
 {
-    const char *dir = NULL, *file = NULL, *vkey = NULL;
+    const char *dir = NULL, *file = NULL, *vkey = NULL, *ckpt = NULL;
     struct wt_strlist pos = {0};
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--log-dir", WT_OPT_STRING, &dir, "DIR", "log directory (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR ")", 0, 0, NULL, false},
         {"--log-file", WT_OPT_STRING, &file, "FILE", "log file", 0, 0, NULL, false},
         {"--vkey", WT_OPT_STRING, &vkey, "KEY", "pin the log's verifier key", 0, 0, NULL, false},
+        {"--checkpoint", WT_OPT_STRING, &ckpt, "FILE", "prove against this signed checkpoint of the log instead (e.g. a witness's cosigned copy, which the proof then carries)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
     /* clang-format on */
@@ -454,6 +510,8 @@ int wt_cmd_prove(int argc, char **argv)
     struct wt_err err = {{0}};
     int rc = x ? load_verified(help.prog, dir, file, vkey, x) : 1;
     memset(&pr, 0, sizeof(pr));
+    if (!rc && ckpt)
+        rc = use_checkpoint(help.prog, ckpt, x);
     if (rc)
         goto out;
     rc = 1;
@@ -494,11 +552,12 @@ out:
 
 int wt_cmd_verify_proof(int argc, char **argv)
 {
-    const char *vkey = NULL, *in = "-";
+    const char *vkey = NULL, *in = "-", *wvkey = NULL;
     bool json = false;
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--vkey", WT_OPT_STRING, &vkey, "KEY", "the log's verifier key (required)", 0, 0, NULL, false},
+        {"--witness-vkey", WT_OPT_STRING, &wvkey, "KEY", "also require this witness's cosignature on the checkpoint (prove --checkpoint with the witness's copy)", 0, 0, NULL, false},
         {"--proof", WT_OPT_STRING, &in, "FILE", "the proof (default: standard input)", 0, 0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print the result and the entry as JSON", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
@@ -518,9 +577,20 @@ int wt_cmd_verify_proof(int argc, char **argv)
         fprintf(stderr, "%s: --vkey is required (see --help)\n", help.prog);
         return WT_EXIT_USAGE;
     }
-    struct wt_note_vkey vk;
+    struct wt_note_vkey vk, wvk;
     if ((prc = wt_cli_read_vkey(help.prog, vkey, &vk)) != 0)
         return prc;
+    if (wvkey) {
+        if ((prc = read_any_vkey(help.prog, "--witness-vkey", wvkey, &wvk)) != 0)
+            return prc;
+        if (wvk.type != WT_KEY_COSIG) {
+            fprintf(stderr,
+                    "%s: --witness-vkey: not a witness's cosignature key (key type 0x%02x; a "
+                    "witness key is type 0x04, as `witness` prints it)\n",
+                    help.prog, wvk.type);
+            return WT_EXIT_USAGE;
+        }
+    }
     size_t len = 0;
     char *text = read_input(help.prog, in, WT_PROOF_MAX_TEXT, &len);
     if (!text)
@@ -544,6 +614,9 @@ int wt_cmd_verify_proof(int argc, char **argv)
     uint8_t leaf[32];
     if (wt_note_verify(&note, &vk, NULL) != 1)
         why = "the checkpoint is not signed by this key";
+    else if (wvkey && wt_note_verify(&note, &wvk, NULL) != 1)
+        why = "the checkpoint carries no valid cosignature by this witness (prove --checkpoint "
+              "with the witness's copy bundles one)";
     else if (wt_checkpoint_parse(note.text, note.body_len, &cp, &err) != WT_OK)
         why = err.msg;
     else if (strcmp(cp.origin, vk.name) != 0)

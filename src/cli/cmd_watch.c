@@ -524,19 +524,7 @@ int wt_cmd_watch(int argc, char **argv)
         }
         custom = wt_classifier_physics_with(model);
         clf = &custom;
-        /* records name the model file by its hash */
-        FILE *mf = fopen(model_path, "rb");
-        if (mf) {
-            crypto_hash_sha256_state hs;
-            unsigned char chunk[4096], h[32];
-            size_t k;
-            crypto_hash_sha256_init(&hs);
-            while ((k = fread(chunk, 1, sizeof(chunk), mf)) > 0)
-                crypto_hash_sha256_update(&hs, chunk, k);
-            fclose(mf);
-            crypto_hash_sha256_final(&hs, h);
-            sodium_bin2hex(model_id, sizeof(model_id), h, 8);
-        }
+        wt_model_file_id(model_path, model_id); /* records name the model by its hash */
     }
 
     /* metrics that are never written are worse than a refusal */
@@ -878,7 +866,9 @@ int wt_cmd_watch(int argc, char **argv)
             }
             const char *job = q ? q->slurm_job_id : "";
             json_t *f =
-                wt_json_class_record(&res, &info[g], source_label, buf[g], nbuf[g], clf, model_id);
+                wt_json_class_record(&res, &info[g], source_label, nbuf[g],
+                                     nbuf[g] ? buf[g][0].t_s : NAN,
+                                     nbuf[g] ? buf[g][nbuf[g] - 1].t_s : NAN, clf, model_id);
             if (!f) {
                 fprintf(stderr, "%s: out of memory\n", help.prog);
                 record_failed = 1;

@@ -565,7 +565,7 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
         json_t *where = NULL;
         wt_source_label(sa.backend, sa.trace ? sa.trace_path : NULL, sa.profile, source,
                         sizeof(source));
-        struct wt_run_log_opts lo = {source, NULL, 0, "workloadtruth mcp"};
+        struct wt_run_log_opts lo = {source, NULL, 0, "workloadtruth mcp", NULL};
         if (wt_run_log_result(&run, s->cfg.log_dir, &lo, &where, &err) != WT_OK) {
             json_decref(res);
             wt_run_free(&run);

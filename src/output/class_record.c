@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <math.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,8 +36,28 @@ static void ev_str(json_t *ev, const char *key, const char *s)
     json_object_set_new(ev, key, json_string(wt_text_clean(buf)));
 }
 
+void wt_model_file_id(const char *path, char out[17])
+{
+    out[0] = '\0';
+    FILE *mf = fopen(path, "rb");
+    if (!mf)
+        return;
+    crypto_hash_sha256_state hs;
+    unsigned char chunk[4096], h[32];
+    size_t k;
+    crypto_hash_sha256_init(&hs);
+    while ((k = fread(chunk, 1, sizeof(chunk), mf)) > 0)
+        crypto_hash_sha256_update(&hs, chunk, k);
+    int bad = ferror(mf);
+    fclose(mf);
+    if (bad)
+        return;
+    crypto_hash_sha256_final(&hs, h);
+    sodium_bin2hex(out, 17, h, 8);
+}
+
 json_t *wt_json_class_record(const struct wt_result *r, const struct wt_device_info *info,
-                             const char *source, const struct wt_sample *s, size_t n,
+                             const char *source, size_t n, double t_first, double t_last,
                              const struct wt_classifier *clf, const char *model_id)
 {
     char gpu[128], cls[16], model[128];
@@ -57,10 +78,10 @@ json_t *wt_json_class_record(const struct wt_result *r, const struct wt_device_i
         ppm = 1000000;
     json_t *ev = json_object();
     json_object_set_new(ev, "samples", json_integer((json_int_t)n));
-    if (n && s && !isnan(s[0].t_s) && fabs(s[0].t_s) < 9e12)
-        json_object_set_new(ev, "t_first_ms", json_integer((json_int_t)llround(s[0].t_s * 1e3)));
-    if (n && s && !isnan(s[n - 1].t_s) && fabs(s[n - 1].t_s) < 9e12)
-        json_object_set_new(ev, "t_last_ms", json_integer((json_int_t)llround(s[n - 1].t_s * 1e3)));
+    if (n && !isnan(t_first) && fabs(t_first) < 9e12)
+        json_object_set_new(ev, "t_first_ms", json_integer((json_int_t)llround(t_first * 1e3)));
+    if (n && !isnan(t_last) && fabs(t_last) < 9e12)
+        json_object_set_new(ev, "t_last_ms", json_integer((json_int_t)llround(t_last * 1e3)));
     ev_str(ev, "source", source);
     if (info->name[0])
         ev_str(ev, "gpu_model", info->name);

@@ -51,13 +51,17 @@ json_t *wt_json_device(const struct wt_device_info *d, const struct wt_proc *p, 
 json_t *wt_json_verify(const struct wt_verify_report *r, int status, int key_pinned,
                        const char *log);
 
-/* The fields of the audit log's `class` record for one window of n samples
- * s (class_record.c).  source names the telemetry source when the GPU has no
- * UUID; model_id is the model file's short hash ("" for the built-in one).
- * s may be NULL (then only the count n is recorded). */
+/* The fields of the audit log's `class` record for n samples whose times
+ * run from t_first to t_last (seconds; NaN: not recorded) (class_record.c).
+ * source names the telemetry source when the GPU has no UUID; model_id is
+ * the model file's short hash ("" for the built-in one). */
 json_t *wt_json_class_record(const struct wt_result *r, const struct wt_device_info *info,
-                             const char *source, const struct wt_sample *s, size_t n,
+                             const char *source, size_t n, double t_first, double t_last,
                              const struct wt_classifier *clf, const char *model_id);
+
+/* The short hash that names a model file in records (16 hex digits of its
+ * SHA-256) into out[17]; "" when it cannot be read. */
+void wt_model_file_id(const char *path, char out[17]);
 
 /* Prints j followed by a newline; returns 0 or -1. */
 int wt_json_print(FILE *f, const json_t *j);
