@@ -5,7 +5,7 @@
  * destroyed old one (a command killed by a signal leaves its temporary
  * file, PATH.PID.N, behind).  "-" is standard output.  Not for files that must be
  * readable while they grow (record --out, the audit log) nor durable across
- * a power cut (util/fileio.h).
+ * a power cut (util/fileio.h).  A file replaced keeps its permissions.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -28,6 +29,11 @@ int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, con
         return 0;
     }
     int fd = wt_open_temp(path, 0666, o->tmp, sizeof(o->tmp));
+    /* replacing a file keeps its permissions (a report someone made private
+     * stays private) */
+    struct stat st;
+    if (fd >= 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        (void)fchmod(fd, st.st_mode & 0777);
     if (fd >= 0)
         o->f = fdopen(fd, "w");
     if (!o->f) {
