@@ -257,6 +257,13 @@ fi
 kill "$WPID" 2>/dev/null
 wait "$WPID"
 WPID=
+# an unbracketed IPv6 address is still an address, not ':PORT'
+if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+    timeout 3 "$WT" watch --backend synthetic --interval 0.5 --window 5 --log-dir "$TMP/anylog3" \
+        --listen ::1:0 >/dev/null 2>"$TMP/any3.err"
+    grep -q "serving metrics at http://\[::1\]:[0-9]*/metrics$" "$TMP/any3.err" ||
+        fail "--listen ::1:0: $(cat "$TMP/any3.err")"
+fi
 "$WT" watch --backend synthetic --log-dir "$TMP/anylog2" --listen :99999 2>"$TMP/any2.err"
 rc=$?
 [ $rc = 2 ] && grep -q "the port must be a number" "$TMP/any2.err" ||

@@ -455,6 +455,15 @@ elif kill -0 "$hang" 2>/dev/null; then
 else
     ok "(c) the hanging agent was killed"
 fi
+# a timeout is not a cancellation: not tried again, and the batch job's
+# AdminComment says ERROR
+case $(job_line) in
+*"declared=inference observed=none verdict=ERROR"*) ok "(c) hanging agent: AdminComment $(job_line)" ;;
+*) bad "(c) hanging agent: AdminComment '$(job_line)'" ;;
+esac
+[ "$(grep -c "workloadtruth: job $JOB declared=" "$D/slurmd.log")" = 1 ] &&
+    ok "(c) hanging agent: run once, not retried" ||
+    bad "(c) hanging agent: $(grep -c "workloadtruth: job $JOB declared=" "$D/slurmd.log") runs"
 
 # ---- (f) mode=record: recorded at job prolog, classified at job end -------------
 # (the synthetic source stands in for the GPU; it stops after 30 samples)

@@ -259,8 +259,11 @@ static void append(char *buf, size_t cap, size_t *len, const char *src, size_t n
 
 /* Runs argv[0] (an absolute path) with stdin from /dev/null, its stdout and
  * stderr captured (out may be NULL), in a process group of its own that is
- * killed after timeout_s.  Returns the wait status, or -1 (why in errbuf)
- * when it could not be started or was killed for the timeout. */
+ * killed after timeout_s.  Returns the wait status, or (why in errbuf)
+ * RUN_NOT_STARTED when it could not be started, RUN_TIMED_OUT when it was
+ * killed for the timeout. */
+#define RUN_NOT_STARTED (-1)
+#define RUN_TIMED_OUT (-2)
 /* In a forked child before execve: closes every descriptor from `lowest` up
  * (async-signal-safe calls only). */
 static void close_fds_from(int lowest)
@@ -379,7 +382,7 @@ static int run_prog(char *const argv[], unsigned timeout_s, char *out, size_t ou
     if (killed) {
         kill(-pid, SIGKILL); /* whatever it left behind in its group */
         snprintf(errbuf, err_cap, "killed after the %u s timeout", timeout_s);
-        status = -1;
+        status = RUN_TIMED_OUT;
     }
 cleanup:
     for (int i = 0; i < 2; i++) {
@@ -438,6 +441,16 @@ static int spool_path(const struct cfg *c, uint32_t job, const char *ext, char *
 }
 
 /* Starts `BIN record` detached (double fork, own session) and writes its pid. */
+/* Appends why the recording failed to the recorder's log (best effort). */
+static void note_failure(const char *logp, const char *why)
+{
+    FILE *f = fopen(logp, "a");
+    if (f) {
+        fprintf(f, "%s\n", why);
+        fclose(f);
+    }
+}
+
 static void recorder_start(const struct cfg *c, uint32_t job)
 {
     char trace[PATH_MAX], pidf[PATH_MAX], gpus[16];
@@ -468,6 +481,18 @@ static void recorder_start(const struct cfg *c, uint32_t job)
         argv[n++] = c->rec_args[i];
     argv[n] = NULL;
 
+    /* the log's path is made before the fork: the child calls only
+     * async-signal-safe functions (the caller may be threaded) */
+    char logp[PATH_MAX];
+    if (spool_path(c, job, "log", logp, sizeof(logp))) {
+        slurm_error("workloadtruth: job %u: spool_dir path too long", (unsigned)job);
+        return;
+    }
+    /* the recorder's log exists from here on, whatever fails next: at job
+     * end it tells a prolog that failed from one that never ran */
+    int lg0 = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (lg0 >= 0)
+        close(lg0);
     struct sigaction dfl, old;
     memset(&dfl, 0, sizeof(dfl));
     dfl.sa_handler = SIG_DFL;
@@ -476,16 +501,7 @@ static void recorder_start(const struct cfg *c, uint32_t job)
     int fds[2];
     if (pipe(fds)) {
         slurm_error("workloadtruth: job %u: pipe: %s", (unsigned)job, strerror(errno));
-        sigaction(SIGCHLD, &old, NULL);
-        return;
-    }
-    /* the log's path is made before the fork: the child calls only
-     * async-signal-safe functions (the caller may be threaded) */
-    char logp[PATH_MAX];
-    if (spool_path(c, job, "log", logp, sizeof(logp))) {
-        slurm_error("workloadtruth: job %u: spool_dir path too long", (unsigned)job);
-        close(fds[0]);
-        close(fds[1]);
+        note_failure(logp, "pipe failed in the job prolog");
         sigaction(SIGCHLD, &old, NULL);
         return;
     }
@@ -532,6 +548,7 @@ static void recorder_start(const struct cfg *c, uint32_t job)
     sigaction(SIGCHLD, &old, NULL);
     if (rpid <= 0) {
         slurm_error("workloadtruth: job %u: cannot start the recorder %s", (unsigned)job, c->bin);
+        note_failure(logp, "the job prolog could not start the recorder");
         return;
     }
     FILE *f = fopen(pidf, "w");
@@ -662,7 +679,7 @@ static void set_admin_comment(const struct cfg *c, uint32_t job, const char *com
     snprintf(comment, sizeof(comment), "AdminComment=%s", text);
     char *const argv[] = {(char *)c->scontrol, "update", jobarg, comment, NULL};
     int st = run_prog(argv, 15, NULL, 0, err, sizeof(err));
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
         slurm_error("workloadtruth: job %u: cannot set AdminComment with %s: %s", (unsigned)job,
                     c->scontrol, last_line(err));
 }
@@ -698,10 +715,13 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
             slurm_error("workloadtruth: job %u: spool_dir path too long", (unsigned)job);
             return 0;
         }
-        /* no trace, recorder pid or recorder log: the job prolog never ran
-         * here (an allocation with no step on this node, without
-         * PrologFlags=Alloc): nothing of the job ran on this node's GPUs */
-        if (stat(trace, &sb) != 0 && stat(pidf, &sb) != 0 && stat(logf, &sb) != 0) {
+        /* no trace, recorder pid or recorder log in a spool that exists: the
+         * job prolog never ran here (an allocation with no step on this node,
+         * without PrologFlags=Alloc): nothing of the job ran on this node's
+         * GPUs.  (A prolog that ran leaves the log, whatever failed; one that
+         * could not create the spool leaves no spool: an error below.) */
+        if (stat(c.spool_dir, &sb) == 0 && S_ISDIR(sb.st_mode) && stat(trace, &sb) != 0 &&
+            stat(pidf, &sb) != 0 && stat(logf, &sb) != 0) {
             slurm_info("workloadtruth: job %u declared=%s observed=none verdict=none (no "
                        "recording: the job prolog did not run on this node, so no step ran "
                        "here; PrologFlags=Alloc records from the allocation's start)",
@@ -787,15 +807,21 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
     }
     int st = run_prog((char *const *)argv, c.timeout_s, out, OUT_CAP, err, sizeof(err));
     /* classify: 0 = ok (MATCH, INCONCLUSIVE or no declaration), 3 = MISMATCH */
-    if (st == -1 || !WIFEXITED(st) || (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 3)) {
+    if (st < 0 || !WIFEXITED(st) || (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 3)) {
         char why[64];
-        if (st == -1)
+        if (st < 0)
             snprintf(why, sizeof(why), "failed");
         else if (WIFEXITED(st))
             snprintf(why, sizeof(why), "exited with status %d", WEXITSTATUS(st));
         else
             snprintf(why, sizeof(why), "was killed by signal %d", WTERMSIG(st));
-        again = retry && (st == -1 || WIFSIGNALED(st));
+        /* killed from outside (the job's cancellation kills the batch
+         * step's processes: SIGTERM, then SIGKILL after KillWait), or not
+         * started: try again in the job epilog; a timeout or a crash of its
+         * own would only repeat */
+        again = retry && (st == RUN_NOT_STARTED ||
+                          (st >= 0 && WIFSIGNALED(st) &&
+                           (WTERMSIG(st) == SIGKILL || WTERMSIG(st) == SIGTERM)));
         slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: %s %s: %s%s",
                     (unsigned)job, decl ? decl : "none", c.bin, why, last_line(err),
                     again ? " (the job epilog tries again)" : "");

@@ -318,6 +318,7 @@ struct exported {
     char *ckpt; /* side-file note text */
     size_t ckpt_len;
     struct wt_checkpoint cp;
+    const char *given; /* prove --checkpoint: the file the checkpoint came from */
 };
 
 static int load_verified(const char *prog, const char *dir, const char *file, const char *vkey,
@@ -378,6 +379,14 @@ static int checkpoint_leaves(const char *prog, const struct exported *x, uint64_
         return 1;
     }
     wt_merkle_root((const uint8_t(*)[32]) * leaves, x->cp.size, root);
+    if (memcmp(root, x->cp.root, 32) && x->given) {
+        fprintf(stderr,
+                "%s: --checkpoint %s: signed by the log's key for %llu lines with another root "
+                "than the log's: the key signed two histories (a fork), or the log was "
+                "rewritten since; run verify-log --against %s\n",
+                prog, x->given, (unsigned long long)x->cp.size, x->given);
+        return 1;
+    }
     if (memcmp(root, x->cp.root, 32)) {
         fprintf(stderr, "%s: the log does not match its signed checkpoint; run verify-log\n", prog);
         return 1;
@@ -462,6 +471,7 @@ static int use_checkpoint(const char *prog, const char *path, struct exported *x
     x->ckpt = text;
     x->ckpt_len = len;
     x->cp = cp;
+    x->given = path;
     return 0;
 }
 

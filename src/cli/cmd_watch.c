@@ -705,8 +705,10 @@ int wt_cmd_watch(int argc, char **argv)
         char *colon = strrchr(host, ':');
         if (colon)
             *colon = '\0';
-        fprintf(stderr, "%s: serving metrics at http://%s:%u/metrics%s\n", help.prog,
-                host[0] ? host : "localhost", port, host[0] ? "" : " (on every interface)");
+        int v6 = strchr(host, ':') && host[0] != '['; /* an IPv6 address in a URL: [::1] */
+        fprintf(stderr, "%s: serving metrics at http://%s%s%s:%u/metrics%s\n", help.prog,
+                v6 ? "[" : "", host[0] ? host : "localhost", v6 ? "]" : "", port,
+                host[0] ? "" : " (on every interface)");
     }
     /* the log, once the source and GPUs are known to be fine: create it
      * when missing, then open it so a damaged log or a held lock fails

@@ -28,12 +28,17 @@ int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, con
         o->f = stdout;
         return 0;
     }
-    int fd = wt_open_temp(path, 0666, o->tmp, sizeof(o->tmp));
-    /* replacing a file keeps its permissions (a report someone made private
-     * stays private) */
+    /* created private, then given its mode: a file replaced keeps its
+     * permissions (a report someone made private stays private, and nobody
+     * opens the temporary file in between), a new one gets 0666 less the
+     * umask */
+    int fd = wt_open_temp(path, 0600, o->tmp, sizeof(o->tmp));
     struct stat st;
-    if (fd >= 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode))
-        (void)fchmod(fd, st.st_mode & 0777);
+    mode_t um = umask(0);
+    umask(um);
+    if (fd >= 0)
+        (void)fchmod(fd, stat(path, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 0777
+                                                                      : 0666 & ~um);
     if (fd >= 0)
         o->f = fdopen(fd, "w");
     if (!o->f) {

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,16 @@ struct wt_exporter {
     struct wt_metrics *m;
     int (*healthy)(void *ctx);
     void *ctx;
+    volatile int quiet; /* while trying IPv6 that may be missing: its failure is no news */
 };
+
+static void exporter_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void exporter_log(void *cls, const char *fmt, va_list ap)
+{
+    const struct wt_exporter *e = cls;
+    if (!e->quiet)
+        wt_mhd_log((void *)"workloadtruth watch", fmt, ap);
+}
 
 static const char landing[] =
     "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>workloadtruth exporter</title>"
@@ -112,7 +122,7 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
     /* ':PORT', as node_exporter's --web.listen-address takes it: every
      * interface, IPv6 and IPv4 on one socket where the kernel has IPv6, IPv4
      * alone where it has not */
-    int all = addr[0] == ':';
+    int all = addr[0] == ':' && addr[1] >= '0' && addr[1] <= '9'; /* ::1:9400 is an address */
     if (all && (snprintf(any, sizeof(any), "[::]%s", addr) >= (int)sizeof(any) ||
                 wt_mcp_http_parse_addr(any, &ss, &sl, &loopback, msg, sizeof(msg))))
         return wt_errf(err, WT_EINVAL,
@@ -128,9 +138,10 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
     if (ss.ss_family == AF_INET6)
         flags |= all ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
+    e->quiet = all && ss.ss_family == AF_INET6;
 again:
     e->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, e, MHD_OPTION_EXTERNAL_LOGGER,
-                            wt_mhd_log, (void *)"workloadtruth watch", MHD_OPTION_SOCK_ADDR,
+                            exporter_log, (void *)e, MHD_OPTION_SOCK_ADDR,
                             (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
                             (unsigned)MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                             (unsigned)MAX_CONNECTIONS_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,
@@ -145,8 +156,10 @@ again:
         v4->sin_port = p;
         v4->sin_addr.s_addr = htonl(INADDR_ANY);
         flags &= ~(unsigned)MHD_USE_DUAL_STACK;
+        e->quiet = 0;
         goto again;
     }
+    e->quiet = 0;
     if (!e->d) {
         int saved = errno;
         free(e);
