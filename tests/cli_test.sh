@@ -203,7 +203,11 @@ mkdir -p "$TMP/lat"
 run json-file-name 0 "$WT" eval --traces "$TMP/lat" --json && has out 'caf?.csv"'
 run train-stdin 2 "$WT" train --traces - --out "$TMP/m_stdin" && has err "not standard input" && oneline
 run holdout-stdin 2 "$WT" eval --holdout source - && has err "not standard input" && oneline
-run bench-too-few-samples 2 "$WT" benchmark --suite sim --seconds 1 --sample-hz 0.1 --trials 2 && has err "samples per window" && oneline
+run bench-too-few-samples 2 "$WT" benchmark --suite sim --seconds 1 --sample-hz 0.1 --trials 2 --classifier rules && has err "samples per window" && oneline
+run bench-physics-unknown 2 "$WT" benchmark --suite sim --seconds 60 --sample-hz 0.1 --trials 2 && has err "the physics classifier calls a window UNKNOWN" && oneline
+run bench-physics-short 2 "$WT" benchmark --suite sim --seconds 4 --trials 2 && has err "--seconds 5 or more" && oneline
+run bench-sim-seconds 2 "$WT" benchmark --suite evasion --trials 100000 --seconds 5 --sample-hz 1 && has err "360000 simulated seconds per cell" && oneline
+run bench-training-seed 2 "$WT" benchmark --seed 33992347316 && has err "training windows were drawn with" && oneline
 run bench-seed-range 2 "$WT" benchmark --seed 18446744073709551615 --trials 2 && has err "out of range" && oneline
 run bench-seed-2p53 2 "$WT" benchmark --seed 9007199254740993 --trials 2 && has err "9007199254740993 is out of range" && oneline
 run train-window-long 2 "$WT" train --traces "$DATA" --out "$TMP/w.model" --window 31 && has err "at most 30 s: the physics classifier scores the last 30 s" && oneline

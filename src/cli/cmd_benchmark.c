@@ -16,6 +16,8 @@
 #include "eval/trainset.h"
 #include "output/output.h"
 #include "telemetry/simulate.h"
+
+#define WT_BENCH_MAX_SIM_S 360000.0 /* simulated seconds per cell */
 #include "telemetry/source.h"
 
 /* The same as JSON: {python_profiles, simulator_profiles, evasion_families}. */
@@ -215,6 +217,14 @@ int wt_cmd_benchmark(int argc, char **argv)
                         "evasion suites; --suite seed takes --window (see --help)\n");
         goto out;
     }
+    if (!strcmp(suite, "seed") && seed == WT_TRAINSET_PY_SEED) {
+        fprintf(stderr,
+                "workloadtruth benchmark: --seed %llu is the seed the shipped model's Python-"
+                "profile training windows were drawn with: the suite would score them; choose "
+                "another (see --help)\n",
+                seed);
+        goto out;
+    }
     if ((double)trials * (double)window > 1e8) {
         fprintf(stderr, "workloadtruth benchmark: --trials x --window is limited to 100000000 "
                         "samples per cell (see --help)\n");
@@ -226,6 +236,29 @@ int wt_cmd_benchmark(int argc, char **argv)
     if (strcmp(suite, "seed") && (double)trials * seconds * hz > 1e7) {
         fprintf(stderr, "workloadtruth benchmark: --trials x --seconds x --sample-hz is limited "
                         "to 10000000 samples per cell (see --help)\n");
+        goto out;
+    }
+    /* and the simulator steps through every window's run-up and length in
+     * 10 ms steps whatever the sample rate: 36000 simulated seconds per cell
+     * (--trials 100) took 22 s here, so 360000 is a few minutes */
+    if (strcmp(suite, "seed") &&
+        (double)trials * (seconds + WT_BENCH_SIM_MAX_OFFSET_S) > WT_BENCH_MAX_SIM_S) {
+        fprintf(stderr,
+                "workloadtruth benchmark: --trials x (--seconds + %g s of run-up) is limited to "
+                "%g simulated seconds per cell (see --help)\n",
+                WT_BENCH_SIM_MAX_OFFSET_S, WT_BENCH_MAX_SIM_S);
+        goto out;
+    }
+    /* windows the physics classifier can only call UNKNOWN: refused, not
+     * scored 0% */
+    if (strcmp(suite, "seed") && !strcmp(clf_name, "physics") &&
+        (seconds < 5 || hz * 30 < wt_classifier_physics.min_samples)) {
+        fprintf(stderr,
+                "workloadtruth benchmark: the physics classifier calls a window UNKNOWN when it "
+                "is shorter than 5 s or has fewer than %zu samples in its last 30 s: give "
+                "--seconds 5 or more and --sample-hz %.3g or more (see --help)\n",
+                wt_classifier_physics.min_samples,
+                (double)wt_classifier_physics.min_samples / 30.0);
         goto out;
     }
     const struct wt_classifier *clf = wt_classifier_find(clf_name);

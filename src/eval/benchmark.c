@@ -90,13 +90,14 @@ double wt_bench_default_accuracy(const struct wt_bench_report *r)
 
 #define SIM_WARMUP_S 30.0  /* windows start after this ... */
 #define SIM_SPREAD_S 300.0 /* ... at a uniformly drawn offset up to this much later */
+_Static_assert(SIM_WARMUP_S + SIM_SPREAD_S <= WT_BENCH_SIM_MAX_OFFSET_S, "see benchmark.h");
 #define SIM_MAX_GPUS 16
 
 /* Runs one simulated trial: returns the class of GPU 0's window (with the
  * other GPUs as peers) and the useful work done by the end of the window. */
 static int sim_trial(const struct wt_classifier *c, const struct wt_sim_config *cfg,
                      double window_s, struct wt_sample *buf, size_t per_gpu, enum wt_class *cls,
-                     double *work, struct wt_err *err)
+                     double *work, unsigned *gpus, struct wt_err *err)
 {
     struct wt_sim *sim;
     int rc = wt_sim_open(&sim, cfg, err);
@@ -137,6 +138,7 @@ static int sim_trial(const struct wt_classifier *c, const struct wt_sim_config *
     rc = wt_classify_window(c, &w, &r, err);
     *cls = r.cls;
     *work = wt_sim_work_done(sim);
+    *gpus = wt_sim_gpus(sim);
     wt_sim_close(sim);
     return rc;
 }
@@ -156,16 +158,20 @@ static int run_cell(const struct wt_classifier *c, struct wt_bench_cell *cell, u
         cfg.seed = wt_mix64(seed ^ wt_mix64(((uint64_t)(idx + 1000) << 32) | t));
         enum wt_class cls;
         double wk;
-        int rc = sim_trial(c, &cfg, window_s, buf, per_gpu, &cls, &wk, err);
+        unsigned gpus;
+        int rc = sim_trial(c, &cfg, window_s, buf, per_gpu, &cls, &wk, &gpus, err);
         if (rc)
             return rc;
         cell->trials++;
         cell->correct += cls == cell->truth;
         work += wk;
         if (cell->family) {
+            /* the same job without the evasion, on as many GPUs (migration
+             * spreads one job over 4: its cost is against 4 GPUs' work) */
             cfg.evasion = NULL;
             cfg.strength = -1;
-            if ((rc = sim_trial(c, &cfg, window_s, buf, per_gpu, &cls, &wk, err)) != WT_OK)
+            cfg.gpus = gpus;
+            if ((rc = sim_trial(c, &cfg, window_s, buf, per_gpu, &cls, &wk, &gpus, err)) != WT_OK)
                 return rc;
             work_clean += wk;
         }

@@ -50,6 +50,10 @@ int wt_benchmark_seed(const struct wt_classifier *c, unsigned trials, unsigned w
 typedef int (*wt_bench_pick_fn)(void *ctx, const char *family, const struct wt_classifier **out,
                                 struct wt_err *err);
 
+/* Each simulated window starts at a random offset into its run, at most this
+ * many seconds in: the simulator steps through it whatever the sample rate. */
+#define WT_BENCH_SIM_MAX_OFFSET_S 330.0
+
 /* suite "sim" or "evasion"; window_s seconds at sample_hz.  pick (may be
  * NULL) chooses a classifier per family instead of c. */
 int wt_benchmark_sim(const struct wt_classifier *c, const char *suite, unsigned trials,

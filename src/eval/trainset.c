@@ -324,7 +324,7 @@ int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell, struct wt_
                 size_t n;
                 cfg.profile = profiles[p];
                 cfg.evasion = ev;
-                cfg.seed = wt_mix64(SIM_SEED_DOMAIN ^ 0x5059ULL ^
+                cfg.seed = wt_mix64(WT_TRAINSET_PY_SEED ^
                                     wt_mix64(((uint64_t)(p * 2 + (unsigned)ev) << 32) | t));
                 if ((rc = wt_source_open("synthetic", &cfg, &src, err)) != WT_OK)
                     break;
