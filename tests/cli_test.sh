@@ -36,6 +36,14 @@ has() {
     fi
 }
 # oneline : stderr is exactly one line and stdout is empty
+check() { # NAME CONDITION-COMMAND...: a check that runs no command of its own
+    name=$1
+    shift
+    if ! "$@"; then
+        echo "FAIL [$name]: $*"
+        fails=$((fails + 1))
+    fi
+}
 oneline() {
     lines=$(wc -l <"$TMP/err")
     if [ "$lines" != 1 ] || [ -s "$TMP/out" ]; then
@@ -175,6 +183,13 @@ run record-stdin-gpus 0 sh -c '"$1" record --trace - --out "$2" --gpus 0,1 <"$3"
 run record-stdin-all 2 "$WT" record --trace - --out "$TMP/x.csv" --gpus all && has err "--gpus all needs a file" && oneline
 # times finer than a millisecond are kept (not repeated as 0.000, 0.000, ...)
 printf 't_s,gpu,power_w\n0,0,1\n0.0004,0,1\n1.5,0,2\n' >"$TMP/sub.csv"
+run record-replay-no-trace 2 "$WT" record --backend replay --out "$TMP/nt.csv" && has err "--backend replay needs --trace" && oneline
+run gpus-replay-no-trace 2 "$WT" gpus --backend replay && has err "--backend replay needs --trace" && oneline
+printf 't_s,gpu\n' >"$TMP/hdr_only.csv"
+run record-no-rows 1 "$WT" record --trace "$TMP/hdr_only.csv" --out "$TMP/hr.csv" && has err "the trace has no data rows" && oneline
+printf 't_s,gpu,util_gpu_pct\n0,0,5\n0,3,5\n1,0,5\n1,3,6\n' >"$TMP/gpus03.csv"
+run record-absent-gpu 2 "$WT" record --trace "$TMP/gpus03.csv" --gpus 1 --out "$TMP/g1.csv" && has err "no GPU 1 in this trace (GPUs: 0, 3)" && oneline
+check "record-absent-gpu: no file" test ! -e "$TMP/g1.csv"
 run record-sub-ms 0 "$WT" record --trace "$TMP/sub.csv" --out "$TMP/sub_r.csv"
 [ "$(grep -v '^#' "$TMP/sub_r.csv" | cut -d, -f1 | tr '\n' ' ')" = "t_s 0.000 0.0004 1.500 " ] ||
     { echo "FAIL [record-sub-ms]: $(grep -v '^#' "$TMP/sub_r.csv" | cut -d, -f1 | tr '\n' ' ')"; fails=$((fails + 1)); }

@@ -39,6 +39,14 @@ run() {
     fi
     return 0
 }
+check() { # NAME CONDITION-COMMAND...: a check that runs no command of its own
+    name=$1
+    shift
+    if ! "$@"; then
+        echo "FAIL [$name]: $*"
+        fails=$((fails + 1))
+    fi
+}
 has() {
     if ! grep -qF -- "$2" "$TMP/$1"; then
         echo "FAIL [$name]: $1 lacks '$2'"
@@ -90,6 +98,10 @@ run classify-nvml 0 "$WT" classify --backend nvml --nvml-lib "$FAKE" --gpu-index
 
 # record through the test double reproduces the trace it served
 run classify-nvml-start 1 "$WT" classify --backend nvml --nvml-lib "$FAKE" --samples 5 --interval 0.2 --start 5 && has err "--start is trace time"
+# the duration ends a live recording even within a long --interval's wait
+t0=$(date +%s)
+run record-duration-long-interval 0 timeout 20 "$WT" record --backend nvml --nvml-lib "$FAKE" --out "$TMP/dl.csv" --duration 1 --interval 10
+check "record --duration 1 --interval 10 took at most 4 s" test $(($(date +%s) - t0)) -le 4
 run record 0 "$WT" record --backend nvml --nvml-lib "$FAKE" --out "$TMP/rec.csv" --duration 3 --interval 0.3
 has err "samples written to"
 has err "samples/s achieved"
@@ -152,6 +164,12 @@ grep -q "^# driver_buffer_period: 0=util 0.1 s, power 0.1 s; 1=util 0.1 s, power
 run record-valid 0 "$WT" classify --trace "$TMP/rec.csv" --samples 10
 
 # a lost GPU: the other keeps recording; the run still succeeds
+# a GPU lost before its first reading is not described in the metadata
+WT_FAKE_NVML_FAULTS=lost=1@0 run record-lost-at-start 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/lost0.csv" --duration 1 --interval 0.3 && has err "not recorded"
+check "record-lost-at-start: one model, no 1=unknown" sh -c "grep -q '^# gpu_model: NVIDIA A100-SXM4-40GB\$' '$TMP/lost0.csv' && ! grep -q '1=unknown' '$TMP/lost0.csv'"
+# an old driver without sample buffers is not said to have them
+run record-old-driver 0 "$WT" record --nvml-lib "$OLD" --out "$TMP/oldd.csv" --duration 1 --interval 0.5
+check "record-old-driver: no buffers in the metadata" sh -c "grep -q '^# sampling: NVML: point values every poll (no driver sample buffers' '$TMP/oldd.csv' && ! grep -q driver_buffer_period '$TMP/oldd.csv'"
 WT_FAKE_NVML_FAULTS=lost=1@40 run record-lost 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/lost.csv" --duration 2 --interval 0.1
 has err "fell off the bus"
 has err "the other GPUs keep recording"

@@ -70,6 +70,10 @@ int wt_cmd_gpus(int argc, char **argv)
             return WT_EXIT_USAGE;
         }
         backend = "replay";
+    } else if (!strcmp(backend, "replay")) {
+        fprintf(stderr, "workloadtruth gpus: --backend replay needs --trace FILE "
+                        "('-' for standard input) (see --help)\n");
+        return WT_EXIT_USAGE;
     }
     if (wt_opts_profile_fits(&help, opts, backend))
         return WT_EXIT_USAGE;

@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <signal.h>
+#include <sys/time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,10 @@ int wt_cmd_record(int argc, char **argv)
             return WT_EXIT_USAGE;
         }
         backend = "replay";
+    } else if (!strcmp(backend, "replay")) {
+        fprintf(stderr, "workloadtruth record: --backend replay needs --trace FILE "
+                        "('-' for standard input) (see --help)\n");
+        return WT_EXIT_USAGE;
     }
     if (nvml_lib && strcmp(backend, "nvml") && strcmp(backend, "auto")) {
         fprintf(stderr, "workloadtruth record: --nvml-lib goes with --backend nvml or auto "
@@ -190,7 +195,12 @@ int wt_cmd_record(int argc, char **argv)
         fprintf(stderr, "workloadtruth record: out of memory\n");
         goto out;
     }
-    if (ngpus == 0 || wt_opts_gpu_list(gpus, ngpus, sel) != 0) {
+    if (ngpus == 0) { /* a trace with a header and no rows */
+        fprintf(stderr, "workloadtruth record: %s: the trace has no data rows\n",
+                trace ? trace : backend);
+        goto out;
+    }
+    if (wt_opts_gpu_list(gpus, ngpus, sel) != 0) {
         fprintf(stderr,
                 "workloadtruth record: --gpus: '%.40s' is not 'all' or a list of GPUs "
                 "0..%d (see --help)\n",
@@ -217,7 +227,7 @@ int wt_cmd_record(int argc, char **argv)
     struct tm tmv;
     strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tmv));
     const char *model0 = NULL, *sem0 = NULL;
-    int mixed_model = 0, mixed_sem = 0;
+    int mixed_model = 0, mixed_sem = 0, buffered = 0;
     struct wt_device_info info0;
     for (int g = 0; g < ngpus; g++) {
         if (!sel[g])
@@ -226,7 +236,12 @@ int wt_cmd_record(int argc, char **argv)
         int irc = wt_source_device_info(src, g, &d, &err);
         if (irc == WT_ENODEV && !strcmp(src->ops->name, "replay")) {
             /* an index the trace does not have: not recorded; named when asked for */
-            if (strcmp(gpus, "all") != 0)
+            if (strcmp(gpus, "all") != 0 && !from_stdin) { /* a file: a wrong --gpus */
+                fprintf(stderr, "workloadtruth record: --gpus: %s (see --help)\n", err.msg);
+                status = WT_EXIT_USAGE;
+                goto out;
+            }
+            if (strcmp(gpus, "all") != 0) /* a stream that ended before it showed */
                 fprintf(stderr, "workloadtruth record: %s\n", err.msg);
             sel[g] = 0;
             continue;
@@ -234,6 +249,11 @@ int wt_cmd_record(int argc, char **argv)
         if (irc != WT_OK) {
             fprintf(stderr, "workloadtruth record: %s\n", err.msg);
             goto out;
+        }
+        if (d.unusable) { /* nothing to record, nothing to describe */
+            fprintf(stderr, "workloadtruth record: %s; not recorded\n", d.notes);
+            sel[g] = 0;
+            continue;
         }
         if (!model0) {
             info0 = d;
@@ -246,9 +266,14 @@ int wt_cmd_record(int argc, char **argv)
         if (wt_measured(d.util_buffer_period_s) || wt_measured(d.power_buffer_period_s))
             fprintf(pf, "%s%d=util %.3g s, power %.3g s", ftell(pf) > 0 ? "; " : "", g,
                     d.util_buffer_period_s, d.power_buffer_period_s);
+        buffered |= d.sample_buffers;
         fprintf(mf, "%s%d=%s", ftell(mf) > 0 ? "; " : "", g, d.name);
         fprintf(sf, "%s%d=%s", ftell(sf) > 0 ? "; " : "", g, d.power_semantics);
         active[g] = 1;
+    }
+    if (!model0) { /* every GPU named is unusable */
+        fprintf(stderr, "workloadtruth record: no GPU that can be read: nothing recorded\n");
+        goto out;
     }
     int lists_bad = ferror(mf) | ferror(sf) | ferror(pf);
     lists_bad |= fclose(mf) | fclose(sf) | fclose(pf);
@@ -288,9 +313,13 @@ int wt_cmd_record(int argc, char **argv)
         vals[nk++] = dv;
     }
     if (!strcmp(src->ops->name, "nvml")) {
+        /* the buffers only where a recorded GPU has them (an old driver has none) */
         keys[nk] = "sampling";
-        vals[nk++] = "NVML: point values every poll; GPU/memory utilization and power from the "
-                     "driver's sample buffers (nvmlDeviceGetSamples) between polls";
+        vals[nk++] = buffered
+                         ? "NVML: point values every poll; GPU/memory utilization and power from "
+                           "the driver's sample buffers (nvmlDeviceGetSamples) between polls"
+                         : "NVML: point values every poll (no driver sample buffers: one sample "
+                           "per poll)";
     }
     if (workload) {
         keys[nk] = "workload";
@@ -304,6 +333,21 @@ int wt_cmd_record(int argc, char **argv)
      * nothing does not wipe an existing file */
     int live = !strcmp(src->ops->name, "nvml");
     double t_start = mono();
+    /* a live recording ends at its duration even in the middle of a long
+     * --interval's wait: the alarm sets the stop flag, which the source
+     * looks at every 0.1 s */
+    if (live && duration > 0) {
+        struct sigaction al;
+        memset(&al, 0, sizeof(al));
+        al.sa_handler = on_signal;
+        sigemptyset(&al.sa_mask);
+        sigaction(SIGALRM, &al, NULL);
+        struct itimerval it = {{0, 0}, {(time_t)duration,
+                                        (suseconds_t)((duration - floor(duration)) * 1e6)}};
+        if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
+            it.it_value.tv_usec = 1;
+        setitimer(ITIMER_REAL, &it, NULL);
+    }
     int nactive = 0;
     for (int g = 0; g < ngpus; g++) {
         nactive += active[g];

@@ -361,6 +361,7 @@ static void probe_device(struct nvml *s, struct dev *d)
                          strstr(d->name, "L40") || strstr(d->name, "B200");
     for (int t = 0; t < 3; t++) {
         d->buf_ok[t] = 0;
+        d->period[t] = NAN; /* no buffer (an old driver): no period either */
         if (!s->f.samples)
             continue;
         int vt;
@@ -428,6 +429,10 @@ static int enumerate(struct nvml *s, struct wt_err *err)
         rc = s->f.handle(i, &d->h);
         if (rc != NVML_SUCCESS) {
             d->unusable = 1;
+            /* nothing of it is known: not zeros */
+            d->mem_total_mib = d->limit_w = d->default_limit_w = d->sm_max_mhz = NAN;
+            for (int t = 0; t < 3; t++)
+                d->period[t] = NAN;
             snprintf(d->name, sizeof(d->name), "unknown");
             snprintf(d->why, sizeof(d->why), "GPU %u cannot be opened: %s", i, nvml_str(s, rc));
             continue;
@@ -846,9 +851,13 @@ static int nvml_info(struct wt_source *src, int gpu, struct wt_device_info *info
     info->power_limit_w = d->limit_w;
     info->power_default_limit_w = d->default_limit_w;
     snprintf(info->power_semantics, sizeof(info->power_semantics), "%s",
-             d->instant_ok    ? "instant"
+             d->unusable      ? "unknown"
+             : d->instant_ok  ? "instant"
              : d->power_avg1s ? "avg1s"
                               : "instant");
+    info->unusable = d->unusable || (d->lost && d->rows == 0); /* lost before any reading */
+    info->sample_buffers =
+        d->buf_ok[NVML_GPU_UTILIZATION_SAMPLES] || d->buf_ok[NVML_TOTAL_POWER_SAMPLES];
     if (d->unusable || d->lost)
         snprintf(info->notes, sizeof(info->notes), "%s", d->why);
     else if (d->is_mig)

@@ -23,12 +23,19 @@ struct queue {
     struct wt_sample *s;
     size_t head, len, cap;
     int present;
+    int read; /* a caller has read this GPU */
 };
+
+/* A stream's GPU nobody reads while others are read (`record --trace -
+ * --gpus 0` of an 8-GPU nvidia-smi pipe) keeps its newest rows only: it
+ * would otherwise grow for as long as the pipe runs. */
+#define MAX_UNREAD 65536
 
 struct replay {
     struct wt_trace_reader *r;
     struct queue *q; /* WT_MAX_GPUS; each queue's last sample may still grow */
     int eof;
+    int stream, any_read; /* standard input; some GPU has been read */
     size_t buffered, max_buffered;
 };
 
@@ -60,6 +67,10 @@ static int push(struct replay *rp, const struct wt_sample *s, struct wt_err *err
     struct queue *q = &rp->q[s->gpu];
     if (merge(q, s))
         return WT_OK;
+    if (rp->stream && rp->any_read && !q->read && q->len - q->head >= MAX_UNREAD) {
+        q->head++; /* the oldest unread row goes */
+        rp->buffered--;
+    }
     if (rp->buffered >= rp->max_buffered)
         return wt_errf(err, WT_ENOMEM, "%s:%lu: more than %zu samples waiting to be read",
                        wt_trace_name(rp->r), wt_trace_lineno(rp->r), rp->max_buffered);
@@ -113,6 +124,7 @@ static int replay_open(struct wt_source *src, const struct wt_source_config *cfg
         return wt_errf(err, WT_ENOMEM, "out of memory");
     }
     rp->max_buffered = cfg->max_buffered ? cfg->max_buffered : DEFAULT_MAX_BUFFERED;
+    rp->stream = !strcmp(cfg->trace_path, "-");
     struct wt_trace_opts topts = cfg->trace_opts;
     if (!topts.stop)
         topts.stop = cfg->stop; /* a quiet pipe must not outlast a stop */
@@ -243,6 +255,7 @@ static int replay_read(struct wt_source *src, int gpu, struct wt_sample *buf, si
     if (gpu < 0 || gpu >= WT_MAX_GPUS)
         return wt_errf(err, WT_ENODEV, "%s: no GPU %d", wt_trace_name(rp->r), gpu);
     struct queue *q = &rp->q[gpu];
+    q->read = rp->any_read = 1;
     /* a GPU's last sample is handed out only once its GPU's next row (of
      * another time) or the end shows it complete */
     int failed = 0;

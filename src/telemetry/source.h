@@ -30,6 +30,8 @@ struct wt_device_info {
     int is_mig; /* a MIG device (its parent's index in parent) */
     int parent;
     int mig_mode;                 /* 1 enabled, 0 disabled, -1 not known */
+    int unusable;                 /* cannot be read at all (nvml: could not be opened); notes say why */
+    int sample_buffers;           /* nvml: the driver keeps sample buffers (nvmlDeviceGetSamples) */
     char driver_version[32];      /* "" when not known */
     char notes[200];              /* what is not available on this device, if anything */
     double achieved_hz;           /* live sources: samples per second so far (NaN: not known) */
