@@ -316,6 +316,41 @@ static void test_writer_metadata(void **state)
     free(v);
 }
 
+/* Numbers are plain decimals (the spec's rule 5), and read back as written. */
+static void test_writer_plain_numbers(void **state)
+{
+    (void)state;
+    const char *path = tu_temp("");
+    struct wt_trace_writer *w = NULL;
+    struct wt_err err = {{0}};
+    assert_int_equal(wt_trace_writer_open(path, NULL, NULL, 0, &w, &err), WT_OK);
+    struct wt_sample s = {.t_s = 1, .gpu = 0, .label = WT_CLASS_NONE};
+    for (int c = 0; c < WT_NCOLS; c++)
+        s.v[c] = NAN;
+    s.v[WT_COL_UTIL_GPU] = 4.236240093e-06;
+    s.v[WT_COL_MEM_USED] = 300.5;
+    assert_int_equal(wt_trace_writer_row(w, &s, &err), WT_OK);
+    assert_int_equal(wt_trace_writer_close(w, &err), WT_OK);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[4096], last[4096] = "";
+    while (fgets(line, sizeof(line), f))
+        if (line[0] != '#')
+            snprintf(last, sizeof(last), "%s", line);
+    fclose(f);
+    assert_null(strchr(last, 'e'));
+    assert_contains(last, "0.000004236240093");
+    assert_contains(last, ",300.5,");
+    struct wt_trace_reader *r = NULL;
+    assert_int_equal(wt_trace_open(path, NULL, &r, &err), WT_OK);
+    struct wt_sample b;
+    assert_int_equal(wt_trace_next(r, &b, &err), WT_OK);
+    assert_true(fabs(b.v[WT_COL_UTIL_GPU] - 4.236240093e-06) < 1e-15);
+    assert_true(b.v[WT_COL_MEM_USED] == 300.5);
+    wt_trace_close(r);
+    unlink(path);
+}
+
 static void test_nvsmi_with_index(void **state)
 {
     (void)state;
@@ -551,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_native_basic),     cmocka_unit_test(test_native_details),
         cmocka_unit_test(test_malformed),        cmocka_unit_test(test_huge_and_binary),
         cmocka_unit_test(test_metadata_limit),   cmocka_unit_test(test_writer_metadata),
+        cmocka_unit_test(test_writer_plain_numbers),
         cmocka_unit_test(test_nvsmi_with_index), cmocka_unit_test(test_nvsmi_instant_nounits),
         cmocka_unit_test(test_nvsmi_grouped),    cmocka_unit_test(test_nvsmi_uuid),
         cmocka_unit_test(test_nvsmi_malformed),  cmocka_unit_test(test_quiet_pipe_stops),

@@ -267,6 +267,10 @@ int wt_cmd_record(int argc, char **argv)
             fprintf(pf, "%s%d=util %.3g s, power %.3g s", ftell(pf) > 0 ? "; " : "", g,
                     d.util_buffer_period_s, d.power_buffer_period_s);
         buffered |= d.sample_buffers;
+        /* ';' separates the list's entries: a name holding one would be cut */
+        for (char *c = d.name; *c; c++)
+            if (*c == ';')
+                *c = ',';
         fprintf(mf, "%s%d=%s", ftell(mf) > 0 ? "; " : "", g, d.name);
         fprintf(sf, "%s%d=%s", ftell(sf) > 0 ? "; " : "", g, d.power_semantics);
         active[g] = 1;

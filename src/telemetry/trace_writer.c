@@ -151,6 +151,32 @@ int wt_trace_writer_open(const char *path, const char *const *keys, const char *
     return WT_OK;
 }
 
+/* x with 10 significant digits as a plain decimal (the spec's rule 5: no
+ * exponent), trailing zeros dropped; magnitudes below 1e-10 or from 1e16 on,
+ * which no column holds in practice, keep %g's exponent (the reader takes
+ * both).  Returns the length written. */
+static int plain(char *out, size_t cap, double x)
+{
+    double a = fabs(x);
+    if (a == 0 || a < 1e-10 || a >= 1e16)
+        return snprintf(out, cap, "%.10g", x);
+    int mag = (int)floor(log10(a)); /* 1e-6 -> -6, 123.4 -> 2 */
+    int prec = 9 - mag;
+    if (prec < 0)
+        prec = 0;
+    int n = snprintf(out, cap, "%.*f", prec, x);
+    if (n <= 0 || (size_t)n >= cap)
+        return n;
+    if (strchr(out, '.')) {
+        while (n > 0 && out[n - 1] == '0')
+            n--;
+        if (n > 0 && out[n - 1] == '.')
+            n--;
+        out[n] = '\0';
+    }
+    return n;
+}
+
 int wt_trace_writer_row(struct wt_trace_writer *w, const struct wt_sample *s, struct wt_err *err)
 {
     char line[1024];
@@ -172,8 +198,10 @@ int wt_trace_writer_row(struct wt_trace_writer *w, const struct wt_sample *s, st
             /* a counter since the driver loaded: 1e10 J on a long-running host,
              * read in mJ; ten digits would make its differences 0 */
             off += snprintf(line + off, sizeof(line) - (size_t)off, ",%.3f", x);
-        else
-            off += snprintf(line + off, sizeof(line) - (size_t)off, ",%.10g", x);
+        else {
+            line[off++] = ',';
+            off += plain(line + off, sizeof(line) - (size_t)off, x);
+        }
     }
     off += snprintf(line + off, sizeof(line) - (size_t)off, ",%s\n", wt_class_name(s->label));
     int rc = put(w, line, (size_t)off, err);
