@@ -1483,6 +1483,41 @@ static void test_concurrent_init(void **state)
     }
 }
 
+/* An altered line with a spoiled side file (a directory, or junk): the line
+ * damage still stands (exit 1, the line named), not "no conclusion". */
+static void test_edit_and_spoil_side(void **state)
+{
+    (void)state;
+    struct lines L;
+    split_lines(B.log, B.len, &L);
+    size_t k = L.n / 2;
+    while (!strstr(L.s[k], "\"type\":\"class\""))
+        k++;
+    json_t *o = load_line(L.s[k]);
+    json_object_set_new(o, "conf_ppm", json_integer(1));
+    set_line(&L, k, o);
+    json_decref(o);
+    size_t len;
+    char *buf = join_lines(&L, &len);
+    const char *d = new_dir();
+    char junk[128], dirside[128];
+    snprintf(junk, sizeof(junk), "%s/junk", d);
+    snprintf(dirside, sizeof(dirside), "%s/adir", d);
+    write_file(junk, "garbage\n", 8, 0644);
+    assert_int_equal(mkdir(dirside, 0755), 0);
+    const char *sides[] = {junk, dirside};
+    for (int i = 0; i < 2; i++) {
+        struct wt_verify_report r;
+        int st = verify_buf(buf, len, sides[i], NULL, 0, &r);
+        if (st != WT_VERIFY_DAMAGED || r.damage != WT_DMG_BROKEN_LINK || r.line != k + 1)
+            fail_msg("edit + spoiled side file %s: status %d, damage %d, line %llu: %s", sides[i],
+                     st, (int)r.damage, (unsigned long long)r.line, r.message);
+        assert_contains(r.message, "could not be used");
+    }
+    free(buf);
+    free_lines(&L);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1492,6 +1527,7 @@ int main(void)
         cmocka_unit_test(test_truncate),
         cmocka_unit_test(test_rewrite_without_key),
         cmocka_unit_test(test_rewrite_other_key),
+        cmocka_unit_test(test_edit_and_spoil_side),
         cmocka_unit_test(test_witness),
         cmocka_unit_test(test_power_loss),
         cmocka_unit_test(test_torn_genesis),

@@ -6,6 +6,9 @@
  */
 #include "testutil.h"
 
+#include <sodium.h>
+#include <unistd.h>
+
 #include "classify/model.h"
 #include "classify/train.h"
 
@@ -73,6 +76,28 @@ static void test_round_trip(void **state)
     assert_string_equal(a, b);
     free(a);
     free(b);
+}
+
+/* A loaded model is named by the hash of the bytes it was parsed from, read
+ * once (hashing the path again could name a file replaced in between). */
+static void test_load_file_id(void **state)
+{
+    (void)state;
+    struct wt_err err;
+    char path[] = "/tmp/wt_model_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, good, strlen(good)), (ssize_t)strlen(good));
+    close(fd);
+    assert_int_equal(wt_model_load(&m, path, &err), WT_OK);
+    unlink(path);
+    unsigned char h[crypto_hash_sha256_BYTES];
+    char want[17];
+    crypto_hash_sha256(h, (const unsigned char *)good, strlen(good));
+    sodium_bin2hex(want, sizeof(want), h, 8);
+    assert_string_equal(m.file_id, want);
+    assert_int_equal(wt_model_parse(&m, good, strlen(good), "m", &err), WT_OK);
+    assert_string_equal(m.file_id, "");
 }
 
 static void expect_bad(const char *text, const char *needle)
@@ -241,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_parse_and_score),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_bad_models),
+        cmocka_unit_test(test_load_file_id),
         cmocka_unit_test(test_train),
         cmocka_unit_test(test_train_close_values),
     };

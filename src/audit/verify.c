@@ -440,10 +440,22 @@ static int finish(struct vs *v)
     wt_merkle_range_root(&r->range, root);
     memcpy(r->root, root, 32);
     r->file_bytes = v->off;
+    /* damage the lines themselves show stands whatever the checkpoints are:
+     * an attacker who also spoils the side file must not turn it into "no
+     * conclusion" (exit 2) or hide which line is bad */
+    int line_damage = v->stopped && r->damage != WT_DMG_NONE && r->damage != WT_DMG_TORN_TAIL &&
+                      !(v->torn_candidate && v->lines_after == 0);
     /* external checkpoints that could not be used */
     for (size_t i = 0; i < v->next; i++) {
         struct ext *e = &v->ext[i];
         int side = v->o->side_path && e->label == v->o->side_path;
+        if (e->loaded < 0 && line_damage) {
+            char more[400];
+            snprintf(more, sizeof(more), "; besides, %s could not be used", e->label);
+            append_msg(r, more);
+            r->status = WT_VERIFY_DAMAGED;
+            goto out;
+        }
         if (e->loaded == -1) {
             r->status = WT_VERIFY_ERROR;
             goto out;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sodium.h>
 
 #include "util/fileio.h"
 #include "util/num.h"
@@ -237,6 +238,11 @@ int wt_model_load(struct wt_model *m, const char *path, struct wt_err *err)
         rc = wt_errf(err, WT_EIO, "cannot read '%s'", path);
     else
         rc = wt_model_parse(m, buf, n, path, err);
+    if (rc == WT_OK) {
+        unsigned char h[crypto_hash_sha256_BYTES];
+        crypto_hash_sha256(h, (const unsigned char *)buf, n);
+        sodium_bin2hex(m->file_id, sizeof(m->file_id), h, 8);
+    }
     free(buf);
     return rc;
 }

@@ -56,11 +56,16 @@ struct wt_model {
     struct wt_tree tree[WT_MODEL_MAX_TREES];
     int nmeta;
     char meta[WT_MODEL_MAX_META][200];
+    /* wt_model_load: the first 8 bytes of the SHA-256 of the very bytes parsed,
+     * in hex (records name the model by it); "" from wt_model_parse */
+    char file_id[17];
 };
 
 /* Parses text (len bytes); name is used in messages ("model.txt:12: ..."). */
 int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char *name,
                    struct wt_err *err) WT_WARN_UNUSED;
+/* Reads and parses a file once, and sets m->file_id from the bytes it read (a
+ * file replaced between hashing and loading would be named wrongly). */
 int wt_model_load(struct wt_model *m, const char *path, struct wt_err *err) WT_WARN_UNUSED;
 /* Writes the model in the text format, byte-for-byte reproducible. */
 int wt_model_write(const struct wt_model *m, FILE *f);

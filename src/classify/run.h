@@ -71,7 +71,7 @@ struct wt_run_log_opts {
     /* prefix of the stderr line that reports a newly created log and its
      * verifier key, e.g. "workloadtruth mcp" */
     const char *who;
-    /* the model file's short hash (wt_model_file_id), named in the record's
+    /* the model file's short hash (struct wt_model's file_id), named in the record's
      * model; NULL or "" for the built-in model */
     const char *model_id;
 };

@@ -321,6 +321,16 @@ struct exported {
     const char *given; /* prove --checkpoint: the file the checkpoint came from */
 };
 
+/* The verifier key of the log x verified (its origin and genesis key). */
+static void log_vkey(const struct exported *x, struct wt_note_vkey *lk)
+{
+    memset(lk, 0, sizeof(*lk));
+    snprintf(lk->name, sizeof(lk->name), "%s", x->r.origin);
+    lk->type = WT_KEY_ED25519;
+    memcpy(lk->pk, x->r.pk, 32);
+    lk->keyid = wt_note_keyid(lk->name, WT_KEY_ED25519, lk->pk);
+}
+
 static int load_verified(const char *prog, const char *dir, const char *file, const char *vkey,
                          struct exported *x)
 {
@@ -346,16 +356,26 @@ static int load_verified(const char *prog, const char *dir, const char *file, co
                 x->p.checkpoint);
         return 1;
     }
+    /* read again, so checked again: whoever can write the directory could
+     * have replaced the file since it was verified */
     x->ckpt = read_input(prog, x->p.checkpoint, WT_NOTE_MAX_LEN, &x->ckpt_len);
     struct wt_note n;
     if (!x->ckpt || wt_note_parse(x->ckpt, x->ckpt_len, &n, &err) != WT_OK) {
         fprintf(stderr, "%s: %s: %s\n", prog, x->p.checkpoint, x->ckpt ? err.msg : "unreadable");
         return 1;
     }
+    struct wt_note_vkey lk;
+    log_vkey(x, &lk);
+    int signed_ok = wt_note_verify(&n, &lk, NULL) == 1;
     rc = wt_checkpoint_parse(n.text, n.body_len, &x->cp, &err);
     wt_note_free(&n);
     if (rc) {
         fprintf(stderr, "%s: %s: %s\n", prog, x->p.checkpoint, err.msg);
+        return 1;
+    }
+    if (!signed_ok || strcmp(x->cp.origin, x->r.origin)) {
+        fprintf(stderr, "%s: %s changed while reading and is not signed by this log's key; run "
+                "verify-log\n", prog, x->p.checkpoint);
         return 1;
     }
     /* a live writer may have signed a newer checkpoint meanwhile: fine, the
@@ -438,7 +458,7 @@ static int use_checkpoint(const char *prog, const char *path, struct exported *x
     struct wt_err err = {{0}};
     struct wt_note n;
     struct wt_checkpoint cp;
-    struct wt_note_vkey lk = {0};
+    struct wt_note_vkey lk;
     size_t len = 0;
     char *text = read_input(prog, path, WT_NOTE_MAX_LEN, &len);
     if (!text)
@@ -448,10 +468,7 @@ static int use_checkpoint(const char *prog, const char *path, struct exported *x
         free(text);
         return 1;
     }
-    snprintf(lk.name, sizeof(lk.name), "%s", x->r.origin);
-    lk.type = WT_KEY_ED25519;
-    memcpy(lk.pk, x->r.pk, 32);
-    lk.keyid = wt_note_keyid(lk.name, WT_KEY_ED25519, lk.pk);
+    log_vkey(x, &lk);
     const char *why = NULL;
     if (wt_note_verify(&n, &lk, NULL) != 1)
         why = "not signed by this log's key";

@@ -218,8 +218,8 @@ int wt_cmd_classify(int argc, char **argv)
             json_object_set_new(extra, "verdict", json_string(wt_verdict_name(v)));
         }
         char model_id[17] = "";
-        if (model_path)
-            wt_model_file_id(model_path, model_id); /* as watch names it */
+        if (model)
+            snprintf(model_id, sizeof(model_id), "%s", model->file_id); /* as watch names it */
         struct wt_run_log_opts lo = {source, extra, 30, "workloadtruth classify", model_id};
         int lrc = extra ? wt_run_log_result(&run, log_dir, &lo, &where, &err)
                         : wt_errf(&err, WT_ENOMEM, "out of memory");

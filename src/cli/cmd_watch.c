@@ -524,7 +524,8 @@ int wt_cmd_watch(int argc, char **argv)
         }
         custom = wt_classifier_physics_with(model);
         clf = &custom;
-        wt_model_file_id(model_path, model_id); /* records name the model by its hash */
+        /* records name the model by the hash of the bytes loaded */
+        snprintf(model_id, sizeof(model_id), "%s", model->file_id);
     }
 
     /* metrics that are never written are worse than a refusal */

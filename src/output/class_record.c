@@ -7,7 +7,6 @@
  * SPDX-License-Identifier: MIT
  */
 #include <math.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,26 +33,6 @@ static void ev_str(json_t *ev, const char *key, const char *s)
     memcpy(buf, s, n);
     buf[n] = '\0';
     json_object_set_new(ev, key, json_string(wt_text_clean(buf)));
-}
-
-void wt_model_file_id(const char *path, char out[17])
-{
-    out[0] = '\0';
-    FILE *mf = fopen(path, "rb");
-    if (!mf)
-        return;
-    crypto_hash_sha256_state hs;
-    unsigned char chunk[4096], h[32];
-    size_t k;
-    crypto_hash_sha256_init(&hs);
-    while ((k = fread(chunk, 1, sizeof(chunk), mf)) > 0)
-        crypto_hash_sha256_update(&hs, chunk, k);
-    int bad = ferror(mf);
-    fclose(mf);
-    if (bad)
-        return;
-    crypto_hash_sha256_final(&hs, h);
-    sodium_bin2hex(out, 17, h, 8);
 }
 
 json_t *wt_json_class_record(const struct wt_result *r, const struct wt_device_info *info,

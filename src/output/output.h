@@ -59,10 +59,6 @@ json_t *wt_json_class_record(const struct wt_result *r, const struct wt_device_i
                              const char *source, size_t n, double t_first, double t_last,
                              const struct wt_classifier *clf, const char *model_id);
 
-/* The short hash that names a model file in records (16 hex digits of its
- * SHA-256) into out[17]; "" when it cannot be read. */
-void wt_model_file_id(const char *path, char out[17]);
-
 /* Prints j followed by a newline; returns 0 or -1. */
 int wt_json_print(FILE *f, const json_t *j);
 
