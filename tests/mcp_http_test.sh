@@ -4,7 +4,7 @@
 # (400 without, 404 unknown or deleted), protocol-version and 2026-07-28
 # header checks (400 / -32020), 202 for notifications, 405 for GET, 413 for
 # a too-large body, 415 for a wrong content type, a streamed (SSE) tool call
-# with progress, batches (2025-03-26 sessions only), the agent card, and a
+# with progress and keep-alive comments, batches (2025-03-26 sessions only), the agent card, and a
 # clean stop on SIGTERM.
 #
 # usage: mcp_http_test.sh WORKLOADTRUTH REPO_DIR
@@ -289,6 +289,17 @@ if [ -f "$FAKE" ] && [ -f "$REPO/tests/data/fake_gpu.csv" ]; then
     n=$((n + 1))
     if [ $((t1 - t0)) -gt 5 ]; then
         echo "FAIL [hangup-stream-next]: answered after $((t1 - t0)) s: the abandoned stream (80 s of polls) held the tools"
+        fails=$((fails + 1))
+    fi
+    # a streamed call that samples for a while sends SSE comments meanwhile:
+    # the connection's idle timeout (30 s) counts the server's silence too, and
+    # a window sampled for 35 s lost its answer
+    post stream-keepalive 200 '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"classify_workload","arguments":{"samples":8,"interval_seconds":1},"_meta":{"progressToken":"p9"}}}' \
+        -H "Mcp-Session-Id: $HSID" --max-time 60 \
+        && has body '"id":9,"result"'
+    n=$((n + 1))
+    if ! grep -qx ':' "$TMP/body"; then
+        echo "FAIL [stream-keepalive]: no SSE comment line during 8 s of sampling"
         fails=$((fails + 1))
     fi
     stop

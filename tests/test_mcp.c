@@ -653,6 +653,24 @@ static void files_stay_inside_their_directories(void **state)
                "outside the directory");
     tool_fails(s, "classify_workload", "{\"trace\":\"/no-such-dir/x.csv\"}",
                "outside the directory");
+    /* the directory's own log, and a log's side checkpoint, may not lead out
+     * either (a parse error would quote the file they point to) */
+    char link[400], side[420];
+    snprintf(outside, sizeof(outside), "%s/secret.jsonl", tmpdir);
+    snprintf(link, sizeof(link), "%s/log/log.jsonl", tmpdir);
+    assert_int_equal(symlink(outside, link), 0);
+    tool_fails(s, "verify_audit_log", "{}", "leads outside the directory");
+    tool_fails(s, "recent_classifications", "{}", "leads outside the directory");
+    assert_int_equal(unlink(link), 0);
+    snprintf(link, sizeof(link), "%s/log/x.jsonl", tmpdir);
+    f = fopen(link, "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(side, sizeof(side), "%s.checkpoint", link);
+    assert_int_equal(symlink(outside, side), 0);
+    tool_fails(s, "verify_audit_log", "{\"log_file\":\"x.jsonl\"}", "leads outside the directory");
+    assert_int_equal(unlink(side), 0);
+    assert_int_equal(unlink(link), 0);
     wt_mcp_server_free(s);
 }
 

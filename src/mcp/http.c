@@ -52,6 +52,10 @@
 #define SESSION_IDLE_EVICT_S 60 /* a full table ends a session idle this long */
 #define MAX_PER_ADDRESS 16      /* connections from one client address */
 #define IDLE_TIMEOUT_S 30       /* a connection that sends nothing this long is closed */
+/* an event stream whose tool has nothing to say sends an SSE comment this
+ * often: the idle timeout counts the server's silence too (a window sampled
+ * for 35 s lost its answer), and so do proxies */
+#define KEEPALIVE_S 5
 #define MAX_INFLIGHT 64
 #define MAX_CONNECTIONS 64
 
@@ -552,10 +556,18 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
     (void)pos;
     struct stream *st = cls;
     pthread_mutex_lock(&st->mu);
-    while (st->off == st->len && !st->done)
-        pthread_cond_wait(&st->cv, &st->mu);
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += KEEPALIVE_S;
+    int waited = 0;
+    while (st->off == st->len && !st->done && waited != ETIMEDOUT)
+        waited = pthread_cond_timedwait(&st->cv, &st->mu, &until);
     ssize_t n;
-    if (st->off < st->len) {
+    static const char keepalive[] = ":\n\n"; /* a comment: clients skip it */
+    if (st->off == st->len && !st->done && max >= sizeof(keepalive) - 1) {
+        memcpy(buf, keepalive, sizeof(keepalive) - 1);
+        n = (ssize_t)(sizeof(keepalive) - 1);
+    } else if (st->off < st->len) {
         size_t k = st->len - st->off < max ? st->len - st->off : max;
         memcpy(buf, st->buf + st->off, k);
         st->off += k;
@@ -596,7 +608,11 @@ static enum MHD_Result send_stream(struct http_srv *x, struct MHD_Connection *c,
     st->sess = *sess;
     snprintf(st->session, sizeof(st->session), "%s", session_id ? session_id : "");
     pthread_mutex_init(&st->mu, NULL);
-    pthread_cond_init(&st->cv, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* a clock step must not stall a stream */
+    pthread_cond_init(&st->cv, &ca);
+    pthread_condattr_destroy(&ca);
     /* the handler waits in stream_read, so nothing else reads the socket: a
      * client that hangs up is seen as for a plain call */
     st->flight = flight_add(x, st->session, st->m.id, &st->cancel, conn_fd(c));

@@ -635,7 +635,7 @@ static json_t *benchmark_tool(struct args *a, struct progress *pg)
 /* --- verify_audit_log ------------------------------------------------------- */
 
 /* The log to read: log_file inside the log directory, or its log.jsonl. */
-static int log_target(struct wt_mcp_server *s, struct args *a, struct wt_log_paths *p)
+static int log_target_paths(struct wt_mcp_server *s, struct args *a, struct wt_log_paths *p)
 {
     const char *file;
     char path[PATH_MAX];
@@ -664,6 +664,35 @@ static int log_target(struct wt_mcp_server *s, struct args *a, struct wt_log_pat
         return 0; /* the directory's log, with its side files */
     if (wt_log_paths_file(p, path, &err) != WT_OK)
         return arg_fail(a, "%s", err.msg);
+    return 0;
+}
+
+/* path (the log, or its side checkpoint: optional) resolves inside dir: a
+ * symbolic link planted in the directory must not lead the server out. */
+static int confined_path(struct args *a, const char *dir, const char *path, int optional)
+{
+    char root[PATH_MAX], real[PATH_MAX];
+    a->not_args = 1; /* the files are at fault, not what the client asked */
+    if (!realpath(dir, root))
+        return arg_fail(a, "the server's directory %s: %s", dir, strerror(errno));
+    if (!realpath(path, real))
+        return optional && errno == ENOENT ? 0 : arg_fail(a, "%.200s: %s", path, strerror(errno));
+    if (!within(real, root))
+        return arg_fail(a, "%.200s leads outside the directory the server may read (%s)", path,
+                        root);
+    a->not_args = 0;
+    return 0;
+}
+
+/* log_target_paths, and the log and its side checkpoint both resolve inside
+ * the directory (whichever way the log was named). */
+static int log_target(struct wt_mcp_server *s, struct args *a, struct wt_log_paths *p)
+{
+    if (log_target_paths(s, a, p))
+        return -1;
+    if (confined_path(a, s->cfg.log_dir, p->log, 0) ||
+        confined_path(a, s->cfg.log_dir, p->checkpoint, 1))
+        return -1;
     return 0;
 }
 
