@@ -39,7 +39,14 @@ static void exposition(void **state)
 {
     (void)state;
     struct wt_metrics m;
+    /* a node name of 253 bytes (Kubernetes' limit) is kept whole: cut, it
+     * would no longer join with the node's other metrics */
+    char node[254];
+    memset(node, 'n', 253);
+    node[253] = '\0';
+    setenv("NODE_NAME", node, 1);
     wt_metrics_init(&m);
+    unsetenv("NODE_NAME");
     struct wt_gpu_labels l;
     memset(&l, 0, sizeof(l));
     snprintf(l.gpu, sizeof(l.gpu), "0");
@@ -57,6 +64,9 @@ static void exposition(void **state)
     assert_int_equal(strlen(t), len);
     assert_true(len > 0 && t[len - 1] == '\n');
     assert_null(strstr(t, "modelName"));
+    char host[300];
+    snprintf(host, sizeof(host), "hostname=\"%s\"", node);
+    assert_non_null(strstr(t, host));
     assert_non_null(strstr(t, "model_name=\"H100 \\\"SXM\\\"\""));
     assert_non_null(strstr(t, ",class=\"training\"} 1\n"));
     assert_non_null(strstr(t, ",class=\"inference\"} 0\n"));

@@ -53,7 +53,7 @@ struct wt_gpu_metrics {
 
 struct wt_metrics {
     pthread_mutex_t mu;
-    char hostname[64];
+    char hostname[256]; /* a Kubernetes node name is up to 253 bytes */
     struct wt_gpu_metrics gpu[WT_METRICS_MAX_GPUS];
     unsigned long long appends, append_errors, dropped;
     double last_checkpoint; /* unix seconds; 0: none yet */

@@ -640,6 +640,11 @@ function dashboard(doc) {
   for (const v of ["hostname", "gpu"])
     check(`variable ${v}: label values of a workloadtruth metric`, vars[v] && vars[v].type === "query" &&
       new RegExp(`label_values\\(.*workloadtruth_\\w+.*,\\s*${v}\\s*\\)`).test(JSON.stringify(vars[v].query)));
+  // a hidden variable that follows another one: a custom "All" value (.*)
+  // would make it match every agent whatever hosts are picked
+  check("variable instance: follows hostname (no custom All value)", vars.instance && vars.instance.type === "query" &&
+    /hostname=~\\"\$hostname\\"/.test(JSON.stringify(vars.instance.query)) && vars.instance.allValue === undefined,
+    JSON.stringify(vars.instance));
   const dsOk = (d) => d && d.type === "prometheus" && d.uid === "${DS_PROMETHEUS}";
   const badDs = [];
   const exprs = [];
