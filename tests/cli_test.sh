@@ -193,6 +193,15 @@ check "record-absent-gpu: no file" test ! -e "$TMP/g1.csv"
 run record-sub-ms 0 "$WT" record --trace "$TMP/sub.csv" --out "$TMP/sub_r.csv"
 [ "$(grep -v '^#' "$TMP/sub_r.csv" | cut -d, -f1 | tr '\n' ' ')" = "t_s 0.000 0.0004 1.500 " ] ||
     { echo "FAIL [record-sub-ms]: $(grep -v '^#' "$TMP/sub_r.csv" | cut -d, -f1 | tr '\n' ' ')"; fails=$((fails + 1)); }
+# a replayed trace keeps its own source, workload and evasion (an evasion trace
+# re-recorded must not come out looking clean); the options still win
+printf '# source: lab run 7\n# workload: llama finetune\n# evasion: duty cycling\nt_s,gpu,util_gpu_pct\n0,0,5\n1,0,6\n' >"$TMP/ev.csv"
+run record-keeps-meta 0 "$WT" record --trace "$TMP/ev.csv" --out "$TMP/ev_r.csv"
+check "record-keeps-meta: kept" grep -qx '# trace_source: lab run 7' "$TMP/ev_r.csv"
+check "record-keeps-meta: workload" grep -qx '# workload: llama finetune' "$TMP/ev_r.csv"
+check "record-keeps-meta: evasion" grep -qx '# evasion: duty cycling' "$TMP/ev_r.csv"
+run record-meta-option 0 "$WT" record --trace "$TMP/ev.csv" --out "$TMP/ev_o.csv" --workload other
+check "record-meta-option: the option wins" grep -qx '# workload: other' "$TMP/ev_o.csv"
 run record-long-note 2 "$WT" record --trace "$TMP/sub.csv" --out "$TMP/sub_n.csv" --workload "$(head -c 1000 /dev/zero | tr '\0' x)" && has err "--workload: longer than 999 bytes" && oneline
 # a host of 40 GPUs that differ (MIG names): record's per-GPU lists are written
 # whole (they were cut at 600 bytes, leaving the last GPUs 'unknown')

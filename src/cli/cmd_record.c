@@ -325,6 +325,19 @@ int wt_cmd_record(int argc, char **argv)
                          : "NVML: point values every poll (no driver sample buffers: one sample "
                            "per poll)";
     }
+    /* a replayed trace keeps what it says it holds, unless told otherwise:
+     * its own source, what ran and any evasion (a recorded evasion trace
+     * must not come out looking clean) */
+    int replay = !strcmp(src->ops->name, "replay");
+    const char *tsrc = replay ? wt_source_meta(src, "source") : NULL;
+    if (tsrc) {
+        keys[nk] = "trace_source";
+        vals[nk++] = tsrc;
+    }
+    if (!workload && replay)
+        workload = wt_source_meta(src, "workload");
+    if (!evasion_s && replay)
+        evasion_s = wt_source_meta(src, "evasion");
     if (workload) {
         keys[nk] = "workload";
         vals[nk++] = workload;
