@@ -216,15 +216,34 @@ static void invalid_notifications(void **state)
     assert_true(json_is_integer(json_array_get(arr, 0)));
     assert_true(json_integer_value(json_object_get(json_array_get(arr, 1), "k")) == -4);
     wt_rpc_free(&m);
-    /* 2^53 - 1 is exact; 2^53 + 1 would read as 2^53, so from 2^53 on an id
-     * is not turned back (refused, not answered as another id) */
-    const char *edge = "{\"jsonrpc\":\"2.0\",\"id\":9007199254740991,\"method\":\"ping\","
-                       "\"params\":{\"n\":123456789012345678901234567890}}";
+    /* any 64-bit id stays exact beside such an integer (2^53 + 1 and 2^63 - 1
+     * were read through a real: refused, or answered as another id), a real
+     * written as 2.0 stays a real (not an id), and an id beyond 64 bits is
+     * refused with id null; strings that look like numbers are left alone */
+    const char *edge = "{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"ping\","
+                       "\"params\":{\"n\":123456789012345678901234567890,\"s\":\"-1234567890123"
+                       "4567890123\\\"9\",\"e\":-1.5e+3}}";
     wt_rpc_parse(edge, strlen(edge), &m);
     assert_int_equal(m.kind, WT_RPC_REQUEST);
-    assert_true(json_integer_value(m.id) == 9007199254740991LL);
+    assert_true(json_integer_value(m.id) == 9007199254740993LL);
+    params = json_object_get(m.root, "params");
+    assert_string_equal(json_string_value(json_object_get(params, "s")),
+                        "-12345678901234567890123\"9");
+    assert_true(json_real_value(json_object_get(params, "e")) == -1500.0);
     wt_rpc_free(&m);
-    const char *over = "{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"ping\","
+    const char *max = "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775808,\"method\":\"ping\","
+                      "\"params\":{\"n\":-9223372036854775809}}";
+    wt_rpc_parse(max, strlen(max), &m);
+    assert_int_equal(m.kind, WT_RPC_REQUEST);
+    assert_true(json_integer_value(m.id) == INT64_MIN);
+    assert_true(json_is_real(json_object_get(json_object_get(m.root, "params"), "n")));
+    wt_rpc_free(&m);
+    const char *two = "{\"jsonrpc\":\"2.0\",\"id\":2.0,\"method\":\"ping\","
+                      "\"params\":{\"n\":123456789012345678901234567890}}";
+    wt_rpc_parse(two, strlen(two), &m);
+    assert_int_equal(m.kind, WT_RPC_INVALID);
+    wt_rpc_free(&m);
+    const char *over = "{\"jsonrpc\":\"2.0\",\"id\":92233720368547758070,\"method\":\"ping\","
                        "\"params\":{\"n\":123456789012345678901234567890}}";
     wt_rpc_parse(over, strlen(over), &m);
     assert_int_equal(m.kind, WT_RPC_INVALID);

@@ -4,7 +4,7 @@
  */
 #include "mcp/jsonrpc.h"
 
-#include <math.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,39 +58,60 @@ static size_t count_values(const char *buf, size_t len)
 
 static void classify(struct wt_rpc_msg *m);
 
-/* x as an integer when it is a real holding one exactly (below 2^53 in
- * magnitude: 2^53 + 1 also reads as 2^53), a new reference; else NULL. */
-static json_t *exact_int(const json_t *x)
+/* A copy of buf (len bytes, parsed but for integers beyond 64 bits) in which
+ * each such integer, outside strings, is written as a real ("e0" appended):
+ * jansson then reads them as reals and every other number as written (an id
+ * of 2^60 stays exact, and 2.0 stays a real).  NULL when out of memory. */
+static char *big_ints_as_reals(const char *buf, size_t len, size_t *out_len)
 {
-    double d = json_is_real(x) ? json_real_value(x) : 0.5;
-    return d == floor(d) && fabs(d) < 9007199254740992.0 ? json_integer((json_int_t)d) : NULL;
-}
-
-/* Integers read as reals turn back into integers (larger ones, and any
- * below 64 levels, stay reals). */
-static void exact_ints(json_t *v, int depth)
-{
-    if (depth > 64)
-        return;
-    json_t *x, *i;
-    if (json_is_object(v)) {
-        const char *k;
-        json_object_foreach(v, k, x)
-        {
-            if ((i = exact_int(x)) != NULL)
-                json_object_set_new(v, k, i);
-            else
-                exact_ints(x, depth + 1);
+    /* an integer beyond 64 bits has at least 19 digits: at most len / 10
+     * insertions of 2 bytes */
+    char *out = malloc(len + len / 5 + 3);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    int in_str = 0, esc = 0;
+    for (size_t i = 0; i < len;) {
+        char ch = buf[i];
+        if (in_str || (ch != '-' && !(ch >= '0' && ch <= '9'))) {
+            if (in_str && esc)
+                esc = 0;
+            else if (in_str && ch == '\\')
+                esc = 1;
+            else if (ch == '"')
+                in_str = !in_str;
+            out[o++] = ch;
+            i++;
+            continue;
         }
-    } else if (json_is_array(v)) {
-        for (size_t n = 0; n < json_array_size(v); n++) {
-            x = json_array_get(v, n);
-            if ((i = exact_int(x)) != NULL)
-                json_array_set_new(v, n, i);
-            else
-                exact_ints(x, depth + 1);
+        size_t k = i + (ch == '-');
+        while (k < len && buf[k] >= '0' && buf[k] <= '9')
+            k++;
+        int real = k < len && (buf[k] == '.' || buf[k] == 'e' || buf[k] == 'E');
+        int big = 0;
+        if (!real && k - i < 32) {
+            char num[32];
+            memcpy(num, buf + i, k - i);
+            num[k - i] = '\0';
+            errno = 0;
+            (void)strtoll(num, NULL, 10);
+            big = errno == ERANGE;
+        } else if (!real) {
+            big = 1;
         }
+        memcpy(out + o, buf + i, k - i);
+        o += k - i;
+        if (big) {
+            out[o++] = 'e';
+            out[o++] = '0';
+        }
+        i = k;
+        while (i < len && ((buf[i] >= '0' && buf[i] <= '9') || buf[i] == '.' || buf[i] == 'e' ||
+                           buf[i] == 'E' || buf[i] == '+' || buf[i] == '-'))
+            out[o++] = buf[i++]; /* the rest of a real */
     }
+    *out_len = o;
+    return out;
 }
 
 void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
@@ -114,14 +135,15 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
     m->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
     if (!m->root && strstr(je.text, "too big")) {
         /* Valid JSON with an integer beyond 64 bits (a seed, say) is not a
-         * parse error: it is read as a real, which the tool's bounds then
-         * refuse by name, and every integer that a real holds exactly (the
-         * id among them) is an integer again. */
+         * parse error: that integer is read as a real, which the tool's
+         * bounds then refuse by name; every other number (the id among them)
+         * is read as written.  An id beyond 64 bits is then a real: -32600. */
+        size_t blen;
+        char *b = big_ints_as_reals(buf, len, &blen);
         json_error_t je2;
-        m->root = json_loadb(
-            buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &je2);
-        if (m->root)
-            exact_ints(m->root, 0);
+        if (b)
+            m->root = json_loadb(b, blen, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je2);
+        free(b);
     }
     if (!m->root) {
         invalid(m, WT_RPC_PARSE_ERROR, "Parse error: %s (line %d, column %d)", je.text, je.line,
