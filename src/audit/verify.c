@@ -180,7 +180,9 @@ static void alt_root(struct vs *v, const char *p, size_t len, const uint8_t root
     wt_merkle_range_root(&tmp, v->alt_root);
 }
 
-static void resolve_pending(struct vs *v, const uint8_t next_prev[32])
+/* next_prev: the root that the next line links to, or that a signed
+ * checkpoint covering the bad line has (by_checkpoint) */
+static void resolve_pending_from(struct vs *v, const uint8_t next_prev[32], int by_checkpoint)
 {
     if (!v->pending)
         return;
@@ -190,9 +192,16 @@ static void resolve_pending(struct vs *v, const uint8_t next_prev[32])
         struct wt_verify_report *r = v->r;
         uint64_t line = v->n + 1;
         damage(v, WT_DMG_BROKEN_LINK, line, r->valid_bytes,
-               "the 'prev' field of this line was altered (the line after it still links to "
-               "the right root)");
+               "the 'prev' field of this line was altered (%s still %s the right root)",
+               by_checkpoint ? "a signed checkpoint of the log up to this line"
+                             : "the line after it",
+               by_checkpoint ? "has" : "links to");
     }
+}
+
+static void resolve_pending(struct vs *v, const uint8_t next_prev[32])
+{
+    resolve_pending_from(v, next_prev, 0);
 }
 
 static void check_line(struct vs *v, const char *p, size_t len, int complete)
@@ -473,7 +482,7 @@ static int finish(struct vs *v)
         /* the broken line is the last one: a checkpoint of size n+1 can tell */
         for (size_t i = 0; i < v->next; i++)
             if (v->ext[i].loaded == 1 && v->ext[i].sig == 1 && v->ext[i].cp.size == v->n + 1)
-                resolve_pending(v, v->ext[i].cp.root);
+                resolve_pending_from(v, v->ext[i].cp.root, 1);
         v->pending = 0;
     }
     if (v->n == 0 && !r->have_genesis && v->lines_after == 0) {
