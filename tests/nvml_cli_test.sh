@@ -74,7 +74,7 @@ has out '"mig_mode": "disabled"'
 WT_NVML_LIB="$FAKE" run gpus-env 0 "$WT" gpus && has out "GPU 1: NVIDIA A100-SXM4-40GB"
 WT_FAKE_NVML_FAULTS=mig=0 run gpus-mig 0 "$WT" gpus --nvml-lib "$FAKE"
 has out "GPU 2: NVIDIA A100-SXM4-40GB MIG 3g.40gb (MIG device)"
-has out "not available on MIG"
+has out "no utilization, sample buffers or per-process utilization on MIG"
 run gpus-old 0 "$WT" gpus --nvml-lib "$OLD" && has out "no utilization sample buffer"
 run gpus-nodriver 1 "$WT" gpus --nvml-lib "$TMP/none.so" && has err "use --backend synthetic, or --trace FILE"
 WT_FAKE_NVML_FAULTS=init=18 run gpus-mismatch 1 "$WT" gpus --nvml-lib "$FAKE" && has err "are different versions"

@@ -253,6 +253,71 @@ static void test_power_semantics(void **state)
     unlink(path);
 }
 
+/* The power semantics follow the model number as a word: RTX A1000/A3000
+ * (not GA100) average over a second, A100/A30 read instantaneous power. */
+static void test_power_semantics_names(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *want;
+    } cases[] = {{"NVIDIA RTX A1000", "avg1s"},
+                 {"NVIDIA RTX A3000 Laptop GPU", "avg1s"},
+                 {"NVIDIA A30", "instant"},
+                 {"NVIDIA A100 80GB PCIe", "instant"}};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        char path[] = "/tmp/wt_fake_name_XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        FILE *f = fdopen(fd, "w");
+        fprintf(f, "# gpu_model: %s\nt_s,gpu,util_gpu_pct,power_w\n0,0,50,100\n0.1,0,50,101\n",
+                cases[c].name);
+        fclose(f);
+        setenv("WT_FAKE_NVML_TRACE", path, 1);
+        unsetenv("WT_FAKE_NVML_FAULTS");
+        struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
+        struct wt_device_info d;
+        struct wt_err err;
+        assert_int_equal(wt_source_device_info(src, 0, &d, &err), WT_OK);
+        if (strcmp(d.power_semantics, cases[c].want))
+            fail_msg("%s: power semantics %s, want %s", cases[c].name, d.power_semantics,
+                     cases[c].want);
+        wt_source_close(src);
+        unlink(path);
+    }
+}
+
+/* A driver's bogus reading (a utilization of 4294967295 %) is not measured:
+ * it would move the features, and a trace recorded from it is unreadable. */
+static void test_bogus_values(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/wt_fake_bogus_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n"
+          "t_s,gpu,util_gpu_pct,util_mem_pct,power_w\n",
+          f);
+    for (int i = 0; i < 50; i++)
+        fprintf(f, "%.1f,0,4294967295,20,%d\n", i * 0.1, 300 + i);
+    fclose(f);
+    setenv("WT_FAKE_NVML_TRACE", path, 1);
+    unsetenv("WT_FAKE_NVML_FAULTS");
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.1);
+    static struct wt_sample buf[100];
+    int rc;
+    struct wt_err err;
+    size_t n = read_some(src, 0, buf, 100, 5, &rc, &err);
+    assert_int_equal(rc, WT_OK);
+    assert_true(n >= 5);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(isnan(buf[i].v[WT_COL_UTIL_GPU]));
+        assert_true(buf[i].v[WT_COL_UTIL_MEM] == 20);
+    }
+    wt_source_close(src);
+    unlink(path);
+}
+
 static void test_lost_gpu(void **state)
 {
     (void)state;
@@ -395,14 +460,19 @@ static void test_mig(void **state)
     assert_int_equal(wt_source_device_info(src, 2, &d, &err), WT_OK);
     assert_true(d.is_mig && d.parent == 0);
     assert_contains(d.name, "MIG");
-    assert_contains(d.notes, "utilization, sample buffers and per-process utilization are not "
-                             "available on MIG");
+    assert_contains(d.notes, "no utilization, sample buffers or per-process utilization on MIG");
     static struct wt_sample buf[50];
     int rc;
     read_some(src, 2, buf, 50, 2, &rc, &err);
     assert_int_equal(rc, WT_OK);
     assert_true(isnan(buf[0].v[WT_COL_UTIL_GPU]));
     assert_true(wt_measured(buf[0].v[WT_COL_MEM_USED]));
+    /* the whole GPU's power (its sibling instances' load) is not the slice's */
+    assert_true(isnan(buf[0].v[WT_COL_POWER]));
+    assert_true(isnan(buf[0].v[WT_COL_ENERGY]));
+    assert_true(wt_measured(buf[0].v[WT_COL_POWER_LIMIT]));
+    read_some(src, 0, buf, 50, 2, &rc, &err);
+    assert_true(wt_measured(buf[0].v[WT_COL_POWER])); /* the parent GPU has it */
     wt_source_close(src);
 }
 
@@ -439,6 +509,8 @@ int main(void)
         cmocka_unit_test(test_old_driver),
         cmocka_unit_test(test_processes),
         cmocka_unit_test(test_mig),
+        cmocka_unit_test(test_power_semantics_names),
+        cmocka_unit_test(test_bogus_values),
         cmocka_unit_test(test_not_supported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,6 +37,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
@@ -303,6 +304,21 @@ static double buffer_period(const nvmlSample_t *b, unsigned n)
     return p;
 }
 
+
+/* word occurs in name as a model number of its own: "NVIDIA A100-SXM4" and
+ * "A30X" have A100 and A30, "RTX A1000" and "RTX A3000" (not GA100) have not. */
+static int model_word(const char *name, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(name, word); p; p = strstr(p + 1, word)) {
+        int before = p == name || !isalnum((unsigned char)p[-1]);
+        int after = !isdigit((unsigned char)p[n]);
+        if (before && after)
+            return 1;
+    }
+    return 0;
+}
+
 static void probe_device(struct nvml *s, struct dev *d)
 {
     nvmlReturn_t rc;
@@ -354,8 +370,8 @@ static void probe_device(struct nvml *s, struct dev *d)
     unsigned arch = 0;
     if (s->f.arch && ok(s, d, s->f.arch(d->h, &arch), "nvmlDeviceGetArchitecture"))
         d->power_avg1s = /* GA100 (A100, A800, A30) reads instantaneous power */
-            arch >= NVML_DEVICE_ARCH_AMPERE && !strstr(d->name, "A100") &&
-            !strstr(d->name, "A800") && !strstr(d->name, "A30");
+            arch >= NVML_DEVICE_ARCH_AMPERE && !model_word(d->name, "A100") &&
+            !model_word(d->name, "A800") && !model_word(d->name, "A30");
     else /* unknown architecture: Ampere-and-newer names */
         d->power_avg1s = strstr(d->name, "H100") || strstr(d->name, "H200") ||
                          strstr(d->name, "L40") || strstr(d->name, "B200");
@@ -471,10 +487,21 @@ static int enumerate(struct nvml *s, struct wt_err *err)
 
 /* Queues a row: 1 taken, 0 dropped (not after the GPU's last row, or a queue
  * nobody reads is full), -1 out of memory. */
-static int push(struct dev *d, const struct wt_sample *smp)
+static int push(struct dev *d, const struct wt_sample *in)
 {
-    if (smp->t_s <= d->last_t)
+    if (in->t_s <= d->last_t)
         return 0; /* keep each GPU's time strictly increasing */
+    /* a driver's bogus reading (a buffered utilization of 4294967295 %, say)
+     * is not measured: kept, it would move the features, and the trace
+     * recorded from it could not be read back */
+    struct wt_sample clean = *in;
+    const struct wt_sample *smp = &clean;
+    for (int c = 0; c < WT_NCOLS; c++) {
+        double lo, hi;
+        wt_col_range((enum wt_col)c, &lo, &hi);
+        if (clean.v[c] < lo || clean.v[c] > hi)
+            clean.v[c] = NAN;
+    }
     if (d->qhead > 0 && d->qhead >= d->qlen / 2) {
         memmove(d->q, d->q + d->qhead, (d->qlen - d->qhead) * sizeof(*d->q));
         d->qlen -= d->qhead;
@@ -625,6 +652,18 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
     }
     if (d->lost)
         return;
+    if (d->is_mig) {
+        /* what the driver answers on a MIG device for these is the whole
+         * GPU's, load of the sibling instances included: a slice with no
+         * process of its own was classified from its neighbour's power.
+         * Not measured; the limits and the maximum clock (settings of the
+         * whole GPU, which the tamper indicators read) stay. */
+        static const enum wt_col whole[] = {WT_COL_POWER,    WT_COL_ENERGY,  WT_COL_SM_CLOCK,
+                                            WT_COL_MEM_CLOCK, WT_COL_TEMP,   WT_COL_PCIE_TX,
+                                            WT_COL_PCIE_RX,  WT_COL_CLOCK_REASONS};
+        for (size_t k = 0; k < sizeof(whole) / sizeof(whole[0]); k++)
+            pt.v[whole[k]] = NAN;
+    }
 
     /* the driver's sample buffers */
     int vt[3] = {NVML_VALUE_TYPE_UNSIGNED_INT, NVML_VALUE_TYPE_UNSIGNED_INT,
@@ -862,9 +901,9 @@ static int nvml_info(struct wt_source *src, int gpu, struct wt_device_info *info
         snprintf(info->notes, sizeof(info->notes), "%s", d->why);
     else if (d->is_mig)
         snprintf(info->notes, sizeof(info->notes),
-                 "MIG device of GPU %d: utilization, sample buffers and per-process "
-                 "utilization are not available on MIG; power, energy, clocks and temperature, "
-                 "where shown, are the whole GPU's",
+                 "MIG device of GPU %d: no utilization, sample buffers or per-process "
+                 "utilization on MIG; power, energy, clocks, temperature, PCIe: the whole "
+                 "GPU's, not recorded",
                  d->parent);
     else if (!d->buf_ok[NVML_GPU_UTILIZATION_SAMPLES])
         snprintf(info->notes, sizeof(info->notes),

@@ -91,3 +91,29 @@ void wt_sample_clear(struct wt_sample *s, int gpu)
     for (int i = 0; i < WT_NCOLS; i++)
         s->v[i] = NAN;
 }
+
+void wt_col_range(enum wt_col c, double *lo, double *hi)
+{
+    *lo = 0;
+    *hi = 1e15;
+    switch (c) {
+    case WT_COL_UTIL_GPU:
+    case WT_COL_UTIL_MEM:
+        *hi = 100;
+        break;
+    case WT_COL_POWER:
+    case WT_COL_POWER_LIMIT:
+    case WT_COL_POWER_DEFAULT_LIMIT:
+        *hi = 1e5;
+        break;
+    case WT_COL_TEMP:
+        *lo = -1e15;
+        break;
+    case WT_COL_ENERGY:
+        *lo = -1e18;
+        *hi = 1e18;
+        break;
+    default:
+        break;
+    }
+}

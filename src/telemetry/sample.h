@@ -72,6 +72,12 @@ struct wt_sample {
 /* Sets t_s = 0, gpu, label NONE and every column to "not measured". */
 void wt_sample_clear(struct wt_sample *s, int gpu);
 
+/* The values column c can take ([*lo, *hi]): utilization 0..100 %, power and
+ * limits 0..100 kW, temperature and the energy counter (which may start
+ * anywhere) signed, every other column 0..1e15.  A trace is refused outside
+ * it; a live reading outside it is a driver's bogus value, not measured. */
+void wt_col_range(enum wt_col c, double *lo, double *hi);
+
 static inline bool wt_measured(double x)
 {
     return !isnan(x);
