@@ -200,6 +200,19 @@ static void test_nvsmi_layouts(void **state)
                      WT_ENODEV); /* absent, info filled */
     assert_string_equal(info.name, "NVIDIA A100-SXM4-40GB");
     wt_source_close(src);
+    /* a host whose GPUs differ: each GPU is its own rows' model, so a T4 is
+     * not put on an A100's power scale */
+    p = tu_temp("timestamp, index, name, power.draw [W]\n"
+                "2024/04/03 10:00:00.000, 0, NVIDIA A100-SXM4-80GB, 60 W\n"
+                "2024/04/03 10:00:00.000, 1, Tesla T4, 68 W\n"
+                "2024/04/03 10:00:01.000, 0, NVIDIA A100-SXM4-80GB, 60 W\n"
+                "2024/04/03 10:00:01.000, 1, Tesla T4, 69 W\n");
+    src = open_replay(p, NULL, 0);
+    assert_int_equal(wt_source_device_info(src, 1, &info, &ierr), WT_OK);
+    assert_string_equal(info.name, "Tesla T4");
+    assert_int_equal(wt_source_device_info(src, 0, &info, &ierr), WT_OK);
+    assert_string_equal(info.name, "NVIDIA A100-SXM4-80GB");
+    wt_source_close(src);
     /* without an index column: per-tick groups, detected from timestamps */
     char t[4096];
     size_t off = (size_t)snprintf(t, sizeof(t),

@@ -481,6 +481,89 @@ static void test_nvsmi_uuid(void **state)
     wt_trace_close(r);
 }
 
+/* A host with GPUs of different models: each GPU keeps the model of its own
+ * rows (gpu_models, as `record` writes), not the first row's. */
+static void test_nvsmi_mixed_models(void **state)
+{
+    (void)state;
+    const char *t = "timestamp, index, name, power.draw [W]\n"
+                    "2024/04/03 10:00:00.000, 0, NVIDIA A100-SXM4-80GB, 60 W\n"
+                    "2024/04/03 10:00:00.000, 1, Tesla T4, 68 W\n"
+                    "2024/04/03 10:00:00.000, 2, NVIDIA A100-SXM4-80GB, 61 W\n"
+                    "2024/04/03 10:00:00.000, 3, [N/A], 62 W\n"
+                    "2024/04/03 10:00:01.000, 0, NVIDIA A100-SXM4-80GB, 60 W\n"
+                    "2024/04/03 10:00:01.000, 1, Tesla T4, 69 W\n"
+                    "2024/04/03 10:00:01.000, 3, \"Odd; GPU\", 62 W\n";
+    struct wt_trace_reader *r;
+    struct wt_err err;
+    size_t rows;
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    assert_int_equal(tu_drain(r, &rows, &err), WT_DONE);
+    assert_int_equal(rows, 7);
+    assert_string_equal(wt_trace_meta_value(r, "gpu_model"), "NVIDIA A100-SXM4-80GB");
+    /* GPU 3 from its first row that names one; its ';' would cut the list */
+    assert_non_null(wt_trace_meta_value(r, "gpu_models"));
+    assert_string_equal(wt_trace_meta_value(r, "gpu_models"),
+                        "0=NVIDIA A100-SXM4-80GB; 1=Tesla T4; 2=NVIDIA A100-SXM4-80GB; "
+                        "3=Odd, GPU");
+    wt_trace_close(r);
+
+    /* no index column: a row's GPU is known once the grouping is */
+    char g[4096];
+    size_t off = (size_t)snprintf(g, sizeof(g), "timestamp, name, power.draw [W]\n");
+    for (int tick = 0; tick < 10; tick++)
+        for (int i = 0; i < 2; i++)
+            off +=
+                (size_t)snprintf(g + off, sizeof(g) - off, "2024/04/03 10:00:%02d.%03d, %s, 9 W\n",
+                                 tick, i * 4, i ? "Tesla T4" : "NVIDIA H100 PCIe");
+    assert_int_equal(tu_open(g, off, NULL, &r, &err), WT_OK);
+    assert_int_equal(tu_drain(r, &rows, &err), WT_DONE);
+    assert_int_equal(wt_trace_meta(r)->rows_per_tick, 2);
+    assert_non_null(wt_trace_meta_value(r, "gpu_models"));
+    assert_string_equal(wt_trace_meta_value(r, "gpu_models"), "0=NVIDIA H100 PCIe; 1=Tesla T4");
+    wt_trace_close(r);
+
+    /* GPUs of one model: the gpu_model key alone, as ever */
+    const char *u = "timestamp, index, name, power.draw [W]\n"
+                    "2024/04/03 10:00:00.000, 0, Tesla T4, 60 W\n"
+                    "2024/04/03 10:00:00.000, 1, Tesla T4, 68 W\n";
+    assert_int_equal(tu_open(u, strlen(u), NULL, &r, &err), WT_OK);
+    assert_int_equal(tu_drain(r, &rows, &err), WT_DONE);
+    assert_string_equal(wt_trace_meta_value(r, "gpu_model"), "Tesla T4");
+    assert_null(wt_trace_meta_value(r, "gpu_models"));
+    wt_trace_close(r);
+
+    /* a model the metadata gives is not overridden by the rows */
+    const char *m = "# gpu_model: Given GPU\n"
+                    "timestamp, index, name, power.draw [W]\n"
+                    "2024/04/03 10:00:00.000, 0, NVIDIA A100-SXM4-80GB, 60 W\n"
+                    "2024/04/03 10:00:00.000, 1, Tesla T4, 68 W\n";
+    assert_int_equal(tu_open(m, strlen(m), NULL, &r, &err), WT_OK);
+    assert_int_equal(tu_drain(r, &rows, &err), WT_DONE);
+    assert_string_equal(wt_trace_meta_value(r, "gpu_model"), "Given GPU");
+    assert_null(wt_trace_meta_value(r, "gpu_models"));
+    wt_trace_close(r);
+}
+
+/* nvidia-smi's timestamp is local wall-clock time: set back at the end of
+ * daylight saving, it is still an error, but one that says what to do. */
+static void test_nvsmi_clock_set_back(void **state)
+{
+    (void)state;
+    expect_error("timestamp, index, power.draw [W]\n"
+                 "2024/11/03 01:59:59.000, 0, 300 W\n"
+                 "2024/11/03 01:00:00.000, 0, 300 W\n",
+                 "t.csv:3: t_s -3599.000 is earlier than the previous sample of GPU 0 (0.000): "
+                 "nvidia-smi prints local time, so a clock set back (end of daylight saving, "
+                 "an NTP step) does this; run it with TZ=UTC");
+    /* the trace format's t_s is not a wall clock: no hint */
+    struct wt_err err = {{0}};
+    assert_true(tu_parse("t_s,gpu,power_w\n4,0,1\n3,0,1\n", &err) < 0);
+    assert_contains(err.msg, "t.csv:3: t_s 3.000 is earlier than the previous sample of GPU 0 "
+                             "(4.000)");
+    assert_null(strstr(err.msg, "TZ=UTC"));
+}
+
 static void test_nvsmi_malformed(void **state)
 {
     (void)state;
@@ -583,13 +666,14 @@ static void test_quiet_pipe_stops(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_native_basic),     cmocka_unit_test(test_native_details),
-        cmocka_unit_test(test_malformed),        cmocka_unit_test(test_huge_and_binary),
-        cmocka_unit_test(test_metadata_limit),   cmocka_unit_test(test_writer_metadata),
+        cmocka_unit_test(test_native_basic),       cmocka_unit_test(test_native_details),
+        cmocka_unit_test(test_malformed),          cmocka_unit_test(test_huge_and_binary),
+        cmocka_unit_test(test_metadata_limit),     cmocka_unit_test(test_writer_metadata),
         cmocka_unit_test(test_writer_plain_numbers),
-        cmocka_unit_test(test_nvsmi_with_index), cmocka_unit_test(test_nvsmi_instant_nounits),
-        cmocka_unit_test(test_nvsmi_grouped),    cmocka_unit_test(test_nvsmi_uuid),
-        cmocka_unit_test(test_nvsmi_malformed),  cmocka_unit_test(test_quiet_pipe_stops),
+        cmocka_unit_test(test_nvsmi_with_index),   cmocka_unit_test(test_nvsmi_instant_nounits),
+        cmocka_unit_test(test_nvsmi_grouped),      cmocka_unit_test(test_nvsmi_uuid),
+        cmocka_unit_test(test_nvsmi_mixed_models), cmocka_unit_test(test_nvsmi_clock_set_back),
+        cmocka_unit_test(test_nvsmi_malformed),    cmocka_unit_test(test_quiet_pipe_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,7 +37,7 @@ enum field_kind {
     F_COL,   /* a numeric column */
     F_STAMP, /* nvidia-smi timestamp */
     F_IDENT, /* nvidia-smi uuid / pci.bus_id: GPU identity */
-    F_NAME,  /* nvidia-smi name: the GPU model, kept as gpu_model metadata */
+    F_NAME,  /* nvidia-smi name: the GPU's model, kept as metadata (note_model) */
 };
 
 struct field {
@@ -51,9 +51,12 @@ struct cell {
     size_t len;
 };
 
+#define NAME_MAX_LEN 95 /* bytes of an nvidia-smi `name` cell that are kept */
+
 struct pending {
     struct wt_sample s;
     unsigned long lineno;
+    char name[NAME_MAX_LEN + 1]; /* the row's `name` cell, "" for none */
 };
 
 struct wt_trace_reader {
@@ -94,6 +97,13 @@ struct wt_trace_reader {
     struct pending *queue; /* lookahead rows waiting for a GPU index */
     size_t qlen, qpos;
     int grouped; /* rows_per_tick decided */
+    /* GPU models from the `name` field: a row's GPU may be known only once
+     * the grouping is, so a row's name is kept until its GPU is */
+    char row_name[NAME_MAX_LEN + 1]; /* of the row last parsed */
+    unsigned char *named;            /* WT_MAX_GPUS: the GPU's model is recorded */
+    int models_given;                /* the metadata names the model: rows are not read */
+    int list_given;                  /* the metadata has gpu_models: not built here */
+    size_t list_at;                  /* 1 + index of the gpu_models entry built here */
 
     /* per-GPU monotonic time check */
     double *last_t; /* WT_MAX_GPUS, NaN = none yet */
@@ -651,39 +661,14 @@ static int parse_stamp(const char *p, size_t len, double *out)
     return 0;
 }
 
-/* The values a column can physically take: a percentage outside 0..100 or a
- * negative power, memory, clock, throughput or count is a broken recorder or a
- * forged file, and would otherwise move the features silently (950%
- * utilization or -300 W reads as some other load).  Above, every column is
- * bounded far beyond any GPU (100 kW of power; 1e15 otherwise, 1e18 for the
- * energy counter, which may start at any value): a mean of 1e307 W overflows
- * to "not measured", which let an idle rule pass. */
-static void value_range(enum wt_col col, double *lo, double *hi)
-{
-    *lo = 0;
-    *hi = 1e15;
-    switch (col) {
-    case WT_COL_UTIL_GPU:
-    case WT_COL_UTIL_MEM:
-        *hi = 100;
-        break;
-    case WT_COL_POWER:
-    case WT_COL_POWER_LIMIT:
-    case WT_COL_POWER_DEFAULT_LIMIT:
-        *hi = 1e5;
-        break;
-    case WT_COL_TEMP:
-        *lo = -1e15;
-        break;
-    case WT_COL_ENERGY:
-        *lo = -1e18;
-        *hi = 1e18;
-        break;
-    default:
-        break;
-    }
-}
-
+/* A cell, checked against the values its column can physically take
+ * (wt_col_range): a percentage outside 0..100 or a negative power, memory,
+ * clock, throughput or count is a broken recorder or a forged file, and would
+ * otherwise move the features silently (950% utilization or -300 W reads as
+ * some other load).  Above, every column is bounded far beyond any GPU (100 kW
+ * of power; 1e15 otherwise, 1e18 for the energy counter, which may start at
+ * any value): a mean of 1e307 W overflows to "not measured", which let an idle
+ * rule pass. */
 static int parse_value(struct wt_trace_reader *r, const struct field *f, const struct cell *c,
                        double *out, struct wt_err *err)
 {
@@ -729,7 +714,7 @@ static int parse_value(struct wt_trace_reader *r, const struct field *f, const s
                     shown);
     }
     double lo, hi;
-    value_range(f->col, &lo, &hi);
+    wt_col_range(f->col, &lo, &hi);
     if (*out < lo - 1e-6 || *out > hi + 1e-6) { /* a computed 100.0000000001% is 100% */
         printable(shown, sizeof(shown), c->p, c->len);
         return fail(r, err, WT_EINVAL, r->lineno,
@@ -776,6 +761,7 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
                         : "");
     wt_sample_clear(s, 0);
     s->label = r->meta.label;
+    r->row_name[0] = '\0';
     int gpu_set = 0;
     char shown[40];
     for (int i = 0; i < n; i++) {
@@ -862,10 +848,10 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
             break;
         }
         case F_NAME:
-            if (c->len && !is_na(c->p, c->len) && !wt_trace_meta_value(r, "gpu_model")) {
-                int rc = add_meta(r, "gpu_model", 9, c->p, c->len > 95 ? 95 : c->len, err);
-                if (rc)
-                    return rc;
+            if (c->len && !is_na(c->p, c->len)) {
+                size_t l = c->len > NAME_MAX_LEN ? NAME_MAX_LEN : c->len;
+                memcpy(r->row_name, c->p, l);
+                r->row_name[l] = '\0';
             }
             break;
         case F_IDENT: {
@@ -983,6 +969,7 @@ static int fill_queue(struct wt_trace_reader *r, struct wt_err *err)
             break;
         if (rc)
             return rc;
+        memcpy(p->name, r->row_name, sizeof(p->name));
         r->qlen++;
     }
     r->meta.rows_per_tick = detect_rows_per_tick(r->queue, r->qlen);
@@ -990,10 +977,66 @@ static int fill_queue(struct wt_trace_reader *r, struct wt_err *err)
     return WT_OK;
 }
 
+/* Appends "GPU=NAME" to the malloc'd list *list ("0=A; 1=B", the gpu_models
+ * form), writing a ';' in the name as ',' as `record` does: it would cut the
+ * entry.  Returns 0, or -1 when out of memory (*list unchanged). */
+static int list_add(char **list, int gpu, const char *name)
+{
+    size_t old = *list ? strlen(*list) : 0;
+    size_t cap = old + 16 + strlen(name);
+    char *p = realloc(*list, cap);
+    if (!p)
+        return -1;
+    char *d = p + old + snprintf(p + old, cap - old, "%s%d=", old ? "; " : "", gpu);
+    for (const char *c = name; *c; c++)
+        *d++ = *c == ';' ? ',' : *c;
+    *d = '\0';
+    *list = p;
+    return 0;
+}
+
+/* Records the model nvidia-smi's `name` gives for a GPU, from the first of its
+ * rows that has one.  The first name in the file is the gpu_model key, all a
+ * host whose GPUs share one model needs.  Once a GPU names another model, the
+ * GPUs are listed in a gpu_models key ("0=NVIDIA A100-SXM4-80GB; 1=Tesla T4",
+ * as `record` writes for GPUs that differ), which the replay source reads
+ * before gpu_model: else a T4 beside an A100 would be put on the A100's power
+ * scale.  A model the file's metadata gives is not overridden by the rows. */
+static int note_model(struct wt_trace_reader *r, int gpu, const char *name, struct wt_err *err)
+{
+    if (r->models_given || r->named[gpu])
+        return WT_OK;
+    r->named[gpu] = 1;
+    const char *first = wt_trace_meta_value(r, "gpu_model");
+    if (!first)
+        return add_meta(r, "gpu_model", 9, name, strlen(name), err);
+    if (r->list_given || (!r->list_at && !strcmp(first, name)))
+        return WT_OK;
+    if (r->list_at) { /* grows in place: the key was built here, no line changes it */
+        if (list_add(&r->meta.kv[r->list_at - 1].value, gpu, name))
+            return fail(r, err, WT_ENOMEM, r->lineno, "out of memory");
+        return WT_OK;
+    }
+    /* the first GPU of another model: every GPU named so far has the first */
+    char *list = NULL;
+    for (int g = 0; g < WT_MAX_GPUS; g++)
+        if (r->named[g] && list_add(&list, g, g == gpu ? name : first)) {
+            free(list);
+            return fail(r, err, WT_ENOMEM, r->lineno, "out of memory");
+        }
+    int rc = add_meta(r, "gpu_models", 10, list, strlen(list), err);
+    free(list);
+    if (rc)
+        return rc;
+    r->list_at = r->meta.n;
+    return WT_OK;
+}
+
 int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err *err)
 {
     int rc;
     unsigned long lineno;
+    const char *name = r->row_name;
     if (r->failed) {
         if (err)
             *err = r->first_err;
@@ -1005,6 +1048,7 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
         if (r->qpos < r->qlen) {
             *s = r->queue[r->qpos].s;
             lineno = r->queue[r->qpos].lineno;
+            name = r->queue[r->qpos].name;
             r->qpos++;
         } else if ((rc = next_raw(r, s, &lineno, err)) != WT_OK) {
             return rc;
@@ -1038,10 +1082,20 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
             snprintf(a, sizeof(a), "%.*f", digits, s->t_s);
             snprintf(b, sizeof(b), "%.*f", digits, prev);
         } while (!strcmp(a, b) && ++digits < 17);
+        /* nvidia-smi's timestamp is the local wall clock: it goes back
+         * when daylight saving ends or the clock is stepped.  Still an
+         * error (the samples' order and spacing are unknown), but one that
+         * says what to do. */
         return fail(r, err, WT_EINVAL, lineno,
-                    "t_s %s is earlier than the previous sample of GPU %d (%s)", a, s->gpu, b);
+                    "t_s %s is earlier than the previous sample of GPU %d (%s)%s", a, s->gpu, b,
+                    r->meta.kind == WT_TRACE_NVSMI && r->has_stamp
+                        ? ": nvidia-smi prints local time, so a clock set back (end of "
+                          "daylight saving, an NTP step) does this; run it with TZ=UTC"
+                        : "");
     }
     r->last_t[s->gpu] = s->t_s;
+    if (*name && (rc = note_model(r, s->gpu, name, err)) != WT_OK)
+        return rc;
     return WT_OK;
 }
 
@@ -1068,7 +1122,8 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
     r->rbuf = malloc(RBUF_SIZE);
     r->line = malloc(LINE_ROOM + 1);
     r->last_t = malloc(WT_MAX_GPUS * sizeof(double));
-    if (!r->rbuf || !r->line || !r->last_t) {
+    r->named = calloc(WT_MAX_GPUS, 1);
+    if (!r->rbuf || !r->line || !r->last_t || !r->named) {
         rc = wt_errf(err, WT_ENOMEM, "%s: out of memory", name);
         goto fail;
     }
@@ -1096,6 +1151,8 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
     }
     if ((rc = parse_header(r, err)) != WT_OK)
         goto fail;
+    r->models_given = wt_trace_meta_value(r, "gpu_model") != NULL;
+    r->list_given = wt_trace_meta_value(r, "gpu_models") != NULL;
     const char *fmt = wt_trace_meta_value(r, "format");
     if (fmt && strcmp(fmt, "workloadtruth-trace/1") != 0) {
         /* a later version may change what columns mean: not read as this one */
@@ -1188,5 +1245,6 @@ void wt_trace_close(struct wt_trace_reader *r)
     free(r->rbuf);
     free(r->line);
     free(r->last_t);
+    free(r->named);
     free(r);
 }
