@@ -427,7 +427,8 @@ if [ "$(cat "$TMP/pipe.rc")" != 1 ] || ! grep -q 'cannot write to standard outpu
 fi
 
 # ---- a full disk while nothing is queued (a heartbeat due): the writer retries
-# every half second, not in a busy loop (a 64 KiB tmpfs: needs root, else skipped)
+# after half a second, then 1, 2, 4 s..., not in a busy loop (a 64 KiB tmpfs:
+# needs root, else skipped)
 mkdir -p "$TMP/full"
 if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
     n=$((n + 1))
@@ -441,7 +442,7 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
     kill "$wpid" 2>/dev/null
     wait "$wpid" 2>/dev/null
     if [ "$errs" -lt 1 ] || [ "$errs" -gt 20 ]; then
-        echo "FAIL [full-disk-idle]: $errs write errors in 3 s (a retry every 0.5 s gives about 6)"
+        echo "FAIL [full-disk-idle]: $errs write errors in 3 s (retries after 0.5, 1, 2 s give about 3)"
         fails=$((fails + 1))
     fi
     umount "$TMP/full"
@@ -463,6 +464,59 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
     wait "$wpid" 2>/dev/null
     if [ -z "$e1" ] || [ -z "$e2" ] || [ "$e2" -le "$e1" ] || ! grep -q 'could not be written' "$TMP/full.err"; then
         echo "FAIL [full-disk-reopen]: append errors $e1 then $e2 (they should rise)"; sed 's/^/    /' "$TMP/full.err" | tail -3
+        fails=$((fails + 1))
+    fi
+    umount "$TMP/full"
+    # started on a full disk after a run that could not seal (its checkpoint file
+    # is behind the log, so opening must sign a new one, which cannot be written):
+    # watch runs, /healthz says 503, records queue, and once the disk has room they
+    # are all written and sealed (it exited 1 at once, and restarted in a loop)
+    mount -t tmpfs -o size=400k tmpfs "$TMP/full"
+    n=$((n + 1))
+    FD=$TMP/full/log
+    "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 1 --log-dir "$FD" >/dev/null 2>&1
+    cp "$FD/checkpoint" "$TMP/cp.old"
+    "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 1 --log-dir "$FD" >/dev/null 2>&1
+    cp "$TMP/cp.old" "$FD/checkpoint" # as if the last publish and seal had failed
+    before=$(grep -c '"type":"class"' "$FD/log.jsonl")
+    dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null
+    "$WT" watch --backend synthetic --interval 0.1 --window 5 --log-dir "$FD" --listen 127.0.0.1:0 \
+        >"$TMP/fs.out" 2>"$TMP/fs.err" &
+    wpid=$!
+    sleep 2
+    port=$(sed -n 's/.*http:\/\/127\.0\.0\.1:\([0-9]*\)\/metrics.*/\1/p' "$TMP/fs.err")
+    why=""
+    if ! kill -0 "$wpid" 2>/dev/null; then
+        why="exited at the start"
+    elif ! grep -q 'checkpoint.tmp: No space left on device; will retry' "$TMP/fs.err"; then
+        why="no 'will retry'"
+    elif command -v curl >/dev/null && [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")" != 503 ]; then
+        why="/healthz is not 503 on a full disk"
+    else
+        rm -f "$TMP/full/fill"
+        # the writer's pause has grown to 2 or 4 s by now: healthy within 15 s
+        i=0
+        while command -v curl >/dev/null && [ $i -lt 150 ] &&
+            [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")" != 200 ]; do
+            i=$((i + 1))
+            sleep 0.1
+        done
+        [ $i -lt 150 ] || why="/healthz still not 200 15 s after the disk had room"
+    fi
+    kill "$wpid" 2>/dev/null
+    wait "$wpid"
+    rc=$?
+    after=$(grep -c '"type":"class"' "$FD/log.jsonl")
+    windows=$(grep -c 'GPU 0:' "$TMP/fs.out")
+    if [ -z "$why" ] && [ $rc != 0 ]; then
+        why="exit $rc after the disk had room"
+    elif [ -z "$why" ] && [ $((after - before)) != "$windows" ]; then
+        why="$windows windows, $((after - before)) logged"
+    elif [ -z "$why" ] && ! "$WT" verify-log --log-dir "$FD" >/dev/null 2>&1; then
+        why="verify-log: not every line sealed"
+    fi
+    if [ -n "$why" ]; then
+        echo "FAIL [full-disk-start]: $why"; sed 's/^/    /' "$TMP/fs.err" | tail -4
         fails=$((fails + 1))
     fi
     umount "$TMP/full"

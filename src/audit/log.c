@@ -517,8 +517,20 @@ int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct 
         if (rc)
             goto fail;
     }
-    if (l->published != wt_log_size(l) && (rc = wt_log_publish(l, err)) != WT_OK)
-        goto fail;
+    if (l->published != wt_log_size(l)) {
+        /* only the checkpoint file's write may wait (publish_later): the log
+         * itself is verified and whole, and nothing is declared sealed */
+        struct wt_err perr = {{0}};
+        rc = wt_log_publish(l, &perr);
+        if (rc == WT_EIO && l->o.publish_later && l->published > 0) {
+            snprintf(rec->publish_error, sizeof(rec->publish_error), "%s", perr.msg);
+            rc = WT_OK;
+        } else if (rc) {
+            if (err)
+                *err = perr;
+            goto fail;
+        }
+    }
     free(vr);
     *out = l;
     return WT_OK;

@@ -54,6 +54,15 @@ struct wt_log_opts {
      * side file is missing; otherwise that is refused, since a log cut or
      * extended by someone without the key would then verify (recover --reseal) */
     int reseal;
+    /* a checkpoint file that cannot be written at the end of open (a full
+     * disk) does not fail the open: the log is open, verified, with its last
+     * entries not yet published (wt_log_published() < wt_log_size();
+     * rec->publish_error says why), and the caller publishes later, as after
+     * a failed wt_log_publish (watch: an agent that cannot start on a full
+     * disk cannot queue records for when it has room).  Only when the
+     * checkpoint file exists: without one, entries appended before it is
+     * written would make the next open refuse the log */
+    int publish_later;
 };
 
 /* What open found and did. */
@@ -64,6 +73,9 @@ struct wt_log_recovery {
     uint64_t entries;  /* records found */
     uint64_t unsealed; /* of them, past the last signed checkpoint (now sealed): the
                         * last `unsealed` lines, which this writer did not write */
+    /* publish_later: why the checkpoint file could not be written, so that
+     * they are not sealed yet ("" when they are) */
+    char publish_error[512];
 };
 
 /* Creates a log: the directory (mode 0750) when given a directory, the key

@@ -8,7 +8,10 @@
  * heartbeat and a checkpoint record.  A slow or failing disk therefore never
  * stalls sampling: records wait in a bounded queue (the oldest are dropped,
  * and counted in the next heartbeat, only when it overflows).  After a write
- * error the writer reopens the log, which re-verifies it, and retries.
+ * error the writer reopens the log, which re-verifies it, and retries; the
+ * pause between tries doubles while they fail (a reopen reads the whole log).
+ * A full disk at the start is the same: the log opens with its checkpoint
+ * file not yet written, and records queue until it can be.
  * SIGINT/SIGTERM stop sampling; the queue is drained and a final checkpoint
  * record sealed.  A GPU that fails is reported and the others go on.
  *
@@ -44,6 +47,13 @@
 #define QUEUE_MAX 10000
 #define MAX_PROCS 64
 #define REOPEN_TRIES_AT_EXIT 3 /* after the stop: attempts in a row that write nothing */
+#define RETRY_MIN_S 0.5        /* the writer's first pause after a failed try */
+#define RETRY_MAX_S 30.0       /* its longest, while the disk stays full */
+
+/* a checkpoint file that cannot be written when the log is opened (a full
+ * disk) is a failed publish to retry, as in a running writer, not a reason
+ * to stop: the log itself was verified */
+static const struct wt_log_opts log_opts = {.publish_later = 1};
 
 static volatile sig_atomic_t stop_flag;
 static volatile sig_atomic_t healthy_flag; /* for /healthz: GPUs watched, log writable */
@@ -102,6 +112,7 @@ struct writer {
     uint8_t retry_root[32];
     struct wt_log_paths paths;
     struct wt_log *log;
+    uint64_t seen; /* the log's size when this writer last had it open */
     double heartbeat_s;
     unsigned long seal_every;
     unsigned long since_seal;
@@ -193,7 +204,7 @@ static int ensure_open(struct writer *w, int *reported)
         return 0;
     struct wt_err err = {{0}};
     struct wt_log_recovery rec;
-    if (wt_log_open(&w->log, &w->paths, NULL, &rec, &err) != WT_OK) {
+    if (wt_log_open(&w->log, &w->paths, &log_opts, &rec, &err) != WT_OK) {
         if (!*reported)
             fprintf(stderr, "workloadtruth watch: %s; will retry\n", err.msg);
         *reported = 1;
@@ -205,6 +216,11 @@ static int ensure_open(struct writer *w, int *reported)
                 "workloadtruth watch: recovered %s: %llu bytes of a torn last line moved to "
                 "%s\n",
                 w->paths.log, (unsigned long long)rec.dropped, rec.quarantine);
+    /* lines not sealed yet that this writer wrote, or already reported, are
+     * not news (while the disk is full, every reopen finds them) */
+    uint64_t first = rec.entries - rec.unsealed;
+    if (w->seen > first)
+        rec.unsealed = rec.entries > w->seen ? rec.entries - w->seen : 0;
     wt_cli_report_unsealed("workloadtruth watch", w->paths.log, &rec);
     if (*reported)
         fprintf(stderr, "workloadtruth watch: %s reopened and verified (%llu entries)\n",
@@ -220,6 +236,7 @@ static void fail_log(struct writer *w, const char *msg)
     w->errors++;
     w->log_ok = 0;
     pthread_mutex_unlock(&w->mu);
+    w->seen = wt_log_size(w->log);
     wt_log_close(w->log); /* reopened (and re-verified) before the next try */
     w->log = NULL;
 }
@@ -249,10 +266,29 @@ static int heartbeat(struct writer *w, int seal)
     return 0;
 }
 
+/* The writer's pause before the next try: delay seconds, cut to RETRY_MIN_S
+ * once watch is stopping (its last tries come every RETRY_MIN_S) and to
+ * nothing on a signal. */
+static void retry_pause(struct writer *w, double delay)
+{
+    for (double t = 0; t < delay && !stop_flag; t += RETRY_MIN_S) {
+        pthread_mutex_lock(&w->mu);
+        int done = w->done;
+        pthread_mutex_unlock(&w->mu);
+        if (done && t > 0)
+            return;
+        nap(delay - t < RETRY_MIN_S ? delay - t : RETRY_MIN_S);
+    }
+}
+
 static void *writer_main(void *arg)
 {
     struct writer *w = arg;
     int reported = 0, exit_tries = 0;
+    /* each try after a failure reopens the log, which verifies all of it
+     * again (seconds for a long log): the pause doubles while tries fail,
+     * so a disk that stays full does not keep a core busy */
+    double delay = RETRY_MIN_S;
     w->last_beat = mono();
     pthread_mutex_lock(&w->mu);
     for (;;) {
@@ -282,7 +318,8 @@ static void *writer_main(void *arg)
                 w->gave_up = 1;
                 break;
             }
-            nap(1.0);
+            retry_pause(w, delay);
+            delay = delay * 2 < RETRY_MAX_S ? delay * 2 : RETRY_MAX_S;
             pthread_mutex_lock(&w->mu);
             continue;
         }
@@ -367,8 +404,12 @@ static void *writer_main(void *arg)
             w->gave_up = 1;
             break;
         }
-        if (!ok)
-            nap(0.5);
+        if (!ok) {
+            retry_pause(w, delay);
+            delay = delay * 2 < RETRY_MAX_S ? delay * 2 : RETRY_MAX_S;
+        } else {
+            delay = RETRY_MIN_S;
+        }
         pthread_mutex_lock(&w->mu);
     }
     int gave_up = w->gave_up;
@@ -445,9 +486,10 @@ int wt_cmd_watch(int argc, char **argv)
         "--iterations, at the end of a replayed trace, or on Ctrl-C / SIGTERM (with a\n"
         "final checkpoint).",
         "Declared types (for MISMATCH verdicts and the mismatch metric), in order: the\n"
-        "environment of the GPU's processes (the first non-empty of WORKLOADTRUTH_DECLARED,\n"
-        "SPANK_WORKLOAD_TYPE, SLURM_SPANK_WORKLOAD_TYPE, WORKLOAD_TYPE), --policy rules,\n"
-        "--declared, the policy's default line.\n"
+        "environment of the GPU's processes (the first of WORKLOADTRUTH_DECLARED,\n"
+        "SPANK_WORKLOAD_TYPE, SLURM_SPANK_WORKLOAD_TYPE, WORKLOAD_TYPE that holds a\n"
+        "workload type; an empty or misspelt one does not hide the next), --policy\n"
+        "rules, --declared, the policy's default line.\n"
         "exit status: 0 ok, 1 error (including records that could not be written),\n"
         "2 usage error.",
         NULL,
@@ -733,10 +775,11 @@ int wt_cmd_watch(int argc, char **argv)
         fprintf(stderr, "%s: created audit log %s; verifier key (keep a copy off this host):\n%s\n",
                 help.prog, w->paths.log, vkey);
     }
+    w->log_ok = 1;
     {
         /* open it now so a damaged log or a held lock fails before sampling */
         struct wt_log_recovery rec;
-        if (wt_log_open(&w->log, &w->paths, NULL, &rec, &err) != WT_OK) {
+        if (wt_log_open(&w->log, &w->paths, &log_opts, &rec, &err) != WT_OK) {
             w->log = NULL;
             fprintf(stderr, "%s: %s\n", help.prog, err.msg);
             goto out;
@@ -745,10 +788,18 @@ int wt_cmd_watch(int argc, char **argv)
             fprintf(stderr, "%s: recovered %s: %llu bytes of a torn last line moved to %s\n",
                     help.prog, w->paths.log, (unsigned long long)rec.dropped, rec.quarantine);
         wt_cli_report_unsealed(help.prog, w->paths.log, &rec);
+        w->seen = wt_log_size(w->log);
+        if (rec.publish_error[0]) {
+            /* its checkpoint file could not be written (a full disk): a
+             * failed write, as in a running agent; /healthz says 503 and
+             * the writer publishes with the first batch it writes */
+            fprintf(stderr, "%s: %s; will retry\n", help.prog, rec.publish_error);
+            w->errors++;
+            w->log_ok = 0;
+        }
     }
 
-    healthy_flag = 1;
-    w->log_ok = 1;
+    healthy_flag = w->log_ok;
     pthread_mutex_init(&w->mu, NULL);
     /* the writer's waits run on the monotonic clock: a step of the wall
      * clock must not postpone heartbeats */

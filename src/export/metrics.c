@@ -392,8 +392,9 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
            "Records appended durably to the audit log.");
     put(&b, "workloadtruth_audit_appends_total %llu\n", m->appends);
     family(&b, "workloadtruth_audit_append_errors_total", "counter",
-           "Audit-log writes that failed, and failed tries to reopen a log that cannot be written "
-           "(all are retried).");
+           "Audit-log writes and checkpoint updates that failed, and failed tries to reopen a log "
+           "that cannot be written (all are retried: after 0.5 s, then twice as long each time, "
+           "up to 30 s).");
     put(&b, "workloadtruth_audit_append_errors_total %llu\n", m->append_errors);
     family(&b, "workloadtruth_audit_dropped_records_total", "counter",
            "Records never written: the writer fell behind and its queue overflowed.");
