@@ -10,6 +10,9 @@
  *   WT_FAKE_NVML_TRACE   the trace to serve (our format, all columns optional)
  *   WT_FAKE_NVML_DRIVER  driver version string (default 550.54.15)
  *   WT_FAKE_NVML_PROCS   processes, "gpu:pid:mib,..."
+ *   WT_FAKE_NVML_PROCS_FILE  a file whose first line is such a list, read
+ *                        again at every device call (processes that come
+ *                        and go while a tool runs); it replaces PROCS
  *   WT_FAKE_NVML_SPEED   trace seconds per wall second (default 1)
  *   WT_FAKE_NVML_PREROLL trace seconds already past at nvmlInit: the sample
  *                        buffers then hold readings from before the run
@@ -232,6 +235,34 @@ static int listed(const char *list, const char *fn)
     return 0;
 }
 
+/* The processes from a "gpu:pid:mib,..." list. */
+static void set_procs(const char *list)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf), "%s", list);
+    F.nproc = 0;
+    char *save;
+    for (char *tok = strtok_r(buf, ",\n", &save); tok && F.nproc < 32;
+         tok = strtok_r(NULL, ",\n", &save))
+        if (sscanf(tok, "%d:%u:%llu", &F.pgpu[F.nproc], &F.ppid[F.nproc], &F.pmib[F.nproc]) == 3)
+            F.nproc++;
+}
+
+/* WT_FAKE_NVML_PROCS_FILE, when set and readable. */
+static void reload_procs(void)
+{
+    const char *pf = getenv("WT_FAKE_NVML_PROCS_FILE");
+    FILE *f = pf ? fopen(pf, "r") : NULL;
+    if (!f)
+        return;
+    char buf[1024];
+    if (fgets(buf, sizeof(buf), f))
+        set_procs(buf);
+    else
+        F.nproc = 0;
+    fclose(f);
+}
+
 /* Common entry checks for a device call: faults and the lost GPU. */
 static nvmlReturn_t enter(nvmlDevice_t h, const char *fn, struct fdev **out)
 {
@@ -241,6 +272,7 @@ static nvmlReturn_t enter(nvmlDevice_t h, const char *fn, struct fdev **out)
     if (!d)
         return NVML_ERROR_INVALID_ARGUMENT;
     *out = d;
+    reload_procs();
     d->calls++;
     if (d->gpu == F.lost_gpu && d->calls > F.lost_after)
         return (nvmlReturn_t)F.lost_code;
@@ -330,16 +362,9 @@ EXPORT nvmlReturn_t INIT_NAME(void)
     for (int k = 0; k < 2; k++)
         F.mig[k] = (struct fdev){F.mig_gpu < 0 ? 0 : F.mig_gpu, 1, F.mig_gpu, 0};
     const char *pr = getenv("WT_FAKE_NVML_PROCS");
-    if (pr) {
-        char buf[1024];
-        snprintf(buf, sizeof(buf), "%s", pr);
-        char *save;
-        for (char *tok = strtok_r(buf, ",", &save); tok && F.nproc < 32;
-             tok = strtok_r(NULL, ",", &save))
-            if (sscanf(tok, "%d:%u:%llu", &F.pgpu[F.nproc], &F.ppid[F.nproc], &F.pmib[F.nproc]) ==
-                3)
-                F.nproc++;
-    }
+    if (pr)
+        set_procs(pr);
+    reload_procs();
     F.start_mono = mono();
     F.start_epoch = epoch();
     F.inited = 1;

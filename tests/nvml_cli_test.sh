@@ -229,6 +229,39 @@ WT_FAKE_NVML_PROCS="0:5000:512,0:5001:4096" WT_FAKE_NVML_SPEED=5 run watch-owner
 n=$((n + 1))
 grep -q '^workloadtruth_gpu_classification_confidence{.*pod="",namespace="nsB",container="",slurm_job_id="999"}' "$TMP/prom2/workloadtruth.prom" ||
     { echo "FAIL [watch-owner]: owner labels:"; grep '^workloadtruth_gpu_classification_confidence' "$TMP/prom2/workloadtruth.prom" | head -2; fails=$((fails + 1)); }
+# a job that ends while a window is sampled, and another that begins: that
+# window is partly each one's, so it is INCONCLUSIVE with owner_changed, not a
+# MISMATCH held against the job on the GPU at its end (the process list was
+# read once, after the window)
+mkdir -p "$TMP/root/proc/6000" "$TMP/root/proc/6001"
+printf 'SLURM_JOB_ID=111\0WORKLOADTRUTH_DECLARED=training\0' >"$TMP/root/proc/6000/environ"
+printf 'SLURM_JOB_ID=222\0WORKLOADTRUTH_DECLARED=inference\0' >"$TMP/root/proc/6001/environ"
+echo "0:6000:30000" >"$TMP/procs.txt"
+n=$((n + 1))
+WT_FAKE_NVML_PROCS_FILE="$TMP/procs.txt" "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --window 11 \
+    --iterations 3 --json --log-dir "$TMP/wchg" >"$TMP/chg.out" 2>"$TMP/chg.err" &
+pid=$!
+i=0
+# the switch comes once the first window is out: inside the second one (5.5 s)
+while [ "$(grep -c '"iteration"' "$TMP/chg.out" 2>/dev/null)" -lt 1 ] && [ $i -lt 300 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+echo "0:6001:500" >"$TMP/procs.txt"
+wait $pid
+rc=$?
+recs=$(grep -c '"type":"class"' "$TMP/wchg/log.jsonl")
+changed=$(grep '"type":"class"' "$TMP/wchg/log.jsonl" | sed -n 2p)
+last=$(grep '"type":"class"' "$TMP/wchg/log.jsonl" | sed -n 3p)
+if [ "$rc" != 0 ] || [ "$recs" != 3 ] ||
+    ! echo "$changed" | grep -q '"owner_changed":1' || ! echo "$changed" | grep -q '"verdict":"INCONCLUSIVE"' ||
+    echo "$last" | grep -q owner_changed || ! echo "$last" | grep -q '"slurm_job_id":"222"' ||
+    grep '"type":"class"' "$TMP/wchg/log.jsonl" | sed -n 1p | grep -q owner_changed; then
+    echo "FAIL [watch-owner-changed]: exit $rc, $recs records:"
+    grep '"type":"class"' "$TMP/wchg/log.jsonl" | sed 's/"evidence".*"declared"/.../; s/^/    /'
+    sed 's/^/    stderr: /' "$TMP/chg.err" | head -5
+    fails=$((fails + 1))
+fi
 # interrupted recordings are valid traces
 "$WT" record --nvml-lib "$FAKE" --out "$TMP/int.csv" --interval 0.1 >/dev/null 2>&1 &
 pid=$!

@@ -437,6 +437,49 @@ static void *writer_main(void *arg)
 
 /* --- the command ----------------------------------------------------- */
 
+/* The owner a window is attributed to: the process with an owner using the
+ * most GPU memory (labels of several would name an owner that does not
+ * exist); its job is the one the audit record and the metrics name.  NULL
+ * when no process has one. */
+static const struct wt_proc *main_owner(const struct wt_proc *procs, size_t n)
+{
+    const struct wt_proc *q = NULL;
+    for (size_t k = 0; k < n; k++) {
+        const struct wt_proc *c = &procs[k];
+        if (!(c->pod_name[0] || c->pod_uid[0] || c->k8s_namespace[0] || c->container_id[0] ||
+              c->slurm_job_id[0]))
+            continue;
+        double cu = wt_measured(c->used_mib) ? c->used_mib : -1;
+        double qu = q && wt_measured(q->used_mib) ? q->used_mib : -1;
+        if (!q || cu > qu)
+            q = c;
+    }
+    return q;
+}
+
+/* Who a GPU is attributed to and what was declared there, at a window's
+ * start: a window whose owner or declaration changed before its end cannot
+ * be held against either (its samples are partly the other's). */
+struct attribution {
+    int known; /* the process list could be read */
+    char owner[400];
+    enum wt_class declared;
+};
+
+static void attribution_of(const struct wt_policy *policy, enum wt_class cli,
+                           const struct wt_proc *procs, size_t n, struct attribution *a)
+{
+    const struct wt_proc *q = main_owner(procs, n);
+    enum wt_declared_source dsrc;
+    a->known = 1;
+    a->declared = wt_declared_for(policy, cli, procs, n, &dsrc);
+    if (q)
+        snprintf(a->owner, sizeof(a->owner), "%s|%s|%s|%s", q->slurm_job_id, q->pod_uid,
+                 q->pod_name, q->container_id);
+    else
+        a->owner[0] = '\0';
+}
+
 int wt_cmd_watch(int argc, char **argv)
 {
     static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
@@ -605,6 +648,7 @@ int wt_cmd_watch(int argc, char **argv)
     size_t *nbuf = NULL, *bcap = NULL;
     struct wt_device_info *info = NULL;
     struct wt_window *wins = NULL, *peers = NULL;
+    struct attribution *at_start = NULL;
     unsigned char *sel = NULL, *alive = NULL;
     int status = WT_EXIT_ERROR, ngpus = 0, writer_started = 0;
     pthread_t tid;
@@ -673,7 +717,8 @@ int wt_cmd_watch(int argc, char **argv)
     info = calloc((size_t)ngpus + 1, sizeof(*info));
     wins = calloc((size_t)ngpus + 1, sizeof(*wins));
     peers = calloc((size_t)ngpus + 1, sizeof(*peers));
-    if (!sel || !alive || !buf || !nbuf || !bcap || !info || !wins || !peers) {
+    at_start = calloc((size_t)ngpus + 1, sizeof(*at_start));
+    if (!sel || !alive || !buf || !nbuf || !bcap || !info || !wins || !peers || !at_start) {
         fprintf(stderr, "%s: out of memory\n", help.prog);
         goto out;
     }
@@ -827,6 +872,15 @@ int wt_cmd_watch(int argc, char **argv)
     for (unsigned long long it = 0; (!iterations || it < iterations) && !stop_flag; it++) {
         double t_start = mono();
         int nlive = 0;
+        /* who is on each GPU as its window starts */
+        for (int g = 0; g < ngpus; g++) {
+            size_t n0 = 0;
+            struct wt_err perr = {{0}};
+            at_start[g].known = 0;
+            if (alive[g] && src->ops->processes &&
+                wt_source_processes(src, g, procs, MAX_PROCS, &n0, &perr) == WT_OK)
+                attribution_of(policy, declared_cli, procs, n0, &at_start[g]);
+        }
         for (int g = 0; g < ngpus && !stop_flag; g++) {
             nbuf[g] = 0;
             if (!alive[g])
@@ -901,23 +955,20 @@ int wt_cmd_watch(int argc, char **argv)
                 np2 = 0;
             enum wt_declared_source dsrc;
             enum wt_class declared = wt_declared_for(policy, declared_cli, procs, np2, &dsrc);
-            enum wt_verdict verdict = WT_VERDICT_INCONCLUSIVE;
-            if (declared != WT_CLASS_NONE)
-                verdict = wt_verdict_for(declared, &res);
-            /* the owner: the process with an owner using the most GPU memory
-             * (labels of several would name an owner that does not exist);
-             * its job is the one the audit record and the metrics name */
-            const struct wt_proc *q = NULL;
-            for (size_t k = 0; k < np2; k++) {
-                const struct wt_proc *c = &procs[k];
-                if (!(c->pod_name[0] || c->pod_uid[0] || c->k8s_namespace[0] ||
-                      c->container_id[0] || c->slurm_job_id[0]))
-                    continue;
-                double cu = wt_measured(c->used_mib) ? c->used_mib : -1;
-                double qu = q && wt_measured(q->used_mib) ? q->used_mib : -1;
-                if (!q || cu > qu)
-                    q = c;
+            /* a window whose owner or declaration changed while it was
+             * sampled (one job ended, another began) is partly each one's:
+             * its verdict is INCONCLUSIVE, not a MISMATCH held against the
+             * owner at its end */
+            int changed = 0;
+            if (at_start[g].known && !perr.msg[0]) {
+                struct attribution now;
+                attribution_of(policy, declared_cli, procs, np2, &now);
+                changed = strcmp(now.owner, at_start[g].owner) || now.declared != at_start[g].declared;
             }
+            enum wt_verdict verdict = WT_VERDICT_INCONCLUSIVE;
+            if (declared != WT_CLASS_NONE && !changed)
+                verdict = wt_verdict_for(declared, &res);
+            const struct wt_proc *q = main_owner(procs, np2);
             const char *job = q ? q->slurm_job_id : "";
             json_t *f =
                 wt_json_class_record(&res, &info[g], source_label, nbuf[g],
@@ -939,6 +990,8 @@ int wt_cmd_watch(int argc, char **argv)
             }
             if (job[0])
                 json_object_set_new(ev, "slurm_job_id", json_string(job));
+            if (changed)
+                json_object_set_new(ev, "owner_changed", json_integer(1)); /* log values: integers or strings */
             if (metrics) {
                 /* the owner's labels; a failed process list keeps the last */
                 if (!perr.msg[0]) {
@@ -972,6 +1025,8 @@ int wt_cmd_watch(int argc, char **argv)
                         json_object_set_new(j, "declared", json_string(wt_class_lname(declared)));
                         json_object_set_new(j, "verdict", json_string(wt_verdict_name(verdict)));
                     }
+                    if (changed)
+                        json_object_set_new(j, "owner_changed", json_true());
                     char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15));
                     if (line)
                         printf("%s\n", line);
@@ -983,6 +1038,8 @@ int wt_cmd_watch(int argc, char **argv)
                        res.confidence);
                 if (declared != WT_CLASS_NONE)
                     printf("  declared %s: %s", wt_class_lname(declared), wt_verdict_name(verdict));
+                if (changed)
+                    printf("  (owner changed during the window)");
                 printf("\n");
             }
             /* standard output gone (`watch --json | head`): stop as on
@@ -1097,6 +1154,7 @@ out:
     free(info);
     free(wins);
     free(peers);
+    free(at_start);
     free(sel);
     free(alive);
     free(w);
