@@ -274,6 +274,9 @@ run "--log-file a directory" 2 "$WT" watch --backend synthetic --iterations 1 --
 run "watch: no whole window" 1 "$WT" watch --trace "$DATA/fake_gpu.csv" --window 100000 --log-dir "$TMP/lnw" && has err "no window"
 run "watch: a port it cannot have" 1 "$WT" watch --backend synthetic --iterations 1 --interval 0 --log-dir "$TMP/lport" --listen 192.0.2.1:9400 && has err "cannot listen there"
 check "watch: no log left by a failed --listen" test ! -e "$TMP/lport"
+# --listen '' is no listener (the systemd unit passes --listen ${WT_LISTEN}, and
+# WT_LISTEN= empty is how a host without a new port is set up)
+run "watch: --listen ''" 0 "$WT" watch --backend synthetic --iterations 1 --interval 0 --log-dir "$TMP/lnone" --listen '' && check "watch: --listen '': nothing listened" sh -c "! grep -q 'metrics at' '$TMP/err'"
 check "watch: no raw library line" sh -c "! grep -q 'Failed to bind' '$TMP/err'"
 
 # --- SIGKILL mid-run: verifiable (perhaps unsealed), then recovered ----

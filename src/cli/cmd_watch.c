@@ -513,7 +513,7 @@ int wt_cmd_watch(int argc, char **argv)
         {"--nvml-lib", WT_OPT_STRING, &nvml_lib, "PATH", "NVML library to load (default: $WT_NVML_LIB, else libnvidia-ml.so.1)", 0, 0, NULL, false},
         {"--declared", WT_OPT_STRING, &declared_s, "TYPE", "the declared type (training, inference, idle) of GPUs whose jobs declare none", 0, 0, NULL, false},
         {"--policy", WT_OPT_STRING, &policy_path, "FILE", "declared types by Slurm partition / Kubernetes namespace (see docs/deployment.md)", 0, 0, NULL, false},
-        {"--listen", WT_OPT_STRING, &listen, "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9400; :PORT: every interface)", 0, 0, NULL, false},
+        {"--listen", WT_OPT_STRING, &listen, "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9400; :PORT: every interface; '': none)", 0, 0, NULL, false},
         {"--textfile", WT_OPT_STRING, &textfile, "DIR", "also write DIR/workloadtruth.prom for node_exporter's textfile collector", 0, 0, NULL, false},
         {"--label-style", WT_OPT_CHOICE, &label_style, "S", "metric labels: prometheus (uuid, model_name, hostname; default) or dcgm (UUID, modelName, Hostname)", 0, 0, label_styles, false},
         {"--pace", WT_OPT_DOUBLE, &pace, "S", "replay and synthetic: at least S seconds per iteration (default 0: as fast as read)", 0, 3600, NULL, false},
@@ -566,6 +566,8 @@ int wt_cmd_watch(int argc, char **argv)
                 help.prog);
         return WT_EXIT_USAGE;
     }
+    if (listen && !listen[0])
+        listen = NULL; /* --listen '': no listener (a unit that always passes --listen) */
     enum wt_class declared_cli = WT_CLASS_NONE;
     if (declared_s && (declared_cli = wt_class_parse(declared_s, false)) == WT_CLASS_NONE) {
         fprintf(stderr,
