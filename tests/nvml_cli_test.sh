@@ -232,35 +232,57 @@ grep -q '^workloadtruth_gpu_classification_confidence{.*pod="",namespace="nsB",c
 # a job that ends while a window is sampled, and another that begins: that
 # window is partly each one's, so it is INCONCLUSIVE with owner_changed, not a
 # MISMATCH held against the job on the GPU at its end (the process list was
-# read once, after the window)
-mkdir -p "$TMP/root/proc/6000" "$TMP/root/proc/6001"
+# read once, after the window); two jobs that stay and swap places in memory
+# are no change (comparing the main owner alone let a job dodge MISMATCH)
+mkdir -p "$TMP/root/proc/6000" "$TMP/root/proc/6001" "$TMP/root/proc/6002"
 printf 'SLURM_JOB_ID=111\0WORKLOADTRUTH_DECLARED=training\0' >"$TMP/root/proc/6000/environ"
 printf 'SLURM_JOB_ID=222\0WORKLOADTRUTH_DECLARED=inference\0' >"$TMP/root/proc/6001/environ"
-echo "0:6000:30000" >"$TMP/procs.txt"
+printf 'SLURM_JOB_ID=333\0WORKLOADTRUTH_DECLARED=training\0' >"$TMP/root/proc/6002/environ"
+echo "0:6000:30000,0:6002:500" >"$TMP/procs.txt"
 n=$((n + 1))
 WT_FAKE_NVML_PROCS_FILE="$TMP/procs.txt" "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --window 11 \
-    --iterations 3 --json --log-dir "$TMP/wchg" >"$TMP/chg.out" 2>"$TMP/chg.err" &
+    --iterations 4 --json --log-dir "$TMP/wchg" >"$TMP/chg.out" 2>"$TMP/chg.err" &
 pid=$!
-i=0
-# the switch comes once the first window is out: inside the second one (5.5 s)
-while [ "$(grep -c '"iteration"' "$TMP/chg.out" 2>/dev/null)" -lt 1 ] && [ $i -lt 300 ]; do
-    sleep 0.05
-    i=$((i + 1))
-done
-echo "0:6001:500" >"$TMP/procs.txt"
+# after_window K LINE: once K windows are out (inside window K+1, 5.5 s long),
+# the processes become LINE
+after_window() {
+    i=0
+    while [ "$(grep -c '"iteration"' "$TMP/chg.out" 2>/dev/null)" -lt "$1" ] && [ $i -lt 400 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    echo "$2" >"$TMP/procs.txt"
+}
+after_window 1 "0:6000:500,0:6002:30000"
+after_window 2 "0:6001:500"
 wait $pid
 rc=$?
+rec() { grep '"type":"class"' "$TMP/wchg/log.jsonl" | sed -n "$1p"; }
 recs=$(grep -c '"type":"class"' "$TMP/wchg/log.jsonl")
-changed=$(grep '"type":"class"' "$TMP/wchg/log.jsonl" | sed -n 2p)
-last=$(grep '"type":"class"' "$TMP/wchg/log.jsonl" | sed -n 3p)
-if [ "$rc" != 0 ] || [ "$recs" != 3 ] ||
-    ! echo "$changed" | grep -q '"owner_changed":1' || ! echo "$changed" | grep -q '"verdict":"INCONCLUSIVE"' ||
-    echo "$last" | grep -q owner_changed || ! echo "$last" | grep -q '"slurm_job_id":"222"' ||
-    grep '"type":"class"' "$TMP/wchg/log.jsonl" | sed -n 1p | grep -q owner_changed; then
+if [ "$rc" != 0 ] || [ "$recs" != 4 ] ||
+    rec 1 | grep -q owner_changed || ! rec 1 | grep -q '"verdict":"MATCH"' ||
+    rec 2 | grep -q owner_changed || ! rec 2 | grep -q '"verdict":"MATCH"' ||
+    ! rec 3 | grep -q '"owner_changed":1' || ! rec 3 | grep -q '"verdict":"INCONCLUSIVE"' ||
+    rec 4 | grep -q owner_changed || ! rec 4 | grep -q '"slurm_job_id":"222"' || ! rec 4 | grep -q '"verdict":"MISMATCH"'; then
     echo "FAIL [watch-owner-changed]: exit $rc, $recs records:"
     grep '"type":"class"' "$TMP/wchg/log.jsonl" | sed 's/"evidence".*"declared"/.../; s/^/    /'
     sed 's/^/    stderr: /' "$TMP/chg.err" | head -5
     fails=$((fails + 1))
+fi
+# in a PID namespace of its own (a container without hostPID), NVML's host PIDs
+# name other processes in /proc: their owners are not read (pid 1 there is the
+# tool itself, which was shown as the GPU process's owner); skipped where
+# unshare cannot make a namespace (not root, or no CAP_SYS_ADMIN)
+if command -v unshare >/dev/null 2>&1 && unshare -p -f --mount-proc true 2>/dev/null; then
+    n=$((n + 1))
+    env -u WT_PROC_ROOT WT_FAKE_NVML_PROCS=0:1:2048 unshare -p -f --mount-proc "$WT" gpus --nvml-lib "$FAKE" >"$TMP/ns.out" 2>"$TMP/ns.err"
+    if ! grep -q "not in the host's PID namespace" "$TMP/ns.err" || grep -q 'pid 1 .*workloadtruth' "$TMP/ns.out" ||
+        ! grep -q 'pid 1  *?  ' "$TMP/ns.out"; then
+        echo "FAIL [gpus-pid-namespace]:"; sed 's/^/    /' "$TMP/ns.out" "$TMP/ns.err" | grep -i 'pid\|namespace'
+        fails=$((fails + 1))
+    fi
+else
+    echo "skip [gpus-pid-namespace]: unshare cannot make a PID namespace here"
 fi
 # interrupted recordings are valid traces
 "$WT" record --nvml-lib "$FAKE" --out "$TMP/int.csv" --interval 0.1 >/dev/null 2>&1 &

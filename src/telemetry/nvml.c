@@ -168,6 +168,7 @@ struct nvml {
     double interval, t0, next_tick;
     nvmlSample_t *buf[3];
     const volatile sig_atomic_t *stop;
+    int pidns; /* 0 not checked yet, 1 the host's PID namespace, -1 another one */
 };
 
 static double mono_now(void)
@@ -1016,6 +1017,15 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
         }
     }
     const char *root = wt_proc_root();
+    int real_proc = !strcmp(root, "/");
+    if (real_proc && !s->pidns) {
+        s->pidns = wt_proc_in_host_pidns() ? 1 : -1;
+        if (s->pidns < 0)
+            fprintf(stderr, "workloadtruth: this process is not in the host's PID namespace: the "
+                            "GPU processes' PIDs (the host's) name other processes here, so "
+                            "their owners are not read (run with the host's PID namespace, "
+                            "e.g. Kubernetes hostPID: true, or docker --pid=host)\n");
+    }
     for (unsigned i = 0; i < count && *n < cap; i++) {
         const unsigned char *e = raw + (size_t)i * stride;
         unsigned pid;
@@ -1033,7 +1043,8 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
                 newest = pu[k].timeStamp;
                 p->sm_util_pct = pu[k].smUtil;
             }
-        wt_proc_owner(root, p);
+        if (!(real_proc && s->pidns < 0))
+            wt_proc_owner(root, p);
     }
     free(pu);
     free(raw);

@@ -33,6 +33,19 @@ const char *wt_proc_root(void)
     return r && *r ? r : "/";
 }
 
+int wt_proc_in_host_pidns(void)
+{
+    /* the initial PID namespace has a fixed inode (PROC_PID_INIT_INO in the
+     * kernel's proc_ns.h); NSpid in /proc/self/status cannot tell, since a
+     * container mounts its own /proc */
+    char link[64];
+    ssize_t n = readlink("/proc/self/ns/pid", link, sizeof(link) - 1);
+    if (n <= 0)
+        return 1; /* no such link: cannot tell, take the PIDs as they are */
+    link[n] = '\0';
+    return strcmp(link, "pid:[4026531836]") == 0;
+}
+
 /* Reads at most max bytes of root/path into a malloc'd NUL-terminated
  * buffer; NULL when unreadable.  *cut says whether the file went on. */
 static char *slurp_max(const char *root, const char *path, size_t max, size_t *len, int *cut)

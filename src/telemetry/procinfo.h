@@ -41,4 +41,9 @@ void wt_proc_owner(const char *root, struct wt_proc *p);
 /* The root to use: WT_PROC_ROOT from the environment, else "/". */
 const char *wt_proc_root(void);
 
+/* 1 when this process runs in the host's (initial) PID namespace, or when
+ * that cannot be told; 0 in a container's own PID namespace, where the PIDs
+ * NVML returns (the host's) name other processes in /proc, or none. */
+int wt_proc_in_host_pidns(void);
+
 #endif
