@@ -25,6 +25,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -267,17 +268,17 @@ static int heartbeat(struct writer *w, int seal)
 }
 
 /* The writer's pause before the next try: delay seconds, cut to RETRY_MIN_S
- * once watch is stopping (its last tries come every RETRY_MIN_S) and to
- * nothing on a signal. */
+ * once watch is stopping (its last tries come every RETRY_MIN_S: a passing
+ * error still gets its chance to clear, as before the backoff). */
 static void retry_pause(struct writer *w, double delay)
 {
-    for (double t = 0; t < delay && !stop_flag; t += RETRY_MIN_S) {
+    for (double t = 0; t < delay; t += RETRY_MIN_S) {
+        nap(delay - t < RETRY_MIN_S ? delay - t : RETRY_MIN_S);
         pthread_mutex_lock(&w->mu);
         int done = w->done;
         pthread_mutex_unlock(&w->mu);
-        if (done && t > 0)
+        if (done || stop_flag)
             return;
-        nap(delay - t < RETRY_MIN_S ? delay - t : RETRY_MIN_S);
     }
 }
 
@@ -457,27 +458,51 @@ static const struct wt_proc *main_owner(const struct wt_proc *procs, size_t n)
     return q;
 }
 
-/* Who a GPU is attributed to and what was declared there, at a window's
- * start: a window whose owner or declaration changed before its end cannot
- * be held against either (its samples are partly the other's). */
+/* Who is on a GPU and what was declared there, at a window's start: a
+ * window whose set of owners or declaration changed before its end (one job
+ * ended, another began) cannot be held against either, its samples being
+ * partly the other's.  The set, not the main owner: two jobs that stay and
+ * swap places in memory are no change. */
 struct attribution {
     int known; /* the process list could be read */
-    char owner[400];
+    uint64_t owners; /* a hash of the set of owners (sorted, without repeats) */
     enum wt_class declared;
 };
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static void attribution_of(const struct wt_policy *policy, enum wt_class cli,
                            const struct wt_proc *procs, size_t n, struct attribution *a)
 {
-    const struct wt_proc *q = main_owner(procs, n);
+    static char keys[MAX_PROCS][400]; /* the main thread's only */
+    char *sorted[MAX_PROCS];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < MAX_PROCS; i++) {
+        const struct wt_proc *c = &procs[i];
+        if (!(c->pod_name[0] || c->pod_uid[0] || c->k8s_namespace[0] || c->container_id[0] ||
+              c->slurm_job_id[0]))
+            continue;
+        snprintf(keys[k], sizeof(keys[k]), "%s|%s|%s|%s|%s", c->slurm_job_id, c->pod_uid,
+                 c->pod_name, c->k8s_namespace, c->container_id);
+        sorted[k] = keys[k];
+        k++;
+    }
+    qsort(sorted, k, sizeof(sorted[0]), cmp_str);
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a over the distinct keys */
+    for (size_t i = 0; i < k; i++) {
+        if (i && !strcmp(sorted[i], sorted[i - 1]))
+            continue;
+        for (const char *p = sorted[i]; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        h = (h ^ '\n') * 1099511628211ULL;
+    }
     enum wt_declared_source dsrc;
     a->known = 1;
+    a->owners = h;
     a->declared = wt_declared_for(policy, cli, procs, n, &dsrc);
-    if (q)
-        snprintf(a->owner, sizeof(a->owner), "%s|%s|%s|%s", q->slurm_job_id, q->pod_uid,
-                 q->pod_name, q->container_id);
-    else
-        a->owner[0] = '\0';
 }
 
 int wt_cmd_watch(int argc, char **argv)
@@ -965,7 +990,7 @@ int wt_cmd_watch(int argc, char **argv)
             if (at_start[g].known && !perr.msg[0]) {
                 struct attribution now;
                 attribution_of(policy, declared_cli, procs, np2, &now);
-                changed = strcmp(now.owner, at_start[g].owner) || now.declared != at_start[g].declared;
+                changed = now.owners != at_start[g].owners || now.declared != at_start[g].declared;
             }
             enum wt_verdict verdict = WT_VERDICT_INCONCLUSIVE;
             if (declared != WT_CLASS_NONE && !changed)
