@@ -202,6 +202,20 @@ check "record-keeps-meta: workload" grep -qx '# workload: llama finetune' "$TMP/
 check "record-keeps-meta: evasion" grep -qx '# evasion: duty cycling' "$TMP/ev_r.csv"
 run record-meta-option 0 "$WT" record --trace "$TMP/ev.csv" --out "$TMP/ev_o.csv" --workload other
 check "record-meta-option: the option wins" grep -qx '# workload: other' "$TMP/ev_o.csv"
+# a source line as long as a trace line allows: carried cut to 999 bytes, as
+# the options are (trace_source's longer key had made the line too long)
+{ printf '# source: '; head -c 65524 /dev/zero | tr '\0' x; printf '\nt_s,gpu,util_gpu_pct\n0,0,5\n1,0,6\n'; } >"$TMP/longsrc.csv"
+run record-long-source 0 "$WT" record --trace "$TMP/longsrc.csv" --out "$TMP/longsrc_r.csv"
+check "record-long-source: cut" sh -c "[ \$(grep '^# trace_source: ' '$TMP/longsrc_r.csv' | wc -c) = 1016 ]"
+# 255 metadata lines and GPUs of two models (nvidia-smi): the gpu_models key the
+# reader adds does not count against the file's 256
+{
+    i=0
+    while [ $i -lt 255 ]; do printf '# k%d: v\n' $i; i=$((i + 1)); done
+    printf 'timestamp, index, name, utilization.gpu [%%]\n'
+    for t in 10 11 12; do printf '2024/04/03 10:00:%s.000, 0, NVIDIA A100-SXM4-80GB, 5 %%\n2024/04/03 10:00:%s.000, 1, Tesla T4, 5 %%\n' $t $t; done
+} >"$TMP/meta255.csv"
+run meta255-two-models 0 "$WT" gpus --trace "$TMP/meta255.csv" && has out "GPU 1: Tesla T4"
 run record-long-note 2 "$WT" record --trace "$TMP/sub.csv" --out "$TMP/sub_n.csv" --workload "$(head -c 1000 /dev/zero | tr '\0' x)" && has err "--workload: longer than 999 bytes" && oneline
 # a host of 40 GPUs that differ (MIG names): record's per-GPU lists are written
 # whole (they were cut at 600 bytes, leaving the last GPUs 'unknown')

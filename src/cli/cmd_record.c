@@ -19,6 +19,7 @@
 #include "cli/opts.h"
 #include "telemetry/source.h"
 #include "telemetry/trace_writer.h"
+#include "util/text.h"
 
 #define CHUNK 4096
 /* --workload, --evasion-note: the longest text taken (one metadata line each) */
@@ -329,15 +330,26 @@ int wt_cmd_record(int argc, char **argv)
      * its own source, what ran and any evasion (a recorded evasion trace
      * must not come out looking clean) */
     int replay = !strcmp(src->ops->name, "replay");
-    const char *tsrc = replay ? wt_source_meta(src, "source") : NULL;
-    if (tsrc) {
+    /* each at most NOTE_MAX bytes, as the options: a trace line holds one
+     * metadata line whole, and trace_source's key is longer than source's */
+    static char carried[3][NOTE_MAX + 1];
+    const char *from[3] = {replay ? wt_source_meta(src, "source") : NULL,
+                           !workload && replay ? wt_source_meta(src, "workload") : NULL,
+                           !evasion_s && replay ? wt_source_meta(src, "evasion") : NULL};
+    for (int k = 0; k < 3; k++)
+        if (from[k]) {
+            size_t l = wt_utf8_cut(from[k], strnlen(from[k], NOTE_MAX));
+            memcpy(carried[k], from[k], l);
+            carried[k][l] = '\0';
+        }
+    if (from[0]) {
         keys[nk] = "trace_source";
-        vals[nk++] = tsrc;
+        vals[nk++] = carried[0];
     }
-    if (!workload && replay)
-        workload = wt_source_meta(src, "workload");
-    if (!evasion_s && replay)
-        evasion_s = wt_source_meta(src, "evasion");
+    if (from[1])
+        workload = carried[1];
+    if (from[2])
+        evasion_s = carried[2];
     if (workload) {
         keys[nk] = "workload";
         vals[nk++] = workload;

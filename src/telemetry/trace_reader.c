@@ -104,6 +104,7 @@ struct wt_trace_reader {
     int models_given;                /* the metadata names the model: rows are not read */
     int list_given;                  /* the metadata has gpu_models: not built here */
     size_t list_at;                  /* 1 + index of the gpu_models entry built here */
+    int deriving;                    /* note_model is adding a key (see add_meta) */
 
     /* per-GPU monotonic time check */
     double *last_t; /* WT_MAX_GPUS, NaN = none yet */
@@ -366,7 +367,9 @@ static const struct nvsmi_field *nvsmi_lookup(const char *name, size_t len)
 static int add_meta(struct wt_trace_reader *r, const char *key, size_t klen, const char *val,
                     size_t vlen, struct wt_err *err)
 {
-    if (r->meta.n >= WT_TRACE_MAX_META)
+    /* the limit is the file's: the keys the reader derives from nvidia-smi's
+     * `name` (gpu_model, gpu_models) have two places of their own */
+    if (r->meta.n >= WT_TRACE_MAX_META + (r->deriving ? 2 : 0))
         return fail(r, err, WT_ENOMEM, r->lineno, "more than %d metadata lines", WT_TRACE_MAX_META);
     /* a key the reader acts on may repeat, but not change: which of two
      * labels or formats is meant cannot be told */
@@ -1094,8 +1097,13 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
                         : "");
     }
     r->last_t[s->gpu] = s->t_s;
-    if (*name && (rc = note_model(r, s->gpu, name, err)) != WT_OK)
-        return rc;
+    if (*name) {
+        r->deriving = 1;
+        rc = note_model(r, s->gpu, name, err);
+        r->deriving = 0;
+        if (rc != WT_OK)
+            return rc;
+    }
     return WT_OK;
 }
 
