@@ -44,6 +44,7 @@ struct ext {
     struct wt_checkpoint cp;
     int sig;     /* 1 verified by the log key, 0 absent, -1 invalid */
     int checked; /* root compared */
+    char why[300]; /* loaded < 0: what was wrong with it */
 };
 
 struct vs {
@@ -391,6 +392,7 @@ static void load_ext(struct vs *v, const char *path, int side)
         v->next++;
         e->loaded = -1;
         snprintf(v->r->message, sizeof(v->r->message), "cannot read checkpoint %s: %s", path, why);
+        snprintf(e->why, sizeof(e->why), "%.299s", v->r->message);
         return;
     }
     char *buf = malloc(WT_NOTE_MAX_LEN + 1);
@@ -415,6 +417,8 @@ static void load_ext(struct vs *v, const char *path, int side)
     } else {
         e->loaded = 1;
     }
+    if (e->loaded < 0)
+        snprintf(e->why, sizeof(e->why), "%.299s", v->r->message);
     free(buf);
 }
 
@@ -460,7 +464,8 @@ static int finish(struct vs *v)
         int side = v->o->side_path && e->label == v->o->side_path;
         if (e->loaded < 0 && line_damage) {
             char more[400];
-            snprintf(more, sizeof(more), "; besides, %s could not be used", e->label);
+            snprintf(more, sizeof(more), "; besides, %s could not be used (%s)", e->label,
+                     e->why);
             append_msg(r, more);
             r->status = WT_VERIFY_DAMAGED;
             goto out;
