@@ -797,20 +797,27 @@ static void rechain(struct lines *L, size_t from, const struct wt_note_key *resi
     wt_merkle_range_root(&rg, root);
 }
 
+/* The base log's lines in L with its first class record from the middle on
+ * changed (class flipped, links left as they were); returns its index. */
+static size_t edit_middle_class(struct lines *L)
+{
+    split_lines(B.log, B.len, L);
+    size_t k = L->n / 2;
+    while (!strstr(L->s[k], "\"type\":\"class\""))
+        k++;
+    json_t *o = load_line(L->s[k]);
+    const char *was = json_string_value(json_object_get(o, "class"));
+    json_object_set_new(o, "class", json_string(strcmp(was, "idle") ? "idle" : "training"));
+    set_line(L, k, o);
+    json_decref(o);
+    return k;
+}
+
 static void test_rewrite_without_key(void **state)
 {
     (void)state;
     struct lines L;
-    split_lines(B.log, B.len, &L);
-    /* a class record in the middle */
-    size_t k = L.n / 2;
-    while (!strstr(L.s[k], "\"type\":\"class\""))
-        k++;
-    json_t *o = load_line(L.s[k]);
-    const char *was = json_string_value(json_object_get(o, "class"));
-    json_object_set_new(o, "class", json_string(strcmp(was, "idle") ? "idle" : "training"));
-    set_line(&L, k, o);
-    json_decref(o);
+    size_t k = edit_middle_class(&L);
     uint8_t root[32];
     rechain(&L, k + 1, NULL, root);
     size_t len;
@@ -1489,14 +1496,7 @@ static void test_edit_and_spoil_side(void **state)
 {
     (void)state;
     struct lines L;
-    split_lines(B.log, B.len, &L);
-    size_t k = L.n / 2;
-    while (!strstr(L.s[k], "\"type\":\"class\""))
-        k++;
-    json_t *o = load_line(L.s[k]);
-    json_object_set_new(o, "conf_ppm", json_integer(1));
-    set_line(&L, k, o);
-    json_decref(o);
+    size_t k = edit_middle_class(&L);
     size_t len;
     char *buf = join_lines(&L, &len);
     const char *d = new_dir();

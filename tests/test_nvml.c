@@ -220,22 +220,31 @@ static void test_history(void **state)
     unsetenv("WT_FAKE_NVML_PREROLL");
 }
 
+/* Writes a trace for the fake to serve into path (a mkstemp template): head,
+ * then 50 rows of 0.1 s with utilization util, memory utilization 20 and power
+ * 300 W rising; no faults. */
+static void serve(char *path, const char *head, const char *util)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(head, f);
+    for (int i = 0; i < 50; i++)
+        fprintf(f, "%.1f,0,%s,20,%d\n", i * 0.1, util, 300 + i);
+    fclose(f);
+    setenv("WT_FAKE_NVML_TRACE", path, 1);
+    unsetenv("WT_FAKE_NVML_FAULTS");
+}
+
 static void test_power_semantics(void **state)
 {
     (void)state;
     /* no instantaneous field on an Ampere-or-newer (not A100) board: avg1s */
     char path[] = "/tmp/wt_fake_h100_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    fputs("# gpu_model: NVIDIA H100 80GB HBM3\n# power_semantics: avg1s\n"
-          "t_s,gpu,util_gpu_pct,util_mem_pct,power_w\n",
-          f);
-    for (int i = 0; i < 50; i++)
-        fprintf(f, "%.1f,0,50,20,%d\n", i * 0.1, 300 + i);
-    fclose(f);
-    setenv("WT_FAKE_NVML_TRACE", path, 1);
-    unsetenv("WT_FAKE_NVML_FAULTS");
+    serve(path, "# gpu_model: NVIDIA H100 80GB HBM3\n# power_semantics: avg1s\n"
+                "t_s,gpu,util_gpu_pct,util_mem_pct,power_w\n",
+          "50");
     struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
     struct wt_device_info d;
     struct wt_err err;
@@ -292,17 +301,9 @@ static void test_bogus_values(void **state)
 {
     (void)state;
     char path[] = "/tmp/wt_fake_bogus_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    fputs("# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n"
-          "t_s,gpu,util_gpu_pct,util_mem_pct,power_w\n",
-          f);
-    for (int i = 0; i < 50; i++)
-        fprintf(f, "%.1f,0,4294967295,20,%d\n", i * 0.1, 300 + i);
-    fclose(f);
-    setenv("WT_FAKE_NVML_TRACE", path, 1);
-    unsetenv("WT_FAKE_NVML_FAULTS");
+    serve(path, "# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n"
+                "t_s,gpu,util_gpu_pct,util_mem_pct,power_w\n",
+          "4294967295");
     struct wt_source *src = must_open(WT_FAKE_NVML, 0.1);
     static struct wt_sample buf[100];
     int rc;
