@@ -233,8 +233,10 @@ grep -q '^workloadtruth_gpu_classification_confidence{.*pod="",namespace="nsB",c
 # window is partly each one's, so it is INCONCLUSIVE with owner_changed, not a
 # MISMATCH held against the job on the GPU at its end (the process list was
 # read once, after the window); two jobs that stay and swap places in memory
-# are no change (comparing the main owner alone let a job dodge MISMATCH)
-mkdir -p "$TMP/root/proc/6000" "$TMP/root/proc/6001" "$TMP/root/proc/6002"
+# are no change, nor is a small helper of another owner that appears (either
+# had let a job dodge MISMATCH at will)
+mkdir -p "$TMP/root/proc/6000" "$TMP/root/proc/6001" "$TMP/root/proc/6002" "$TMP/root/proc/6004"
+printf 'SLURM_JOB_ID=444\0POD_NAME=helper\0' >"$TMP/root/proc/6004/environ"
 printf 'SLURM_JOB_ID=111\0WORKLOADTRUTH_DECLARED=training\0' >"$TMP/root/proc/6000/environ"
 printf 'SLURM_JOB_ID=222\0WORKLOADTRUTH_DECLARED=inference\0' >"$TMP/root/proc/6001/environ"
 printf 'SLURM_JOB_ID=333\0WORKLOADTRUTH_DECLARED=training\0' >"$TMP/root/proc/6002/environ"
@@ -253,7 +255,7 @@ after_window() {
     done
     echo "$2" >"$TMP/procs.txt"
 }
-after_window 1 "0:6000:500,0:6002:30000"
+after_window 1 "0:6000:500,0:6002:30000,0:6004:100"
 after_window 2 "0:6001:500"
 wait $pid
 rc=$?

@@ -273,12 +273,17 @@ static int heartbeat(struct writer *w, int seal)
 static void retry_pause(struct writer *w, double delay)
 {
     for (double t = 0; t < delay; t += RETRY_MIN_S) {
-        nap(delay - t < RETRY_MIN_S ? delay - t : RETRY_MIN_S);
         pthread_mutex_lock(&w->mu);
         int done = w->done;
         pthread_mutex_unlock(&w->mu);
-        if (done || stop_flag)
+        if (done || stop_flag) {
+            /* not nap(), which a stop ends at once */
+            struct timespec ts = {0, (long)(RETRY_MIN_S * 1e9)};
+            while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+                ;
             return;
+        }
+        nap(delay - t < RETRY_MIN_S ? delay - t : RETRY_MIN_S);
     }
 }
 
@@ -458,51 +463,70 @@ static const struct wt_proc *main_owner(const struct wt_proc *procs, size_t n)
     return q;
 }
 
-/* Who is on a GPU and what was declared there, at a window's start: a
- * window whose set of owners or declaration changed before its end (one job
- * ended, another began) cannot be held against either, its samples being
- * partly the other's.  The set, not the main owner: two jobs that stay and
- * swap places in memory are no change. */
+/* Who is on a GPU and what was declared there, at a window's start.  A
+ * window is partly another job's when its main owner (the one using the most
+ * GPU memory) at the start is gone at the end, or the one at the end was not
+ * there at the start (a job ended, another began), or the declaration
+ * changed: it cannot be held against either.  Helpers that come and go beside
+ * a job that stays are no change, nor are owners that swap places in memory.
+ * Owners are told apart by what the kernel says of them (Slurm job, pod UID,
+ * container), not by their environment (POD_NAME, which a process sets). */
 struct attribution {
-    int known; /* the process list could be read */
-    uint64_t owners; /* a hash of the set of owners (sorted, without repeats) */
+    int known;         /* the process list could be read */
+    size_t n;          /* distinct owners */
+    uint64_t set[MAX_PROCS];
+    uint64_t main;     /* 0: no owner */
     enum wt_class declared;
 };
 
-static int cmp_str(const void *a, const void *b)
+static uint64_t owner_hash(const struct wt_proc *c)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    char key[200];
+    snprintf(key, sizeof(key), "%s|%s|%s", c->slurm_job_id, c->pod_uid, c->container_id);
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (const char *p = key; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h ? h : 1;
+}
+
+static int in_set(const struct attribution *a, uint64_t h)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (a->set[i] == h)
+            return 1;
+    return 0;
 }
 
 static void attribution_of(const struct wt_policy *policy, enum wt_class cli,
                            const struct wt_proc *procs, size_t n, struct attribution *a)
 {
-    static char keys[MAX_PROCS][400]; /* the main thread's only */
-    char *sorted[MAX_PROCS];
-    size_t k = 0;
-    for (size_t i = 0; i < n && k < MAX_PROCS; i++) {
+    a->n = 0;
+    a->main = 0;
+    double main_mib = -2;
+    for (size_t i = 0; i < n; i++) {
         const struct wt_proc *c = &procs[i];
-        if (!(c->pod_name[0] || c->pod_uid[0] || c->k8s_namespace[0] || c->container_id[0] ||
-              c->slurm_job_id[0]))
+        if (!(c->slurm_job_id[0] || c->pod_uid[0] || c->container_id[0]))
             continue;
-        snprintf(keys[k], sizeof(keys[k]), "%s|%s|%s|%s|%s", c->slurm_job_id, c->pod_uid,
-                 c->pod_name, c->k8s_namespace, c->container_id);
-        sorted[k] = keys[k];
-        k++;
-    }
-    qsort(sorted, k, sizeof(sorted[0]), cmp_str);
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a over the distinct keys */
-    for (size_t i = 0; i < k; i++) {
-        if (i && !strcmp(sorted[i], sorted[i - 1]))
-            continue;
-        for (const char *p = sorted[i]; *p; p++)
-            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-        h = (h ^ '\n') * 1099511628211ULL;
+        uint64_t h = owner_hash(c);
+        if (!in_set(a, h) && a->n < MAX_PROCS)
+            a->set[a->n++] = h;
+        double mib = wt_measured(c->used_mib) ? c->used_mib : -1;
+        if (mib > main_mib) { /* the first of equals, as main_owner */
+            main_mib = mib;
+            a->main = h;
+        }
     }
     enum wt_declared_source dsrc;
     a->known = 1;
-    a->owners = h;
     a->declared = wt_declared_for(policy, cli, procs, n, &dsrc);
+}
+
+/* Whether a window that began with a and ended with b was partly another's. */
+static int attribution_changed(const struct attribution *a, const struct attribution *b)
+{
+    if (a->declared != b->declared || (a->main != 0) != (b->main != 0))
+        return 1;
+    return a->main && (!in_set(b, a->main) || !in_set(a, b->main));
 }
 
 int wt_cmd_watch(int argc, char **argv)
@@ -990,7 +1014,7 @@ int wt_cmd_watch(int argc, char **argv)
             if (at_start[g].known && !perr.msg[0]) {
                 struct attribution now;
                 attribution_of(policy, declared_cli, procs, np2, &now);
-                changed = now.owners != at_start[g].owners || now.declared != at_start[g].declared;
+                changed = attribution_changed(&at_start[g], &now);
             }
             enum wt_verdict verdict = WT_VERDICT_INCONCLUSIVE;
             if (declared != WT_CLASS_NONE && !changed)
