@@ -202,11 +202,11 @@ check "record-keeps-meta: workload" grep -qx '# workload: llama finetune' "$TMP/
 check "record-keeps-meta: evasion" grep -qx '# evasion: duty cycling' "$TMP/ev_r.csv"
 run record-meta-option 0 "$WT" record --trace "$TMP/ev.csv" --out "$TMP/ev_o.csv" --workload other
 check "record-meta-option: the option wins" grep -qx '# workload: other' "$TMP/ev_o.csv"
-# a source line as long as a trace line allows: carried cut to 999 bytes, as
-# the options are (trace_source's longer key had made the line too long)
+# a source line as long as a trace line allows: carried, cut where the longer
+# key trace_source needs it, and said so (the line had become too long)
 { printf '# source: '; head -c 65524 /dev/zero | tr '\0' x; printf '\nt_s,gpu,util_gpu_pct\n0,0,5\n1,0,6\n'; } >"$TMP/longsrc.csv"
-run record-long-source 0 "$WT" record --trace "$TMP/longsrc.csv" --out "$TMP/longsrc_r.csv"
-check "record-long-source: cut" sh -c "[ \$(grep '^# trace_source: ' '$TMP/longsrc_r.csv' | wc -c) = 1016 ]"
+run record-long-source 0 "$WT" record --trace "$TMP/longsrc.csv" --out "$TMP/longsrc_r.csv" && has err "the trace's source is cut to its first 65000 bytes"
+check "record-long-source: cut" sh -c "[ \$(grep '^# trace_source: ' '$TMP/longsrc_r.csv' | wc -c) = 65017 ]"
 # 255 metadata lines and GPUs of two models (nvidia-smi): the gpu_models key the
 # reader adds does not count against the file's 256
 {

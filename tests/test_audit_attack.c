@@ -1513,6 +1513,7 @@ static void test_edit_and_spoil_side(void **state)
             fail_msg("edit + spoiled side file %s: status %d, damage %d, line %llu: %s", sides[i],
                      st, (int)r.damage, (unsigned long long)r.line, r.message);
         assert_contains(r.message, "could not be used");
+        assert_contains(r.message, i ? "is a directory" : "note:"); /* and why */
     }
     free(buf);
     free_lines(&L);

@@ -464,8 +464,8 @@ static int finish(struct vs *v)
         int side = v->o->side_path && e->label == v->o->side_path;
         if (e->loaded < 0 && line_damage) {
             char more[400];
-            snprintf(more, sizeof(more), "; besides, %s could not be used (%s)", e->label,
-                     e->why);
+            snprintf(more, sizeof(more), "; besides, a checkpoint could not be used: %s",
+                     e->why); /* which names the file */
             append_msg(r, more);
             r->status = WT_VERIFY_DAMAGED;
             goto out;

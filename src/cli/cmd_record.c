@@ -24,6 +24,9 @@
 #define CHUNK 4096
 /* --workload, --evasion-note: the longest text taken (one metadata line each) */
 #define NOTE_MAX 999
+/* metadata carried from a replayed trace: fits a trace line (65536 bytes)
+ * under its longest key, `# trace_source: ` */
+#define CARRY_MAX 65000
 
 static volatile sig_atomic_t stop_flag;
 
@@ -330,17 +333,24 @@ int wt_cmd_record(int argc, char **argv)
      * its own source, what ran and any evasion (a recorded evasion trace
      * must not come out looking clean) */
     int replay = !strcmp(src->ops->name, "replay");
-    /* each at most NOTE_MAX bytes, as the options: a trace line holds one
-     * metadata line whole, and trace_source's key is longer than source's */
-    static char carried[3][NOTE_MAX + 1];
+    /* whole where a trace line can hold them under their key (trace_source's
+     * is longer than source's): cut, and said, only beyond CARRY_MAX bytes */
+    static char carried[3][CARRY_MAX + 1];
+    static const char *const carried_key[3] = {"trace_source", "workload", "evasion"};
     const char *from[3] = {replay ? wt_source_meta(src, "source") : NULL,
                            !workload && replay ? wt_source_meta(src, "workload") : NULL,
                            !evasion_s && replay ? wt_source_meta(src, "evasion") : NULL};
     for (int k = 0; k < 3; k++)
         if (from[k]) {
-            size_t l = wt_utf8_cut(from[k], strnlen(from[k], NOTE_MAX));
+            size_t whole = strnlen(from[k], CARRY_MAX + 1);
+            size_t l = wt_utf8_cut(from[k], whole > CARRY_MAX ? CARRY_MAX : whole);
             memcpy(carried[k], from[k], l);
             carried[k][l] = '\0';
+            if (l < whole)
+                fprintf(stderr,
+                        "workloadtruth record: the trace's %s is cut to its first %zu bytes "
+                        "(a trace line's limit under the key %s)\n",
+                        k ? carried_key[k] : "source", l, carried_key[k]);
         }
     if (from[0]) {
         keys[nk] = "trace_source";
