@@ -286,9 +286,8 @@ static void test_writer_metadata(void **state)
     struct wt_trace_writer *w = NULL;
     struct wt_err err = {{0}};
     assert_int_equal(wt_trace_writer_open(path, keys, vals, 1, &w, &err), WT_OK);
-    struct wt_sample s = {.t_s = 0, .gpu = 0, .label = WT_CLASS_NONE};
-    for (int c = 0; c < WT_NCOLS; c++)
-        s.v[c] = NAN;
+    struct wt_sample s;
+    wt_sample_clear(&s, 0);
     s.v[WT_COL_POWER] = 100;
     assert_int_equal(wt_trace_writer_row(w, &s, &err), WT_OK);
     assert_int_equal(wt_trace_writer_close(w, &err), WT_OK);
@@ -324,9 +323,9 @@ static void test_writer_plain_numbers(void **state)
     struct wt_trace_writer *w = NULL;
     struct wt_err err = {{0}};
     assert_int_equal(wt_trace_writer_open(path, NULL, NULL, 0, &w, &err), WT_OK);
-    struct wt_sample s = {.t_s = 1, .gpu = 0, .label = WT_CLASS_NONE};
-    for (int c = 0; c < WT_NCOLS; c++)
-        s.v[c] = NAN;
+    struct wt_sample s;
+    wt_sample_clear(&s, 0);
+    s.t_s = 1;
     s.v[WT_COL_UTIL_GPU] = 4.236240093e-06;
     s.v[WT_COL_MEM_USED] = 300.5;
     assert_int_equal(wt_trace_writer_row(w, &s, &err), WT_OK);
