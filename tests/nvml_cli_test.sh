@@ -235,7 +235,7 @@ grep -q '^workloadtruth_gpu_classification_confidence{.*pod="",namespace="nsB",c
 # read once, after the window); two jobs that stay and swap places in memory
 # are no change, nor is a small helper of another owner that appears (either
 # had let a job dodge MISMATCH at will)
-mkdir -p "$TMP/root/proc/6000" "$TMP/root/proc/6001" "$TMP/root/proc/6002" "$TMP/root/proc/6004"
+mkdir -p "$TMP/root/proc/6000" "$TMP/root/proc/6001" "$TMP/root/proc/6002" "$TMP/root/proc/6004" "$TMP/promchg"
 printf 'SLURM_JOB_ID=444\0POD_NAME=helper\0' >"$TMP/root/proc/6004/environ"
 printf 'SLURM_JOB_ID=111\0WORKLOADTRUTH_DECLARED=training\0' >"$TMP/root/proc/6000/environ"
 printf 'SLURM_JOB_ID=222\0WORKLOADTRUTH_DECLARED=inference\0' >"$TMP/root/proc/6001/environ"
@@ -243,9 +243,9 @@ printf 'SLURM_JOB_ID=333\0WORKLOADTRUTH_DECLARED=training\0' >"$TMP/root/proc/60
 echo "0:6000:30000,0:6002:500" >"$TMP/procs.txt"
 n=$((n + 1))
 WT_FAKE_NVML_PROCS_FILE="$TMP/procs.txt" "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --window 11 \
-    --iterations 4 --json --log-dir "$TMP/wchg" >"$TMP/chg.out" 2>"$TMP/chg.err" &
+    --iterations 4 --json --log-dir "$TMP/wchg" --textfile "$TMP/promchg" >"$TMP/chg.out" 2>"$TMP/chg.err" &
 pid=$!
-# after_window K LINE: once K windows are out (inside window K+1, 5.5 s long),
+# after_window K LINE: once K windows are out, 1 s into window K+1 (5.5 s long),
 # the processes become LINE
 after_window() {
     i=0
@@ -253,6 +253,7 @@ after_window() {
         sleep 0.05
         i=$((i + 1))
     done
+    sleep 1 # well inside window K+1 (the textfile's fsync delays its start)
     echo "$2" >"$TMP/procs.txt"
 }
 after_window 1 "0:6000:500,0:6002:30000,0:6004:100"
@@ -265,10 +266,12 @@ if [ "$rc" != 0 ] || [ "$recs" != 4 ] ||
     rec 1 | grep -q owner_changed || ! rec 1 | grep -q '"verdict":"MATCH"' ||
     rec 2 | grep -q owner_changed || ! rec 2 | grep -q '"verdict":"MATCH"' ||
     ! rec 3 | grep -q '"owner_changed":1' || ! rec 3 | grep -q '"verdict":"INCONCLUSIVE"' ||
-    rec 4 | grep -q owner_changed || ! rec 4 | grep -q '"slurm_job_id":"222"' || ! rec 4 | grep -q '"verdict":"MISMATCH"'; then
+    rec 4 | grep -q owner_changed || ! rec 4 | grep -q '"slurm_job_id":"222"' || ! rec 4 | grep -q '"verdict":"MISMATCH"' ||
+    ! grep -q '^workloadtruth_gpu_owner_changed_windows_total{gpu="0"} 1$' "$TMP/promchg/workloadtruth.prom"; then
     echo "FAIL [watch-owner-changed]: exit $rc, $recs records:"
     grep '"type":"class"' "$TMP/wchg/log.jsonl" | sed 's/"evidence".*"declared"/.../; s/^/    /'
     sed 's/^/    stderr: /' "$TMP/chg.err" | head -5
+    grep owner_changed "$TMP/promchg/workloadtruth.prom" | sed 's/^/    textfile: /'
     fails=$((fails + 1))
 fi
 # in a PID namespace of its own (a container without hostPID), NVML's host PIDs

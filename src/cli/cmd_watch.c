@@ -1059,6 +1059,8 @@ int wt_cmd_watch(int argc, char **argv)
                     wt_metrics_owner(metrics, g, &ol);
                 }
                 wt_metrics_window(metrics, g, &res, declared, verdict);
+                if (changed)
+                    wt_metrics_owner_changed(metrics, g);
             }
             push(w, WT_ENTRY_CLASS, f);
             done_windows++;

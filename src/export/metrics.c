@@ -114,6 +114,15 @@ void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
     pthread_mutex_unlock(&m->mu);
 }
 
+void wt_metrics_owner_changed(struct wt_metrics *m, int i)
+{
+    pthread_mutex_lock(&m->mu);
+    struct wt_gpu_metrics *g = slot(m, i);
+    if (g && g->used)
+        g->owner_changed++;
+    pthread_mutex_unlock(&m->mu);
+}
+
 void wt_metrics_samples(struct wt_metrics *m, int i, unsigned long long n, int read_error)
 {
     pthread_mutex_lock(&m->mu);
@@ -388,6 +397,14 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
         if (m->gpu[i].used)
             put(&b, "workloadtruth_read_errors_total{gpu=\"%s\"} %llu\n", m->gpu[i].l.gpu,
                 m->gpu[i].read_errors);
+    family(&b, "workloadtruth_gpu_owner_changed_windows_total", "counter",
+           "Windows whose owner (job, pod, container) or declared type changed while they were "
+           "sampled, per GPU: their verdict is inconclusive, so a count that keeps rising is a "
+           "GPU that changes hands every window.");
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
+        if (m->gpu[i].used)
+            put(&b, "workloadtruth_gpu_owner_changed_windows_total{gpu=\"%s\"} %llu\n",
+                m->gpu[i].l.gpu, m->gpu[i].owner_changed);
     family(&b, "workloadtruth_audit_appends_total", "counter",
            "Records appended durably to the audit log.");
     put(&b, "workloadtruth_audit_appends_total %llu\n", m->appends);

@@ -48,6 +48,7 @@ struct wt_gpu_metrics {
     int tamper[3];           /* power limit below default, clocks locked, software power cap */
     unsigned long long per_class[4]; /* training, inference, idle, unknown */
     unsigned long long samples, read_errors;
+    unsigned long long owner_changed; /* windows whose owner or declaration changed while sampled */
     int failed; /* the GPU failed and is no longer watched */
 };
 
@@ -75,6 +76,10 @@ void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l
 void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
                        enum wt_class declared, enum wt_verdict verdict);
 void wt_metrics_samples(struct wt_metrics *m, int i, unsigned long long n, int read_error);
+/* Counts a window of GPU i whose owner or declared type changed while it was
+ * sampled (its verdict is INCONCLUSIVE); the count is per GPU, not per owner,
+ * so a job that keeps changing hands shows. */
+void wt_metrics_owner_changed(struct wt_metrics *m, int i);
 /* GPU i failed (it fell off the bus, its trace broke): its class, confidence,
  * declaration, mismatch and tamper gauges go (they would repeat its last
  * window for ever) and workloadtruth_gpu_failed says 1. */
