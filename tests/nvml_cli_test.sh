@@ -227,8 +227,9 @@ printf 'POD_NAME=podA\0' >"$TMP/root/proc/5000/environ"
 printf 'POD_NAMESPACE=nsB\0SLURM_JOB_ID=999\0' >"$TMP/root/proc/5001/environ"
 WT_FAKE_NVML_PROCS="0:5000:512,0:5001:4096" WT_FAKE_NVML_SPEED=5 run watch-owner 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.2 --window 5 --iterations 1 --log-dir "$TMP/wo" --textfile "$TMP/prom2"
 n=$((n + 1))
-grep -q '^workloadtruth_gpu_classification_confidence{.*pod="",namespace="nsB",container="",slurm_job_id="999"}' "$TMP/prom2/workloadtruth.prom" ||
-    { echo "FAIL [watch-owner]: owner labels:"; grep '^workloadtruth_gpu_classification_confidence' "$TMP/prom2/workloadtruth.prom" | head -2; fails=$((fails + 1)); }
+# (the counters: a stopped agent's last textfile has no class gauges)
+grep -q '^workloadtruth_gpu_classifications_total{.*pod="",namespace="nsB",container="",slurm_job_id="999",class=' "$TMP/prom2/workloadtruth.prom" ||
+    { echo "FAIL [watch-owner]: owner labels:"; grep '^workloadtruth_gpu_classifications_total' "$TMP/prom2/workloadtruth.prom" | head -2; fails=$((fails + 1)); }
 # a job that ends while a window is sampled, and another that begins: that
 # window is partly each one's, so it is INCONCLUSIVE with owner_changed, not a
 # MISMATCH held against the job on the GPU at its end (the process list was

@@ -129,6 +129,34 @@ static void exposition(void **state)
     assert_non_null(c);
     assert_non_null(strstr(c, "slurm_job_id=\"888\",class=\"training\"} 1\n"));
     free(t);
+    /* an owner that comes back continues its series (restarted at 1, an
+     * increase() over owners taking turns counted nothing) */
+    struct wt_gpu_labels l2 = l;
+    snprintf(l2.slurm_job_id, sizeof(l2.slurm_job_id), "999");
+    for (int k = 0; k < 3; k++) {
+        wt_metrics_owner(&m, 0, &l2);
+        wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE);
+        wt_metrics_owner(&m, 0, &l);
+        wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE);
+    }
+    wt_metrics_owner_changed(&m, 0);
+    t = wt_metrics_render(&m, 1e9, &len);
+    assert_non_null(strstr(t, "slurm_job_id=\"888\",class=\"training\"} 4\n"));
+    assert_non_null(strstr(t, "workloadtruth_gpu_owner_changed_windows_total{gpu=\"0\"} 1\n"));
+    free(t);
+    wt_metrics_owner(&m, 0, &l2);
+    t = wt_metrics_render(&m, 1e9, &len);
+    assert_non_null(strstr(t, "slurm_job_id=\"999\",class=\"training\"} 3\n"));
+    free(t);
+    /* a stopped agent's last textfile asserts no class nor mismatch (it
+     * outlives the agent); its counters stay */
+    wt_metrics_stop(&m);
+    t = wt_metrics_render(&m, 1e9, &len);
+    assert_non_null(strstr(t, "workloadtruth_up 0\n"));
+    assert_null(strstr(t, "workloadtruth_gpu_declaration_mismatch{"));
+    assert_null(strstr(t, "workloadtruth_gpu_workload_class{"));
+    assert_non_null(strstr(t, "slurm_job_id=\"999\",class=\"training\"} 3\n"));
+    free(t);
     wt_metrics_free(&m);
 }
 

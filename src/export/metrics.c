@@ -73,16 +73,57 @@ void wt_metrics_gpu(struct wt_metrics *m, int i, const struct wt_gpu_labels *l)
     pthread_mutex_unlock(&m->mu);
 }
 
+static unsigned long long owner_key(const struct wt_gpu_labels *l)
+{
+    const char *parts[4] = {l->pod, l->k8s_namespace, l->container, l->slurm_job_id};
+    unsigned long long h = 1469598103934665603ULL;
+    for (int p = 0; p < 4; p++)
+        for (const unsigned char *c = (const unsigned char *)parts[p];; c++) {
+            h = (h ^ *c) * 1099511628211ULL; /* the NUL too: "a","b" != "ab","" */
+            if (!*c)
+                break;
+        }
+    return h ? h : 1;
+}
+
+/* The slot of owner key: its own, or a free one, or the least recently
+ * left one. */
+static struct wt_owner_counts *owner_slot(struct wt_gpu_metrics *g, unsigned long long key)
+{
+    struct wt_owner_counts *pick = &g->owners[0];
+    for (int k = 0; k < WT_METRICS_OWNERS; k++) {
+        struct wt_owner_counts *o = &g->owners[k];
+        if (o->key == key)
+            return o;
+        if (pick->key && (!o->key || o->last_used < pick->last_used))
+            pick = o;
+    }
+    memset(pick, 0, sizeof(*pick));
+    pick->key = key;
+    return pick;
+}
+
 void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l)
 {
     pthread_mutex_lock(&m->mu);
     struct wt_gpu_metrics *g = slot(m, i);
     if (g && g->used) {
-        /* another owner is another series: its counts start from zero (a
-         * new job's series had carried the previous job's windows) */
-        if (strcmp(g->l.pod, l->pod) || strcmp(g->l.k8s_namespace, l->k8s_namespace) ||
-            strcmp(g->l.container, l->container) || strcmp(g->l.slurm_job_id, l->slurm_job_id))
+        /* another owner is another series: a new owner's counts start from
+         * zero (a new job's series had carried the previous job's windows);
+         * one of the last WT_METRICS_OWNERS owners coming back continues its
+         * own (restarting it made increase() lose that owner's windows) */
+        unsigned long long was = owner_key(&g->l), now = owner_key(l);
+        if (was != now) {
+            struct wt_owner_counts *o = owner_slot(g, was);
+            memcpy(o->per_class, g->per_class, sizeof(o->per_class));
+            o->last_used = ++g->owner_tick;
             memset(g->per_class, 0, sizeof(g->per_class));
+            for (int k = 0; k < WT_METRICS_OWNERS; k++)
+                if (g->owners[k].key == now) {
+                    memcpy(g->per_class, g->owners[k].per_class, sizeof(g->per_class));
+                    break;
+                }
+        }
         memcpy(g->l.pod, l->pod, sizeof(g->l.pod));
         memcpy(g->l.k8s_namespace, l->k8s_namespace, sizeof(g->l.k8s_namespace));
         memcpy(g->l.container, l->container, sizeof(g->l.container));
@@ -148,6 +189,11 @@ void wt_metrics_stop(struct wt_metrics *m)
 {
     pthread_mutex_lock(&m->mu);
     m->stopped = 1;
+    /* the last textfile outlives the agent: its class, declaration,
+     * mismatch and tamper gauges would assert the last window for ever (an
+     * alert on a mismatch nobody watches any more); the counters stay */
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
+        m->gpu[i].classified = 0;
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -406,7 +452,8 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
             put(&b, "workloadtruth_gpu_owner_changed_windows_total{gpu=\"%s\"} %llu\n",
                 m->gpu[i].l.gpu, m->gpu[i].owner_changed);
     family(&b, "workloadtruth_audit_appends_total", "counter",
-           "Records appended durably to the audit log.");
+           "Window (class) records appended durably to the audit log; heartbeats and "
+           "checkpoints are not counted.");
     put(&b, "workloadtruth_audit_appends_total %llu\n", m->appends);
     family(&b, "workloadtruth_audit_append_errors_total", "counter",
            "Audit-log writes and checkpoint updates that failed, and failed tries to reopen a log "
@@ -444,11 +491,11 @@ int wt_metrics_write_textfile(struct wt_metrics *m, const char *dir, double now,
         return wt_errf(err, WT_ENOMEM, "out of memory");
     char path[4096];
     snprintf(path, sizeof(path), "%s/workloadtruth.prom", dir);
-    int rc = wt_write_file_durable(dir, path, text, len, 0644, WT_FILE_REPLACE, err);
-    free(text);
     /* node_exporter reads it as another user: 0644 whatever the umask (a
-     * systemd UMask=0027 made it 0640) */
-    if (rc == WT_OK && chmod(path, 0644) != 0)
-        rc = wt_errf(err, WT_EIO, "chmod 0644 %s: %s", path, strerror(errno));
+     * systemd UMask=0027 made it 0640), set before it is renamed into place
+     * (a chmod after left it unreadable for a moment each write) */
+    int rc = wt_write_file_durable(dir, path, text, len, 0644,
+                                   WT_FILE_REPLACE | WT_FILE_EXACT_MODE, err);
+    free(text);
     return rc;
 }

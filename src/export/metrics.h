@@ -36,6 +36,16 @@ struct wt_gpu_labels {
     char slurm_job_id[24];
 };
 
+/* The counts of an owner the GPU had before (its labels' hash), so that an
+ * owner who comes back continues its series instead of restarting at 1 (an
+ * increase() over a counter that goes back to 1 loses the windows). */
+#define WT_METRICS_OWNERS 16
+struct wt_owner_counts {
+    unsigned long long key; /* FNV-1a of the owner labels; 0: free */
+    unsigned long long per_class[4];
+    unsigned long long last_used;
+};
+
 struct wt_gpu_metrics {
     int used;
     struct wt_gpu_labels l;
@@ -49,6 +59,8 @@ struct wt_gpu_metrics {
     unsigned long long per_class[4]; /* training, inference, idle, unknown */
     unsigned long long samples, read_errors;
     unsigned long long owner_changed; /* windows whose owner or declaration changed while sampled */
+    struct wt_owner_counts owners[WT_METRICS_OWNERS]; /* the last owners' counts */
+    unsigned long long owner_tick;
     int failed; /* the GPU failed and is no longer watched */
 };
 

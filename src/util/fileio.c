@@ -57,6 +57,8 @@ int wt_write_file_durable(const char *dir, const char *path, const void *buf, si
      * new FILE.PID.N linked as FILE, which fails if FILE exists (EXCL) */
     char tmp[PATH_MAX + 32];
     int fd;
+    int exact = how & WT_FILE_EXACT_MODE;
+    how &= ~WT_FILE_EXACT_MODE;
     if (how == WT_FILE_REPLACE) {
         if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
             errno = ENAMETOOLONG;
@@ -65,6 +67,13 @@ int wt_write_file_durable(const char *dir, const char *path, const void *buf, si
         fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_TRUNC, mode);
     } else {
         fd = wt_open_temp(path, mode, tmp, sizeof(tmp));
+    }
+    if (fd >= 0 && exact && fchmod(fd, mode) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        errno = e;
+        return wt_errf(err, WT_EIO, "chmod %o %s: %s", (unsigned)mode, tmp, strerror(e));
     }
     if (fd < 0) {
         int e = errno;
