@@ -128,7 +128,22 @@ if [ -w /dev/full ]; then
         echo "FAIL [verify to /dev/full]: exit $rc"
         fails=$((fails + 1))
     fi
+    # checkpoint, prove, consistency likewise (they exited 1: a cron job
+    # copying a checkpoint to a full disk raised a tampering alarm)
+    for c in "checkpoint" "prove 1" "consistency --old 1"; do
+        n=$((n + 1))
+        # shellcheck disable=SC2086
+        "$WT" $c --log-dir "$L" >/dev/full 2>"$TMP/err"
+        rc=$?
+        if [ "$rc" != 2 ] || [ "$(grep -c . "$TMP/err")" != 1 ]; then
+            echo "FAIL [$c to /dev/full]: exit $rc, wanted 2 and one line:"
+            sed 's/^/    stderr: /' "$TMP/err" | head -3
+            fails=$((fails + 1))
+        fi
+    done
 fi
+run "checkpoint: log file name ends in /" 2 "$WT" checkpoint --log-file "$TMP/nope/" && has err "is not a file name"
+run "prove: --checkpoint missing" 2 "$WT" prove --log-dir "$L" --checkpoint "$TMP/no/such" 1 && has err "cannot open"
 run "verify missing" 2 "$WT" verify-log --log-dir "$TMP/nope"
 run "verify bad vkey" 2 "$WT" verify-log --log-dir "$L" --vkey "not-a-key"
 run "verify vkey: no such file" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP/no/key" && has err "nor is it a readable file"
@@ -253,6 +268,9 @@ check "quiet pipe: sealed" sh -c "tail -1 '$TMP/lq/log.jsonl' | grep -q '\"type\
 
 # --- files that are not what they should be: refused, never replaced ----
 run "report over its own log" 2 "$WT" report --log-dir "$L" --out "$L/log.jsonl" && has err "is the audit log"
+printf '%s\n' "$VKEY" >"$TMP/vkey.txt"
+run "report over its --vkey file" 2 "$WT" report --log-dir "$L" --vkey "$TMP/vkey.txt" --out "$TMP/vkey.txt" && has err "or --vkey"
+check "report kept the vkey file" grep -q . "$TMP/vkey.txt"
 run "verify after report refusal" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY"
 mkfifo "$TMP/notreg"
 run "report over a FIFO" 2 "$WT" report --log-dir "$L" --out "$TMP/notreg" && has err "not a regular file"

@@ -498,6 +498,25 @@ run train-interval-01 0 "$WT" train --traces "$TMP/nots.csv" --window 10 --out "
     grep -q -- '--interval 0.1$' "$TMP/m" ||
     { echo "FAIL [train-interval]: $(grep -c nots.csv "$TMP/i1.csv") and $(grep -c nots.csv "$TMP/i01.csv") windows (6 views), wanted 60 and 6; $(grep 'made by' "$TMP/m")"; fails=$((fails + 1)); }
 run train-both-stdout 2 "$WT" train --traces "$DATA/labelled.csv" --out - --dump-features - && has err "would both write to standard output" && oneline
+# one file for both: the model replaced the features, and exit 0 said nothing
+# arguments with control characters are echoed with '?': a newline in one
+# forged a second line of the error (docs/cli.md: errors are one line)
+NL='
+'
+run ctl-unknown-option 2 "$WT" classify "-a${NL}verdict: MATCH" && has err "'-a?verdict: MATCH'" && oneline
+run ctl-positional 2 "$WT" init -- "x${NL}y" && oneline
+run ctl-declared 2 "$WT" classify --backend synthetic --declared "x${NL}y" && has err "'x?y'" && oneline
+run ctl-record-gpus 2 "$WT" record --backend synthetic --gpus "0${NL}1" && oneline
+run ctl-watch-declared 2 "$WT" watch --backend synthetic --declared "x${NL}y" --log-dir "$TMP/ctl" && oneline
+run ctl-verify-log-dir 2 "$WT" verify-log --log-dir "$TMP/x${NL}y" && has err "x?y" && oneline
+run benchmark-holdout-stdin 2 "$WT" benchmark --suite evasion --holdout family --trials 1 --traces - <"$DATA/labelled.csv" && has err "several times" && oneline
+run train-same-file 2 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/same" --dump-features "$TMP/same" && has err "name the same file" && oneline
+run train-empty-out 2 "$WT" train --traces "$DATA/labelled.csv" --out '' && has err "--out: empty file name" && oneline
+run eval-empty-dump 2 "$WT" eval --dump-features '' "$DATA/labelled.csv" && has err "empty file name" && oneline
+"$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/keep.model" --simulate 1 --python-windows 5 --rounds 2 2>/dev/null
+cp "$TMP/keep.model" "$TMP/keep.copy"
+run eval-dump-over-model 2 "$WT" eval --model "$TMP/keep.model" --dump-features "$TMP/keep.model" "$DATA/labelled.csv" && has err "is the --model file" && oneline
+check eval-dump-over-model-kept cmp -s "$TMP/keep.model" "$TMP/keep.copy"
 sed '/^t_s/,$ s/,[^,]*$//' "$DATA/labelled.csv" >"$TMP/nolab.csv"
 run train-no-labels 1 "$WT" train --traces "$TMP/nolab.csv" --out "$TMP/m" && has err "hold no labelled TRAINING or INFERENCE window" && oneline
 echo "old dump" >"$TMP/dump.csv"

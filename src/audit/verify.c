@@ -28,6 +28,7 @@
 
 #include "audit/entry.h"
 #include "util/fileio.h"
+#include "util/text.h"
 
 const char *wt_damage_name(enum wt_damage d)
 {
@@ -692,6 +693,9 @@ int wt_verify_file(const char *path, const struct wt_verify_opts *o, struct wt_v
     }
     st = finish(v);
 out:
+    /* one line, whatever the path's or the log's bytes (a newline in
+     * --log-dir forged a second line on stderr) */
+    wt_text_clean(r->message);
     if (f)
         fclose(f);
     free(chunk);

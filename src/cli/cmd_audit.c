@@ -150,7 +150,7 @@ static int parse_index(const char *prog, const char *s, uint64_t *out)
     unsigned long long v = strtoull(s, &end, 10);
     /* digits only: strtoull would also take a sign and leading blanks */
     if (!isdigit((unsigned char)s[0]) || *end || errno || v > (1ull << 53)) {
-        fprintf(stderr, "%s: not an entry index: '%.40s' (see --help)\n", prog, s);
+        fprintf(stderr, "%s: not an entry index: '%s' (see --help)\n", prog, WT_SHOWN(s));
         return 2;
     }
     *out = v;
@@ -338,8 +338,8 @@ static int load_verified(const char *prog, const char *dir, const char *file, co
     struct wt_verify_opts vo = {0};
     struct wt_err err = {{0}};
     int rc = wt_cli_log_paths(prog, dir, file, &x->p);
-    if (rc)
-        return rc;
+    if (rc) /* an unusable path concludes nothing about the log: 2, not 1 */
+        return WT_EXIT_USAGE;
     if (vkey) {
         if ((rc = wt_cli_read_vkey(prog, vkey, &vk)) != 0)
             return rc;
@@ -360,8 +360,10 @@ static int load_verified(const char *prog, const char *dir, const char *file, co
      * have replaced the file since it was verified */
     x->ckpt = read_input(prog, x->p.checkpoint, WT_NOTE_MAX_LEN, &x->ckpt_len);
     struct wt_note n;
-    if (!x->ckpt || wt_note_parse(x->ckpt, x->ckpt_len, &n, &err) != WT_OK) {
-        fprintf(stderr, "%s: %s: %s\n", prog, x->p.checkpoint, x->ckpt ? err.msg : "unreadable");
+    if (!x->ckpt)
+        return WT_EXIT_USAGE; /* an I/O error (reported): nothing concluded */
+    if (wt_note_parse(x->ckpt, x->ckpt_len, &n, &err) != WT_OK) {
+        fprintf(stderr, "%s: %s: %s\n", prog, x->p.checkpoint, err.msg);
         return 1;
     }
     struct wt_note_vkey lk;
@@ -440,8 +442,10 @@ int wt_cmd_checkpoint(int argc, char **argv)
         return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
     struct exported *x = calloc(1, sizeof(*x));
     int rc = x ? load_verified(help.prog, dir, file, vkey, x) : 1;
+    /* standard output that cannot be written is an I/O error (2), not a
+     * damaged log (1): a hook must not read a full disk as tampering */
     if (!rc && (fwrite(x->ckpt, 1, x->ckpt_len, stdout) != x->ckpt_len || fflush(stdout)))
-        rc = 1;
+        rc = WT_EXIT_USAGE;
     if (x)
         free(x->ckpt);
     free(x);
@@ -462,7 +466,7 @@ static int use_checkpoint(const char *prog, const char *path, struct exported *x
     size_t len = 0;
     char *text = read_input(prog, path, WT_NOTE_MAX_LEN, &len);
     if (!text)
-        return 1;
+        return WT_EXIT_USAGE; /* an I/O error (reported): nothing concluded */
     if (wt_note_parse(text, len, &n, &err) != WT_OK) {
         fprintf(stderr, "%s: --checkpoint %s: %s\n", prog, path, err.msg);
         free(text);
@@ -564,7 +568,7 @@ int wt_cmd_prove(int argc, char **argv)
         goto out;
     }
     fputs(text, stdout);
-    rc = fflush(stdout) ? 1 : 0;
+    rc = fflush(stdout) ? WT_EXIT_USAGE : WT_EXIT_OK; /* an I/O error, as for checkpoint */
 out:
     free(text);
     free(line);
@@ -758,7 +762,7 @@ int wt_cmd_consistency(int argc, char **argv)
         goto out;
     }
     fputs(text, stdout);
-    rc = fflush(stdout) ? 1 : 0;
+    rc = fflush(stdout) ? WT_EXIT_USAGE : WT_EXIT_OK; /* an I/O error, as for checkpoint */
 out:
     free(text);
     free(leaves);

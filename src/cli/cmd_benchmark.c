@@ -268,6 +268,8 @@ int wt_cmd_benchmark(int argc, char **argv)
                         "the physics classifier and --traces DIR, without --model (see --help)\n");
         goto out;
     }
+    if (holdout_by && wt_opts_no_stdin(&help, &traces, "--holdout")) /* once per view */
+        goto out;
     if (!holdout_by && (traces.n || features)) {
         fprintf(stderr, "workloadtruth benchmark: --traces and --features go with --holdout "
                         "(see --help)\n");

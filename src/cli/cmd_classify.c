@@ -84,9 +84,9 @@ int wt_cmd_classify(int argc, char **argv)
         declared = wt_class_parse(declared_s, false);
         if (declared == WT_CLASS_NONE) {
             fprintf(stderr,
-                    "workloadtruth classify: --declared: invalid choice '%.40s' "
+                    "workloadtruth classify: --declared: invalid choice '%s' "
                     "(choose from training, inference, idle) (see --help)\n",
-                    declared_s);
+                    WT_SHOWN(declared_s));
             return WT_EXIT_USAGE;
         }
     }
@@ -132,9 +132,9 @@ int wt_cmd_classify(int argc, char **argv)
     }
     if (family && strcmp(family, "none") && !wt_sim_evasion_find(family)) {
         fprintf(stderr,
-                "workloadtruth classify: --evasion-family: unknown family '%.40s' (see "
+                "workloadtruth classify: --evasion-family: unknown family '%s' (see "
                 "`benchmark --list`) (see --help)\n",
-                family);
+                WT_SHOWN(family));
         return WT_EXIT_USAGE;
     }
     if (evasion && (strcmp(backend, "synthetic") || !wt_synth_profile_find(profile))) {

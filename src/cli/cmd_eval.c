@@ -143,6 +143,12 @@ int wt_cmd_eval(int argc, char **argv)
         }
         o.train_features = flist;
     }
+    if (dump_path && !*dump_path) {
+        fprintf(stderr, "workloadtruth eval: --dump-features: empty file name (see --help)\n");
+        wt_strlist_free(&paths);
+        free(model);
+        return WT_EXIT_USAGE;
+    }
     if (dump_path && !strcmp(dump_path, "-")) {
         fprintf(stderr, "workloadtruth eval: --dump-features -: standard output carries the "
                         "report: name a file (see --help)\n");
@@ -152,6 +158,10 @@ int wt_cmd_eval(int argc, char **argv)
     }
     const char *clash =
         dump_path ? wt_output_clash(dump_path, (const char *const *)paths.v, paths.n) : NULL;
+    /* nor the model it read (it was replaced by the CSV) */
+    if (!clash && dump_path && model_path &&
+        (!strcmp(dump_path, model_path) || wt_same_file(dump_path, model_path)))
+        clash = "is the --model file";
     if (clash) {
         fprintf(stderr, "workloadtruth eval: --dump-features %s: %s\n", dump_path, clash);
         wt_strlist_free(&paths);

@@ -94,9 +94,9 @@ int wt_cmd_record(int argc, char **argv)
     enum wt_class label = WT_CLASS_NONE;
     if (label_s && (label = wt_class_parse(label_s, false)) == WT_CLASS_NONE) {
         fprintf(stderr,
-                "workloadtruth record: --label: invalid choice '%.40s' (choose from "
+                "workloadtruth record: --label: invalid choice '%s' (choose from "
                 "TRAINING, INFERENCE, IDLE) (see --help)\n",
-                label_s);
+                WT_SHOWN(label_s));
         return WT_EXIT_USAGE;
     }
     if (trace) {
@@ -132,9 +132,9 @@ int wt_cmd_record(int argc, char **argv)
     }
     if (!*gpus || gpus[strlen(gpus) - 1] == ',') {
         fprintf(stderr,
-                "workloadtruth record: --gpus: '%.40s' is not 'all' or a list such as "
+                "workloadtruth record: --gpus: '%s' is not 'all' or a list such as "
                 "0,1 (see --help)\n",
-                gpus);
+                WT_SHOWN(gpus));
         return WT_EXIT_USAGE;
     }
     /* standard input is recorded as its rows arrive (a live nvidia-smi pipe):
@@ -206,9 +206,9 @@ int wt_cmd_record(int argc, char **argv)
     }
     if (wt_opts_gpu_list(gpus, ngpus, sel) != 0) {
         fprintf(stderr,
-                "workloadtruth record: --gpus: '%.40s' is not 'all' or a list of GPUs "
+                "workloadtruth record: --gpus: '%s' is not 'all' or a list of GPUs "
                 "0..%d (see --help)\n",
-                gpus, ngpus - 1);
+                WT_SHOWN(gpus), ngpus - 1);
         status = WT_EXIT_USAGE;
         goto out;
     }

@@ -81,11 +81,13 @@ int wt_cmd_report(int argc, char **argv)
     if ((prc = wt_cli_log_paths(help.prog, dir, file, &p)) != 0)
         return prc;
     if (!to_stdout) {
-        const char *const logs[] = {p.log, p.key, p.checkpoint, p.lock};
-        const char *clash = wt_output_clash(out, logs, 4);
+        /* nor the --vkey file (text keys name no file) */
+        const char *const logs[] = {p.log, p.key, p.checkpoint, p.lock, vkey_arg};
+        const char *clash = wt_output_clash(out, logs, 5);
         if (clash) {
             fprintf(stderr, "%s: --out %s: %s%s\n", help.prog, out,
-                    strstr(clash, "input") ? "is the audit log or one of its files" : clash,
+                    strstr(clash, "input") ? "is the audit log, one of its files or --vkey"
+                                           : clash,
                     strstr(clash, "input") ? ": choose another name" : "");
             return WT_EXIT_USAGE;
         }

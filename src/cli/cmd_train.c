@@ -183,9 +183,22 @@ int wt_cmd_train(int argc, char **argv)
         status = WT_EXIT_USAGE;
         goto out;
     }
+    if (!*out_path || (dump_path && !*dump_path)) {
+        fprintf(stderr, "workloadtruth train: %s: empty file name (see --help)\n",
+                !*out_path ? "--out" : "--dump-features");
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
     const char *const outs[] = {strcmp(out_path, "-") ? out_path : NULL,
                                 dump_path && strcmp(dump_path, "-") ? dump_path : NULL};
     const char *const onames[] = {"--out", "--dump-features"};
+    /* one file for both: the model's rename would replace the features */
+    if (outs[0] && outs[1] && (!strcmp(outs[0], outs[1]) || wt_same_file(outs[0], outs[1]))) {
+        fprintf(stderr, "workloadtruth train: --out and --dump-features name the same file, %s: "
+                        "name two (see --help)\n", outs[0]);
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
     for (int i = 0; i < 2; i++) {
         const char *clash = outs[i] ? wt_output_clash(outs[i], paths.v, paths.n) : NULL;
         if (clash) {

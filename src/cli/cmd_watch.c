@@ -620,9 +620,9 @@ int wt_cmd_watch(int argc, char **argv)
     enum wt_class declared_cli = WT_CLASS_NONE;
     if (declared_s && (declared_cli = wt_class_parse(declared_s, false)) == WT_CLASS_NONE) {
         fprintf(stderr,
-                "%s: --declared: invalid choice '%.40s' (choose from training, inference, idle) "
+                "%s: --declared: invalid choice '%s' (choose from training, inference, idle) "
                 "(see --help)\n",
-                help.prog, declared_s);
+                help.prog, WT_SHOWN(declared_s));
         return WT_EXIT_USAGE;
     }
     if (pace > 0 && strcmp(backend, "synthetic") && strcmp(backend, "replay")) {
@@ -775,8 +775,8 @@ int wt_cmd_watch(int argc, char **argv)
     }
     if (gpus) {
         if (wt_opts_gpu_list(gpus, ngpus, sel)) {
-            fprintf(stderr, "%s: --gpus: '%.40s' is not 'all' or a list of GPUs 0..%d\n", help.prog,
-                    gpus, ngpus - 1);
+            fprintf(stderr, "%s: --gpus: '%s' is not 'all' or a list of GPUs 0..%d\n", help.prog,
+                    WT_SHOWN(gpus), ngpus - 1);
             status = WT_EXIT_USAGE;
             goto out;
         }

@@ -49,6 +49,12 @@ static void shown(char *dst, size_t cap, const char *s)
     dst[j] = '\0';
 }
 
+const char *wt_opts_shown(char *dst, size_t cap, const char *s)
+{
+    shown(dst, cap, s);
+    return dst;
+}
+
 const char *wt_strlist_join(const struct wt_strlist *l, char *buf, size_t cap)
 {
     size_t off = 0;
@@ -170,7 +176,7 @@ int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, ch
         if (!strcmp(a, "--")) {
             for (i++; i < argc; i++) {
                 if (!positional)
-                    return bad(h, "unexpected argument '%.60s'", argv[i]);
+                    return bad(h, "unexpected argument '%s'", WT_SHOWN(argv[i]));
                 if (list_add(positional, argv[i]) != 0)
                     return 2;
             }
@@ -178,9 +184,9 @@ int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, ch
         }
         if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
             if (a[0] == '-' && a[1] != '\0')
-                return bad(h, "unknown option '%.60s'", a);
+                return bad(h, "unknown option '%s'", WT_SHOWN(a));
             if (!positional)
-                return bad(h, "unexpected argument '%.60s'", a);
+                return bad(h, "unexpected argument '%s'", WT_SHOWN(a));
             if (list_add(positional, a) != 0)
                 return 2;
             continue;

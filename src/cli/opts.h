@@ -65,6 +65,12 @@ int wt_opts_gpu_list(const char *list, int ngpus, unsigned char *sel);
 /* For commands that read their traces several times (train, eval
  * --holdout): a usage error on standard input ('-') among paths, said as
  * "PROG: WHAT reads its traces several times: ..."; 2, else 0. */
+/* s as an error message may echo it: at most cap - 5 bytes, control
+ * characters and non-ASCII bytes shown as '?' (a newline in an argument
+ * would forge a second line).  Returns dst.  WT_SHOWN(s): the first 60. */
+const char *wt_opts_shown(char *dst, size_t cap, const char *s);
+#define WT_SHOWN(s) wt_opts_shown((char[65]){0}, 65, (s))
+
 int wt_opts_no_stdin(const struct wt_cmd_help *h, const struct wt_strlist *paths, const char *what);
 /* A usage error (printed; returns 2) when --profile was given with a source
  * that has none (a trace, or --backend nvml); else 0. */
