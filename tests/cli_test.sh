@@ -509,6 +509,12 @@ run ctl-declared 2 "$WT" classify --backend synthetic --declared "x${NL}y" && ha
 run ctl-record-gpus 2 "$WT" record --backend synthetic --gpus "0${NL}1" && oneline
 run ctl-watch-declared 2 "$WT" watch --backend synthetic --declared "x${NL}y" --log-dir "$TMP/ctl" && oneline
 run ctl-verify-log-dir 2 "$WT" verify-log --log-dir "$TMP/x${NL}y" && has err "x?y" && oneline
+# a power limit of 1e-310 W (a broken file) is no limit: 620 W on an H100 at 0%
+# utilization was IDLE (its power ratio overflowed to "not measured")
+awk 'BEGIN { print "# format: workloadtruth-trace/1"; print "# gpu_model: NVIDIA H100 80GB HBM3";
+    print "t_s,gpu,util_gpu_pct,power_w,power_limit_w"; for (i = 0; i < 30; i++) printf "%d,0,0,620,1e-310\n", i }' >"$TMP/sublimit.csv"
+run subnormal-power-limit 0 "$WT" classify --trace "$TMP/sublimit.csv" --samples 30 --json && has out '"power_ref_w": 700.0'
+check subnormal-power-limit-not-idle test -z "$(grep '"workload_type": *"IDLE"' "$TMP/out")"
 run benchmark-holdout-stdin 2 "$WT" benchmark --suite evasion --holdout family --trials 1 --traces - <"$DATA/labelled.csv" && has err "several times" && oneline
 run train-same-file 2 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/same" --dump-features "$TMP/same" && has err "name the same file" && oneline
 run train-empty-out 2 "$WT" train --traces "$DATA/labelled.csv" --out '' && has err "--out: empty file name" && oneline

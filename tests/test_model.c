@@ -58,6 +58,32 @@ static void test_parse_and_score(void **state)
     assert_true(fabs(wt_model_score(&m, &x, NULL) - (-0.5 + 2 + 0.25)) < 1e-12);
 }
 
+/* The same model saved with CRLF line ends (an editor on Windows) reads
+ * the same (it was "unsupported format"). */
+static void test_crlf(void **state)
+{
+    (void)state;
+    struct wt_err err;
+    size_t n = strlen(good);
+    char *crlf = malloc(2 * n + 1);
+    assert_non_null(crlf);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (good[i] == '\n')
+            crlf[k++] = '\r';
+        crlf[k++] = good[i];
+    }
+    crlf[k] = '\0';
+    assert_int_equal(wt_model_parse(&m, crlf, k, "m", &err), WT_OK);
+    free(crlf);
+    assert_int_equal(m.ntrees, 2);
+    assert_string_equal(m.meta[0], "made by hand");
+    struct wt_features x;
+    for (int i = 0; i < WT_NFEATURES; i++)
+        x.v[i] = NAN;
+    assert_true(fabs(wt_model_score(&m, &x, NULL) - (-0.5 + 0.5 + 0.25)) < 1e-12);
+}
+
 static void test_round_trip(void **state)
 {
     (void)state;
@@ -264,6 +290,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_and_score),
+        cmocka_unit_test(test_crlf),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_bad_models),
         cmocka_unit_test(test_load_file_id),

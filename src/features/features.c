@@ -382,10 +382,12 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     /* power scale: the enforced limit, else the model's rated power */
     double limit = col_quantile(s, n, WT_COL_POWER_LIMIT, 0.5, tmp);
     double deflimit = col_quantile(s, n, WT_COL_POWER_DEFAULT_LIMIT, 0.5, tmp);
-    double ref = (wt_measured(limit) && limit > 0) ? limit : wt_gpu_rated_power_w(w->gpu_model);
+    /* a limit below 1 W is no limit (a driver's "not supported" 0, a broken
+     * file's 1e-310, which made 620 W an infinite, so unmeasured, ratio) */
+    int have_limit = wt_measured(limit) && limit >= 1;
+    double ref = have_limit ? limit : wt_gpu_rated_power_w(w->gpu_model);
     f->v[WT_F_POWER_REF] = ref;
-    /* a limit of 0 or below is no limit (a driver's "not supported"), as for ref */
-    if (wt_measured(limit) && limit > 0 && wt_measured(deflimit) && deflimit > 0)
+    if (have_limit && wt_measured(deflimit) && deflimit >= 1)
         f->v[WT_F_LIMIT_RATIO] = limit / deflimit;
 
     size_t nutil = wt_stat_count(s, n, WT_COL_UTIL_GPU);
