@@ -697,8 +697,14 @@ static void train_advance(const struct wt_sim *s, struct gpu_state *g, unsigned 
             struct act a = train_act(s, j, gi, &rate);
             int shown = !migr || gi == j->active || j->st == T_LOAD;
             /* the speed comes from the working GPU's board, shown or not, so that
-             * every GPU's copy of the job keeps the same timeline */
-            double speed = phase_speed(s, &a) * rate;
+             * every GPU's copy of the job keeps the same timeline: rank 0's
+             * (another rank's own activity may differ: its collective spins
+             * while rank 0 saves a checkpoint, and a utilization cap slowed
+             * that spin, so the ranks drifted apart at every checkpoint) */
+            struct act a0 = a;
+            if (gi > 0)
+                a0 = train_act(s, j, 0, &rate);
+            double speed = phase_speed(s, &a0) * rate;
             seg = speed > 0 ? mind(rem, j->left / speed) : rem;
             if (gated)
                 seg = mind(seg, j->gate_left);
