@@ -515,6 +515,10 @@ awk 'BEGIN { print "# format: workloadtruth-trace/1"; print "# gpu_model: NVIDIA
     print "t_s,gpu,util_gpu_pct,power_w,power_limit_w"; for (i = 0; i < 30; i++) printf "%d,0,0,620,1e-310\n", i }' >"$TMP/sublimit.csv"
 run subnormal-power-limit 0 "$WT" classify --trace "$TMP/sublimit.csv" --samples 30 --json && has out '"power_ref_w": 700.0'
 check subnormal-power-limit-not-idle test -z "$(grep '"workload_type": *"IDLE"' "$TMP/out")"
+# utilization without power: the model never trained on such a window, and
+# its reasons say so (a confident TRAINING rested on "not measured" features)
+awk 'BEGIN { print "t_s,gpu,util_gpu_pct"; for (i = 0; i < 30; i++) printf "%d,0,%d\n", i, (i % 3 ? 95 : 20) }' >"$TMP/utilonly.csv"
+run util-only-caveat 0 "$WT" classify --trace "$TMP/utilonly.csv" --samples 30 && has out "power not measured"
 run benchmark-holdout-stdin 2 "$WT" benchmark --suite evasion --holdout family --trials 1 --traces - <"$DATA/labelled.csv" && has err "several times" && oneline
 run train-same-file 2 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/same" --dump-features "$TMP/same" && has err "name the same file" && oneline
 run train-empty-out 2 "$WT" train --traces "$DATA/labelled.csv" --out '' && has err "--out: empty file name" && oneline
