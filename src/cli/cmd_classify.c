@@ -54,7 +54,7 @@ int wt_cmd_classify(int argc, char **argv)
         {"--min-agree", WT_OPT_UINT, &kagree, "K", "job level: windows that must agree (default: a majority of --windows)", 1, MAX_WINDOWS, NULL, false},
         {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between live samples; nvidia-smi CSV without timestamps: seconds per tick (default 1)", 0.001, 3600, NULL, false},
         {"--trace", WT_OPT_STRING, &trace, "FILE", "replay a trace or nvidia-smi CSV ('-' = stdin); implies --backend replay", 0, 0, NULL, false},
-        {"--start", WT_OPT_DOUBLE, &start, "SECONDS", "skip samples before this t_s (trace time; synthetic samples are at 1, 2, 3 ...)", -1e12, 1e12, NULL, false},
+        {"--start", WT_OPT_DOUBLE, &start, "SECONDS", "skip samples before this t_s (trace time; the Python tool's synthetic profiles start at 1, the simulator's at 0)", -1e12, 1e12, NULL, false},
         {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect)", 1, WT_MAX_GPUS, NULL, false},
         {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: physics)", 0, 0, wt_cli_classifier_names(), false},
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},

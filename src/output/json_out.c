@@ -143,7 +143,7 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
             put(f, "default_strength", wt_json_number(x->strength, 4), bad);
             put(f, "accuracy", wt_json_number(x->trials ? (double)x->correct / x->trials : NAN, 4),
                 bad);
-            put(f, "throughput_cost", wt_json_number(x->throughput_cost, 4), bad);
+            put(f, "throughput_cost", wt_json_number(x->throughput_cost, 6), bad);
             push(fams, f, bad);
         }
         put(o, "per_family", fams, bad);
@@ -161,7 +161,7 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
         put(cj, "correct", json_integer(x->correct), bad);
         put(cj, "accuracy", wt_json_number(x->trials ? (double)x->correct / x->trials : NAN, 4),
             bad);
-        put(cj, "throughput_cost", wt_json_number(x->throughput_cost, 4), bad);
+        put(cj, "throughput_cost", wt_json_number(x->throughput_cost, 6), bad);
         push(cells, cj, bad);
     }
     put(o, "cells", cells, bad);
