@@ -145,6 +145,10 @@ fi
 run "checkpoint: log file name ends in /" 2 "$WT" checkpoint --log-file "$TMP/nope/" && has err "is not a file name"
 run "prove: --checkpoint missing" 2 "$WT" prove --log-dir "$L" --checkpoint "$TMP/no/such" 1 && has err "cannot open"
 run "verify missing" 2 "$WT" verify-log --log-dir "$TMP/nope"
+# --stale-after: a last record older than S warns (exit 3); below a
+# millisecond too (0.0004 s was 0 ms, which means never)
+run "verify not stale" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --stale-after 1000000
+run "verify stale" 3 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --stale-after 0.0004 && has out "the writer may have stopped"
 run "verify bad vkey" 2 "$WT" verify-log --log-dir "$L" --vkey "not-a-key"
 run "verify vkey: no such file" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP/no/key" && has err "nor is it a readable file"
 run "verify vkey: a directory" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP" && has err "is a directory"

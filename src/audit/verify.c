@@ -447,6 +447,14 @@ static void begin(struct vs *v, const char *name, const struct wt_verify_opts *o
                 ext_check_sig(v, &v->ext[k]);
 }
 
+/* ms as seconds for a message: whole seconds from 10 s, else 3 digits
+ * (0.001, 2.5), never "0" for a threshold below a second */
+static void seconds(char *buf, size_t cap, int64_t ms)
+{
+    double s = (double)ms / 1000.0;
+    snprintf(buf, cap, s >= 10 ? "%.0f" : "%.3g", s);
+}
+
 static int finish(struct vs *v)
 {
     struct wt_verify_report *r = v->r;
@@ -586,9 +594,13 @@ static int finish(struct vs *v)
     if (r->sealed < v->n)
         warnf(v, "lines %llu..%llu are not covered by any signed checkpoint yet",
               (unsigned long long)(r->sealed + 1), (unsigned long long)v->n);
-    if (v->o->stale_ms > 0 && v->o->now_ms - r->last_ts_ms > v->o->stale_ms)
-        warnf(v, "the last entry is %.0f s old (more than %.0f s): the writer may have stopped",
-              (double)(v->o->now_ms - r->last_ts_ms) / 1000.0, (double)v->o->stale_ms / 1000.0);
+    if (v->o->stale_ms > 0 && v->o->now_ms - r->last_ts_ms > v->o->stale_ms) {
+        char age[32], lim[32];
+        seconds(age, sizeof(age), v->o->now_ms - r->last_ts_ms);
+        seconds(lim, sizeof(lim), v->o->stale_ms);
+        warnf(v, "the last entry is %s s old (more than %s s): the writer may have stopped", age,
+              lim);
+    }
     r->status = r->nwarn ? WT_VERIFY_WARN : WT_VERIFY_OK;
     if (r->damage == WT_DMG_NONE || r->damage == WT_DMG_TORN_TAIL) {
         if (r->damage == WT_DMG_NONE)

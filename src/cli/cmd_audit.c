@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,7 +284,8 @@ int wt_cmd_verify_log(int argc, char **argv)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     vo.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-    vo.stale_ms = (int64_t)(stale * 1000);
+    /* rounded up: 0.0004 s is "warn", not 0 ms, which means never */
+    vo.stale_ms = (int64_t)ceil(stale * 1000);
     status = wt_verify_file(p.log, &vo, r);
     if (json) {
         json_t *j = wt_json_verify(r, status, vo.vkey != NULL, p.log);
