@@ -519,6 +519,10 @@ check subnormal-power-limit-not-idle test -z "$(grep '"workload_type": *"IDLE"' 
 # its reasons say so (a confident TRAINING rested on "not measured" features)
 awk 'BEGIN { print "t_s,gpu,util_gpu_pct"; for (i = 0; i < 30; i++) printf "%d,0,%d\n", i, (i % 3 ? 95 : 20) }' >"$TMP/utilonly.csv"
 run util-only-caveat 0 "$WT" classify --trace "$TMP/utilonly.csv" --samples 30 && has out "power not measured"
+# --nvml-lib with a source that never loads it: refused (it was ignored), as
+# gpus and record refuse it
+run classify-nvml-lib-synthetic 2 "$WT" classify --backend synthetic --nvml-lib /x.so && has err "--nvml-lib goes with" && oneline
+run watch-nvml-lib-trace 2 "$WT" watch --trace "$DATA/labelled.csv" --nvml-lib /x.so --log-dir "$TMP/nl" && has err "--nvml-lib goes with" && oneline
 run benchmark-holdout-stdin 2 "$WT" benchmark --suite evasion --holdout family --trials 1 --traces - <"$DATA/labelled.csv" && has err "several times" && oneline
 run train-same-file 2 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/same" --dump-features "$TMP/same" && has err "name the same file" && oneline
 run train-empty-out 2 "$WT" train --traces "$DATA/labelled.csv" --out '' && has err "--out: empty file name" && oneline

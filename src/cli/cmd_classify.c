@@ -114,6 +114,12 @@ int wt_cmd_classify(int argc, char **argv)
                         "('-' for standard input) (see --help)\n");
         return WT_EXIT_USAGE;
     }
+    if (nvml_lib && strcmp(backend, "nvml") && strcmp(backend, "auto")) {
+        /* it was ignored: the user thought a library was tried */
+        fprintf(stderr, "workloadtruth classify: --nvml-lib goes with --backend nvml or auto "
+                        "(see --help)\n");
+        return WT_EXIT_USAGE;
+    }
     if (wt_opts_profile_fits(&help, opts, backend))
         return WT_EXIT_USAGE;
     if ((family || wt_opts_get(opts, "--evasion-strength")->seen ||

@@ -600,6 +600,11 @@ int wt_cmd_watch(int argc, char **argv)
         fprintf(stderr, "%s: --backend replay needs --trace FILE (see --help)\n", help.prog);
         return WT_EXIT_USAGE;
     }
+    if (nvml_lib && strcmp(backend, "nvml") && strcmp(backend, "auto")) {
+        fprintf(stderr, "%s: --nvml-lib goes with --backend nvml or auto (see --help)\n",
+                help.prog);
+        return WT_EXIT_USAGE;
+    }
     if (gpus && wt_opts_get(opts, "--gpu-index")->seen) {
         fprintf(stderr, "%s: give --gpus or --gpu-index, not both (see --help)\n", help.prog);
         return WT_EXIT_USAGE;
