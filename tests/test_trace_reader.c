@@ -573,6 +573,12 @@ static void test_nvsmi_malformed(void **state)
     expect_error("timestamp, power.draw [W]\n2023/02/29 00:00:00.0, 5 W\n", "not a time");
     expect_error("timestamp, power.draw [W]\n2024/04/31 00:00:00.0, 5 W\n", "not a time");
     expect_error("timestamp, power.draw [W]\n2024/01/01 23:59:60.0, 5 W\n", "not a time");
+    /* bounded as a native t_s: year 9999, or 1e300 plain seconds */
+    expect_error("timestamp, power.draw [W]\n9999/01/01 00:00:00.0, 5 W\n",
+                 "t.csv:2: column 'timestamp': '9999/01/01 00:00:00.0' is out of range");
+    expect_error("timestamp, power.draw [W]\n1e300, 5 W\n", "is out of range");
+    expect_error("timestamp, power.draw [W]\n9e9, 5 W\n-9e9, 5 W\n",
+                 "t.csv:3: column 'timestamp': '-9e9' is out of range");
     expect_error("timestamp, power.draw [W]\n1900/02/29 00:00:00.0, 5 W\n", "not a time");
     /* leap days are real: 2024/02/29 is one day before 2024/03/01 */
     const char *leap = "timestamp, power.draw [W]\n2024/02/29 00:00:00.0, 5 W\n"

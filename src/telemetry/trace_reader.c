@@ -843,6 +843,16 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
                             "column 'timestamp': not a time (YYYY/MM/DD HH:MM:SS.mmm): '%s'",
                             shown);
             }
+            /* bounded as a native t_s is (year 9999, or 1e300 plain
+             * seconds, were taken: times past a double's whole seconds) */
+            if (fabs(d) > WT_TRACE_MAX_T_S ||
+                (r->have_stamp0 && fabs(d - r->stamp0) > WT_TRACE_MAX_T_S)) {
+                printable(shown, sizeof(shown), c->p, c->len);
+                return fail(r, err, WT_EINVAL, r->lineno,
+                            "column 'timestamp': '%s' is out of range (more than %.0e seconds "
+                            "from 1970 or from the first row)",
+                            shown, WT_TRACE_MAX_T_S);
+            }
             if (!r->have_stamp0) {
                 r->stamp0 = d;
                 r->have_stamp0 = 1;
