@@ -185,8 +185,11 @@ has err "the other GPUs keep recording"
 awk 'BEGIN { print "t_s,gpu,util_gpu_pct"; for (i = 0; i < 100; i++) printf "%.1f,0,%s\n", i / 10, (i <= 33 ? 50 : "") }' >"$TMP/stop.csv"
 WT_FAKE_NVML_TRACE="$TMP/stop.csv" run record-stale 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/stopr.csv" --gpus 0 --duration 7 --interval 3
 n=$((n + 1))
-moved=$(awk -F, '/^[0-9]/ && $1 > 3.5 && $1 < 8.5 && $3 != "" {c++} END {print c + 0}' "$TMP/stopr.csv")
-[ "$moved" = 0 ] || { echo "FAIL [record-stale]: $moved readings moved after 3.5 s"; fails=$((fails + 1)); }
+# (the bound leaves 1.2 s for the fake's clock, which starts when the library
+# is loaded, to lag record's on a loaded machine: 3.5 s failed once in CI-like
+# load; a moved reading lands at the next poll, 6 s)
+moved=$(awk -F, '/^[0-9]/ && $1 > 4.5 && $1 < 8.5 && $3 != "" {c++} END {print c + 0}' "$TMP/stopr.csv")
+[ "$moved" = 0 ] || { echo "FAIL [record-stale]: $moved readings moved after 4.5 s"; fails=$((fails + 1)); }
 # a utilization buffer that stops for 4 s (an idle GPU): polls go on giving rows,
 # and record ends on time (the 4 s spacing had been taken for the buffer's
 # period: no row for 8 s, and --duration overrun)
