@@ -523,6 +523,9 @@ run util-only-caveat 0 "$WT" classify --trace "$TMP/utilonly.csv" --samples 30 &
 # gpus and record refuse it
 run classify-nvml-lib-synthetic 2 "$WT" classify --backend synthetic --nvml-lib /x.so && has err "--nvml-lib goes with" && oneline
 run watch-nvml-lib-trace 2 "$WT" watch --trace "$DATA/labelled.csv" --nvml-lib /x.so --log-dir "$TMP/nl" && has err "--nvml-lib goes with" && oneline
+# the simulator steps in 10 ms whatever the rate: 2e7 samples at 0.1 Hz had
+# been allowed (half an hour)
+run classify-sim-seconds-limit 2 "$WT" classify --backend synthetic --profile dense-training --sample-hz 0.1 --samples 100001 && has err "1000000 simulated seconds" && oneline
 run benchmark-holdout-stdin 2 "$WT" benchmark --suite evasion --holdout family --trials 1 --traces - <"$DATA/labelled.csv" && has err "several times" && oneline
 run train-same-file 2 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/same" --dump-features "$TMP/same" && has err "name the same file" && oneline
 run train-empty-out 2 "$WT" train --traces "$DATA/labelled.csv" --out '' && has err "--out: empty file name" && oneline

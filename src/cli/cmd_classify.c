@@ -162,6 +162,15 @@ int wt_cmd_classify(int argc, char **argv)
                         "(see --help)\n");
         return WT_EXIT_USAGE;
     }
+    /* the simulator steps in 10 ms whatever the sample rate: 1e6 simulated
+     * seconds took 9 s here; 2e7 samples at 0.1 Hz would have taken half an
+     * hour */
+    if (!strcmp(backend, "synthetic") && !wt_synth_profile_find(profile) &&
+        (double)samples * (double)nwin / sim_hz > 1e6) {
+        fprintf(stderr, "workloadtruth classify: --samples x --windows / --sample-hz is limited "
+                        "to 1000000 simulated seconds (see --help)\n");
+        return WT_EXIT_USAGE;
+    }
 
     const struct wt_classifier *clf = wt_classifier_find(clf_name);
     struct wt_classifier custom;
