@@ -86,8 +86,7 @@ int wt_cmd_report(int argc, char **argv)
         const char *clash = wt_output_clash(out, logs, 5);
         if (clash) {
             fprintf(stderr, "%s: --out %s: %s%s\n", help.prog, out,
-                    strstr(clash, "input") ? "is the audit log, one of its files or --vkey"
-                                           : clash,
+                    strstr(clash, "input") ? "is the audit log, one of its files or --vkey" : clash,
                     strstr(clash, "input") ? ": choose another name" : "");
             return WT_EXIT_USAGE;
         }

@@ -194,8 +194,10 @@ int wt_cmd_train(int argc, char **argv)
     const char *const onames[] = {"--out", "--dump-features"};
     /* one file for both: the model's rename would replace the features */
     if (outs[0] && outs[1] && (!strcmp(outs[0], outs[1]) || wt_same_file(outs[0], outs[1]))) {
-        fprintf(stderr, "workloadtruth train: --out and --dump-features name the same file, %s: "
-                        "name two (see --help)\n", outs[0]);
+        fprintf(stderr,
+                "workloadtruth train: --out and --dump-features name the same file, %s: "
+                "name two (see --help)\n",
+                outs[0]);
         status = WT_EXIT_USAGE;
         goto out;
     }

@@ -494,8 +494,8 @@ int wt_metrics_write_textfile(struct wt_metrics *m, const char *dir, double now,
     /* node_exporter reads it as another user: 0644 whatever the umask (a
      * systemd UMask=0027 made it 0640), set before it is renamed into place
      * (a chmod after left it unreadable for a moment each write) */
-    int rc = wt_write_file_durable(dir, path, text, len, 0644,
-                                   WT_FILE_REPLACE | WT_FILE_EXACT_MODE, err);
+    int rc = wt_write_file_durable(dir, path, text, len, 0644, WT_FILE_REPLACE | WT_FILE_EXACT_MODE,
+                                   err);
     free(text);
     return rc;
 }

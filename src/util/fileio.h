@@ -21,8 +21,9 @@
 
 #define WT_FILE_EXCL 0    /* create; fail (errno EEXIST) if it exists; never seen partial */
 #define WT_FILE_REPLACE 1 /* write path.tmp, then rename it over path */
-#define WT_FILE_EXACT_MODE 2 /* or'd in: the file gets mode whatever the umask, before
-                                 it appears at path (read by another user) */
+/* or'd in: the file gets mode whatever the umask, before it appears at path
+ * (read by another user) */
+#define WT_FILE_EXACT_MODE 2
 
 /* Creates a new temporary file next to path, PATH.PID.N (O_EXCL, mode as
  * masked by the umask, like open()), writing its name to tmp; returns the
