@@ -157,6 +157,27 @@ static void test_limits_and_errors(void **state)
     assert_int_equal(wt_source_read(src, 1, buf, 8, &got, &err), WT_ENOMEM);
     assert_contains(err.msg, "more than 3 samples waiting");
     wt_source_close(src);
+    /* counting a file's GPUs queues nothing: 6 rows of GPU 0 and one of GPU
+     * 1 are counted under a cap of 3 (the count had queued the whole file,
+     * 2.4 GB for the 16M rows allowed), and GPU 0 is read after */
+    p = tu_temp("t_s,gpu\n0,0\n1,0\n2,0\n3,0\n4,0\n5,0\n6,1\n");
+    src = open_replay(p, NULL, 3);
+    int count = 0;
+    assert_int_equal(wt_source_device_count(src, &count, &err), WT_OK);
+    assert_int_equal(count, 2);
+    size_t total = 0;
+    int rc;
+    while ((rc = wt_source_read(src, 0, buf, 2, &got, &err)) == WT_OK)
+        total += got;
+    assert_int_equal(rc, WT_DONE);
+    assert_int_equal(total, 6);
+    wt_source_close(src);
+    /* ... and says a parse error with its line, as reading would */
+    p = tu_temp("t_s,gpu\n0,0\n1,x\n");
+    src = open_replay(p, NULL, 0);
+    assert_true(wt_source_device_count(src, &count, &err) < 0);
+    assert_contains(err.msg, ":3: column 'gpu'");
+    wt_source_close(src);
     /* a parse error surfaces through read with file and line */
     p = tu_temp("t_s,power_w\n0,1\n1,x\n");
     src = open_replay(p, NULL, 0);
