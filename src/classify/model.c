@@ -116,7 +116,9 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
         pos += l + (nl ? 1 : 0);
         if (memchr(line, '\0', l))
             return perr(&p, "contains a NUL byte", NULL);
-        if (l && line[l - 1] == '\r') /* CRLF line ends, as trace files may have */
+        /* CRLF line ends, as trace files may have; every trailing CR, or a
+         * meta text ending in one would lose it at each write and read */
+        while (l && line[l - 1] == '\r')
             line[--l] = '\0';
         if (have_end && (!strncmp(line, "meta ", 5) || !strcmp(line, "meta")))
             return perr(&p, "a directive after 'end':", "meta");
