@@ -172,6 +172,22 @@ static void test_limits_and_errors(void **state)
     assert_int_equal(rc, WT_DONE);
     assert_int_equal(total, 6);
     wt_source_close(src);
+    /* a GPU the file does not have is absent at once, without queueing the
+     * file to find out (a recording of GPU 2 only, a cap of 3 rows) */
+    p = tu_temp("t_s,gpu\n0,2\n1,2\n2,2\n3,2\n4,2\n5,2\n");
+    src = open_replay(p, NULL, 3);
+    assert_int_equal(wt_source_device_count(src, &count, &err), WT_OK);
+    assert_int_equal(count, 3);
+    struct wt_device_info info;
+    assert_int_equal(wt_source_device_info(src, 0, &info, &err), WT_ENODEV);
+    assert_int_equal(wt_source_read(src, 1, buf, 2, &got, &err), WT_ENODEV);
+    assert_contains(err.msg, "no GPU 1 in this trace (GPUs: 2)");
+    total = 0;
+    while ((rc = wt_source_read(src, 2, buf, 2, &got, &err)) == WT_OK)
+        total += got;
+    assert_int_equal(rc, WT_DONE);
+    assert_int_equal(total, 6);
+    wt_source_close(src);
     /* ... and says a parse error with its line, as reading would */
     p = tu_temp("t_s,gpu\n0,0\n1,x\n");
     src = open_replay(p, NULL, 0);

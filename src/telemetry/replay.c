@@ -42,6 +42,8 @@ struct replay {
     size_t buffered, max_buffered;
     char *path;                /* a regular file: counted by a pass of its own */
     struct wt_trace_opts topts;
+    unsigned char *seen; /* after that pass: the GPUs the file has (the others are
+                            absent at once, not found by queueing the file) */
 };
 
 /* A row with the same time as its GPU's row before it (not yet read; rows of
@@ -151,22 +153,40 @@ static int replay_open(struct wt_source *src, const struct wt_source_config *cfg
 
 /* The GPUs of a regular file, read by a reader of its own that keeps only
  * the highest index (the same rows, so the same errors at the same lines). */
-static int count_file(const struct replay *rp, int *count, struct wt_err *err)
+static int count_file(struct replay *rp, int *count, struct wt_err *err)
 {
+    unsigned char *seen = calloc(WT_MAX_GPUS, 1);
+    if (!seen)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
     struct wt_trace_reader *r;
     int rc = wt_trace_open(rp->path, &rp->topts, &r, err);
-    if (rc)
+    if (rc) {
+        free(seen);
         return rc;
+    }
     struct wt_sample s;
     int top = -1;
-    while ((rc = wt_trace_next(r, &s, err)) == WT_OK)
+    while ((rc = wt_trace_next(r, &s, err)) == WT_OK) {
+        if (s.gpu >= 0 && s.gpu < WT_MAX_GPUS)
+            seen[s.gpu] = 1;
         if (s.gpu > top)
             top = s.gpu;
+    }
     wt_trace_close(r);
-    if (rc != WT_DONE)
+    if (rc != WT_DONE) {
+        free(seen);
         return rc;
+    }
+    free(rp->seen);
+    rp->seen = seen;
     *count = top + 1;
     return WT_OK;
+}
+
+/* A GPU the counting pass found no row of. */
+static int unseen(const struct replay *rp, int gpu)
+{
+    return rp->seen && !rp->seen[gpu];
 }
 
 static int replay_count(struct wt_source *src, int *count, struct wt_err *err)
@@ -186,13 +206,13 @@ static int replay_count(struct wt_source *src, int *count, struct wt_err *err)
     return WT_OK;
 }
 
-/* A GPU index no row of the (wholly read) trace names. */
+/* A GPU index no row of the trace names (it was read whole, or counted). */
 static int absent(const struct replay *rp, int gpu, struct wt_err *err)
 {
     char list[128] = "";
     size_t off = 0;
     for (int i = 0; i < WT_MAX_GPUS && off + 8 < sizeof(list); i++)
-        if (rp->q[i].present)
+        if (rp->seen ? rp->seen[i] : rp->q[i].present)
             off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", off ? ", " : "", i);
     if (off)
         return wt_errf(err, WT_ENODEV, "%s: no GPU %d in this trace (GPUs: %s)",
@@ -248,7 +268,7 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
     /* Read up to this GPU's first row: raw nvidia-smi CSV names the model in
      * its rows (the `name` field), and the limits come from the row. */
     struct queue *q = &rp->q[gpu];
-    while (q->len == q->head && !rp->eof) {
+    while (q->len == q->head && !rp->eof && !unseen(rp, gpu)) {
         int rc = pull(rp, err);
         if (rc != WT_OK && rc != WT_DONE)
             return rc;
@@ -276,7 +296,7 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
         info->power_limit_w = s->v[WT_COL_POWER_LIMIT];
         info->power_default_limit_w = s->v[WT_COL_POWER_DEFAULT_LIMIT];
     }
-    if (!q->present && rp->eof)
+    if ((!q->present && rp->eof) || unseen(rp, gpu))
         return absent(rp, gpu, err);
     return WT_OK;
 }
@@ -288,6 +308,8 @@ static int replay_read(struct wt_source *src, int gpu, struct wt_sample *buf, si
     if (gpu < 0 || gpu >= WT_MAX_GPUS)
         return wt_errf(err, WT_ENODEV, "%s: no GPU %d", wt_trace_name(rp->r), gpu);
     struct queue *q = &rp->q[gpu];
+    if (unseen(rp, gpu)) /* no need to queue the whole file to find that out */
+        return absent(rp, gpu, err);
     q->read = rp->any_read = 1;
     /* a GPU's last sample is handed out only once its GPU's next row (of
      * another time) or the end shows it complete */
@@ -335,6 +357,7 @@ static void replay_close(struct wt_source *src)
         free(rp->q[i].s);
     free(rp->q);
     free(rp->path);
+    free(rp->seen);
     free(rp);
 }
 
