@@ -144,6 +144,13 @@ if [ -w /dev/full ]; then
 fi
 run "checkpoint: log file name ends in /" 2 "$WT" checkpoint --log-file "$TMP/nope/" && has err "is not a file name"
 run "prove: --checkpoint missing" 2 "$WT" prove --log-dir "$L" --checkpoint "$TMP/no/such" 1 && has err "cannot open"
+# a newline in a path is echoed as '?' (it forged a line of its own)
+NL='
+'
+run "prove: --checkpoint path with a newline" 2 "$WT" prove --log-dir "$L" --checkpoint "$TMP/c${NL}d" 1 && has err "c?d" && oneline
+mkdir -p "$TMP/x${NL}y" && cp "$L/log.jsonl" "$TMP/x${NL}y/"
+run "verify: a log dir with a newline" 3 "$WT" verify-log --log-dir "$TMP/x${NL}y" && has out "x?y/checkpoint"
+check "verify: warnings one line each" test -z "$(grep '^y/' "$TMP/out")"
 run "verify missing" 2 "$WT" verify-log --log-dir "$TMP/nope"
 # --stale-after: a last record older than S warns (exit 3); below a
 # millisecond too (0.0004 s was 0 ms, which means never)

@@ -528,6 +528,10 @@ run watch-nvml-lib-trace 2 "$WT" watch --trace "$DATA/labelled.csv" --nvml-lib /
 run classify-sim-seconds-limit 2 "$WT" classify --backend synthetic --profile dense-training --sample-hz 0.1 --samples 100001 && has err "1000000 simulated seconds" && oneline
 run benchmark-holdout-stdin 2 "$WT" benchmark --suite evasion --holdout family --trials 1 --traces - <"$DATA/labelled.csv" && has err "several times" && oneline
 run train-same-file 2 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/same" --dump-features "$TMP/same" && has err "name the same file" && oneline
+run train-same-file-spelt-twice 2 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/same" --dump-features "$TMP/./same" && has err "name the same file" && oneline
+# paths are echoed on one line too
+run ctl-train-out 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/a${NL}b/c" && has err "a?b/c" && oneline
+run ctl-eval-dump 1 "$WT" eval --dump-features "$TMP/a${NL}b/c" "$DATA/labelled.csv" && has err "a?b/c" && oneline
 run train-empty-out 2 "$WT" train --traces "$DATA/labelled.csv" --out '' && has err "--out: empty file name" && oneline
 run eval-empty-dump 2 "$WT" eval --dump-features '' "$DATA/labelled.csv" && has err "empty file name" && oneline
 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/keep.model" --simulate 1 --python-windows 5 --rounds 2 2>/dev/null

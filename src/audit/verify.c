@@ -76,8 +76,9 @@ static void warnf(struct vs *v, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(v->r->warn[v->r->nwarn++], sizeof(v->r->warn[0]), fmt, ap);
+    vsnprintf(v->r->warn[v->r->nwarn], sizeof(v->r->warn[0]), fmt, ap);
     va_end(ap);
+    wt_text_clean(v->r->warn[v->r->nwarn++]); /* one line, whatever the path's bytes */
 }
 
 static void damage(struct vs *v, enum wt_damage d, uint64_t line, uint64_t off, const char *fmt,

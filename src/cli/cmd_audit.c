@@ -77,7 +77,7 @@ static char *read_input(const char *prog, const char *path, size_t max, size_t *
     const char *why = NULL;
     FILE *f = (!path || !strcmp(path, "-")) ? stdin : wt_fopen_regular(path, &why);
     if (!f) {
-        fprintf(stderr, "%s: cannot open %s: %s\n", prog, path, why);
+        fprintf(stderr, "%s: cannot open %s: %s\n", prog, WT_CLEAN(path), why);
         return NULL;
     }
     char *buf = malloc(max + 2);
@@ -86,7 +86,7 @@ static char *read_input(const char *prog, const char *path, size_t max, size_t *
     if (f != stdin)
         fclose(f);
     if (bad || n > max) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path && strcmp(path, "-") ? path : "<stdin>",
+        fprintf(stderr, "%s: %s: %s\n", prog, path && strcmp(path, "-") ? WT_CLEAN(path) : "<stdin>",
                 !buf  ? "out of memory"
                 : bad ? "read error"
                       : "input too large");

@@ -193,24 +193,25 @@ int wt_cmd_train(int argc, char **argv)
                                 dump_path && strcmp(dump_path, "-") ? dump_path : NULL};
     const char *const onames[] = {"--out", "--dump-features"};
     /* one file for both: the model's rename would replace the features */
-    if (outs[0] && outs[1] && (!strcmp(outs[0], outs[1]) || wt_same_file(outs[0], outs[1]))) {
+    if (outs[0] && outs[1] && wt_same_path(outs[0], outs[1])) {
         fprintf(stderr,
                 "workloadtruth train: --out and --dump-features name the same file, %s: "
                 "name two (see --help)\n",
-                outs[0]);
+                WT_CLEAN(outs[0]));
         status = WT_EXIT_USAGE;
         goto out;
     }
     for (int i = 0; i < 2; i++) {
         const char *clash = outs[i] ? wt_output_clash(outs[i], paths.v, paths.n) : NULL;
         if (clash) {
-            fprintf(stderr, "workloadtruth train: %s %s: %s\n", onames[i], outs[i], clash);
+            fprintf(stderr, "workloadtruth train: %s %s: %s\n", onames[i], WT_CLEAN(outs[i]),
+                    clash);
             status = WT_EXIT_USAGE;
             goto out;
         }
         if (outs[i] && !dir_writable(outs[i])) {
-            fprintf(stderr, "workloadtruth train: cannot write %s %s: %s\n", onames[i], outs[i],
-                    "its directory is missing or not writable");
+            fprintf(stderr, "workloadtruth train: cannot write %s %s: %s\n", onames[i],
+                    WT_CLEAN(outs[i]), "its directory is missing or not writable");
             goto out; /* an I/O error, status 1 */
         }
     }

@@ -11,6 +11,7 @@
 #include "telemetry/source.h"
 #include "util/err.h"
 #include "util/num.h"
+#include "util/text.h"
 
 static int list_add(struct wt_strlist *l, const char *s)
 {
@@ -53,6 +54,16 @@ const char *wt_opts_shown(char *dst, size_t cap, const char *s)
 {
     shown(dst, cap, s);
     return dst;
+}
+
+const char *wt_opts_clean(char *dst, size_t cap, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= cap)
+        n = wt_utf8_cut(s, cap - 1);
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+    return wt_text_clean(dst);
 }
 
 const char *wt_strlist_join(const struct wt_strlist *l, char *buf, size_t cap)

@@ -70,6 +70,10 @@ int wt_opts_gpu_list(const char *list, int ngpus, unsigned char *sel);
  * would forge a second line).  Returns dst.  WT_SHOWN(s): the first 60. */
 const char *wt_opts_shown(char *dst, size_t cap, const char *s);
 #define WT_SHOWN(s) wt_opts_shown((char[65]){0}, 65, (s))
+/* s (a path) whole up to cap - 1 bytes, with control characters and invalid
+ * UTF-8 as '?' (valid UTF-8 kept).  Returns dst.  WT_CLEAN(s): up to 4 KiB. */
+const char *wt_opts_clean(char *dst, size_t cap, const char *s);
+#define WT_CLEAN(s) wt_opts_clean((char[4097]){0}, 4097, (s))
 
 int wt_opts_no_stdin(const struct wt_cmd_help *h, const struct wt_strlist *paths, const char *what);
 /* A usage error (printed; returns 2) when --profile was given with a source

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "util/fileio.h"
 
 int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, const char *path)
@@ -47,7 +48,8 @@ int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, con
             close(fd);
             unlink(o->tmp);
         }
-        fprintf(stderr, "workloadtruth %s: cannot write %s %s: %s\n", cmd, what, path, strerror(e));
+        fprintf(stderr, "workloadtruth %s: cannot write %s %s: %s\n", cmd, what, WT_CLEAN(path),
+                strerror(e));
         o->tmp[0] = '\0';
         return -1;
     }

@@ -445,7 +445,7 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
             tmp[nact_pow++] = pn;
         }
         if (wt_measured(v[WT_COL_POWER]) && wt_measured(v[WT_COL_POWER_LIMIT]) &&
-            v[WT_COL_POWER_LIMIT] > 0) {
+            v[WT_COL_POWER_LIMIT] >= 1) { /* below 1 W no limit, as for the scale */
             nlim++;
             npin += v[WT_COL_POWER] >= 0.97 * v[WT_COL_POWER_LIMIT];
         }

@@ -157,6 +157,34 @@ int wt_same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+/* The resolved directory of path (".", "/" or what precedes the last '/')
+ * into out, and where its last component starts; 0, or -1 when the
+ * directory does not resolve. */
+static int resolved_dir(const char *path, char *out, const char **base)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == path)
+        snprintf(dir, sizeof(dir), "/");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    *base = slash ? slash + 1 : path;
+    return realpath(dir, out) ? 0 : -1;
+}
+
+int wt_same_path(const char *a, const char *b)
+{
+    if (!strcmp(a, b) || wt_same_file(a, b))
+        return 1;
+    char da[PATH_MAX], db[PATH_MAX];
+    const char *ba, *bb;
+    if (resolved_dir(a, da, &ba) || resolved_dir(b, db, &bb))
+        return 0;
+    return !strcmp(da, db) && !strcmp(ba, bb);
+}
+
 const char *wt_output_clash(const char *path, const char *const *inputs, int n)
 {
     struct stat st;

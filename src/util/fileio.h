@@ -46,6 +46,9 @@ FILE *wt_fopen_regular(const char *path, const char **why);
 
 /* 1 when a and b name the same existing file. */
 int wt_same_file(const char *a, const char *b);
+/* 1 when a and b name the same file, existing or not: the same existing
+ * file, or the same name in the same (resolved) directory ("x", "./x"). */
+int wt_same_path(const char *a, const char *b);
 
 /* Why an output file may not be written at path, or NULL when it may: it
  * exists and is not a regular file (a device, a FIFO, a directory), or it
