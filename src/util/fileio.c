@@ -193,15 +193,9 @@ const char *wt_output_clash(const char *path, const char *const *inputs, int n)
     size_t len = strlen(path);
     int csv = len >= 4 && !strcasecmp(path + len - 4, ".csv");
     /* the directory the output would be in, resolved */
-    char dir[PATH_MAX], rdir[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof(dir), ".");
-    else if (slash == path)
-        snprintf(dir, sizeof(dir), "/");
-    else
-        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-    int have_dir = realpath(dir, rdir) != NULL;
+    char rdir[PATH_MAX];
+    const char *base;
+    int have_dir = resolved_dir(path, rdir, &base) == 0;
     for (int i = 0; i < n; i++) {
         struct stat si;
         if (!inputs[i] || stat(inputs[i], &si) != 0)
