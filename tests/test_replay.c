@@ -165,12 +165,7 @@ static void test_limits_and_errors(void **state)
     int count = 0;
     assert_int_equal(wt_source_device_count(src, &count, &err), WT_OK);
     assert_int_equal(count, 2);
-    size_t total = 0;
-    int rc;
-    while ((rc = wt_source_read(src, 0, buf, 2, &got, &err)) == WT_OK)
-        total += got;
-    assert_int_equal(rc, WT_DONE);
-    assert_int_equal(total, 6);
+    assert_int_equal(read_all(src, 0, buf, 8), 6);
     wt_source_close(src);
     /* a GPU the file does not have is absent at once, without queueing the
      * file to find out (a recording of GPU 2 only, a cap of 3 rows) */
@@ -182,11 +177,7 @@ static void test_limits_and_errors(void **state)
     assert_int_equal(wt_source_device_info(src, 0, &info, &err), WT_ENODEV);
     assert_int_equal(wt_source_read(src, 1, buf, 2, &got, &err), WT_ENODEV);
     assert_contains(err.msg, "no GPU 1 in this trace (GPUs: 2)");
-    total = 0;
-    while ((rc = wt_source_read(src, 2, buf, 2, &got, &err)) == WT_OK)
-        total += got;
-    assert_int_equal(rc, WT_DONE);
-    assert_int_equal(total, 6);
+    assert_int_equal(read_all(src, 2, buf, 8), 6);
     wt_source_close(src);
     /* ... and says a parse error with its line, as reading would */
     p = tu_temp("t_s,gpu\n0,0\n1,x\n");
