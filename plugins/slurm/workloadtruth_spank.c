@@ -476,7 +476,8 @@ static void recorder_start(const struct cfg *c, uint32_t job)
     argv[n++] = "--interval";
     argv[n++] = c->interval;
     argv[n++] = "--duration";
-    argv[n++] = "604800"; /* a week: the epilog normally stops it long before */
+    argv[n++] = "604800"; /* a week: the epilog normally stops it long before; a longer
+                             job's rest is not recorded (README, Limits) */
     for (int i = 0; i < c->nrec_args; i++)
         argv[n++] = c->rec_args[i];
     argv[n] = NULL;
@@ -695,6 +696,7 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
 {
     struct cfg c = *cp;
     char jobs[16], wins[16], samples[24], gpu[16], trace[PATH_MAX];
+    unsigned long unjudged = 0; /* rows past classify's limits */
     char observed[16] = "", verdict[16] = "", seq[24] = "", comment[200];
     char err[ERR_CAP], *out = NULL;
     const char *argv[24 + MAX_AGENT_ARGS];
@@ -739,9 +741,21 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
             windows = (unsigned)(rows / c.min_samples);
             per = windows ? rows / windows : rows;
         }
-        unsigned long most = 20000000UL / (windows ? windows : 1); /* classify's limits */
-        if (per > most || per > 1000000UL)
-            per = most < 1000000UL ? most : 1000000UL;
+        /* classify's limits: 1e6 samples a window, 2e7 in all; a longer
+         * recording gets more windows (up to 20 of 1e6) rather than only its
+         * first windows x 1e6 rows judged, and the rest is said */
+        if (per > 1000000UL) {
+            unsigned long w = (rows + 999999UL) / 1000000UL;
+            windows = (unsigned)(w < 20 ? w : 20);
+            per = rows / windows;
+            if (per > 1000000UL)
+                per = 1000000UL;
+        }
+        unsigned long most = 20000000UL / (windows ? windows : 1);
+        if (per > most)
+            per = most;
+        if (windows && rows > per * windows)
+            unjudged = rows - per * windows;
         if (windows == 0 || per < 5) {
             char logp[PATH_MAX], why[ERR_CAP] = "";
             if (!spool_path(&c, job, "log", logp, sizeof(logp))) {
@@ -857,12 +871,16 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
         set_admin_comment(&c, job, comment_job, comment);
         goto done;
     }
+    char part[96] = "";
+    if (unjudged) /* the recording's end was not judged: said, not hidden */
+        snprintf(part, sizeof(part),
+                 " (the last %lu samples not classified: over classify's limits)", unjudged);
     slurm_info("workloadtruth: job %u declared=%s observed=%s verdict=%s audit_log=%s/log.jsonl "
-               "seq=%s",
+               "seq=%s%s",
                (unsigned)job, decl ? decl : "none", observed, verdict[0] ? verdict : "none",
-               c.log_dir, seq[0] ? seq : "?");
-    snprintf(comment, sizeof(comment), "workloadtruth: declared=%s observed=%s verdict=%s",
-             decl ? decl : "none", observed, verdict[0] ? verdict : "none");
+               c.log_dir, seq[0] ? seq : "?", part);
+    snprintf(comment, sizeof(comment), "workloadtruth: declared=%s observed=%s verdict=%s%s",
+             decl ? decl : "none", observed, verdict[0] ? verdict : "none", part);
     set_admin_comment(&c, job, comment_job, comment);
 done:
     if (c.mode == MODE_RECORD && !again) {
