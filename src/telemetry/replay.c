@@ -152,7 +152,9 @@ static int replay_open(struct wt_source *src, const struct wt_source_config *cfg
 }
 
 /* The GPUs of a regular file, read by a reader of its own that keeps only
- * the highest index (the same rows, so the same errors at the same lines). */
+ * which GPUs have rows (the same rows, so the same errors at the same
+ * lines); a GPU a file gains after this pass (a file still being written)
+ * stays absent. */
 static int count_file(struct replay *rp, int *count, struct wt_err *err)
 {
     unsigned char *seen = calloc(WT_MAX_GPUS, 1);
