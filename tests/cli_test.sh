@@ -519,6 +519,9 @@ check subnormal-power-limit-not-idle test -z "$(grep '"workload_type": *"IDLE"' 
 # its reasons say so (a confident TRAINING rested on "not measured" features)
 awk 'BEGIN { print "t_s,gpu,util_gpu_pct"; for (i = 0; i < 30; i++) printf "%d,0,%d\n", i, (i % 3 ? 95 : 20) }' >"$TMP/utilonly.csv"
 run util-only-caveat 0 "$WT" classify --trace "$TMP/utilonly.csv" --samples 30 && has out "power not measured"
+# ... and a job's text output, which shows the job's reasons only
+awk 'BEGIN { print "t_s,gpu,util_gpu_pct"; for (i = 0; i < 90; i++) printf "%d,0,%d\n", i, (i % 3 ? 95 : 20) }' >"$TMP/utilonly3.csv"
+run util-only-caveat-job 0 "$WT" classify --trace "$TMP/utilonly3.csv" --samples 30 --windows 3 && has out "power not measured"
 # --nvml-lib with a source that never loads it: refused (it was ignored), as
 # gpus and record refuse it
 run classify-nvml-lib-synthetic 2 "$WT" classify --backend synthetic --nvml-lib /x.so && has err "--nvml-lib goes with" && oneline

@@ -170,6 +170,20 @@ static int job_result(const struct wt_result *w, size_t n, size_t k, struct wt_r
         wt_result_add_reason(job, -1, NAN, job->cls,
                              "%zu of %zu windows %s (rule: at least %zu of %zu)", votes, n,
                              wt_class_name(job->cls), k, n);
+    /* the windows' caveats about power ("power not measured ...", "power has
+     * no scale ..."), once each: the text output of a job shows only its own
+     * reasons, so they were seen in JSON only */
+    for (size_t i = 0; i < n; i++)
+        for (size_t r = 0; r < w[i].nreasons; r++) {
+            const struct wt_reason *c = &w[i].reasons[r];
+            if (c->feature != -1 || c->favours != WT_CLASS_NONE || strncmp(c->text, "power ", 6))
+                continue;
+            int dup = 0;
+            for (size_t j = 0; j < job->nreasons && !dup; j++)
+                dup = !strcmp(job->reasons[j].text, c->text);
+            if (!dup)
+                wt_result_add_reason(job, -1, NAN, WT_CLASS_NONE, "%s", c->text);
+        }
     /* tamper indicators seen in any window, once per kind: from the job's
      * features, which hold the worst window's values of these (merging the
      * windows' texts, which carry each window's percentages, filled the
