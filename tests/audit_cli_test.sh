@@ -390,6 +390,14 @@ run "forged recover" 0 "$WT" recover --log-dir "$TMP/forged" --reseal && has err
 run "forged alone verifies" 0 "$WT" verify-log --log-dir "$TMP/forged" --vkey "$VKEY"
 run "forged vs witness: truncated" 1 "$WT" verify-log --log-dir "$TMP/forged" --vkey "$VKEY" --against "$WCK"
 has out "truncated"
+# ... and spoiling the side file as well does not turn that into "nothing
+# concluded" (exit 2): the witness copy still shows the cut
+mv "$TMP/forged/checkpoint" "$TMP/forged/checkpoint.kept" && mkdir "$TMP/forged/checkpoint"
+run "forged vs witness, side file a directory: truncated" 1 "$WT" verify-log --log-dir "$TMP/forged" --vkey "$VKEY" --against "$WCK" --json
+has out '"damage": "truncated"'
+has out "besides, a checkpoint could not be used"
+run "side file a directory, nothing else: no conclusion" 2 "$WT" verify-log --log-dir "$TMP/forged" --vkey "$VKEY" && has err "is a directory"
+rmdir "$TMP/forged/checkpoint" && mv "$TMP/forged/checkpoint.kept" "$TMP/forged/checkpoint"
 # past the witnessed size, whatever it is: the background watches above log for
 # as long as the checks take, so it varies with the machine's speed (68..126
 # under ASan; a fixed 60 left the forged log shorter: "truncated", then 400)

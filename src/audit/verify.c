@@ -468,7 +468,11 @@ static int finish(struct vs *v)
      * conclusion" (exit 2) or hide which line is bad */
     int line_damage = v->stopped && r->damage != WT_DMG_NONE && r->damage != WT_DMG_TORN_TAIL &&
                       !(v->torn_candidate && v->lines_after == 0);
-    /* external checkpoints that could not be used */
+    /* external checkpoints that could not be used.  One that cannot be read
+     * (or a damaged --against file) leaves the question open only if the
+     * others conclude nothing: an attacker who spoils the side file must not
+     * hide the truncation a witness's checkpoint shows */
+    const struct ext *unusable = NULL;
     for (size_t i = 0; i < v->next; i++) {
         struct ext *e = &v->ext[i];
         int side = v->o->side_path && e->label == v->o->side_path;
@@ -480,18 +484,15 @@ static int finish(struct vs *v)
             r->status = WT_VERIFY_DAMAGED;
             goto out;
         }
-        if (e->loaded == -1) {
-            r->status = WT_VERIFY_ERROR;
-            goto out;
-        }
-        if (e->loaded == -2) {
+        if (e->loaded == -2 && side) {
             r->damage = WT_DMG_CHECKPOINT;
             r->line = 0;
-            if (side)
-                append_msg(r, " (the side-file checkpoint is damaged)");
-            r->status = side ? WT_VERIFY_DAMAGED : WT_VERIFY_ERROR;
+            append_msg(r, " (the side-file checkpoint is damaged)");
+            r->status = WT_VERIFY_DAMAGED;
             goto out;
         }
+        if (e->loaded < 0 && !unusable)
+            unusable = e;
     }
     if (v->pending && v->lines_after == 0) {
         /* the broken line is the last one: a checkpoint of size n+1 can tell */
@@ -602,6 +603,15 @@ static int finish(struct vs *v)
         warnf(v, "the last entry is %s s old (more than %s s): the writer may have stopped", age,
               lim);
     }
+    if (unusable) { /* nothing concluded without it */
+        snprintf(r->message, sizeof(r->message), "%s", unusable->why);
+        if (unusable->loaded == -2) {
+            r->damage = WT_DMG_CHECKPOINT;
+            r->line = 0;
+        }
+        r->status = WT_VERIFY_ERROR;
+        goto out;
+    }
     r->status = r->nwarn ? WT_VERIFY_WARN : WT_VERIFY_OK;
     if (r->damage == WT_DMG_NONE || r->damage == WT_DMG_TORN_TAIL) {
         if (r->damage == WT_DMG_NONE)
@@ -619,6 +629,12 @@ static int finish(struct vs *v)
         append_msg(r, more);
     }
 out:
+    if (unusable && r->status == WT_VERIFY_DAMAGED) {
+        char more[400];
+        snprintf(more, sizeof(more), "; besides, a checkpoint could not be used: %s",
+                 unusable->why);
+        append_msg(r, more);
+    }
     for (size_t i = 0; i < v->next; i++)
         if (v->ext[i].loaded == 1)
             wt_note_free(&v->ext[i].note);
