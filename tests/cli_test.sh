@@ -584,6 +584,11 @@ if [ -w /dev/full ]; then
         fi
     done
 fi
+# a closed standard output is a write error too, and its number is not handed
+# to the audit log's lock file (window lines went into log.lock, exit 0)
+run stdout-closed 1 sh -c 'exec "$@" >&-' sh "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 3 --log-dir "$TMP/closed" && has err "cannot write to standard output: Bad file descriptor"
+check stdout-closed-lock test ! -s "$TMP/closed/log.lock"
+run stdout-closed-log 0 sh -c 'exec "$@" <&-' sh "$WT" verify-log --log-dir "$TMP/closed"
 run unknown-command-newline 2 "$WT" "$(printf 'x\ny')" && has err "unknown command 'x?y'" && oneline
 
 if [ -n "$SHARED" ] && [ -d "$SHARED" ]; then

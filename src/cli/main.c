@@ -4,10 +4,12 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "classify/classifier.h"
 #include "cli/cli.h"
@@ -117,8 +119,25 @@ static int finish(const char *cmd, int rc)
     return rc;
 }
 
+/* Standard input, output and error are open: one started with them closed
+ * would otherwise hand their numbers to the first files it opens (the audit
+ * log's lock file took `watch`'s window lines).  A closed one is held by
+ * /dev/null opened read-only, so a write to it still fails (EBADF) as it
+ * would have, and is reported. */
+static void hold_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int got = open("/dev/null", O_RDONLY);
+        if (got >= 0 && got != fd) /* not the lowest free number: cannot be */
+            close(got);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    hold_std_fds();
     /* writing past a file-size limit is an error (EFBIG) to report, not a
      * reason to die: the audit log cuts the short write back */
     signal(SIGXFSZ, SIG_IGN);
