@@ -206,6 +206,35 @@ has err "is missing but its key"
 check "deleted log not created" test ! -e "$E/log.jsonl"
 run "deleted log, init again" 0 "$WT" init --log-dir "$E" && has err "kept the existing key"
 run "deleted log, watch after init" 0 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$E"
+# --- a log cut back to its genesis record, side file deleted: refused, not
+# taken for an interrupted init (it was signed and verified clean, history gone)
+G=$TMP/lgenesis
+run "genesis-cut init" 0 "$WT" init --log-dir "$G"
+run "genesis-cut watch" 0 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 3 --log-dir "$G"
+head -n 1 "$G/log.jsonl" >"$TMP/g1" && cat "$TMP/g1" >"$G/log.jsonl" && rm -f "$G/checkpoint"
+run "genesis-cut refused by watch" 1 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 3 --log-dir "$G" && has err "checkpoint file $G/checkpoint is missing"
+run "genesis-cut refused by recover" 1 "$WT" recover --log-dir "$G" && has err "is missing"
+check "genesis-cut left as it was" cmp -s "$TMP/g1" "$G/log.jsonl"
+run "genesis-cut resealed" 0 "$WT" recover --log-dir "$G" --reseal
+# an init killed between linking the log and its first checkpoint file: its
+# checkpoint.init.HASH (the genesis record's own checkpoint) is taken up
+I=$TMP/linitkill
+run "init-kill init" 0 "$WT" init --log-dir "$I"
+h=$({ printf '\000'; head -n 1 "$I/log.jsonl" | tr -d '\n'; } | sha256sum | cut -c1-16)
+mv "$I/checkpoint" "$I/checkpoint.init.$h"
+run "init-kill: the next writer takes it up" 0 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 2 --log-dir "$I"
+check "init-kill: no unsealed-lines warning" sh -c '! grep -q "no signed checkpoint covered" "$1"' sh "$TMP/err"
+check "init-kill: checkpoint.init removed" test ! -e "$I/checkpoint.init.$h" -a -s "$I/checkpoint"
+run "init-kill: verifies" 0 "$WT" verify-log --log-dir "$I"
+# ... but another log's genesis checkpoint is not that
+J=$TMP/linitkill2
+"$WT" init --log-dir "$J" >/dev/null 2>&1
+mv "$J/checkpoint" "$J/checkpoint.init.$h"
+run "init-kill: another log's checkpoint.init refused" 1 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 2 --log-dir "$J" && has err "is missing"
+cp "$I/checkpoint" "$J/checkpoint.init.$({ printf '\000'; head -n 1 "$J/log.jsonl" | tr -d '\n'; } | sha256sum | cut -c1-16)"
+run "init-kill: another log's checkpoint under the right name refused" 1 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 2 --log-dir "$J" && has err "is missing"
+check "init: no checkpoint.init left" sh -c '! ls "$1"/checkpoint.init.* "$2"/checkpoint.init.* >/dev/null 2>&1' sh "$E" "$G"
+
 # --- jobs logging at once into a log none of them has created yet ------
 for round in 1 2 3; do
     C=$TMP/conc$round

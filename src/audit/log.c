@@ -34,6 +34,7 @@ struct wt_log {
     int unsynced; /* the last append wrote its line but fdatasync failed */
     uint64_t unsynced_size;
     uint8_t unsynced_root[32];
+    char init_checkpoint[PATH_MAX + 24]; /* an init's CHECKPOINT.init.HASH taken up at the open */
 };
 
 static int set_path(char *dst, const char *a, const char *b, struct wt_err *err)
@@ -162,16 +163,91 @@ static void default_origin(char *out, size_t cap)
     snprintf(out, cap, "workloadtruth.%.100s/%s", host, hex);
 }
 
+/* Where init leaves the side-file checkpoint of its genesis record before
+ * the log appears: CHECKPOINT.init.HASH, HASH the first 8 bytes of the
+ * genesis line's leaf hash in hex, so that inits racing to create the log
+ * (classify --log-dir in concurrent jobs) each have their own. */
+static void init_checkpoint_path(const struct wt_log_paths *p, const char *line, size_t len,
+                                 char *out, size_t cap)
+{
+    uint8_t leaf[32];
+    char hex[17];
+    wt_merkle_leaf_hash(line, len, leaf);
+    sodium_bin2hex(hex, sizeof(hex), leaf, 8);
+    snprintf(out, cap, "%s.init.%s", p->checkpoint, hex);
+}
+
+static int open_log(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,
+                    struct wt_log_recovery *rec, int from_init, struct wt_err *err);
+
+/* The signed checkpoint (a note) of a log holding only this genesis line. */
+static int genesis_checkpoint(const struct wt_note_key *k, const char *origin, const char *line,
+                              size_t len, char **note, struct wt_err *err)
+{
+    struct wt_merkle_range r;
+    uint8_t leaf[32];
+    wt_merkle_range_init(&r);
+    wt_merkle_leaf_hash(line, len, leaf);
+    wt_merkle_range_append(&r, leaf);
+    struct wt_checkpoint cp;
+    char body[WT_NOTE_NAME_MAX + 128];
+    memset(&cp, 0, sizeof(cp));
+    snprintf(cp.origin, sizeof(cp.origin), "%s", origin);
+    cp.size = 1;
+    wt_merkle_range_root(&r, cp.root);
+    int n = wt_checkpoint_format(&cp, body, sizeof(body));
+    if (n < 0)
+        return wt_errf(err, WT_EINVAL, "checkpoint too long");
+    return wt_note_sign(k, body, (size_t)n, note, err);
+}
+
+/* 1 when the file at path holds exactly text (at most 64 KiB read). */
+static int file_holds(const char *path, const char *text)
+{
+    const char *why = NULL;
+    FILE *f = wt_fopen_regular(path, &why);
+    if (!f)
+        return 0;
+    size_t want = strlen(text);
+    char *buf = malloc(want + 2);
+    size_t got = buf ? fread(buf, 1, want + 1, f) : 0;
+    fclose(f);
+    int same = buf && got == want && memcmp(buf, text, want) == 0;
+    free(buf);
+    return same;
+}
+
+/* 1 when the file at path begins with these len bytes. */
+static int file_starts_with(const char *path, const char *bytes, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    char *buf = malloc(len ? len : 1);
+    int same = buf && pread(fd, buf, len, 0) == (ssize_t)len && memcmp(buf, bytes, len) == 0;
+    free(buf);
+    close(fd);
+    return same;
+}
+
 /* Creates the log with its genesis record in one step: the line is written
  * to a new LOG.init.PID.N and made durable, then linked as LOG, and the
  * directory is synced.  So no log file is ever seen empty or with a torn
  * first line after an interrupted init, and the writer can treat both as
  * damage instead of finishing an init.  link() never replaces a file at
  * LOG: not a log another process created meanwhile (classify --log-dir may
- * run as many jobs at once), nor an empty one (evidence of tampering). */
+ * run as many jobs at once), nor an empty one (evidence of tampering).
+ * Before the link, the checkpoint of the genesis record alone is made
+ * durable as CHECKPOINT.init: an init killed between the link and its first
+ * publish leaves the log with it, and the next writer takes it up (a log
+ * without its checkpoint file is otherwise refused, even one that holds only
+ * its genesis record: cut back to that, with the checkpoint file deleted, it
+ * would be history wiped by someone without the key). */
 static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key *k,
                          const struct wt_log_opts *o, struct wt_err *err)
 {
+    char *note = NULL;
+    char ckinit[sizeof(p->checkpoint) + 24];
     uint8_t empty[32];
     char pkb[45];
     wt_merkle_empty_root(empty);
@@ -199,13 +275,25 @@ static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key 
     else if (fsync(fd))
         rc = wt_errf(err, WT_EIO, "fsync of %s failed: %s", tmp, strerror(errno));
     close(fd);
-    if (!rc && link(tmp, p->log) != 0)
-        rc = wt_errf(err, errno == EEXIST ? WT_EINVAL : WT_EIO, "cannot create %s: %s", p->log,
-                     strerror(errno));
+    init_checkpoint_path(p, line, len, ckinit, sizeof(ckinit));
+    if (!rc)
+        rc = genesis_checkpoint(k, k->name, line, len, &note, err);
+    if (!rc)
+        rc = wt_write_file_durable(p->dir, ckinit, note, strlen(note), 0644, WT_FILE_REPLACE, err);
+    if (!rc && link(tmp, p->log) != 0) {
+        int e = errno;
+        rc = wt_errf(err, e == EEXIST ? WT_EINVAL : WT_EIO, "cannot create %s: %s", p->log,
+                     strerror(e));
+        /* ours, for a log that is not: unless another init made the very same
+         * genesis line (same key, same millisecond), whose file it is too */
+        if (!file_starts_with(p->log, line, len + 1))
+            (void)unlink(ckinit);
+    }
     (void)unlink(tmp);
     if (!rc)
         rc = wt_fsync_dir(p->dir, err);
 out:
+    free(note);
     free(line);
     return rc;
 }
@@ -283,7 +371,7 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
     struct wt_log *l = NULL;
     rc = write_genesis(p, &k, o, err);
     if (!rc)
-        rc = wt_log_open(&l, p, o, NULL, err);
+        rc = open_log(&l, p, o, NULL, 1, err);
     if (rc == WT_EBUSY)
         rc = WT_OK; /* a writer opened the new log first: it is made, and that
                        writer signs its checkpoints */
@@ -364,8 +452,50 @@ out:
     return rc;
 }
 
+/* A log holding only its genesis record, without its checkpoint file, is an
+ * init interrupted before its first publish if CHECKPOINT.init is the
+ * checkpoint of that record, signed with the log's key (write_genesis). */
+static int init_left_it(struct wt_log *l, const struct wt_log_paths *p,
+                        const struct wt_verify_report *vr)
+{
+    if (vr->entries != 1)
+        return 0;
+    FILE *f = NULL;
+    const char *why = NULL;
+    char *line = NULL, *note = NULL;
+    int ok = 0;
+    char ckinit[sizeof(p->checkpoint) + 24];
+    size_t len = vr->last_line_len; /* the genesis line, newline included */
+    if (len < 2 || len > WT_ENTRY_MAX_LINE + 1 || !(f = wt_fopen_regular(p->log, &why)))
+        goto out;
+    line = malloc(len);
+    if (!line || fread(line, 1, len, f) != len || line[len - 1] != '\n')
+        goto out;
+    struct wt_err e2 = {{0}};
+    if (genesis_checkpoint(&l->key, vr->origin, line, len - 1, &note, &e2) != WT_OK)
+        goto out;
+    init_checkpoint_path(p, line, len - 1, ckinit, sizeof(ckinit));
+    ok = file_holds(ckinit, note);
+    if (ok)
+        snprintf(l->init_checkpoint, sizeof(l->init_checkpoint), "%s", ckinit);
+out:
+    if (f)
+        fclose(f);
+    free(note);
+    free(line);
+    return ok;
+}
+
 int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,
                 struct wt_log_recovery *rec, struct wt_err *err)
+{
+    return open_log(out, p, o, rec, 0, err);
+}
+
+/* from_init: called by wt_log_init for the log it has just created (its
+ * genesis record has no checkpoint file yet: this publishes it) */
+static int open_log(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,
+                    struct wt_log_recovery *rec, int from_init, struct wt_err *err)
 {
     static const struct wt_log_opts defaults = {0};
     struct wt_log_recovery dummy;
@@ -463,8 +593,12 @@ int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct 
     }
     /* init writes the side file with the genesis record, and it is only ever
      * replaced (rename): missing, the log may have been cut or extended by
-     * someone without the key, which signing it now would launder */
-    if (vr->side_size == 0 && vr->entries > 1 && !l->o.reseal) {
+     * someone without the key, which signing it now would launder (cut back
+     * to its genesis record too: only an init's own CHECKPOINT.init shows
+     * that init was interrupted there) */
+    int unpublished_init = vr->side_size == 0 && init_left_it(l, p, vr);
+    unpublished_init |= vr->side_size == 0 && from_init;
+    if (vr->side_size == 0 && vr->entries >= 1 && !l->o.reseal && !unpublished_init) {
         rc = wt_errf(err, WT_EINVAL,
                      "%s: its checkpoint file %s is missing, so nothing shows whether the log "
                      "was cut or extended by someone without the key; refusing to sign it. "
@@ -494,6 +628,8 @@ int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct 
     l->published = vr->side_size;
     rec->entries = vr->entries;
     rec->unsealed = vr->entries > vr->sealed ? vr->entries - vr->sealed : 0;
+    if (unpublished_init)
+        rec->unsealed = 0; /* the genesis record, which CHECKPOINT.init covers */
     l->fd = open(p->log, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
     if (l->fd < 0) {
         rc = wt_errf(err, WT_EIO, "cannot open %s for appending: %s", p->log, strerror(errno));
@@ -531,6 +667,8 @@ int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct 
             goto fail;
         }
     }
+    if (l->init_checkpoint[0]) /* published now: CHECKPOINT.init.HASH has served */
+        (void)unlink(l->init_checkpoint);
     free(vr);
     *out = l;
     return WT_OK;
