@@ -55,7 +55,9 @@ static int dial(void)
     if (fd < 0)
         abort();
     if (connect(fd, (struct sockaddr *)&fuzz_sa, sizeof(fuzz_sa))) {
+        int e = errno;
         close(fd);
+        errno = e;
         return -1;
     }
     return fd;
@@ -98,9 +100,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         start();
         ready = 1;
     }
-    int fd = dial();
-    if (fd < 0)
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 200; tries++) {
+        /* a long campaign can run short of local ports for a moment (each
+         * input is a connection): wait, then say why if it lasts */
+        if ((fd = dial()) < 0) {
+            struct timespec ts = {0, 20 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    if (fd < 0) {
+        fprintf(stderr, "fuzz_mcp_http: cannot connect to %s: %s\n", fuzz_addr, strerror(errno));
         abort();
+    }
     struct timeval tv = {10, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
