@@ -90,6 +90,7 @@ struct mk {
     FILE *f;
     struct wt_merkle_range range;
     uint64_t seq;
+    struct wt_note_key key; /* a fixed test key: mk_close signs the lines */
 };
 
 static void mk_line(struct mk *m, int64_t ts, enum wt_entry_type type, json_t *fields)
@@ -119,9 +120,36 @@ static void mk_open(struct mk *m, char *path, size_t cap)
     assert_non_null(m->f);
     wt_merkle_range_init(&m->range);
     m->seq = 0;
+    static const uint8_t seed[32] = {7};
+    struct wt_err err = {{0}};
+    if (wt_note_key_from_seed(&m->key, "report.test/0000000000000001", WT_KEY_ED25519, seed,
+                              &err) != WT_OK)
+        fail_msg("%s", err.msg);
+    char pk[45];
+    wt_b64_hash(m->key.pk, pk);
     mk_line(m, 1767225600000, WT_ENTRY_GENESIS,
             json_pack("{s:s,s:s,s:s}", "origin", "report.test/0000000000000001", "alg", "ed25519",
-                      "pk", "ETgcvCGeSNLblOXbU1gbuZ4Ly/rI5knZLUtsWWOolxk="));
+                      "pk", pk));
+}
+
+/* Seals the lines written (a checkpoint record, as wt_log_seal writes: the
+ * report shows only signed lines) and closes the file. */
+static void mk_close(struct mk *m, int64_t ts)
+{
+    struct wt_checkpoint cp;
+    char body[WT_NOTE_NAME_MAX + 128], *note = NULL;
+    struct wt_err err = {{0}};
+    memset(&cp, 0, sizeof(cp));
+    snprintf(cp.origin, sizeof(cp.origin), "%s", m->key.name);
+    cp.size = m->seq;
+    wt_merkle_range_root(&m->range, cp.root);
+    int n = wt_checkpoint_format(&cp, body, sizeof(body));
+    assert_true(n > 0);
+    if (wt_note_sign(&m->key, body, (size_t)n, &note, &err) != WT_OK)
+        fail_msg("%s", err.msg);
+    mk_line(m, ts, WT_ENTRY_CHECKPOINT, json_pack("{s:s}", "note", note));
+    free(note);
+    assert_int_equal(fclose(m->f), 0);
 }
 
 static void mk_class(struct mk *m, int64_t ts, const char *gpu, int idx, const char *cls, long conf,
@@ -181,7 +209,7 @@ static void test_hostile_strings(void **state)
         json_object_set_new(ev, k, json_string(e250));
     }
     mk_class(&m, 1767225602000, "GPU-2", 1, "inference", 700000, ev);
-    fclose(m.f);
+    mk_close(&m, 1767225602000);
 
     struct wt_report_opts o = {0};
     o.title = "Fleet <b>report</b> & co";
@@ -332,6 +360,51 @@ static void test_signed_log_damaged(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* An intact log whose last lines no signed checkpoint covers (a writer
+ * killed before it signed them; or lines appended, or a history forged after
+ * a cut with the side file deleted, by someone without the key): the page
+ * shows only the signed lines, and says why. */
+static void test_unsealed_tail(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/tmp/wt_report_u_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    assert_int_equal(wt_log_paths_dir(&p, dir, &err), 0);
+    if (wt_log_init(&p, "report.test/0000000000000003", NULL, NULL, NULL, 0, &err))
+        fail_msg("%s", err.msg);
+    struct wt_log *l;
+    if (wt_log_open(&l, &p, NULL, NULL, &err))
+        fail_msg("%s", err.msg);
+    static const char *cls[] = {"training", "training", "inference", "inference", "inference"};
+    for (int i = 0; i < 5; i++) {
+        json_t *f = json_pack("{s:s,s:i,s:s,s:i}", "gpu", "GPU-2222", "gpu_idx", 0, "class", cls[i],
+                              "conf_ppm", 900000);
+        assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), 0);
+        json_decref(f);
+        if (i == 1) /* line 4 seals lines 1..3; lines 5..7 stay unsigned */
+            assert_int_equal(wt_log_seal(l, &err), 0);
+    }
+    wt_log_close(l);
+    struct wt_report_opts o = {0};
+    o.side_path = p.checkpoint;
+    struct wt_report_info info;
+    char *html = report(p.log, &o, &info);
+    assert_int_equal(info.status, WT_VERIFY_WARN);
+    assert_int_equal(info.entries, 7);
+    assert_int_equal(info.shown, 4);
+    assert_int_equal(info.windows, 2); /* the two signed ones, not the three after */
+    has(html, "Lines 5&#8211;7 are not shown: no signed checkpoint covers them yet");
+    has(html, "last entry shown");
+    lacks(html, "INFERENCE");
+    free(html);
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_empty_and_missing(void **state)
 {
     (void)state;
@@ -388,7 +461,7 @@ static void test_downsampled(void **state)
         mk_class(&m, ts, "GPU-0000", 0, "training", 900000 + (i % 7) * 10000, ev);
         mk_class(&m, ts + 1, "GPU-0001", 1, c1, 500000 + (i % 5) * 90000, NULL);
     }
-    fclose(m.f);
+    mk_close(&m, 1767225600000 + (int64_t)(n - 1) * 10000 + 7200001);
     struct wt_report_info info;
     char *html = report(path, NULL, &info);
     assert_int_equal(info.windows, 2 * n);
@@ -431,7 +504,7 @@ static void test_many_gpus(void **state)
                                "tamper_1", "power limit below default");
         mk_class(&m, 1767225600000 + i, gpu, i % 8, "training", 900000, ev);
     }
-    fclose(m.f);
+    mk_close(&m, 1767225600000 + n - 1);
     struct wt_report_info info;
     char *html = report(path, NULL, &info);
     assert_int_equal(info.gpus, WT_REPORT_MAX_GPUS);
@@ -453,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_hostile_strings),
         cmocka_unit_test(test_signed_log_damaged),
+        cmocka_unit_test(test_unsealed_tail),
         cmocka_unit_test(test_empty_and_missing),
         cmocka_unit_test(test_downsampled),
         cmocka_unit_test(test_many_gpus),

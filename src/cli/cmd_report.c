@@ -59,7 +59,8 @@ int wt_cmd_report(int argc, char **argv)
         "fetched): the log's verification status, then per GPU a timeline of classes\n"
         "and confidence, the declared-vs-observed mismatches and the tamper indicators.\n"
         "A damaged log is shown up to its first bad line, as far as a verified\n"
-        "signature covers it, with the damage at the top.",
+        "signature covers it, with the damage at the top; lines of an intact log that\n"
+        "no signed checkpoint covers yet are not shown either.",
         "exit status: 0 written (the log verifies, maybe with warnings), 1 written but the\n"
         "log is damaged, or not written (unreadable log, unwritable file), 2 usage error.",
         NULL,
@@ -128,6 +129,12 @@ int wt_cmd_report(int argc, char **argv)
                      (unsigned long long)info.line, wt_damage_name(info.damage));
         else if (info.status == WT_VERIFY_DAMAGED)
             snprintf(state, sizeof(state), "DAMAGED (%s)", wt_damage_name(info.damage));
+        else if (info.shown < info.entries)
+            snprintf(state, sizeof(state),
+                     "verified with warnings (%llu entries; lines %llu..%llu, which no signed "
+                     "checkpoint covers, not shown)",
+                     (unsigned long long)info.entries, (unsigned long long)info.shown + 1,
+                     (unsigned long long)info.entries);
         else
             snprintf(state, sizeof(state), "verified%s (%llu entries)",
                      info.status == WT_VERIFY_WARN ? " with warnings" : "",

@@ -93,6 +93,7 @@ struct model {
     uint64_t hidden_mismatches, hidden_tampered; /* among them */
     uint64_t n_class, n_heartbeat, n_checkpoint, n_recovery;
     int64_t genesis_ts, first_ts, last_ts;
+    int64_t last_line_ts; /* ts_ms of the last line shown (log order) */
     int have_hb;
     int64_t hb_ts;
     long long hb_windows, hb_dropped, hb_errors, hb_gpus, hb_failed;
@@ -439,6 +440,7 @@ static void ingest_heartbeat(struct model *m, const struct wt_entry *e)
 
 static int ingest(struct model *m, const struct wt_entry *e, struct wt_err *err)
 {
+    m->last_line_ts = e->ts_ms;
     if (!m->first_ts || e->ts_ms < m->first_ts)
         m->first_ts = e->ts_ms;
     if (e->ts_ms > m->last_ts)
@@ -861,6 +863,14 @@ static void render_status(FILE *f, const struct model *m)
                   "key itself was used, no line can be trusted.",
                   f);
         fputs("</div>\n", f);
+    } else if (m->shown < r->entries) {
+        fprintf(f,
+                "<div class=\"damage\">This page shows lines 1&#8211;%" PRIu64
+                ", which a verified signature covers. Lines %" PRIu64 "&#8211;%" PRIu64
+                " are not shown: no signed checkpoint covers them yet, so anyone able to write "
+                "the file could have written them (a writer still running, or one that was "
+                "killed, leaves its last lines so until it signs them).</div>\n",
+                m->shown, m->shown + 1, r->entries);
     }
     fputs("<dl class=\"facts\">", f);
     /* on damage, the verifier's count and root run up to the line where it
@@ -893,7 +903,12 @@ static void render_status(FILE *f, const struct model *m)
         fmt_time(buf, sizeof(buf), m->genesis_ts, 0);
         fact_s(f, "created", buf, 0);
     }
-    if (r->entries) {
+    if (m->shown < r->entries) { /* the verifier's last line is not shown */
+        if (m->shown) {
+            fmt_time(buf, sizeof(buf), m->last_line_ts, 0);
+            fact_s(f, "last entry shown", buf, 0);
+        }
+    } else if (r->entries) {
         fmt_time(buf, sizeof(buf), r->last_ts_ms, 0);
         fact_s(f, "last entry", buf, 0);
     }
@@ -1597,6 +1612,11 @@ int wt_report_write(FILE *out, const char *log_path, const struct wt_report_opts
          * ended by a junk line must not read as the log's) */
         if (m->shown > m->vr.sealed_through)
             m->shown = m->vr.sealed_through;
+    } else if (m->shown > m->vr.sealed_through) {
+        /* intact, but its last lines are not signed yet (a writer still
+         * running or killed; or lines appended, or a whole history forged
+         * after a cut, by someone without the key): not shown as the log's */
+        m->shown = m->vr.sealed_through;
     }
     rc = read_prefix(m, err);
     if (rc)
