@@ -206,6 +206,13 @@ has err "is missing but its key"
 check "deleted log not created" test ! -e "$E/log.jsonl"
 run "deleted log, init again" 0 "$WT" init --log-dir "$E" && has err "kept the existing key"
 run "deleted log, watch after init" 0 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$E"
+# --- a file-size limit is said as such (a short write was reported as "No
+# space left on device"), and the log stays intact
+FB=$TMP/lfsize
+"$WT" init --log-dir "$FB" >/dev/null 2>&1
+run "file-size limit" 1 sh -c 'ulimit -f 80; exec "$@"' sh "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 100 --log-dir "$FB" && has err "(File too large); the partial line was cut back"
+run "file-size limit: log intact" 0 "$WT" verify-log --log-dir "$FB"
+
 # --- a log cut back to its genesis record, side file deleted: refused, not
 # taken for an interrupted init (it was signed and verified clean, history gone)
 G=$TMP/lgenesis

@@ -783,8 +783,18 @@ int wt_log_append(struct wt_log *l, enum wt_entry_type type, json_t *fields, uin
     do
         n = write(l->fd, line, len + 1);
     while (n < 0 && errno == EINTR && ++tries < 100);
+    int werr = n < 0 ? errno : 0;
+    if (n > 0 && n < (ssize_t)(len + 1)) {
+        /* a short write: a second one finishes the line or says why not
+         * (EFBIG past a file-size limit is not ENOSPC) */
+        ssize_t m = write(l->fd, line + n, len + 1 - (size_t)n);
+        if (m < 0)
+            werr = errno;
+        else
+            n += m;
+    }
     if (n != (ssize_t)(len + 1)) {
-        int e = n < 0 ? errno : ENOSPC;
+        int e = werr ? werr : ENOSPC;
         /* a short write: cut the partial line off so the file stays a log */
         if (n > 0 && ftruncate(l->fd, (off_t)l->bytes) != 0) {
             l->failed = 1;
