@@ -385,8 +385,16 @@ run model-missing 1 "$WT" classify --backend synthetic --model "$TMP/none.model"
 run model-dir 1 "$WT" classify --backend synthetic --model "$TMP" && has err "cannot open '$TMP': is a directory" && oneline
 # a window under 5 s is UNKNOWN before the IDLE rule: a second's lull in a
 # training job is no MISMATCH (it was IDLE 1.00 and exit 3)
-run short-window-lull 0 "$WT" classify --backend synthetic --profile dense-training --declared training
+run short-window-lull 0 "$WT" classify --backend synthetic --profile dense-training --samples 10 --declared training
 has out "workload_type : UNKNOWN" && has out "too short to judge"
+# a simulator profile's default window is 30 s of samples (10 samples at 10 Hz
+# were 1 s: always UNKNOWN), in classify and in watch
+run sim-default-window 0 "$WT" classify --backend synthetic --profile dense-training
+has out "samples       : 300 over 29.9s" && has out "workload_type : TRAINING"
+run sim-default-window-hz 0 "$WT" classify --backend synthetic --profile dense-training --sample-hz 2 --json
+has out '"sample_count": 60'
+run sim-default-window-watch 0 "$WT" watch --backend synthetic --profile dense-training --interval 0 --iterations 1 --log-dir "$TMP/simwin"
+has out "TRAINING"
 run model-rules 2 "$WT" classify --backend synthetic --classifier rules --model x && has err "--model goes with the physics classifier" && oneline
 printf 'format workloadtruth-model/1\nbase 3\nend 0\n' >"$TMP/always.model"
 run model-file 0 "$WT" classify --backend synthetic --profile inference --samples 30 --model "$TMP/always.model" && has out "workload_type : TRAINING"

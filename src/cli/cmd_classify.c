@@ -49,7 +49,7 @@ int wt_cmd_classify(int argc, char **argv)
         {"--evasion-strength", WT_OPT_DOUBLE, &strength, "S", "simulator: evasion strength 0..1 (default: the family's)", 0, 1, NULL, false},
         {"--sample-hz", WT_OPT_DOUBLE, &sim_hz, "HZ", "simulator: samples per second (default 10)", 0.1, 100, NULL, false},
         {"--gpu-index", WT_OPT_UINT, &gpu, "N", "GPU to classify (default 0)", 0, WT_MAX_GPUS - 1, NULL, false},
-        {"--samples", WT_OPT_UINT, &samples, "N", "samples per window; live GPUs: polls per window (default 10)", 2, MAX_SAMPLES, NULL, false},
+        {"--samples", WT_OPT_UINT, &samples, "N", "samples per window; live GPUs: polls per window (default 10; simulator profiles: 30 s of samples)", 2, MAX_SAMPLES, NULL, false},
         {"--windows", WT_OPT_UINT, &nwin, "N", "classify N consecutive windows and decide at job level (default 1)", 1, MAX_WINDOWS, NULL, false},
         {"--min-agree", WT_OPT_UINT, &kagree, "K", "job level: windows that must agree (default: a majority of --windows)", 1, MAX_WINDOWS, NULL, false},
         {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between live samples; nvidia-smi CSV without timestamps: seconds per tick (default 1)", 0.001, 3600, NULL, false},
@@ -142,6 +142,13 @@ int wt_cmd_classify(int argc, char **argv)
                 "`benchmark --list`) (see --help)\n",
                 WT_SHOWN(family));
         return WT_EXIT_USAGE;
+    }
+    if (!wt_opts_get(opts, "--samples")->seen && !strcmp(backend, "synthetic") &&
+        !wt_synth_profile_find(profile)) {
+        /* a simulator profile samples at --sample-hz: 10 samples would be a
+         * window too short to judge (UNKNOWN), so 30 s of them */
+        double n = ceil(30.0 * sim_hz);
+        samples = n < 10 ? 10 : (unsigned)n;
     }
     if (evasion && (strcmp(backend, "synthetic") || !wt_synth_profile_find(profile))) {
         fprintf(stderr, "workloadtruth classify: --evasion is the Python tool's transform for "
