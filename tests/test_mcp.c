@@ -624,6 +624,9 @@ static void bad_arguments_are_tool_errors(void **state)
     json_decref(resp);
     res = call_tool(s, "list_gpus", "{\"profile\":null,\"backend\":null}", &resp);
     assert_false(is_error(res));
+    /* the keys of gpus --json: driver_version null for a source without one */
+    assert_true(json_is_null(
+        json_object_get(json_object_get(res, "structuredContent"), "driver_version")));
     json_decref(resp);
     tool_fails(s, "list_gpus", "{\"gpu_index\":0}", "unknown argument");
     wt_mcp_server_free(s);

@@ -858,7 +858,9 @@ static json_t *gpus_tool(struct wt_mcp_server *s, struct args *a)
         int have = wt_source_processes(src, g, procs, MAX_PROCS, &np, &perr) == WT_OK;
         json_array_append_new(arr, wt_json_device(&d, procs, np, have));
     }
-    out = tool_ok(json_pack("{s:s,s:O}", "backend", src->ops->name, "gpus", arr));
+    const char *dv = wt_source_meta(src, "driver_version"); /* as gpus --json */
+    out = tool_ok(json_pack("{s:s,s:o,s:O}", "backend", src->ops->name, "driver_version",
+                            dv ? json_string(dv) : json_null(), "gpus", arr));
 done:
     wt_source_close(src);
     json_decref(arr);
