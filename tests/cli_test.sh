@@ -389,6 +389,7 @@ run short-window-lull 0 "$WT" classify --backend synthetic --profile dense-train
 has out "workload_type : UNKNOWN" && has out "too short to judge"
 # a simulator profile's default window is 30 s of samples (10 samples at 10 Hz
 # were 1 s: always UNKNOWN), in classify and in watch
+run gpus-per-tick-no-trace 2 "$WT" classify --backend synthetic --gpus-per-tick 2 && has err "--gpus-per-tick goes with --trace" && oneline
 run sim-default-window 0 "$WT" classify --backend synthetic --profile dense-training
 has out "samples       : 300 over 29.9s" && has out "workload_type : TRAINING"
 run sim-default-window-hz 0 "$WT" classify --backend synthetic --profile dense-training --sample-hz 2 --json

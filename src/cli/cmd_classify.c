@@ -122,6 +122,11 @@ int wt_cmd_classify(int argc, char **argv)
     }
     if (wt_opts_profile_fits(&help, opts, backend))
         return WT_EXIT_USAGE;
+    if (wt_opts_get(opts, "--gpus-per-tick")->seen && strcmp(backend, "replay")) {
+        /* it was ignored: the user thought it applied */
+        fprintf(stderr, "workloadtruth classify: --gpus-per-tick goes with --trace (see --help)\n");
+        return WT_EXIT_USAGE;
+    }
     if ((family || wt_opts_get(opts, "--evasion-strength")->seen ||
          wt_opts_get(opts, "--sample-hz")->seen) &&
         (strcmp(backend, "synthetic") || wt_synth_profile_find(profile))) {
