@@ -104,7 +104,7 @@ run eval-epoch-gap 1 timeout 20 "$WT" eval "$TMP/epoch.csv" && has err "2 short"
 run trace-backend 2 "$WT" classify --backend synthetic --trace "$DATA/labelled.csv" && oneline
 run replay-notrace 2 "$WT" classify --backend replay && oneline
 run prefix 0 "$WT" classify --back synthetic --prof idle --classif rules && has out "workload_type : IDLE"
-run ambiguous 2 "$WT" classify --samp 5 && has err "ambiguous option '--samp'" && oneline
+run ambiguous 2 "$WT" classify --samp 5 && has err "ambiguous option '--samp' (could match --sample-hz, --samples)" && oneline
 
 # ---- classify, synthetic
 run cls-text 0 "$WT" classify --backend synthetic --classifier rules

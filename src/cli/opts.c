@@ -168,9 +168,18 @@ static struct wt_opt *find(const struct wt_cmd_help *h, struct wt_opt *opts, con
     char name[80], sn[80];
     snprintf(name, sizeof(name), "%.*s", (int)(len < 70 ? len : 70), arg);
     shown(sn, sizeof(sn), name);
-    if (nhits > 1 && len > 2)
-        *err = bad(h, "ambiguous option '%s'", sn);
-    else
+    if (nhits > 1 && len > 2) {
+        /* name the candidates, as argparse does: "could match --log-dir, --log-file" */
+        char cands[300] = "";
+        size_t used = 0;
+        for (int i = 0; opts[i].name && used < sizeof(cands) - 1; i++)
+            if (strlen(opts[i].name) > len && !strncmp(opts[i].name, arg, len)) {
+                int n = snprintf(cands + used, sizeof(cands) - used, "%s%s", used ? ", " : "",
+                                 opts[i].name);
+                used = n < 0 ? used : used + (size_t)n;
+            }
+        *err = bad(h, "ambiguous option '%s' (could match %s)", sn, cands);
+    } else
         *err = bad(h, "unknown option '%s'", sn);
     return NULL;
 }
