@@ -328,6 +328,9 @@ run "report write fails" 1 sh -c "ulimit -f 1; exec \"\$@\"" sh "$WT" report --l
 check "report: the old page kept, no temporary file" sh -c "[ \"\$(cat '$TMP/page.html')\" = 'old page' ] && ! ls '$TMP'/page.html.* >/dev/null 2>&1"
 chmod 600 "$TMP/page.html"
 run "report over a private page" 0 "$WT" report --log-dir "$L" --out "$TMP/page.html"
+# a log whose writer stopped: --stale-after warns, as verify-log does (spec 7)
+run "report --stale-after" 0 "$WT" report --log-dir "$L" --out "$TMP/stale.html" --stale-after 0.001 && has out "verified with warnings"
+check "report --stale-after: said on the page" grep -q "the writer may have stopped" "$TMP/stale.html"
 check "report: the replaced page stays private" sh -c "[ \"\$(stat -c %a '$TMP/page.html')\" = 600 ]"
 mkdir -p "$TMP/lf"
 cp "$L/log.jsonl" "$TMP/lf/a.jsonl"

@@ -6,6 +6,7 @@
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ int wt_cmd_report(int argc, char **argv)
 {
     const char *dir = NULL, *file = NULL, *vkey_arg = NULL, *out = NULL, *title = NULL;
     unsigned long long max_windows = WT_REPORT_DEFAULT_WINDOWS;
+    double stale = 0;
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--log-dir", WT_OPT_STRING, &dir, "DIR", "log directory (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR ")", 0, 0, NULL, false},
@@ -50,6 +52,7 @@ int wt_cmd_report(int argc, char **argv)
         {"--out", WT_OPT_STRING, &out, "FILE", "the HTML file to write (required; - for standard output)", 0, 0, NULL, false},
         {"--title", WT_OPT_STRING, &title, "TEXT", "the page's title (default: WorkloadTruth audit report)", 0, 0, NULL, false},
         {"--max-windows", WT_OPT_UINT, &max_windows, "N", "the last N windows of each GPU on its timeline (default 10000)", 10, 10000000, NULL, false},
+        {"--stale-after", WT_OPT_DOUBLE, &stale, "S", "warn when the last entry is older than S seconds, as verify-log does (default: never)", 0, 1e9, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
     /* clang-format on */
@@ -110,6 +113,7 @@ int wt_cmd_report(int argc, char **argv)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     ro.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    ro.stale_ms = (int64_t)ceil(stale * 1000);
 
     /* written whole or not at all (cli/outfile.c) */
     if (wt_cli_out_open(&o, "report", "--out", out) != 0)

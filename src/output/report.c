@@ -1595,6 +1595,7 @@ int wt_report_write(FILE *out, const char *log_path, const struct wt_report_opts
     vo.vkey = m->o->vkey;
     vo.side_path = m->o->side_path;
     vo.now_ms = m->o->now_ms;
+    vo.stale_ms = m->o->now_ms ? m->o->stale_ms : 0;
     int st = wt_verify_file(log_path, &vo, &m->vr);
     if (st == WT_VERIFY_ERROR) {
         rc = wt_errf(err, WT_EIO, "%s", m->vr.message);
