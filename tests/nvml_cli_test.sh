@@ -75,6 +75,11 @@ WT_NVML_LIB="$FAKE" run gpus-env 0 "$WT" gpus && has out "GPU 1: NVIDIA A100-SXM
 WT_FAKE_NVML_FAULTS=mig=0 run gpus-mig 0 "$WT" gpus --nvml-lib "$FAKE"
 has out "GPU 2: NVIDIA A100-SXM4-40GB MIG 3g.40gb (MIG device)"
 has out "no utilization, sample buffers or per-process utilization on MIG"
+# ... nor its whole GPU's power through the driver's power sample buffer
+# (without the instant power field, the parent's power reached the MIG rows)
+sed '/power_semantics: instant/d' "$DATA/fake_gpu.csv" >"$TMP/avg.csv"
+WT_FAKE_NVML_TRACE="$TMP/avg.csv" WT_FAKE_NVML_FAULTS=mig=0 run record-mig-power 0 "$WT" record --nvml-lib "$FAKE" --gpus 2 --duration 2 --out "$TMP/mig.csv"
+check "record-mig-power: no power on the MIG device's rows" sh -c '! grep -v "^#" "$1" | tail -n +2 | cut -d, -f7 | grep -q .' sh "$TMP/mig.csv"
 run gpus-old 0 "$WT" gpus --nvml-lib "$OLD" && has out "no utilization sample buffer"
 run gpus-nodriver 1 "$WT" gpus --nvml-lib "$TMP/none.so" && has err "use --backend synthetic, or --trace FILE"
 WT_FAKE_NVML_FAULTS=init=18 run gpus-mismatch 1 "$WT" gpus --nvml-lib "$FAKE" && has err "are different versions"

@@ -379,7 +379,10 @@ static void probe_device(struct nvml *s, struct dev *d)
     for (int t = 0; t < 3; t++) {
         d->buf_ok[t] = 0;
         d->period[t] = NAN; /* no buffer (an old driver): no period either */
-        if (!s->f.samples)
+        /* a MIG device has no utilization buffer, and its power buffer is the
+         * whole GPU's (siblings' load included): not read, as the power
+         * field is not (poll_dev) */
+        if (!s->f.samples || d->is_mig)
             continue;
         int vt;
         unsigned n = 0;
