@@ -286,11 +286,13 @@ int wt_cmd_train(int argc, char **argv)
     if (interval != 1)
         snprintf(csv_opts + strlen(csv_opts), sizeof(csv_opts) - strlen(csv_opts),
                  " --interval %.6g", interval);
-    snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
+    char made[400]; /* a meta line holds 199 bytes: longer is cut there */
+    snprintf(made, sizeof(made),
              "made by: workloadtruth train --window %g --rounds %d --depth %d --simulate %u "
              "--python-windows %u --alone-views %d%s%s",
              cfg.window_s, cfg.rounds, cfg.depth, cfg.sim_per_cell, cfg.py_per_cell,
              cfg.alone_views, cfg.features ? " --features (listed below)" : "", csv_opts);
+    snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "%.199s", made);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "data: %zu trace files; sources %s", nreal,
              groups);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
