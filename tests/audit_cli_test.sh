@@ -397,6 +397,17 @@ W=$TMP/witness
 run "witness first" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req"
 has out "— "
 WVKEY=$(sed -n 's/.*created witness key; its verifier key: *//p' "$TMP/err")
+# witnesses started at once on a new state directory: one key, taken by all
+# (the losers of the key's creation failed: "cannot create .../witness.key:
+# File exists", exit 2); one cosigns, the others see its size (409)
+for r in 1 2 3 4 5 6 7 8; do
+    for k in 1 2 3 4; do
+        "$WT" witness --state "$TMP/wrace$r" --vkey "$VKEY" --request "$TMP/req" >/dev/null 2>"$TMP/wrace$r.$k.err" &
+    done
+    wait
+done
+check "concurrent new witnesses: no key creation failure" sh -c '! grep -l "File exists\|cannot create" "$@"' sh "$TMP"/wrace*.err
+check "concurrent new witnesses: one key each" sh -c 'for d in "$@"; do test "$(ls "$d" | grep -c "^witness.key$")" = 1 || exit 1; done' sh "$TMP"/wrace1 "$TMP"/wrace8
 run "witness key is not a log key" 2 "$WT" verify-log --log-dir "$L" --vkey "$WVKEY" && has err "not a log's verifier key (key type 0x04, a witness's cosignature key" && oneline
 WCK=$(ls "$W"/log-*.checkpoint)
 OLD=$(sed -n 2p "$WCK")

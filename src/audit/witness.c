@@ -21,6 +21,17 @@
 #include "audit/proof.h"
 #include "util/fileio.h"
 
+/* The witness's key file: a cosignature key. */
+static int read_witness_key(const char *path, struct wt_note_key *k, struct wt_err *err)
+{
+    int rc = wt_log_read_key(path, k, err);
+    if (rc == WT_OK && k->type != WT_KEY_COSIG) {
+        wt_note_key_wipe(k);
+        return wt_errf(err, WT_EINVAL, "%s is not a cosignature key", path);
+    }
+    return rc;
+}
+
 int wt_witness_key(const char *dir, const char *name, struct wt_note_key *k, int *created,
                    struct wt_err *err)
 {
@@ -33,14 +44,8 @@ int wt_witness_key(const char *dir, const char *name, struct wt_note_key *k, int
         return wt_errf(err, WT_EIO, "cannot create %s: %s", dir, strerror(errno));
     if (snprintf(path, sizeof(path), "%s/witness.key", dir) >= (int)sizeof(path))
         return wt_errf(err, WT_EINVAL, "path too long");
-    if (stat(path, &st) == 0) {
-        int rc = wt_log_read_key(path, k, err);
-        if (rc == WT_OK && k->type != WT_KEY_COSIG) {
-            wt_note_key_wipe(k);
-            return wt_errf(err, WT_EINVAL, "%s is not a cosignature key", path);
-        }
-        return rc;
-    }
+    if (stat(path, &st) == 0)
+        return read_witness_key(path, k, err);
     char nm[WT_NOTE_NAME_MAX + 1];
     if (name) {
         if (!wt_note_name_ok(name))
@@ -67,10 +72,13 @@ int wt_witness_key(const char *dir, const char *name, struct wt_note_key *k, int
     }
     text[n++] = '\n';
     rc = wt_write_file_durable(dir, path, text, (size_t)n, 0600, WT_FILE_EXCL, err);
+    int e = errno;
     sodium_memzero(text, sizeof(text));
     if (rc) {
         wt_note_key_wipe(k);
-        return rc;
+        /* another witness started on this state at the same time and made
+         * its key first (the file is linked whole): that is the key */
+        return e == EEXIST ? read_witness_key(path, k, err) : rc;
     }
     *created = 1;
     return WT_OK;
