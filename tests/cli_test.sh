@@ -78,6 +78,10 @@ run bad-profile 2 "$WT" classify --backend synthetic --profile mining && oneline
 run bad-declared 2 "$WT" classify --backend synthetic --declared gaming && has err "--declared" && oneline
 run missing-value 2 "$WT" classify --samples && has err "needs a value" && oneline
 run next-option-not-a-value 2 "$WT" classify --trace --json && has err "not the option '--json'" && oneline
+# recording a trace over itself emptied it while it was read (exit 0, the trace lost)
+cp "$DATA/labelled.csv" "$TMP/inplace.csv"
+run record-over-its-trace 2 "$WT" record --trace "$TMP/inplace.csv" --out "$TMP/./inplace.csv" && has err "is the trace being replayed" && oneline
+check record-over-its-trace-kept cmp -s "$DATA/labelled.csv" "$TMP/inplace.csv"
 run record-bad-profile 2 "$WT" record --backend synthetic --profile bogus --duration 1 --out "$TMP/bp.csv" && has err "invalid choice 'bogus'" && oneline
 run value-with-dashes-after-eq 1 "$WT" classify --trace=--json && has err "--json"
 run flag-value 2 "$WT" classify --json=yes && oneline

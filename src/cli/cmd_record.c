@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "util/fileio.h"
 #include "telemetry/source.h"
 #include "telemetry/trace_writer.h"
 #include "util/text.h"
@@ -108,6 +109,15 @@ int wt_cmd_record(int argc, char **argv)
             return WT_EXIT_USAGE;
         }
         backend = "replay";
+        /* the output is emptied when it is opened, while the trace is still
+         * being read: the trace would be lost */
+        if (strcmp(trace, "-") && strcmp(out_path, "-") && wt_same_path(out_path, trace)) {
+            fprintf(stderr,
+                    "workloadtruth record: --out %s is the trace being replayed (--trace): "
+                    "recording over it would destroy it; write elsewhere (see --help)\n",
+                    WT_SHOWN(out_path));
+            return WT_EXIT_USAGE;
+        }
     } else if (!strcmp(backend, "replay")) {
         fprintf(stderr, "workloadtruth record: --backend replay needs --trace FILE "
                         "('-' for standard input) (see --help)\n");
