@@ -171,6 +171,16 @@ static void test_malformed(void **state)
         "# format: workloadtruth-trace/1\ntimestamp,gpu,util_gpu_pct,power_w\n0,0,98,300\n",
         "t.csv:2: header lacks the required column 't_s' (the metadata says 'format: "
         "workloadtruth-trace/1')");
+    /* ... nor, when no column is known at all, skipped as "not a trace" by a
+     * directory walk (WT_EFORMAT): it is a broken trace (WT_EINVAL) */
+    {
+        static const char t[] = "# format: workloadtruth-trace/1\ntime_s,gpu,power_w\n0,0,100\n";
+        struct wt_trace_reader *r = NULL;
+        struct wt_err e2 = {{0}};
+        assert_int_equal(tu_open(t, strlen(t), NULL, &r, &e2), WT_EINVAL);
+        assert_contains(e2.msg, "header lacks the required column 't_s'");
+        wt_trace_close(r);
+    }
     /* t_s in nanoseconds or milliseconds since 1970; seconds since 1970 pass */
     expect_error("t_s,gpu,power_w\n1712000000000000000,0,1\n",
                  "t.csv:2: column 't_s': 1712000000000000000 is more than 1e+10 seconds");

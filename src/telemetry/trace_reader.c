@@ -457,6 +457,16 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
             nvsmi = 1; /* `name` alone does not make a CSV nvidia-smi output */
         numeric += looks_numeric(&cells[i]);
     }
+    /* a file that says it is a trace is not read as nvidia-smi output, nor
+     * skipped as "not a trace" by a directory walk */
+    const char *fmt = wt_trace_meta_value(r, "format");
+    if (!native && fmt) {
+        char shown[64];
+        printable(shown, sizeof(shown), fmt, strlen(fmt));
+        return fail(r, err, WT_EINVAL, r->lineno,
+                    "header lacks the required column 't_s' (the metadata says 'format: %s')",
+                    shown);
+    }
     if (!native && !nvsmi) {
         if (numeric)
             return fail(r, err, WT_EINVAL, r->lineno,
@@ -465,15 +475,6 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
         return fail(r, err, WT_EFORMAT, r->lineno,
                     "header names no known column: a trace needs 't_s' (or nvidia-smi "
                     "--query-gpu fields such as 'timestamp' or 'power.draw [W]')");
-    }
-    /* a file that says it is a trace is not read as nvidia-smi output */
-    const char *fmt = wt_trace_meta_value(r, "format");
-    if (!native && fmt) {
-        char shown[64];
-        printable(shown, sizeof(shown), fmt, strlen(fmt));
-        return fail(r, err, WT_EINVAL, r->lineno,
-                    "header lacks the required column 't_s' (the metadata says 'format: %s')",
-                    shown);
     }
     r->meta.kind = native ? WT_TRACE_NATIVE : WT_TRACE_NVSMI;
     r->ncols = n;
