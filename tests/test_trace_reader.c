@@ -446,6 +446,25 @@ static void test_nvsmi_grouped(void **state)
     assert_int_equal(wt_trace_meta(r)->rows_per_tick, 3);
     wt_trace_close(r);
 
+    /* one tick late by 41 ms (as real nvidia-smi logs have): still 2 GPUs (the
+     * largest jump among the sorted gaps made it one GPU) */
+    off = (size_t)snprintf(t, sizeof(t), "timestamp, power.draw [W]\n");
+    for (int tick = 0; tick < 40; tick++)
+        for (int g = 0; g < 2; g++)
+            off += (size_t)snprintf(t + off, sizeof(t) - off, "2024/04/10 10:00:%02d.%03d, %d W\n",
+                                    tick / 10, (tick % 10) * 100 + g * (tick == 7 ? 43 : 2),
+                                    g ? 60 : 300);
+    assert_int_equal(tu_open(t, off, NULL, &r, &err), WT_OK);
+    seen = 0;
+    while (wt_trace_next(r, &s, &err) == WT_OK) {
+        assert_int_equal(s.gpu, seen % 2);
+        assert_true(s.v[WT_COL_POWER] == (s.gpu ? 60 : 300));
+        seen++;
+    }
+    assert_int_equal(seen, 80);
+    assert_int_equal(wt_trace_meta(r)->rows_per_tick, 2);
+    wt_trace_close(r);
+
     /* one GPU with an occasional stall stays one GPU */
     off = (size_t)snprintf(t, sizeof(t), "timestamp, power.draw [W]\n");
     for (int i = 0; i < 30; i++)

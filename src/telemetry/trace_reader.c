@@ -907,61 +907,71 @@ static int next_raw(struct wt_trace_reader *r, struct wt_sample *s, unsigned lon
     }
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* Decides how many rows make one tick from the buffered timestamps: gaps
- * inside a tick are much shorter than gaps between ticks.  Accepts a grouping
- * only if every complete tick in the lookahead has the same size; else 1. */
+ * inside a tick are much shorter than gaps between ticks.  Each grouping G
+ * (2 rows a tick and up) is tried: the gaps after every G-th row are the
+ * between-tick ones, the others within a tick; G fits when the middle
+ * between-tick gap is at least 4 times the middle within-tick gap and at
+ * least 95% of the gaps fall on their side of the threshold between them (a
+ * tick that was late by tens of milliseconds, as real nvidia-smi logs have,
+ * no longer sends the whole file back to one GPU).  The best fit wins, the
+ * smaller G on a tie; none: 1.  Only the first rows are looked at: a row
+ * missing later (a GPU that fell off the bus) shifts the rows after it to
+ * the next GPU, unseen (timestamps cannot tell: collectors that read GPUs one
+ * by one leave up to a whole period, or a stall, inside a tick). */
 static unsigned detect_rows_per_tick(const struct pending *q, size_t n)
 {
     if (n < 4)
         return 1;
     size_t ng = n - 1;
     double *g = malloc(ng * sizeof(double));
-    double *sorted = malloc(ng * sizeof(double));
+    double *bw = malloc(ng * sizeof(double));
+    double *wi = malloc(ng * sizeof(double));
     unsigned result = 1;
-    if (!g || !sorted)
+    double best_frac = 0.95 - 1e-9;
+    if (!g || !bw || !wi)
         goto out;
     for (size_t i = 0; i < ng; i++) {
         double d = q[i + 1].s.t_s - q[i].s.t_s;
         g[i] = (d > 0 ? d : 0) + 0.0005;
-        sorted[i] = g[i];
     }
-    /* insertion sort: ng <= NVSMI_LOOKAHEAD */
-    for (size_t i = 1; i < ng; i++) {
-        double v = sorted[i];
-        size_t j = i;
-        while (j > 0 && sorted[j - 1] > v) {
-            sorted[j] = sorted[j - 1];
-            j--;
+    for (size_t G = 2; G <= WT_MAX_GPUS && 2 * G <= n; G++) {
+        size_t nb = 0, nw = 0;
+        for (size_t i = 0; i < ng; i++) {
+            if (i % G == G - 1)
+                bw[nb++] = g[i];
+            else
+                wi[nw++] = g[i];
         }
-        sorted[j] = v;
-    }
-    double best = 1, thr = 0;
-    for (size_t i = 0; i + 1 < ng; i++) {
-        double ratio = sorted[i + 1] / sorted[i];
-        if (ratio > best) {
-            best = ratio;
-            thr = sqrt(sorted[i + 1] * sorted[i]);
-        }
-    }
-    if (best < 4)
-        goto out;
-    size_t first = 0, groups = 0, start = 0;
-    for (size_t i = 0; i < ng; i++) {
-        if (g[i] <= thr)
+        if (nb < 2 || nw < 1)
             continue;
-        size_t size = i + 1 - start;
-        if (!first)
-            first = size;
-        else if (size != first)
-            goto out;
-        groups++;
-        start = i + 1;
+        qsort(bw, nb, sizeof(double), cmp_double);
+        qsort(wi, nw, sizeof(double), cmp_double);
+        /* the lower middle of the between-tick gaps: of two, one long stall
+         * must not pass for a tick (30 rows of one GPU, one stall: not 10) */
+        double mb = bw[(nb - 1) / 2], mw = wi[nw / 2];
+        if (mb < 4 * mw)
+            continue;
+        double thr = sqrt(mb * mw);
+        size_t right = 0;
+        for (size_t i = 0; i < ng; i++)
+            right += (i % G == G - 1) ? g[i] > thr : g[i] <= thr;
+        double frac = (double)right / (double)ng;
+        if (frac > best_frac + 1e-9) {
+            best_frac = frac;
+            result = (unsigned)G;
+        }
     }
-    if (groups >= 2 && first >= 2 && first <= WT_MAX_GPUS)
-        result = (unsigned)first;
 out:
     free(g);
-    free(sorted);
+    free(bw);
+    free(wi);
     return result;
 }
 
