@@ -405,6 +405,35 @@ static void test_unsealed_tail(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The clock stepped back an hour while the agent ran: the timeline marks it,
+ * and periods and the span run from the earliest window to the latest (the
+ * span was "-3598 s", the period reversed). */
+static void test_clock_back(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    mk_open(&m, path, sizeof(path));
+    int64_t ts = 1767225600000;
+    for (int i = 0; i < 40; i++) {
+        mk_class(&m, ts, "GPU-0000", 0, "training", 900000, NULL);
+        ts += 10000;
+        if (i == 19)
+            ts -= 3600000;
+    }
+    mk_close(&m, ts);
+    struct wt_report_info info;
+    char *html = report(path, NULL, &info);
+    assert_int_equal(info.windows, 40);
+    has(html, ">clock back 59 min</text>");
+    has(html, "the clock stepped back by 59 min after");
+    has(html, "(earliest to latest: the clock stepped back)");
+    lacks(html, ">-");
+    lacks(html, "span</td><td class=\"n\">-");
+    free(html);
+    unlink(path);
+}
+
 static void test_empty_and_missing(void **state)
 {
     (void)state;
@@ -527,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_hostile_strings),
         cmocka_unit_test(test_signed_log_damaged),
         cmocka_unit_test(test_unsealed_tail),
+        cmocka_unit_test(test_clock_back),
         cmocka_unit_test(test_empty_and_missing),
         cmocka_unit_test(test_downsampled),
         cmocka_unit_test(test_many_gpus),

@@ -65,7 +65,8 @@ struct gpu {
     long long idx; /* -1: not recorded */
     char *model, *source;
     uint64_t windows, count[NCLASS], conf_sum, declared, mismatches, inconclusive, tampered;
-    int64_t first_ts, last_ts;
+    int64_t first_ts, last_ts; /* of the first and the last window in log order */
+    int64_t min_ts, max_ts;    /* the earliest and latest (a clock stepped back) */
     uint64_t first_seq, last_seq;
     struct point *pts; /* ring of the last max_windows */
     size_t pcap, pn, phead;
@@ -372,9 +373,13 @@ static int ingest_class(struct model *m, const struct wt_entry *e, struct wt_err
     }
 
     if (!g->windows) {
-        g->first_ts = p.ts;
+        g->first_ts = g->min_ts = g->max_ts = p.ts;
         g->first_seq = p.seq;
     }
+    if (p.ts < g->min_ts)
+        g->min_ts = p.ts;
+    if (p.ts > g->max_ts)
+        g->max_ts = p.ts;
     g->windows++;
     g->count[p.cls]++;
     g->conf_sum += p.conf;
@@ -987,7 +992,7 @@ static void render_overview(FILE *f, const struct model *m, const size_t *order)
                 g->mismatches);
         fprintf(f, "<td class=\"n%s\">%" PRIu64 "</td><td class=\"t\">",
                 g->tampered ? " tam-t" : "", g->tampered);
-        put_period(f, g->first_ts, g->last_ts, 1);
+        put_period(f, g->min_ts, g->max_ts, 1);
         fputs("</td></tr>\n", f);
     }
     fputs("</table></div>\n", f);
@@ -1096,9 +1101,12 @@ struct gap {
     int64_t ms;
 };
 
+/* the longest first, a step back of the clock counted by its size */
 static int cmp_gap(const void *a, const void *b)
 {
     int64_t x = ((const struct gap *)a)->ms, y = ((const struct gap *)b)->ms;
+    x = x < 0 ? -x : x;
+    y = y < 0 ? -y : y;
     return (y > x) - (y < x);
 }
 
@@ -1136,6 +1144,8 @@ static int render_timeline(FILE *f, const struct gpu *g, struct wt_err *err)
     }
     const struct point *p0 = pt_at(g, 0), *pn = pt_at(g, n - 1);
     int64_t span = pn->ts - p0->ts;
+    if (span < 0) /* the clock stepped back */
+        span = -span;
     int tkind = span < 120000 ? 2 : span < 86400000 ? 1 : 3;
     char a[48], b[48];
     fmt_time(a, sizeof(a), p0->ts, 0);
@@ -1226,22 +1236,24 @@ static int render_timeline(FILE *f, const struct gpu *g, struct wt_err *err)
         int64_t med = d[(n - 1) / 2], thr = med * 10 > 120000 ? med * 10 : 120000;
         for (size_t i = 1; i < n; i++) {
             int64_t dt = pt_at(g, i)->ts - pt_at(g, i - 1)->ts;
-            if (dt > thr)
+            if (dt > thr || dt < -1000) /* a gap, or the clock stepped back */
                 gaps[ngap++] = (struct gap){i, dt};
         }
         qsort(gaps, ngap, sizeof(*gaps), cmp_gap);
         for (size_t k = 0; k < ngap && k < MAX_GAPS_DRAWN; k++) {
             double x = bx((size_t)((uint64_t)gaps[k].i * nb / n), nb);
             char du[48], t0[48];
-            fmt_dur(du, sizeof(du), gaps[k].ms);
+            int back = gaps[k].ms < 0;
+            fmt_dur(du, sizeof(du), back ? -gaps[k].ms : gaps[k].ms);
             fmt_time(t0, sizeof(t0), pt_at(g, gaps[k].i - 1)->ts, 0);
             fprintf(f,
-                    "<g><title>no window for %s after %s (line %" PRIu64 ")</title><line "
+                    "<g><title>%s %s after %s (line %" PRIu64 ")</title><line "
                     "x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#343a40\" "
                     "stroke-dasharray=\"3 3\"/><text x=\"%.1f\" y=\"%d\" fill=\"#343a40\" "
-                    "font-size=\"10\">gap %s</text></g>\n",
-                    du, t0, pt_at(g, gaps[k].i - 1)->seq + 1, x, x, Y_ST - 2, Y_CH + H_CH, x + 3,
-                    Y_CH + 11, du);
+                    "font-size=\"10\">%s %s</text></g>\n",
+                    back ? "the clock stepped back by" : "no window for", du, t0,
+                    pt_at(g, gaps[k].i - 1)->seq + 1, x, x, Y_ST - 2, Y_CH + H_CH, x + 3,
+                    Y_CH + 11, back ? "clock back" : "gap", du);
         }
     }
     /* confidence: range of merged windows, then the mean line */
@@ -1446,8 +1458,11 @@ static int render_gpu(FILE *f, const struct gpu *g, size_t k, struct wt_err *err
     put_time(f, g->last_ts);
     fprintf(f, " (line %" PRIu64 ")</td></tr>", g->last_seq + 1);
     char du[48];
-    fmt_dur(du, sizeof(du), g->last_ts - g->first_ts);
-    fprintf(f, "<tr><td>span</td><td class=\"n\">%s</td></tr></table>\n", du);
+    fmt_dur(du, sizeof(du), g->max_ts - g->min_ts);
+    fprintf(f, "<tr><td>span</td><td class=\"n\">%s%s</td></tr></table>\n", du,
+            g->last_ts < g->first_ts || g->min_ts < g->first_ts || g->max_ts > g->last_ts
+                ? " (earliest to latest: the clock stepped back)"
+                : "");
     int nr = 0;
     for (int i = 0; i < MAX_REASONS; i++)
         nr += g->reason[i] != NULL;
