@@ -477,6 +477,14 @@ cp -r "$L" "$TMP/t2"
 sed -i '6d' "$TMP/t2/log.jsonl"
 run "deleted line named" 1 "$WT" verify-log --log-dir "$TMP/t2"
 has out "log.jsonl:6: sequence"
+# a forged line appended after the last signed one (a copy of line 2 with
+# the next seq): the forged line is named, not the signed line before it
+cp -r "$L" "$TMP/t2b"
+nl2=$(wc -l <"$TMP/t2b/log.jsonl")
+sed -n 2p "$TMP/t2b/log.jsonl" | sed "s/\"seq\":1,/\"seq\":$nl2,/" >>"$TMP/t2b/log.jsonl"
+run "appended forgery named" 1 "$WT" verify-log --log-dir "$TMP/t2b" --json
+has out "\"line\": $((nl2 + 1))"
+has out "covers as it is (signed)"
 cp -r "$L" "$TMP/t3"
 head -n -2 "$L/log.jsonl" >"$TMP/t3/log.jsonl"
 run "truncation named" 1 "$WT" verify-log --log-dir "$TMP/t3"

@@ -501,6 +501,21 @@ static int finish(struct vs *v)
                 resolve_pending_from(v, v->ext[i].cp.root, 1);
         v->pending = 0;
     }
+    if (r->damage == WT_DMG_BROKEN_LINK && v->n > 0 && r->line == v->n) {
+        /* line n+1 does not link to line n, which was blamed; but a signed
+         * checkpoint of lines 1..n as they are proves line n intact: line
+         * n+1 is the one the writer did not write */
+        for (size_t i = 0; i < v->next; i++) {
+            const struct ext *e = &v->ext[i];
+            if (e->loaded != 1 || e->sig != 1 || e->cp.size != v->n || memcmp(e->cp.root, root, 32))
+                continue;
+            damage(v, WT_DMG_BROKEN_LINK, v->n + 1, r->valid_bytes,
+                   "this line does not link to line %llu, which %s covers as it is (signed): "
+                   "this line was altered or inserted, or lines after line %llu were removed",
+                   (unsigned long long)v->n, e->label, (unsigned long long)v->n);
+            break;
+        }
+    }
     if (v->n == 0 && !r->have_genesis && v->lines_after == 0) {
         /* nothing (or only one broken first line) left, but a checkpoint says
          * the log had lines: it was cut (the signature can only be checked
