@@ -7,9 +7,10 @@
 #   ./build.sh asan   the whole test suite again under ASan + UBSan (CI's second build)
 #
 # Environment: WT_FUZZ_SECONDS (default 60) sets the fuzzing time of `test` (2/5
-# for the trace reader, 3/55 each for the MCP JSON-RPC layer, the MCP HTTP
-# and stdio transports, the four audit-log targets, the model file, the policy
-# file, the feature extractor and the process-owner reader);
+# for the trace reader, 1/20 each for the MCP JSON-RPC layer, the MCP HTTP
+# and stdio transports, the option parser, the four audit-log targets, the
+# model file, the policy file, the feature extractor and the process-owner
+# reader);
 # JOBS sets build parallelism.  Packages are installed with apt-get (through
 # sudo when not root); `test` also fetches the pinned npm packages of tests/mcp
 # and tests/deploy from the npm registry (npm ci); nothing else is downloaded.
@@ -56,13 +57,13 @@ fuzz() {
     CC=clang configure_build build-fuzz -DWT_FUZZ=ON -DWT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug
     mkdir -p build-fuzz/corpus
     # the trace reader gets 2/5 of the time; the four audit-log targets, the
-    # MCP JSON-RPC layer, the MCP HTTP and stdio transports, the model file,
-    # the policy file, the feature extractor and the process-owner reader
-    # share the rest
+    # MCP JSON-RPC layer, the MCP HTTP and stdio transports, the option
+    # parser, the model file, the policy file, the feature extractor and the
+    # process-owner reader share the rest
     tsecs=$((secs * 2 / 5)); [ "$tsecs" -ge 1 ] || tsecs=1
-    asecs=$((secs * 3 / 55)); [ "$asecs" -ge 1 ] || asecs=1
+    asecs=$((secs / 20)); [ "$asecs" -ge 1 ] || asecs=1
     run_fuzzer trace "$tsecs" build-fuzz/corpus fuzz/corpus
-    for t in mcp mcp_http mcp_stdio model policy features procinfo; do
+    for t in mcp mcp_http mcp_stdio opts model policy features procinfo; do
         mkdir -p "build-fuzz/corpus_$t"
         run_fuzzer "$t" "$asecs" "build-fuzz/corpus_$t" "fuzz/corpus_$t"
     done

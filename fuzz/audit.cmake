@@ -25,3 +25,10 @@ foreach(name http stdio)
   target_link_libraries(fuzz_mcp_${name} PRIVATE PkgConfig::JANSSON PkgConfig::SODIUM PkgConfig::MHD
                         Threads::Threads m ${CMAKE_DL_LIBS})
 endforeach()
+# the command-line option parser (src/cli/opts.c is not in the library)
+add_executable(fuzz_opts fuzz/fuzz_opts.c src/cli/opts.c ${WT_LIB_SOURCES})
+target_include_directories(fuzz_opts PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_compile_options(fuzz_opts PRIVATE -fsanitize=fuzzer,address,undefined ${WT_WARN})
+target_link_options(fuzz_opts PRIVATE -fsanitize=fuzzer,address,undefined)
+target_link_libraries(fuzz_opts PRIVATE PkgConfig::JANSSON PkgConfig::SODIUM PkgConfig::MHD
+                      Threads::Threads m ${CMAKE_DL_LIBS})

@@ -393,6 +393,9 @@ run short-window-lull 0 "$WT" classify --backend synthetic --profile dense-train
 has out "workload_type : UNKNOWN" && has out "too short to judge"
 # a simulator profile's default window is 30 s of samples (10 samples at 10 Hz
 # were 1 s: always UNKNOWN), in classify and in watch
+# a GPU list is digits and commas (strtol took ' 0', '+0' and '-0'; found by fuzz_opts)
+run gpus-list-space 2 "$WT" record --backend synthetic --gpus ' 0' --duration 1 --out "$TMP/gl.csv" && has err "is not 'all' or a list of GPUs"
+run gpus-list-sign 2 "$WT" watch --backend synthetic --gpus '-0' --iterations 1 --interval 0 --log-dir "$TMP/gl" && has err "is not 'all' or a list of GPUs"
 run gpus-per-tick-no-trace 2 "$WT" classify --backend synthetic --gpus-per-tick 2 && has err "--gpus-per-tick goes with --trace" && oneline
 run sim-default-window 0 "$WT" classify --backend synthetic --profile dense-training
 has out "samples       : 300 over 29.9s" && has out "workload_type : TRAINING"

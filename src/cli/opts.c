@@ -291,6 +291,8 @@ int wt_opts_gpu_list(const char *list, int ngpus, unsigned char *sel)
         return -1;
     while (*p) {
         char *end;
+        if (*p < '0' || *p > '9') /* strtol would take " 1", "+1" and "-0" */
+            return -1;
         long g = strtol(p, &end, 10);
         if (end == p || g < 0 || g >= ngpus || (*end && *end != ',') || (*end && !end[1]))
             return -1;
