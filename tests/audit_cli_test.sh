@@ -370,16 +370,6 @@ run "report over the quarantined tail" 2 "$WT" report --log-dir "$L" --out "$TOR
 check "the quarantined tail kept" grep -q '"seq":' "$TORN"
 run "verify after torn recover" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --json
 has out '"recoveries": 1'
-# a repair stopped after the cut, before its recovery record (a full disk, a
-# crash): the next writer writes the record, so the cut is in the history
-R=$TMP/lrepair
-cp -r "$L" "$R"
-rsz=$(stat -c %s "$R/log.jsonl")
-printf '{"v":1,"seq":9' >"$R/log.jsonl.torn.$rsz"
-run "interrupted repair: recorded at the next open" 0 "$WT" recover --log-dir "$R" && has out "repaired: 14 bytes from offset $rsz moved to $R/log.jsonl.torn.$rsz"
-run "interrupted repair: in the history" 0 "$WT" verify-log --log-dir "$R" --vkey "$VKEY" --json
-has out '"recoveries": 2'
-run "interrupted repair: recorded once" 0 "$WT" recover --log-dir "$R" && has out "nothing to repair"
 
 # --- prove / verify-proof ---------------------------------------------
 run "prove" 0 "$WT" prove --log-dir "$L" 2

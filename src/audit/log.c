@@ -452,34 +452,6 @@ out:
     return rc;
 }
 
-/* A quarantine file for bytes cut at exactly the end of the log: the repair
- * that made it stopped before its recovery record was written (a full disk,
- * a crash), since that record would have moved the end.  Fills rec as
- * quarantine() does, so that the record is written now; 0 if none. */
-static int unrecorded_quarantine(const struct wt_log_paths *p, uint64_t end,
-                                 struct wt_log_recovery *rec)
-{
-    char name[sizeof(rec->quarantine)];
-    int found = 0;
-    for (int k = 0; k < 1000; k++) { /* the last of .torn.END, .torn.END.1, ... */
-        if (k == 0)
-            snprintf(name, sizeof(name), "%s.torn.%llu", p->log, (unsigned long long)end);
-        else
-            snprintf(name, sizeof(name), "%s.torn.%llu.%d", p->log, (unsigned long long)end, k);
-        struct stat st;
-        if (lstat(name, &st) != 0 || !S_ISREG(st.st_mode))
-            break;
-        snprintf(rec->quarantine, sizeof(rec->quarantine), "%s", name);
-        rec->dropped = (uint64_t)st.st_size;
-        found = 1;
-    }
-    if (found) {
-        rec->repaired = 1;
-        rec->offset = end;
-    }
-    return found;
-}
-
 /* A log holding only its genesis record, without its checkpoint file, is an
  * init interrupted before its first publish if CHECKPOINT.init is the
  * checkpoint of that record, signed with the log's key (write_genesis). */
@@ -649,10 +621,6 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
         }
         if ((rc = quarantine(p, vr->valid_bytes, rec, err)) != WT_OK)
             goto fail;
-    } else if (!l->o.no_recover && vr->entries > 0) {
-        /* a repair whose record is missing gets it now: the cut is in the
-         * signed history however the repair was interrupted */
-        (void)unrecorded_quarantine(p, vr->valid_bytes, rec);
     }
     snprintf(l->origin, sizeof(l->origin), "%s", vr->origin);
     l->range = vr->range;
