@@ -240,6 +240,22 @@ mv "$J/checkpoint" "$J/checkpoint.init.$h"
 run "init-kill: another log's checkpoint.init refused" 1 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 2 --log-dir "$J" && has err "is missing"
 cp "$I/checkpoint" "$J/checkpoint.init.$({ printf '\000'; head -n 1 "$J/log.jsonl" | tr -d '\n'; } | sha256sum | cut -c1-16)"
 run "init-kill: another log's checkpoint under the right name refused" 1 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 2 --log-dir "$J" && has err "is missing"
+# an init killed before it linked its log leaves its genesis record
+# (log.jsonl.init.PID.N) and checkpoint.init.HASH; a later init makes the log.
+# The leftover checkpoint goes once the log has its side file: else someone
+# without the key could put the old genesis record in the log's place, delete
+# the side file, and have it taken up as an interrupted init (history gone)
+K=$TMP/lkilled
+"$WT" init --log-dir "$TMP/lkilled0" >/dev/null 2>&1
+mkdir -p "$K" && cp "$TMP/lkilled0/log.key" "$K/log.key"
+cp "$TMP/lkilled0/log.jsonl" "$K/log.jsonl.init.4242.1"
+hk=$({ printf '\000'; head -n 1 "$K/log.jsonl.init.4242.1" | tr -d '\n'; } | sha256sum | cut -c1-16)
+cp "$TMP/lkilled0/checkpoint" "$K/checkpoint.init.$hk"
+run "killed init, then init" 0 "$WT" init --log-dir "$K" && has err "kept the existing key"
+run "killed init: log grows" 0 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 2 --log-dir "$K"
+check "killed init: its checkpoint.init removed" test ! -e "$K/checkpoint.init.$hk"
+rm -f "$K/log.jsonl" "$K/checkpoint" && mv "$K/log.jsonl.init.4242.1" "$K/log.jsonl"
+run "killed init: its genesis put back is refused" 1 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 1 --log-dir "$K" && has err "is missing"
 check "init: no checkpoint.init left" sh -c '! ls "$1"/checkpoint.init.* "$2"/checkpoint.init.* >/dev/null 2>&1' sh "$E" "$G"
 
 # --- jobs logging at once into a log none of them has created yet ------

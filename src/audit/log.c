@@ -5,6 +5,7 @@
 #define _DEFAULT_SOURCE /* flock, gethostname */
 #include "audit/log.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sodium.h>
@@ -452,6 +453,31 @@ out:
     return rc;
 }
 
+/* Removes every CHECKPOINT.init.* once the log has its side file: none is
+ * needed any more, and one left by an init killed before it linked its log
+ * (with that init's genesis record in LOG.init.PID.N) would let someone
+ * without the key put that genesis record in the log's place, delete the
+ * side file, and have the next writer take it up as an interrupted init. */
+static void remove_init_checkpoints(const struct wt_log_paths *p)
+{
+    const char *base =
+        strrchr(p->checkpoint, '/') ? strrchr(p->checkpoint, '/') + 1 : p->checkpoint;
+    char prefix[NAME_MAX + 8];
+    snprintf(prefix, sizeof(prefix), "%.255s.init.", base);
+    size_t plen = strlen(prefix);
+    DIR *d = opendir(p->dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (strncmp(e->d_name, prefix, plen) != 0)
+            continue;
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof(path), "%s/%s", p->dir, e->d_name) < (int)sizeof(path))
+            (void)unlink(path);
+    }
+    closedir(d);
+}
+
 /* A log holding only its genesis record, without its checkpoint file, is an
  * init interrupted before its first publish if CHECKPOINT.init is the
  * checkpoint of that record, signed with the log's key (write_genesis). */
@@ -669,6 +695,8 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
     }
     if (l->init_checkpoint[0]) /* published now: CHECKPOINT.init.HASH has served */
         (void)unlink(l->init_checkpoint);
+    if (l->published > 0)
+        remove_init_checkpoints(p);
     free(vr);
     *out = l;
     return WT_OK;
