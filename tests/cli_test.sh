@@ -403,6 +403,10 @@ run sim-default-window-hz 0 "$WT" classify --backend synthetic --profile dense-t
 has out '"sample_count": 60'
 run sim-default-window-watch 0 "$WT" watch --backend synthetic --profile dense-training --interval 0 --iterations 1 --log-dir "$TMP/simwin"
 has out "TRAINING"
+# ... paced at its 10 Hz: two rounds of 30 simulated seconds, not 300 s each
+t0=$(date +%s)
+run sim-default-pacing 0 timeout 100 "$WT" watch --backend synthetic --profile dense-training --iterations 2 --log-dir "$TMP/simpace"
+check "sim-default-pacing: about 30 s ($(($(date +%s) - t0)) s)" test $(($(date +%s) - t0)) -le 60
 run model-rules 2 "$WT" classify --backend synthetic --classifier rules --model x && has err "--model goes with the physics classifier" && oneline
 printf 'format workloadtruth-model/1\nbase 3\nend 0\n' >"$TMP/always.model"
 run model-file 0 "$WT" classify --backend synthetic --profile inference --samples 30 --model "$TMP/always.model" && has out "workload_type : TRAINING"

@@ -553,7 +553,7 @@ int wt_cmd_watch(int argc, char **argv)
         {"--trace", WT_OPT_STRING, &trace, "FILE", "replay a trace ('-' = stdin); implies --backend replay", 0, 0, NULL, false},
         {"--gpu-index", WT_OPT_UINT, &gpu_index, "N", "GPU to watch (default 0)", 0, WT_MAX_GPUS - 1, NULL, false},
         {"--gpus", WT_OPT_STRING, &gpus, "LIST", "GPUs to watch: all, or 0,1,... (instead of --gpu-index)", 0, 0, NULL, false},
-        {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between samples (default 1; synthetic: 0 = no pacing)", 0, 3600, NULL, false},
+        {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between samples (default 1; simulator profiles: 0.1; synthetic: 0 = no pacing)", 0, 3600, NULL, false},
         {"--window", WT_OPT_UINT, &window, "N", "samples per window; live GPUs: polls per window (default 10; simulator profiles: 300, 30 s)", 2, MAX_WINDOW, NULL, false},
         {"--iterations", WT_OPT_UINT, &iterations, "N", "windows per GPU, then stop (default 0: until interrupted or the trace ends)", 0, 1e12, NULL, false},
         {"--log-dir", WT_OPT_STRING, &dir, "DIR", "audit log directory (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR "); created if missing", 0, 0, NULL, false},
@@ -619,9 +619,15 @@ int wt_cmd_watch(int argc, char **argv)
                 help.prog);
         return WT_EXIT_USAGE;
     }
-    if (!wt_opts_get(opts, "--window")->seen && !strcmp(backend, "synthetic") &&
-        !wt_synth_profile_find(profile))
-        window = 300; /* a simulator profile: 30 s at 10 Hz (10 samples: 1 s, UNKNOWN) */
+    if (!strcmp(backend, "synthetic") && !wt_synth_profile_find(profile)) {
+        /* a simulator profile samples at 10 Hz: 30 s windows (10 samples, 1 s,
+         * were UNKNOWN), paced at its own rate (a round of 300 samples x 1 s
+         * took 300 s of wall-clock time for 30 simulated seconds) */
+        if (!wt_opts_get(opts, "--window")->seen)
+            window = 300;
+        if (!wt_opts_get(opts, "--interval")->seen)
+            interval = 0.1;
+    }
     if (interval <= 0 && strcmp(backend, "synthetic")) {
         fprintf(stderr, "%s: --interval 0 is only for --backend synthetic (see --help)\n",
                 help.prog);
