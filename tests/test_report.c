@@ -132,9 +132,9 @@ static void mk_open(struct mk *m, char *path, size_t cap)
                       "pk", pk));
 }
 
-/* Seals the lines written (a checkpoint record, as wt_log_seal writes: the
- * report shows only signed lines) and closes the file. */
-static void mk_close(struct mk *m, int64_t ts)
+/* Seals the lines written: a checkpoint record, as wt_log_seal writes (the
+ * report shows only signed lines). */
+static void mk_seal(struct mk *m, int64_t ts)
 {
     struct wt_checkpoint cp;
     char body[WT_NOTE_NAME_MAX + 128], *note = NULL;
@@ -149,6 +149,12 @@ static void mk_close(struct mk *m, int64_t ts)
         fail_msg("%s", err.msg);
     mk_line(m, ts, WT_ENTRY_CHECKPOINT, json_pack("{s:s}", "note", note));
     free(note);
+}
+
+/* Seals the lines written and closes the file. */
+static void mk_close(struct mk *m, int64_t ts)
+{
+    mk_seal(m, ts);
     assert_int_equal(fclose(m->f), 0);
 }
 
@@ -434,6 +440,32 @@ static void test_clock_back(void **state)
     unlink(path);
 }
 
+/* --stale-after is judged on the last line shown: an unsigned line with a
+ * later time (anyone could append one) must not hide a writer that stopped. */
+static void test_stale_on_shown(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    mk_open(&m, path, sizeof(path));
+    const int64_t t0 = 1767225600000;
+    for (int i = 0; i < 3; i++)
+        mk_class(&m, t0 + i * 10000, "GPU-0000", 0, "training", 900000, NULL);
+    mk_seal(&m, t0 + 20000);
+    mk_class(&m, t0 + 1000000, "GPU-0000", 0, "inference", 900000, NULL); /* unsigned */
+    assert_int_equal(fclose(m.f), 0);
+    struct wt_report_opts o = {0};
+    o.now_ms = t0 + 1001000;
+    o.stale_ms = 60000;
+    struct wt_report_info info;
+    char *html = report(path, &o, &info);
+    assert_int_equal(info.status, WT_VERIFY_WARN);
+    assert_int_equal(info.windows, 3);
+    has(html, "the last entry shown is 981 s old (more than 60 s): the writer may have stopped");
+    free(html);
+    unlink(path);
+}
+
 static void test_empty_and_missing(void **state)
 {
     (void)state;
@@ -557,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_signed_log_damaged),
         cmocka_unit_test(test_unsealed_tail),
         cmocka_unit_test(test_clock_back),
+        cmocka_unit_test(test_stale_on_shown),
         cmocka_unit_test(test_empty_and_missing),
         cmocka_unit_test(test_downsampled),
         cmocka_unit_test(test_many_gpus),

@@ -1610,7 +1610,6 @@ int wt_report_write(FILE *out, const char *log_path, const struct wt_report_opts
     vo.vkey = m->o->vkey;
     vo.side_path = m->o->side_path;
     vo.now_ms = m->o->now_ms;
-    vo.stale_ms = m->o->now_ms ? m->o->stale_ms : 0;
     int st = wt_verify_file(log_path, &vo, &m->vr);
     if (st == WT_VERIFY_ERROR) {
         rc = wt_errf(err, WT_EIO, "%s", m->vr.message);
@@ -1637,6 +1636,21 @@ int wt_report_write(FILE *out, const char *log_path, const struct wt_report_opts
     rc = read_prefix(m, err);
     if (rc)
         goto cleanup;
+    /* stale: judged on the last line shown (a signed one), not on a line
+     * anyone could have appended with a later time */
+    if (m->o->stale_ms > 0 && m->o->now_ms && m->shown > 0 && st != WT_VERIFY_DAMAGED &&
+        m->o->now_ms - m->last_line_ts > m->o->stale_ms &&
+        m->vr.nwarn < WT_VERIFY_MAX_WARN) {
+        double age = (double)(m->o->now_ms - m->last_line_ts) / 1000.0,
+               lim = (double)m->o->stale_ms / 1000.0;
+        snprintf(m->vr.warn[m->vr.nwarn++], sizeof(m->vr.warn[0]),
+                 age >= 10 ? "the last entry shown is %.0f s old (more than %.3g s): the writer "
+                             "may have stopped"
+                           : "the last entry shown is %.3g s old (more than %.3g s): the writer "
+                             "may have stopped",
+                 age, lim);
+        st = m->vr.status = WT_VERIFY_WARN;
+    }
     rc = render(out, m, err);
     if (rc)
         goto cleanup;
