@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -780,9 +781,13 @@ int wt_log_append(struct wt_log *l, enum wt_entry_type type, json_t *fields, uin
         n = write(l->fd, line, len + 1);
     while (n < 0 && errno == EINTR && ++tries < 100);
     int werr = n < 0 ? errno : 0;
-    if (n > 0 && n < (ssize_t)(len + 1)) {
+    struct sigaction xfsz;
+    if (n > 0 && n < (ssize_t)(len + 1) && sigaction(SIGXFSZ, NULL, &xfsz) == 0 &&
+        xfsz.sa_handler == SIG_IGN) {
         /* a short write: a second one finishes the line or says why not
-         * (EFBIG past a file-size limit is not ENOSPC) */
+         * (EFBIG past a file-size limit is not ENOSPC).  Only where SIGXFSZ
+         * is ignored (the CLI does): else that write at the limit would kill
+         * a program linking the library, where the short write did not */
         ssize_t m = write(l->fd, line + n, len + 1 - (size_t)n);
         if (m < 0)
             werr = errno;
