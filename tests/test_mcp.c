@@ -767,6 +767,30 @@ static void classify_then_read_the_log(void **state)
     assert_true(json_is_null(json_object_get(newest, "evidence")));
     assert_non_null(json_string_value(json_object_get(newest, "evidence_sha256")));
     json_decref(resp);
+    /* a line no signed checkpoint covers (appended, not published: anyone who
+     * can write the file could have written it) is not listed as the log's */
+    {
+        struct wt_log_paths lp;
+        struct wt_log *l = NULL;
+        struct wt_err err = {{0}};
+        char dir[160];
+        snprintf(dir, sizeof(dir), "%s/log", tmpdir);
+        assert_int_equal(wt_log_paths_dir(&lp, dir, &err), WT_OK);
+        assert_int_equal(wt_log_open(&l, &lp, NULL, NULL, &err), WT_OK);
+        json_t *f = json_pack("{s:s,s:i,s:s,s:i}", "gpu", "GPU-forged", "gpu_idx", 0, "class",
+                              "idle", "conf_ppm", 990000);
+        assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), WT_OK);
+        json_decref(f);
+        wt_log_close(l);
+    }
+    res = call_tool(s, "recent_classifications", "{}", &resp);
+    sc = json_object_get(res, "structuredContent");
+    list = json_object_get(sc, "classifications");
+    assert_int_equal(json_array_size(list), 2);
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(list, 0), "workload_type")), "TRAINING");
+    assert_int_equal(json_integer_value(json_object_get(sc, "unsigned_skipped")), 1);
+    json_decref(resp);
 
     res = call_tool(s, "check_declaration",
                     "{\"backend\":\"synthetic\",\"profile\":\"training\",\"declared\":"

@@ -147,7 +147,8 @@ static const char recent_input[] =
 static const char recent_output[] =
     "{\"type\":\"object\",\"required\":[\"classifications\"],\"properties\":{"
     "\"log\":{\"type\":\"string\"},\"verified\":{\"type\":\"object\"},"
-    "\"classifications\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}}}";
+    "\"classifications\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
+    "\"unsigned_skipped\":{\"type\":\"integer\"}}}";
 
 struct tool_def {
     const char *name, *title, *description;
@@ -761,6 +762,7 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
     }
     buf[got] = '\0';
     list = json_array();
+    unsigned long long unsigned_skipped = 0;
     /* newest first: walk the lines backwards, skipping a partial first line */
     size_t e = got;
     while (e > 0 && json_array_size(list) < (size_t)limit) {
@@ -776,7 +778,12 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
         if (e > b && wt_entry_parse(buf + b, e - b, &ent, &err) == WT_OK) {
             json_t *o = ent.obj;
             json_t *gi = json_object_get(o, "gpu_idx");
-            if (ent.type == WT_ENTRY_CLASS &&
+            /* only lines a verified signature covers: the ones after the last
+             * signed checkpoint link to the others, but anyone able to write
+             * the file could have written them */
+            if (ent.seq >= r->sealed_through)
+                unsigned_skipped++;
+            else if (ent.type == WT_ENTRY_CLASS &&
                 (gpu < 0 || (json_is_integer(gi) && json_integer_value(gi) == gpu))) {
                 /* a member the record lacks (model and gpu_idx are optional;
                  * evidence may be a blob's digest instead) is null, the
@@ -807,8 +814,8 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
         e = b;
     }
     json_t *ver = wt_json_verify(r, status, 0, p.log);
-    out =
-        tool_ok(json_pack("{s:s,s:o,s:O}", "log", p.log, "verified", ver, "classifications", list));
+    out = tool_ok(json_pack("{s:s,s:o,s:O,s:I}", "log", p.log, "verified", ver, "classifications",
+                            list, "unsigned_skipped", (json_int_t)unsigned_skipped));
 done:
     if (fd >= 0)
         close(fd);
