@@ -256,6 +256,34 @@ run "killed init: log grows" 0 "$WT" watch --backend synthetic --interval 0 --wi
 check "killed init: its checkpoint.init removed" test ! -e "$K/checkpoint.init.$hk"
 rm -f "$K/log.jsonl" "$K/checkpoint" && mv "$K/log.jsonl.init.4242.1" "$K/log.jsonl"
 run "killed init: its genesis put back is refused" 1 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 1 --log-dir "$K" && has err "is missing"
+# an init races another and is killed between its checkpoint.init and its
+# link: under the writers' lock it finds the log made and leaves nothing (it
+# left checkpoint.init + its genesis next to the log: the swap above again)
+if command -v strace >/dev/null 2>&1 && [ "${3:-}" != asan ]; then
+    KR=$TMP/lrace
+    "$WT" init --log-dir "$KR" >/dev/null 2>&1
+    "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 2 --log-dir "$KR" >/dev/null 2>&1
+    strace -qq -o /dev/null -P "$KR/log.jsonl" -e trace=newfstatat,link -e inject=newfstatat:error=ENOENT:when=1 \
+        -e inject=link:signal=SIGKILL "$WT" init --log-dir "$KR" >/dev/null 2>&1
+    check "racing init leaves no checkpoint.init" sh -c '! ls "$1"/checkpoint.init.* >/dev/null 2>&1' sh "$KR"
+fi
+# init waits for no one: while the lock is held, it is busy (exit 1), not done
+if command -v flock >/dev/null 2>&1; then
+    KB=$TMP/lbusy
+    mkdir -p "$KB"
+    flock "$KB/log.lock" sleep 3 &
+    holder=$!
+    sleep 0.5
+    run "init while the lock is held: busy" 1 "$WT" init --log-dir "$KB" && has err "is in use"
+    check "init while the lock is held: no log" test ! -e "$KB/log.jsonl"
+    wait $holder
+fi
+# writers remove only init's own checkpoint.init.HASH: in a --log-file
+# directory, a log named like one is another log, kept
+"$WT" init --log-file "$TMP/lf2/gpu.jsonl" >/dev/null 2>&1
+"$WT" init --log-file "$TMP/lf2/gpu.jsonl.checkpoint.init.node2" >/dev/null 2>&1
+run "log-file: a log named like a checkpoint.init" 0 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 1 --log-file "$TMP/lf2/gpu.jsonl"
+check "log-file: that other log kept" test -s "$TMP/lf2/gpu.jsonl.checkpoint.init.node2" -a -s "$TMP/lf2/gpu.jsonl.checkpoint.init.node2.key"
 check "init: no checkpoint.init left" sh -c '! ls "$1"/checkpoint.init.* "$2"/checkpoint.init.* >/dev/null 2>&1' sh "$E" "$G"
 
 # --- jobs logging at once into a log none of them has created yet ------
@@ -386,6 +414,14 @@ run "report over the quarantined tail" 2 "$WT" report --log-dir "$L" --out "$TOR
 check "the quarantined tail kept" grep -q '"seq":' "$TORN"
 run "verify after torn recover" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --json
 has out '"recoveries": 1'
+# a quarantine file named for the log's end, planted (no key needed): no
+# signed recovery record for a repair that never happened
+R=$TMP/lplanted
+cp -r "$L" "$R"
+printf 'attacker junk\n' >"$R/log.jsonl.torn.$(stat -c %s "$R/log.jsonl")"
+run "planted torn file: nothing to repair" 0 "$WT" recover --log-dir "$R" && has out "nothing to repair"
+run "planted torn file: no record" 0 "$WT" verify-log --log-dir "$R" --vkey "$VKEY" --json
+has out '"recoveries": 1'
 
 # --- prove / verify-proof ---------------------------------------------
 run "prove" 0 "$WT" prove --log-dir "$L" 2
@@ -491,6 +527,8 @@ sed -n 2p "$TMP/t2b/log.jsonl" | sed "s/\"seq\":1,/\"seq\":$nl2,/" >>"$TMP/t2b/l
 run "appended forgery named" 1 "$WT" verify-log --log-dir "$TMP/t2b" --json
 has out "\"line\": $((nl2 + 1))"
 has out "covers as it is (signed)"
+has out "\"sealed\": $nl2"
+run "appended forgery: the report shows the signed lines" 1 "$WT" report --log-dir "$TMP/t2b" --out "$TMP/t2b.html" && has err "the report shows lines 1..$nl2 only"
 cp -r "$L" "$TMP/t3"
 head -n -2 "$L/log.jsonl" >"$TMP/t3/log.jsonl"
 run "truncation named" 1 "$WT" verify-log --log-dir "$TMP/t3"

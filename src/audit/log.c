@@ -219,6 +219,40 @@ static int file_holds(const char *path, const char *text)
     return same;
 }
 
+/* Removes every CHECKPOINT.init.HASH (and its temporary files): by init,
+ * under the lock, before it makes its own (any there is from an init killed
+ * before it linked its log), and by every writer that opens the log with its
+ * side file.  One left next to the log, with that init's genesis record in
+ * LOG.init.PID.N, would let someone without the key put that record in the
+ * log's place, delete the side file, and have the next writer take it up as
+ * an interrupted init.  Only names CHECKPOINT.init. + 16 hex digits (+ a
+ * temporary suffix) of regular files: a --log-file directory holds others. */
+static void remove_init_checkpoints(const struct wt_log_paths *p)
+{
+    const char *base =
+        strrchr(p->checkpoint, '/') ? strrchr(p->checkpoint, '/') + 1 : p->checkpoint;
+    char prefix[NAME_MAX + 8];
+    snprintf(prefix, sizeof(prefix), "%.255s.init.", base);
+    size_t plen = strlen(prefix);
+    DIR *d = opendir(p->dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (strncmp(e->d_name, prefix, plen) != 0)
+            continue;
+        const char *h = e->d_name + plen;
+        size_t nh = strspn(h, "0123456789abcdef");
+        if (nh != 16 || (h[16] && h[16] != '.'))
+            continue;
+        char path[PATH_MAX];
+        struct stat st;
+        if (snprintf(path, sizeof(path), "%s/%s", p->dir, e->d_name) < (int)sizeof(path) &&
+            lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+            (void)unlink(path);
+    }
+    closedir(d);
+}
+
 /* 1 when the file at path begins with these len bytes. */
 static int file_starts_with(const char *path, const char *bytes, size_t len)
 {
@@ -250,6 +284,27 @@ static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key 
 {
     char *note = NULL;
     char ckinit[sizeof(p->checkpoint) + 24];
+    /* one init at a time, under the writers' lock: a killed one's
+     * CHECKPOINT.init is then never made next to a log (only while there is
+     * none), and the next init removes it */
+    int lfd = open(p->lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
+    if (lfd < 0)
+        return wt_errf(err, WT_EIO, "cannot open lock file %s: %s", p->lock, strerror(errno));
+    if (flock(lfd, LOCK_EX | LOCK_NB)) {
+        int e = errno;
+        close(lfd);
+        return e == EWOULDBLOCK ? wt_errf(err, WT_EBUSY,
+                                          "%s is in use: another process holds %s (creating "
+                                          "or writing the log)",
+                                          p->log, p->lock)
+                                : wt_errf(err, WT_EIO, "cannot lock %s: %s", p->lock, strerror(e));
+    }
+    struct stat lst;
+    if (lstat(p->log, &lst) == 0) { /* another init made it meanwhile */
+        close(lfd);
+        return wt_errf(err, WT_EINVAL, "cannot create %s: %s", p->log, strerror(EEXIST));
+    }
+    remove_init_checkpoints(p);
     uint8_t empty[32];
     char pkb[45];
     wt_merkle_empty_root(empty);
@@ -260,8 +315,10 @@ static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key 
     int rc = f ? wt_entry_build(0, now_ms(o), WT_ENTRY_GENESIS, empty, f, &line, &len, err)
                : wt_errf(err, WT_ENOMEM, "out of memory");
     json_decref(f);
-    if (rc)
+    if (rc) {
+        close(lfd);
         return rc;
+    }
     char tmp[sizeof(p->log) + 40], base[sizeof(p->log) + 8];
     snprintf(base, sizeof(base), "%s.init", p->log);
     int fd = wt_open_temp(base, 0640, tmp, sizeof(tmp));
@@ -297,6 +354,7 @@ static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key 
 out:
     free(note);
     free(line);
+    close(lfd); /* releases the lock */
     return rc;
 }
 
@@ -371,12 +429,13 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
         }
     }
     struct wt_log *l = NULL;
-    rc = write_genesis(p, &k, o, err);
-    if (!rc)
+    rc = write_genesis(p, &k, o, err); /* busy: another init, not done */
+    if (!rc) {
         rc = open_log(&l, p, o, NULL, 1, err);
-    if (rc == WT_EBUSY)
-        rc = WT_OK; /* a writer opened the new log first: it is made, and that
-                       writer signs its checkpoints */
+        if (rc == WT_EBUSY)
+            rc = WT_OK; /* a writer opened the new log first: it is made, and that
+                           writer signs its checkpoints */
+    }
     if (!rc) {
         struct wt_note_vkey v;
         wt_note_key_public(&k, &v);
@@ -452,31 +511,6 @@ out:
     free(buf);
     close(fd);
     return rc;
-}
-
-/* Removes every CHECKPOINT.init.* once the log has its side file: none is
- * needed any more, and one left by an init killed before it linked its log
- * (with that init's genesis record in LOG.init.PID.N) would let someone
- * without the key put that genesis record in the log's place, delete the
- * side file, and have the next writer take it up as an interrupted init. */
-static void remove_init_checkpoints(const struct wt_log_paths *p)
-{
-    const char *base =
-        strrchr(p->checkpoint, '/') ? strrchr(p->checkpoint, '/') + 1 : p->checkpoint;
-    char prefix[NAME_MAX + 8];
-    snprintf(prefix, sizeof(prefix), "%.255s.init.", base);
-    size_t plen = strlen(prefix);
-    DIR *d = opendir(p->dir);
-    if (!d)
-        return;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (strncmp(e->d_name, prefix, plen) != 0)
-            continue;
-        char path[PATH_MAX];
-        if (snprintf(path, sizeof(path), "%s/%s", p->dir, e->d_name) < (int)sizeof(path))
-            (void)unlink(path);
-    }
-    closedir(d);
 }
 
 /* A log holding only its genesis record, without its checkpoint file, is an
@@ -783,11 +817,12 @@ int wt_log_append(struct wt_log *l, enum wt_entry_type type, json_t *fields, uin
     int werr = n < 0 ? errno : 0;
     struct sigaction xfsz;
     if (n > 0 && n < (ssize_t)(len + 1) && sigaction(SIGXFSZ, NULL, &xfsz) == 0 &&
-        xfsz.sa_handler == SIG_IGN) {
+        xfsz.sa_handler != SIG_DFL) {
         /* a short write: a second one finishes the line or says why not
          * (EFBIG past a file-size limit is not ENOSPC).  Only where SIGXFSZ
-         * is ignored (the CLI does): else that write at the limit would kill
-         * a program linking the library, where the short write did not */
+         * is ignored (the CLI does) or handled: else that write at the limit
+         * would kill a program linking the library, where the short write
+         * did not */
         ssize_t m = write(l->fd, line + n, len + 1 - (size_t)n);
         if (m < 0)
             werr = errno;

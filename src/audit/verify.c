@@ -513,6 +513,11 @@ static int finish(struct vs *v)
                    "this line does not link to line %llu, which %s covers as it is (signed): "
                    "this line was altered or inserted, or lines after line %llu were removed",
                    (unsigned long long)v->n, e->label, (unsigned long long)v->n);
+            /* and lines 1..n are sealed by it (the report shows them) */
+            if (v->n > r->sealed)
+                r->sealed = v->n;
+            if (v->n > r->sealed_through)
+                r->sealed_through = v->n;
             break;
         }
     }
