@@ -59,11 +59,12 @@ fuzz() {
     # the trace reader gets 2/5 of the time; the four audit-log targets, the
     # MCP JSON-RPC layer, the MCP HTTP and stdio transports, the option
     # parser, the model file, the policy file, the feature extractor and the
-    # process-owner reader and the HTML report share the rest
+    # process-owner reader, the HTML report and the log's open and repair
+    # share the rest
     tsecs=$((secs * 2 / 5)); [ "$tsecs" -ge 1 ] || tsecs=1
     asecs=$((secs / 20)); [ "$asecs" -ge 1 ] || asecs=1
     run_fuzzer trace "$tsecs" build-fuzz/corpus fuzz/corpus
-    for t in mcp mcp_http mcp_stdio opts model policy features procinfo report; do
+    for t in mcp mcp_http mcp_stdio opts model policy features procinfo report logopen; do
         mkdir -p "build-fuzz/corpus_$t"
         run_fuzzer "$t" "$asecs" "build-fuzz/corpus_$t" "fuzz/corpus_$t"
     done

@@ -4,7 +4,7 @@
 # (fuzz/fuzz_*.c), built
 # like fuzz_trace: each compiles the library sources with the fuzzer and the
 # sanitizers.  Seed corpora: fuzz/corpus_audit_<name>/ (audit), fuzz/corpus_<name>/.
-foreach(name entry note proof verify mcp model policy features procinfo report)
+foreach(name entry note proof verify mcp model policy features procinfo report logopen)
   add_executable(fuzz_${name} fuzz/fuzz_${name}.c ${WT_LIB_SOURCES})
   target_include_directories(fuzz_${name} PRIVATE ${CMAKE_SOURCE_DIR}/src)
   target_compile_options(fuzz_${name} PRIVATE -fsanitize=fuzzer,address,undefined ${WT_WARN})
