@@ -103,6 +103,27 @@ if ! promtool check metrics <"$TMP/textfile/workloadtruth.prom" >"$TMP/lint2.txt
     head -5 "$TMP/lint2.txt"
 fi
 [ "$(curl -s "http://127.0.0.1:$MPORT/healthz")" = ok ] || fail "/healthz is not ok"
+# clients that hold connections open with an unfinished request (a slow drip
+# outlives the idle timeout) cannot lock out the scrapes and probes: six
+# source addresses at the per-address limit (8 each; the global limit was 32)
+# while another address asks for /healthz
+if ! python3 - "$MPORT" <<'PY' 2>"$TMP/hold.txt"; then
+import socket, sys, urllib.request
+port = int(sys.argv[1])
+held = []
+for a in range(2, 8):
+    for _ in range(8):
+        s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.%d" % a, 0))
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x")
+        held.append(s)
+s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=("127.0.0.9", 0))
+s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+answer = s.recv(100)
+sys.exit(0 if answer.startswith(b"HTTP/1.1 200") else "healthz answered %r" % answer)
+PY
+    fail "connections held open by six addresses locked out another client:"
+    tail -3 "$TMP/hold.txt"
+fi
 
 PPORT=$(free_port)
 cat >"$TMP/prometheus.yml" <<EOF

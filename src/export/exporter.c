@@ -16,10 +16,14 @@
 
 #include "mcp/http.h" /* wt_mcp_http_parse_addr: the same HOST:PORT syntax */
 
-#define MAX_CONNECTIONS 32
+/* A slow drip keeps a connection alive past the idle timeout (libmicrohttpd
+ * has no deadline for a whole request), so clients that hold connections are
+ * bounded per address, and there is room for many addresses before a scrape
+ * or a probe is locked out: 64 addresses at their limit (with 32, four did
+ * it).  One polling thread serves them all; a connection's memory pool is
+ * only touched as far as its request goes. */
+#define MAX_CONNECTIONS 512
 #define CONNECTION_TIMEOUT_S 10
-/* one client cannot hold every connection (a slow drip keeps a connection
- * alive past the idle timeout) */
 #define MAX_CONNECTIONS_PER_IP 8
 
 struct wt_exporter {
