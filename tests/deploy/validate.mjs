@@ -16,7 +16,7 @@
 //    packages' type declarations (*.d.ts, generated from the same schemas);
 //  - checks what docs/deployment.md promises about the manifests (hostPID,
 //    GPU-node selector, non-root, dropped capabilities, read-only root, port
-//    "metrics" 9400, /healthz probes, resources, the watch arguments, the state
+//    "metrics" 9400, the probes, resources, the watch arguments, the state
 //    volume) and that the Service and ServiceMonitor select the agent;
 //  - every YAML file under deploy/kubernetes is used by a kustomization;
 //  - the Kubernetes examples of docs/deployment.md ("# kubernetes:" blocks)
@@ -403,17 +403,20 @@ function manifestChecks(name, objs) {
   need(!pod.hostNetwork, "hostNetwork is set");
   need(pod.nodeSelector && pod.nodeSelector["nvidia.com/gpu.present"] === "true", "no nodeSelector nvidia.com/gpu.present=true");
   need(pod.automountServiceAccountToken === false, "the service account token is mounted");
-  need(JSON.stringify(c.args) === JSON.stringify(["watch", "--backend", "nvml", "--gpus", "all", "--window", "30", "--listen", "0.0.0.0:9400", "--log-dir", "/var/lib/workloadtruth"]),
+  need(JSON.stringify(c.args) === JSON.stringify(["watch", "--backend", "nvml", "--gpus", "all", "--window", "30", "--listen", ":9400", "--log-dir", "/var/lib/workloadtruth"]),
     `args are ${JSON.stringify(c.args)}`);
   need(sc.readOnlyRootFilesystem === true, "readOnlyRootFilesystem is not true");
   const port = (c.ports || []).find((p) => p.name === "metrics");
   need(port && port.containerPort === 9400, "no container port metrics: 9400");
-  for (const probe of ["readinessProbe", "startupProbe"]) {
+  // readiness on /healthz (503 while the log cannot be written); startup and
+  // liveness on "/", which answers while a long log is verified and while the
+  // disk is full (a startup probe on /healthz restarted such a pod for ever)
+  const rp = c.readinessProbe;
+  need(rp && rp.httpGet && rp.httpGet.path === "/healthz" && rp.httpGet.port === "metrics", "readinessProbe is not GET /healthz on port metrics");
+  for (const probe of ["livenessProbe", "startupProbe"]) {
     const pr = c[probe];
-    need(pr && pr.httpGet && pr.httpGet.path === "/healthz" && pr.httpGet.port === "metrics", `${probe} is not GET /healthz on port metrics`);
+    need(pr && pr.httpGet && pr.httpGet.path === "/" && pr.httpGet.port === "metrics", `${probe} is not GET / on port metrics`);
   }
-  const lp = c.livenessProbe;
-  need(lp && lp.httpGet && lp.httpGet.path === "/" && lp.httpGet.port === "metrics", "livenessProbe is not GET / on port metrics");
   const res = c.resources || {};
   need(res.requests && res.requests.cpu && res.requests.memory && res.limits && res.limits.memory, "resource requests or limits missing");
   const mount = (c.volumeMounts || []).find((m) => m.mountPath === "/var/lib/workloadtruth");
