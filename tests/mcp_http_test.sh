@@ -250,6 +250,54 @@ post wrong-token 401 "$INIT" -H 'Authorization: Bearer wrong-token-0123456789'
 post right-token 200 "$INIT" -H 'Authorization: Bearer a-test-token-0123456789'
 post allowed-host 200 "$INIT" -H 'Authorization: Bearer a-test-token-0123456789' -H 'Host: gpu-node.internal:8080'
 post still-evil 403 "$INIT" -H 'Authorization: Bearer a-test-token-0123456789' -H 'Host: evil.example.com'
+# refused on the headers, before the body: a client without the token (or
+# from a foreign Host) could make the server read and hold 4 MiB per
+# connection, or read an endless body, before its 401 / 403
+for who in "-H|Authorization: Bearer wrong-token-0123456789|401" "-H|Host: evil.example.com|403"; do
+    hdr=$(echo "$who" | cut -d'|' -f2); want=$(echo "$who" | cut -d'|' -f3)
+    n=$((n + 1))
+    got=$(head -c 20000000 /dev/zero | curl -s -o /dev/null -w '%{http_code} %{size_upload}' -X POST \
+        -H 'Content-Type: application/json' -H "$hdr" --data-binary @- "$URL")
+    if [ "${got% *}" != "$want" ] || [ "${got#* }" -ge 20000000 ]; then
+        echo "FAIL [refused-before-body]: $hdr: HTTP and bytes sent '$got', wanted $want before the body"
+        fails=$((fails + 1))
+    fi
+done
+# header values without the blanks around them (RFC 9110 5.5): a token, a
+# Host and a session id with a trailing blank were refused (a valid session
+# was "not found": the client would have dropped it)
+if command -v python3 >/dev/null 2>&1; then
+    n=$((n + 1))
+    if ! python3 - "$PORT" >"$TMP/blank" 2>&1 <<'PY'; then
+import socket, sys
+port = int(sys.argv[1])
+def ask(body, *hdrs):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    head = ["POST /mcp HTTP/1.1", "Host: localhost \t", "Content-Type: application/json",
+            "Accept: application/json, text/event-stream",
+            "Authorization: Bearer a-test-token-0123456789 ", "Connection: close",
+            "Content-Length: %d" % len(body)] + list(hdrs)
+    s.sendall(("\r\n".join(head) + "\r\n\r\n" + body).encode())
+    out = b""
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        out += b
+    return out.decode("latin-1")
+r = ask('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}')
+if not r.startswith("HTTP/1.1 200"):
+    sys.exit("initialize: " + r[:200])
+sid = [l.split(":", 1)[1].strip() for l in r.split("\r\n") if l.lower().startswith("mcp-session-id:")][0]
+r = ask('{"jsonrpc":"2.0","id":2,"method":"ping"}', "Mcp-Session-Id: " + sid + "  ",
+        "MCP-Protocol-Version: 2025-06-18")
+if not r.startswith("HTTP/1.1 200"):
+    sys.exit("ping: " + r[:200])
+PY
+        echo "FAIL [header-blanks]: $(tail -1 "$TMP/blank")"
+        fails=$((fails + 1))
+    fi
+fi
 stop
 chmod 644 "$TMP/token"
 n=$((n + 1))
@@ -302,7 +350,27 @@ if [ -f "$FAKE" ] && [ -f "$REPO/tests/data/fake_gpu.csv" ]; then
         echo "FAIL [stream-keepalive]: no SSE comment line during 8 s of sampling"
         fails=$((fails + 1))
     fi
+    # a streamed call still running when the server stops gets its answer
+    # ("cancelled"): the stream used to end without one, and the client
+    # waited out its own timeout
+    curl -s -o "$TMP/stopped" --max-time 30 -X POST -H 'Content-Type: application/json' \
+        -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $HSID" \
+        --data-binary '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"classify_workload","arguments":{"samples":20,"interval_seconds":1},"_meta":{"progressToken":"p10"}}}' "$URL" &
+    cpid=$!
+    i=0
+    while ! grep -q 'notifications/progress' "$TMP/stopped" 2>/dev/null && [ $i -lt 100 ]; do
+        i=$((i + 1))
+        sleep 0.1
+    done
     stop
+    wait $cpid
+    n=$((n + 1))
+    if ! grep -q '"id":10,"result"' "$TMP/stopped"; then
+        echo "FAIL [stream-stopped]: a streamed call cut short by the stop got no answer"
+        head -c 400 "$TMP/stopped" | sed 's/^/    got: /'
+        echo
+        fails=$((fails + 1))
+    fi
 fi
 
 # ---- a flood of initialize requests cannot end a session in use

@@ -231,6 +231,14 @@ static void invalid_notifications(void **state)
                         "-12345678901234567890123\"9");
     assert_true(json_real_value(json_object_get(params, "e")) == -1500.0);
     wt_rpc_free(&m);
+    /* a NUL elsewhere than in a tool's arguments: an invalid request that
+     * keeps its id (C code would read "ping\\u0000x" as "ping") */
+    const char *nul = "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\\u0000x\"}";
+    wt_rpc_parse(nul, strlen(nul), &m);
+    assert_int_equal(m.kind, WT_RPC_INVALID);
+    assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
+    assert_true(json_is_integer(m.id) && json_integer_value(m.id) == 8);
+    wt_rpc_free(&m);
     const char *max = "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775808,\"method\":\"ping\","
                       "\"params\":{\"n\":-9223372036854775809}}";
     wt_rpc_parse(max, strlen(max), &m);
@@ -585,6 +593,9 @@ static void bad_arguments_are_tool_errors(void **state)
                "{\"profile\":\"ppppppppppppppppppppppppppppppppppppppp\xc3\xa9\"}",
                "unknown profile");
     tool_fails(s, "classify_workload", "{\"samples\":100000}", "'samples'");
+    /* \u0000 is valid JSON: the tool says what is wrong (it was a parse
+     * error with id null, which a client cannot match to its request) */
+    tool_fails(s, "classify_workload", "{\"profile\":\"idle\\u0000x\"}", "contains a NUL");
     tool_fails(s, "classify_workload", "{\"samples\":\"10\"}", "'samples' must be an integer");
     tool_fails(s, "classify_workload", "{\"samples\":2.5}", "'samples' must be an integer");
     tool_fails(s, "classify_workload", "{\"gpu_index\":-1}", "'gpu_index'");

@@ -64,15 +64,18 @@ static int read_token(const char *path, char *out, size_t cap)
             fclose(f);
             return -1;
         }
-        if (!fgets(out, (int)cap, f))
-            out[0] = '\0';
+        /* room for the line's end too: a token of cap - 1 bytes fits */
+        char line[4096 + 3];
+        if (cap + 2 > sizeof(line) || !fgets(line, (int)(cap + 2), f))
+            line[0] = '\0';
         fclose(f);
-        if (strlen(out) == cap - 1 && out[cap - 2] != '\n') {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (strlen(line) > cap - 1) {
             fprintf(stderr, PROG ": --token-file %s: the token is longer than %zu bytes\n", path,
-                    cap - 2);
+                    cap - 1);
             return -1;
         }
-        out[strcspn(out, "\r\n")] = '\0';
+        memcpy(out, line, strlen(line) + 1);
     }
     size_t n = strlen(out);
     for (size_t i = 0; i < n; i++)

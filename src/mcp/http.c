@@ -88,6 +88,7 @@ struct conn {
     char *body;
     size_t len, cap;
     int too_big;
+    int refused; /* answered on its headers alone */
 };
 
 /* --- helpers ------------------------------------------------------------ */
@@ -108,6 +109,34 @@ void wt_mhd_log(void *cls, const char *fmt, va_list ap)
 static const char *header(struct MHD_Connection *c, const char *name)
 {
     return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+/* A header's value without the whitespace around it (RFC 9110 section 5.5;
+ * libmicrohttpd keeps trailing blanks), in buf; a value too long for buf is
+ * returned as it is (it then matches nothing a shorter one would). */
+static const char *header_trim(struct MHD_Connection *c, const char *name, char *buf, size_t cap)
+{
+    const char *v = header(c, name);
+    if (!v)
+        return NULL;
+    while (*v == ' ' || *v == '\t')
+        v++;
+    size_t n = strlen(v);
+    while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+        n--;
+    if (n >= cap)
+        return v;
+    memcpy(buf, v, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* The session id a request names, trimmed: valid until this thread asks
+ * again (a handler runs on one thread; a stream copies it). */
+static const char *session_header(struct MHD_Connection *c)
+{
+    static _Thread_local char buf[128];
+    return header_trim(c, "Mcp-Session-Id", buf, sizeof(buf));
 }
 
 struct hcount {
@@ -262,7 +291,8 @@ static int token_ok(const struct wt_mcp_http_config *hc, struct MHD_Connection *
 {
     if (!hc->token)
         return 1;
-    const char *a = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
+    char buf[4200];
+    const char *a = header_trim(c, MHD_HTTP_HEADER_AUTHORIZATION, buf, sizeof(buf));
     if (!a || strncasecmp(a, "Bearer ", 7) != 0)
         return 0;
     a += 7;
@@ -407,6 +437,12 @@ static int conn_fd(struct MHD_Connection *c)
     return ci ? ci->connect_fd : -1;
 }
 
+/* Why a call's cancel flag is set: its client sent notifications/cancelled
+ * (no answer is due), or the server stops or the client seems gone (the
+ * answer, "cancelled", still goes out). */
+#define CANCEL_BY_CLIENT 1
+#define CANCEL_STOP 2
+
 static struct inflight *flight_add(struct http_srv *x, const char *session, json_t *id,
                                    volatile sig_atomic_t *cancel, int fd)
 {
@@ -423,7 +459,7 @@ static struct inflight *flight_add(struct http_srv *x, const char *session, json
         f->fd = fd;
     }
     if (x->stopping) /* a batch's next element, after a stop */
-        *cancel = 1;
+        *cancel = CANCEL_STOP;
     pthread_mutex_unlock(&x->mu);
     return f;
 }
@@ -451,7 +487,7 @@ static void flight_watch_clients(struct http_srv *x)
     for (int i = 0; i < MAX_INFLIGHT; i++) {
         struct inflight *f = &x->flight[i];
         if (f->used && !*f->cancel && client_gone(f->fd))
-            *f->cancel = 1;
+            *f->cancel = CANCEL_STOP;
     }
     pthread_mutex_unlock(&x->mu);
 }
@@ -477,7 +513,7 @@ static void flight_cancel(struct http_srv *x, const char *session, const json_t 
     for (int i = 0; i < MAX_INFLIGHT; i++) {
         struct inflight *f = &x->flight[i];
         if (f->used && !strcmp(f->session, session ? session : "") && json_equal(f->id, id))
-            *f->cancel = 1;
+            *f->cancel = CANCEL_BY_CLIENT;
     }
     struct session_slot *slot = session && *session ? session_find(x, session) : NULL;
     if (slot)
@@ -540,7 +576,9 @@ static void *stream_run(void *arg)
     struct stream *st = arg;
     struct wt_mcp_call call = {stream_emit, st, &st->cancel};
     json_t *resp = wt_mcp_handle(st->x->s, &st->sess, &st->m, &call);
-    if (resp && !st->cancel)
+    /* a call the client cancelled gets no answer; one stopped by the server
+     * (or whose client seems gone) does, as over a plain response */
+    if (resp && st->cancel != CANCEL_BY_CLIENT)
         stream_push(st, resp);
     else
         json_decref(resp);
@@ -582,7 +620,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void stream_free(void *cls)
 {
     struct stream *st = cls;
-    st->cancel = 1; /* the client may have gone */
+    st->cancel = CANCEL_STOP; /* the client may have gone */
     pthread_join(st->th, NULL);
     flight_remove(st->x, st->flight);
     wt_rpc_free(&st->m);
@@ -710,7 +748,8 @@ static enum MHD_Result handle_modern(struct http_srv *x, struct MHD_Connection *
     else if (!strcmp(m->method, "tools/call")) {
         const char *hn = header(c, "Mcp-Name");
         json_t *name = json_object_get(m->params, "name");
-        if (!json_is_string(name) || !header_is(hn, json_string_value(name)))
+        /* without a string name the server's -32602 says what is wrong */
+        if (json_is_string(name) && !header_is(hn, json_string_value(name)))
             snprintf(why, sizeof(why), "the Mcp-Name header (%.60s) differs from the tool name",
                      hn ? hn : "missing");
     }
@@ -736,7 +775,7 @@ static enum MHD_Result handle_modern(struct http_srv *x, struct MHD_Connection *
 static int session_of(struct http_srv *x, struct MHD_Connection *c, const struct wt_rpc_msg *m,
                       const char **sid, struct wt_mcp_session *sess, enum MHD_Result *rc)
 {
-    *sid = header(c, "Mcp-Session-Id");
+    *sid = session_header(c);
     if (!*sid) {
         *rc = send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m->id, WT_RPC_INVALID_REQUEST,
                              "Bad Request: no Mcp-Session-Id header (send initialize first, "
@@ -852,7 +891,9 @@ static int batch_begin(void *ctx, const struct wt_rpc_msg *e)
     }
     /* cancelled before it started: it starts cancelled (a live sampling
      * ends at once), and is answered, as every request over HTTP */
-    b->cancel = cancelled || client_gone(b->fd); /* the rest of a batch nobody reads */
+    b->cancel = cancelled            ? CANCEL_BY_CLIENT
+                : client_gone(b->fd) ? CANCEL_STOP /* the rest of a batch nobody reads */
+                                     : 0;
     b->f = e->kind == WT_RPC_REQUEST ? flight_add(b->x, b->sid, e->id, &b->cancel, b->fd) : NULL;
     return 0;
 }
@@ -949,6 +990,53 @@ static enum MHD_Result handle_post(struct http_srv *x, struct MHD_Connection *c,
     return rc;
 }
 
+/* What is checked on the headers alone: where the request comes from (Host,
+ * Origin), its path, its token, and a declared body over the limit.  Sets
+ * *refused and answers when one fails; otherwise returns MHD_YES. */
+static enum MHD_Result refuse(struct http_srv *x, struct MHD_Connection *c, const char *url,
+                              const char *method, int *refused)
+{
+    char hbuf[300], obuf[300];
+    *refused = 1;
+    if (header_count(c, MHD_HTTP_HEADER_HOST) > 1 || header_count(c, "Origin") > 1 ||
+        header_count(c, MHD_HTTP_HEADER_AUTHORIZATION) > 1)
+        return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
+                         "Bad Request: Host, Origin and Authorization may appear once each\n", NULL,
+                         NULL);
+    const char *host = header_trim(c, MHD_HTTP_HEADER_HOST, hbuf, sizeof(hbuf));
+    const char *origin = header_trim(c, "Origin", obuf, sizeof(obuf));
+    if (!host || !authority_ok(x->hc, host))
+        return send_text(c, MHD_HTTP_FORBIDDEN, "text/plain",
+                         "Forbidden: Host is not this server's (DNS rebinding protection; see "
+                         "--allow-host)\n",
+                         NULL, NULL);
+    if (origin && !origin_ok(x->hc, origin))
+        return send_text(c, MHD_HTTP_FORBIDDEN, "text/plain",
+                         "Forbidden: Origin not allowed (see --allow-host)\n", NULL, NULL);
+    if (strcmp(url, "/.well-known/agent.json") != 0) {
+        if (strcmp(url, "/mcp") != 0)
+            return send_text(c, MHD_HTTP_NOT_FOUND, "text/plain",
+                             "Not Found: the endpoint is /mcp\n", NULL, NULL);
+        if (!token_ok(x->hc, c))
+            return send_text(c, MHD_HTTP_UNAUTHORIZED, "text/plain",
+                             "Unauthorized: send Authorization: Bearer <token>\n", NULL, NULL);
+        const char *cl = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl && !strcmp(method, "POST")) {
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(cl, &end, 10);
+            if (end != cl && (errno == ERANGE || n > WT_RPC_MAX_MESSAGE)) {
+                char msg[120];
+                snprintf(msg, sizeof(msg), "Request too large: the limit is %d bytes",
+                         WT_RPC_MAX_MESSAGE);
+                return send_rpc_error(c, 413, NULL, WT_RPC_INVALID_REQUEST, msg);
+            }
+        }
+    }
+    *refused = 0;
+    return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
@@ -961,6 +1049,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!k)
             return MHD_NO;
         *con_cls = k;
+        /* the headers are in: a request refused for where it comes from, its
+         * token or its size is answered now, before its body is read (or
+         * "100 Continue" invites one) */
+        return refuse(x, c, url, method, &k->refused);
+    }
+    if (k->refused) { /* answered already: a body is dropped */
+        *upload_size = 0;
         return MHD_YES;
     }
     if (*upload_size) {
@@ -984,22 +1079,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         k->len += n;
         return MHD_YES;
     }
-    /* the whole request is in: check where it comes from first */
-    if (header_count(c, MHD_HTTP_HEADER_HOST) > 1 || header_count(c, "Origin") > 1 ||
-        header_count(c, MHD_HTTP_HEADER_AUTHORIZATION) > 1)
-        return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
-                         "Bad Request: Host, Origin and Authorization may appear once each\n", NULL,
-                         NULL);
-    const char *host = header(c, MHD_HTTP_HEADER_HOST);
-    const char *origin = header(c, "Origin");
-    if (!host || !authority_ok(x->hc, host))
-        return send_text(c, MHD_HTTP_FORBIDDEN, "text/plain",
-                         "Forbidden: Host is not this server's (DNS rebinding protection; see "
-                         "--allow-host)\n",
-                         NULL, NULL);
-    if (origin && !origin_ok(x->hc, origin))
-        return send_text(c, MHD_HTTP_FORBIDDEN, "text/plain",
-                         "Forbidden: Origin not allowed (see --allow-host)\n", NULL, NULL);
+    /* the whole request is in (refuse() let its headers through) */
     if (!strcmp(url, "/.well-known/agent.json")) {
         if (strcmp(method, "GET") && strcmp(method, "HEAD"))
             return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "Method Not Allowed\n",
@@ -1012,16 +1092,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         free(text);
         return rc;
     }
-    if (strcmp(url, "/mcp") != 0)
-        return send_text(c, MHD_HTTP_NOT_FOUND, "text/plain", "Not Found: the endpoint is /mcp\n",
-                         NULL, NULL);
-    if (!token_ok(x->hc, c))
-        return send_text(c, MHD_HTTP_UNAUTHORIZED, "text/plain",
-                         "Unauthorized: send Authorization: Bearer <token>\n", NULL, NULL);
     if (!strcmp(method, "POST"))
         return handle_post(x, c, k);
     if (!strcmp(method, "DELETE")) {
-        const char *sid = header(c, "Mcp-Session-Id");
+        const char *sid = session_header(c);
         if (!sid)
             return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
                              "Bad Request: no Mcp-Session-Id header\n", NULL, NULL);
@@ -1187,7 +1261,7 @@ int wt_mcp_serve_http(struct wt_mcp_server *s, const struct wt_mcp_http_config *
             if (x->flight[i].used) {
                 busy = 1;
                 if (x->flight[i].cancel)
-                    *x->flight[i].cancel = 1;
+                    *x->flight[i].cancel = CANCEL_STOP;
             }
         pthread_mutex_unlock(&x->mu);
         if (!busy)

@@ -114,6 +114,47 @@ static char *big_ints_as_reals(const char *buf, size_t len, size_t *out_len)
     return out;
 }
 
+/* Whether a string in v (but in skip) holds a NUL: C code reads such a
+ * string only up to it. */
+static int nul_string(json_t *v, const json_t *skip)
+{
+    size_t i;
+    const char *k;
+    json_t *e;
+    if (v == skip)
+        return 0;
+    if (json_is_string(v))
+        return strlen(json_string_value(v)) != json_string_length(v);
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, e)
+        {
+            if (nul_string(e, skip))
+                return 1;
+        }
+    }
+    if (json_is_object(v)) {
+        json_object_foreach(v, k, e)
+        {
+            if (nul_string(e, skip))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The same for a message's members but its id (echoed as it is). */
+static int nul_member(json_t *r, const json_t *skip)
+{
+    const char *k;
+    json_t *e;
+    json_object_foreach(r, k, e)
+    {
+        if (strcmp(k, "id") && nul_string(e, skip))
+            return 1;
+    }
+    return 0;
+}
+
 void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
 {
     memset(m, 0, sizeof(*m));
@@ -132,7 +173,11 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
     }
     m->weight = len + values * 96;
     json_error_t je;
-    m->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+    /* \u0000 is valid JSON: a message with one still has a readable id (the
+     * strings a request's members hold are checked below, tool arguments by
+     * the tools) */
+    const size_t flags = JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL;
+    m->root = json_loadb(buf, len, flags, &je);
     if (!m->root && strstr(je.text, "too big")) {
         /* Valid JSON with an integer beyond 64 bits (a seed, say) is not a
          * parse error: that integer is read as a real, which the tool's
@@ -141,8 +186,11 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
         size_t blen;
         char *b = big_ints_as_reals(buf, len, &blen);
         json_error_t je2;
-        if (b)
-            m->root = json_loadb(b, blen, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je2);
+        if (b) {
+            m->root = json_loadb(b, blen, flags, &je2);
+            if (!m->root) /* another error: say that one */
+                je = je2;
+        }
         free(b);
     }
     if (!m->root) {
@@ -201,6 +249,13 @@ static void classify(struct wt_rpc_msg *m)
                     json_is_null(id) ? "null" : "this type");
             return;
         }
+    }
+    if (nul_member(r, json_object_get(json_object_get(r, "params"), "arguments"))) {
+        invalid(m, WT_RPC_INVALID_REQUEST,
+                "Invalid Request: a string contains NUL (\\u0000), which only a tool's "
+                "arguments may hold (and a tool refuses)");
+        m->notification = !id;
+        return;
     }
     json_t *v = json_object_get(r, "jsonrpc");
     if (!json_is_string(v) || strcmp(json_string_value(v), "2.0")) {
