@@ -6,7 +6,9 @@
  * (write + fdatasync), publishes a signed checkpoint after each batch, and
  * every --heartbeat seconds (and every --seal-every records) appends a
  * heartbeat and a checkpoint record.  A slow or failing disk therefore never
- * stalls sampling: records wait in a bounded queue (the oldest are dropped,
+ * stalls sampling (the --textfile, written on the sampling thread, is renamed
+ * into place without fsync; only a hung file system there would stall it):
+ * records wait in a bounded queue (the oldest are dropped,
  * and counted in the next heartbeat, only when it overflows).  After a write
  * error the writer reopens the log, which re-verifies it, and retries; the
  * pause between tries doubles while they fail (a reopen reads the whole log).

@@ -57,8 +57,8 @@ int wt_write_file_durable(const char *dir, const char *path, const void *buf, si
      * new FILE.PID.N linked as FILE, which fails if FILE exists (EXCL) */
     char tmp[PATH_MAX + 32];
     int fd;
-    int exact = how & WT_FILE_EXACT_MODE;
-    how &= ~WT_FILE_EXACT_MODE;
+    int exact = how & WT_FILE_EXACT_MODE, sync = !(how & WT_FILE_NO_SYNC);
+    how &= ~(WT_FILE_EXACT_MODE | WT_FILE_NO_SYNC);
     if (how == WT_FILE_REPLACE) {
         if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
             errno = ENAMETOOLONG;
@@ -96,7 +96,7 @@ int wt_write_file_durable(const char *dir, const char *path, const void *buf, si
         }
         done += (size_t)n;
     }
-    if (!e && fsync(fd)) {
+    if (!e && sync && fsync(fd)) {
         e = errno;
         wt_errf(err, WT_EIO, "fsync of %s failed: %s", tmp, strerror(e));
     }
@@ -118,7 +118,7 @@ int wt_write_file_durable(const char *dir, const char *path, const void *buf, si
         errno = e;
         return WT_EIO;
     }
-    return wt_fsync_dir(dir, err);
+    return sync ? wt_fsync_dir(dir, err) : WT_OK;
 }
 
 FILE *wt_fopen_regular(const char *path, const char **why)

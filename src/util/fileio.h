@@ -24,6 +24,10 @@
 /* or'd in: the file gets mode whatever the umask, before it appears at path
  * (read by another user) */
 #define WT_FILE_EXACT_MODE 2
+/* or'd in: no fsync of the file or the directory (still atomic for readers,
+ * not durable): for files rewritten often whose loss in a crash costs
+ * nothing, written where a slow disk must not stall the caller */
+#define WT_FILE_NO_SYNC 4
 
 /* Creates a new temporary file next to path, PATH.PID.N (O_EXCL, mode as
  * masked by the umask, like open()), writing its name to tmp; returns the
