@@ -555,7 +555,7 @@ int wt_cmd_watch(int argc, char **argv)
         {"--trace", WT_OPT_STRING, &trace, "FILE", "replay a trace ('-' = stdin); implies --backend replay", 0, 0, NULL, false},
         {"--gpu-index", WT_OPT_UINT, &gpu_index, "N", "GPU to watch (default 0)", 0, WT_MAX_GPUS - 1, NULL, false},
         {"--gpus", WT_OPT_STRING, &gpus, "LIST", "GPUs to watch: all, or 0,1,... (instead of --gpu-index)", 0, 0, NULL, false},
-        {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between samples (default 1; simulator profiles: 0.1; synthetic: 0 = no pacing)", 0, 3600, NULL, false},
+        {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between samples (default 1; simulator profiles: 0.1; 0: no pacing, synthetic only)", 0, 3600, NULL, false},
         {"--window", WT_OPT_UINT, &window, "N", "samples per window; live GPUs: polls per window (default 10; simulator profiles: 300, 30 s)", 2, MAX_WINDOW, NULL, false},
         {"--iterations", WT_OPT_UINT, &iterations, "N", "windows per GPU, then stop (default 0: until interrupted or the trace ends)", 0, 1e12, NULL, false},
         {"--log-dir", WT_OPT_STRING, &dir, "DIR", "audit log directory (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR "); created if missing", 0, 0, NULL, false},
