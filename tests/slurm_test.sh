@@ -19,7 +19,11 @@
 # follows the windows in the agent's JSON, is still read; (k) sbatch
 # --export=NONE keeps the declaration; (l) a job array's AdminComments go to
 # each task alone; (m) a cancelled job whose agent is killed: the job epilog
-# tries again.
+# tries again; (n) the job's owner cannot change the declaration through the
+# job's environment; (o) a newline in the option's variable forges no log
+# line; (p) no "not classified" remark for a recording's remainder, and arg=
+# with mode=record is logged; (q) spool_dir: one others can write to is
+# refused, and links and FIFOs in it are neither followed nor waited on.
 #
 # Installs nothing: exits 77 (skip) when it is not root or munge/Slurm are
 # missing (Debian: munge slurmctld slurmd slurm-client).  KEEP=1 keeps the
@@ -69,7 +73,7 @@ cleanup() {
         kill -9 "$pid" 2>/dev/null
     done
     # recorders the plugin started and the epilog did not stop (on failure)
-    for f in "$D"/wtspool/job-*.pid; do
+    for f in "$D"/*spool/job-*.pid; do
         [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
     done
     if [ -n "$MUNGED_PID" ] && kill "$MUNGED_PID" 2>/dev/null; then
@@ -191,8 +195,10 @@ echo "# cluster up in $(($(date +%s) - T0)) s: slurmctld $CTLD_PID, slurmd $SLUR
 
 # ---- helpers ----------------------------------------------------------------
 JOB=
+SUBMIT_ENV= # VAR=VALUE words (no blanks) for sbatch's environment
 submit() { # submit ARGS...: sbatch a trivial job; JOB gets its id
-    JOB=$(sbatch --parsable --chdir="$D/jobs" --output="$D/jobs/job-%j.out" "$@" \
+    # shellcheck disable=SC2086 # SUBMIT_ENV is words
+    JOB=$(env $SUBMIT_ENV sbatch --parsable --chdir="$D/jobs" --output="$D/jobs/job-%j.out" "$@" \
         --wrap 'echo hello from the job; echo "declared=${WORKLOADTRUTH_DECLARED:-}"; sleep 1' \
         2>"$D/sbatch.err")
     rc=$?
@@ -360,6 +366,74 @@ else
     ok "(l) array: every AdminComment update went through"
 fi
 
+# ---- (n) the job's owner cannot change the declaration the job is checked
+# against: slurmstepd runs the option's callback again for an
+# _SLURM_SPANK_OPTION_ variable in the job's environment, and the job's
+# environment can hold SLURM_SPANK_WORKLOAD_TYPE; the node takes the job's
+# declaration only from the job-control environment (SPANK_WORKLOAD_TYPE, as
+# the job prolog has it), which Prolog/Epilog scripts see too
+declared_case() { # TAG WHAT DECLARED VERDICT(grep pattern for the line's end)
+    wait_done || bad "($1) job $JOB did not finish with a workloadtruth log line"
+    line=$(grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | tail -n 1)
+    case $line in
+    *"declared=$3 observed=TRAINING verdict=$4"*) ok "($1) $2: slurmd log declared=$3 verdict=$4" ;;
+    *) bad "($1) $2: slurmd log: ${line:-no line}" ;;
+    esac
+    case $(job_line) in
+    *"declared=$3 observed=TRAINING verdict=$4"*) ok "($1) $2: AdminComment $(job_line)" ;;
+    *) bad "($1) $2: AdminComment '$(job_line)'" ;;
+    esac
+    rec=$(last_class)
+    if [ "$3" = none ]; then
+        echo "$rec" | grep -q '"declared"' && bad "($1) $2: audit record has a declaration: $rec" ||
+            ok "($1) $2: audit record without a declaration"
+    else
+        echo "$rec" | grep -q "\"declared\":\"$3\"" && ok "($1) $2: audit record declared $3" ||
+            bad "($1) $2: audit record: ${rec:-none}"
+    fi
+    want=$3
+    [ "$3" = none ] && want=
+    grep -q "^declared=$want\$" "$D/jobs/job-$JOB.out" &&
+        ok "($1) $2: the job's WORKLOADTRUTH_DECLARED is '$want'" ||
+        bad "($1) $2: the job's WORKLOADTRUTH_DECLARED: $(grep '^declared=' "$D/jobs/job-$JOB.out")"
+}
+submit --workload-type=inference --export=ALL,_SLURM_SPANK_OPTION_workloadtruth_workload_type=training
+declared_case n "--workload-type=inference, the option's variable exported as training" inference MISMATCH
+SUBMIT_ENV=SLURM_SPANK_WORKLOAD_TYPE=training
+submit
+declared_case n "no option, SLURM_SPANK_WORKLOAD_TYPE=training in the environment" none none
+# a client of the job's owner that does not load the plugin (its own
+# slurm.conf and plugstack.conf): nothing in the job-control environment
+sed "s|^PlugStackConfig=.*|PlugStackConfig=$D/user-plugstack.conf|" "$D/slurm.conf" >"$D/user-slurm.conf"
+: >"$D/user-plugstack.conf"
+SUBMIT_ENV="SLURM_CONF=$D/user-slurm.conf SLURM_SPANK_WORKLOAD_TYPE=training _SLURM_SPANK_OPTION_workloadtruth_workload_type=training"
+submit
+declared_case n "sbatch without the plugin, both variables set to training" none none
+SUBMIT_ENV=
+
+# ---- (o) a newline in the option's variable forges no slurmd log line: the
+# node ignores a bad value, logs it escaped and cut short, and never refuses
+# it (slurmstepd would log a refused value whole)
+FORGED="x
+[2026-01-01T00:00:00.000] [99999.batch] workloadtruth: job 99999 declared=inference observed=INFERENCE verdict=MATCH audit_log=/forged/log.jsonl seq=1"
+JOB=$(_SLURM_SPANK_OPTION_workloadtruth_workload_type="$FORGED" sbatch --parsable --chdir="$D/jobs" \
+    --output="$D/jobs/job-%j.out" --wrap 'echo hello from the job' 2>"$D/sbatch.err")
+JOB=${JOB%%;*}
+[ -n "$JOB" ] || die "sbatch (o): $(cat "$D/sbatch.err")"
+wait_done || bad "(o) job $JOB did not finish with a workloadtruth log line"
+if grep -q "job 99999" "$D/slurmd.log"; then
+    bad "(o) a forged line is in the slurmd log: $(grep "job 99999" "$D/slurmd.log" | head -n 1 | cut -c1-200)"
+else
+    ok "(o) no forged line in the slurmd log"
+fi
+grep -q "ignoring a bad --workload-type value from the job's environment: 'x\\\\x0a\[2026-01-01T00:00:00.000\] \[99999\.batch\.\.\.'" \
+    "$D/slurmd.log" && ok "(o) the bad value is logged escaped and cut short" ||
+    bad "(o) no escaped line: $(grep "job's environment" "$D/slurmd.log" | tail -n 1 | cut -c1-200)"
+grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | grep -q "declared=none observed=TRAINING verdict=none" &&
+    [ "$(job_field JobState)" = COMPLETED ] && [ "$(job_field ExitCode)" = 0:0 ] &&
+    ok "(o) job $JOB COMPLETED 0:0, classified as undeclared" ||
+    bad "(o) job $JOB: $(job_field JobState) $(job_field ExitCode): $(grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | cut -c1-200)"
+
 # ---- (m) a cancelled batch job whose agent the cancellation kills: the job
 # epilog runs it again (the agent sleeps on its first run only)
 printf '#!/bin/sh\nif [ ! -e "%s/slow.once" ]; then : >"%s/slow.once"; sleep 60; fi\nexec "%s" "$@"\n' \
@@ -424,6 +498,11 @@ no_agent_case() { # TAG MODE: a batch job with the agent missing -> verdict=ERRO
     plugstack "mode=$2"
     submit --workload-type=training
     plugin_error_case "mode=$2, no agent binary"
+    # the forked child says why execve failed with async-signal-safe calls only
+    grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" |
+        grep -q "cannot run $D/no-such-agent: errno 2 (No such file or directory)" &&
+        ok "($1) the failed execve is logged with its errno" ||
+        bad "($1) no 'cannot run ... errno 2' in: $(grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | tail -n 1 | cut -c1-250)"
     case $(job_line) in
     *"declared=training observed=none verdict=ERROR"*) ok "($1) AdminComment: $(job_line)" ;;
     *) bad "($1) AdminComment: '$(job_line)'" ;;
@@ -499,6 +578,27 @@ grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" |
     ok "(f) salloc without a step: no recording, no verdict, no error" ||
     bad "(f) salloc without a step: $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | tail -n 1 | cut -c1-250)"
 
+# ---- (p) mode=record, 41 samples in 5 windows: 4 windows of 10 and one
+# sample over, which is no limit's doing: no "not classified" remark; and
+# arg= (mode=classify's) with mode=record is said, not silently ignored
+plugstack "mode=record windows=5 min_samples=10 arg=--start arg=300 record_arg=--backend" \
+    "record_arg=synthetic record_arg=--profile record_arg=training record_arg=--duration record_arg=40"
+submit --workload-type=training
+wait_done || bad "(p) job $JOB did not finish with a workloadtruth log line"
+line=$(grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | tail -n 1)
+case $line in
+*"not classified"*) bad "(p) 41 samples: $(echo "$line" | sed 's/.*workloadtruth: //')" ;;
+*"verdict=MATCH"*) ok "(p) 41 samples, windows=5: no 'not classified' remark: $(echo "$line" | sed 's/.*workloadtruth: //' | cut -c1-80)" ;;
+*) bad "(p) 41 samples: ${line:-no line}" ;;
+esac
+case $(job_line) in
+*"not classified"*) bad "(p) AdminComment: $(job_line)" ;;
+*) ok "(p) AdminComment without a remark: $(job_line)" ;;
+esac
+grep -q "plugstack.conf: 2 arg= arguments ignored: arg= is for mode=classify" "$D/slurmd.log" &&
+    ok "(p) arg= with mode=record: logged as ignored" ||
+    bad "(p) arg= with mode=record: no line in slurmd.log"
+
 # ---- (h) mode=record without an agent: no recording, an error, and it says so
 no_agent_case h record
 
@@ -537,6 +637,58 @@ case $(job_line) in
 *"declared=inference observed="*" verdict=MISMATCH"*) ok "(j) AdminComment: $(job_line)" ;;
 *) bad "(j) AdminComment: '$(job_line)'" ;;
 esac
+
+# ---- (q) spool_dir: root creates and reads files there, so it must be
+# root's alone; links and FIFOs planted in it are not followed or waited on
+held_job() { # held_job ARGS...: sbatch a trivial job, held; JOB gets its id
+    JOB=$(sbatch --parsable --hold --chdir="$D/jobs" --output="$D/jobs/job-%j.out" "$@" \
+        --wrap 'echo hello from the job; sleep 1' 2>"$D/sbatch.err")
+    JOB=${JOB%%;*}
+    [ -n "$JOB" ] || die "sbatch --hold $*: $(cat "$D/sbatch.err")"
+}
+victim_ok() { # TAG FILE
+    [ "$(cat "$2" 2>/dev/null)" = precious ] && ok "($1) $2 untouched" ||
+        bad "($1) $2 now holds '$(head -c 80 "$2" 2>/dev/null)'"
+}
+RECORD_SYN="mode=record windows=5 min_samples=10 record_arg=--backend record_arg=synthetic record_arg=--profile record_arg=training record_arg=--duration record_arg=40"
+# a spool that others can write to (mode 1777): refused, the job unharmed
+mkdir -p "$D/openspool"
+chmod 1777 "$D/openspool"
+echo precious >"$D/victim1"
+printf 'optional %s bin=%s log_dir=%s spool_dir=%s %s\n' "$SO" "$WT" "$D/audit" "$D/openspool" \
+    "$RECORD_SYN" >"$D/plugstack.conf"
+held_job --workload-type=training
+# a user's links, made before the job starts
+for ext in log pid 'done' decl trace; do
+    ln -s "$D/victim1" "$D/openspool/job-$JOB.$ext"
+done
+scontrol release "$JOB"
+plugin_error_case "mode=record, spool_dir writable by others"
+victim_ok q "$D/victim1"
+grep -q "workloadtruth: job $JOB: refusing spool_dir $D/openspool: it is writable by group or others (mode 1777)" \
+    "$D/slurmd.log" && ok "(q) the spool is refused with its reason" ||
+    bad "(q) no 'refusing spool_dir' line: $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | head -n 1 | cut -c1-250)"
+# root's own spool with a stale link and a FIFO in it (left by anything):
+# replaced, not followed or waited on; the job is recorded and classified
+mkdir -p "$D/safespool"
+chmod 0700 "$D/safespool"
+echo precious >"$D/victim2"
+printf 'optional %s bin=%s log_dir=%s spool_dir=%s %s\n' "$SO" "$WT" "$D/audit" "$D/safespool" \
+    "$RECORD_SYN" >"$D/plugstack.conf"
+held_job --workload-type=inference
+ln -s "$D/victim2" "$D/safespool/job-$JOB.log"
+ln -s "$D/victim2" "$D/safespool/job-$JOB.decl"
+mkfifo "$D/safespool/job-$JOB.pid"
+scontrol release "$JOB"
+wait_done || bad "(q) job $JOB did not finish with a workloadtruth log line"
+# (a prolog blocked on opening the FIFO is let go, so that the rest runs)
+[ -p "$D/safespool/job-$JOB.pid" ] && timeout 2 cat "$D/safespool/job-$JOB.pid" >/dev/null 2>&1
+victim_ok q "$D/victim2"
+case $(job_line) in
+*"declared=inference observed=TRAINING verdict=MISMATCH"*) ok "(q) planted link and FIFO: AdminComment $(job_line)" ;;
+*) bad "(q) planted link and FIFO: AdminComment '$(job_line)'" ;;
+esac
+scontrol update nodename=localhost state=resume >/dev/null 2>&1 # if it drained, go on
 
 node_ok && ok "node state at the end: $(node_state)" || bad "node state at the end: $(node_state)"
 

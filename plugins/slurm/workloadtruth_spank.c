@@ -4,7 +4,9 @@
  *
  * What it is: the option (validated on the submit host, so a bad value is
  * refused before the job exists), the declaration handed to the node's
- * Prolog/Epilog as SPANK_WORKLOAD_TYPE, and a job epilog hook that runs the
+ * Prolog/Epilog as SPANK_WORKLOAD_TYPE (the one source the node takes it
+ * from: the job prolog writes it to the spool for the batch step), and a
+ * job epilog hook that runs the
  * `workloadtruth` agent (fork/exec, never a shell, killed after timeout=
  * seconds).  The agent classifies the job's telemetry and appends a `class`
  * record to the node's audit log (with slurm_job_id, declared and verdict as
@@ -161,9 +163,47 @@ static void cfg_parse(struct cfg *c, int ac, char **av)
     }
 }
 
+/* Arguments that parse but have no effect in the configured mode: said
+ * where the plugin starts on the node (slurmd, and each job's prolog). */
+static void cfg_warn(const struct cfg *c)
+{
+    if (c->mode == MODE_RECORD && c->nargs > 0)
+        slurm_error("workloadtruth: plugstack.conf: %d arg= argument%s ignored: arg= is for "
+                    "mode=classify (mode=record passes record_arg= to the recorder)",
+                    c->nargs, c->nargs == 1 ? "" : "s");
+}
+
+/* A string someone else controls, made fit for one log line: printable
+ * ASCII kept, any other byte as \xHH, at most `max` bytes of it (then
+ * "..."), so that a value cannot start a line of its own or flood the log.
+ * buf needs 4 * max + 4 bytes. */
+static const char *esc(const char *s, size_t max, char *buf, size_t cap)
+{
+    size_t o = 0, i = 0;
+    if (!s)
+        s = "";
+    for (; i < max && s[i] && o + 5 < cap; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x20 && ch < 0x7f && ch != '\\')
+            buf[o++] = (char)ch;
+        else
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", ch);
+    }
+    if (s[i] && o + 4 <= cap) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+#define ESC_MAX 40 /* bytes of a user's value in a log line */
+#define ESC_CAP (4 * ESC_MAX + 4)
+
 /* --- the option ------------------------------------------------------ */
 
 static const char *const types[] = {"training", "inference", "idle", NULL};
+/* the submit host's declaration (sbatch, srun, salloc); never read on the
+ * node, where the job prolog's SPANK_WORKLOAD_TYPE is the declaration */
 static char declared[16];
 
 static const char *type_ok(const char *s)
@@ -175,16 +215,28 @@ static const char *type_ok(const char *s)
 }
 
 /* Runs on the submit host first (remote == 0): refusing here makes sbatch,
- * srun and salloc reject the value before a job exists. */
+ * srun and salloc reject the value before a job exists.  slurmstepd runs it
+ * again (remote == 1) with what it finds in the job's environment
+ * (_SLURM_SPANK_OPTION_workloadtruth_workload_type, which the job's owner
+ * can set to anything, newlines included): there the value is not used,
+ * and a bad one is noted, escaped, never refused (slurmstepd would log a
+ * refused value whole). */
 static int opt_cb(int val, const char *value, int remote)
 {
     (void)val;
-    (void)remote;
+    char e[ESC_CAP];
     const char *t = type_ok(value);
+    if (remote) {
+        if (!t)
+            slurm_info("workloadtruth: ignoring a bad --workload-type value from the job's "
+                       "environment: '%s'",
+                       esc(value, ESC_MAX, e, sizeof(e)));
+        return 0;
+    }
     if (!t) {
         slurm_error("workloadtruth: --workload-type must be training, inference or idle, not "
-                    "'%.40s'",
-                    value ? value : "");
+                    "'%s'",
+                    esc(value, ESC_MAX, e, sizeof(e)));
         return -1;
     }
     snprintf(declared, sizeof(declared), "%s", t);
@@ -201,9 +253,13 @@ static struct spank_option opt_workload_type = {
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
-    (void)ac;
-    (void)av;
     spank_context_t ctx = spank_context();
+    if (ctx == S_CTX_SLURMD) { /* once, as slurmd starts: a word on the configuration */
+        struct cfg c;
+        cfg_parse(&c, ac, av);
+        cfg_warn(&c);
+        return 0;
+    }
     if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE)
         return 0;
     spank_err_t e = spank_option_register(sp, &opt_workload_type);
@@ -213,28 +269,40 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 }
 
 /* On the submit host: hand the declaration to Prolog/Epilog (and to this
- * plugin's node hooks) as SPANK_WORKLOAD_TYPE. */
+ * plugin's node hooks) as SPANK_WORKLOAD_TYPE, "none" when there is none,
+ * so that Slurm's value replaces any SLURM_SPANK_WORKLOAD_TYPE the job's
+ * owner put in the job's environment (for admins' scripts that read it). */
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
     (void)ac;
     (void)av;
     spank_context_t ctx = spank_context();
-    if (!declared[0] || (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR))
+    if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR)
         return 0;
-    spank_err_t e = spank_job_control_setenv(sp, "WORKLOAD_TYPE", declared, 1);
+    spank_err_t e =
+        spank_job_control_setenv(sp, "WORKLOAD_TYPE", declared[0] ? declared : "none", 1);
     if (e != ESPANK_SUCCESS)
         slurm_error("workloadtruth: cannot pass --workload-type to the node: %s",
                     spank_strerror(e));
     return 0;
 }
 
-/* The job's declaration on the node: the option, else SPANK_WORKLOAD_TYPE. */
-static const char *job_declared(spank_t sp)
+/* The job's declaration in the job prolog and epilog (slurmd, as root):
+ * SPANK_WORKLOAD_TYPE from the job-control environment that slurmctld hands
+ * them, the declaration Prolog/Epilog scripts see too.  Not the option
+ * (spank_option_getopt), which there comes from another job-control
+ * variable the submitting client sets, nor anything in the job's own
+ * environment.  NULL for none. */
+static const char *job_declared(uint32_t job)
 {
-    char *arg = NULL;
-    if (spank_option_getopt(sp, &opt_workload_type, &arg) == ESPANK_SUCCESS && type_ok(arg))
-        return type_ok(arg);
-    return type_ok(getenv("SPANK_WORKLOAD_TYPE"));
+    const char *v = getenv("SPANK_WORKLOAD_TYPE");
+    char e[ESC_CAP];
+    if (!v || !strcmp(v, "none") || type_ok(v))
+        return type_ok(v);
+    slurm_error("workloadtruth: job %u: ignoring SPANK_WORKLOAD_TYPE '%s' (not training, "
+                "inference, idle or none)",
+                (unsigned)job, esc(v, ESC_MAX, e, sizeof(e)));
+    return NULL;
 }
 
 /* --- running a program with a hard timeout --------------------------- */
@@ -275,6 +343,30 @@ static void close_fds_from(int lowest)
         close(fd);
 }
 
+/* In a forked child whose execve failed: "cannot run PATH: errno N (what)"
+ * on stderr, with async-signal-safe calls only (the caller may be
+ * slurmstepd, threaded: strerror may take a lock or allocate). */
+static void exec_failed(const char *path, int err)
+{
+    char num[16];
+    size_t i = sizeof(num);
+    unsigned v = err > 0 ? (unsigned)err : 0;
+    do {
+        num[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && i > 0);
+    const char *what = err == ENOENT    ? " (No such file or directory)"
+                       : err == EACCES  ? " (Permission denied)"
+                       : err == ENOEXEC ? " (Exec format error)"
+                       : err == ENOTDIR ? " (Not a directory)"
+                       : err == ENOMEM  ? " (Cannot allocate memory)"
+                                        : "";
+    if (write(2, "cannot run ", 11) < 0 || write(2, path, strlen(path)) < 0 ||
+        write(2, ": errno ", 8) < 0 || write(2, num + i, sizeof(num) - i) < 0 ||
+        write(2, what, strlen(what)) < 0 || write(2, "\n", 1) < 0)
+        return;
+}
+
 static int run_prog(char *const argv[], unsigned timeout_s, char *out, size_t out_cap, char *errbuf,
                     size_t err_cap)
 {
@@ -310,11 +402,7 @@ static int run_prog(char *const argv[], unsigned timeout_s, char *out, size_t ou
             _exit(126);
         close_fds_from(3);
         execve(argv[0], argv, environ);
-        /* async-signal-safe calls only: the caller may be slurmstepd, threaded */
-        const char *why = strerror(errno);
-        if (write(2, "cannot run ", 11) < 0 || write(2, argv[0], strlen(argv[0])) < 0 ||
-            write(2, ": ", 2) < 0 || write(2, why, strlen(why)) < 0)
-            _exit(127);
+        exec_failed(argv[0], errno);
         _exit(127);
     }
     setpgid(pid, pid); /* also here: no race with the kill below */
@@ -404,7 +492,7 @@ static const char *last_line(char *s)
     char *nl = strrchr(s, '\n');
     char *l = nl ? nl + 1 : s;
     for (char *p = l; *p; p++)
-        if ((unsigned char)*p < 0x20)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = ' ';
     return l[0] ? l : "(nothing on stderr)";
 }
@@ -432,7 +520,7 @@ static void json_word(const char *json, const char *key, char *val, size_t cap)
     val[n] = '\0';
 }
 
-/* --- mode=record: the recorder, started at job prolog ---------------- */
+/* --- the spool: the declaration, and mode=record's recording ---------- */
 
 static int spool_path(const struct cfg *c, uint32_t job, const char *ext, char *buf, size_t cap)
 {
@@ -440,28 +528,165 @@ static int spool_path(const struct cfg *c, uint32_t job, const char *ext, char *
     return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
-/* Starts `BIN record` detached (double fork, own session) and writes its pid. */
+/* Root creates, truncates and reads files in spool_dir, so no one else may
+ * be able to plant a link or a FIFO there: the directory (created 0700 when
+ * `create` and missing) must be a directory, not a symlink, owned by root
+ * (or this process's user), and not writable by group or others.  Returns
+ * 0 when it is, 1 when it is missing (and not to be created), else -1 with
+ * the reason in why. */
+static int spool_check(const struct cfg *c, int create, char *why, size_t cap)
+{
+    struct stat sb;
+    why[0] = '\0';
+    if (create && mkdir(c->spool_dir, 0700) != 0 && errno != EEXIST) {
+        snprintf(why, cap, "cannot create it: %s", strerror(errno));
+        return -1;
+    }
+    if (lstat(c->spool_dir, &sb) != 0) {
+        if (errno == ENOENT && !create)
+            return 1;
+        snprintf(why, cap, "%s", strerror(errno));
+        return -1;
+    }
+    if (S_ISLNK(sb.st_mode))
+        snprintf(why, cap, "it is a symbolic link");
+    else if (!S_ISDIR(sb.st_mode))
+        snprintf(why, cap, "it is not a directory");
+    else if (sb.st_uid != 0 && sb.st_uid != geteuid())
+        snprintf(why, cap, "it is owned by uid %u, not root", (unsigned)sb.st_uid);
+    else if (sb.st_mode & (S_IWGRP | S_IWOTH))
+        snprintf(why, cap, "it is writable by group or others (mode %03o)",
+                 (unsigned)(sb.st_mode & 07777));
+    return why[0] ? -1 : 0;
+}
+
+/* The refusal, in one line that says what to do. */
+static void spool_refused(const struct cfg *c, uint32_t job, const char *why, const char *then)
+{
+    slurm_error("workloadtruth: job %u: refusing spool_dir %s: %s (it must be a directory owned "
+                "by root and writable by root alone); %s",
+                (unsigned)job, c->spool_dir, why, then);
+}
+
+/* A file of the spool made anew: whatever is at `path` (a stale file, a
+ * link) is removed first, and O_EXCL | O_NOFOLLOW never writes through a
+ * link to another file.  A descriptor, or -1 with errno. */
+static int create_new(const char *path)
+{
+    if (unlink(path) != 0 && errno != ENOENT)
+        return -1;
+    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+/* An existing regular file of the spool, for reading: no link followed,
+ * and no waiting on a FIFO (O_NONBLOCK, then it must be a regular file). */
+static FILE *open_read(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat sb;
+    FILE *f = NULL;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+        goto cleanup;
+    f = fdopen(fd, "r");
+cleanup:
+    if (!f)
+        close(fd);
+    return f;
+}
+
 /* Appends why the recording failed to the recorder's log (best effort). */
 static void note_failure(const char *logp, const char *why)
 {
-    FILE *f = fopen(logp, "a");
-    if (f) {
-        fprintf(f, "%s\n", why);
-        fclose(f);
-    }
+    int fd = open(logp, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+        (write(fd, why, strlen(why)) < 0 || write(fd, "\n", 1) < 0))
+        slurm_error("workloadtruth: cannot write %s: %s", logp, strerror(errno));
+    close(fd);
 }
 
+/* The job prolog's record of the job's declaration, for the batch step's
+ * slurmstepd, whose own view of it is the job's environment, which the
+ * job's owner controls.  Returns 0, or -1 (logged). */
+static int decl_write(const struct cfg *c, uint32_t job, const char *decl)
+{
+    char path[PATH_MAX];
+    int rc = -1, fd = -1;
+    if (spool_path(c, job, "decl", path, sizeof(path))) {
+        slurm_error("workloadtruth: job %u: spool_dir path too long", (unsigned)job);
+        goto cleanup;
+    }
+    fd = create_new(path);
+    if (fd < 0) {
+        slurm_error("workloadtruth: job %u: cannot create %s: %s", (unsigned)job, path,
+                    strerror(errno));
+        goto cleanup;
+    }
+    const char *v = decl ? decl : "none";
+    if (write(fd, v, strlen(v)) != (ssize_t)strlen(v) || write(fd, "\n", 1) != 1) {
+        slurm_error("workloadtruth: job %u: cannot write %s: %s", (unsigned)job, path,
+                    strerror(errno));
+        unlink(path);
+        goto cleanup;
+    }
+    rc = 0;
+cleanup:
+    if (fd >= 0 && close(fd) != 0 && rc == 0) {
+        slurm_error("workloadtruth: job %u: cannot write %s: %s", (unsigned)job, path,
+                    strerror(errno));
+        unlink(path);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* What decl_write wrote, on the node after the job prolog (the spool
+ * checked by the caller): *decl a type or NULL (none).  Returns 0, or -1
+ * with the reason in why when there is no usable record. */
+static int decl_read(const struct cfg *c, uint32_t job, const char **decl, char *why, size_t cap)
+{
+    char path[PATH_MAX], buf[32] = "", e[ESC_CAP];
+    FILE *f = NULL;
+    int rc = -1;
+    *decl = NULL;
+    if (spool_path(c, job, "decl", path, sizeof(path))) {
+        snprintf(why, cap, "spool_dir path too long");
+        goto cleanup;
+    }
+    errno = 0;
+    f = open_read(path);
+    if (!f) {
+        snprintf(why, cap, "cannot read %s: %s", path,
+                 errno ? strerror(errno) : "not a regular file");
+        goto cleanup;
+    }
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    if (strcmp(buf, "none") != 0 && !type_ok(buf)) {
+        snprintf(why, cap, "%s holds '%s'", path, esc(buf, ESC_MAX, e, sizeof(e)));
+        goto cleanup;
+    }
+    *decl = type_ok(buf);
+    rc = 0;
+cleanup:
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+/* Starts `BIN record` detached (double fork, own session) and writes its
+ * pid (spool_dir checked by the caller). */
 static void recorder_start(const struct cfg *c, uint32_t job)
 {
     char trace[PATH_MAX], pidf[PATH_MAX], gpus[16];
     if (spool_path(c, job, "trace", trace, sizeof(trace)) ||
         spool_path(c, job, "pid", pidf, sizeof(pidf))) {
         slurm_error("workloadtruth: job %u: spool_dir path too long", (unsigned)job);
-        return;
-    }
-    if (mkdir(c->spool_dir, 0700) != 0 && errno != EEXIST) {
-        slurm_error("workloadtruth: job %u: cannot create %s: %s", (unsigned)job, c->spool_dir,
-                    strerror(errno));
         return;
     }
     snprintf(gpus, sizeof(gpus), "%u", c->gpu);
@@ -489,11 +714,19 @@ static void recorder_start(const struct cfg *c, uint32_t job)
         slurm_error("workloadtruth: job %u: spool_dir path too long", (unsigned)job);
         return;
     }
+    /* no stale trace (or a link where it goes) for the recorder to open */
+    if (unlink(trace) != 0 && errno != ENOENT)
+        slurm_error("workloadtruth: job %u: cannot remove %s: %s", (unsigned)job, trace,
+                    strerror(errno));
     /* the recorder's log exists from here on, whatever fails next: at job
-     * end it tells a prolog that failed from one that never ran */
-    int lg0 = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (lg0 >= 0)
-        close(lg0);
+     * end it tells a prolog that failed from one that never ran; the
+     * recorder's stdout and stderr go to it */
+    int lg = create_new(logp);
+    if (lg < 0) {
+        slurm_error("workloadtruth: job %u: cannot create %s: %s; not recording", (unsigned)job,
+                    logp, strerror(errno));
+        return;
+    }
     struct sigaction dfl, old;
     memset(&dfl, 0, sizeof(dfl));
     dfl.sa_handler = SIG_DFL;
@@ -504,6 +737,7 @@ static void recorder_start(const struct cfg *c, uint32_t job)
         slurm_error("workloadtruth: job %u: pipe: %s", (unsigned)job, strerror(errno));
         note_failure(logp, "pipe failed in the job prolog");
         sigaction(SIGCHLD, &old, NULL);
+        close(lg);
         return;
     }
     pid_t pid = fork();
@@ -521,19 +755,17 @@ static void recorder_start(const struct cfg *c, uint32_t job)
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        int nul = open("/dev/null", O_RDONLY);
-        int lg = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (nul < 0 || lg < 0 || dup2(nul, 0) < 0 || dup2(lg, 1) < 0 || dup2(lg, 2) < 0)
+        /* above 2 first: the caller may have had 0..2 closed */
+        int l = fcntl(lg, F_DUPFD, 3), nul = open("/dev/null", O_RDONLY);
+        if (nul < 0 || l < 0 || dup2(nul, 0) < 0 || dup2(l, 1) < 0 || dup2(l, 2) < 0)
             _exit(126);
         close_fds_from(3);
         execve(argv[0], (char *const *)argv, environ);
-        const char *why = strerror(errno);
-        if (write(2, "cannot run ", 11) < 0 || write(2, argv[0], strlen(argv[0])) < 0 ||
-            write(2, ": ", 2) < 0 || write(2, why, strlen(why)) < 0 || write(2, "\n", 1) < 0)
-            _exit(127);
+        exec_failed(argv[0], errno);
         _exit(127);
     }
     close(fds[1]);
+    close(lg);
     long rpid = -1;
     if (pid > 0) {
         ssize_t r;
@@ -552,7 +784,10 @@ static void recorder_start(const struct cfg *c, uint32_t job)
         note_failure(logp, "the job prolog could not start the recorder");
         return;
     }
-    FILE *f = fopen(pidf, "w");
+    int pfd = create_new(pidf);
+    FILE *f = pfd >= 0 ? fdopen(pfd, "w") : NULL;
+    if (!f && pfd >= 0)
+        close(pfd);
     int bad = !f || fprintf(f, "%ld\n", rpid) < 0;
     if (f && fclose(f) != 0) /* closed once, whatever it says (a full disk) */
         bad = 1;
@@ -589,7 +824,7 @@ static void recorder_stop(const struct cfg *c, uint32_t job, const char *trace)
     char pidf[PATH_MAX], cmd[64], line[PATH_MAX + 64];
     if (spool_path(c, job, "pid", pidf, sizeof(pidf)))
         return;
-    FILE *f = fopen(pidf, "r");
+    FILE *f = open_read(pidf);
     long pid = 0;
     if (!f)
         return;
@@ -627,7 +862,7 @@ static void recorder_stop(const struct cfg *c, uint32_t job, const char *trace)
 /* Data rows of a trace (not comments, not the header). */
 static unsigned long trace_rows(const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = open_read(path);
     if (!f)
         return 0;
     unsigned long rows = 0;
@@ -650,18 +885,32 @@ static unsigned long trace_rows(const char *path)
     return rows;
 }
 
+/* The job prolog (slurmd, as root, before the job's first step on this
+ * node): the declaration recorded for the batch step, and in mode=record
+ * the recorder started. */
 int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
 {
     struct cfg c;
     uint32_t job = 0;
+    char why[256];
     cfg_parse(&c, ac, av);
-    if (c.mode != MODE_RECORD)
-        return 0;
+    cfg_warn(&c);
     if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS) {
-        slurm_error("workloadtruth: job prolog: no job id; not recording");
+        slurm_error("workloadtruth: job prolog: no job id; nothing recorded");
         return 0;
     }
-    recorder_start(&c, job);
+    const char *decl = job_declared(job);
+    if (spool_check(&c, 1, why, sizeof(why)) != 0) {
+        spool_refused(&c, job, why,
+                      c.mode == MODE_RECORD ? "not recording (the job epilog says ERROR)"
+                                            : "the job epilog classifies the job instead of its "
+                                              "batch step (no AdminComment)");
+        return 0;
+    }
+    /* without it the batch step leaves the job to the job epilog */
+    (void)decl_write(&c, job, decl);
+    if (c.mode == MODE_RECORD)
+        recorder_start(&c, job);
     return 0;
 }
 
@@ -709,21 +958,36 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
     argv[n++] = c.bin;
     argv[n++] = "classify";
     if (c.mode == MODE_RECORD) {
-        char pidf[PATH_MAX], logf[PATH_MAX];
+        char pidf[PATH_MAX], logf[PATH_MAX], declf[PATH_MAX], why[256];
         struct stat sb;
         if (spool_path(&c, job, "trace", trace, sizeof(trace)) ||
             spool_path(&c, job, "pid", pidf, sizeof(pidf)) ||
-            spool_path(&c, job, "log", logf, sizeof(logf))) {
+            spool_path(&c, job, "log", logf, sizeof(logf)) ||
+            spool_path(&c, job, "decl", declf, sizeof(declf))) {
             slurm_error("workloadtruth: job %u: spool_dir path too long", (unsigned)job);
             return 0;
         }
-        /* no trace, recorder pid or recorder log in a spool that exists: the
-         * job prolog never ran here (an allocation with no step on this node,
-         * without PrologFlags=Alloc): nothing of the job ran on this node's
-         * GPUs.  (A prolog that ran leaves the log, whatever failed; one that
-         * could not create the spool leaves no spool: an error below.) */
-        if (stat(c.spool_dir, &sb) == 0 && S_ISDIR(sb.st_mode) && stat(trace, &sb) != 0 &&
-            stat(pidf, &sb) != 0 && stat(logf, &sb) != 0) {
+        int spool = spool_check(&c, 0, why, sizeof(why));
+        if (spool < 0) { /* the job prolog refused it too: nothing recorded */
+            slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: no "
+                        "recording: refusing spool_dir %s: %s (it must be a directory owned by "
+                        "root and writable by root alone)",
+                        (unsigned)job, decl ? decl : "none", c.spool_dir, why);
+            snprintf(comment, sizeof(comment),
+                     "workloadtruth: declared=%s observed=none verdict=ERROR (see the slurmd "
+                     "log)",
+                     decl ? decl : "none");
+            set_admin_comment(&c, job, comment_job, comment);
+            return 0;
+        }
+        /* no declaration record, trace, recorder pid or recorder log in a
+         * spool that exists: the job prolog never ran here (an allocation
+         * with no step on this node, without PrologFlags=Alloc): nothing of
+         * the job ran on this node's GPUs.  (A prolog that ran leaves the
+         * log, whatever failed; one that could not create the spool leaves
+         * no spool: an error below.) */
+        if (spool == 0 && lstat(trace, &sb) != 0 && lstat(pidf, &sb) != 0 &&
+            lstat(logf, &sb) != 0 && lstat(declf, &sb) != 0) {
             slurm_info("workloadtruth: job %u declared=%s observed=none verdict=none (no "
                        "recording: the job prolog did not run on this node, so no step ran "
                        "here; PrologFlags=Alloc records from the allocation's start)",
@@ -754,26 +1018,26 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
         unsigned long most = 20000000UL / (windows ? windows : 1);
         if (per > most)
             per = most;
-        if (windows && rows > per * windows)
+        /* said only when a limit cut the recording: the division's
+         * remainder (fewer rows than windows) is not a cut */
+        if (windows && rows - per * windows >= windows)
             unjudged = rows - per * windows;
         if (windows == 0 || per < 5) {
-            char logp[PATH_MAX], why[ERR_CAP] = "";
-            if (!spool_path(&c, job, "log", logp, sizeof(logp))) {
-                FILE *f = fopen(logp, "r");
-                if (f) {
-                    size_t k = fread(why, 1, sizeof(why) - 1, f);
-                    why[k] = '\0';
-                    fclose(f);
-                }
+            char rlog[ERR_CAP] = "";
+            FILE *f = open_read(logf);
+            if (f) {
+                size_t k = fread(rlog, 1, sizeof(rlog) - 1, f);
+                rlog[k] = '\0';
+                fclose(f);
             }
             struct stat st;
-            if (stat(trace, &st) != 0 || st.st_size == 0) {
+            if (lstat(trace, &st) != 0 || st.st_size == 0) {
                 /* no trace, or not even its header: the recorder did not run (a
                  * missing agent, no driver, a full spool): the job went
                  * unchecked, an error */
                 slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: no "
                             "recording (%s); recorder: %s",
-                            (unsigned)job, decl ? decl : "none", trace, last_line(why));
+                            (unsigned)job, decl ? decl : "none", trace, last_line(rlog));
                 snprintf(comment, sizeof(comment),
                          "workloadtruth: declared=%s observed=none verdict=ERROR (see the "
                          "slurmd log)",
@@ -781,7 +1045,7 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
             } else {
                 slurm_info("workloadtruth: job %u declared=%s observed=none verdict=none (%lu "
                            "samples recorded in %s: too short to classify; recorder: %s)",
-                           (unsigned)job, decl ? decl : "none", rows, trace, last_line(why));
+                           (unsigned)job, decl ? decl : "none", rows, trace, last_line(rlog));
                 snprintf(comment, sizeof(comment),
                          "workloadtruth: declared=%s observed=none verdict=none (%lu samples: "
                          "too short)",
@@ -853,7 +1117,7 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
         char line[ERR_CAP];
         snprintf(line, sizeof(line), "%s", created);
         line[strcspn(line, "\n")] = '\0';
-        slurm_info("workloadtruth: %s", line);
+        slurm_info("workloadtruth: %s", last_line(line));
     }
     json_word(out, "workload_type", observed, sizeof(observed));
     json_word(out, "verdict", verdict, sizeof(verdict));
@@ -894,27 +1158,26 @@ done:
     return again ? -1 : 0;
 }
 
-/* Remote context (slurmstepd, as root), options are known there: take the
- * declaration while it can be asked for (getopt is not valid in exit), and
- * put it in the tasks' environment as WORKLOADTRUTH_DECLARED, where a node
- * agent (`watch`) finds it through /proc for its metrics and records. */
+/* Remote context (slurmstepd, as root), before the tasks start: the job's
+ * declaration (the job prolog's record of it) goes into the tasks'
+ * environment as WORKLOADTRUTH_DECLARED, where a node agent (`watch`) finds
+ * it through /proc for its metrics and records.  Not the option nor
+ * SLURM_SPANK_WORKLOAD_TYPE: slurmstepd takes both from the job's
+ * environment, which the job's owner sets. */
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
-    (void)ac;
-    (void)av;
-    char *arg = NULL;
-    char env[32];
-    if (!declared[0] && spank_option_getopt(sp, &opt_workload_type, &arg) == ESPANK_SUCCESS &&
-        type_ok(arg))
-        snprintf(declared, sizeof(declared), "%s", type_ok(arg));
-    /* sbatch --export=NONE strips the option from the batch step; the job
-     * control variable set at submission stays in the job's environment */
-    if (!declared[0] &&
-        spank_getenv(sp, "SLURM_SPANK_WORKLOAD_TYPE", env, sizeof(env)) == ESPANK_SUCCESS &&
-        type_ok(env))
-        snprintf(declared, sizeof(declared), "%s", type_ok(env));
-    if (declared[0]) {
-        spank_err_t e = spank_setenv(sp, "WORKLOADTRUTH_DECLARED", declared, 1);
+    struct cfg c;
+    uint32_t job = 0;
+    const char *decl = NULL;
+    char why[PATH_MAX + 64];
+    if (spank_context() != S_CTX_REMOTE || spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS)
+        return 0;
+    cfg_parse(&c, ac, av);
+    /* a refused or missing spool was logged by the job prolog */
+    if (spool_check(&c, 0, why, sizeof(why)) != 0 || decl_read(&c, job, &decl, why, sizeof(why)))
+        return 0;
+    if (decl) {
+        spank_err_t e = spank_setenv(sp, "WORKLOADTRUTH_DECLARED", decl, 1);
         if (e != ESPANK_SUCCESS)
             slurm_error("workloadtruth: cannot set WORKLOADTRUTH_DECLARED: %s", spank_strerror(e));
     }
@@ -929,7 +1192,8 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
     struct cfg c;
     uint32_t job = 0, step = 0;
-    char marker[PATH_MAX];
+    char marker[PATH_MAX], why[PATH_MAX + 64];
+    const char *decl = NULL;
     if (spank_context() != S_CTX_REMOTE)
         return 0;
     if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS || step != SLURM_BATCH_SCRIPT)
@@ -941,14 +1205,19 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         slurm_error("workloadtruth: job %u: spool_dir path too long", (unsigned)job);
         return 0;
     }
-    if (mkdir(c.spool_dir, 0700) != 0 && errno != EEXIST) {
-        slurm_error("workloadtruth: job %u: cannot create %s: %s; leaving the work to the job "
-                    "epilog",
-                    (unsigned)job, c.spool_dir, strerror(errno));
+    if (spool_check(&c, 1, why, sizeof(why)) != 0) {
+        spool_refused(&c, job, why, "leaving the work to the job epilog");
+        return 0;
+    }
+    /* the declaration as the job prolog had it from slurmctld */
+    if (decl_read(&c, job, &decl, why, sizeof(why)) != 0) {
+        slurm_error("workloadtruth: job %u: no declaration from the job prolog (%s); leaving the "
+                    "work to the job epilog",
+                    (unsigned)job, why);
         return 0;
     }
     /* the marker first: if the work below hangs or crashes, no second record */
-    int fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = create_new(marker);
     if (fd < 0) {
         slurm_error("workloadtruth: job %u: cannot create %s: %s; leaving the work to the job "
                     "epilog",
@@ -964,7 +1233,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
     else
         snprintf(comment_job, sizeof(comment_job), "%u", (unsigned)job);
     /* the agent killed (the job was cancelled): the job epilog tries again */
-    if (job_end(&c, job, declared[0] ? declared : NULL, comment_job, 1) != 0)
+    if (job_end(&c, job, decl, comment_job, 1) != 0)
         unlink(marker);
     return 0;
 }
@@ -976,13 +1245,15 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 {
     struct cfg c;
     uint32_t job = 0;
-    char marker[PATH_MAX];
+    char marker[PATH_MAX], declf[PATH_MAX], why[256];
     cfg_parse(&c, ac, av);
     if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS) {
         slurm_error("workloadtruth: job epilog: no job id; nothing recorded");
         return 0;
     }
-    if (!spool_path(&c, job, "done", marker, sizeof(marker)) && unlink(marker) == 0) {
+    /* a marker counts only in a spool no one else can write to */
+    int spool = spool_check(&c, 0, why, sizeof(why));
+    if (spool == 0 && !spool_path(&c, job, "done", marker, sizeof(marker)) && unlink(marker) == 0) {
         if (c.mode == MODE_RECORD) { /* normally stopped already; make sure */
             char trace[PATH_MAX];
             if (!spool_path(&c, job, "trace", trace, sizeof(trace))) {
@@ -990,8 +1261,11 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
                 unlink(trace);
             }
         }
-        return 0;
+    } else {
+        (void)job_end(&c, job, job_declared(job), NULL, 0);
     }
-    (void)job_end(&c, job, job_declared(sp), NULL, 0);
+    /* the job prolog's record of the declaration, last (job_end asks for it) */
+    if (spool == 0 && !spool_path(&c, job, "decl", declf, sizeof(declf)))
+        unlink(declf);
     return 0;
 }
