@@ -14,6 +14,15 @@ family (family | default strength | accuracy at default | throughput given up
 at default | accuracy at 0.25 | 0.5 | 0.75 | 1), checked against
 `workloadtruth benchmark ARGS --json`.
 
+Numbers in prose are checked by comments
+
+  <!-- check: NAME=eval|benchmark ARGS[; NAME=...] :: EXPRESSION -->
+
+Each command is run with --json (once per document, like the rows'); the
+Python EXPRESSION, with each NAME bound to its JSON and the helpers below
+(pct, src, within, group), gives a string or a list of strings, and each must
+appear in the document (its whitespace runs read as one space).
+
 usage: readme_numbers.py README.md BUILD_DIR [--print]   (exit 77: skipped, no ../shared)
 """
 import json
@@ -32,7 +41,17 @@ if not os.path.isdir(os.path.join(root, "..", "shared", "traces")):
 wt = os.path.join(build, "workloadtruth")
 
 
+cache = {}
+
+
 def run(args):
+    key = tuple(args)
+    if key not in cache:
+        cache[key] = run_once(args)
+    return cache[key]
+
+
+def run_once(args):
     p = subprocess.run([wt] + args + ["--json"], cwd=root, capture_output=True, text=True,
                        timeout=600)
     try:
@@ -49,6 +68,39 @@ def share(num, den):
     """num / den from the window counts, as `eval` prints it (the JSON's
     accuracies are rounded to 4 decimals, and 0.7205 would print 72.0%)."""
     return None if not den else num / den
+
+
+def src(d):
+    """eval --holdout: a source's accuracy by its name"""
+    return {s["source"]: s["accuracy"] for s in d["per_source"]}
+
+
+def within(d, classes=("TRAINING", "INFERENCE")):
+    """(right, windows) among windows of these classes only"""
+    right = sum(d["confusion"][c][c] for c in classes)
+    return right, sum(d["per_class"][c]["windows"] for c in classes)
+
+
+def group(d, directory, model):
+    """eval: accuracy of the traces of one directory of ../shared/traces on
+    GPUs whose name holds model, from per_file's window counts (with
+    --holdout gpu_model, per_file's "source" is the GPU family)"""
+    files = [f for f in d["per_file"]
+             if os.path.basename(os.path.dirname(f["file"])) == directory and model in f["gpu_model"]]
+    return share(sum(f["correct"] for f in files), sum(f["windows"] for f in files))
+
+
+def prose_check(spec, doc_text):
+    cmds, expr = spec.split(" :: ", 1)
+    env = {"pct": pct, "src": src, "within": within, "group": group, "share": share}
+    for part in cmds.split(";"):
+        name, cmd = part.strip().split("=", 1)
+        env[name] = run(shlex.split(cmd))
+    want = eval(expr, env)
+    if isinstance(want, str):
+        want = [want]
+    missing = [w for w in want if " ".join(w.split()) not in doc_text]
+    return want, missing
 
 
 def eval_cells(d):
@@ -85,11 +137,25 @@ def family_rows(d):
     return out
 
 
-text = open(readme).read().split("\n")
+raw = open(readme).read()
+text = raw.split("\n")
+flat = " ".join(raw.split())
 bad = 0
 checked = 0
 evasion_args = None
 for line in text:
+    m = re.match(r"<!-- check: (.*) -->$", line.strip())
+    if m:
+        want, missing = prose_check(m.group(1), flat)
+        checked += 1
+        if printing:
+            print("%s -> %s" % (m.group(1).split(" :: ")[0], " | ".join(want)))
+        elif missing:
+            bad += 1
+            print("FAIL prose %s: measured %s, not in the text" % (m.group(1), missing))
+        else:
+            print("ok   prose %s" % " | ".join(want))
+        continue
     m = re.match(r"<!-- evasion-table: (.*) -->", line.strip())
     if m:
         evasion_args = shlex.split(m.group(1))
