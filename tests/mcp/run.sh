@@ -9,7 +9,10 @@
 #  2. over stdio: the official TypeScript SDK v1 client (client-v1.mjs) and the
 #     v2 client in versionNegotiation 'auto', pinned 2026-07-28 and default
 #     (legacy) modes (client-v2.mjs);
-#  3. starts `workloadtruth mcp --http 127.0.0.1:0 --backend synthetic` and runs
+#  3. over Streamable HTTP, against a server sampling the fake GPU
+#     (libfake_nvml_current.so next to WORKLOADTRUTH): the v1 client and the v2
+#     client in its three modes (client-http.mjs);
+#  4. starts `workloadtruth mcp --http 127.0.0.1:0 --backend synthetic` and runs
 #     the conformance suite 0.1.16 (conformance-baseline.yml) and 0.2.0-alpha.12
 #     with --requirements 2026-07-28 (conformance-baseline-2026-07-28.yml)
 #     against it, then stops it (it must exit 0 on SIGTERM).
@@ -112,6 +115,41 @@ step "v2 client, stdio, pinned 2026-07-28" \
     limit 120 "$NODE" client-v2.mjs "$WT" "$TMP/stdio-log" 2026-07-28
 step "v2 client, stdio, default (legacy) negotiation" \
     limit 120 "$NODE" client-v2.mjs "$WT" "$TMP/stdio-log" legacy
+
+# --- HTTP: the SDK clients, against a server sampling a fake GPU ----------------------
+# (tests/fake_nvml.c, built next to the binary; a call that samples lasts long
+# enough to be cancelled)
+FAKE=$(dirname "$WT")/libfake_nvml_current.so
+if [ -f "$FAKE" ]; then
+    mkdir -p "$TMP/sdk-http-log"
+    WT_FAKE_NVML_TRACE=$HERE/../data/fake_gpu.csv "$WT" mcp --http 127.0.0.1:0 --backend nvml \
+        --nvml-lib "$FAKE" --log-dir "$TMP/sdk-http-log" 2>"$TMP/sdk-server.err" &
+    SERVER_PID=$!
+    SDK_URL=
+    i=0
+    while [ $i -lt 100 ]; do
+        SDK_URL=$(sed -n 's|^workloadtruth mcp: listening on \(http://127\.0\.0\.1:[0-9]*/mcp\).*|\1|p' "$TMP/sdk-server.err")
+        [ -n "$SDK_URL" ] && break
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if [ -z "$SDK_URL" ]; then
+        echo "mcp: FAIL: the HTTP server for the SDK clients did not start; its stderr:"
+        cat "$TMP/sdk-server.err"
+        failed=$((failed + 1))
+    else
+        step "v1 client, Streamable HTTP" limit 180 "$NODE" client-http.mjs "$SDK_URL" v1
+        for m in legacy auto 2026-07-28; do
+            step "v2 client, Streamable HTTP, $m" limit 180 "$NODE" client-http.mjs "$SDK_URL" v2 "$m"
+        done
+    fi
+    kill "$SERVER_PID" 2>/dev/null
+    wait "$SERVER_PID"
+    SERVER_PID=
+else
+    echo "mcp: no $FAKE: the SDK clients over HTTP are not run"
+fi
 
 # --- HTTP: the conformance suites -----------------------------------------------------
 mkdir -p "$TMP/http-log"
