@@ -97,7 +97,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (!strcmp(url, "/healthz")) {
         int ok = !e->healthy || e->healthy(e->ctx);
         return text(c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
-                    ok ? "ok\n" : "unhealthy: no GPU is being watched or the audit log fails\n",
+                    ok ? "ok\n"
+                       : "unhealthy: the audit log is not open yet (verifying) or cannot be "
+                         "written, or no GPU is left to watch\n",
                     NULL);
     }
     if (!strcmp(url, "/"))
