@@ -793,17 +793,30 @@ int wt_cmd_watch(int argc, char **argv)
         fprintf(stderr, "%s: out of memory\n", help.prog);
         goto out;
     }
+    /* a GPU the driver does not list (now) is not a usage error: after a
+     * reset or a reboot it may be back, and a service restarts on exit 1 but
+     * not on 2 (RestartPreventExitStatus=2); a trace's GPUs do not change */
+    int nvml_src = !strcmp(src->ops->name, "nvml");
     if (gpus) {
         if (wt_opts_gpu_list(gpus, ngpus, sel)) {
+            unsigned char *any = calloc(WT_MAX_GPUS, 1);
+            int well_formed = any && wt_opts_gpu_list(gpus, WT_MAX_GPUS, any) == 0;
+            free(any);
+            if (well_formed && nvml_src) {
+                fprintf(stderr, "%s: --gpus %s: the driver lists %d GPU%s (0..%d) now\n",
+                        help.prog, WT_SHOWN(gpus), ngpus, ngpus == 1 ? "" : "s", ngpus - 1);
+                goto out;
+            }
             fprintf(stderr, "%s: --gpus: '%s' is not 'all' or a list of GPUs 0..%d\n", help.prog,
                     WT_SHOWN(gpus), ngpus - 1);
             status = WT_EXIT_USAGE;
             goto out;
         }
     } else if ((int)gpu_index >= ngpus) {
-        fprintf(stderr, "%s: --gpu-index %llu: the source has %d GPU%s\n", help.prog, gpu_index,
-                ngpus, ngpus == 1 ? "" : "s");
-        status = WT_EXIT_USAGE;
+        fprintf(stderr, "%s: --gpu-index %llu: the %s %d GPU%s\n", help.prog, gpu_index,
+                nvml_src ? "driver lists" : "source has", ngpus, ngpus == 1 ? "" : "s");
+        if (!nvml_src)
+            status = WT_EXIT_USAGE;
         goto out;
     } else {
         sel[gpu_index] = 1;
