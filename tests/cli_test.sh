@@ -252,7 +252,7 @@ run bench-sim-seconds 2 "$WT" benchmark --suite evasion --trials 100000 --second
 run bench-training-seed 2 "$WT" benchmark --seed 33992347316 && has err "training windows were drawn with" && oneline
 run bench-seed-range 2 "$WT" benchmark --seed 18446744073709551615 --trials 2 && has err "out of range" && oneline
 run bench-seed-2p53 2 "$WT" benchmark --seed 9007199254740993 --trials 2 && has err "9007199254740993 is out of range" && oneline
-run train-window-long 2 "$WT" train --traces "$DATA" --out "$TMP/w.model" --window 31 && has err "at most 30 s: the physics classifier scores the last 30 s" && oneline
+run train-window-long 2 "$WT" train --traces "$DATA" --out "$TMP/w.model" --window 31 && has err "out of range (1..30)" && oneline
 run eval-holdout-window-long 2 "$WT" eval --traces "$DATA" --holdout source --window 60 && has err "with --holdout at most 30 s" && oneline
 run source-double-slash 0 "$WT" eval --traces "$TMP/lat//" && has out "  lat  "
 { printf '# gpu_model: %s\302\251 GPU\nt_s,gpu,power_w\n' "$(printf 'X%.0s' $(seq 59))"; for i in $(seq 0 39); do printf '%s,0,100\n' "$i"; done; } >"$TMP/u8.csv"
@@ -384,6 +384,19 @@ run job-json 3 "$WT" classify --backend synthetic --profile idle --samples 30 --
 has out '"min_agree": 2'
 has out '"verdict": "MISMATCH"'
 run job-k 2 "$WT" classify --backend synthetic --windows 4 --min-agree 2 && has err "--min-agree must be more than half" && oneline
+# training and idle in turn, declared inference: no class has 3 of the 4
+# windows, but every window says "not inference": MISMATCH (it was
+# INCONCLUSIVE, exit 0: alternating hid the check)
+"$WT" record --backend synthetic --profile training --duration 9 --out "$TMP/alt_t.csv" 2>/dev/null
+"$WT" record --backend synthetic --profile idle --duration 9 --out "$TMP/alt_i.csv" 2>/dev/null
+awk -F, -v OFS=, 'FNR == 1 { f++ } /^#/ || $1 == "t_s" { if (f == 1) print; next }
+    { rows[f, ++n[f]] = $0 }
+    END { t = 0; for (k = 0; k < 4; k++) { g = k % 2 + 1
+        for (i = 1; i <= n[g]; i++) { split(rows[g, i], c, ","); c[1] = t++; line = c[1]
+            for (j = 2; j <= length(c); j++) line = line "," c[j]; print line } } }' \
+    "$TMP/alt_t.csv" "$TMP/alt_i.csv" >"$TMP/alt.csv"
+run job-split-mismatch 3 "$WT" classify --trace "$TMP/alt.csv" --samples 10 --windows 4 --declared inference && has out "verdict       : MISMATCH" && has out "the job's class is UNKNOWN"
+run job-split-training 0 "$WT" classify --trace "$TMP/alt.csv" --samples 10 --windows 4 --declared training && has out "verdict       : INCONCLUSIVE"
 run job-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --windows 3 && has err "(window 3 of 3)"
 run model-missing 1 "$WT" classify --backend synthetic --model "$TMP/none.model" && has err "cannot open" && oneline
 run model-dir 1 "$WT" classify --backend synthetic --model "$TMP" && has err "cannot open '$TMP': is a directory" && oneline

@@ -58,6 +58,22 @@ static void test_job(void **state)
     enum wt_class f[4] = {WT_CLASS_TRAINING, WT_CLASS_INFERENCE, WT_CLASS_UNKNOWN, WT_CLASS_IDLE};
     assert_int_equal(wt_job_class(f, 4, 3, &votes), WT_CLASS_UNKNOWN);
     assert_int_equal(wt_job_verdict(WT_CLASS_IDLE, f, 4, 3), WT_VERDICT_INCONCLUSIVE);
+    /* a job that splits its time between two undeclared classes has no
+     * class of its own, but every window says it is not what it declared
+     * (it was INCONCLUSIVE: training and idle in turn escaped the check) */
+    enum wt_class g[4] = {WT_CLASS_TRAINING, WT_CLASS_IDLE, WT_CLASS_TRAINING, WT_CLASS_IDLE};
+    assert_int_equal(wt_job_class(g, 4, 3, &votes), WT_CLASS_UNKNOWN);
+    assert_int_equal(wt_job_verdict(WT_CLASS_INFERENCE, g, 4, 3), WT_VERDICT_MISMATCH);
+    assert_int_equal(wt_job_verdict(WT_CLASS_TRAINING, g, 4, 3), WT_VERDICT_INCONCLUSIVE);
+    /* UNKNOWN windows count for neither side */
+    enum wt_class u[3] = {WT_CLASS_TRAINING, WT_CLASS_UNKNOWN, WT_CLASS_IDLE};
+    assert_int_equal(wt_job_verdict(WT_CLASS_INFERENCE, u, 3, 2), WT_VERDICT_MISMATCH);
+    assert_int_equal(wt_job_verdict(WT_CLASS_IDLE, u, 3, 2), WT_VERDICT_INCONCLUSIVE);
+    /* and a job-level result is judged the same way */
+    struct wt_result r = {.cls = WT_CLASS_UNKNOWN, .job_windows = 4, .job_k = 3};
+    r.job_count[WT_CLASS_TRAINING] = 2;
+    r.job_count[WT_CLASS_IDLE] = 2;
+    assert_int_equal(wt_verdict_for(WT_CLASS_INFERENCE, &r), WT_VERDICT_MISMATCH);
 }
 
 /* The job's features are each feature's median over the windows, not the

@@ -51,6 +51,9 @@ struct wt_result {
     char tamper[WT_MAX_TAMPER][WT_REASON_LEN];
     size_t ntamper;
     double score; /* model classifiers: log-odds of TRAINING (NaN otherwise) */
+    /* a job-level result (run.h): its windows' classes, counted, and the k of
+     * its k-of-n rule (job_windows 0: one window) */
+    size_t job_windows, job_k, job_count[WT_NCLASSES];
 };
 
 struct wt_classifier {

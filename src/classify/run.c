@@ -157,6 +157,11 @@ static int job_result(const struct wt_result *w, size_t n, size_t k, struct wt_r
         job->sample_count += w[i].sample_count;
         count[w[i].cls >= 0 && w[i].cls <= WT_CLASS_UNKNOWN ? w[i].cls : WT_CLASS_UNKNOWN]++;
     }
+    /* the verdict is judged on the windows (verdict.h), not on job->cls */
+    job->job_windows = n;
+    job->job_k = k;
+    for (int c = 0; c < WT_NCLASSES; c++)
+        job->job_count[c] = count[c];
     job->window_seconds = w[n - 1].window_seconds; /* replaced by the caller's span */
     job->confidence = (double)votes / (double)n;
     wt_job_features(w, n, vals, &job->features);
@@ -164,7 +169,7 @@ static int job_result(const struct wt_result *w, size_t n, size_t k, struct wt_r
     if (job->cls == WT_CLASS_UNKNOWN)
         wt_result_add_reason(job, -1, NAN, WT_CLASS_NONE,
                              "no class in at least %zu of %zu windows (TRAINING %zu, INFERENCE "
-                             "%zu, IDLE %zu, UNKNOWN %zu) -- inconclusive",
+                             "%zu, IDLE %zu, UNKNOWN %zu): the job's class is UNKNOWN",
                              k, n, count[0], count[1], count[2], count[3]);
     else
         wt_result_add_reason(job, -1, NAN, job->cls,

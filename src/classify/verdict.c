@@ -13,8 +13,29 @@ const char *wt_verdict_name(enum wt_verdict v)
     }
 }
 
+/* The k-of-n verdict from the windows' class counts. */
+static enum wt_verdict counted_verdict(enum wt_class declared, const size_t *count, size_t k)
+{
+    size_t same = 0, other = 0;
+    for (int c = 0; c < WT_NCLASSES; c++) {
+        if (c == WT_CLASS_UNKNOWN)
+            continue;
+        if (c == (int)declared)
+            same += count[c];
+        else
+            other += count[c];
+    }
+    if (k > 0 && other >= k)
+        return WT_VERDICT_MISMATCH;
+    if (k > 0 && same >= k)
+        return WT_VERDICT_MATCH;
+    return WT_VERDICT_INCONCLUSIVE;
+}
+
 enum wt_verdict wt_verdict_for(enum wt_class declared, const struct wt_result *r)
 {
+    if (r->job_windows > 0)
+        return counted_verdict(declared, r->job_count, r->job_k);
     if (r->cls == WT_CLASS_UNKNOWN || r->cls == WT_CLASS_NONE)
         return WT_VERDICT_INCONCLUSIVE;
     return r->cls == declared ? WT_VERDICT_MATCH : WT_VERDICT_MISMATCH;
@@ -39,10 +60,11 @@ enum wt_class wt_job_class(const enum wt_class *cls, size_t n, size_t k, size_t 
 
 enum wt_verdict wt_job_verdict(enum wt_class declared, const enum wt_class *cls, size_t n, size_t k)
 {
-    enum wt_class c = wt_job_class(cls, n, k, NULL);
-    if (c == WT_CLASS_UNKNOWN)
-        return WT_VERDICT_INCONCLUSIVE;
-    return c == declared ? WT_VERDICT_MATCH : WT_VERDICT_MISMATCH;
+    size_t count[WT_NCLASSES] = {0};
+    for (size_t i = 0; i < n; i++)
+        if (cls[i] >= 0 && cls[i] < WT_NCLASSES)
+            count[cls[i]]++;
+    return counted_verdict(declared, count, k);
 }
 
 size_t wt_job_default_k(size_t n)

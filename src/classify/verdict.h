@@ -23,14 +23,19 @@ enum wt_verdict {
 #define WT_EXIT_MISMATCH 3
 
 const char *wt_verdict_name(enum wt_verdict v);
+/* One window: its class against the declared one.  A job-level result
+ * (r->job_windows > 0) is judged on its windows, as wt_job_verdict does. */
 enum wt_verdict wt_verdict_for(enum wt_class declared, const struct wt_result *r);
 
 /* Job level: k of n windows.  Over the classes of n windows, the job's class
  * is the class (TRAINING, INFERENCE or IDLE) that at least k windows show,
  * else UNKNOWN; k must be more than n / 2 so at most one class qualifies.
- * The verdict is MATCH when that class is the declared one, MISMATCH when it
- * is another, INCONCLUSIVE when no class reaches k windows: a single noisy
- * window neither triggers nor hides a MISMATCH. */
+ * The verdict is MISMATCH when at least k windows show a class (not
+ * UNKNOWN) other than the declared one, whichever classes they are; MATCH
+ * when at least k show the declared one; else INCONCLUSIVE.  So one odd
+ * window (with n >= 3) neither triggers nor hides a MISMATCH, and a job
+ * that splits its time between two undeclared classes (training, then
+ * idle, in turn) is still a MISMATCH though neither class has k windows. */
 enum wt_class wt_job_class(const enum wt_class *cls, size_t n, size_t k, size_t *votes);
 enum wt_verdict wt_job_verdict(enum wt_class declared, const enum wt_class *cls, size_t n,
                                size_t k);
