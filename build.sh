@@ -7,10 +7,11 @@
 #   ./build.sh asan   the whole test suite again under ASan + UBSan (CI's second build)
 #
 # Environment: WT_FUZZ_SECONDS (default 60) sets the fuzzing time of `test` (2/5
-# for the trace reader, 1/20 each for the MCP JSON-RPC layer, the MCP HTTP
-# and stdio transports, the option parser, the four audit-log targets, the
-# model file, the policy file, the feature extractor and the process-owner
-# reader);
+# for the trace reader, the rest shared by the 14 other targets: the MCP
+# JSON-RPC layer, the MCP HTTP and stdio transports, the option parser, the
+# four audit-log targets, the model file, the policy file, the feature
+# extractor, the process-owner reader, the HTML report and the log's open and
+# repair);
 # JOBS sets build parallelism.  Packages are installed with apt-get (through
 # sudo when not root); `test` also fetches the pinned npm packages of tests/mcp
 # and tests/deploy from the npm registry (npm ci); nothing else is downloaded.
@@ -62,7 +63,7 @@ fuzz() {
     # process-owner reader, the HTML report and the log's open and repair
     # share the rest
     tsecs=$((secs * 2 / 5)); [ "$tsecs" -ge 1 ] || tsecs=1
-    asecs=$((secs / 20)); [ "$asecs" -ge 1 ] || asecs=1
+    asecs=$((secs * 3 / 5 / 14)); [ "$asecs" -ge 1 ] || asecs=1 # the 14 other targets
     run_fuzzer trace "$tsecs" build-fuzz/corpus fuzz/corpus
     for t in mcp mcp_http mcp_stdio opts model policy features procinfo report logopen; do
         mkdir -p "build-fuzz/corpus_$t"

@@ -239,6 +239,13 @@ static void invalid_notifications(void **state)
     assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
     assert_true(json_is_integer(m.id) && json_integer_value(m.id) == 8);
     wt_rpc_free(&m);
+    /* in a member name too (which jansson cannot hold even with ALLOW_NUL) */
+    const char *nulkey = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":{\"k\\u0000\":1}}";
+    wt_rpc_parse(nulkey, strlen(nulkey), &m);
+    assert_int_equal(m.kind, WT_RPC_INVALID);
+    assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
+    assert_true(json_is_integer(m.id) && json_integer_value(m.id) == 9);
+    wt_rpc_free(&m);
     const char *max = "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775808,\"method\":\"ping\","
                       "\"params\":{\"n\":-9223372036854775809}}";
     wt_rpc_parse(max, strlen(max), &m);

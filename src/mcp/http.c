@@ -458,7 +458,7 @@ static struct inflight *flight_add(struct http_srv *x, const char *session, json
         f->cancel = cancel;
         f->fd = fd;
     }
-    if (x->stopping) /* a batch's next element, after a stop */
+    if (x->stopping && !*cancel) /* a batch's next element, after a stop */
         *cancel = CANCEL_STOP;
     pthread_mutex_unlock(&x->mu);
     return f;
@@ -620,7 +620,8 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void stream_free(void *cls)
 {
     struct stream *st = cls;
-    st->cancel = CANCEL_STOP; /* the client may have gone */
+    if (!st->cancel) /* the client may have gone (a cancel of its own stays one) */
+        st->cancel = CANCEL_STOP;
     pthread_join(st->th, NULL);
     flight_remove(st->x, st->flight);
     wt_rpc_free(&st->m);
@@ -1260,7 +1261,7 @@ int wt_mcp_serve_http(struct wt_mcp_server *s, const struct wt_mcp_http_config *
         for (int i = 0; i < MAX_INFLIGHT; i++)
             if (x->flight[i].used) {
                 busy = 1;
-                if (x->flight[i].cancel)
+                if (x->flight[i].cancel && !*x->flight[i].cancel) /* a client's cancel stays */
                     *x->flight[i].cancel = CANCEL_STOP;
             }
         pthread_mutex_unlock(&x->mu);

@@ -193,6 +193,31 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
         }
         free(b);
     }
+    if (!m->root && strstr(je.text, "NUL byte in object key")) {
+        /* valid JSON too, which jansson cannot hold: read it with \u0001 in
+         * the names, for its id, and refuse it with that id (-32700 with id
+         * null left the client waiting for its answer) */
+        char *b = malloc(len ? len : 1);
+        if (b) {
+            memcpy(b, buf, len);
+            for (size_t i = 0; i + 6 <= len; i++)
+                if (!memcmp(b + i, "\\u0000", 6) && (i == 0 || b[i - 1] != '\\'))
+                    b[i + 5] = '1';
+            json_error_t je2;
+            json_t *r = json_loadb(b, len, flags, &je2);
+            free(b);
+            json_t *id = json_is_object(r) ? json_object_get(r, "id") : NULL;
+            if (r) {
+                m->root = r;
+                if (json_is_string(id) || json_is_integer(id))
+                    m->id = id;
+                m->notification = !id;
+                invalid(m, WT_RPC_INVALID_REQUEST,
+                        "Invalid Request: a member name contains NUL (\\u0000)");
+                return;
+            }
+        }
+    }
     if (!m->root) {
         invalid(m, WT_RPC_PARSE_ERROR, "Parse error: %s (line %d, column %d)", je.text, je.line,
                 je.column);
