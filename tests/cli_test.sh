@@ -627,6 +627,15 @@ run unknown-command-newline 2 "$WT" "$(printf 'x\ny')" && has err "unknown comma
 if [ -n "$SHARED" ] && [ -d "$SHARED" ]; then
     f="$SHARED/hap/ep000_ordinary_finetune_qwen2.5-0.5b.csv"
     run shared-classify 0 "$WT" classify --trace "$f" --samples 30 --json && has out '"sample_count": 30'
+    # --holdout gpu_model with traces of the synthetic source, whose GPU is
+    # named like the built-in Python-profile windows: those were held out too,
+    # then opened as files ("cannot open 'python-synthetic:training'")
+    mkdir -p "$TMP/hsyn"
+    "$WT" record --backend synthetic --profile training --label TRAINING --duration 60 --out "$TMP/hsyn/tr.csv" 2>/dev/null
+    "$WT" record --backend synthetic --profile inference --seed 3 --label INFERENCE --duration 60 --out "$TMP/hsyn/inf.csv" 2>/dev/null
+    cp "$SHARED/energy_inference/falcon-7b_argonne-swing_2024-04-02_07-36-20.csv" \
+        "$SHARED/training_profile/titanx_2gpu_2025-12-05-02-37-06.csv" "$TMP/hsyn/"
+    run holdout-synthetic-family 0 "$WT" eval --traces "$TMP/hsyn" --holdout gpu_model --simulate 0 && has out "synthetic"
 fi
 
 echo "$n checks, $fails failures"

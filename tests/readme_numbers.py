@@ -20,7 +20,7 @@ Numbers in prose are checked by comments
 
 Each command is run with --json (once per document, like the rows'); the
 Python EXPRESSION, with each NAME bound to its JSON and the helpers below
-(pct, src, within, group), gives a string or a list of strings, and each must
+(pct, share, src, within, group, words), gives a string or a list of strings, and each must
 appear in the document (its whitespace runs read as one space).
 
 usage: readme_numbers.py README.md BUILD_DIR [--print]   (exit 77: skipped, no ../shared)
@@ -90,9 +90,16 @@ def group(d, directory, model):
     return share(sum(f["correct"] for f in files), sum(f["windows"] for f in files))
 
 
+def words(n):
+    """a count as the prose writes it"""
+    names = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+    return names[n] if 0 <= n < len(names) else str(n)
+
+
 def prose_check(spec, doc_text):
     cmds, expr = spec.split(" :: ", 1)
-    env = {"pct": pct, "src": src, "within": within, "group": group, "share": share}
+    env = {"pct": pct, "src": src, "within": within, "group": group, "share": share,
+           "words": words}
     for part in cmds.split(";"):
         name, cmd = part.strip().split("=", 1)
         env[name] = run(shlex.split(cmd))
