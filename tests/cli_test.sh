@@ -83,6 +83,25 @@ cp "$DATA/labelled.csv" "$TMP/inplace.csv"
 run record-over-its-trace 2 "$WT" record --trace "$TMP/inplace.csv" --out "$TMP/./inplace.csv" && has err "is the trace being replayed" && oneline
 check record-over-its-trace-kept cmp -s "$DATA/labelled.csv" "$TMP/inplace.csv"
 run record-bad-profile 2 "$WT" record --backend synthetic --profile bogus --duration 1 --out "$TMP/bp.csv" && has err "invalid choice 'bogus'" && oneline
+# SIGINT and SIGTERM end a generated recording too (the synthetic and
+# simulator sources never looked at the stop: only kill -9 ended a long
+# --duration), with a valid trace up to the last sample
+for sig in INT TERM; do
+    for prof in training dense-training; do
+        "$WT" record --backend synthetic --profile "$prof" --duration 31536000 --out "$TMP/long.csv" 2>"$TMP/long.err" &
+        rp=$!
+        sleep 0.5
+        kill -"$sig" $rp
+        i=0
+        while kill -0 $rp 2>/dev/null && [ $i -lt 50 ]; do i=$((i + 1)); sleep 0.1; done
+        check "record $prof: SIG$sig stops it" sh -c '! kill -0 "$1" 2>/dev/null' sh $rp
+        kill -9 $rp 2>/dev/null
+        wait $rp
+        check "record $prof: SIG$sig: exit 0" test $? = 0
+        run "record $prof: SIG$sig: a valid trace" 0 "$WT" classify --trace "$TMP/long.csv" --samples 10
+        rm -f "$TMP/long.csv"
+    done
+done
 run value-with-dashes-after-eq 1 "$WT" classify --trace=--json && has err "--json"
 run flag-value 2 "$WT" classify --json=yes && oneline
 run positional 2 "$WT" classify stray && has err "unexpected argument 'stray'" && oneline
@@ -377,7 +396,7 @@ run sim-family-unknown 2 "$WT" classify --backend synthetic --profile dense-trai
 run sim-bad-target 1 "$WT" classify --backend synthetic --profile idle-bare --evasion-family burn && has err "applies to training profiles" && oneline
 run sim-unknown 2 "$WT" classify --backend synthetic --profile dense-training --evasion-family teleport && has err "unknown family 'teleport'" && oneline
 run job 0 "$WT" classify --backend synthetic --profile idle --samples 30 --windows 5 --declared idle
-has out "window 5     : IDLE"
+has out "window 5      : IDLE"
 has out "5 of 5 windows IDLE (rule: at least 3 of 5)"
 has out "verdict       : MATCH"
 run job-json 3 "$WT" classify --backend synthetic --profile idle --samples 30 --windows 3 --min-agree 2 --declared training --json

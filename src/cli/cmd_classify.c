@@ -259,6 +259,9 @@ int wt_cmd_classify(int argc, char **argv)
             goto out;
         }
     }
+    /* a MISMATCH exits 3 also when the output cannot be written: that is
+     * what a scheduler hook acts on */
+    int mismatch = declared != WT_CLASS_NONE && v == WT_VERDICT_MISMATCH;
     if (json) {
         json_t *j = wt_json_run(&run, declared, v);
         if (j && where)
@@ -267,12 +270,13 @@ int wt_cmd_classify(int argc, char **argv)
         json_decref(j);
         if (prc2) {
             wt_cli_stdout_failed("classify");
+            status = mismatch ? WT_EXIT_MISMATCH : WT_EXIT_ERROR;
             goto out;
         }
     } else {
         if (nwin > 1)
             for (size_t i = 0; i < nwin; i++)
-                printf("window %-6zu: %-9s %.2f\n", i + 1, wt_class_name(res[i].cls),
+                printf("window %-7zu: %-9s %.2f\n", i + 1, wt_class_name(res[i].cls),
                        res[i].confidence);
         wt_text_result(stdout, shown);
         if (declared != WT_CLASS_NONE) {
@@ -286,10 +290,10 @@ int wt_cmd_classify(int argc, char **argv)
     }
     if (fflush(stdout) != 0) {
         wt_cli_stdout_failed("classify");
+        status = mismatch ? WT_EXIT_MISMATCH : WT_EXIT_ERROR;
         goto out;
     }
-    status =
-        (declared != WT_CLASS_NONE && v == WT_VERDICT_MISMATCH) ? WT_EXIT_MISMATCH : WT_EXIT_OK;
+    status = mismatch ? WT_EXIT_MISMATCH : WT_EXIT_OK;
 out:
     json_decref(where);
     wt_run_free(&run);

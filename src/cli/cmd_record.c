@@ -402,13 +402,16 @@ int wt_cmd_record(int argc, char **argv)
         nactive += active[g];
         first_t[g] = NAN;
     }
-    /* A stop ends a live recording at once; a replay's reader stops reading
-     * on it, and what it had already read (rows of a pipe queued while
-     * another named GPU was awaited) is still written. */
-    while (nactive > 0 && !(stop_flag && live)) {
+    /* A stop ends a live or generated recording at once (the synthetic and
+     * simulator sources never look at it: a long --duration ran on after
+     * SIGINT and SIGTERM); a replay's reader stops reading on it, and what it
+     * had already read (rows of a pipe queued while another named GPU was
+     * awaited) is still written. */
+    int stops_here = strcmp(src->ops->name, "replay") != 0;
+    while (nactive > 0 && !(stop_flag && stops_here)) {
         if (live && duration > 0 && mono() - t_start >= duration)
             break;
-        for (int g = 0; g < ngpus && !(stop_flag && live); g++) {
+        for (int g = 0; g < ngpus && !(stop_flag && stops_here); g++) {
             if (!active[g])
                 continue;
             size_t n = 0;
