@@ -638,6 +638,8 @@ if [ -w /dev/full ]; then
 fi
 # a closed standard output is a write error too, and its number is not handed
 # to the audit log's lock file (window lines went into log.lock, exit 0)
+# a MISMATCH keeps its 3 when the output cannot be written (it was 1)
+run mismatch-stdout-full 3 sh -c 'exec "$@" >/dev/full' sh "$WT" classify --backend synthetic --profile training --declared inference && has err "cannot write to standard output"
 run stdout-closed 1 sh -c 'exec "$@" >&-' sh "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 3 --log-dir "$TMP/closed" && has err "cannot write to standard output: Bad file descriptor"
 check stdout-closed-lock test ! -s "$TMP/closed/log.lock"
 run stdout-closed-log 0 sh -c 'exec "$@" <&-' sh "$WT" verify-log --log-dir "$TMP/closed"
