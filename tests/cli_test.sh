@@ -638,6 +638,21 @@ if [ -w /dev/full ]; then
 fi
 # a closed standard output is a write error too, and its number is not handed
 # to the audit log's lock file (window lines went into log.lock, exit 0)
+# record from a live nvidia-smi pipe without an index column: with
+# --gpus-per-tick the rows are written as they arrive (without it, the
+# detection reads 128 rows ahead, and a killed recorder left no file)
+(
+    (echo "timestamp, name, utilization.gpu [%], power.draw [W]"
+        for i in 10 11 12 13 14; do echo "2024/04/03 10:47:$i.000, NVIDIA A100-SXM4-40GB, 97 %, 300 W"; done
+        sleep 4) | "$WT" record --trace - --gpus-per-tick 1 --out "$TMP/pt.csv" 2>/dev/null
+) &
+ptp=$!
+sleep 2
+# (all but the last: a row is held until the next shows it is not the rest
+# of the same sample)
+check "record --gpus-per-tick: rows written as they arrive" test "$(grep -c '^[0-9]' "$TMP/pt.csv" 2>/dev/null)" -ge 4
+wait $ptp
+run record-per-tick-needs-trace 2 "$WT" record --backend synthetic --duration 1 --gpus-per-tick 1 --out "$TMP/x.csv" && has err "--gpus-per-tick goes with --trace"
 # a MISMATCH keeps its 3 when the output cannot be written (it was 1)
 run mismatch-stdout-full 3 sh -c 'exec "$@" >/dev/full' sh "$WT" classify --backend synthetic --profile training --declared inference && has err "cannot write to standard output"
 run stdout-closed 1 sh -c 'exec "$@" >&-' sh "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 3 --log-dir "$TMP/closed" && has err "cannot write to standard output: Bad file descriptor"

@@ -60,7 +60,7 @@ int wt_cmd_record(int argc, char **argv)
     const char *nvml_lib = NULL, *profile = "training", *label_s = NULL, *workload = NULL;
     const char *evasion_s = NULL;
     double interval = 1, duration = 0;
-    unsigned long long seed = 0;
+    unsigned long long seed = 0, per_tick = 0;
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--backend", WT_OPT_CHOICE, &backend, "B", "auto (default: nvml when a driver is present), nvml, synthetic, replay", 0, 0, backends, false},
@@ -72,6 +72,7 @@ int wt_cmd_record(int argc, char **argv)
         {"--workload", WT_OPT_STRING, &workload, "TEXT", "metadata: what ran", 0, 0, NULL, false},
         {"--evasion-note", WT_OPT_STRING, &evasion_s, "TEXT", "metadata: the evasion technique applied, if any", 0, 0, NULL, false},
         {"--trace", WT_OPT_STRING, &trace, "FILE", "replay: the trace to re-record; implies --backend replay", 0, 0, NULL, false},
+        {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect, reading up to 128 rows ahead)", 1, WT_MAX_GPUS, NULL, false},
         {"--profile", WT_OPT_CHOICE, &profile, "P", "synthetic: the profile (default training)", 0, 0, wt_opts_profile_names(), false},
         {"--seed", WT_OPT_UINT, &seed, "N", "synthetic: random seed (default 0)", 0, 18446744073709551615.0, NULL, false},
         {"--nvml-lib", WT_OPT_STRING, &nvml_lib, "PATH", "NVML library to load (default: $WT_NVML_LIB, else libnvidia-ml.so.1)", 0, 0, NULL, false},
@@ -128,6 +129,10 @@ int wt_cmd_record(int argc, char **argv)
                         "(see --help)\n");
         return WT_EXIT_USAGE;
     }
+    if (wt_opts_get(opts, "--gpus-per-tick")->seen && strcmp(backend, "replay")) {
+        fprintf(stderr, "workloadtruth record: --gpus-per-tick goes with --trace (see --help)\n");
+        return WT_EXIT_USAGE;
+    }
     if ((wt_opts_get(opts, "--profile")->seen || wt_opts_get(opts, "--seed")->seen) &&
         strcmp(backend, "synthetic")) {
         fprintf(stderr, "workloadtruth record: --profile and --seed go with --backend synthetic "
@@ -178,6 +183,7 @@ int wt_cmd_record(int argc, char **argv)
     cfg.seed = seed;
     cfg.interval_s = interval;
     cfg.trace_opts.interval_s = interval;
+    cfg.trace_opts.rows_per_tick = (unsigned)per_tick;
     cfg.nvml_lib = nvml_lib;
     cfg.stop = &stop_flag;
     struct wt_source *src = NULL;
