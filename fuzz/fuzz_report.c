@@ -28,7 +28,6 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <dirent.h>
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,36 +41,15 @@
 #include "audit/log.h"
 #include "audit/note.h"
 #include "output/report.h"
+#include "fuzz_logdir.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define ORIGIN "fuzz.example.invalid/report"
 #define MAX_RECORDS 64
 
-static char dir[256];
 static struct wt_log_paths paths;
 static struct wt_note_key key;
-
-static void clean_dir(void)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *de;
-    char p[512];
-    while ((de = readdir(d)))
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-            snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-            unlink(p);
-        }
-    closedir(d);
-}
-
-static void remove_dir(void)
-{
-    clean_dir();
-    rmdir(dir);
-}
 
 static int64_t now_ms;
 
@@ -137,22 +115,18 @@ static void check_page(const char *html, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct wt_err err;
-    if (!dir[0]) {
-        const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-        snprintf(dir, sizeof(dir), "%s/wt_fuzz_report.%ld", base, (long)getpid());
-        if (mkdir(dir, 0700) != 0)
-            abort();
-        atexit(remove_dir);
+    if (!fuzz_dir[0]) {
+        fuzz_dir_make("report");
         uint8_t seed[32] = {7};
         if (wt_note_key_from_seed(&key, ORIGIN, WT_KEY_ED25519, seed, &err) != WT_OK ||
-            wt_log_paths_dir(&paths, dir, &err) != WT_OK)
+            wt_log_paths_dir(&paths, fuzz_dir, &err) != WT_OK)
             abort();
     }
     if (size == 0)
         return 0;
     unsigned flags = data[0];
     const char *in = (const char *)data + 1, *end = (const char *)data + size;
-    clean_dir();
+    fuzz_dir_clean();
     now_ms = 1700000000000;
     struct wt_log_opts lo = {.clock_ms = fuzz_clock};
     char vkey[512];

@@ -116,6 +116,20 @@ step "v2 client, stdio, pinned 2026-07-28" \
 step "v2 client, stdio, default (legacy) negotiation" \
     limit 120 "$NODE" client-v2.mjs "$WT" "$TMP/stdio-log" legacy
 
+# wait_url ERRFILE: waits for the server started last (SERVER_PID) to say
+# where it listens; sets URL ("" when it did not start)
+wait_url() {
+    URL=
+    i=0
+    while [ $i -lt 100 ]; do
+        URL=$(sed -n 's|^workloadtruth mcp: listening on \(http://127\.0\.0\.1:[0-9]*/mcp\).*|\1|p' "$1")
+        [ -n "$URL" ] && break
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        sleep 0.1
+        i=$((i + 1))
+    done
+}
+
 # --- HTTP: the SDK clients, against a server sampling a fake GPU ----------------------
 # (tests/fake_nvml.c, built next to the binary; a call that samples lasts long
 # enough to be cancelled)
@@ -125,23 +139,15 @@ if [ -f "$FAKE" ]; then
     WT_FAKE_NVML_TRACE=$HERE/../data/fake_gpu.csv "$WT" mcp --http 127.0.0.1:0 --backend nvml \
         --nvml-lib "$FAKE" --log-dir "$TMP/sdk-http-log" 2>"$TMP/sdk-server.err" &
     SERVER_PID=$!
-    SDK_URL=
-    i=0
-    while [ $i -lt 100 ]; do
-        SDK_URL=$(sed -n 's|^workloadtruth mcp: listening on \(http://127\.0\.0\.1:[0-9]*/mcp\).*|\1|p' "$TMP/sdk-server.err")
-        [ -n "$SDK_URL" ] && break
-        kill -0 "$SERVER_PID" 2>/dev/null || break
-        sleep 0.1
-        i=$((i + 1))
-    done
-    if [ -z "$SDK_URL" ]; then
+    wait_url "$TMP/sdk-server.err"
+    if [ -z "$URL" ]; then
         echo "mcp: FAIL: the HTTP server for the SDK clients did not start; its stderr:"
         cat "$TMP/sdk-server.err"
         failed=$((failed + 1))
     else
-        step "v1 client, Streamable HTTP" limit 180 "$NODE" client-http.mjs "$SDK_URL" v1
+        step "v1 client, Streamable HTTP" limit 180 "$NODE" client-http.mjs "$URL" v1
         for m in legacy auto 2026-07-28; do
-            step "v2 client, Streamable HTTP, $m" limit 180 "$NODE" client-http.mjs "$SDK_URL" v2 "$m"
+            step "v2 client, Streamable HTTP, $m" limit 180 "$NODE" client-http.mjs "$URL" v2 "$m"
         done
     fi
     kill "$SERVER_PID" 2>/dev/null
@@ -155,15 +161,7 @@ fi
 mkdir -p "$TMP/http-log"
 "$WT" mcp --http 127.0.0.1:0 --backend synthetic --log-dir "$TMP/http-log" 2>"$TMP/server.err" &
 SERVER_PID=$!
-URL=
-i=0
-while [ $i -lt 100 ]; do
-    URL=$(sed -n 's|^workloadtruth mcp: listening on \(http://127\.0\.0\.1:[0-9]*/mcp\).*|\1|p' "$TMP/server.err")
-    [ -n "$URL" ] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.1
-    i=$((i + 1))
-done
+wait_url "$TMP/server.err"
 if [ -z "$URL" ]; then
     echo "mcp: FAIL: the HTTP server did not start; its stderr:"
     cat "$TMP/server.err"
