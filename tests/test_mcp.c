@@ -246,6 +246,21 @@ static void invalid_notifications(void **state)
     assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
     assert_true(json_is_integer(m.id) && json_integer_value(m.id) == 9);
     wt_rpc_free(&m);
+    /* after an escaped backslash, and beside a name it would then duplicate */
+    const char *nulkey2 = "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\",\"params\":"
+                          "{\"\\\\\\u0000\":1,\"\\\\\\u0001\":2}}";
+    wt_rpc_parse(nulkey2, strlen(nulkey2), &m);
+    assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
+    assert_true(json_is_integer(m.id) && json_integer_value(m.id) == 10);
+    wt_rpc_free(&m);
+    /* a batch keeps the parse error, answered (it was taken for a
+     * notification and dropped: no answer at all) */
+    const char *nulbatch = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"k\\u0000\":1}}]";
+    wt_rpc_parse(nulbatch, strlen(nulbatch), &m);
+    assert_int_equal(m.kind, WT_RPC_INVALID);
+    assert_int_equal(m.error_code, WT_RPC_PARSE_ERROR);
+    assert_false(m.notification);
+    wt_rpc_free(&m);
     const char *max = "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775808,\"method\":\"ping\","
                       "\"params\":{\"n\":-9223372036854775809}}";
     wt_rpc_parse(max, strlen(max), &m);

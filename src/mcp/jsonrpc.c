@@ -194,28 +194,43 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
         free(b);
     }
     if (!m->root && strstr(je.text, "NUL byte in object key")) {
-        /* valid JSON too, which jansson cannot hold: read it with \u0001 in
-         * the names, for its id, and refuse it with that id (-32700 with id
-         * null left the client waiting for its answer) */
+        /* valid JSON too, which jansson cannot hold: read it with \u0001 for
+         * every \u0000 (escapes read in order, so "\\\\u0000" is left alone),
+         * without the duplicate check (two names may now be one), for its
+         * id, and refuse it with that id (-32700 with id null left the
+         * client waiting for its answer).  Only a single message: a batch
+         * keeps the parse error (its elements' ids cannot be told apart
+         * here); an id that held a NUL is not echoed changed (id null). */
         char *b = malloc(len ? len : 1);
         if (b) {
             memcpy(b, buf, len);
-            for (size_t i = 0; i + 6 <= len; i++)
-                if (!memcmp(b + i, "\\u0000", 6) && (i == 0 || b[i - 1] != '\\'))
-                    b[i + 5] = '1';
+            int in_str = 0;
+            for (size_t i = 0; i < len; i++) {
+                if (!in_str) {
+                    in_str = b[i] == '"';
+                } else if (b[i] == '"') {
+                    in_str = 0;
+                } else if (b[i] == '\\') {
+                    if (i + 5 < len && !memcmp(b + i + 1, "u0000", 5))
+                        b[i + 5] = '1';
+                    i++; /* the escaped character */
+                }
+            }
             json_error_t je2;
-            json_t *r = json_loadb(b, len, flags, &je2);
+            json_t *r = json_loadb(b, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je2);
             free(b);
-            json_t *id = json_is_object(r) ? json_object_get(r, "id") : NULL;
-            if (r) {
+            if (json_is_object(r)) {
+                json_t *id = json_object_get(r, "id");
                 m->root = r;
-                if (json_is_string(id) || json_is_integer(id))
+                if (json_is_integer(id) ||
+                    (json_is_string(id) && !memchr(json_string_value(id), 1, json_string_length(id))))
                     m->id = id;
                 m->notification = !id;
                 invalid(m, WT_RPC_INVALID_REQUEST,
                         "Invalid Request: a member name contains NUL (\\u0000)");
                 return;
             }
+            json_decref(r);
         }
     }
     if (!m->root) {
