@@ -210,12 +210,6 @@ fi
 # watch: a live window is --window polls (--window x --interval seconds), however
 # many buffered readings each poll brings (fake_gpu.csv is sampled at 10 Hz)
 run watch-live-window 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --window 6 --iterations 2 --log-file "$TMP/lw.jsonl" --json
-# a GPU the driver does not list (now) is an error, exit 1, not a usage error
-# (2): a service unit retries on 1 (a GPU back after a reset or a reboot) but
-# RestartPreventExitStatus=2 kept it down for good; a malformed list stays 2
-run watch-gpu-missing 1 "$WT" watch --nvml-lib "$FAKE" --gpus 0,3 --interval 0.1 --window 5 --iterations 1 --log-dir "$TMP/gm" && has err "the driver lists 2 GPUs"
-run watch-gpu-index-missing 1 "$WT" watch --nvml-lib "$FAKE" --gpu-index 7 --interval 0.1 --window 5 --iterations 1 --log-dir "$TMP/gm"
-run watch-gpus-malformed 2 "$WT" watch --nvml-lib "$FAKE" --gpus 0,x --interval 0.1 --window 5 --iterations 1 --log-dir "$TMP/gm"
 n=$((n + 1))
 if ! grep '"window_seconds"' "$TMP/out" | /usr/bin/env python3 -c '
 import json, sys
@@ -223,6 +217,12 @@ w = [json.loads(l) for l in sys.stdin]
 sys.exit(0 if len(w) == 2 and all(x["window_seconds"] >= 2.4 and x["sample_count"] > 6 for x in w) else 1)'; then
     echo "FAIL [watch-live-window]: windows shorter than 6 polls"; head -c 600 "$TMP/out"; fails=$((fails + 1))
 fi
+# a GPU the driver does not list (now) is an error, exit 1, not a usage error
+# (2): a service unit retries on 1 (a GPU back after a reset or a reboot) but
+# RestartPreventExitStatus=2 kept it down for good; a malformed list stays 2
+run watch-gpu-missing 1 "$WT" watch --nvml-lib "$FAKE" --gpus 0,3 --interval 0.1 --window 5 --iterations 1 --log-dir "$TMP/gm" && has err "the driver lists 2 GPUs"
+run watch-gpu-index-missing 1 "$WT" watch --nvml-lib "$FAKE" --gpu-index 7 --interval 0.1 --window 5 --iterations 1 --log-dir "$TMP/gm"
+run watch-gpus-malformed 2 "$WT" watch --nvml-lib "$FAKE" --gpus 0,x --interval 0.1 --window 5 --iterations 1 --log-dir "$TMP/gm"
 # watch: a lost GPU's class gauges go, workloadtruth_gpu_failed says so, and
 # when every watched GPU is lost watch exits 1 (a service manager restarts it)
 mkdir -p "$TMP/prom"
