@@ -803,8 +803,8 @@ int wt_cmd_watch(int argc, char **argv)
             int well_formed = any && wt_opts_gpu_list(gpus, WT_MAX_GPUS, any) == 0;
             free(any);
             if (well_formed && nvml_src) {
-                fprintf(stderr, "%s: --gpus %s: the driver lists %d GPU%s (0..%d) now\n",
-                        help.prog, WT_SHOWN(gpus), ngpus, ngpus == 1 ? "" : "s", ngpus - 1);
+                fprintf(stderr, "%s: --gpus %s: the driver lists %d GPU%s now\n", help.prog,
+                        WT_SHOWN(gpus), ngpus, ngpus == 1 ? "" : "s");
                 goto out;
             }
             fprintf(stderr, "%s: --gpus: '%s' is not 'all' or a list of GPUs 0..%d\n", help.prog,
