@@ -488,6 +488,16 @@ has out "\"$TMP/ho/notes.csv\""
 has out '"same_as": "'"$TMP/ho/a/train.csv"'"'
 [ "$(grep -c 'copy.csv' "$TMP/out")" = 1 ] || { echo "FAIL [eval-holdout-copy]: copy.csv scored"; fails=$((fails + 1)); }
 run eval-holdout-rules 2 "$WT" eval --traces "$DATA" --holdout source --classifier rules && has err "has nothing to train"
+# traces in directories named like the generated windows' pseudo-sources are
+# held out and scored like any other (they were taken for the built-in windows:
+# never scored, and weighted as one source with them)
+mkdir -p "$TMP/hsim/simulator" "$TMP/hsim/python-synthetic"
+cp "$TMP/ho/a/train.csv" "$TMP/hsim/simulator/"
+cp "$TMP/ho/b/inf.csv" "$TMP/hsim/python-synthetic/"
+run eval-holdout-sim-named 0 "$WT" eval --traces "$TMP/hsim" --holdout source --simulate 2 --python-windows 2 --window 10 --json
+has out "\"file\": \"$TMP/hsim/simulator/train.csv\""
+has out "\"file\": \"$TMP/hsim/python-synthetic/inf.csv\""
+has out '"windows": 12,'
 run eval-depth-alone 2 "$WT" eval --traces "$DATA" --depth 2 && has err "--depth goes with --holdout" && oneline
 run train-usage 2 "$WT" train --traces "$DATA" && has err "needs --traces" && oneline
 run train-one-class 1 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/m" --python-windows 0 --simulate 0 && has err "both TRAINING and INFERENCE"

@@ -51,7 +51,7 @@ static int source_list(const struct wt_trainset *ts, char *out, size_t cap, size
     *nreal = 0;
     for (size_t i = 0; i < ts->nfiles; i++) {
         const char *g = ts->files[i].group;
-        if (!strcmp(g, generated[0]) || !strcmp(g, generated[1]))
+        if (ts->files[i].builtin)
             continue;
         (*nreal)++;
         size_t j = 0;
@@ -64,7 +64,7 @@ static int source_list(const struct wt_trainset *ts, char *out, size_t cap, size
         qsort(names, n, sizeof(*names), cmp_str);
     for (size_t k = 0; k < 2; k++)
         for (size_t i = 0; i < ts->nfiles; i++)
-            if (!strcmp(ts->files[i].group, generated[k])) {
+            if (ts->files[i].builtin && !strcmp(ts->files[i].group, generated[k])) {
                 names[n++] = generated[k];
                 break;
             }

@@ -257,9 +257,8 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
         goto out;
     }
     for (size_t f = 0; f < ts.nfiles; f++) {
-        if (done[f] || !strcmp(ts.files[f].group, "simulator") ||
-            !strcmp(ts.files[f].group, "python-synthetic"))
-            continue; /* the simulator is never held out, nor scored here */
+        if (done[f] || ts.files[f].builtin)
+            continue; /* the generated windows are never held out, nor scored here */
         char key[96], k2[96];
         if (by_model)
             wt_eval_gpu_family(ts.files[f].gpu_model, key, sizeof(key));
@@ -271,11 +270,10 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
             else
                 snprintf(k2, sizeof(k2), "%s", ts.files[g].group);
             /* the built-in windows are never held out, also when a trace's
-             * GPU is named like theirs ("synthetic": a `record --backend
-             * synthetic` trace held them out, and they were then opened as
-             * files) */
-            exclude[g] = !strcmp(key, k2) && strcmp(ts.files[g].group, "simulator") != 0 &&
-                         strcmp(ts.files[g].group, "python-synthetic") != 0;
+             * GPU or directory is named like theirs ("synthetic": a `record
+             * --backend synthetic` trace held them out, and they were then
+             * opened as files; a directory "simulator" was never scored) */
+            exclude[g] = !strcmp(key, k2) && !ts.files[g].builtin;
         }
         if ((rc = wt_trainset_fit(&ts, exclude, &cfg, m, err)) != WT_OK) {
             char what[200];

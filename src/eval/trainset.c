@@ -41,6 +41,7 @@ struct ctx {
     struct wt_trainset *ts;
     int file;
     size_t view;
+    int builtin; /* adding generated windows, not a trace file's */
 };
 
 static int on_file(void *vctx, const char *path, const char *group, const char *gpu_model,
@@ -50,7 +51,7 @@ static int on_file(void *vctx, const char *path, const char *group, const char *
     struct wt_trainset *ts = c->ts;
     /* the same file comes once per view: find it */
     for (size_t i = 0; i < ts->nfiles; i++)
-        if (!strcmp(ts->files[i].path, path)) {
+        if (ts->files[i].builtin == c->builtin && !strcmp(ts->files[i].path, path)) {
             c->file = (int)i;
             return WT_OK;
         }
@@ -66,6 +67,7 @@ static int on_file(void *vctx, const char *path, const char *group, const char *
     f->path = strdup(path);
     f->group = strdup(group);
     f->gpu_model = strdup(gpu_model);
+    f->builtin = c->builtin;
     if (!f->path || !f->group || !f->gpu_model) {
         free(f->path);
         free(f->group);
@@ -148,7 +150,7 @@ int wt_trainset_add(struct wt_trainset *ts, const char *path, const struct wt_tr
     ts->window_s = c->window_s;
     ts->alone_views = c->alone_views;
     for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
-        struct ctx cx = {ts, -1, v};
+        struct ctx cx = {ts, -1, v, 0};
         struct wt_ds_opts o = {
             .seen = &ts->seen[v],
             .window_s = c->window_s,
@@ -178,7 +180,7 @@ static int add_sim_cell(struct wt_trainset *ts, const char *profile, const char 
         snprintf(path, sizeof(path), "simulator:%s+%s@%.2f", profile, family, strength);
     else
         snprintf(path, sizeof(path), "simulator:%s", profile);
-    struct ctx cx = {ts, -1, 0};
+    struct ctx cx = {ts, -1, 0, 1};
     int rc = on_file(&cx, path, "simulator", "simulated", err);
     if (rc)
         return rc;
@@ -290,7 +292,7 @@ int wt_trainset_sim_family(const struct wt_trainset_file *f, char *fam, size_t c
 {
     /* add_sim_cell names evasion cells "simulator:dense-training+FAMILY@STRENGTH" */
     static const char prefix[] = "simulator:dense-training+";
-    if (strncmp(f->path, prefix, sizeof(prefix) - 1))
+    if (!f->builtin || strncmp(f->path, prefix, sizeof(prefix) - 1))
         return 0;
     const char *name = f->path + sizeof(prefix) - 1, *at = strchr(name, '@');
     size_t n = at ? (size_t)(at - name) : strlen(name);
@@ -314,7 +316,7 @@ int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell, struct wt_
             char path[64];
             snprintf(path, sizeof(path), "python-synthetic:%s%s", profiles[p],
                      ev ? "+evasion" : "");
-            struct ctx cx = {ts, -1, 0};
+            struct ctx cx = {ts, -1, 0, 1};
             if ((rc = on_file(&cx, path, "python-synthetic", "synthetic", err)) != WT_OK)
                 break;
             for (unsigned t = 0; t < per_cell && rc == WT_OK; t++) {
@@ -391,6 +393,13 @@ static int canonical_order(struct wt_features *x, unsigned char *y, double *w, s
     return WT_OK;
 }
 
+/* one source: the same group, both generated or both traces (a trace
+ * directory named "simulator" is not the simulator) */
+static int same_source(const struct wt_trainset_file *a, const struct wt_trainset_file *b)
+{
+    return a->builtin == b->builtin && !strcmp(a->group, b->group);
+}
+
 int wt_trainset_fit(const struct wt_trainset *ts, const unsigned char *exclude,
                     const struct wt_train_config *c, struct wt_model *out, struct wt_err *err)
 {
@@ -409,7 +418,7 @@ int wt_trainset_fit(const struct wt_trainset *ts, const unsigned char *exclude,
         if (exclude && exclude[ts->file[i]])
             continue;
         size_t g = 0;
-        while (strcmp(ts->files[g].group, ts->files[ts->file[i]].group))
+        while (!same_source(&ts->files[g], &ts->files[ts->file[i]]))
             g++;
         count[g * 2 + ts->y[i]]++;
     }
@@ -418,7 +427,7 @@ int wt_trainset_fit(const struct wt_trainset *ts, const unsigned char *exclude,
         if (exclude && exclude[ts->file[i]])
             continue;
         size_t g = 0;
-        while (strcmp(ts->files[g].group, ts->files[ts->file[i]].group))
+        while (!same_source(&ts->files[g], &ts->files[ts->file[i]]))
             g++;
         x[n] = ts->x[i];
         y[n] = ts->y[i];

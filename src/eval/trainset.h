@@ -22,6 +22,8 @@
 
 struct wt_trainset_file {
     char *path, *group, *gpu_model;
+    int builtin; /* the simulator's or the Python tool's generated windows, not a
+                  * trace file (whatever its group is named) */
 };
 
 #define WT_TRAINSET_VIEWS 6 /* native and 1 Hz, each with all columns, util + power, power only */
