@@ -411,6 +411,8 @@ struct wt_sim {
     const struct gpu_model *m;
     int avg1s;
     double hz, dt, limit, r_lock, lock_mhz, base_w, util_max;
+    /* per-micro-step factors of dt (constant: computed once, not per step) */
+    double k_power, rho_noise, c_noise, k_temp, rho_comp, c_comp;
     unsigned n_sub, ngpus;
     size_t wu, wp;
     struct gpu_state *g;
@@ -783,9 +785,8 @@ static void infer_advance(const struct wt_sim *s, struct gpu_state *g, double dt
 {
     const struct infer_params *p = &s->ip;
     struct infer_job *j = &g->in;
-    double rho = exp(-dt / COMP_TAU_S);
     j->comp =
-        1 + (j->comp - 1) * rho + COMP_SD * sqrt(1 - rho * rho) * wt_rng_gauss(&g->job_rng, 0, 1);
+        1 + (j->comp - 1) * s->rho_comp + COMP_SD * s->c_comp * wt_rng_gauss(&g->job_rng, 0, 1);
     j->comp = clampd(j->comp, 0.7, 1.3); /* +-30 % at most */
     double rem = dt;
     for (int guard = 0; rem > EPSILON_S && guard < 100000; guard++) {
@@ -901,9 +902,8 @@ static void micro_step(struct wt_sim *s, struct gpu_state *g, unsigned gi)
     }
     g->t += dt;
     /* power: lagged response to the demand, correlated noise, the limit */
-    g->p_lag += (ac.energy / dt - g->p_lag) * (1 - exp(-dt / TAU_POWER_S));
-    double rho = exp(-dt / TAU_NOISE_S);
-    g->p_ar = g->p_ar * rho + sqrt(1 - rho * rho) * wt_rng_gauss(&g->noise, 0, 1);
+    g->p_lag += (ac.energy / dt - g->p_lag) * s->k_power;
+    g->p_ar = g->p_ar * s->rho_noise + s->c_noise * wt_rng_gauss(&g->noise, 0, 1);
     double p = g->p_lag + (NOISE_W + s->noise_frac * (g->p_lag - s->base_w)) * g->p_ar;
     if (ac.capped && g->p_lag >= (1 - CAP_SETTLE) * s->limit) /* the controller holds it */
         p = s->limit * (1 - fabs(wt_rng_gauss(&g->noise, 0, CAP_DITHER)));
@@ -913,7 +913,7 @@ static void micro_step(struct wt_sim *s, struct gpu_state *g, unsigned gi)
     g->p_last = p;
     g->energy += p * dt;
     double t_ss = g->t_amb + DT_AT_TDP_C * p / m->limit_w;
-    g->temp += (t_ss - g->temp) * (1 - exp(-dt / TAU_TEMP_S));
+    g->temp += (t_ss - g->temp) * s->k_temp;
     g->r_last = ac.r;
     g->capped_last = ac.capped;
     g->busy[g->pos_u] = ac.busy / dt;
@@ -1218,6 +1218,12 @@ int wt_sim_open(struct wt_sim **out, const struct wt_sim_config *c, struct wt_er
     }
     s->n_sub = (unsigned)ceil(1 / hz / MICRO_DT_S - 1e-9);
     s->dt = 1 / hz / s->n_sub;
+    s->k_power = 1 - exp(-s->dt / TAU_POWER_S);
+    s->rho_noise = exp(-s->dt / TAU_NOISE_S);
+    s->c_noise = sqrt(1 - s->rho_noise * s->rho_noise);
+    s->k_temp = 1 - exp(-s->dt / TAU_TEMP_S);
+    s->rho_comp = exp(-s->dt / COMP_TAU_S);
+    s->c_comp = sqrt(1 - s->rho_comp * s->rho_comp);
     s->wu = (size_t)ceil(s->util_window_s / s->dt - 1e-9);
     if (s->wu < s->n_sub)
         s->wu = s->n_sub;
