@@ -7,11 +7,11 @@
 #   ./build.sh asan   the whole test suite again under ASan + UBSan (CI's second build)
 #
 # Environment: WT_FUZZ_SECONDS (default 60) sets the fuzzing time of `test` (2/5
-# for the trace reader, the rest shared by the 14 other targets: the MCP
+# for the trace reader, the rest shared by the 15 other targets: the MCP
 # JSON-RPC layer, the MCP HTTP and stdio transports, the option parser, the
-# four audit-log targets, the model file, the policy file, the feature
-# extractor, the process-owner reader, the HTML report and the log's open and
-# repair);
+# five audit-log targets (entry, note, proof, verifier, witness), the model
+# file, the policy file, the feature extractor, the process-owner reader, the
+# HTML report and the log's open and repair);
 # JOBS sets build parallelism.  Packages are installed with apt-get (through
 # sudo when not root); `test` also fetches the pinned npm packages of tests/mcp
 # and tests/deploy from the npm registry (npm ci); nothing else is downloaded.
@@ -57,19 +57,19 @@ fuzz() {
     secs=${WT_FUZZ_SECONDS:-60}
     CC=clang configure_build build-fuzz -DWT_FUZZ=ON -DWT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug
     mkdir -p build-fuzz/corpus
-    # the trace reader gets 2/5 of the time; the four audit-log targets, the
+    # the trace reader gets 2/5 of the time; the five audit-log targets, the
     # MCP JSON-RPC layer, the MCP HTTP and stdio transports, the option
     # parser, the model file, the policy file, the feature extractor and the
     # process-owner reader, the HTML report and the log's open and repair
     # share the rest
     tsecs=$((secs * 2 / 5)); [ "$tsecs" -ge 1 ] || tsecs=1
-    asecs=$((secs * 3 / 5 / 14)); [ "$asecs" -ge 1 ] || asecs=1 # the 14 other targets
+    asecs=$((secs * 3 / 5 / 15)); [ "$asecs" -ge 1 ] || asecs=1 # the 15 other targets
     run_fuzzer trace "$tsecs" build-fuzz/corpus fuzz/corpus
     for t in mcp mcp_http mcp_stdio opts model policy features procinfo report logopen; do
         mkdir -p "build-fuzz/corpus_$t"
         run_fuzzer "$t" "$asecs" "build-fuzz/corpus_$t" "fuzz/corpus_$t"
     done
-    for t in entry note proof verify; do
+    for t in entry note proof verify witness; do
         mkdir -p "build-fuzz/corpus_audit_$t"
         run_fuzzer "$t" "$asecs" "build-fuzz/corpus_audit_$t" "fuzz/corpus_audit_$t"
     done
