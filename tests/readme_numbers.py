@@ -23,8 +23,13 @@ Python EXPRESSION, with each NAME bound to its JSON and the helpers below
 (pct, share, src, within, group, words), gives a string or a list of strings, and each must
 appear in the document (its whitespace runs read as one space).
 
+The commands are run first, in parallel (WT_NUMBERS_JOBS at a time, default
+the number of CPUs: a holdout eval is single-threaded and takes tens of
+seconds), then the document is checked against their results.
+
 usage: readme_numbers.py README.md BUILD_DIR [--print]   (exit 77: skipped, no ../shared)
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -96,13 +101,69 @@ def words(n):
     return names[n] if 0 <= n < len(names) else str(n)
 
 
+CHECK = re.compile(r"<!-- check: (.*) -->$")
+EVASION_TABLE = re.compile(r"<!-- evasion-table: (.*) -->")
+CELL = re.compile(r"`workloadtruth (eval|benchmark) ([^`]*)`")
+
+
+def prose_commands(spec):
+    """[(NAME, args)] of a check comment's commands"""
+    out = []
+    for part in spec.split(" :: ", 1)[0].split(";"):
+        name, cmd = part.strip().split("=", 1)
+        out.append((name, shlex.split(cmd)))
+    return out
+
+
+def cell_command(cells):
+    """(index of the cell, args) of a table row's first command cell, or None"""
+    for i, c in enumerate(cells):
+        m = CELL.fullmatch(c)
+        if m:
+            return i, [m.group(1)] + shlex.split(m.group(2))
+    return None
+
+
+def row_cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def all_commands(lines):
+    """every command the document's checks run, in order, once each"""
+    out = []
+    for line in lines:
+        m = CHECK.match(line.strip())
+        if m:
+            out += [args for _, args in prose_commands(m.group(1))]
+            continue
+        m = EVASION_TABLE.match(line.strip())
+        if m:
+            out.append(shlex.split(m.group(1)))
+            continue
+        if line.startswith("|"):
+            c = cell_command(row_cells(line))
+            if c:
+                out.append(c[1])
+    seen = set()
+    return [a for a in out if not (tuple(a) in seen or seen.add(tuple(a)))]
+
+
+def prefetch(cmds):
+    jobs = int(os.environ.get("WT_NUMBERS_JOBS", "0")) or os.cpu_count() or 1
+    # the slow ones (each retrains the model per fold) first: none is left
+    # running alone at the end
+    cmds = sorted(cmds, key=lambda a: "--holdout" not in a)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for args, result in zip(cmds, pool.map(run_once, cmds)):
+            cache[tuple(args)] = result
+
+
 def prose_check(spec, doc_text):
-    cmds, expr = spec.split(" :: ", 1)
+    expr = spec.split(" :: ", 1)[1]
     env = {"pct": pct, "src": src, "within": within, "group": group, "share": share,
            "words": words}
-    for part in cmds.split(";"):
-        name, cmd = part.strip().split("=", 1)
-        env[name] = run(shlex.split(cmd))
+    for name, args in prose_commands(spec):
+        env[name] = run(args)
     want = eval(expr, env)
     if isinstance(want, str):
         want = [want]
@@ -150,8 +211,9 @@ flat = " ".join(raw.split())
 bad = 0
 checked = 0
 evasion_args = None
+prefetch(all_commands(text))
 for line in text:
-    m = re.match(r"<!-- check: (.*) -->$", line.strip())
+    m = CHECK.match(line.strip())
     if m:
         want, missing = prose_check(m.group(1), flat)
         checked += 1
@@ -163,7 +225,7 @@ for line in text:
         else:
             print("ok   prose %s" % " | ".join(want))
         continue
-    m = re.match(r"<!-- evasion-table: (.*) -->", line.strip())
+    m = EVASION_TABLE.match(line.strip())
     if m:
         evasion_args = shlex.split(m.group(1))
         fam = family_rows(run(evasion_args))
@@ -175,7 +237,7 @@ for line in text:
         if line.strip() == "":
             evasion_args = None
         continue
-    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    cells = row_cells(line)
     if evasion_args and cells and cells[0] in fam:
         want = fam[cells[0]]
         got = cells[1:1 + len(want)]
@@ -184,22 +246,20 @@ for line in text:
             bad += 1
             print("FAIL evasion row %s: README %s, measured %s" % (cells[0], got, want))
         continue
-    for i, c in enumerate(cells):
-        m = re.fullmatch(r"`workloadtruth (eval|benchmark) ([^`]*)`", c)
-        if not m:
-            continue
-        args = [m.group(1)] + shlex.split(m.group(2))
-        d = run(args)
-        want = eval_cells(d) if m.group(1) == "eval" else bench_cells(d)
-        got = cells[i + 1:i + 1 + len(want)]
-        checked += 1
-        if printing:
-            print("%s -> %s" % (c, " | ".join(want)))
-        elif got != want:
-            bad += 1
-            print("FAIL %s: README %s, measured %s" % (c, got, want))
-        else:
-            print("ok   %s" % c)
-        break
+    found = cell_command(cells)
+    if not found:
+        continue
+    i, args = found
+    d = run(args)
+    want = eval_cells(d) if args[0] == "eval" else bench_cells(d)
+    got = cells[i + 1:i + 1 + len(want)]
+    checked += 1
+    if printing:
+        print("%s -> %s" % (cells[i], " | ".join(want)))
+    elif got != want:
+        bad += 1
+        print("FAIL %s: README %s, measured %s" % (cells[i], got, want))
+    else:
+        print("ok   %s" % cells[i])
 print("%d rows checked, %d differ" % (checked, bad))
 sys.exit(1 if bad or (checked == 0 and not printing) else 0)
