@@ -6,26 +6,32 @@
  * the input as they are.
  *
  * Input: the first byte's bit 7 set: one valid checkpoint (size: the next
- * byte mod 65) is cosigned first, then the rest of the input is one request
- * as it is.  Otherwise each request takes an options byte and a size byte
- * (and more bytes as the options ask): bit 0 claims the stored size as `old`
- * (else the next byte mod 65), bit 1 flips one bit of the root (the next
- * byte picks it), bits 2-3 give the proof (0 the true one from the claimed
- * size, 1 the true one with one byte flipped, 2 the true one without its
- * last hash, 3 up to 7 hashes from the input), bit 4 signs with another key
- * of the log's name, bit 5 names another origin, bit 6 adds an extension
- * line, bit 7 adds a second signer's line.
+ * byte mod 65) is cosigned first; then, bit 6 clear, the rest of the input is
+ * one request as it is; bit 6 set, the rest replaces the stored checkpoint
+ * (damaged state) and an honest-looking request follows (from the size the
+ * witness held to that plus bits 0-5).  Otherwise each request takes an
+ * options byte and a size byte (and more bytes as the options ask): bit 0
+ * claims the stored size as `old` (else the next byte mod 65), bit 1 flips
+ * one bit of the root (the next byte picks it), bits 2-3 give the proof (0
+ * the true one from the claimed size, 1 the true one with one byte flipped, 2
+ * the true one with one hash too few or one too many, 3 up to 7 hashes from
+ * the input), bit 4 signs with another key of the log's name, bit 5 names
+ * another origin, bit 6 adds an extension line, bit 7 adds a second signer's
+ * line.
  *
- * Properties: a refused request leaves the stored checkpoint byte for byte;
- * a cosigned one is stored, signed by the log's key and the witness's, with
- * the requested size and root, never smaller than the one before; once the
- * witness holds a non-empty checkpoint of the real tree it only ever cosigns
- * roots of the real tree (a fork or a rewrite is never cosigned; every tree
- * extends the empty one, so after size 0 it trusts anew); an honest request
+ * Properties: a refused request (or an unreadable stored state, the only
+ * error allowed, and only after the harness damaged it) leaves the stored
+ * checkpoint byte for byte; a cosigned one is stored, signed by the log's key
+ * and the witness's, with the origin, size and root the request asked for,
+ * never smaller than the one before; once the witness holds a non-empty
+ * checkpoint of the real tree it only ever cosigns roots of the real tree (a
+ * fork or a rewrite is never cosigned; every tree extends the empty one, so
+ * after size 0 it trusts anew), and once it holds a made-up one it cosigns
+ * nothing else (no proof from a made-up root can be found); an honest request
  * (the stored size as `old`, the real root, the true proof, the log's key)
- * is cosigned.  Any crash, leak, sanitizer report or broken property is a
- * bug.  The state lives in a temporary directory under /dev/shm when it
- * exists.
+ * is cosigned.  Any crash, leak, sanitizer report (undefined behaviour
+ * included) or broken property is a bug.  The state lives in a temporary
+ * directory under /dev/shm when it exists.
  *
  * build: cmake -DWT_FUZZ=ON -DCMAKE_C_COMPILER=clang ...; run: fuzz_witness -max_total_time=60
  *
@@ -109,13 +115,21 @@ static char *slurp(const char *path, size_t *len)
 struct model {
     uint64_t size;
     uint8_t root[32];
-    int held;     /* a checkpoint is stored */
+    int held;     /* a checkpoint is stored (and known to the harness) */
     int real;     /* ... and it is one of the real tree */
     uint64_t now; /* cosignature clock */
 };
 
-/* Sends one request body; checks the properties; returns the result code. */
-static int send(struct model *m, const char *req, size_t len, int honest)
+/* What a request asked for (built by the harness; unknown for raw bytes). */
+struct asked {
+    int known, honest, may_fail; /* may_fail: the stored state was damaged */
+    const char *origin;
+    uint64_t size;
+    uint8_t root[32];
+};
+
+/* Sends one request body; checks the properties. */
+static void send(struct model *m, const char *req, size_t len, const struct asked *a)
 {
     struct wt_witness_result res;
     struct wt_err err = {{0}};
@@ -123,14 +137,14 @@ static int send(struct model *m, const char *req, size_t len, int honest)
     char *before = slurp(state_path, &before_len);
     int rc = wt_witness_add(fuzz_dir, &wkey, &logvkey, req, len, ++m->now, &res, &err);
     char *after = slurp(state_path, &after_len);
-    if (rc != WT_OK) /* only I/O problems with the state are errors */
+    if (rc != WT_OK && !a->may_fail) /* only an unreadable state is an error */
         abort();
-    if (res.code != WT_WITNESS_OK) {
-        if (honest || before_len != after_len || (before && memcmp(before, after, before_len)))
+    if (rc != WT_OK || res.code != WT_WITNESS_OK) {
+        if (a->honest || before_len != after_len || (before && memcmp(before, after, before_len)))
             abort();
         goto out;
     }
-    /* cosigned: stored, signed by both, the size and root asked for */
+    /* cosigned: stored, signed by both, the origin, size and root asked for */
     struct wt_note n;
     struct wt_checkpoint cp;
     if (!after || wt_note_parse(after, after_len, &n, &err) != WT_OK)
@@ -141,9 +155,14 @@ static int send(struct model *m, const char *req, size_t len, int honest)
     wt_note_free(&n);
     if (cp.size != res.new_size || (m->held && cp.size < m->size))
         abort();
+    if (a->known &&
+        (strcmp(a->origin, ORIGIN) || cp.size != a->size || memcmp(cp.root, a->root, 32)))
+        abort(); /* stored something else than it was asked to cosign */
     int real = cp.size <= NLEAVES && !memcmp(cp.root, roots[cp.size], 32);
     if (m->held && m->size > 0 && m->real && !real)
-        abort();                  /* a fork or a rewrite of the real log was cosigned */
+        abort(); /* a fork or a rewrite of the real log was cosigned */
+    if (m->held && m->size > 0 && !m->real && (cp.size != m->size || memcmp(cp.root, m->root, 32)))
+        abort();                  /* nothing extends a made-up tree: no proof can be found */
     if (!m->held || m->size == 0) /* every tree extends the empty one */
         m->real = real;
     m->held = 1;
@@ -152,11 +171,11 @@ static int send(struct model *m, const char *req, size_t len, int honest)
 out:
     free(before);
     free(after);
-    return res.code;
 }
 
-/* Builds, signs and sends one request from the input; returns the bytes used. */
-static size_t request(struct model *m, const uint8_t *d, size_t left)
+/* Builds, signs and sends one request from the input; returns the bytes used.
+ * may_fail: the stored state was replaced (the model knows nothing of it). */
+static size_t request(struct model *m, const uint8_t *d, size_t left, int may_fail)
 {
     size_t used = 0;
 #define NEXT() (used < left ? d[used++] : 0)
@@ -188,8 +207,13 @@ static size_t request(struct model *m, const uint8_t *d, size_t left)
             uint8_t at = NEXT();
             r.proof[at / 32 % np][at % 32] ^= 0x80;
         }
-        if (proof == 2 && np)
-            r.nproof--;
+        if (proof == 2) { /* one hash too few, or one too many */
+            uint8_t b = NEXT();
+            if ((b & 1) && np)
+                r.nproof--;
+            else if (r.nproof < WT_PROOF_MAX_HASHES)
+                memset(r.proof[r.nproof++], b, 32);
+        }
     }
     char body[1024];
     int bl = wt_checkpoint_format(&cp, body, sizeof(body) - 40);
@@ -219,9 +243,11 @@ static size_t request(struct model *m, const uint8_t *d, size_t left)
     char *req = NULL;
     if (wt_witness_req_format(&r, &req, &err) != WT_OK)
         abort();
-    int honest = !(opt & (2 | 0x10 | 0x20)) && proof == 0 && old == m->size && size >= m->size &&
-                 (!m->held || m->size == 0 || m->real);
-    send(m, req, strlen(req), honest);
+    struct asked a = {.known = 1, .may_fail = may_fail, .origin = cp.origin, .size = size};
+    memcpy(a.root, cp.root, 32);
+    a.honest = !may_fail && !(opt & (2 | 0x10 | 0x20)) && proof == 0 && old == m->size &&
+               size >= m->size && (!m->held || m->size == 0 || m->real);
+    send(m, req, strlen(req), &a);
     free(req);
     free(note);
     return used;
@@ -236,14 +262,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct model m = {0};
     if (size >= 2 && (data[0] & 0x80)) {
         uint8_t first[2] = {1, data[1]}; /* the stored size claimed, the real root and proof */
-        request(&m, first, sizeof(first));
+        request(&m, first, sizeof(first), 0);
         if (!m.held)
             abort();
-        send(&m, (const char *)data + 2, size - 2, 0);
+        if (!(data[0] & 0x40)) { /* the rest is a request */
+            struct asked raw = {0};
+            send(&m, (const char *)data + 2, size - 2, &raw);
+            return 0;
+        }
+        /* the rest replaces the stored checkpoint; then a request that
+         * would extend the one the witness held */
+        FILE *f = fopen(state_path, "wb");
+        if (!f || fwrite(data + 2, 1, size - 2, f) != size - 2 || fclose(f))
+            abort();
+        uint64_t held = m.size;
+        m = (struct model){.now = m.now};
+        uint8_t next[3] = {0, (uint8_t)(held + (data[0] & 0x3f)), (uint8_t)held};
+        request(&m, next, sizeof(next), 1);
         return 0;
     }
     size_t at = 0;
     for (int i = 0; i < MAX_REQUESTS && at < size; i++)
-        at += request(&m, data + at, size - at);
+        at += request(&m, data + at, size - at, 0);
     return 0;
 }

@@ -10,8 +10,10 @@
 # 30 s on a 2-core machine; now 29 s).  The two MCP transport targets include
 # their transport's C file (to put fuzz/mcp_fast.h's stand-ins for the slow
 # tools under it), so the transports are object libraries of their own.
-set(WT_FUZZ_CFLAGS -fsanitize=fuzzer-no-link,address,undefined)
-set(WT_FUZZ_LFLAGS -fsanitize=fuzzer,address,undefined)
+# undefined behaviour stops the run like a crash (recoverable, it was only
+# written to the target's log, and the build passed)
+set(WT_FUZZ_CFLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all)
+set(WT_FUZZ_LFLAGS -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all)
 set(wt_fuzz_core ${WT_LIB_SOURCES})
 list(REMOVE_ITEM wt_fuzz_core src/mcp/http.c src/mcp/stdio.c)
 add_library(wt_fuzz_core OBJECT ${wt_fuzz_core})
@@ -20,6 +22,9 @@ add_library(wt_fuzz_stdio OBJECT src/mcp/stdio.c)
 foreach(lib wt_fuzz_core wt_fuzz_http wt_fuzz_stdio)
   target_include_directories(${lib} PRIVATE ${CMAKE_SOURCE_DIR}/src)
   target_compile_options(${lib} PRIVATE ${WT_FUZZ_CFLAGS} ${WT_WARN})
+  # the packages' include paths and flags (headers outside /usr/include)
+  target_link_libraries(${lib} PRIVATE PkgConfig::JANSSON PkgConfig::SODIUM PkgConfig::MHD
+                        Threads::Threads)
 endforeach()
 
 # wt_fuzz_target(NAME SOURCES...): fuzz_NAME from fuzz/fuzz_NAME.c, SOURCES
