@@ -24,8 +24,8 @@ Python EXPRESSION, with each NAME bound to its JSON and the helpers below
 appear in the document (its whitespace runs read as one space).
 
 The commands are run first, in parallel (WT_NUMBERS_JOBS at a time, default
-the number of CPUs: a holdout eval is single-threaded and takes tens of
-seconds), then the document is checked against their results.
+the CPUs this process may use: a holdout eval is single-threaded and takes
+tens of seconds), then the document is checked against their results.
 
 usage: readme_numbers.py README.md BUILD_DIR [--print]   (exit 77: skipped, no ../shared)
 """
@@ -149,13 +149,19 @@ def all_commands(lines):
 
 
 def prefetch(cmds):
-    jobs = int(os.environ.get("WT_NUMBERS_JOBS", "0")) or os.cpu_count() or 1
+    want = os.environ.get("WT_NUMBERS_JOBS", "")
+    if want and not (want.isdigit() and int(want) > 0):
+        raise SystemExit("WT_NUMBERS_JOBS=%s: not a positive number" % want)
+    jobs = int(want) if want else len(os.sched_getaffinity(0))
     # the slow ones (each retrains the model per fold) first: none is left
     # running alone at the end
     cmds = sorted(cmds, key=lambda a: "--holdout" not in a)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+    try:
         for args, result in zip(cmds, pool.map(run_once, cmds)):
             cache[tuple(args)] = result
+    finally:  # a failure stops at once: the queued commands are dropped
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def prose_check(spec, doc_text):
