@@ -781,10 +781,12 @@ static struct act infer_act(const struct wt_sim *s, const struct infer_job *j, i
     return a;
 }
 
-static void infer_advance(const struct wt_sim *s, struct gpu_state *g, double dt, struct acc *ac)
+/* One micro-step (s->dt, for which rho_comp and c_comp are computed). */
+static void infer_advance(const struct wt_sim *s, struct gpu_state *g, struct acc *ac)
 {
     const struct infer_params *p = &s->ip;
     struct infer_job *j = &g->in;
+    double dt = s->dt;
     j->comp =
         1 + (j->comp - 1) * s->rho_comp + COMP_SD * s->c_comp * wt_rng_gauss(&g->job_rng, 0, 1);
     j->comp = clampd(j->comp, 0.7, 1.3); /* +-30 % at most */
@@ -894,7 +896,7 @@ static void micro_step(struct wt_sim *s, struct gpu_state *g, unsigned gi)
         train_advance(s, g, gi, dt, &ac);
         break;
     case JOB_INFER:
-        infer_advance(s, g, dt, &ac);
+        infer_advance(s, g, &ac);
         break;
     default:
         acc_add(s, &ac, &act_sleep, dt);
