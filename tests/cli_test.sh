@@ -213,6 +213,10 @@ run record-no-rows 1 "$WT" record --trace "$TMP/hdr_only.csv" --out "$TMP/hr.csv
 printf 't_s,gpu,util_gpu_pct\n0,0,5\n0,3,5\n1,0,5\n1,3,6\n' >"$TMP/gpus03.csv"
 run record-absent-gpu 2 "$WT" record --trace "$TMP/gpus03.csv" --gpus 1 --out "$TMP/g1.csv" && has err "no GPU 1 in this trace (GPUs: 0, 3)" && oneline
 check "record-absent-gpu: no file" test ! -e "$TMP/g1.csv"
+# one GPU of a multi-GPU file: its rows alone (the others are not kept)
+run record-one-gpu 0 "$WT" record --trace "$TMP/gpus03.csv" --gpus 3 --out "$TMP/g3.csv"
+check "record-one-gpu: GPU 3's two rows" test "$(grep -c '^[0-9.]*,3,' "$TMP/g3.csv")" = 2
+check "record-one-gpu: no GPU 0" test "$(grep -c '^[0-9.]*,0,' "$TMP/g3.csv")" = 0
 run record-sub-ms 0 "$WT" record --trace "$TMP/sub.csv" --out "$TMP/sub_r.csv"
 [ "$(grep -v '^#' "$TMP/sub_r.csv" | cut -d, -f1 | tr '\n' ' ')" = "t_s 0.000 0.0004 1.500 " ] ||
     { echo "FAIL [record-sub-ms]: $(grep -v '^#' "$TMP/sub_r.csv" | cut -d, -f1 | tr '\n' ' ')"; fails=$((fails + 1)); }

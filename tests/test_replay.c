@@ -157,6 +157,19 @@ static void test_limits_and_errors(void **state)
     assert_int_equal(wt_source_read(src, 1, buf, 8, &got, &err), WT_ENOMEM);
     assert_contains(err.msg, "more than 3 samples waiting");
     wt_source_close(src);
+    /* ... unless the reader said it will not read GPU 0 (record --gpus 1):
+     * its rows, queued ones too, are dropped */
+    src = open_replay(p, NULL, 3);
+    assert_int_equal(wt_source_read(src, 1, buf, 8, &got, &err), WT_ENOMEM);
+    wt_source_ignore(src, 0);
+    assert_int_equal(wt_source_read(src, 1, buf, 8, &got, &err), WT_OK);
+    assert_true(got == 1 && buf[0].gpu == 1 && buf[0].t_s == 5);
+    wt_source_close(src);
+    src = open_replay(p, NULL, 3);
+    wt_source_ignore(src, 0);
+    wt_source_ignore(src, 99); /* out of range: nothing */
+    assert_int_equal(read_all(src, 1, buf, 8), 1);
+    wt_source_close(src);
     /* counting a file's GPUs queues nothing: 6 rows of GPU 0 and one of GPU
      * 1 are counted under a cap of 3 (the count had queued the whole file,
      * 2.4 GB for the 16M rows allowed), and GPU 0 is read after */

@@ -295,6 +295,11 @@ int wt_cmd_record(int argc, char **argv)
         fprintf(sf, "%s%d=%s", ftell(sf) > 0 ? "; " : "", g, d.power_semantics);
         active[g] = 1;
     }
+    /* the GPUs not recorded: their rows are not kept (of a multi-GPU file,
+     * they were queued to the end: 76 MB for `--gpus 0` of a 17 MB file) */
+    for (int g = 0; g < WT_MAX_GPUS; g++)
+        if (g >= ngpus || !active[g])
+            wt_source_ignore(src, g);
     if (!model0) { /* every GPU named is unusable */
         fprintf(stderr, "workloadtruth record: no GPU that can be read: nothing recorded\n");
         goto out;

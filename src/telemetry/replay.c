@@ -26,7 +26,8 @@ struct queue {
     struct wt_sample *s;
     size_t head, len, cap;
     int present;
-    int read; /* a caller has read this GPU */
+    int read;    /* a caller has read this GPU */
+    int ignored; /* ... and will not: its rows are dropped as they come */
 };
 
 /* A stream's GPU nobody reads while others are read (`record --trace -
@@ -72,6 +73,10 @@ static int merge(struct queue *q, const struct wt_sample *s)
 static int push(struct replay *rp, const struct wt_sample *s, struct wt_err *err)
 {
     struct queue *q = &rp->q[s->gpu];
+    if (q->ignored) {
+        q->present = 1;
+        return WT_OK;
+    }
     if (merge(q, s))
         return WT_OK;
     if (rp->stream && rp->any_read && !q->read && q->len - q->head >= MAX_UNREAD) {
@@ -363,6 +368,19 @@ static void replay_close(struct wt_source *src)
     free(rp);
 }
 
+static void replay_ignore(struct wt_source *src, int gpu)
+{
+    struct replay *rp = src->priv;
+    if (gpu < 0 || gpu >= WT_MAX_GPUS)
+        return;
+    struct queue *q = &rp->q[gpu];
+    rp->buffered -= q->len - q->head;
+    free(q->s);
+    q->s = NULL;
+    q->head = q->len = q->cap = 0;
+    q->ignored = 1;
+}
+
 const struct wt_source_ops wt_source_replay = {
     .name = "replay",
     .description = "a trace file or nvidia-smi --query-gpu CSV (file or standard input)",
@@ -371,5 +389,6 @@ const struct wt_source_ops wt_source_replay = {
     .device_info = replay_info,
     .read = replay_read,
     .meta = replay_meta,
+    .ignore = replay_ignore,
     .close = replay_close,
 };

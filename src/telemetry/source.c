@@ -147,6 +147,12 @@ const char *wt_source_meta(struct wt_source *src, const char *key)
     return src->ops->meta ? src->ops->meta(src, key) : NULL;
 }
 
+void wt_source_ignore(struct wt_source *src, int gpu)
+{
+    if (src && src->ops->ignore)
+        src->ops->ignore(src, gpu);
+}
+
 void wt_source_label(const char *backend, const char *trace, const char *profile, char *out,
                      size_t cap)
 {

@@ -92,6 +92,9 @@ struct wt_source_ops {
                      struct wt_err *err);
     /* Optional: metadata value (trace `# key: value`), or NULL. */
     const char *(*meta)(struct wt_source *src, const char *key);
+    /* Optional: the caller will not read GPU gpu again; a source that reads
+     * every GPU's rows together (replay) stops keeping that GPU's. */
+    void (*ignore)(struct wt_source *src, int gpu);
     void (*close)(struct wt_source *src);
 };
 
@@ -134,6 +137,10 @@ const char *wt_source_meta(struct wt_source *src, const char *key);
 /* Processes on gpu (WT_ENOTSUP when the source cannot tell). */
 int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap, size_t *n,
                         struct wt_err *err) WT_WARN_UNUSED;
+/* The caller will not read GPU gpu (a no-op for sources that read GPUs one
+ * by one): `record --gpus 0` of a multi-GPU file queued every other GPU's
+ * rows until the end. */
+void wt_source_ignore(struct wt_source *src, int gpu);
 /* The backend `auto` means: nvml when a driver is present. */
 #define WT_BACKEND_AUTO "auto"
 void wt_source_close(struct wt_source *src);
