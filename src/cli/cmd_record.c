@@ -249,6 +249,12 @@ int wt_cmd_record(int argc, char **argv)
     const char *model0 = NULL, *sem0 = NULL;
     int mixed_model = 0, mixed_sem = 0, buffered = 0;
     struct wt_device_info info0;
+    /* the GPUs not named: their rows are not kept, also while the GPUs
+     * named are looked for (a file sorted by GPU queued every row before
+     * the first row of the GPU named) */
+    for (int g = 0; g < WT_MAX_GPUS; g++)
+        if (g >= ngpus || !sel[g])
+            wt_source_ignore(src, g);
     for (int g = 0; g < ngpus; g++) {
         if (!sel[g])
             continue;
@@ -295,8 +301,8 @@ int wt_cmd_record(int argc, char **argv)
         fprintf(sf, "%s%d=%s", ftell(sf) > 0 ? "; " : "", g, d.power_semantics);
         active[g] = 1;
     }
-    /* the GPUs not recorded: their rows are not kept (of a multi-GPU file,
-     * they were queued to the end: 76 MB for `--gpus 0` of a 17 MB file) */
+    /* nor those found absent or unusable (of a multi-GPU file, the GPUs not
+     * recorded were queued to the end: 76 MB for `--gpus 0` of a 17 MB file) */
     for (int g = 0; g < WT_MAX_GPUS; g++)
         if (g >= ngpus || !active[g])
             wt_source_ignore(src, g);
