@@ -150,17 +150,21 @@ def all_commands(lines):
 
 def prefetch(cmds):
     want = os.environ.get("WT_NUMBERS_JOBS", "")
-    if want and not (want.isdigit() and int(want) > 0):
-        raise SystemExit("WT_NUMBERS_JOBS=%s: not a positive number" % want)
-    jobs = int(want) if want else len(os.sched_getaffinity(0))
+    if want and not want.isdigit():
+        raise SystemExit("WT_NUMBERS_JOBS=%s: not a number" % want)
+    jobs = int(want or 0)
+    if not jobs:  # the default
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     # the slow ones (each retrains the model per fold) first: none is left
     # running alone at the end
     cmds = sorted(cmds, key=lambda a: "--holdout" not in a)
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs or 1)
     try:
-        for args, result in zip(cmds, pool.map(run_once, cmds)):
-            cache[tuple(args)] = result
-    finally:  # a failure stops at once: the queued commands are dropped
+        running = {pool.submit(run_once, args): args for args in cmds}
+        for done in concurrent.futures.as_completed(running):
+            cache[tuple(running[done])] = done.result()
+    finally:  # a failure is reported when it happens: the queued commands
+        # are dropped, the running ones (at most jobs) awaited
         pool.shutdown(wait=True, cancel_futures=True)
 
 
