@@ -1,6 +1,6 @@
 # libFuzzer targets (fuzz/fuzz_*.c): the trace reader, the audit-log parsers,
-# verifier, open/repair and witness, the MCP JSON-RPC layer and its two transports, the
-# option parser, the model and policy files, the feature extractor, the
+# verifier, open/repair and witness, the MCP JSON-RPC layer and its two
+# transports, the option parser, the model and policy files, the feature extractor, the
 # process-owner reader and the HTML report.  Seed corpora: fuzz/corpus/ (trace),
 # fuzz/corpus_audit_<name>/ (audit), fuzz/corpus_<name>/.
 #
@@ -10,8 +10,9 @@
 # 30 s on a 2-core machine; now 29 s).  The two MCP transport targets include
 # their transport's C file (to put fuzz/mcp_fast.h's stand-ins for the slow
 # tools under it), so the transports are object libraries of their own.
-# undefined behaviour stops the run like a crash (recoverable, it was only
-# written to the target's log, and the build passed)
+#
+# Undefined behaviour stops the run like a crash (recoverable, it was only
+# written to the target's log, and the build passed).
 set(WT_FUZZ_CFLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all)
 set(WT_FUZZ_LFLAGS -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all)
 set(wt_fuzz_core ${WT_LIB_SOURCES})
