@@ -420,7 +420,19 @@ awk -F, -v OFS=, 'FNR == 1 { f++ } /^#/ || $1 == "t_s" { if (f == 1) print; next
     "$TMP/alt_t.csv" "$TMP/alt_i.csv" >"$TMP/alt.csv"
 run job-split-mismatch 3 "$WT" classify --trace "$TMP/alt.csv" --samples 10 --windows 4 --declared inference && has out "verdict       : MISMATCH" && has out "the job's class is UNKNOWN"
 run job-split-training 0 "$WT" classify --trace "$TMP/alt.csv" --samples 10 --windows 4 --declared training && has out "verdict       : INCONCLUSIVE"
-run job-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --windows 3 && has err "(window 3 of 3)"
+# a trace that ends after whole windows: they are shown and decided on (the
+# run used to fail at the short window, losing the ones before it), with a
+# warning; the rule still needs the k asked for (here 2 of 3 windows are
+# not training: MISMATCH, exit 3)
+run job-short 3 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --windows 3 --declared training
+has err "warning: $DATA/labelled.csv ended after 2 of 3 windows; the job is decided on those, still needing 2 to agree"
+has out "window 2      : INFERENCE" && has out "the trace ended after 2 of the 3 windows asked for"
+has out "verdict       : MISMATCH" && check job-short-lines [ "$(grep -c "^window" "$TMP/out")" = 2 ]
+run job-short-json 0 "$WT" classify --trace "$DATA/labelled.csv" --samples 6 --windows 5 --json
+has out '"windows_requested": 5' && has out '"min_agree": 3' && has out '1 of the 5 windows asked for classified, fewer than the 3 that must agree' && has err "(and 4 samples, too few for another)"
+run job-short-stdin 0 sh -c "\"\$0\" classify --trace - --samples 5 --windows 3 <\"\$1\"" "$WT" "$DATA/labelled.csv"
+has err "standard input ended after 2 of 3 windows"
+run job-too-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 11 --windows 3 && has err "GPU 0 has only 10 samples; --samples asks for 11" && oneline
 run model-missing 1 "$WT" classify --backend synthetic --model "$TMP/none.model" && has err "cannot open" && oneline
 run model-dir 1 "$WT" classify --backend synthetic --model "$TMP" && has err "cannot open '$TMP': is a directory" && oneline
 # a window under 5 s is UNKNOWN before the IDLE rule: a second's lull in a

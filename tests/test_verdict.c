@@ -145,6 +145,62 @@ static void test_job_features(void **state)
     assert_true(isnan(jf.v[WT_F_PEER_SYNC]));
 }
 
+/* A trace that ends after whole windows: those windows are kept and decided
+ * on by the k asked for (the run used to fail at the short window and lose
+ * the ones before it). */
+static void test_trace_ends_early(void **state)
+{
+    (void)state;
+    char text[4096];
+    size_t len = (size_t)snprintf(text, sizeof(text),
+                                  "# format: workloadtruth-trace/1\n# gpu_model: NVIDIA H100\n"
+                                  "# power_semantics: instant\nt_s,gpu,util_gpu_pct,power_w\n");
+    for (int i = 0; i < 25; i++) /* 2 windows of 10, then 5 samples */
+        len += (size_t)snprintf(text + len, sizeof(text) - len, "%d,0,0,60\n", i);
+    const char *path = tu_temp(text);
+    struct wt_run_request rq = {
+        .backend = "replay",
+        .cfg = {.trace_path = path},
+        .samples = 10,
+        .windows = 4,
+        .start = NAN,
+        .clf = &wt_classifier_physics,
+    };
+    struct wt_run_outcome out;
+    struct wt_err err;
+    assert_int_equal(wt_run_classify(&rq, &out, &err), WT_OK);
+    assert_int_equal(out.n, 2);
+    assert_int_equal(out.requested, 4);
+    assert_int_equal(out.leftover, 5);
+    assert_int_equal(out.k, 3);
+    /* 2 IDLE windows are not the 3 of 4 the rule asks for */
+    assert_int_equal(out.w[0].cls, WT_CLASS_IDLE);
+    assert_int_equal(out.w[1].cls, WT_CLASS_IDLE);
+    assert_int_equal(out.job.cls, WT_CLASS_UNKNOWN);
+    assert_int_equal(out.job.job_windows, 2);
+    assert_int_equal(wt_verdict_for(WT_CLASS_TRAINING, &out.job), WT_VERDICT_INCONCLUSIVE);
+    int said = 0;
+    for (size_t i = 0; i < out.job.nreasons; i++)
+        said |= strstr(out.job.reasons[i].text, "the trace ended after 2 of the 4 windows") != NULL;
+    assert_true(said);
+    wt_run_free(&out);
+
+    /* --min-agree 2: the two windows decide */
+    rq.min_agree = 2;
+    assert_int_equal(wt_run_classify(&rq, &out, &err), WT_OK);
+    assert_int_equal(out.job.cls, WT_CLASS_IDLE);
+    assert_int_equal(wt_verdict_for(WT_CLASS_TRAINING, &out.job), WT_VERDICT_MISMATCH);
+    wt_run_free(&out);
+
+    /* not even one whole window: an error, as before */
+    rq.samples = 30;
+    rq.min_agree = 0;
+    assert_int_equal(wt_run_classify(&rq, &out, &err), WT_EINVAL);
+    assert_non_null(strstr(err.msg, "GPU 0 has only 25 samples; --samples asks for 30"));
+    wt_run_free(&out);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,6 +208,7 @@ int main(void)
         cmocka_unit_test(test_class_names),
         cmocka_unit_test(test_job),
         cmocka_unit_test(test_job_features),
+        cmocka_unit_test(test_trace_ends_early),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

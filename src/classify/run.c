@@ -22,7 +22,7 @@
 #include "output/output.h"
 
 /* Reads `want` samples of gpu at or after time `start` (NaN = from the start). */
-#define LIVE_MAX_SAMPLES 1000000 /* a live window's buffer, samples at most */
+#define LIVE_MAX_SAMPLES 1000000      /* a live window's buffer, samples at most */
 #define WT_RUN_SYNTH_MAX_START 604800 /* seconds of synthetic samples --start may skip */
 
 static int read_window(struct wt_source *src, int gpu, double start, struct wt_sample *buf,
@@ -134,8 +134,10 @@ void wt_job_features(const struct wt_result *w, size_t n, double *vals, struct w
 }
 
 /* The job-level result of n windows: Python-shaped, with the k-of-n rule. */
-static int job_result(const struct wt_result *w, size_t n, size_t k, struct wt_result *job,
-                      struct wt_err *err)
+/* The job's result from its n windows, decided by k of them; asked is the
+ * number of windows asked for (more than n when `what` ended early). */
+static int job_result(const struct wt_result *w, size_t n, size_t k, size_t asked, const char *what,
+                      struct wt_result *job, struct wt_err *err)
 {
     enum wt_class *cls = malloc(n * sizeof(*cls));
     double *vals = malloc(n * sizeof(*vals));
@@ -166,15 +168,36 @@ static int job_result(const struct wt_result *w, size_t n, size_t k, struct wt_r
     job->confidence = (double)votes / (double)n;
     wt_job_features(w, n, vals, &job->features);
     free(vals);
-    if (job->cls == WT_CLASS_UNKNOWN)
+    if (job->cls == WT_CLASS_UNKNOWN && n == asked)
         wt_result_add_reason(job, -1, NAN, WT_CLASS_NONE,
                              "no class in at least %zu of %zu windows (TRAINING %zu, INFERENCE "
                              "%zu, IDLE %zu, UNKNOWN %zu): the job's class is UNKNOWN",
                              k, n, count[0], count[1], count[2], count[3]);
-    else
+    else if (job->cls == WT_CLASS_UNKNOWN && n < k)
+        wt_result_add_reason(job, -1, NAN, WT_CLASS_NONE,
+                             "%zu of the %zu windows asked for classified, fewer than the %zu that "
+                             "must agree (TRAINING %zu, INFERENCE %zu, IDLE %zu, UNKNOWN %zu): the "
+                             "job's class is UNKNOWN",
+                             n, asked, k, count[0], count[1], count[2], count[3]);
+    else if (job->cls == WT_CLASS_UNKNOWN)
+        wt_result_add_reason(job, -1, NAN, WT_CLASS_NONE,
+                             "no class in at least %zu of the %zu window%s classified, of %zu "
+                             "asked for (TRAINING %zu, INFERENCE %zu, IDLE %zu, UNKNOWN %zu): the "
+                             "job's class is UNKNOWN",
+                             k, n, n == 1 ? "" : "s", asked, count[0], count[1], count[2],
+                             count[3]);
+    else if (n == asked)
         wt_result_add_reason(job, -1, NAN, job->cls,
                              "%zu of %zu windows %s (rule: at least %zu of %zu)", votes, n,
                              wt_class_name(job->cls), k, n);
+    else
+        wt_result_add_reason(job, -1, NAN, job->cls,
+                             "%zu of the %zu windows classified %s (rule: at least %zu of the %zu "
+                             "asked for)",
+                             votes, n, wt_class_name(job->cls), k, asked);
+    if (n < asked)
+        wt_result_add_reason(job, -1, NAN, WT_CLASS_NONE,
+                             "%s ended after %zu of the %zu windows asked for", what, n, asked);
     /* the windows' caveats about power ("power not measured ...", "power has
      * no scale ..."), once each: the text output of a job shows only its own
      * reasons, so they were seen in JSON only */
@@ -220,6 +243,7 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
     int ngpu = 1, rc;
     const char *trace = rq->cfg.trace_path;
     memset(out, 0, sizeof(*out));
+    out->requested = rq->windows;
     out->k = rq->min_agree ? rq->min_agree : wt_job_default_k(rq->windows);
     if ((rc = wt_source_open(rq->backend, &rq->cfg, &src, err)) != WT_OK)
         return rc;
@@ -275,15 +299,17 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
                                 rq->cancel, err);
         if (rc != WT_OK)
             goto out;
+        if (n < rq->samples && wi) {
+            /* a finite source ended after whole windows: those are kept
+             * and decided on (the caller says so), not thrown away */
+            out->leftover = n;
+            break;
+        }
         if (n < rq->samples) {
-            char where[160] = "";
-            if (wi)
-                snprintf(where, sizeof(where), " (window %zu of %zu)", wi + 1, rq->windows);
             rc = wt_errf(err, WT_EINVAL,
-                         "%s: GPU %d has only %zu sample%s%s; --samples asks for %zu%s%s",
+                         "%s: GPU %d has only %zu sample%s%s; --samples asks for %zu",
                          trace ? (strcmp(trace, "-") ? trace : "<stdin>") : rq->backend, rq->gpu, n,
-                         n == 1 ? "" : "s", isnan(rq->start) ? "" : " from --start", rq->samples,
-                         wi ? " per window" : "", where);
+                         n == 1 ? "" : "s", isnan(rq->start) ? "" : " from --start", rq->samples);
             goto out;
         }
         if (wi == 0)
@@ -315,7 +341,10 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
     out->t_first = t_first;
     out->t_last = t_last;
     if (rq->windows > 1) {
-        if ((rc = job_result(out->w, out->n, out->k, &out->job, err)) != WT_OK)
+        const char *what = !trace               ? "the source"
+                           : strcmp(trace, "-") ? "the trace"
+                                                : "standard input";
+        if ((rc = job_result(out->w, out->n, out->k, rq->windows, what, &out->job, err)) != WT_OK)
             goto out;
         out->job.window_seconds = t_last - t_first;
     } else {
@@ -423,8 +452,8 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
         nanosleep(&ts, NULL);
     }
     const struct wt_result *r = &run->job;
-    f = wt_json_class_record(r, &run->info, o->source, r->sample_count, run->t_first,
-                             run->t_last, r->classifier ? r->classifier : wt_classifier_default(),
+    f = wt_json_class_record(r, &run->info, o->source, r->sample_count, run->t_first, run->t_last,
+                             r->classifier ? r->classifier : wt_classifier_default(),
                              o->model_id ? o->model_id : "");
     json_t *ev = f ? json_object_get(f, "evidence") : NULL;
     if (!ev) {

@@ -36,6 +36,11 @@ struct wt_run_request {
 struct wt_run_outcome {
     struct wt_result *w; /* the windows' results (n of them, malloc'd) */
     size_t n;
+    /* the windows asked for; n is fewer when a trace or stdin ended after
+     * at least one whole window (the rest, `leftover` samples, is not
+     * classified, and the job-level rule k stays the one asked for) */
+    size_t requested;
+    size_t leftover;
     size_t k;             /* the job-level rule used */
     struct wt_result job; /* the job's result (a copy of w[0] when n == 1) */
     struct wt_device_info info;
@@ -52,7 +57,9 @@ struct wt_run_outcome {
 void wt_job_features(const struct wt_result *w, size_t n, double *vals, struct wt_features *out);
 
 /* Runs it.  WT_OK, WT_DONE (cancelled) or an error with a message such as
- * "trace.csv: GPU 0 has only 5 samples; --samples asks for 10".  The
+ * "trace.csv: GPU 0 has only 5 samples; --samples asks for 10" (when not even
+ * the first window is whole; a trace that ends later is WT_OK with
+ * out->n < out->requested and a reason on the job's result).  The
  * caller frees the outcome with wt_run_free (also after an error). */
 int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
                     struct wt_err *err) WT_WARN_UNUSED;

@@ -231,6 +231,19 @@ int wt_cmd_classify(int argc, char **argv)
     }
     const struct wt_result *res = run.w;
     const struct wt_result *shown = &run.job;
+    if (run.n < run.requested) {
+        char left[64] = "";
+        if (run.leftover)
+            snprintf(left, sizeof(left), " (and %zu sample%s, too few for another)", run.leftover,
+                     run.leftover == 1 ? "" : "s");
+        fprintf(stderr,
+                "workloadtruth classify: warning: %s ended after %zu of %llu windows%s; the job "
+                "is decided on those, still needing %zu to agree\n",
+                !trace               ? backend
+                : strcmp(trace, "-") ? trace
+                                     : "standard input",
+                run.n, nwin, left, run.k);
+    }
     enum wt_verdict v = WT_VERDICT_INCONCLUSIVE;
     if (declared != WT_CLASS_NONE)
         v = wt_verdict_for(declared, shown);
@@ -275,7 +288,7 @@ int wt_cmd_classify(int argc, char **argv)
         }
     } else {
         if (nwin > 1)
-            for (size_t i = 0; i < nwin; i++)
+            for (size_t i = 0; i < run.n; i++)
                 printf("window %-7zu: %-9s %.2f\n", i + 1, wt_class_name(res[i].cls),
                        res[i].confidence);
         wt_text_result(stdout, shown);

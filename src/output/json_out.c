@@ -459,13 +459,16 @@ json_t *wt_json_run(const struct wt_run_outcome *run, enum wt_class declared, en
     json_t *j = wt_json_result(&run->job);
     if (!j)
         return NULL;
-    if (run->n > 1) {
+    if (run->requested > 1) {
         json_t *arr = json_array();
         for (size_t i = 0; i < run->n; i++)
             json_array_append_new(arr, wt_json_result(&run->w[i]));
-        json_object_set_new(
-            j, "job",
-            json_pack("{s:I,s:I}", "windows", (json_int_t)run->n, "min_agree", (json_int_t)run->k));
+        json_t *job =
+            json_pack("{s:I,s:I}", "windows", (json_int_t)run->n, "min_agree", (json_int_t)run->k);
+        /* a trace that ended before the windows asked for */
+        if (job && run->n < run->requested)
+            json_object_set_new(job, "windows_requested", json_integer((json_int_t)run->requested));
+        json_object_set_new(j, "job", job);
         json_object_set_new(j, "windows", arr);
     }
     /* who runs on the GPU: pid, memory, user, container, pod, Slurm job */
