@@ -489,6 +489,78 @@ static void test_nvsmi_grouped(void **state)
     wt_trace_close(r);
 }
 
+/* nvidia-smi without an index: 3 GPUs a tick, 1 s apart, rows 6 ms apart,
+ * power 50.5 W + GPU.  From tick `at` on, `drop` (-1: none) is missing
+ * (`for_good`: in every later tick), or row `late` of tick `at` comes 300
+ * ms late; `bad`: GPU 1's row two ticks later is not a number.  Returns the
+ * rows read whose power says another GPU than the reader's; *rows gets the
+ * rows read, *rc the last code. */
+static int grouped_misread(int at, int drop, int for_good, int late, int bad, size_t *rows, int *rc,
+                           struct wt_err *err)
+{
+    static char t[32768];
+    size_t off = (size_t)snprintf(t, sizeof(t), "timestamp, power.draw [W]\n");
+    for (int tick = 0; tick < 90; tick++)
+        for (int g = 0; g < 3; g++) {
+            if (g == drop && (tick == at || (for_good && tick > at)))
+                continue;
+            int ms = g * 6 + (tick == at && g >= late ? 300 : 0);
+            off += (size_t)snprintf(t + off, sizeof(t) - off, "2024/04/10 10:%02d:%02d.%03d, %s\n",
+                                    tick / 60, tick % 60, ms,
+                                    bad && tick == at + 2 && g == 1 ? "x W"
+                                    : g == 0                        ? "50.5 W"
+                                    : g == 1                        ? "51.5 W"
+                                                                    : "52.5 W");
+        }
+    struct wt_trace_reader *r;
+    struct wt_sample s;
+    assert_int_equal(tu_open(t, off, NULL, &r, err), WT_OK);
+    int wrong = 0;
+    *rows = 0;
+    while ((*rc = wt_trace_next(r, &s, err)) == WT_OK) {
+        wrong += s.v[WT_COL_POWER] != 50.5 + s.gpu;
+        (*rows)++;
+    }
+    assert_int_equal(wt_trace_meta(r)->rows_per_tick, 3);
+    wt_trace_close(r);
+    return wrong;
+}
+
+/* A row missing later (a GPU that fell off the bus) shifted every row after
+ * it to the next GPU for good: the ticks' timing after it puts them back. */
+static void test_nvsmi_missing_row(void **state)
+{
+    (void)state;
+    size_t rows;
+    int rc;
+    struct wt_err err;
+    /* the last GPU's row missing once, where the first 128 rows read ahead
+     * (for the grouping) end (tick 42), or later; every row keeps its GPU
+     * (one missing within the 128 rows can still make the grouping unclear:
+     * one GPU, as before) */
+    assert_int_equal(grouped_misread(42, 2, 0, 9, 0, &rows, &rc, &err), 0);
+    assert_int_equal(rows, 269);
+    assert_int_equal(grouped_misread(60, 2, 0, 9, 0, &rows, &rc, &err), 0);
+    assert_int_equal(rc, WT_DONE);
+    /* gone for good: the other two keep theirs */
+    assert_int_equal(grouped_misread(60, 2, 1, 9, 0, &rows, &rc, &err), 0);
+    assert_int_equal(rows, 240);
+    /* the middle GPU's row missing: only the row after it in that tick is
+     * misread (its place is all there is to go by) */
+    assert_int_equal(grouped_misread(60, 1, 0, 9, 0, &rows, &rc, &err), 1);
+    /* a tick that stalls inside (its last two rows 300 ms late) is no
+     * missing row: the rows go on */
+    assert_int_equal(grouped_misread(60, -1, 0, 1, 0, &rows, &rc, &err), 0);
+    assert_int_equal(grouped_misread(60, -1, 0, 2, 0, &rows, &rc, &err), 0);
+    assert_int_equal(rows, 270);
+    /* a bad row among those read ahead: the rows before it first, then
+     * its error */
+    assert_int_equal(grouped_misread(60, 2, 0, 9, 1, &rows, &rc, &err), 0);
+    assert_int_equal(rc, WT_EINVAL);
+    assert_int_equal(rows, 60 * 3 + 2 + 3 + 1);
+    assert_non_null(strstr(err.msg, ":188: "));
+}
+
 static void test_nvsmi_uuid(void **state)
 {
     (void)state;
@@ -700,14 +772,22 @@ static void test_quiet_pipe_stops(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_native_basic),       cmocka_unit_test(test_native_details),
-        cmocka_unit_test(test_malformed),          cmocka_unit_test(test_huge_and_binary),
-        cmocka_unit_test(test_metadata_limit),     cmocka_unit_test(test_writer_metadata),
+        cmocka_unit_test(test_native_basic),
+        cmocka_unit_test(test_native_details),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_huge_and_binary),
+        cmocka_unit_test(test_metadata_limit),
+        cmocka_unit_test(test_writer_metadata),
         cmocka_unit_test(test_writer_plain_numbers),
-        cmocka_unit_test(test_nvsmi_with_index),   cmocka_unit_test(test_nvsmi_instant_nounits),
-        cmocka_unit_test(test_nvsmi_grouped),      cmocka_unit_test(test_nvsmi_uuid),
-        cmocka_unit_test(test_nvsmi_mixed_models), cmocka_unit_test(test_nvsmi_clock_set_back),
-        cmocka_unit_test(test_nvsmi_malformed),    cmocka_unit_test(test_quiet_pipe_stops),
+        cmocka_unit_test(test_nvsmi_with_index),
+        cmocka_unit_test(test_nvsmi_instant_nounits),
+        cmocka_unit_test(test_nvsmi_grouped),
+        cmocka_unit_test(test_nvsmi_missing_row),
+        cmocka_unit_test(test_nvsmi_uuid),
+        cmocka_unit_test(test_nvsmi_mixed_models),
+        cmocka_unit_test(test_nvsmi_clock_set_back),
+        cmocka_unit_test(test_nvsmi_malformed),
+        cmocka_unit_test(test_quiet_pipe_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

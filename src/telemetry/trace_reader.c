@@ -96,7 +96,11 @@ struct wt_trace_reader {
     int nidents;
     struct pending *queue; /* lookahead rows waiting for a GPU index */
     size_t qlen, qpos;
-    int grouped; /* rows_per_tick decided */
+    int grouped;       /* rows_per_tick decided */
+    double tick_gap;   /* detected grouping: a longer gap ends a tick (0: not detected) */
+    unsigned tick_pos; /* the last row's place in its tick */
+    int input_ended;   /* queue_ahead read to the end of the input */
+    double prev_row_t; /* the last row's t_s */
     /* GPU models from the `name` field: a row's GPU may be known only once
      * the grouping is, so a row's name is kept until its GPU is */
     char row_name[NAME_MAX_LEN + 1]; /* of the row last parsed */
@@ -921,12 +925,12 @@ static int cmp_double(const void *a, const void *b)
  * least 95% of the gaps fall on their side of the threshold between them (a
  * tick that was late by tens of milliseconds, as real nvidia-smi logs have,
  * no longer sends the whole file back to one GPU).  The best fit wins, the
- * smaller G on a tie; none: 1.  Only the first rows are looked at: a row
- * missing later (a GPU that fell off the bus) shifts the rows after it to
- * the next GPU, unseen (timestamps cannot tell: collectors that read GPUs one
- * by one leave up to a whole period, or a stall, inside a tick). */
-static unsigned detect_rows_per_tick(const struct pending *q, size_t n)
+ * smaller G on a tie; none: 1.  *thr gets half the middle between-tick
+ * gap (0 for none), which tick_position takes for the end of a tick: a
+ * stall inside a tick (tens of ms in real 10 Hz logs) is shorter. */
+static unsigned detect_rows_per_tick(const struct pending *q, size_t n, double *thr_out)
 {
+    *thr_out = 0;
     if (n < 4)
         return 1;
     size_t ng = n - 1;
@@ -966,6 +970,7 @@ static unsigned detect_rows_per_tick(const struct pending *q, size_t n)
         if (frac > best_frac + 1e-9) {
             best_frac = frac;
             result = (unsigned)G;
+            *thr_out = mb / 2;
         }
     }
 out:
@@ -973,6 +978,66 @@ out:
     free(bw);
     free(wi);
     return result;
+}
+
+/* Makes up to `want` rows wait in the queue after the one being read;
+ * fewer at the end of the input or before a bad row (whose error is
+ * returned once the rows before it have been read).  Returns how many wait. */
+static size_t queue_ahead(struct wt_trace_reader *r, size_t want)
+{
+    if (r->qpos) {
+        memmove(r->queue, r->queue + r->qpos, (r->qlen - r->qpos) * sizeof(*r->queue));
+        r->qlen -= r->qpos;
+        r->qpos = 0;
+    }
+    while (r->qlen < want && r->qlen < NVSMI_LOOKAHEAD && !r->failed) {
+        struct pending *p = &r->queue[r->qlen];
+        struct wt_err ignored;
+        int rc = next_raw(r, &p->s, &p->lineno, &ignored);
+        if (rc == WT_DONE)
+            r->input_ended = 1;
+        if (rc != WT_OK)
+            break;
+        memcpy(p->name, r->row_name, sizeof(p->name));
+        r->qlen++;
+    }
+    return r->qlen;
+}
+
+/* The place in its tick of a row at t (nvidia-smi without an index, G rows a
+ * tick detected from the timestamps): the next place, except after a gap
+ * as long as one between ticks where the tick was not complete.  Either
+ * rows are missing (a GPU that fell off the bus: the rows after them would
+ * shift to the next GPU for good), or the tick stalled (a collector reading
+ * GPUs one by one).  The rows that follow tell: a stalled tick ends after
+ * its remaining places, and a whole tick of G rows comes next; anything
+ * else starts a new tick at this row (the end of the input ends a run).
+ * When a bad row comes before that can be seen, the tick goes on. */
+static unsigned tick_position(struct wt_trace_reader *r, double t, unsigned G)
+{
+    if (r->ordinal == 0)
+        return 0;
+    unsigned next = r->tick_pos + 1 == G ? 0 : r->tick_pos + 1;
+    if (next == 0 || !(t - r->prev_row_t > r->tick_gap))
+        return next;
+    size_t have = queue_ahead(r, 2 * (size_t)G + 2);
+    size_t run[2] = {1, 0}; /* this row's run of rows up to the next long gap, and the one after */
+    int ended[2] = {0, 0}, k = 0;
+    double prev = t;
+    for (size_t j = r->qpos; j < have && k < 2; j++) {
+        if (r->queue[j].s.t_s - prev > r->tick_gap)
+            ended[k++] = 1;
+        if (k < 2)
+            run[k]++;
+        prev = r->queue[j].s.t_s;
+    }
+    if (k < 2 && r->input_ended && have < 2 * (size_t)G + 2)
+        ended[k] = 1; /* the input ends the run */
+    if (!ended[0])
+        return next;
+    if (run[0] != G - next || (ended[1] && run[1] != G))
+        return 0;
+    return next;
 }
 
 static int fill_queue(struct wt_trace_reader *r, struct wt_err *err)
@@ -996,7 +1061,7 @@ static int fill_queue(struct wt_trace_reader *r, struct wt_err *err)
         memcpy(p->name, r->row_name, sizeof(p->name));
         r->qlen++;
     }
-    r->meta.rows_per_tick = detect_rows_per_tick(r->queue, r->qlen);
+    r->meta.rows_per_tick = detect_rows_per_tick(r->queue, r->qlen, &r->tick_gap);
     r->grouped = 1;
     return WT_OK;
 }
@@ -1061,7 +1126,7 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
     int rc;
     unsigned long lineno;
     const char *name = r->row_name;
-    if (r->failed) {
+    if (r->failed && r->qpos >= r->qlen) { /* rows read ahead come before the error */
         if (err)
             *err = r->first_err;
         return r->failed;
@@ -1078,7 +1143,18 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
             return rc;
         }
         unsigned g = r->meta.rows_per_tick;
-        s->gpu = (int)(r->ordinal % g);
+        if (g > 1 && r->tick_gap > 0) {
+            /* the peek below may overwrite the row's name where it lies */
+            char own[NAME_MAX_LEN + 1];
+            memcpy(own, name, sizeof(own));
+            r->tick_pos = tick_position(r, s->t_s, g);
+            r->prev_row_t = s->t_s;
+            memcpy(r->row_name, own, sizeof(own));
+            name = r->row_name;
+            s->gpu = (int)r->tick_pos;
+        } else {
+            s->gpu = (int)(r->ordinal % g);
+        }
         if (!r->has_stamp) {
             double dt = r->opts.interval_s > 0 ? r->opts.interval_s : 1.0;
             s->t_s = (double)(r->ordinal / g) * dt;
