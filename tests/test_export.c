@@ -282,11 +282,40 @@ static void precedence(void **state)
     free(p);
 }
 
+/* Every GPU watch can watch is exported: a host's 65th GPU (or MIG device)
+ * was watched and logged but had no series. */
+static void many_gpus(void **state)
+{
+    (void)state;
+    struct wt_metrics *m = calloc(1, sizeof(*m));
+    assert_non_null(m);
+    wt_metrics_init(m);
+    int idx[] = {0, 64, 70, WT_MAX_GPUS - 1};
+    for (size_t k = 0; k < sizeof(idx) / sizeof(idx[0]); k++) {
+        struct wt_gpu_labels l;
+        memset(&l, 0, sizeof(l));
+        snprintf(l.gpu, sizeof(l.gpu), "%d", idx[k]);
+        wt_metrics_gpu(m, idx[k], &l);
+        wt_metrics_samples(m, idx[k], 7, 0);
+    }
+    size_t len;
+    char *t = wt_metrics_render(m, 1e9, &len);
+    assert_non_null(t);
+    for (size_t k = 0; k < sizeof(idx) / sizeof(idx[0]); k++) {
+        char want[96];
+        snprintf(want, sizeof(want), "workloadtruth_samples_read_total{gpu=\"%d\"} 7\n", idx[k]);
+        assert_non_null(strstr(t, want));
+    }
+    free(t);
+    wt_metrics_free(m);
+    free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(escaping),      cmocka_unit_test(exposition), cmocka_unit_test(textfile),
-        cmocka_unit_test(policy_errors), cmocka_unit_test(precedence),
+        cmocka_unit_test(escaping),  cmocka_unit_test(exposition),    cmocka_unit_test(textfile),
+        cmocka_unit_test(many_gpus), cmocka_unit_test(policy_errors), cmocka_unit_test(precedence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,7 @@
  * requires), or with label_style_dcgm dcgm-exporter's spellings (gpu, UUID,
  * pci_bus_id, modelName, Hostname) for joins with DCGM metrics; owner labels
  * are pod, namespace, container, slurm_job_id (empty when unknown).  Labels are bounded: no
- * per-process labels, at most WT_METRICS_MAX_GPUS GPUs.  It also writes the
+ * per-process labels, at most WT_METRICS_MAX_GPUS (1024) GPUs.  It also writes the
  * same text atomically for node_exporter's textfile collector.  It does not
  * serve HTTP (exporter.c) or classify anything.
  *
@@ -21,9 +21,12 @@
 
 #include "classify/classifier.h"
 #include "classify/verdict.h"
+#include "telemetry/sample.h"
 #include "util/err.h"
 
-#define WT_METRICS_MAX_GPUS 64
+/* every GPU watch can watch (64 once: a host's 65th GPU or MIG device was
+ * watched and logged, but not exported) */
+#define WT_METRICS_MAX_GPUS WT_MAX_GPUS
 
 struct wt_gpu_labels {
     char gpu[12];
