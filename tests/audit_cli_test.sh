@@ -368,6 +368,23 @@ check "quiet pipe: SIGTERM exit 0" test $rc = 0
 run "quiet pipe: verify" 0 "$WT" verify-log --log-dir "$TMP/lq"
 check "quiet pipe: sealed" sh -c "tail -1 '$TMP/lq/log.jsonl' | grep -q '\"type\":\"checkpoint\"'"
 
+# --- SIGTERM while a slow reader holds standard output back: the stop, not
+# an output error (it exited 1, "cannot write to standard output") ------
+mkfifo "$TMP/outfifo"
+(sleep 5; cat >/dev/null) <"$TMP/outfifo" &
+reader=$!
+"$WT" watch --backend synthetic --interval 0 --iterations 100000 --json --log-dir "$TMP/slow" >"$TMP/outfifo" 2>"$TMP/slow.err" &
+pid=$!
+sleep 2 # far more than the few ms it takes to fill the pipe
+kill -TERM $pid
+wait $pid
+rc=$?
+wait $reader
+check "slow reader: SIGTERM exit 0" test $rc = 0
+check "slow reader: says the line was cut" grep -q "stopped while writing a window line to standard output" "$TMP/slow.err"
+check "slow reader: no output error" sh -c "! grep -q 'cannot write' '$TMP/slow.err'"
+run "slow reader: verify" 0 "$WT" verify-log --log-dir "$TMP/slow"
+
 # --- files that are not what they should be: refused, never replaced ----
 run "report over its own log" 2 "$WT" report --log-dir "$L" --out "$L/log.jsonl" && has err "is the audit log"
 printf '%s\n' "$VKEY" >"$TMP/vkey.txt"

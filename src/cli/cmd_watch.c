@@ -26,6 +26,7 @@
 #include <sodium.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h> /* __fpurge */
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -59,6 +60,7 @@
 static const struct wt_log_opts log_opts = {.publish_later = 1};
 
 static volatile sig_atomic_t stop_flag;
+static volatile sig_atomic_t signalled; /* a signal asked for the stop */
 static volatile sig_atomic_t healthy_flag; /* for /healthz: GPUs watched, log writable */
 
 static int healthy(void *ctx)
@@ -70,6 +72,7 @@ static int healthy(void *ctx)
 static void on_signal(int sig)
 {
     (void)sig;
+    signalled = 1;
     stop_flag = 1;
 }
 
@@ -1101,6 +1104,7 @@ int wt_cmd_watch(int argc, char **argv)
             time_t now = time(NULL);
             struct tm tmv;
             strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tmv));
+            errno = 0;
             if (json) {
                 json_t *j = wt_json_result(&res);
                 if (j) {
@@ -1130,8 +1134,22 @@ int wt_cmd_watch(int argc, char **argv)
             }
             /* standard output gone (`watch --json | head`): stop as on
              * SIGTERM, sealing the log; main reports it and exits 1 */
-            if (fflush(stdout) != 0 || ferror(stdout))
+            if (fflush(stdout) != 0 || ferror(stdout)) {
+                /* a signal that came while a slow reader held the line
+                 * back interrupted the write: that is the stop asked for,
+                 * not a broken output (it exited 1, "cannot write to
+                 * standard output").  The rest of the line is dropped: a
+                 * retry would wait on the reader again */
+                if (errno == EINTR && signalled) {
+                    __fpurge(stdout);
+                    clearerr(stdout);
+                    fprintf(stderr,
+                            "%s: stopped while writing a window line to standard output; the "
+                            "rest of the line was dropped (the audit log has the window)\n",
+                            help.prog);
+                }
                 stop_flag = 1;
+            }
         }
         /* records dropped from a full queue count now, not when the stuck
          * writer next finishes a batch */
