@@ -88,6 +88,18 @@ run "watch gpu-index" 0 "$WT" watch --trace "$DATA/fake_gpu.csv" --gpu-index 1 -
 run "watch stdin live" 124 sh -c "(cat '$DATA/fake_gpu.csv'; sleep 10) | timeout 8 '$WT' watch --trace - --window 20 --log-dir '$TMP/lstdin'"
 check "stdin: windows logged while the pipe is open" test "$(grep -c '"type":"class"' "$TMP/lstdin/log.jsonl")" -ge 1
 run "watch stdin --gpus" 2 "$WT" watch --trace - --gpus all --log-dir "$TMP/lstdin2"
+# the rows of a GPU not watched are not kept while the watched one is
+# awaited: a stream of GPU 0 only, --gpu-index 1, held 1.1 GB after 6 s
+cat >"$TMP/gen.sh" <<'GEN'
+printf '# format: workloadtruth-trace/1\n# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\nt_s,gpu,util_gpu_pct,power_w\n'
+exec awk 'BEGIN { for (i = 0; ; i++) printf "%.1f,0,50,200\n", i / 10 }'
+GEN
+run "watch stdin, GPU never sent" 1 sh -c "sh '$TMP/gen.sh' | /usr/bin/time -f 'maxrss %M' -o '$TMP/rss' timeout --preserve-status -s TERM 4 '$WT' watch --trace - --gpu-index 1 --window 20 --log-dir '$TMP/lstdin3'" &&
+    has err "<stdin>: stopped before a row of GPU 1 arrived (GPUs so far: 0)"
+check "GPU never sent: memory bounded (under 100 MB)" test "$(awk '/^maxrss/ { print $2 }' "$TMP/rss")" -lt 100000
+# a stop before the first row: said as such (it said "the trace has no data rows")
+run "watch stdin, stopped before a row" 1 sh -c "(head -5 '$DATA/fake_gpu.csv'; sleep 3) | timeout --preserve-status -s TERM 1 '$WT' watch --trace - --window 20 --log-dir '$TMP/lstdin4'" &&
+    has err "<stdin>: stopped before a data row arrived"
 
 # sustained load: the writer's queue never empties, yet a heartbeat and a
 # checkpoint still follow every --seal-every windows (none came before the end)
@@ -113,6 +125,15 @@ check "gpu_idx 1" test "$(grep -c '"gpu_idx":1' "$F")" = 8
 # --- usage errors -----------------------------------------------------
 run "watch both gpu opts" 2 "$WT" watch --backend synthetic --gpus all --gpu-index 0 --log-dir "$L"
 run "watch bad gpus" 2 "$WT" watch --trace "$DATA/fake_gpu.csv" --gpus 0,7 --log-dir "$TMP/l2"
+# a GPU below the file's highest that has no rows is as much a usage error
+# (it exited 1, or with --gpus 0,2 watched GPU 2 alone and exited 0)
+awk -F, -v OFS=, '/^#/ || $1 == "t_s" { print; next } $2 == 0 { $2 = 2; print }' "$DATA/fake_gpu.csv" >"$TMP/g2.csv"
+run "watch gpu absent below" 2 "$WT" watch --trace "$TMP/g2.csv" --window 20 --log-dir "$TMP/l2" &&
+    has err "--gpu-index: $TMP/g2.csv: no GPU 0 in this trace (GPUs: 2)"
+run "watch gpus absent below" 2 "$WT" watch --trace "$TMP/g2.csv" --gpus 0,2 --window 20 --log-dir "$TMP/l2" &&
+    has err "--gpus: $TMP/g2.csv: no GPU 0 in this trace (GPUs: 2)"
+check "gpu absent: nothing logged" test ! -e "$TMP/l2/log.jsonl"
+run "watch gpus all, one absent" 0 "$WT" watch --trace "$TMP/g2.csv" --gpus all --window 20 --iterations 1 --log-dir "$TMP/lg2"
 run "watch window below minimum" 2 "$WT" watch --backend synthetic --interval 0 --window 4 --iterations 1 --log-dir "$TMP/l2" &&
     has err "needs at least 5"
 run "watch textfile missing" 2 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$TMP/l2" --textfile "$TMP/nope" &&

@@ -60,7 +60,7 @@
 static const struct wt_log_opts log_opts = {.publish_later = 1};
 
 static volatile sig_atomic_t stop_flag;
-static volatile sig_atomic_t signalled; /* a signal asked for the stop */
+static volatile sig_atomic_t signalled;    /* a signal asked for the stop */
 static volatile sig_atomic_t healthy_flag; /* for /healthz: GPUs watched, log writable */
 
 static int healthy(void *ctx)
@@ -481,10 +481,10 @@ static const struct wt_proc *main_owner(const struct wt_proc *procs, size_t n)
  * Owners are told apart by what the kernel says of them (Slurm job, pod UID,
  * container), not by their environment (POD_NAME, which a process sets). */
 struct attribution {
-    int known;         /* the process list could be read */
-    size_t n;          /* distinct owners */
+    int known; /* the process list could be read */
+    size_t n;  /* distinct owners */
     uint64_t set[MAX_PROCS];
-    uint64_t main;     /* 0: no owner */
+    uint64_t main; /* 0: no owner */
     enum wt_class declared;
 };
 
@@ -826,16 +826,32 @@ int wt_cmd_watch(int argc, char **argv)
     }
     char source_label[300];
     wt_source_label(src->ops->name, trace, profile, source_label, sizeof(source_label));
+    /* the rows of GPUs not watched are not kept, also while the watched ones
+     * are looked for (`--trace - --gpu-index 1` of a stream of GPU 0 only
+     * queued it until 16M samples, 2.4 GB) */
+    for (int g = 0; g < WT_MAX_GPUS; g++)
+        if (g >= ngpus || !sel[g])
+            wt_source_ignore(src, g);
+    int replay_src = !strcmp(src->ops->name, "replay");
     for (int g = 0; g < ngpus; g++) {
         if (!sel[g])
             continue;
         int irc = wt_source_device_info(src, g, &info[g], &err);
-        if (irc == WT_ENODEV && !strcmp(src->ops->name, "replay") && gpus && !strcmp(gpus, "all")) {
+        if (irc == WT_ENODEV && replay_src && gpus && !strcmp(gpus, "all")) {
             sel[g] = 0; /* an index the trace does not have */
+            wt_source_ignore(src, g);
             continue;
+        }
+        if (irc == WT_ENODEV && replay_src && !from_stdin) {
+            /* a GPU the file does not have, below its highest: a usage
+             * error, as one above it is */
+            fprintf(stderr, "%s: --%s: %s\n", help.prog, gpus ? "gpus" : "gpu-index", err.msg);
+            status = WT_EXIT_USAGE;
+            goto out;
         }
         if (irc != WT_OK) {
             fprintf(stderr, "%s: GPU %d: %s; not watching it\n", help.prog, g, err.msg);
+            wt_source_ignore(src, g);
             continue;
         }
         buf[g] = malloc((size_t)window * sizeof(**buf));
@@ -1057,10 +1073,9 @@ int wt_cmd_watch(int argc, char **argv)
                 verdict = wt_verdict_for(declared, &res);
             const struct wt_proc *q = main_owner(procs, np2);
             const char *job = q ? q->slurm_job_id : "";
-            json_t *f =
-                wt_json_class_record(&res, &info[g], source_label, nbuf[g],
-                                     nbuf[g] ? buf[g][0].t_s : NAN,
-                                     nbuf[g] ? buf[g][nbuf[g] - 1].t_s : NAN, clf, model_id);
+            json_t *f = wt_json_class_record(
+                &res, &info[g], source_label, nbuf[g], nbuf[g] ? buf[g][0].t_s : NAN,
+                nbuf[g] ? buf[g][nbuf[g] - 1].t_s : NAN, clf, model_id);
             if (!f) {
                 fprintf(stderr, "%s: out of memory\n", help.prog);
                 record_failed = 1;
@@ -1078,7 +1093,8 @@ int wt_cmd_watch(int argc, char **argv)
             if (job[0])
                 json_object_set_new(ev, "slurm_job_id", json_string(job));
             if (changed)
-                json_object_set_new(ev, "owner_changed", json_integer(1)); /* log values: integers or strings */
+                json_object_set_new(ev, "owner_changed",
+                                    json_integer(1)); /* log values: integers or strings */
             if (metrics) {
                 /* the owner's labels; a failed process list keeps the last */
                 if (!perr.msg[0]) {

@@ -41,7 +41,7 @@ struct replay {
     int eof;
     int stream, any_read; /* standard input; some GPU has been read */
     size_t buffered, max_buffered;
-    char *path;                /* a regular file: counted by a pass of its own */
+    char *path; /* a regular file: counted by a pass of its own */
     struct wt_trace_opts topts;
     unsigned char *seen; /* after that pass: the GPUs the file has (the others are
                             absent at once, not found by queueing the file) */
@@ -221,6 +221,14 @@ static int absent(const struct replay *rp, int gpu, struct wt_err *err)
     for (int i = 0; i < WT_MAX_GPUS && off + 8 < sizeof(list); i++)
         if (rp->seen ? rp->seen[i] : rp->q[i].present)
             off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", off ? ", " : "", i);
+    /* a stop (SIGTERM) ended a stream: the GPU may yet have come */
+    if (wt_trace_stopped(rp->r) && off)
+        return wt_errf(err, WT_EINVAL,
+                       "%s: stopped before a row of GPU %d arrived (GPUs so far: %s)",
+                       wt_trace_name(rp->r), gpu, list);
+    if (wt_trace_stopped(rp->r))
+        return wt_errf(err, WT_EINVAL, "%s: stopped before a data row arrived",
+                       wt_trace_name(rp->r));
     if (off)
         return wt_errf(err, WT_ENODEV, "%s: no GPU %d in this trace (GPUs: %s)",
                        wt_trace_name(rp->r), gpu, list);

@@ -1333,6 +1333,11 @@ unsigned long wt_trace_lineno(const struct wt_trace_reader *r)
     return r->row_lineno;
 }
 
+int wt_trace_stopped(const struct wt_trace_reader *r)
+{
+    return r->stopped;
+}
+
 void wt_trace_close(struct wt_trace_reader *r)
 {
     if (!r)

@@ -86,6 +86,8 @@ const char *wt_trace_meta_value(const struct wt_trace_reader *r, const char *key
 const char *wt_trace_name(const struct wt_trace_reader *r);
 /* Line number of the row last returned (1-based). */
 unsigned long wt_trace_lineno(const struct wt_trace_reader *r);
+/* 1 when the input ended because opts.stop was set, not at its end. */
+int wt_trace_stopped(const struct wt_trace_reader *r);
 
 void wt_trace_close(struct wt_trace_reader *r);
 
