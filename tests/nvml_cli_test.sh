@@ -172,6 +172,9 @@ run record-valid 0 "$WT" classify --trace "$TMP/rec.csv" --samples 10
 # a GPU lost before its first reading is not described in the metadata
 WT_FAKE_NVML_FAULTS=lost=1@0 run record-lost-at-start 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/lost0.csv" --duration 1 --interval 0.3 && has err "not recorded"
 check "record-lost-at-start: one model, no 1=unknown" sh -c "grep -q '^# gpu_model: NVIDIA A100-SXM4-40GB\$' '$TMP/lost0.csv' && ! grep -q '1=unknown' '$TMP/lost0.csv'"
+# a GPU lost while it was probed: how its power reads was never measured
+# (it said "instant")
+WT_FAKE_NVML_FAULTS=lost=0@3 run gpus-lost-probe 0 "$WT" gpus --nvml-lib "$FAKE" && has out "power reading   unknown"
 # an old driver without sample buffers is not said to have them
 run record-old-driver 0 "$WT" record --nvml-lib "$OLD" --out "$TMP/oldd.csv" --duration 1 --interval 0.5
 check "record-old-driver: no buffers in the metadata" sh -c "grep -q '^# sampling: NVML: point values every poll (no driver sample buffers' '$TMP/oldd.csv' && ! grep -q driver_buffer_period '$TMP/oldd.csv'"

@@ -140,7 +140,8 @@ struct dev {
     char bus[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
     double mem_total_mib, limit_w, default_limit_w, sm_max_mhz;
     int instant_ok, power_avg1s;
-    int buf_ok[3]; /* sample buffer per type: 1 works, 0 not supported */
+    int power_unprobed; /* lost before its power was probed: semantics unknown */
+    int buf_ok[3];      /* sample buffer per type: 1 works, 0 not supported */
     unsigned long long seen[3];
     double period[3]; /* median spacing of each buffer's readings at start (NaN unknown) */
     double offset;    /* add to buffer seconds to get monotonic seconds */
@@ -305,7 +306,6 @@ static double buffer_period(const nvmlSample_t *b, unsigned n)
     return p;
 }
 
-
 /* word occurs in name as a model number of its own: "NVIDIA A100-SXM4" and
  * "A30X" have A100 and A30, "RTX A1000" and "RTX A3000" (not GA100) have not. */
 static int model_word(const char *name, const char *word)
@@ -376,6 +376,9 @@ static void probe_device(struct nvml *s, struct dev *d)
     else /* unknown architecture: Ampere-and-newer names */
         d->power_avg1s = strstr(d->name, "H100") || strstr(d->name, "H200") ||
                          strstr(d->name, "L40") || strstr(d->name, "B200");
+    /* lost before or during those probes: how its power reads is not known
+     * (it said "instant", never measured) */
+    d->power_unprobed = d->lost;
     for (int t = 0; t < 3; t++) {
         d->buf_ok[t] = 0;
         d->period[t] = NAN; /* no buffer (an old driver): no period either */
@@ -662,9 +665,9 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
          * process of its own was classified from its neighbour's power.
          * Not measured; the limits and the maximum clock (settings of the
          * whole GPU, which the tamper indicators read) stay. */
-        static const enum wt_col whole[] = {WT_COL_POWER,    WT_COL_ENERGY,  WT_COL_SM_CLOCK,
-                                            WT_COL_MEM_CLOCK, WT_COL_TEMP,   WT_COL_PCIE_TX,
-                                            WT_COL_PCIE_RX,  WT_COL_CLOCK_REASONS};
+        static const enum wt_col whole[] = {WT_COL_POWER,     WT_COL_ENERGY,       WT_COL_SM_CLOCK,
+                                            WT_COL_MEM_CLOCK, WT_COL_TEMP,         WT_COL_PCIE_TX,
+                                            WT_COL_PCIE_RX,   WT_COL_CLOCK_REASONS};
         for (size_t k = 0; k < sizeof(whole) / sizeof(whole[0]); k++)
             pt.v[whole[k]] = NAN;
     }
@@ -894,10 +897,10 @@ static int nvml_info(struct wt_source *src, int gpu, struct wt_device_info *info
     info->power_limit_w = d->limit_w;
     info->power_default_limit_w = d->default_limit_w;
     snprintf(info->power_semantics, sizeof(info->power_semantics), "%s",
-             d->unusable      ? "unknown"
-             : d->instant_ok  ? "instant"
-             : d->power_avg1s ? "avg1s"
-                              : "instant");
+             d->unusable || d->power_unprobed ? "unknown"
+             : d->instant_ok                  ? "instant"
+             : d->power_avg1s                 ? "avg1s"
+                                              : "instant");
     info->unusable = d->unusable || (d->lost && d->rows == 0); /* lost before any reading */
     info->sample_buffers =
         d->buf_ok[NVML_GPU_UTILIZATION_SAMPLES] || d->buf_ok[NVML_TOTAL_POWER_SAMPLES];
