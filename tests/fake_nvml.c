@@ -840,6 +840,20 @@ EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t h, unsigned
     *m = (nvmlDevice_t)&F.mig[i];
     return NVML_SUCCESS;
 }
+
+/* MIG device k is GPU instance 7 + 2k (as a 3g profile's ids go) */
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t h, unsigned int *id);
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t h, unsigned int *id)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetGpuInstanceId", &d);
+    if (r)
+        return r;
+    if (!d->is_mig)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *id = 7 + 2 * (unsigned)(d - F.mig);
+    return NVML_SUCCESS;
+}
 #endif
 
 /* v1: every driver exports it, the old ones only it */

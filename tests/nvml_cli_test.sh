@@ -80,6 +80,19 @@ has out "no utilization, sample buffers or per-process utilization on MIG"
 sed '/power_semantics: instant/d' "$DATA/fake_gpu.csv" >"$TMP/avg.csv"
 WT_FAKE_NVML_TRACE="$TMP/avg.csv" WT_FAKE_NVML_FAULTS=mig=0 run record-mig-power 0 "$WT" record --nvml-lib "$FAKE" --gpus 2 --duration 2 --out "$TMP/mig.csv"
 check "record-mig-power: no power on the MIG device's rows" sh -c '! grep -v "^#" "$1" | tail -n +2 | cut -d, -f7 | grep -q .' sh "$TMP/mig.csv"
+# --label-style dcgm labels a MIG device as dcgm-exporter does: its parent's
+# gpu and UUID, GPU_I_PROFILE and GPU_I_ID (it gave the enumeration index and
+# the MIG UUID, which join no DCGM series)
+mkdir "$TMP/migprom"
+WT_FAKE_NVML_FAULTS=mig=0 WT_FAKE_NVML_SPEED=5 run watch-mig-dcgm 0 "$WT" watch --nvml-lib "$FAKE" --gpus all --label-style dcgm --interval 0.2 --window 5 --iterations 1 --log-dir "$TMP/migl" --textfile "$TMP/migprom"
+P="$TMP/migprom/workloadtruth.prom"
+check "watch-mig-dcgm: MIG labels" grep -q 'workloadtruth_gpu_classifications_total{gpu="0",UUID="GPU-fake-0000-0000",pci_bus_id="00000000:17:00.0",modelName="NVIDIA A100-SXM4-40GB",GPU_I_PROFILE="3g.40gb",GPU_I_ID="9",Hostname=' "$P"
+check "watch-mig-dcgm: one series per MIG device" sh -c "test \"\$(grep -c '^workloadtruth_samples_read_total{gpu=\"0\"' '$P')\" = 3 && grep -q 'samples_read_total{gpu=\"0\",GPU_I_ID=\"7\"}' '$P'"
+check "watch-mig-dcgm: no MIG UUID" sh -c "! grep -q 'MIG-fake' '$P'"
+if command -v promtool >/dev/null 2>&1; then
+    # dcgm's camelCase labels are the point of the style: only that lint is expected
+    check "watch-mig-dcgm: promtool" sh -c "promtool check metrics <'$P' 2>&1 | grep -v camelCase | grep -q . && exit 1 || exit 0"
+fi
 run gpus-old 0 "$WT" gpus --nvml-lib "$OLD" && has out "no utilization sample buffer"
 run gpus-nodriver 1 "$WT" gpus --nvml-lib "$TMP/none.so" && has err "use --backend synthetic, or --trace FILE"
 WT_FAKE_NVML_FAULTS=init=18 run gpus-mismatch 1 "$WT" gpus --nvml-lib "$FAKE" && has err "are different versions"

@@ -876,8 +876,23 @@ int wt_cmd_watch(int argc, char **argv)
             memset(&l, 0, sizeof(l));
             snprintf(l.gpu, sizeof(l.gpu), "%d", g);
             snprintf(l.uuid, sizeof(l.uuid), "%s", info[g].uuid);
+            if (info[g].is_mig && info[g].gpu_instance_id >= 0 && !strcmp(label_style, "dcgm")) {
+                /* as dcgm-exporter labels a MIG device: its parent GPU's
+                 * index and UUID, and the GPU instance (it gave our
+                 * enumeration index and the MIG UUID, which join nothing) */
+                snprintf(l.gpu, sizeof(l.gpu), "%d", info[g].parent);
+                if (info[g].parent_uuid[0])
+                    snprintf(l.uuid, sizeof(l.uuid), "%s", info[g].parent_uuid);
+                snprintf(l.gi_profile, sizeof(l.gi_profile), "%s", info[g].mig_profile);
+                snprintf(l.gi_id, sizeof(l.gi_id), "%d", info[g].gpu_instance_id);
+            }
             snprintf(l.pci_bus_id, sizeof(l.pci_bus_id), "%s", info[g].pci_bus_id);
             snprintf(l.model, sizeof(l.model), "%s", info[g].name);
+            if (l.gi_id[0]) { /* and the GPU's model, without " MIG 3g.40gb" */
+                char *mig = strstr(l.model, " MIG ");
+                if (mig)
+                    *mig = '\0';
+            }
             wt_metrics_gpu(metrics, g, &l);
         }
     }

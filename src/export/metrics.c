@@ -285,7 +285,7 @@ static void family(struct buf *b, const char *name, const char *type, const char
 static void gpu_labels(const struct wt_metrics *m, const struct wt_gpu_metrics *g, char *out,
                        size_t cap)
 {
-    char e[9][512]; /* a pod name is up to 253 bytes, escaped up to twice that */
+    char e[11][512]; /* a pod name is up to 253 bytes, escaped up to twice that */
     wt_metrics_escape(g->l.gpu, e[0], sizeof(e[0]));
     wt_metrics_escape(g->l.uuid, e[1], sizeof(e[1]));
     wt_metrics_escape(g->l.pci_bus_id, e[2], sizeof(e[2]));
@@ -296,11 +296,34 @@ static void gpu_labels(const struct wt_metrics *m, const struct wt_gpu_metrics *
     wt_metrics_escape(g->l.container, e[7], sizeof(e[7]));
     wt_metrics_escape(g->l.slurm_job_id, e[8], sizeof(e[8]));
     int dcgm = m->label_style_dcgm;
+    /* dcgm-exporter's MIG labels, between modelName and Hostname as it
+     * writes them; only in that style, only for MIG devices */
+    char mig[1100] = "";
+    if (dcgm && (g->l.gi_profile[0] || g->l.gi_id[0])) {
+        wt_metrics_escape(g->l.gi_profile, e[9], sizeof(e[9]));
+        wt_metrics_escape(g->l.gi_id, e[10], sizeof(e[10]));
+        snprintf(mig, sizeof(mig), "GPU_I_PROFILE=\"%s\",GPU_I_ID=\"%s\",", e[9], e[10]);
+    }
     snprintf(out, cap,
-             "gpu=\"%s\",%s=\"%s\",pci_bus_id=\"%s\",%s=\"%s\",%s=\"%s\","
+             "gpu=\"%s\",%s=\"%s\",pci_bus_id=\"%s\",%s=\"%s\",%s%s=\"%s\","
              "pod=\"%s\",namespace=\"%s\",container=\"%s\",slurm_job_id=\"%s\"",
-             e[0], dcgm ? "UUID" : "uuid", e[1], e[2], dcgm ? "modelName" : "model_name", e[3],
+             e[0], dcgm ? "UUID" : "uuid", e[1], e[2], dcgm ? "modelName" : "model_name", e[3], mig,
              dcgm ? "Hostname" : "hostname", e[4], e[5], e[6], e[7], e[8]);
+}
+
+/* The label of the families keyed by GPU alone: gpu, and GPU_I_ID for a
+ * MIG device in the dcgm style (whose gpu is its parent's); into out. */
+static const char *gpu_only(const struct wt_metrics *m, const struct wt_gpu_metrics *g, char *out,
+                            size_t cap)
+{
+    char e[2][512];
+    wt_metrics_escape(g->l.gpu, e[0], sizeof(e[0]));
+    wt_metrics_escape(g->l.gi_id, e[1], sizeof(e[1]));
+    if (m->label_style_dcgm && g->l.gi_id[0])
+        snprintf(out, cap, "gpu=\"%s\",GPU_I_ID=\"%s\"", e[0], e[1]);
+    else
+        snprintf(out, cap, "gpu=\"%s\"", e[0]);
+    return out;
 }
 
 static void number(struct buf *b, double v)
@@ -326,7 +349,7 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
     if (!b.p)
         return NULL;
     b.p[0] = '\0';
-    char lab[5120]; /* nine escaped labels and their names */
+    char lab[8192]; /* eleven escaped labels and their names */
     pthread_mutex_lock(&m->mu);
     family(&b, "workloadtruth_build_info", "gauge", "Build information about workloadtruth.");
     put(&b, "workloadtruth_build_info{version=\"%s\"} 1\n", WT_VERSION);
@@ -418,7 +441,8 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
            "1 once a GPU failed and is no longer watched (its class gauges are gone), else 0.");
     for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
         if (m->gpu[i].used)
-            put(&b, "workloadtruth_gpu_failed{gpu=\"%s\"} %d\n", m->gpu[i].l.gpu, m->gpu[i].failed);
+            put(&b, "workloadtruth_gpu_failed{%s} %d\n", gpu_only(m, &m->gpu[i], lab, sizeof(lab)),
+                m->gpu[i].failed);
     family(&b, "workloadtruth_gpu_last_window_timestamp_seconds", "gauge",
            "Unix time the GPU's last window was classified: a sampler that stalls (a hung "
            "driver call, a quiet input) stops it while the class gauges keep their value.");
@@ -433,24 +457,24 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
     family(&b, "workloadtruth_samples_read_total", "counter", "Telemetry samples read per GPU.");
     for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
         if (m->gpu[i].used)
-            put(&b, "workloadtruth_samples_read_total{gpu=\"%s\"} %llu\n", m->gpu[i].l.gpu,
-                m->gpu[i].samples);
+            put(&b, "workloadtruth_samples_read_total{%s} %llu\n",
+                gpu_only(m, &m->gpu[i], lab, sizeof(lab)), m->gpu[i].samples);
     family(&b, "workloadtruth_read_errors_total", "counter",
            "Telemetry reads that failed and ended the GPU's watch (it fell off the bus, its "
            "trace broke), per GPU; a single reading the driver refuses is 'not measured', not "
            "counted.");
     for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
         if (m->gpu[i].used)
-            put(&b, "workloadtruth_read_errors_total{gpu=\"%s\"} %llu\n", m->gpu[i].l.gpu,
-                m->gpu[i].read_errors);
+            put(&b, "workloadtruth_read_errors_total{%s} %llu\n",
+                gpu_only(m, &m->gpu[i], lab, sizeof(lab)), m->gpu[i].read_errors);
     family(&b, "workloadtruth_gpu_owner_changed_windows_total", "counter",
            "Windows whose owner (job, pod, container) or declared type changed while they were "
            "sampled, per GPU: their verdict is inconclusive, so a count that keeps rising is a "
            "GPU that changes hands every window.");
     for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
         if (m->gpu[i].used)
-            put(&b, "workloadtruth_gpu_owner_changed_windows_total{gpu=\"%s\"} %llu\n",
-                m->gpu[i].l.gpu, m->gpu[i].owner_changed);
+            put(&b, "workloadtruth_gpu_owner_changed_windows_total{%s} %llu\n",
+                gpu_only(m, &m->gpu[i], lab, sizeof(lab)), m->gpu[i].owner_changed);
     family(&b, "workloadtruth_audit_appends_total", "counter",
            "Window (class) records appended durably to the audit log; heartbeats and "
            "checkpoints are not counted.");

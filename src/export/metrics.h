@@ -37,6 +37,10 @@ struct wt_gpu_labels {
     char k8s_namespace[64];
     char container[80];
     char slurm_job_id[24];
+    /* a MIG device, dcgm style: the GPU instance's profile and id (labels
+     * GPU_I_PROFILE, GPU_I_ID; gpu and UUID are then its parent GPU's) */
+    char gi_profile[32];
+    char gi_id[12];
 };
 
 /* The counts of an owner the GPU had before (its labels' hash), so that an

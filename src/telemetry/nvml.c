@@ -82,6 +82,7 @@ struct fns {
     nvml_dev_mig_mode_fn mig_mode;
     nvml_dev_uint_fn max_mig;
     nvml_dev_mig_handle_fn mig_handle;
+    nvml_dev_uint_fn gi_id;
     void *conf_compute; /* nvmlDeviceGetConfComputeMemSizeInfo: only probed */
 };
 
@@ -127,6 +128,7 @@ static const struct sym syms[] = {
     {{"nvmlDeviceGetMigMode", NULL, NULL}, F(mig_mode), 0},
     {{"nvmlDeviceGetMaxMigDeviceCount", NULL, NULL}, F(max_mig), 0},
     {{"nvmlDeviceGetMigDeviceHandleByIndex", NULL, NULL}, F(mig_handle), 0},
+    {{"nvmlDeviceGetGpuInstanceId", NULL, NULL}, F(gi_id), 0},
     {{"nvmlDeviceGetConfComputeMemSizeInfo", NULL, NULL}, F(conf_compute), 0},
 };
 #undef F
@@ -134,6 +136,7 @@ static const struct sym syms[] = {
 struct dev {
     nvmlDevice_t h;
     int index, is_mig, parent, mig_mode;
+    int gi_id; /* a MIG device's GPU instance id (-1: not known) */
     int lost, unusable;
     char why[200]; /* why it is lost or unusable */
     char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE], uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
@@ -430,6 +433,7 @@ static int add_dev(struct nvml *s, int *cap, struct dev **out)
     memset(*out, 0, sizeof(**out));
     (*out)->index = s->ndev++;
     (*out)->parent = -1;
+    (*out)->gi_id = -1;
     (*out)->mig_mode = -1;
     return 0;
 }
@@ -480,6 +484,8 @@ static int enumerate(struct nvml *s, struct wt_err *err)
             d->h = mh;
             d->is_mig = 1;
             d->parent = (int)i;
+            unsigned gi = 0;
+            d->gi_id = s->f.gi_id && s->f.gi_id(mh, &gi) == NVML_SUCCESS ? (int)gi : -1;
             probe_device(s, d);
             d->mig_mode = -1;
             usable++;
@@ -884,6 +890,14 @@ static int nvml_info(struct wt_source *src, int gpu, struct wt_device_info *info
     info->index = gpu;
     info->is_mig = d->is_mig;
     info->parent = d->parent;
+    info->gpu_instance_id = d->is_mig ? d->gi_id : -1;
+    if (d->is_mig) {
+        /* NVML names a MIG device "<parent's name> MIG <profile>" */
+        const char *p = strstr(d->name, " MIG ");
+        snprintf(info->mig_profile, sizeof(info->mig_profile), "%s", p ? p + 5 : "");
+        if (d->parent >= 0 && d->parent < s->ndev)
+            snprintf(info->parent_uuid, sizeof(info->parent_uuid), "%s", s->dev[d->parent].uuid);
+    }
     info->mig_mode = d->mig_mode;
     snprintf(info->name, sizeof(info->name), "%s", d->name);
     snprintf(info->uuid, sizeof(info->uuid), "%s", d->uuid);

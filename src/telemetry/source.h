@@ -29,12 +29,15 @@ struct wt_device_info {
     int index;
     int is_mig; /* a MIG device (its parent's index in parent) */
     int parent;
-    int mig_mode;                 /* 1 enabled, 0 disabled, -1 not known */
-    int unusable;                 /* cannot be read at all (nvml: could not be opened); notes say why */
-    int sample_buffers;           /* nvml: the driver keeps sample buffers (nvmlDeviceGetSamples) */
-    char driver_version[32];      /* "" when not known */
-    char notes[200];              /* what is not available on this device, if anything */
-    double achieved_hz;           /* live sources: samples per second so far (NaN: not known) */
+    int gpu_instance_id;     /* a MIG device's GPU instance id (-1: not known) */
+    char mig_profile[32];    /* a MIG device's profile ("3g.40gb", from its name; "" unknown) */
+    char parent_uuid[96];    /* a MIG device's parent GPU's UUID ("" unknown) */
+    int mig_mode;            /* 1 enabled, 0 disabled, -1 not known */
+    int unusable;            /* cannot be read at all (nvml: could not be opened); notes say why */
+    int sample_buffers;      /* nvml: the driver keeps sample buffers (nvmlDeviceGetSamples) */
+    char driver_version[32]; /* "" when not known */
+    char notes[200];         /* what is not available on this device, if anything */
+    double achieved_hz;      /* live sources: samples per second so far (NaN: not known) */
     double util_buffer_period_s;  /* nvml: spacing of the driver's utilization readings */
     double power_buffer_period_s; /* ... and power readings, measured at start (NaN: unknown) */
     char name[96];                /* model name as NVML reports it, or "unknown" */
