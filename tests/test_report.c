@@ -438,6 +438,18 @@ static void test_clock_back(void **state)
     lacks(html, "span</td><td class=\"n\">-");
     free(html);
     unlink(path);
+
+    /* two windows only: still marked (the gaps were looked at from 3) */
+    mk_open(&m, path, sizeof(path));
+    ts = 1767225600000;
+    mk_class(&m, ts, "GPU-0000", 0, "training", 900000, NULL);
+    mk_class(&m, ts - 3600000, "GPU-0000", 0, "training", 900000, NULL);
+    mk_close(&m, ts);
+    html = report(path, NULL, &info);
+    assert_int_equal(info.windows, 2);
+    has(html, ">clock back 60 min</text>");
+    free(html);
+    unlink(path);
 }
 
 /* --stale-after is judged on the last line shown: an unsigned line with a

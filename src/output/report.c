@@ -1227,9 +1227,10 @@ static int render_timeline(FILE *f, const struct gpu *g, struct wt_err *err)
         s++;
     }
     fputs("</g>\n", f);
-    /* gaps in time between consecutive windows */
+    /* gaps in time between consecutive windows (from two: a clock that
+     * stepped back between them is marked too) */
     size_t ngap = 0;
-    if (n > 2) {
+    if (n >= 2) {
         for (size_t i = 1; i < n; i++)
             d[i - 1] = pt_at(g, i)->ts - pt_at(g, i - 1)->ts;
         qsort(d, n - 1, sizeof(*d), cmp_i64);
