@@ -184,6 +184,7 @@ run record-valid 0 "$WT" classify --trace "$TMP/rec.csv" --samples 10
 # a lost GPU: the other keeps recording; the run still succeeds
 # a GPU lost before its first reading is not described in the metadata
 WT_FAKE_NVML_FAULTS=lost=1@0 run record-lost-at-start 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/lost0.csv" --duration 1 --interval 0.3 && has err "not recorded"
+has err "GPU 1 (unknown) fell off the bus during nvmlDeviceGetPciInfo" # not "(unknown, )"
 check "record-lost-at-start: one model, no 1=unknown" sh -c "grep -q '^# gpu_model: NVIDIA A100-SXM4-40GB\$' '$TMP/lost0.csv' && ! grep -q '1=unknown' '$TMP/lost0.csv'"
 # a GPU lost while it was probed: how its power reads was never measured
 # (it said "instant")

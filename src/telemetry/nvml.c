@@ -198,16 +198,20 @@ static int ok(struct nvml *s, struct dev *d, nvmlReturn_t rc, const char *what)
         return 1;
     if (d->lost)
         return 0;
+    /* its name and bus id as far as they were read ("GPU 1 (unknown, )"
+     * when lost before either) */
+    char who[80];
+    snprintf(who, sizeof(who), "%.48s%s%.16s", d->name[0] ? d->name : "name not read",
+             d->bus[0] ? ", " : "", d->bus);
     if (rc == NVML_ERROR_GPU_IS_LOST) {
         d->lost = 1;
-        snprintf(d->why, sizeof(d->why),
-                 "GPU %d (%.48s, %.16s) fell off the bus during %.40s: %.40s", d->index, d->name,
-                 d->bus, what, nvml_str(s, rc));
+        snprintf(d->why, sizeof(d->why), "GPU %d (%s) fell off the bus during %.40s: %.40s",
+                 d->index, who, what, nvml_str(s, rc));
     } else if (rc == NVML_ERROR_RESET_REQUIRED || rc == NVML_ERROR_UNINITIALIZED ||
                rc == NVML_ERROR_DRIVER_NOT_LOADED || rc == NVML_ERROR_LIB_RM_VERSION_MISMATCH) {
         d->lost = 1;
-        snprintf(d->why, sizeof(d->why), "GPU %d (%.48s, %.16s) failed during %.40s: %.40s",
-                 d->index, d->name, d->bus, what, nvml_str(s, rc));
+        snprintf(d->why, sizeof(d->why), "GPU %d (%s) failed during %.40s: %.40s", d->index, who,
+                 what, nvml_str(s, rc));
     }
     return 0;
 }
