@@ -405,6 +405,28 @@ check "slow reader: SIGTERM exit 0" test $rc = 0
 check "slow reader: says the line was cut" grep -q "stopped while writing a window line to standard output" "$TMP/slow.err"
 check "slow reader: no output error" sh -c "! grep -q 'cannot write' '$TMP/slow.err'"
 run "slow reader: verify" 0 "$WT" verify-log --log-dir "$TMP/slow"
+# ... with several GPUs: the next GPU's line waited on the reader, with no
+# signal left to cut it (it hung until the reader read)
+awk 'BEGIN { print "t_s,gpu,util_gpu_pct,power_w"; for (i = 0; i < 3000; i++) for (g = 0; g < 2; g++) printf "%.1f,%d,50,200\n", i / 10, g }' >"$TMP/two.csv"
+mkfifo "$TMP/outfifo2"
+(sleep 30; cat >/dev/null) <"$TMP/outfifo2" &
+reader=$!
+"$WT" watch --trace "$TMP/two.csv" --gpus all --window 10 --json --log-dir "$TMP/slow2" >"$TMP/outfifo2" 2>"$TMP/slow2.err" &
+pid=$!
+sleep 2
+kill -TERM $pid
+i=0
+while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $pid 2>/dev/null; then
+    check "slow reader, 2 GPUs: watch stops on SIGTERM within 5 s" false
+    kill -KILL $pid
+fi
+wait $pid
+rc=$?
+kill $reader 2>/dev/null
+wait $reader 2>/dev/null
+check "slow reader, 2 GPUs: SIGTERM exit 0" test $rc = 0
+run "slow reader, 2 GPUs: verify" 0 "$WT" verify-log --log-dir "$TMP/slow2"
 
 # --- files that are not what they should be: refused, never replaced ----
 run "report over its own log" 2 "$WT" report --log-dir "$L" --out "$L/log.jsonl" && has err "is the audit log"

@@ -491,12 +491,12 @@ static void test_nvsmi_grouped(void **state)
 
 /* nvidia-smi without an index: 3 GPUs a tick, 1 s apart, rows 6 ms apart,
  * power 50.5 W + GPU.  From tick `at` on, `drop` (-1: none) is missing
- * (`for_good`: in every later tick), or row `late` of tick `at` comes 300
- * ms late; `bad`: GPU 1's row two ticks later is not a number.  Returns the
+ * (`for_good`: in every later tick), or the rows from `late` on of tick `at`
+ * come `late_ms` late; `bad`: GPU 1's row two ticks later is not a number.  Returns the
  * rows read whose power says another GPU than the reader's; *rows gets the
  * rows read, *rc the last code. */
-static int grouped_misread(int at, int drop, int for_good, int late, int bad, size_t *rows, int *rc,
-                           struct wt_err *err)
+static int grouped_misread(int at, int drop, int for_good, int late, int late_ms, int bad,
+                           size_t *rows, int *rc, struct wt_err *err)
 {
     static char t[32768];
     size_t off = (size_t)snprintf(t, sizeof(t), "timestamp, power.draw [W]\n");
@@ -504,7 +504,7 @@ static int grouped_misread(int at, int drop, int for_good, int late, int bad, si
         for (int g = 0; g < 3; g++) {
             if (g == drop && (tick == at || (for_good && tick > at)))
                 continue;
-            int ms = g * 6 + (tick == at && g >= late ? 300 : 0);
+            int ms = g * 6 + (tick == at && g >= late ? late_ms : 0);
             off += (size_t)snprintf(t + off, sizeof(t) - off, "2024/04/10 10:%02d:%02d.%03d, %s\n",
                                     tick / 60, tick % 60, ms,
                                     bad && tick == at + 2 && g == 1 ? "x W"
@@ -538,27 +538,51 @@ static void test_nvsmi_missing_row(void **state)
      * (for the grouping) end (tick 42), or later; every row keeps its GPU
      * (one missing within the 128 rows can still make the grouping unclear:
      * one GPU, as before) */
-    assert_int_equal(grouped_misread(42, 2, 0, 9, 0, &rows, &rc, &err), 0);
+    assert_int_equal(grouped_misread(42, 2, 0, 9, 300, 0, &rows, &rc, &err), 0);
     assert_int_equal(rows, 269);
-    assert_int_equal(grouped_misread(60, 2, 0, 9, 0, &rows, &rc, &err), 0);
+    assert_int_equal(grouped_misread(60, 2, 0, 9, 300, 0, &rows, &rc, &err), 0);
     assert_int_equal(rc, WT_DONE);
     /* gone for good: the other two keep theirs */
-    assert_int_equal(grouped_misread(60, 2, 1, 9, 0, &rows, &rc, &err), 0);
+    assert_int_equal(grouped_misread(60, 2, 1, 9, 300, 0, &rows, &rc, &err), 0);
     assert_int_equal(rows, 240);
     /* the middle GPU's row missing: only the row after it in that tick is
      * misread (its place is all there is to go by) */
-    assert_int_equal(grouped_misread(60, 1, 0, 9, 0, &rows, &rc, &err), 1);
+    assert_int_equal(grouped_misread(60, 1, 0, 9, 300, 0, &rows, &rc, &err), 1);
     /* a tick that stalls inside (its last two rows 300 ms late) is no
      * missing row: the rows go on */
-    assert_int_equal(grouped_misread(60, -1, 0, 1, 0, &rows, &rc, &err), 0);
-    assert_int_equal(grouped_misread(60, -1, 0, 2, 0, &rows, &rc, &err), 0);
+    assert_int_equal(grouped_misread(60, -1, 0, 1, 300, 0, &rows, &rc, &err), 0);
+    assert_int_equal(grouped_misread(60, -1, 0, 2, 300, 0, &rows, &rc, &err), 0);
     assert_int_equal(rows, 270);
+    /* ... also when the tick after it comes on time, so that the gap
+     * before it is short (the stalled row started a new tick, a review
+     * found) */
+    assert_int_equal(grouped_misread(60, -1, 0, 2, 600, 0, &rows, &rc, &err), 0);
     /* a bad row among those read ahead: the rows before it first, then
      * its error */
-    assert_int_equal(grouped_misread(60, 2, 0, 9, 1, &rows, &rc, &err), 0);
+    assert_int_equal(grouped_misread(60, 2, 0, 9, 300, 1, &rows, &rc, &err), 0);
     assert_int_equal(rc, WT_EINVAL);
     assert_int_equal(rows, 60 * 3 + 2 + 3 + 1);
     assert_non_null(strstr(err.msg, ":188: "));
+
+    /* an error stays: the rows read ahead after it are not handed out (the
+     * clock going back on a row: the next call gave the rows after it) */
+    char t[4096];
+    size_t off = (size_t)snprintf(t, sizeof(t), "timestamp, power.draw [W]\n");
+    for (int tick = 0; tick < 30; tick++)
+        for (int g = 0; g < 2; g++)
+            off += (size_t)snprintf(t + off, sizeof(t) - off, "2024/04/10 10:00:%02d.%03d, %d W\n",
+                                    tick == 20 ? 1 : tick, g * 6, 50 + g);
+    struct wt_trace_reader *r;
+    struct wt_sample s;
+    assert_int_equal(tu_open(t, off, NULL, &r, &err), WT_OK);
+    rows = 0;
+    while ((rc = wt_trace_next(r, &s, &err)) == WT_OK)
+        rows++;
+    assert_int_equal(rc, WT_EINVAL);
+    assert_int_equal(rows, 40);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_EINVAL);
+    assert_non_null(strstr(err.msg, "earlier than the previous sample"));
+    wt_trace_close(r);
 }
 
 static void test_nvsmi_uuid(void **state)

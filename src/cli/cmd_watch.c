@@ -986,6 +986,7 @@ int wt_cmd_watch(int argc, char **argv)
     int live = !strcmp(src->ops->name, "nvml");
     int gpu_failed = 0, record_failed = 0;
     unsigned long long done_windows = 0;
+    unsigned long long unprinted = 0; /* window lines not printed after a stop signal */
     struct wt_result res;
     for (unsigned long long it = 0; (!iterations || it < iterations) && !stop_flag; it++) {
         double t_start = mono();
@@ -1131,6 +1132,13 @@ int wt_cmd_watch(int argc, char **argv)
             }
             push(w, WT_ENTRY_CLASS, f);
             done_windows++;
+            if (signalled) {
+                /* after a stop signal a line that waits on a stuck reader
+                 * has no signal left to cut it (the stop hung with several
+                 * GPUs): the window is logged, not printed */
+                unprinted++;
+                continue;
+            }
             char when[32];
             time_t now = time(NULL);
             struct tm tmv;
@@ -1226,6 +1234,11 @@ int wt_cmd_watch(int argc, char **argv)
         left++;
     }
     w->head = w->tail = NULL;
+    if (unprinted)
+        fprintf(stderr,
+                "%s: %llu window line%s after the stop signal not printed (the audit log has "
+                "%s)\n",
+                help.prog, unprinted, unprinted == 1 ? "" : "s", unprinted == 1 ? "it" : "them");
     if (w->gave_up && !left && w->unsealed) {
         fprintf(stderr,
                 "%s: %llu window%s logged to %s, but the final heartbeat and checkpoint could "

@@ -222,8 +222,8 @@ static int absent(const struct replay *rp, int gpu, struct wt_err *err)
         if (rp->seen ? rp->seen[i] : rp->q[i].present)
             off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", off ? ", " : "", i);
     /* a stop (SIGTERM) ended a stream: the GPU may yet have come */
-    if (wt_trace_stopped(rp->r) && off)
-        return wt_errf(err, WT_EINVAL,
+    if (wt_trace_stopped(rp->r) && off) /* absent as far as is known: WT_ENODEV still */
+        return wt_errf(err, WT_ENODEV,
                        "%s: stopped before a row of GPU %d arrived (GPUs so far: %s)",
                        wt_trace_name(rp->r), gpu, list);
     if (wt_trace_stopped(rp->r))

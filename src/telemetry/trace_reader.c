@@ -99,7 +99,7 @@ struct wt_trace_reader {
     int grouped;       /* rows_per_tick decided */
     double tick_gap;   /* detected grouping: a longer gap ends a tick (0: not detected) */
     unsigned tick_pos; /* the last row's place in its tick */
-    int input_ended;   /* queue_ahead read to the end of the input */
+    int deferred;      /* queue_ahead met this error: returned once the queue is read */
     double prev_row_t; /* the last row's t_s */
     /* GPU models from the `name` field: a row's GPU may be known only once
      * the grouping is, so a row's name is kept until its GPU is */
@@ -981,8 +981,9 @@ out:
 }
 
 /* Makes up to `want` rows wait in the queue after the one being read;
- * fewer at the end of the input or before a bad row (whose error is
- * returned once the rows before it have been read).  Returns how many wait. */
+ * fewer at the end of the input or before a bad row, whose error is held
+ * back (r->deferred) until the rows before it have been read.  Returns how
+ * many wait. */
 static size_t queue_ahead(struct wt_trace_reader *r, size_t want)
 {
     if (r->qpos) {
@@ -990,18 +991,37 @@ static size_t queue_ahead(struct wt_trace_reader *r, size_t want)
         r->qlen -= r->qpos;
         r->qpos = 0;
     }
-    while (r->qlen < want && r->qlen < NVSMI_LOOKAHEAD && !r->failed) {
+    while (r->qlen < want && r->qlen < NVSMI_LOOKAHEAD && !r->failed && !r->deferred) {
         struct pending *p = &r->queue[r->qlen];
         struct wt_err ignored;
         int rc = next_raw(r, &p->s, &p->lineno, &ignored);
         if (rc == WT_DONE)
-            r->input_ended = 1;
-        if (rc != WT_OK)
             break;
+        if (rc != WT_OK) { /* fail() has kept the message in r->first_err */
+            r->deferred = r->failed ? r->failed : rc;
+            r->failed = 0;
+            break;
+        }
         memcpy(p->name, r->row_name, sizeof(p->name));
         r->qlen++;
     }
     return r->qlen;
+}
+
+/* Gaps after a row at t (the rows waiting in the queue) that disagree with
+ * ticks of T rows in which that row has place p: a gap as long as one
+ * between ticks where a tick goes on, or a short one where it should end. */
+static size_t off_beat(const struct wt_trace_reader *r, double t, unsigned p, unsigned T)
+{
+    size_t off = 0;
+    double prev = t;
+    for (size_t j = r->qpos; j < r->qlen; j++) {
+        int between = r->queue[j].s.t_s - prev > r->tick_gap;
+        off += between != (p == T - 1);
+        p = p + 1 == T ? 0 : p + 1;
+        prev = r->queue[j].s.t_s;
+    }
+    return off;
 }
 
 /* The place in its tick of a row at t (nvidia-smi without an index, G rows a
@@ -1009,10 +1029,11 @@ static size_t queue_ahead(struct wt_trace_reader *r, size_t want)
  * as long as one between ticks where the tick was not complete.  Either
  * rows are missing (a GPU that fell off the bus: the rows after them would
  * shift to the next GPU for good), or the tick stalled (a collector reading
- * GPUs one by one).  The rows that follow tell: a stalled tick ends after
- * its remaining places, and a whole tick of G rows comes next; anything
- * else starts a new tick at this row (the end of the input ends a run).
- * When a bad row comes before that can be seen, the tick goes on. */
+ * GPUs one by one).  The rows that follow tell: the gaps of the next three
+ * ticks are scored against the tick going on, against a tick of G rows
+ * starting at this row (a row missing once) and one of G - 1 rows (a GPU
+ * gone for good), and a new tick starts here only when one of the last two
+ * fits better (a tie: it goes on, as it always did). */
 static unsigned tick_position(struct wt_trace_reader *r, double t, unsigned G)
 {
     if (r->ordinal == 0)
@@ -1020,24 +1041,11 @@ static unsigned tick_position(struct wt_trace_reader *r, double t, unsigned G)
     unsigned next = r->tick_pos + 1 == G ? 0 : r->tick_pos + 1;
     if (next == 0 || !(t - r->prev_row_t > r->tick_gap))
         return next;
-    size_t have = queue_ahead(r, 2 * (size_t)G + 2);
-    size_t run[2] = {1, 0}; /* this row's run of rows up to the next long gap, and the one after */
-    int ended[2] = {0, 0}, k = 0;
-    double prev = t;
-    for (size_t j = r->qpos; j < have && k < 2; j++) {
-        if (r->queue[j].s.t_s - prev > r->tick_gap)
-            ended[k++] = 1;
-        if (k < 2)
-            run[k]++;
-        prev = r->queue[j].s.t_s;
-    }
-    if (k < 2 && r->input_ended && have < 2 * (size_t)G + 2)
-        ended[k] = 1; /* the input ends the run */
-    if (!ended[0])
-        return next;
-    if (run[0] != G - next || (ended[1] && run[1] != G))
-        return 0;
-    return next;
+    queue_ahead(r, 3 * (size_t)G + 1);
+    size_t keep = off_beat(r, t, next, G);
+    size_t whole = off_beat(r, t, 0, G);
+    size_t short_tick = off_beat(r, t, 0, G - 1);
+    return (whole < short_tick ? whole : short_tick) < keep ? 0 : next;
 }
 
 static int fill_queue(struct wt_trace_reader *r, struct wt_err *err)
@@ -1126,7 +1134,7 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
     int rc;
     unsigned long lineno;
     const char *name = r->row_name;
-    if (r->failed && r->qpos >= r->qlen) { /* rows read ahead come before the error */
+    if (r->failed) {
         if (err)
             *err = r->first_err;
         return r->failed;
@@ -1139,6 +1147,12 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
             lineno = r->queue[r->qpos].lineno;
             name = r->queue[r->qpos].name;
             r->qpos++;
+        } else if (r->deferred) { /* the rows before the bad one are out: its error */
+            r->failed = r->deferred;
+            r->deferred = 0;
+            if (err)
+                *err = r->first_err;
+            return r->failed;
         } else if ((rc = next_raw(r, s, &lineno, err)) != WT_OK) {
             return rc;
         }
