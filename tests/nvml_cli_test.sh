@@ -189,6 +189,8 @@ check "record-lost-at-start: one model, no 1=unknown" sh -c "grep -q '^# gpu_mod
 # a GPU lost while it was probed: how its power reads was never measured
 # (it said "instant")
 WT_FAKE_NVML_FAULTS=lost=0@3 run gpus-lost-probe 0 "$WT" gpus --nvml-lib "$FAKE" && has out "power reading   unknown"
+# ... but lost after the instantaneous power field answered: measured
+WT_FAKE_NVML_FAULTS=lost=0@8 run gpus-lost-probe-late 0 "$WT" gpus --nvml-lib "$FAKE" && has out "power reading   instant" && has out "during nvmlDeviceGetArchitecture"
 # an old driver without sample buffers is not said to have them
 run record-old-driver 0 "$WT" record --nvml-lib "$OLD" --out "$TMP/oldd.csv" --duration 1 --interval 0.5
 check "record-old-driver: no buffers in the metadata" sh -c "grep -q '^# sampling: NVML: point values every poll (no driver sample buffers' '$TMP/oldd.csv' && ! grep -q driver_buffer_period '$TMP/oldd.csv'"

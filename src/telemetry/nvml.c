@@ -383,9 +383,10 @@ static void probe_device(struct nvml *s, struct dev *d)
     else /* unknown architecture: Ampere-and-newer names */
         d->power_avg1s = strstr(d->name, "H100") || strstr(d->name, "H200") ||
                          strstr(d->name, "L40") || strstr(d->name, "B200");
-    /* lost before or during those probes: how its power reads is not known
-     * (it said "instant", never measured) */
-    d->power_unprobed = d->lost;
+    /* lost before or during those probes, the instantaneous field not
+     * found: how its power reads is not known (it said "instant", never
+     * measured) */
+    d->power_unprobed = d->lost && !d->instant_ok;
     for (int t = 0; t < 3; t++) {
         d->buf_ok[t] = 0;
         d->period[t] = NAN; /* no buffer (an old driver): no period either */
