@@ -367,6 +367,20 @@ check "nohup: SIGHUP ignored" kill -0 $pid
 kill -TERM $pid
 wait $pid
 
+# term_within_5s NAME PID: SIGTERM, then PID must exit within 5 s (else a
+# failed check and SIGKILL); its exit status in rc
+term_within_5s() {
+    kill -TERM "$2"
+    i=0
+    while kill -0 "$2" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    if kill -0 "$2" 2>/dev/null; then
+        check "$1: watch stops on SIGTERM within 5 s" false
+        kill -KILL "$2"
+    fi
+    wait "$2"
+    rc=$?
+}
+
 # --- SIGTERM while a `--trace -` pipe is quiet: stops at once, sealed --
 mkfifo "$TMP/fifo"
 (cat "$DATA/fake_gpu.csv"; exec sleep 60) >"$TMP/fifo" &
@@ -374,15 +388,7 @@ feeder=$!
 "$WT" watch --trace - --log-dir "$TMP/lq" <"$TMP/fifo" >/dev/null 2>"$TMP/wq.err" &
 pid=$!
 sleep 1
-kill -TERM $pid
-i=0
-while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-if kill -0 $pid 2>/dev/null; then
-    check "quiet pipe: watch stops on SIGTERM within 5 s" false
-    kill -KILL $pid
-fi
-wait $pid
-rc=$?
+term_within_5s "quiet pipe" $pid
 kill $feeder 2>/dev/null
 wait $feeder 2>/dev/null
 check "quiet pipe: SIGTERM exit 0" test $rc = 0
@@ -414,15 +420,7 @@ reader=$!
 "$WT" watch --trace "$TMP/two.csv" --gpus all --window 10 --json --log-dir "$TMP/slow2" >"$TMP/outfifo2" 2>"$TMP/slow2.err" &
 pid=$!
 sleep 2
-kill -TERM $pid
-i=0
-while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-if kill -0 $pid 2>/dev/null; then
-    check "slow reader, 2 GPUs: watch stops on SIGTERM within 5 s" false
-    kill -KILL $pid
-fi
-wait $pid
-rc=$?
+term_within_5s "slow reader, 2 GPUs" $pid
 kill $reader 2>/dev/null
 wait $reader 2>/dev/null
 check "slow reader, 2 GPUs: SIGTERM exit 0" test $rc = 0
