@@ -82,6 +82,10 @@ run next-option-not-a-value 2 "$WT" classify --trace --json && has err "not the 
 cp "$DATA/labelled.csv" "$TMP/inplace.csv"
 run record-over-its-trace 2 "$WT" record --trace "$TMP/inplace.csv" --out "$TMP/./inplace.csv" && has err "is the trace being replayed" && oneline
 check record-over-its-trace-kept cmp -s "$DATA/labelled.csv" "$TMP/inplace.csv"
+# ... also when the trace comes on standard input (it was replaced, exit 0)
+run record-over-stdin 2 sh -c "\"\$0\" record --trace - --out \"\$1\" <\"\$1\"" "$WT" "$TMP/inplace.csv" && has err "is the file on standard input" && oneline
+run record-over-dev-stdin 2 sh -c "\"\$0\" record --trace - --out /dev/stdin <\"\$1\"" "$WT" "$TMP/inplace.csv" && has err "is the file on standard input" && oneline
+check record-over-stdin-kept cmp -s "$DATA/labelled.csv" "$TMP/inplace.csv"
 run record-bad-profile 2 "$WT" record --backend synthetic --profile bogus --duration 1 --out "$TMP/bp.csv" && has err "invalid choice 'bogus'" && oneline
 # SIGINT and SIGTERM end a generated recording too (the synthetic and
 # simulator sources never looked at the stop: only kill -9 ended a long

@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,18 @@ int wt_cmd_record(int argc, char **argv)
         if (strcmp(trace, "-") && strcmp(out_path, "-") && wt_same_path(out_path, trace)) {
             fprintf(stderr,
                     "workloadtruth record: --out %s is the trace being replayed (--trace): "
+                    "recording over it would destroy it; write elsewhere (see --help)\n",
+                    WT_SHOWN(out_path));
+            return WT_EXIT_USAGE;
+        }
+        /* the same with the trace on standard input (`--trace - --out F < F`,
+         * or --out /dev/stdin): it was replaced, and the run exited 0 */
+        struct stat si, so;
+        if (!strcmp(trace, "-") && strcmp(out_path, "-") && fstat(STDIN_FILENO, &si) == 0 &&
+            S_ISREG(si.st_mode) && stat(out_path, &so) == 0 && si.st_dev == so.st_dev &&
+            si.st_ino == so.st_ino) {
+            fprintf(stderr,
+                    "workloadtruth record: --out %s is the file on standard input (--trace -): "
                     "recording over it would destroy it; write elsewhere (see --help)\n",
                     WT_SHOWN(out_path));
             return WT_EXIT_USAGE;
@@ -408,8 +421,8 @@ int wt_cmd_record(int argc, char **argv)
         al.sa_handler = on_signal;
         sigemptyset(&al.sa_mask);
         sigaction(SIGALRM, &al, NULL);
-        struct itimerval it = {{0, 0}, {(time_t)duration,
-                                        (suseconds_t)((duration - floor(duration)) * 1e6)}};
+        struct itimerval it = {
+            {0, 0}, {(time_t)duration, (suseconds_t)((duration - floor(duration)) * 1e6)}};
         if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
             it.it_value.tv_usec = 1;
         setitimer(ITIMER_REAL, &it, NULL);
