@@ -86,6 +86,11 @@ check record-over-its-trace-kept cmp -s "$DATA/labelled.csv" "$TMP/inplace.csv"
 run record-over-stdin 2 sh -c "\"\$0\" record --trace - --out \"\$1\" <\"\$1\"" "$WT" "$TMP/inplace.csv" && has err "is the file on standard input" && oneline
 run record-over-dev-stdin 2 sh -c "\"\$0\" record --trace - --out /dev/stdin <\"\$1\"" "$WT" "$TMP/inplace.csv" && has err "is the file on standard input" && oneline
 check record-over-stdin-kept cmp -s "$DATA/labelled.csv" "$TMP/inplace.csv"
+# a bad row on standard input fails the run, as in a file (it exited 0); the
+# rows before it are kept
+printf 't_s,power_w\n0,1\n1,2\n2,3\n3,x\n4,5\n' >"$TMP/badrow.csv"
+run record-stdin-bad-row 1 sh -c "\"\$0\" record --trace - --out \"\$1\" <\"\$2\"" "$WT" "$TMP/badrow.out.csv" "$TMP/badrow.csv" && has err "<stdin>:5: column 'power_w': not a number: 'x'"
+check record-stdin-bad-row-kept test "$(grep -c '^[0-9]' "$TMP/badrow.out.csv")" = 3
 run record-bad-profile 2 "$WT" record --backend synthetic --profile bogus --duration 1 --out "$TMP/bp.csv" && has err "invalid choice 'bogus'" && oneline
 # SIGINT and SIGTERM end a generated recording too (the synthetic and
 # simulator sources never looked at the stop: only kill -9 ended a long

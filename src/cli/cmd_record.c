@@ -438,6 +438,7 @@ int wt_cmd_record(int argc, char **argv)
      * had already read (rows of a pipe queued while another named GPU was
      * awaited) is still written. */
     int stops_here = strcmp(src->ops->name, "replay") != 0;
+    int bad_input = 0; /* a replayed trace's error (a bad row): no GPU failure */
     while (nactive > 0 && !(stop_flag && stops_here)) {
         if (live && duration > 0 && mono() - t_start >= duration)
             break;
@@ -454,8 +455,9 @@ int wt_cmd_record(int argc, char **argv)
             if (rc) {
                 active[g] = 0;
                 nactive--;
+                bad_input |= !stops_here;
                 fprintf(stderr, "workloadtruth record: %s%s\n", err.msg,
-                        nactive ? "; the other GPUs keep recording" : "");
+                        nactive && stops_here ? "; the other GPUs keep recording" : "");
                 continue;
             }
             if (!w && n && wt_trace_writer_open(out_path, keys, vals, nk, &w, &err) != WT_OK) {
@@ -499,7 +501,10 @@ int wt_cmd_record(int argc, char **argv)
             fprintf(stderr, "  GPU %d: %.2f samples/s achieved%s%s\n", g, d.achieved_hz,
                     d.notes[0] ? "; " : "", d.notes);
     }
-    status = rows ? WT_EXIT_OK : WT_EXIT_ERROR;
+    /* a bad row of a trace on standard input (a file is read whole before:
+     * exit 1, nothing written) ends the recording there: what came before
+     * it is kept, but the run failed, as it does for the file */
+    status = rows && !bad_input ? WT_EXIT_OK : WT_EXIT_ERROR;
     if (!rows)
         fprintf(stderr, "workloadtruth record: nothing could be read\n");
 out:
