@@ -180,6 +180,32 @@ static void test_limits_and_errors(void **state)
     assert_int_equal(count, 2);
     assert_int_equal(read_all(src, 0, buf, 8), 6);
     wt_source_close(src);
+    /* listing GPUs (`gpus`, MCP list_gpus) keeps each GPU's first sample
+     * only: GPU 1's limit is read past five rows of GPU 0 under a cap of 3
+     * (they were queued: an endless pipe grew without bound until the cap) */
+    p = tu_temp("t_s,gpu,power_limit_w\n0,0,300\n1,0,301\n2,0,302\n3,0,303\n4,0,304\n5,1,"
+                "400\n6,1,401\n");
+    for (int stdin_too = 0; stdin_too < 2; stdin_too++) {
+        struct wt_source_config lc = {0};
+        FILE *in = NULL;
+        lc.trace_path = p;
+        if (stdin_too) {
+            in = freopen(p, "r", stdin);
+            assert_non_null(in);
+            lc.trace_path = "-";
+        }
+        lc.max_buffered = 3;
+        lc.list_only = true;
+        assert_int_equal(wt_source_open("replay", &lc, &src, &err), WT_OK);
+        assert_int_equal(wt_source_device_count(src, &count, &err), WT_OK);
+        assert_int_equal(count, 2);
+        struct wt_device_info li;
+        assert_int_equal(wt_source_device_info(src, 1, &li, &err), WT_OK);
+        assert_true(li.power_limit_w == 400);
+        assert_int_equal(wt_source_device_info(src, 0, &li, &err), WT_OK);
+        assert_true(li.power_limit_w == 300);
+        wt_source_close(src);
+    }
     /* a GPU the file does not have is absent at once, without queueing the
      * file to find out (a recording of GPU 2 only, a cap of 3 rows) */
     p = tu_temp("t_s,gpu\n0,2\n1,2\n2,2\n3,2\n4,2\n5,2\n");

@@ -86,6 +86,7 @@ int wt_cmd_gpus(int argc, char **argv)
     cfg.trace_path = trace;
     cfg.nvml_lib = nvml_lib;
     cfg.profile = profile;
+    cfg.list_only = true; /* a trace's GPUs and first rows, not every row */
     struct wt_source *src = NULL;
     struct wt_err err = {{0}};
     struct wt_proc *procs = malloc(MAX_PROCS * sizeof(*procs));

@@ -837,6 +837,7 @@ static json_t *gpus_tool(struct wt_mcp_server *s, struct args *a)
     cfg.profile = sa.profile;
     cfg.evasion_strength = -1;
     cfg.nvml_lib = s->cfg.nvml_lib;
+    cfg.list_only = true; /* a trace's GPUs and first rows, not every row */
     struct wt_source *src = NULL;
     struct wt_err err = {{0}};
     struct wt_proc *procs = malloc(MAX_PROCS * sizeof(*procs));

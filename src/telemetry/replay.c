@@ -40,6 +40,7 @@ struct replay {
     struct queue *q; /* WT_MAX_GPUS; each queue's last sample may still grow */
     int eof;
     int stream, any_read; /* standard input; some GPU has been read */
+    int list_only;        /* each GPU's first sample is kept, no more */
     size_t buffered, max_buffered;
     char *path; /* a regular file: counted by a pass of its own */
     struct wt_trace_opts topts;
@@ -79,6 +80,10 @@ static int push(struct replay *rp, const struct wt_sample *s, struct wt_err *err
     }
     if (merge(q, s))
         return WT_OK;
+    if (rp->list_only && q->len > q->head) {
+        q->present = 1; /* listing GPUs of an endless pipe: bounded */
+        return WT_OK;
+    }
     if (rp->stream && rp->any_read && !q->read && q->len - q->head >= MAX_UNREAD) {
         q->head++; /* the oldest unread row goes */
         rp->buffered--;
@@ -138,6 +143,7 @@ static int replay_open(struct wt_source *src, const struct wt_source_config *cfg
     }
     rp->max_buffered = cfg->max_buffered ? cfg->max_buffered : DEFAULT_MAX_BUFFERED;
     rp->stream = !strcmp(cfg->trace_path, "-");
+    rp->list_only = cfg->list_only;
     struct wt_trace_opts topts = cfg->trace_opts;
     if (!topts.stop)
         topts.stop = cfg->stop; /* a quiet pipe must not outlast a stop */

@@ -54,6 +54,8 @@ struct wt_source_config {
     const char *trace_path; /* file, or "-" for standard input */
     struct wt_trace_opts trace_opts;
     size_t max_buffered; /* samples held across GPUs (0 = default 16M) */
+    bool list_only;      /* only the GPUs and each one's first sample are read
+                            (`gpus`): later rows are dropped, not queued */
     /* synthetic: the Python tool's profiles (training, inference, idle) or
      * the simulator's (telemetry/simulate.h) */
     const char *profile;
