@@ -225,6 +225,9 @@ check "deleted log not created by classify" test ! -e "$E/log.jsonl"
 run "deleted log refused" 1 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$E"
 has err "is missing but its key"
 check "deleted log not created" test ! -e "$E/log.jsonl"
+# an --origin the kept key does not have is refused, not dropped in silence
+run "deleted log, init with another origin" 1 "$WT" init --log-dir "$E" --origin other.example/2 && has err "names the log" && oneline
+check "another origin: no log" test ! -e "$E/log.jsonl"
 run "deleted log, init again" 0 "$WT" init --log-dir "$E" && has err "kept the existing key"
 run "deleted log, watch after init" 0 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$E"
 # --- a file-size limit is said as such (a short write was reported as "No
@@ -491,6 +494,36 @@ printf 'attacker junk\n' >"$R/log.jsonl.torn.$(stat -c %s "$R/log.jsonl")"
 run "planted torn file: nothing to repair" 0 "$WT" recover --log-dir "$R" && has out "nothing to repair"
 run "planted torn file: no record" 0 "$WT" verify-log --log-dir "$R" --vkey "$VKEY" --json
 has out '"recoveries": 1'
+
+# classify --log-dir (and the MCP tools) signs what it finds past the last
+# signed checkpoint as watch does, and says so: a line appended by someone
+# without the key (prev needs no secret: the RFC 6962 hash of the lines
+# before) was signed in silence, and a later verify passed clean
+F=$TMP/lforged
+"$WT" classify --backend synthetic --samples 10 --interval 0.001 --log-dir "$F" >/dev/null 2>&1
+python3 - "$F/log.jsonl" <<'PY'
+import base64, hashlib, sys
+def th(ls):
+    if len(ls) == 1:
+        return ls[0]
+    k = 1
+    while 2 * k < len(ls):
+        k *= 2
+    return hashlib.sha256(b'\x01' + th(ls[:k]) + th(ls[k:])).digest()
+lines = open(sys.argv[1], 'rb').read().split(b'\n')[:-1]
+prev = base64.b64encode(th([hashlib.sha256(b'\x00' + l).digest() for l in lines])).decode()
+with open(sys.argv[1], 'ab') as f:
+    f.write(('{"v":1,"seq":%d,"ts_ms":1796250999999,"type":"class","prev":"%s","gpu":"GPU-forged",'
+             '"class":"idle","conf_ppm":999000}\n' % (len(lines), prev)).encode())
+PY
+N=$(wc -l <"$F/log.jsonl")
+run "forged append: unsealed" 3 "$WT" verify-log --log-dir "$F" && has out "not covered"
+run "classify signs the forged line and says so" 0 "$WT" classify --backend synthetic --samples 10 --interval 0.001 --log-dir "$F" --json && has err "workloadtruth classify: $F/log.jsonl: signed lines $N..$N, which no signed checkpoint covered"
+has out "which no signed checkpoint covered"
+printf '{"v":1,"seq":' >>"$F/log.jsonl"
+run "classify repairs a torn tail and says so" 0 "$WT" classify --backend synthetic --samples 10 --interval 0.001 --log-dir "$F" && has err "workloadtruth classify: recovered $F/log.jsonl:" && has err "bytes of a torn last line moved to"
+run "classify: nothing to say, says nothing" 0 "$WT" classify --backend synthetic --samples 10 --interval 0.001 --log-dir "$F" --json && has out '"warnings": []'
+check "classify: silent stderr" test ! -s "$TMP/err"
 
 # --- prove / verify-proof ---------------------------------------------
 run "prove" 0 "$WT" prove --log-dir "$L" 2

@@ -188,12 +188,51 @@ static void test_verify_vector(void **state)
     free(buf);
 }
 
+/* Heartbeat status keys are flat as evidence is (docs/audit-log.md): at
+ * most 64 keys, strings of at most 256 printable bytes; the free-form
+ * heartbeat branch had no key limit and refused the empty strings evidence
+ * takes.  Neither kind takes a NUL inside a string (jansson refuses it). */
+static void test_flat_limits(void **state)
+{
+    (void)state;
+    const char *head = "{\"v\":1,\"seq\":2,\"ts_ms\":1767225660000,\"type\":\"heartbeat\","
+                       "\"prev\":\"3uymI7Exm4u7R1JkAG8ZyaB/42goLmrAK5s2/lLHB7E=\"";
+    char line[4096];
+    struct wt_entry e;
+    struct wt_err err;
+    for (int nkeys = 64; nkeys <= 65; nkeys++) {
+        size_t off = (size_t)snprintf(line, sizeof(line), "%s", head);
+        for (int i = 0; i < nkeys; i++)
+            off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"k%d\":%d", i, i);
+        snprintf(line + off, sizeof(line) - off, "}");
+        int rc = wt_entry_parse(line, strlen(line), &e, &err);
+        if (nkeys == 64) {
+            assert_int_equal(rc, WT_OK);
+            wt_entry_free(&e);
+        } else {
+            assert_int_not_equal(rc, WT_OK);
+            assert_non_null(strstr(err.msg, "more than 64 status keys"));
+        }
+    }
+    snprintf(line, sizeof(line), "%s,\"status\":\"\"}", head);
+    assert_int_equal(wt_entry_parse(line, strlen(line), &e, &err), WT_OK);
+    wt_entry_free(&e);
+    snprintf(line, sizeof(line), "%s,\"status\":\"a\\u0000b\"}", head);
+    assert_int_not_equal(wt_entry_parse(line, strlen(line), &e, &err), WT_OK);
+    snprintf(line, sizeof(line),
+             "{\"v\":1,\"seq\":2,\"ts_ms\":1767225660000,\"type\":\"class\","
+             "\"prev\":\"3uymI7Exm4u7R1JkAG8ZyaB/42goLmrAK5s2/lLHB7E=\",\"gpu\":\"GPU-1\","
+             "\"class\":\"idle\",\"conf_ppm\":1,\"evidence\":{\"a\":\"x\\u0000y\"}}");
+    assert_int_not_equal(wt_entry_parse(line, strlen(line), &e, &err), WT_OK); /* jansson */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_example_log),
         cmocka_unit_test(test_deleted_log),
         cmocka_unit_test(test_verify_vector),
+        cmocka_unit_test(test_flat_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -745,6 +745,8 @@ static void classify_then_read_the_log(void **state)
     assert_string_equal(json_string_value(json_object_get(sc, "verdict")), "MISMATCH");
     assert_int_equal(json_integer_value(json_object_get(json_object_get(sc, "audit_log"), "seq")),
                      1);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(sc, "audit_log"), "warnings")),
+                     0);
     /* the text copy is the same JSON */
     json_t *copy = json_loads(result_text(res), 0, NULL);
     assert_true(json_equal(copy, sc));
@@ -823,6 +825,17 @@ static void classify_then_read_the_log(void **state)
     assert_string_equal(
         json_string_value(json_object_get(json_array_get(list, 0), "workload_type")), "TRAINING");
     assert_int_equal(json_integer_value(json_object_get(sc, "unsigned_skipped")), 1);
+    json_decref(resp);
+    /* appending signs that line: the result says so (nobody reads the
+     * server's stderr), as `watch` would on its stderr */
+    res = call_tool(s, "classify_workload",
+                    "{\"profile\":\"idle\",\"samples\":20,\"write_to_audit_log\":true}", &resp);
+    assert_false(is_error(res));
+    json_t *warn = json_object_get(
+        json_object_get(json_object_get(res, "structuredContent"), "audit_log"), "warnings");
+    assert_int_equal(json_array_size(warn), 1);
+    assert_non_null(strstr(json_string_value(json_array_get(warn, 0)),
+                           "which no signed checkpoint covered"));
     json_decref(resp);
 
     res = call_tool(s, "check_declaration",

@@ -212,6 +212,7 @@ static int check_keys(json_t *obj, void **it, const struct keyspec *spec, int op
                       struct wt_err *err)
 {
     const struct keyspec *s = spec;
+    size_t free_keys = 0;
     for (; *it; *it = json_object_iter_next(obj, *it)) {
         const char *k = json_object_iter_key(*it);
         json_t *v = json_object_iter_value(*it);
@@ -224,14 +225,23 @@ static int check_keys(json_t *obj, void **it, const struct keyspec *spec, int op
         if (!s->name) {
             if (!open_tail)
                 return wt_errf(err, WT_EINVAL, "unexpected key '%.40s'", k);
-            /* heartbeat: free-form status keys after the fixed ones */
+            /* heartbeat: free-form status keys after the fixed ones, flat
+             * as evidence is (docs/audit-log.md): at most 64, integers or
+             * strings of at most 256 printable bytes (empty ones too) */
+            if (++free_keys > WT_ENTRY_MAX_KEYS)
+                return wt_errf(err, WT_EINVAL, "more than %d status keys", WT_ENTRY_MAX_KEYS);
             if (!wt_entry_key_ok(k))
                 return wt_errf(err, WT_EINVAL, "key '%.40s' is not [a-z0-9_]{1,32}", k);
-            struct keyspec any = {k, K_INT, 0, -WT_ENTRY_MAX_INT, WT_ENTRY_MAX_INT};
             if (json_is_string(v)) {
-                any.kind = K_STR;
-                any.max = WT_ENTRY_MAX_STR;
+                size_t len = json_string_length(v);
+                if (len > WT_ENTRY_MAX_STR || strlen(json_string_value(v)) != len ||
+                    !printable(json_string_value(v)))
+                    return wt_errf(err, WT_EINVAL,
+                                   "key '%s': not a string of at most %d printable bytes", k,
+                                   WT_ENTRY_MAX_STR);
+                continue;
             }
+            struct keyspec any = {k, K_INT, 0, -WT_ENTRY_MAX_INT, WT_ENTRY_MAX_INT};
             if (!value_ok(&any, v, &why))
                 return wt_errf(err, WT_EINVAL, "key '%s': %s", k, why);
             continue;

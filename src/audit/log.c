@@ -394,6 +394,15 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
         /* an init interrupted after the key was written: keep that key */
         if ((rc = wt_log_read_key(p->key, &k, err)) != WT_OK)
             return rc;
+        if (origin && strcmp(origin, k.name)) {
+            rc = wt_errf(err, WT_EINVAL,
+                         "--origin %.80s: the key %s, kept from an earlier init, names the log "
+                         "'%.80s'; give that origin (or none), or remove the key to start over "
+                         "with a new one",
+                         origin, p->key, k.name);
+            wt_note_key_wipe(&k);
+            return rc;
+        }
     } else {
         char name[WT_NOTE_NAME_MAX + 1];
         if (origin) {
@@ -545,6 +554,32 @@ out:
     free(note);
     free(line);
     return ok;
+}
+
+int wt_log_repaired_msg(const struct wt_log_recovery *rec, const char *log, char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    if (!rec->repaired)
+        return 0;
+    snprintf(buf, cap, "recovered %s: %llu bytes of a torn last line moved to %s", log,
+             (unsigned long long)rec->dropped, rec->quarantine);
+    return 1;
+}
+
+int wt_log_unsealed_msg(const struct wt_log_recovery *rec, const char *log, char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    if (!rec->unsealed)
+        return 0;
+    snprintf(buf, cap,
+             "%s: signed lines %llu..%llu, which no signed checkpoint covered (written by a "
+             "writer that stopped before sealing them, or by someone without the key: check "
+             "them)",
+             log, (unsigned long long)(rec->entries - rec->unsealed + 1),
+             (unsigned long long)rec->entries);
+    return 1;
 }
 
 int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,

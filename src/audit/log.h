@@ -87,6 +87,14 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
                 const struct wt_log_opts *o, char *vkey, size_t cap,
                 struct wt_err *err) WT_WARN_UNUSED;
 
+/* What a writer says of what open found, the same words for every writer:
+ * the torn tail it quarantined, and the lines past the last signed
+ * checkpoint that it has now signed without having written them (a killed
+ * writer's, or someone's without the key).  Each fills buf and returns 1
+ * when there is something to say, else 0 (buf ""). */
+int wt_log_repaired_msg(const struct wt_log_recovery *rec, const char *log, char *buf, size_t cap);
+int wt_log_unsealed_msg(const struct wt_log_recovery *rec, const char *log, char *buf, size_t cap);
+
 struct wt_log;
 
 int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,

@@ -399,7 +399,7 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
     struct wt_log_paths p;
     struct wt_log *l = NULL;
     struct wt_log_recovery rec;
-    json_t *f = NULL;
+    json_t *f = NULL, *warnings = NULL;
     uint64_t seq = 0;
     struct stat st;
     int rc;
@@ -451,6 +451,22 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
         struct timespec ts = {0, 100000000L};
         nanosleep(&ts, NULL);
     }
+    /* what open repaired, and lines it signed that no writer sealed
+     * (appended by someone without the key?): said on stderr, as every
+     * writer says them, and in *where for callers whose stderr nobody reads */
+    warnings = json_array();
+    for (int i = 0; i < 2 && warnings; i++) {
+        char msg[2 * PATH_MAX + 128];
+        if (i ? wt_log_unsealed_msg(&rec, p.log, msg, sizeof(msg))
+              : wt_log_repaired_msg(&rec, p.log, msg, sizeof(msg))) {
+            fprintf(stderr, "%s: %s\n", o->who ? o->who : "workloadtruth", msg);
+            json_array_append_new(warnings, json_string(msg));
+        }
+    }
+    if (!warnings) {
+        rc = wt_errf(err, WT_ENOMEM, "out of memory");
+        goto out;
+    }
     const struct wt_result *r = &run->job;
     f = wt_json_class_record(r, &run->info, o->source, r->sample_count, run->t_first, run->t_last,
                              r->classifier ? r->classifier : wt_classifier_default(),
@@ -473,9 +489,10 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
     if ((rc = wt_log_publish(l, err)) != WT_OK)
         goto out;
     if (where)
-        *where = json_pack("{s:s,s:I,s:I}", "log", p.log, "seq", (json_int_t)seq, "size",
-                           (json_int_t)wt_log_size(l));
+        *where = json_pack("{s:s,s:I,s:I,s:O}", "log", p.log, "seq", (json_int_t)seq, "size",
+                           (json_int_t)wt_log_size(l), "warnings", warnings);
 out:
+    json_decref(warnings);
     json_decref(f);
     wt_log_close(l);
     return rc;

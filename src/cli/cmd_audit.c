@@ -27,14 +27,9 @@
 
 void wt_cli_report_unsealed(const char *prog, const char *log, const struct wt_log_recovery *rec)
 {
-    if (!rec->unsealed)
-        return;
-    fprintf(stderr,
-            "%s: %s: signed lines %llu..%llu, which no signed checkpoint covered (written by a "
-            "writer that stopped before sealing them, or by someone without the key: check "
-            "them)\n",
-            prog, log, (unsigned long long)(rec->entries - rec->unsealed + 1),
-            (unsigned long long)rec->entries);
+    char msg[2 * PATH_MAX + 128];
+    if (wt_log_unsealed_msg(rec, log, msg, sizeof(msg)))
+        fprintf(stderr, "%s: %s\n", prog, msg);
 }
 
 int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct wt_log_paths *p)

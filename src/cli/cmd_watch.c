@@ -217,11 +217,9 @@ static int ensure_open(struct writer *w, int *reported)
         w->log = NULL;
         return -1;
     }
-    if (rec.repaired)
-        fprintf(stderr,
-                "workloadtruth watch: recovered %s: %llu bytes of a torn last line moved to "
-                "%s\n",
-                w->paths.log, (unsigned long long)rec.dropped, rec.quarantine);
+    char msg[2 * PATH_MAX + 128];
+    if (wt_log_repaired_msg(&rec, w->paths.log, msg, sizeof(msg)))
+        fprintf(stderr, "workloadtruth watch: %s\n", msg);
     /* lines not sealed yet that this writer wrote, or already reported, are
      * not news (while the disk is full, every reopen finds them) */
     uint64_t first = rec.entries - rec.unsealed;
@@ -947,9 +945,9 @@ int wt_cmd_watch(int argc, char **argv)
             fprintf(stderr, "%s: %s\n", help.prog, err.msg);
             goto out;
         }
-        if (rec.repaired)
-            fprintf(stderr, "%s: recovered %s: %llu bytes of a torn last line moved to %s\n",
-                    help.prog, w->paths.log, (unsigned long long)rec.dropped, rec.quarantine);
+        char msg[2 * PATH_MAX + 128];
+        if (wt_log_repaired_msg(&rec, w->paths.log, msg, sizeof(msg)))
+            fprintf(stderr, "%s: %s\n", help.prog, msg);
         wt_cli_report_unsealed(help.prog, w->paths.log, &rec);
         w->seen = wt_log_size(w->log);
         if (rec.publish_error[0]) {
