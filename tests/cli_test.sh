@@ -340,12 +340,16 @@ has err "cannot open '$TMP/nope.csv': No such file or directory" && oneline
 : >"$TMP/empty.csv"
 run empty-file 1 "$WT" classify --trace "$TMP/empty.csv" && has err "empty trace" && oneline
 printf 't_s,power_w\n0,1\n1,abc\n' >"$TMP/bad.csv"
-run bad-number 1 "$WT" classify --trace "$TMP/bad.csv" --samples 2
+run bad-number 1 "$WT" classify --trace "$TMP/bad.csv" --samples 5
 has err "bad.csv:3: column 'power_w': not a number: 'abc'" && oneline
 printf '0,1,2\n1,2,3\n' >"$TMP/nohdr.csv"
 run no-header 1 "$WT" classify --trace "$TMP/nohdr.csv" && has err "nohdr.csv:1: missing header" && oneline
 printf 't_s,gpu,power_w\n0,0,1\n1,0\n' >"$TMP/ragged.csv"
-run ragged 1 "$WT" classify --trace "$TMP/ragged.csv" --samples 2 && has err "ragged.csv:3: 2 cells, but the header has 3 columns"
+# too few samples for the physics classifier: known before reading, a usage
+# error as in watch (was exit 1 after reading)
+run samples-below-physics 2 "$WT" classify --backend synthetic --samples 4 && has err "needs at least 5 samples" && oneline
+run samples-below-physics-rules 0 "$WT" classify --backend synthetic --samples 4 --classifier rules
+run ragged 1 "$WT" classify --trace "$TMP/ragged.csv" --samples 5 && has err "ragged.csv:3: 2 cells, but the header has 3 columns"
 head -c 20000 /dev/urandom >"$TMP/garbage.csv" 2>/dev/null || dd if=/dev/urandom of="$TMP/garbage.csv" bs=1000 count=20 2>/dev/null
 run garbage 1 "$WT" classify --trace "$TMP/garbage.csv" && oneline
 awk 'BEGIN { printf "t_s,power_w\n0,"; for (i = 0; i < 70000; i++) printf "9"; printf "\n" }' >"$TMP/huge.csv"
@@ -380,7 +384,10 @@ run eval-twice 0 sh -c '"$1" eval "$2" "$2" - --window 5 --classifier rules <"$2
 run eval-missing 1 "$WT" eval --traces "$TMP/none" && has err "cannot open" && oneline
 run eval-bad 1 "$WT" eval --traces "$TMP/bad.csv" && has err "bad.csv:3:" && oneline
 printf 't_s,power_w\n0,1\n1,2\n' >"$TMP/nolabel.csv"
-run eval-unscored 1 "$WT" eval --traces "$TMP/nolabel.csv" && has err "no window could be scored"
+run eval-unscored 1 "$WT" eval --traces "$TMP/nolabel.csv" && has err "no window could be scored" && has err "labels cover too little"
+# labelled, but every window short: the message names that, not the labels
+printf 't_s,power_w,label\n0,1,training\n1,2,training\n2,2,training\n3,2,training\n4,2,training\n5,2,training\n' >"$TMP/onelabel.csv"
+run eval-unscored-short 1 "$WT" eval --traces "$TMP/onelabel.csv" --window 86400 && has err "(0 unlabelled or mixed," && has err "too few samples for the classifier or spanned less than half"
 run eval-frac 0 "$WT" eval --traces "$DATA/labelled.csv" --window 2.5 --classifier rules && has out "2.5-second windows"
 
 # ---- the physics classifier (the default), job-level verdicts, the simulator

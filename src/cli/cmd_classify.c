@@ -205,6 +205,17 @@ int wt_cmd_classify(int argc, char **argv)
         custom = wt_classifier_physics_with(model);
         clf = &custom;
     }
+    /* a trace's or the synthetic source's window is --samples samples: too
+     * few for the classifier is known now, a usage error as in watch (a
+     * live GPU's poll may bring several readings: judged when read) */
+    if (strcmp(backend, "nvml") && strcmp(backend, "auto") && samples < clf->min_samples) {
+        fprintf(stderr,
+                "workloadtruth classify: --samples %llu: the %s classifier needs at least %zu "
+                "samples per window (see --help)\n",
+                samples, clf->name, clf->min_samples);
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
 
     struct wt_run_request rq = {0};
     rq.backend = backend;

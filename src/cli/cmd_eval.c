@@ -267,11 +267,20 @@ int wt_cmd_eval(int argc, char **argv)
     }
     if (fflush(stdout) != 0)
         status = WT_EXIT_ERROR;
-    if (tot.scored == 0)
+    if (tot.scored == 0) {
+        /* the cause the counts point at: labels, or windows too short */
+        const char *why =
+            !tot.skipped_short ? "labels cover too little of each --window"
+            : !tot.skipped_unlabelled
+                ? "every labelled window had too few samples for the classifier or spanned "
+                  "less than half of --window"
+                : "windows were unlabelled or mixed, or too short (too few samples, or less "
+                  "than half of --window)";
         fprintf(stderr,
                 "workloadtruth eval: no window could be scored (%zu unlabelled or mixed, "
-                "%zu short); labels cover too little of each --window\n",
-                tot.skipped_unlabelled, tot.skipped_short);
+                "%zu short); %s\n",
+                tot.skipped_unlabelled, tot.skipped_short, why);
+    }
 out:
     if (o.dump && status == WT_EXIT_OK && wt_cli_out_commit(&dump, "eval", "--dump-features"))
         status = WT_EXIT_ERROR;
