@@ -61,6 +61,10 @@ done
 run no-command 2 "$WT"
 run unknown-command 2 "$WT" frobnicate && has err "unknown command 'frobnicate'" && oneline
 run mcp-help 0 "$WT" mcp --help && has out "usage: workloadtruth mcp"
+# a last line of blanks without its newline is a blank line: ignored (it was
+# answered with a parse error)
+run mcp-blank-last-line 0 sh -c "printf '   ' | \"\$1\" mcp" sh "$WT"
+check mcp-blank-last-line-silent test ! -s "$TMP/out"
 run mcp-token-without-http 2 "$WT" mcp --token-file /nonexistent && has err "go with --http" && oneline
 run mcp-bad-addr 2 "$WT" mcp --http nonsense && has err "expected HOST:PORT" && oneline
 run mcp-public-without-token 2 env -u WT_MCP_TOKEN "$WT" mcp --http 0.0.0.0:0 && has err "not a loopback address" && oneline

@@ -263,6 +263,16 @@ for who in "-H|Authorization: Bearer wrong-token-0123456789|401" "-H|Host: evil.
         fails=$((fails + 1))
     fi
 done
+# ... and so is a POST to the agent card (a GET-only path): its 405 came
+# after 20 MB were read (and 15 held connections kept 4 MB each)
+n=$((n + 1))
+got=$(head -c 20000000 /dev/zero | curl -s -o /dev/null -w '%{http_code} %{size_upload}' -X POST \
+    -H 'Content-Type: application/json' -H 'Transfer-Encoding: chunked' --data-binary @- \
+    "http://127.0.0.1:$PORT/.well-known/agent.json")
+if [ "${got% *}" != 405 ] || [ "${got#* }" -ge 20000000 ]; then
+    echo "FAIL [agent-card-post-before-body]: HTTP and bytes sent '$got', wanted 405 before the body"
+    fails=$((fails + 1))
+fi
 # header values without the blanks around them (RFC 9110 5.5): a token, a
 # Host and a session id with a trailing blank were refused (a valid session
 # was "not found": the client would have dropped it)

@@ -162,6 +162,32 @@ static void parse_kinds(void **state)
         }
         wt_rpc_free(&m);
     }
+    /* a string method without an id is a notification, invalid or not: an
+     * empty or overlong method was answered (id null) */
+    char longm[400];
+    snprintf(longm, sizeof(longm), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/%0300d\"}", 0);
+    const char *unanswered[] = {"{\"jsonrpc\":\"2.0\",\"method\":\"\"}", longm};
+    for (size_t i = 0; i < 2; i++) {
+        struct wt_rpc_msg m;
+        wt_rpc_parse(unanswered[i], strlen(unanswered[i]), &m);
+        assert_int_equal(m.kind, WT_RPC_INVALID);
+        assert_true(m.notification);
+        wt_rpc_free(&m);
+    }
+    /* a number beyond a double (a 400-digit integer, 1e400) is no parse
+     * error either: the request keeps its id, a tool refuses the value */
+    char big[600];
+    snprintf(big, sizeof(big),
+             "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+             "\"run_benchmark\",\"arguments\":{\"seed\":1%0400d,\"trials\":-1e400}}}",
+             0);
+    struct wt_rpc_msg m;
+    wt_rpc_parse(big, strlen(big), &m);
+    assert_int_equal(m.kind, WT_RPC_REQUEST);
+    json_t *args = json_object_get(m.params, "arguments");
+    assert_true(json_real_value(json_object_get(args, "seed")) == 1e308);
+    assert_true(json_real_value(json_object_get(args, "trials")) == -1e308);
+    wt_rpc_free(&m);
 }
 
 /* text[0..n) parses as an invalid message with this code and a message
@@ -931,6 +957,25 @@ static void progress_increases(void **state)
                &call);
     assert_int_equal(c.n, 0);
     json_decref(r);
+    /* each notification repeats the token: a long one is refused, not
+     * copied into every one of them (a 4 MiB token: ~90 MB per call) */
+    char *req = malloc(600);
+    assert_non_null(req);
+    for (int len = 256; len <= 257; len++) {
+        int off = snprintf(req, 600,
+                           "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{"
+                           "\"name\":\"list_gpus\",\"arguments\":{\"backend\":\"synthetic\"},"
+                           "\"_meta\":{\"progressToken\":\"");
+        memset(req + off, 't', (size_t)len);
+        snprintf(req + off + len, 600 - (size_t)(off + len), "\"}}}");
+        r = ask_in(s, &sess, req, &call);
+        if (len == 256)
+            assert_false(is_error(json_object_get(r, "result")));
+        else
+            assert_int_equal(error_code(r), WT_RPC_INVALID_PARAMS);
+        json_decref(r);
+    }
+    free(req);
     wt_mcp_server_free(s);
 }
 
@@ -1024,6 +1069,7 @@ static void stdio_transport(void **state)
     assert_true(seen4);
     /* an invalid notification is never answered: the next line's answer comes first */
     const char *c = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\",\"params\":[]}\n"
+                    "{\"jsonrpc\":\"2.0\",\"method\":\"\"}\n"
                     "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}\n";
     write_all(to[1], c, strlen(c));
     assert_true(getline(&line, &cap, rd) > 0);

@@ -546,6 +546,12 @@ static void stream_push(struct stream *st, json_t *msg)
         return;
     size_t n = strlen(text) + 32;
     pthread_mutex_lock(&st->mu);
+    if (st->off > 0) { /* what the client has read goes: a long call's
+                          notifications are held only until sent */
+        memmove(st->buf, st->buf + st->off, st->len - st->off);
+        st->len -= st->off;
+        st->off = 0;
+    }
     if (st->len + n > st->cap) {
         size_t ncap = st->cap ? st->cap : 4096;
         while (ncap < st->len + n)
@@ -1014,6 +1020,10 @@ static enum MHD_Result refuse(struct http_srv *x, struct MHD_Connection *c, cons
     if (origin && !origin_ok(x->hc, origin))
         return send_text(c, MHD_HTTP_FORBIDDEN, "text/plain",
                          "Forbidden: Origin not allowed (see --allow-host)\n", NULL, NULL);
+    if (!strcmp(url, "/.well-known/agent.json") && strcmp(method, "GET") &&
+        strcmp(method, "HEAD")) /* refused on its headers: its body is not read */
+        return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "Method Not Allowed\n", NULL,
+                         "GET, HEAD");
     if (strcmp(url, "/.well-known/agent.json") != 0) {
         if (strcmp(url, "/mcp") != 0)
             return send_text(c, MHD_HTTP_NOT_FOUND, "text/plain",

@@ -5,6 +5,7 @@
 #include "mcp/jsonrpc.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,14 +59,17 @@ static size_t count_values(const char *buf, size_t len)
 
 static void classify(struct wt_rpc_msg *m);
 
-/* A copy of buf (len bytes, parsed but for integers beyond 64 bits) in which
- * each such integer, outside strings, is written as a real ("e0" appended):
- * jansson then reads them as reals and every other number as written (an id
- * of 2^60 stays exact, and 2.0 stays a real).  NULL when out of memory. */
+/* A copy of buf (len bytes, parsed but for numbers jansson cannot hold) in
+ * which, outside strings, each integer beyond 64 bits is written as a real
+ * ("e0" appended), and each number beyond a double's range (a 400-digit
+ * integer, 1e400) as +-1e308: jansson then reads them as reals and every
+ * other number as written (an id of 2^60 stays exact, and 2.0 stays a
+ * real), so the message keeps its id and a tool refuses the value by name.
+ * NULL when out of memory. */
 static char *big_ints_as_reals(const char *buf, size_t len, size_t *out_len)
 {
     /* an integer beyond 64 bits has at least 19 digits: at most len / 10
-     * insertions of 2 bytes */
+     * insertions of 2 bytes; a number beyond a double is written shorter */
     char *out = malloc(len + len / 5 + 3);
     if (!out)
         return NULL;
@@ -87,28 +91,42 @@ static char *big_ints_as_reals(const char *buf, size_t len, size_t *out_len)
         size_t k = i + (ch == '-');
         while (k < len && buf[k] >= '0' && buf[k] <= '9')
             k++;
-        int real = k < len && (buf[k] == '.' || buf[k] == 'e' || buf[k] == 'E');
+        size_t end = k; /* the whole number: digits, then a real's fraction and exponent */
+        while (end < len &&
+               ((buf[end] >= '0' && buf[end] <= '9') || buf[end] == '.' || buf[end] == 'e' ||
+                buf[end] == 'E' || buf[end] == '+' || buf[end] == '-'))
+            end++;
+        char *num = malloc(end - i + 1);
+        if (!num) {
+            free(out);
+            return NULL;
+        }
+        memcpy(num, buf + i, end - i);
+        num[end - i] = '\0';
+        errno = 0;
+        double d = strtod(num, NULL);
+        int huge = errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL);
+        int real = end > k;
         int big = 0;
-        if (!real && k - i < 32) {
-            char num[32];
-            memcpy(num, buf + i, k - i);
-            num[k - i] = '\0';
+        if (!real && !huge) {
             errno = 0;
             (void)strtoll(num, NULL, 10);
             big = errno == ERANGE;
-        } else if (!real) {
-            big = 1;
         }
-        memcpy(out + o, buf + i, k - i);
-        o += k - i;
-        if (big) {
-            out[o++] = 'e';
-            out[o++] = '0';
+        free(num);
+        if (huge) {
+            const char *r = ch == '-' ? "-1e308" : "1e308";
+            memcpy(out + o, r, strlen(r));
+            o += strlen(r);
+        } else {
+            memcpy(out + o, buf + i, end - i);
+            o += end - i;
+            if (big) {
+                out[o++] = 'e';
+                out[o++] = '0';
+            }
         }
-        i = k;
-        while (i < len && ((buf[i] >= '0' && buf[i] <= '9') || buf[i] == '.' || buf[i] == 'e' ||
-                           buf[i] == 'E' || buf[i] == '+' || buf[i] == '-'))
-            out[o++] = buf[i++]; /* the rest of a real */
+        i = end;
     }
     *out_len = o;
     return out;
@@ -178,11 +196,12 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
      * the tools) */
     const size_t flags = JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL;
     m->root = json_loadb(buf, len, flags, &je);
-    if (!m->root && strstr(je.text, "too big")) {
+    if (!m->root && (strstr(je.text, "too big") || strstr(je.text, "real number overflow"))) {
         /* Valid JSON with an integer beyond 64 bits (a seed, say) is not a
          * parse error: that integer is read as a real, which the tool's
          * bounds then refuse by name; every other number (the id among them)
-         * is read as written.  An id beyond 64 bits is then a real: -32600. */
+         * is read as written.  An id beyond 64 bits is then a real: -32600.
+         * A number beyond a double (1e400) is read as +-1e308, refused alike. */
         size_t blen;
         char *b = big_ints_as_reals(buf, len, &blen);
         json_error_t je2;
@@ -309,6 +328,9 @@ static void classify(struct wt_rpc_msg *m)
     if (!json_is_string(method) || json_string_length(method) == 0 ||
         json_string_length(method) > 256) {
         invalid(m, WT_RPC_INVALID_REQUEST, "Invalid Request: 'method' must be a short string");
+        /* a string method without an id is a notification all the same:
+         * never answered, not even an invalid one */
+        m->notification = json_is_string(method) && !id;
         return;
     }
     /* from here on, a message without an id is a notification: what makes it

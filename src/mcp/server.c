@@ -145,6 +145,8 @@ static int call_refusal(const struct wt_mcp_server *s, const struct wt_rpc_msg *
     return WT_RPC_INVALID_PARAMS;
 }
 
+#define WT_MCP_MAX_TOKEN 256 /* bytes of a string progressToken */
+
 static json_t *tools_call(struct wt_mcp_server *s, const struct wt_rpc_msg *m,
                           const struct wt_mcp_call *call, int *code, char *msg, size_t cap)
 {
@@ -156,6 +158,14 @@ static json_t *tools_call(struct wt_mcp_server *s, const struct wt_rpc_msg *m,
     json_t *token = json_is_object(meta) ? json_object_get(meta, "progressToken") : NULL;
     if (token && !json_is_string(token) && !json_is_integer(token))
         token = NULL;
+    if (token && json_is_string(token) && json_string_length(token) > WT_MCP_MAX_TOKEN) {
+        /* each progress notification repeats it: a 4 MiB token made a
+         * 20-window call send (and hold) about 90 MB */
+        snprintf(msg, cap, "Invalid params: '_meta.progressToken' is longer than %d bytes",
+                 WT_MCP_MAX_TOKEN);
+        *code = WT_RPC_INVALID_PARAMS;
+        return NULL;
+    }
     json_t *empty = NULL;
     if (!json_is_object(args))
         args = empty = json_object();

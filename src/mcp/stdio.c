@@ -174,6 +174,22 @@ static void enqueue(struct stdio_srv *x, const char *buf, size_t len, int too_lo
     pthread_mutex_unlock(&x->mu);
 }
 
+/* One line read (without its newline): a CR before the newline and leading
+ * blanks are dropped, a blank line is ignored, an overlong one refused. */
+static void line_done(struct stdio_srv *x, const char *buf, size_t len)
+{
+    size_t l = len;
+    if (l && buf[l - 1] == '\r')
+        l--;
+    size_t b = 0;
+    while (b < l && (buf[b] == ' ' || buf[b] == '\t'))
+        b++;
+    if (l > WT_RPC_MAX_MESSAGE)
+        enqueue(x, NULL, 0, 1);
+    else if (b < l) /* blank lines are ignored */
+        enqueue(x, buf + b, l - b, 0);
+}
+
 static void *reader(void *arg)
 {
     struct stdio_srv *x = arg;
@@ -221,16 +237,7 @@ static void *reader(void *arg)
                     enqueue(x, NULL, 0, 1);
                     skipping = 0;
                 } else {
-                    size_t l = len;
-                    if (l && buf[l - 1] == '\r')
-                        l--;
-                    size_t b = 0;
-                    while (b < l && (buf[b] == ' ' || buf[b] == '\t'))
-                        b++;
-                    if (l > WT_RPC_MAX_MESSAGE)
-                        enqueue(x, NULL, 0, 1);
-                    else if (b < l) /* blank lines are ignored */
-                        enqueue(x, buf + b, l - b, 0);
+                    line_done(x, buf, len);
                 }
                 len = 0;
             }
@@ -240,7 +247,7 @@ static void *reader(void *arg)
     if (skipping)
         enqueue(x, NULL, 0, 1);
     else if (buf && len)
-        enqueue(x, buf, len, len > WT_RPC_MAX_MESSAGE);
+        line_done(x, buf, len); /* as a line with its newline: a blank one is ignored */
     free(buf);
     pthread_mutex_lock(&x->mu);
     x->eof = 1;
