@@ -215,6 +215,43 @@ static void test_named_twice(void **state)
     wt_trainset_free(&twice);
 }
 
+/* A file's source is its folder's name, however the path spells it: "f.csv"
+ * (the current folder), "sub/./f.csv", "sub/x/../f.csv" were all "." or
+ * "..", one source for every such file. */
+static void test_group_names(void **state)
+{
+    (void)state;
+    char sub[128], cwd[512], p[300];
+    snprintf(sub, sizeof(sub), "%s/mysrc", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    snprintf(p, sizeof(p), "%s/inner", sub);
+    assert_int_equal(mkdir(p, 0700), 0);
+    const char *want[][2] = {{"a/b/f.csv", "b"}, {"b//f.csv", "b"}, {"/f.csv", "/"}};
+    for (size_t i = 0; i < 3; i++) {
+        char *g = wt_ds_group(want[i][0]);
+        assert_string_equal(g, want[i][1]);
+        free(g);
+    }
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    assert_int_equal(chdir(sub), 0);
+    const char *here[] = {"f.csv", "./f.csv", "inner/../f.csv", "inner/./../f.csv"};
+    for (size_t i = 0; i < 4; i++) {
+        char *g = wt_ds_group(here[i]);
+        if (strcmp(g, "mysrc"))
+            fail_msg("%s: source '%s', wanted 'mysrc'", here[i], g);
+        free(g);
+    }
+    char *g = wt_ds_group("inner/./f.csv");
+    assert_string_equal(g, "inner");
+    free(g);
+    g = wt_ds_group("gone/../f.csv"); /* cannot be resolved: as written */
+    assert_string_equal(g, "..");
+    free(g);
+    assert_int_equal(chdir(cwd), 0);
+    rmdir(p);
+    rmdir(sub);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_scoring),
         cmocka_unit_test(test_directory),
         cmocka_unit_test(test_named_twice),
+        cmocka_unit_test(test_group_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,4 +1,5 @@
 /* Labelled windows from trace files (see dataset.h). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "eval/dataset.h"
 
 #include <dirent.h>
@@ -18,11 +19,28 @@
 
 #define MAX_DEPTH 16
 
+/* The name of the directory dir (len bytes of text) as the file system
+ * knows it ("." and ".." are names of no folder); NULL when it cannot be
+ * resolved. */
+static char *resolved_name(const char *dir, size_t len)
+{
+    char *d = strndup(dir, len), *r = d ? realpath(d, NULL) : NULL, *out = NULL;
+    free(d);
+    if (r) {
+        const char *b = strrchr(r, '/');
+        out = strdup(b && b[1] ? b + 1 : "/");
+    }
+    free(r);
+    return out;
+}
+
 char *wt_ds_group(const char *path)
 {
     const char *end = strrchr(path, '/');
-    if (!end)
-        return strdup(".");
+    if (!end) { /* "trace.csv": the current directory's name */
+        char *n = resolved_name(".", 1);
+        return n ? n : strdup(".");
+    }
     /* "dir//file" (a directory given as "dir/"): the slashes are one */
     while (end > path && end[-1] == '/')
         end--;
@@ -33,6 +51,13 @@ char *wt_ds_group(const char *path)
         start--;
     if (start == end)
         return strdup("/");
+    if ((end - start == 1 && start[0] == '.') ||
+        (end - start == 2 && start[0] == '.' && start[1] == '.')) {
+        /* "dir/./f", "../f": the folder those name */
+        char *n = resolved_name(path, (size_t)(end - path));
+        if (n)
+            return n;
+    }
     return strndup(start, (size_t)(end - start));
 }
 
