@@ -313,6 +313,10 @@ run energy-stuck 0 "$WT" classify --trace "$TMP/e0.csv" --samples 30 --json && h
 printf 't_s,gpu,power_w\n0,2,100\n1,2,101\n' >"$TMP/g2.csv"
 run gpus-absent 0 "$WT" gpus --trace "$TMP/g2.csv" && has out "GPU 2:"
 if grep -q "GPU [01]:" "$TMP/out" || [ -s "$TMP/err" ]; then echo "FAIL [gpus-absent]: GPUs 0/1 listed or an error"; fails=$((fails + 1)); fi
+# a trace without data rows is an error, as for classify (an empty list, exit 0)
+printf 't_s,gpu,util_gpu_pct,power_w\n' >"$TMP/hdronly.csv"
+run gpus-no-rows 1 "$WT" gpus --trace "$TMP/hdronly.csv" --json && has err "hdronly.csv: the trace has no data rows" && oneline
+run gpus-no-rows-stdin 1 sh -c '"$1" gpus --trace - <"$2"' sh "$WT" "$TMP/hdronly.csv" && has err "<stdin>: the trace has no data rows" && oneline
 run record-absent 0 "$WT" record --trace "$TMP/g2.csv" --out "$TMP/g2r.csv"
 grep -q "^# gpu_models: 2=unknown$" "$TMP/g2r.csv" || { echo "FAIL [record-absent]: $(grep gpu_models "$TMP/g2r.csv")"; fails=$((fails + 1)); }
 run nvsmi-index 0 "$WT" classify --trace "$DATA/nvsmi_index.csv" --samples 5 --json

@@ -718,6 +718,14 @@ static void files_stay_inside_their_directories(void **state)
     tool_fails(s, "classify_workload", "{\"trace\":\"sub\"}", "not a regular file");
     tool_fails(s, "classify_workload", "{\"trace\":\".\"}", "not a regular file");
     tool_fails(s, "list_gpus", "{\"trace\":\"../secret.csv\"}", "outside the directory");
+    /* a trace without data rows: an error, as classify_workload says it */
+    snprintf(cmd, sizeof(cmd), "%s/traces/hdr.csv", tmpdir);
+    f = fopen(cmd, "w");
+    assert_non_null(f);
+    fputs("t_s,gpu,util_gpu_pct\n", f);
+    fclose(f);
+    tool_fails(s, "list_gpus", "{\"trace\":\"hdr.csv\"}", "the trace has no data rows");
+    tool_fails(s, "classify_workload", "{\"trace\":\"hdr.csv\"}", "the trace has no data rows");
     tool_fails(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}", "the server's directory");
     snprintf(cmd, sizeof(cmd), "%s/log", tmpdir);
     assert_int_equal(mkdir(cmd, 0700), 0);

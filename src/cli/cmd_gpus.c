@@ -101,6 +101,12 @@ int wt_cmd_gpus(int argc, char **argv)
         fprintf(stderr, "workloadtruth gpus: %s\n", err.msg);
         goto out;
     }
+    if (ngpus == 0 && !strcmp(src->ops->name, "replay")) {
+        /* as classify, eval and train say it (an empty list, exit 0, before) */
+        fprintf(stderr, "workloadtruth gpus: %s: the trace has no data rows\n",
+                strcmp(trace, "-") ? trace : "<stdin>");
+        goto out;
+    }
     arr = json ? json_array() : NULL;
     for (int g = 0; g < ngpus; g++) {
         struct wt_device_info d;

@@ -852,6 +852,10 @@ static json_t *gpus_tool(struct wt_mcp_server *s, struct args *a)
         out = tool_error("list_gpus failed: %s", err.msg);
         goto done;
     }
+    if (n == 0 && !strcmp(src->ops->name, "replay")) {
+        out = tool_error("list_gpus failed: %s: the trace has no data rows", sa.trace_path);
+        goto done;
+    }
     for (int g = 0; g < n && g < WT_MAX_GPUS; g++) {
         struct wt_device_info d;
         size_t np = 0;
