@@ -495,6 +495,11 @@ run bench-sim 0 "$WT" benchmark --suite sim --trials 2 && has out "inference-per
 run eval-resample 0 "$WT" eval --traces "$DATA/labelled.csv" --resample 0.5 --window 5 --classifier rules --json
 has out '"windows": 1'
 run eval-columns 2 "$WT" eval --traces "$DATA" --columns power_w,bogus && has err "unknown column 'bogus'" && oneline
+# a name left out of a list, or a feature named twice (the model held it twice)
+run eval-columns-trailing 2 "$WT" eval --traces "$DATA" --columns power_w, && has err "an empty name in the list 'power_w,'" && oneline
+run eval-columns-empty 2 "$WT" eval --traces "$DATA" --columns ,power_w && has err "an empty name" && oneline
+run train-features-twice 2 "$WT" train --traces "$DATA" --features duty,power_cv,duty --out "$TMP/twice.model" && has err "feature 'duty' named twice" && oneline
+check train-features-twice-no-model test ! -e "$TMP/twice.model"
 # sleep injection into recorded training: 10 s IDLE then 60 s TRAINING at 10 Hz;
 # half the time asleep doubles the training to 120 s (12 windows of 10 s, not 6)
 awk 'BEGIN { print "# gpu_model: NVIDIA H100 80GB HBM3"; print "t_s,gpu,util_gpu_pct,power_w,label";

@@ -89,6 +89,8 @@ int wt_features_parse(const char *list, enum wt_feature *out, size_t *n, struct 
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         char name[64];
+        if (len == 0 || (comma && !comma[1])) /* ",x", "x,,y", "x,": a name left out */
+            return wt_errf(err, WT_EINVAL, "an empty name in the list '%.60s'", list);
         if (len >= sizeof(name))
             return wt_errf(err, WT_EINVAL, "feature name too long");
         memcpy(name, p, len);
@@ -96,6 +98,9 @@ int wt_features_parse(const char *list, enum wt_feature *out, size_t *n, struct 
         int f = wt_feature_lookup(name);
         if (f < 0)
             return wt_errf(err, WT_EINVAL, "unknown feature '%s'", name);
+        for (size_t i = 0; i < *n; i++)
+            if (out[i] == (enum wt_feature)f) /* a model would hold it twice */
+                return wt_errf(err, WT_EINVAL, "feature '%s' named twice", name);
         if (*n >= WT_NFEATURES)
             return wt_errf(err, WT_EINVAL, "too many features");
         out[(*n)++] = (enum wt_feature)f;

@@ -38,6 +38,8 @@ int wt_columns_parse(const char *list, uint32_t *keep, struct wt_err *err)
     while (*p) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == 0 || (comma && !comma[1])) /* ",x", "x,,y", "x,": a name left out */
+            return wt_errf(err, WT_EINVAL, "an empty name in the list '%.60s'", list);
         int c = wt_col_lookup(p, len);
         if (c < 0)
             return wt_errf(err, WT_EINVAL,
@@ -46,8 +48,6 @@ int wt_columns_parse(const char *list, uint32_t *keep, struct wt_err *err)
                            (int)(len > 40 ? 40 : len), p);
         *keep |= 1u << c;
         p += len + (comma ? 1 : 0);
-        if (comma && !*p)
-            break;
     }
     if (!*keep)
         return wt_errf(err, WT_EINVAL, "no column named");
