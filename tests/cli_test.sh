@@ -76,6 +76,11 @@ run unknown-flag 2 "$WT" classify --bogus && has err "unknown option '--bogus'" 
 run bad-int 2 "$WT" classify --samples ten && has err "--samples: not a whole number: 'ten'" && oneline
 run neg-int 2 "$WT" classify --samples -3 && oneline
 run range 2 "$WT" classify --samples 1 && has err "out of range" && oneline
+# a decimal too big to hold is out of range, not malformed (and the bound
+# printed is the integer, not a double rounded up past it)
+run range-u64-overflow 2 "$WT" classify --backend synthetic --seed 18446744073709551616 && has err "--seed: 18446744073709551616 is out of range (0..18446744073709551615)" && oneline
+run range-double-overflow 2 "$WT" classify --backend synthetic --interval 1e400 && has err "--interval: 1e400 is out of range (0.001..3600)" && oneline
+run range-junk-still-malformed 2 "$WT" classify --backend synthetic --interval 1e4x && has err "not a number: '1e4x'" && oneline
 run bad-float 2 "$WT" classify --interval fast && has err "--interval: not a number" && oneline
 run bad-choice 2 "$WT" classify --backend amd && has err "invalid choice 'amd'" && oneline
 run bad-profile 2 "$WT" classify --backend synthetic --profile mining && oneline

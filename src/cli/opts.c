@@ -1,6 +1,7 @@
 /* Command-line parsing (see opts.h). */
 #include "cli/opts.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -94,6 +95,20 @@ static int bad(const struct wt_cmd_help *h, const char *fmt, ...)
     return 2;
 }
 
+/* A value spelt as a decimal number (digits, sign, point, exponent) that
+ * did not parse: too big to hold, so out of range rather than malformed. */
+static int decimal_overflow(const char *val, int integer)
+{
+    if (!*val || strspn(val, integer ? "0123456789" : "0123456789+-.eE") != strlen(val))
+        return 0;
+    if (integer)
+        return 1;
+    char *end;
+    errno = 0;
+    double d = strtod(val, &end);
+    return *end == '\0' && errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL);
+}
+
 static int set_value(const struct wt_cmd_help *h, struct wt_opt *o, const char *val)
 {
     char buf[600], sv[80];
@@ -116,22 +131,26 @@ static int set_value(const struct wt_cmd_help *h, struct wt_opt *o, const char *
         return bad(h, "%s: invalid choice '%s' (choose from %s)", o->name, sv, buf);
     case WT_OPT_UINT: {
         uint64_t u;
-        if (val[0] == '0' && (val[1] == 'x' || val[1] == 'X'))
-            return bad(h, "%s: not a whole number: '%s'", o->name, sv);
-        if (wt_parse_u64(val, strlen(val), &u) != 0)
-            return bad(h, "%s: not a whole number: '%s'", o->name, sv);
         /* compared as integers: above 2^53 a double rounds u onto the bound */
         uint64_t lo = o->min <= 0 ? 0 : (uint64_t)o->min;
         uint64_t hi = o->max >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)o->max;
-        if (u < lo || u > hi)
-            return bad(h, "%s: %s is out of range (%.0f..%.0f)", o->name, sv, o->min, o->max);
+        if (val[0] == '0' && (val[1] == 'x' || val[1] == 'X'))
+            return bad(h, "%s: not a whole number: '%s'", o->name, sv);
+        int parsed = wt_parse_u64(val, strlen(val), &u) == 0;
+        if (!parsed && !decimal_overflow(val, 1))
+            return bad(h, "%s: not a whole number: '%s'", o->name, sv);
+        if (!parsed || u < lo || u > hi)
+            return bad(h, "%s: %s is out of range (%llu..%llu)", o->name, sv,
+                       (unsigned long long)lo, (unsigned long long)hi);
         *(unsigned long long *)o->target = (unsigned long long)u;
         return 0;
     }
     case WT_OPT_DOUBLE: {
         double d;
         if (wt_parse_double(val, strlen(val), &d) != 0)
-            return bad(h, "%s: not a number: '%s'", o->name, sv);
+            return decimal_overflow(val, 0)
+                       ? bad(h, "%s: %s is out of range (%g..%g)", o->name, sv, o->min, o->max)
+                       : bad(h, "%s: not a number: '%s'", o->name, sv);
         if (d < o->min || d > o->max)
             return bad(h, "%s: %s is out of range (%g..%g)", o->name, sv, o->min, o->max);
         *(double *)o->target = d;
