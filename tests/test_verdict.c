@@ -201,6 +201,37 @@ static void test_trace_ends_early(void **state)
     unlink(path);
 }
 
+/* A stream on standard input without the GPU asked for: the other GPUs'
+ * rows are dropped as they come (the stream has no peers), so the end says
+ * the GPU is absent; they were queued, up to the cap (16M rows, 2.3 GB),
+ * and the error was the cap's. */
+static void test_stream_without_gpu(void **state)
+{
+    (void)state;
+    char text[8192];
+    size_t len = (size_t)snprintf(text, sizeof(text), "t_s,gpu,util_gpu_pct,power_w\n");
+    for (int i = 0; i < 200; i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len, "%d,0,0,60\n", i);
+    const char *path = tu_temp(text);
+    assert_non_null(freopen(path, "r", stdin));
+    struct wt_run_request rq = {
+        .backend = "replay",
+        .cfg = {.trace_path = "-", .max_buffered = 50},
+        .gpu = 1,
+        .samples = 10,
+        .windows = 1,
+        .start = NAN,
+        .clf = &wt_classifier_physics,
+    };
+    struct wt_run_outcome out;
+    struct wt_err err;
+    assert_int_equal(wt_run_classify(&rq, &out, &err), WT_ENODEV);
+    if (!strstr(err.msg, "no GPU 1 in this trace (GPUs: 0)"))
+        fail_msg("%s", err.msg);
+    wt_run_free(&out);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_job),
         cmocka_unit_test(test_job_features),
         cmocka_unit_test(test_trace_ends_early),
+        cmocka_unit_test(test_stream_without_gpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -254,6 +254,15 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
         rc = wt_errf(err, WT_ENOMEM, "out of memory");
         goto out;
     }
+    if (trace && !strcmp(trace, "-") && !strcmp(src->ops->name, "replay")) {
+        /* a stream is not counted (it has no end to count to), so it has no
+         * peers: the other GPUs' rows are dropped as they come, not queued
+         * (a stream without --gpu-index's GPU queued 16M rows, 2.3 GB,
+         * before saying so) */
+        for (int g = 0; g < WT_MAX_GPUS; g++)
+            if (g != rq->gpu)
+                wt_source_ignore(src, g);
+    }
     if ((rc = wt_source_device_info(src, rq->gpu, &out->info, err)) != WT_OK)
         goto out;
     /* peers: the other GPUs of a trace file or of the simulator (not of a
