@@ -726,6 +726,14 @@ static void files_stay_inside_their_directories(void **state)
     fclose(f);
     tool_fails(s, "list_gpus", "{\"trace\":\"hdr.csv\"}", "the trace has no data rows");
     tool_fails(s, "classify_workload", "{\"trace\":\"hdr.csv\"}", "the trace has no data rows");
+    /* messages say the tools' arguments, not the CLI's options */
+    snprintf(cmd, sizeof(cmd), "%s/traces/short.csv", tmpdir);
+    f = fopen(cmd, "w");
+    assert_non_null(f);
+    fputs("t_s,gpu,util_gpu_pct\n0,0,1\n1,0,1\n2,0,1\n", f);
+    fclose(f);
+    tool_fails(s, "classify_workload", "{\"trace\":\"short.csv\",\"samples\":10}",
+               "GPU 0 has only 3 samples; 'samples' asks for 10");
     tool_fails(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}", "the server's directory");
     snprintf(cmd, sizeof(cmd), "%s/log", tmpdir);
     assert_int_equal(mkdir(cmd, 0700), 0);

@@ -254,6 +254,25 @@ static json_t *tool_error(const char *fmt, ...)
     return json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text", "text", msg, "isError", 1);
 }
 
+/* The source and run code's messages name the CLI's options; a client of
+ * these tools passes arguments: "--samples asks for 3600" is said as
+ * "'samples' asks for 3600". */
+static void mcp_words(char *msg, size_t cap)
+{
+    static const char *const map[][2] = {
+        {"use --backend synthetic, or --trace FILE", "use backend 'synthetic', or a 'trace'"},
+        {"--samples asks for", "'samples' asks for"},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+        char *at = strstr(msg, map[i][0]);
+        if (!at)
+            continue;
+        char rest[sizeof(((struct wt_err *)0)->msg)];
+        snprintf(rest, sizeof(rest), "%s", at + strlen(map[i][0]));
+        snprintf(at, cap - (size_t)(at - msg), "%s%s", map[i][1], rest);
+    }
+}
+
 /* --- arguments --------------------------------------------------------- */
 
 /* Argument problems: the first one is kept. */
@@ -550,6 +569,7 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
         return tool_error("cancelled");
     }
     if (rc != WT_OK) {
+        mcp_words(err.msg, sizeof(err.msg));
         out = tool_error("%s failed: %s", declaration ? "check_declaration" : "classify_workload",
                          err.msg);
         wt_run_free(&run);
@@ -849,6 +869,7 @@ static json_t *gpus_tool(struct wt_mcp_server *s, struct args *a)
     }
     if (wt_source_open(sa.backend, &cfg, &src, &err) != WT_OK ||
         wt_source_device_count(src, &n, &err) != WT_OK) {
+        mcp_words(err.msg, sizeof(err.msg));
         out = tool_error("list_gpus failed: %s", err.msg);
         goto done;
     }
