@@ -22,8 +22,9 @@
 # tries again; (n) the job's owner cannot change the declaration through the
 # job's environment; (o) a newline in the option's variable forges no log
 # line; (p) no "not classified" remark for a recording's remainder, and arg=
-# with mode=record is logged; (q) spool_dir: one others can write to is
-# refused, and links and FIFOs in it are neither followed nor waited on.
+# with mode=record is logged; (q) spool_dir: one others can write to, or a
+# link (also given as DIR/), is refused, and links and FIFOs in it are
+# neither followed nor waited on; a bare arg is ignored, and logged.
 #
 # Installs nothing: exits 77 (skip) when it is not root or munge/Slurm are
 # missing (Debian: munge slurmctld slurmd slurm-client).  KEEP=1 keeps the
@@ -668,6 +669,24 @@ victim_ok q "$D/victim1"
 grep -q "workloadtruth: job $JOB: refusing spool_dir $D/openspool: it is writable by group or others (mode 1777)" \
     "$D/slurmd.log" && ok "(q) the spool is refused with its reason" ||
     bad "(q) no 'refusing spool_dir' line: $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | head -n 1 | cut -c1-250)"
+# a link to a directory of root's, given with a trailing slash ("DIR/"): lstat
+# follows it there, so it passed the link check and root wrote through it;
+# and a bare "arg" (an empty word: every classify failed) is ignored, and said
+mkdir -p "$D/linktarget"
+chmod 0700 "$D/linktarget"
+ln -sfn "$D/linktarget" "$D/linkspool"
+printf 'optional %s bin=%s log_dir=%s spool_dir=%s %s arg\n' "$SO" "$WT" "$D/audit" "$D/linkspool//" \
+    "$RECORD_SYN" >"$D/plugstack.conf"
+held_job --workload-type=training
+scontrol release "$JOB"
+plugin_error_case "mode=record, spool_dir a link given as DIR//"
+grep -q "workloadtruth: job $JOB: refusing spool_dir $D/linkspool: it is a symbolic link" \
+    "$D/slurmd.log" && ok "(q) a link given as DIR// is refused" ||
+    bad "(q) no 'refusing spool_dir $D/linkspool: it is a symbolic link': $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | head -n 1 | cut -c1-250)"
+[ -z "$(ls -A "$D/linktarget")" ] && ok "(q) nothing written through the link" ||
+    bad "(q) written through the link: $(ls -A "$D/linktarget" | head -3)"
+grep -q "plugstack.conf: ignoring argument 'arg'" "$D/slurmd.log" &&
+    ok "(q) a bare arg is ignored, and said" || bad "(q) no 'ignoring argument 'arg'' line"
 # root's own spool with a stale link and a FIFO in it (left by anything):
 # replaced, not followed or waited on; the job is recorded and classified
 mkdir -p "$D/safespool"

@@ -79,6 +79,7 @@ struct cfg {
     int nargs;
     const char *rec_args[MAX_AGENT_ARGS]; /* record_arg=: extra record arguments */
     int nrec_args;
+    char spool_buf[PATH_MAX]; /* spool_dir without trailing slashes */
 };
 
 static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
@@ -131,8 +132,16 @@ static void cfg_parse(struct cfg *c, int ac, char **av)
             c->bin = v;
         else if (KEY("log_dir") && v[0] == '/')
             c->log_dir = v;
-        else if (KEY("spool_dir") && v[0] == '/')
-            c->spool_dir = v;
+        else if (KEY("spool_dir") && v[0] == '/' && strlen(v) < sizeof(c->spool_buf)) {
+            /* "DIR/": lstat would follow a link named DIR, past the check
+             * that refuses one (spool_check) */
+            size_t n = strlen(v);
+            while (n > 1 && v[n - 1] == '/')
+                n--;
+            memcpy(c->spool_buf, v, n);
+            c->spool_buf[n] = '\0';
+            c->spool_dir = c->spool_buf;
+        }
         else if (KEY("scontrol") && v[0] == '/')
             c->scontrol = v;
         else if (KEY("admin_comment") && (!strcmp(v, "0") || !strcmp(v, "1")))
@@ -151,9 +160,11 @@ static void cfg_parse(struct cfg *c, int ac, char **av)
             bad = parse_uint(v, 0, 1023, &c->gpu);
         else if (KEY("interval"))
             bad = parse_interval(v, c->interval, sizeof(c->interval));
-        else if (KEY("arg") && c->nargs < MAX_AGENT_ARGS)
+        /* a bare "arg" or "arg=" would pass an empty word: every job's
+         * classify (or record) would fail on it */
+        else if (KEY("arg") && v[0] && c->nargs < MAX_AGENT_ARGS)
             c->args[c->nargs++] = v;
-        else if (KEY("record_arg") && c->nrec_args < MAX_AGENT_ARGS)
+        else if (KEY("record_arg") && v[0] && c->nrec_args < MAX_AGENT_ARGS)
             c->rec_args[c->nrec_args++] = v;
         else
             bad = 1;
