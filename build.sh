@@ -60,12 +60,16 @@ fuzz() {
     # the trace reader gets 2/5 of the time; the five audit-log targets, the
     # MCP JSON-RPC layer, the MCP HTTP and stdio transports, the option
     # parser, the model file, the policy file, the feature extractor and the
-    # process-owner reader, the HTML report and the log's open and repair
-    # share the rest
+    # process-owner reader, the HTML report, the log's open and repair and the
+    # Slurm plugin's parsers (where <slurm/spank.h> is installed) share the rest
     tsecs=$((secs * 2 / 5)); [ "$tsecs" -ge 1 ] || tsecs=1
-    asecs=$((secs * 3 / 5 / 15)); [ "$asecs" -ge 1 ] || asecs=1 # the 15 other targets
+    asecs=$((secs * 3 / 5 / 16)); [ "$asecs" -ge 1 ] || asecs=1 # the 16 other targets
     run_fuzzer trace "$tsecs" build-fuzz/corpus fuzz/corpus
-    for t in mcp mcp_http mcp_stdio opts model policy features procinfo report logopen; do
+    for t in mcp mcp_http mcp_stdio opts model policy features procinfo report logopen spank; do
+        if [ "$t" = spank ] && [ ! -x build-fuzz/fuzz_spank ]; then
+            echo "fuzz_spank not built (no <slurm/spank.h>): skipped"
+            continue
+        fi
         mkdir -p "build-fuzz/corpus_$t"
         run_fuzzer "$t" "$asecs" "build-fuzz/corpus_$t" "fuzz/corpus_$t"
     done

@@ -1,7 +1,7 @@
 # libFuzzer targets (fuzz/fuzz_*.c): the trace reader, the audit-log parsers,
 # verifier, open/repair and witness, the MCP JSON-RPC layer and its two
 # transports, the option parser, the model and policy files, the feature extractor, the
-# process-owner reader and the HTML report.  Seed corpora: fuzz/corpus/ (trace),
+# process-owner reader, the HTML report and the Slurm plugin's parsers.  Seed corpora: fuzz/corpus/ (trace),
 # fuzz/corpus_audit_<name>/ (audit), fuzz/corpus_<name>/.
 #
 # The library sources are compiled once with the coverage instrumentation and
@@ -46,3 +46,9 @@ endforeach()
 wt_fuzz_target(opts src/cli/opts.c $<TARGET_OBJECTS:wt_fuzz_http> $<TARGET_OBJECTS:wt_fuzz_stdio>)
 wt_fuzz_target(mcp_http $<TARGET_OBJECTS:wt_fuzz_stdio>)
 wt_fuzz_target(mcp_stdio $<TARGET_OBJECTS:wt_fuzz_http>)
+# the Slurm plugin's parsers (its C file is included, with stand-ins for the
+# Slurm calls), where <slurm/spank.h> is installed, as for the plugin
+if(SLURM_SPANK_INCLUDE_DIR)
+  wt_fuzz_target(spank $<TARGET_OBJECTS:wt_fuzz_http> $<TARGET_OBJECTS:wt_fuzz_stdio>)
+  target_include_directories(fuzz_spank PRIVATE ${SLURM_SPANK_INCLUDE_DIR})
+endif()
