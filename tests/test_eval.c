@@ -217,7 +217,7 @@ static void test_named_twice(void **state)
 
 /* A file's source is its folder's name, however the path spells it: "f.csv"
  * (the current folder), "sub/./f.csv", "sub/x/../f.csv" were all "." or
- * "..", one source for every such file. */
+ * "..", one source for every such file; read as cd does, links kept. */
 static void test_group_names(void **state)
 {
     (void)state;
@@ -244,10 +244,37 @@ static void test_group_names(void **state)
     char *g = wt_ds_group("inner/./f.csv");
     assert_string_equal(g, "inner");
     free(g);
-    g = wt_ds_group("gone/../f.csv"); /* cannot be resolved: as written */
-    assert_string_equal(g, "..");
+    g = wt_ds_group("gone/../f.csv"); /* as cd reads it: no need to exist */
+    assert_string_equal(g, "mysrc");
+    free(g);
+    /* a link is named as written, in every spelling (not its target, which
+     * some spellings gave and others did not), and standard input is of
+     * "stdin" (not the current folder's name) */
+    assert_int_equal(symlink("inner", "alias"), 0);
+    const char *linked[] = {"alias/f.csv", "alias/./f.csv", "alias//f.csv", "inner/../alias/f.csv"};
+    for (size_t i = 0; i < 4; i++) {
+        g = wt_ds_group(linked[i]);
+        if (strcmp(g, "alias"))
+            fail_msg("%s: source '%s', wanted 'alias'", linked[i], g);
+        free(g);
+    }
+    char inside[300];
+    snprintf(inside, sizeof(inside), "%s/alias", sub);
+    assert_int_equal(chdir("alias"), 0);
+    assert_int_equal(setenv("PWD", inside, 1), 0); /* as a shell's cd alias */
+    g = wt_ds_group("f.csv");
+    assert_string_equal(g, "alias");
+    free(g);
+    assert_int_equal(unsetenv("PWD"), 0); /* no $PWD: the folder itself */
+    g = wt_ds_group("f.csv");
+    assert_string_equal(g, "inner");
+    free(g);
+    g = wt_ds_group("-");
+    assert_string_equal(g, "stdin");
     free(g);
     assert_int_equal(chdir(cwd), 0);
+    snprintf(inside, sizeof(inside), "%s/alias", sub);
+    unlink(inside);
     rmdir(p);
     rmdir(sub);
 }

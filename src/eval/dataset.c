@@ -1,9 +1,9 @@
 /* Labelled windows from trace files (see dataset.h). */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include "eval/dataset.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,46 +19,64 @@
 
 #define MAX_DEPTH 16
 
-/* The name of the directory dir (len bytes of text) as the file system
- * knows it ("." and ".." are names of no folder); NULL when it cannot be
- * resolved. */
-static char *resolved_name(const char *dir, size_t len)
+/* The current directory as the shell names it: $PWD when it is this
+ * directory (links kept, as `pwd` shows them), else getcwd; NULL when
+ * neither is known.  malloc'd. */
+static char *logical_cwd(void)
 {
-    char *d = strndup(dir, len), *r = d ? realpath(d, NULL) : NULL, *out = NULL;
-    free(d);
-    if (r) {
-        const char *b = strrchr(r, '/');
-        out = strdup(b && b[1] ? b + 1 : "/");
-    }
-    free(r);
-    return out;
+    const char *pwd = getenv("PWD");
+    struct stat a, b;
+    if (pwd && pwd[0] == '/' && stat(pwd, &a) == 0 && stat(".", &b) == 0 &&
+        a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return strdup(pwd);
+    char buf[PATH_MAX];
+    return getcwd(buf, sizeof(buf)) ? strdup(buf) : NULL;
 }
 
 char *wt_ds_group(const char *path)
 {
-    const char *end = strrchr(path, '/');
-    if (!end) { /* "trace.csv": the current directory's name */
-        char *n = resolved_name(".", 1);
-        return n ? n : strdup(".");
+    if (!strcmp(path, "-"))
+        return strdup("stdin"); /* a pipe has no folder */
+    /* The folder's name however the path spells it, without following
+     * links (as `cd` and `pwd` do): "f.csv" run inside hap/, "hap/./f.csv",
+     * "x/../hap/f.csv" and "LINK/f.csv" with LINK -> hap named "LINK" in
+     * every spelling; a relative path is read from the current directory. */
+    char *cwd = NULL, *full = NULL, *out = NULL;
+    const char **comp = NULL;
+    if (path[0] != '/')
+        cwd = logical_cwd();
+    size_t len = (cwd ? strlen(cwd) + 1 : 0) + strlen(path) + 1;
+    full = malloc(len);
+    comp = malloc(len * sizeof(*comp));
+    if (!full || !comp)
+        goto done;
+    snprintf(full, len, "%s%s%s", cwd ? cwd : "", cwd ? "/" : "", path);
+    size_t n = 0;
+    int above = 0; /* ".." past the start of a relative path */
+    for (char *save = NULL, *c = strtok_r(full, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+        if (!strcmp(c, "."))
+            continue;
+        if (!strcmp(c, "..")) {
+            if (n)
+                n--;
+            else if (path[0] != '/' && !cwd)
+                above = 1;
+            continue;
+        }
+        comp[n++] = c;
     }
-    /* "dir//file" (a directory given as "dir/"): the slashes are one */
-    while (end > path && end[-1] == '/')
-        end--;
-    if (end == path)
-        return strdup("/");
-    const char *start = end;
-    while (start > path && start[-1] != '/')
-        start--;
-    if (start == end)
-        return strdup("/");
-    if ((end - start == 1 && start[0] == '.') ||
-        (end - start == 2 && start[0] == '.' && start[1] == '.')) {
-        /* "dir/./f", "../f": the folder those name */
-        char *n = resolved_name(path, (size_t)(end - path));
-        if (n)
-            return n;
-    }
-    return strndup(start, (size_t)(end - start));
+    /* comp[n - 1] is the file; its folder is the one before it */
+    if (n >= 2)
+        out = strdup(comp[n - 2]);
+    else if (path[0] == '/' || cwd)
+        out = strdup("/");
+    else
+        out = strdup(above ? ".." : ".");
+done:
+    free(cwd);
+    free(full);
+    free(comp);
+    return out;
 }
 
 struct gpu_stream {

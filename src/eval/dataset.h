@@ -100,9 +100,10 @@ struct wt_ds_callbacks {
 int wt_ds_walk(const char *path, const struct wt_ds_opts *o, const struct wt_ds_callbacks *cb,
                struct wt_err *err) WT_WARN_UNUSED;
 
-/* Parent directory name of path (malloc'd; NULL on allocation failure); a
- * parent spelt "." or ".." (or none: "f.csv") is named as the file system
- * resolves it, so "f.csv" in traces/hap is of "hap". */
+/* Parent directory name of path (malloc'd; NULL on allocation failure),
+ * resolved as `cd` does, links not followed: "f.csv" run inside traces/hap,
+ * "hap/./f.csv" and "x/../hap/f.csv" are all of "hap"; "-" (standard input)
+ * is of "stdin". */
 char *wt_ds_group(const char *path);
 
 #endif
