@@ -282,10 +282,8 @@ static void test_group_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpu_family),
-        cmocka_unit_test(test_scoring),
-        cmocka_unit_test(test_directory),
-        cmocka_unit_test(test_named_twice),
+        cmocka_unit_test(test_gpu_family),  cmocka_unit_test(test_scoring),
+        cmocka_unit_test(test_directory),   cmocka_unit_test(test_named_twice),
         cmocka_unit_test(test_group_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

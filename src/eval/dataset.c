@@ -26,8 +26,8 @@ static char *logical_cwd(void)
 {
     const char *pwd = getenv("PWD");
     struct stat a, b;
-    if (pwd && pwd[0] == '/' && stat(pwd, &a) == 0 && stat(".", &b) == 0 &&
-        a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+    if (pwd && pwd[0] == '/' && stat(pwd, &a) == 0 && stat(".", &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
         return strdup(pwd);
     char buf[PATH_MAX];
     return getcwd(buf, sizeof(buf)) ? strdup(buf) : NULL;
