@@ -206,6 +206,30 @@ static void test_limits_and_errors(void **state)
         assert_true(li.power_limit_w == 300);
         wt_source_close(src);
     }
+    /* a limit in a row of its own at the first sample's time is merged into
+     * it before the GPU's info is read: a file gave no limit where standard
+     * input (read to its end) gave 300 W */
+    p = tu_temp("t_s,gpu,power_w,power_limit_w\n0,2,100,\n0,2,,300\n1,2,101,301\n");
+    for (int lo = 0; lo < 2; lo++) {
+        struct wt_source_config lc = {0};
+        lc.trace_path = p;
+        lc.list_only = lo;
+        assert_int_equal(wt_source_open("replay", &lc, &src, &err), WT_OK);
+        struct wt_device_info li;
+        assert_int_equal(wt_source_device_info(src, 2, &li, &err), WT_OK);
+        assert_true(li.power_limit_w == 300);
+        if (!lo) /* the samples read after are unchanged */
+            assert_int_equal(read_all(src, 2, buf, 8), 2);
+        wt_source_close(src);
+    }
+    /* ... and no further than the next time: a GPU of one row before many
+     * of another queues one of them, not all (a cap of 3) */
+    p = tu_temp("t_s,gpu,power_w\n0,0,1\n1,1,1\n2,1,1\n3,1,1\n4,1,1\n5,1,1\n");
+    src = open_replay(p, NULL, 3);
+    struct wt_device_info one;
+    assert_int_equal(wt_source_device_info(src, 0, &one, &err), WT_OK);
+    assert_int_equal(wt_source_device_info(src, 1, &one, &err), WT_OK);
+    wt_source_close(src);
     /* a GPU the file does not have is absent at once, without queueing the
      * file to find out (a recording of GPU 2 only, a cap of 3 rows) */
     p = tu_temp("t_s,gpu\n0,2\n1,2\n2,2\n3,2\n4,2\n5,2\n");

@@ -28,6 +28,7 @@ struct queue {
     int present;
     int read;    /* a caller has read this GPU */
     int ignored; /* ... and will not: its rows are dropped as they come */
+    int complete; /* a row of another time came after its first sample */
 };
 
 /* A stream's GPU nobody reads while others are read (`record --trace -
@@ -41,6 +42,7 @@ struct replay {
     int eof;
     int stream, any_read; /* standard input; some GPU has been read */
     int list_only;        /* each GPU's first sample is kept, no more */
+    double last_t;        /* the time of the row read last */
     size_t buffered, max_buffered;
     char *path; /* a regular file: counted by a pass of its own */
     struct wt_trace_opts topts;
@@ -80,6 +82,8 @@ static int push(struct replay *rp, const struct wt_sample *s, struct wt_err *err
     }
     if (merge(q, s))
         return WT_OK;
+    if (q->len > q->head)
+        q->complete = 1;
     if (rp->list_only && q->len > q->head) {
         q->present = 1; /* listing GPUs of an endless pipe: bounded */
         return WT_OK;
@@ -124,6 +128,7 @@ static int pull(struct replay *rp, struct wt_err *err)
     }
     if (rc)
         return rc;
+    rp->last_t = s.t_s;
     return push(rp, &s, err);
 }
 
@@ -289,7 +294,14 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
     /* Read up to this GPU's first row: raw nvidia-smi CSV names the model in
      * its rows (the `name` field), and the limits come from the row. */
     struct queue *q = &rp->q[gpu];
-    while (q->len == q->head && !rp->eof && !unseen(rp, gpu)) {
+    /* of a file, on to its second row or a later time: the first sample is
+     * then whole (a limit written in a row of its own at the same time is
+     * merged into it, as standard input, read to its end by `gpus`, had
+     * it), and no more of the file is queued than one tick; a stream is not
+     * held up for a row that may come a second later */
+    while ((q->len == q->head ||
+            (rp->path && !q->complete && !(rp->last_t > q->s[q->head].t_s))) &&
+           !rp->eof && !unseen(rp, gpu)) {
         int rc = pull(rp, err);
         if (rc != WT_OK && rc != WT_DONE)
             return rc;
