@@ -30,26 +30,29 @@ static void check_printable(const char *s)
 /* opt_cb's messages hold a value from the job's environment, escaped */
 static int checking_log;
 
-void slurm_info(const char *fmt, ...)
+static void log_line(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+static void log_line(const char *fmt, va_list ap)
 {
     char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
     if (checking_log)
         check_printable(buf);
 }
 
-void slurm_error(const char *fmt, ...)
+void slurm_info(const char *fmt, ...)
 {
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
+    log_line(fmt, ap);
     va_end(ap);
-    if (checking_log)
-        check_printable(buf);
+}
+
+void slurm_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_line(fmt, ap);
+    va_end(ap);
 }
 
 /* never reached from what is fuzzed: the hooks are not called */
