@@ -230,6 +230,22 @@ static void test_limits_and_errors(void **state)
     assert_int_equal(wt_source_device_info(src, 0, &one, &err), WT_OK);
     assert_int_equal(wt_source_device_info(src, 1, &one, &err), WT_OK);
     wt_source_close(src);
+    /* ... nor, when every row has one time, past INFO_READ_AHEAD rows: a GPU
+     * of one row before 5000 rows of another at the same time (a cap of
+     * 4200) is not read to the end of the file */
+    {
+        size_t cap = 64 + 5001 * 16, len = 0;
+        char *t = malloc(cap);
+        assert_non_null(t);
+        len += (size_t)snprintf(t + len, cap - len, "t_s,gpu,power_w\n5,2,1\n");
+        for (int i = 0; i < 5000; i++)
+            len += (size_t)snprintf(t + len, cap - len, "5,0,%d\n", i);
+        p = tu_temp(t);
+        free(t);
+        src = open_replay(p, NULL, 4200);
+        assert_int_equal(wt_source_device_info(src, 2, &one, &err), WT_OK);
+        wt_source_close(src);
+    }
     /* a GPU the file does not have is absent at once, without queueing the
      * file to find out (a recording of GPU 2 only, a cap of 3 rows) */
     p = tu_temp("t_s,gpu\n0,2\n1,2\n2,2\n3,2\n4,2\n5,2\n");

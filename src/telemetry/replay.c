@@ -26,8 +26,8 @@ struct queue {
     struct wt_sample *s;
     size_t head, len, cap;
     int present;
-    int read;    /* a caller has read this GPU */
-    int ignored; /* ... and will not: its rows are dropped as they come */
+    int read;     /* a caller has read this GPU */
+    int ignored;  /* ... and will not: its rows are dropped as they come */
     int complete; /* a row of another time came after its first sample */
 };
 
@@ -281,6 +281,11 @@ static int per_gpu(const char *list, int gpu, char *out, size_t cap)
     return 0;
 }
 
+/* Rows read past a GPU's first row, at most, to find the rest of that
+ * sample (rows of one time, one per metric, of every GPU): a file whose
+ * rows all have one time is not read to its end for it */
+#define INFO_READ_AHEAD 4096
+
 /* Fills info from the trace's metadata (and the GPU's first row); for an
  * index the trace does not have (GPUs 0 and 1 of a trace of GPU 2 only),
  * info is filled as well and WT_ENODEV returned: callers listing GPUs
@@ -297,11 +302,13 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
     /* of a file, on to its second row or a later time: the first sample is
      * then whole (a limit written in a row of its own at the same time is
      * merged into it, as standard input, read to its end by `gpus`, had
-     * it), and no more of the file is queued than one tick; a stream is not
-     * held up for a row that may come a second later */
-    while ((q->len == q->head ||
-            (rp->path && !q->complete && !(rp->last_t > q->s[q->head].t_s))) &&
-           !rp->eof && !unseen(rp, gpu)) {
+     * it), and no more of the file is queued than one tick (or
+     * INFO_READ_AHEAD rows); a stream is not held up for a row that may
+     * come a second later */
+    size_t ahead = 0;
+    while (!rp->eof && !unseen(rp, gpu) &&
+           (q->len == q->head || (rp->path && !q->complete && !(rp->last_t > q->s[q->head].t_s) &&
+                                  ahead++ < INFO_READ_AHEAD))) {
         int rc = pull(rp, err);
         if (rc != WT_OK && rc != WT_DONE)
             return rc;
