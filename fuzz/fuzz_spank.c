@@ -7,9 +7,9 @@
  * it makes (it is loaded into slurmd, not linked with the library).  Input:
  * the plugstack.conf words (split at blanks), then a NUL byte, then the
  * agent's output.  Checked: every parsed setting within its documented
- * range, spool_dir without a trailing slash, no empty agent argument, a
- * json_word value of [A-Za-z0-9_.-] only and within its buffer, and escaped
- * log text printable.  Not a test of the hooks, which need a cluster
+ * range, spool_dir without a trailing slash or a "." or ".." component, no
+ * empty agent argument, a json_word value of [A-Za-z0-9_.-] only and within
+ * its buffer, and escaped log text printable.  Not a test of the hooks, which need a cluster
  * (tests/slurm_test.sh).
  *
  * SPDX-License-Identifier: MIT
@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (c.bin[0] != '/' || c.log_dir[0] != '/' || c.spool_dir[0] != '/' || c.scontrol[0] != '/')
         abort();
     size_t sl = strlen(c.spool_dir);
-    if (sl > 1 && c.spool_dir[sl - 1] == '/')
+    if ((sl > 1 && c.spool_dir[sl - 1] == '/') || dot_component(c.spool_dir))
         abort();
     if (c.timeout_s < 1 || c.timeout_s > 3600 || c.windows < 1 || c.windows > 1000 ||
         c.min_samples < 5 || c.min_samples > 100000 || c.gpu > 1023)

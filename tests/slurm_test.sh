@@ -687,6 +687,18 @@ grep -q "workloadtruth: job $JOB: refusing spool_dir $D/linkspool: it is a symbo
     bad "(q) written through the link: $(ls -A "$D/linktarget" | head -3)"
 grep -q "plugstack.conf: ignoring argument 'arg'" "$D/slurmd.log" &&
     ok "(q) a bare arg is ignored, and said" || bad "(q) no 'ignoring argument 'arg'' line"
+# ... and "LINK/." (lstat follows LINK there too): a spool_dir with a "." or
+# ".." component is an invalid argument, ignored and said (the one before it
+# stays)
+printf 'optional %s bin=%s log_dir=%s spool_dir=%s spool_dir=%s %s\n' "$SO" "$WT" "$D/audit" \
+    "$D/dotspool" "$D/linkspool/." "$RECORD_SYN" >"$D/plugstack.conf"
+held_job --workload-type=training
+scontrol release "$JOB"
+wait_done || bad "(q) job $JOB did not finish with a workloadtruth log line"
+grep -q "plugstack.conf: ignoring argument 'spool_dir=$D/linkspool/.'" "$D/slurmd.log" &&
+    ok "(q) spool_dir LINK/. is ignored, and said" || bad "(q) no 'ignoring argument 'spool_dir=$D/linkspool/.'' line"
+[ -z "$(ls -A "$D/linktarget")" ] && ok "(q) LINK/.: nothing written through the link" ||
+    bad "(q) LINK/.: written through the link: $(ls -A "$D/linktarget" | head -3)"
 # root's own spool with a stale link and a FIFO in it (left by anything):
 # replaced, not followed or waited on; the job is recorded and classified
 mkdir -p "$D/safespool"

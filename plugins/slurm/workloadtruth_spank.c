@@ -109,6 +109,21 @@ static int parse_interval(const char *s, char *out, size_t size)
 }
 
 /* Unknown or bad arguments are logged and ignored (the defaults stay). */
+/* Whether path has a "." or ".." component ("/run/wt/.", "/a/../b"): lstat
+ * of "LINK/." follows LINK, so a spool_dir spelt so is refused. */
+static int dot_component(const char *path)
+{
+    for (const char *p = path; *p;) {
+        while (*p == '/')
+            p++;
+        size_t n = strcspn(p, "/");
+        if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
 static void cfg_parse(struct cfg *c, int ac, char **av)
 {
     memset(c, 0, sizeof(*c));
@@ -132,9 +147,10 @@ static void cfg_parse(struct cfg *c, int ac, char **av)
             c->bin = v;
         else if (KEY("log_dir") && v[0] == '/')
             c->log_dir = v;
-        else if (KEY("spool_dir") && v[0] == '/' && strlen(v) < sizeof(c->spool_buf)) {
+        else if (KEY("spool_dir") && v[0] == '/' && strlen(v) < sizeof(c->spool_buf) &&
+                 !dot_component(v)) {
             /* "DIR/": lstat would follow a link named DIR, past the check
-             * that refuses one (spool_check) */
+             * that refuses one (spool_check); "DIR/." is refused above */
             size_t n = strlen(v);
             while (n > 1 && v[n - 1] == '/')
                 n--;
