@@ -734,6 +734,15 @@ static void files_stay_inside_their_directories(void **state)
     fclose(f);
     tool_fails(s, "classify_workload", "{\"trace\":\"short.csv\",\"samples\":10}",
                "GPU 0 has only 3 samples; 'samples' asks for 10");
+    /* ... and leave a file's name as it is */
+    snprintf(cmd, sizeof(cmd), "%s/traces/--samples asks for.csv", tmpdir);
+    f = fopen(cmd, "w");
+    assert_non_null(f);
+    fputs("t_s,gpu,util_gpu_pct\n0,0,1\n1,0,1\n2,0,1\n", f);
+    fclose(f);
+    tool_fails(s, "classify_workload",
+               "{\"trace\":\"--samples asks for.csv\",\"samples\":10}",
+               "/--samples asks for.csv: GPU 0 has only 3 samples; 'samples' asks for 10");
     tool_fails(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}", "the server's directory");
     snprintf(cmd, sizeof(cmd), "%s/log", tmpdir);
     assert_int_equal(mkdir(cmd, 0700), 0);

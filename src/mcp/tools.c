@@ -264,7 +264,10 @@ static void mcp_words(char *msg, size_t cap)
         {"--samples asks for", "'samples' asks for"},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-        char *at = strstr(msg, map[i][0]);
+        /* the last one: a path earlier in the message may hold the words */
+        char *at = NULL;
+        for (char *p = strstr(msg, map[i][0]); p; p = strstr(p + 1, map[i][0]))
+            at = p;
         if (!at)
             continue;
         char rest[sizeof(((struct wt_err *)0)->msg)];
