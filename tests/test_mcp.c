@@ -23,6 +23,17 @@
 
 static char tmpdir[64];
 
+/* Writes text as tmpdir/traces/NAME (the server's --trace-dir). */
+static void write_trace(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/traces/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
 static struct wt_mcp_server *new_server(const char *trace_dir)
 {
     static struct wt_mcp_server s;
@@ -719,29 +730,16 @@ static void files_stay_inside_their_directories(void **state)
     tool_fails(s, "classify_workload", "{\"trace\":\".\"}", "not a regular file");
     tool_fails(s, "list_gpus", "{\"trace\":\"../secret.csv\"}", "outside the directory");
     /* a trace without data rows: an error, as classify_workload says it */
-    snprintf(cmd, sizeof(cmd), "%s/traces/hdr.csv", tmpdir);
-    f = fopen(cmd, "w");
-    assert_non_null(f);
-    fputs("t_s,gpu,util_gpu_pct\n", f);
-    fclose(f);
+    write_trace("hdr.csv", "t_s,gpu,util_gpu_pct\n");
     tool_fails(s, "list_gpus", "{\"trace\":\"hdr.csv\"}", "the trace has no data rows");
     tool_fails(s, "classify_workload", "{\"trace\":\"hdr.csv\"}", "the trace has no data rows");
     /* messages say the tools' arguments, not the CLI's options */
-    snprintf(cmd, sizeof(cmd), "%s/traces/short.csv", tmpdir);
-    f = fopen(cmd, "w");
-    assert_non_null(f);
-    fputs("t_s,gpu,util_gpu_pct\n0,0,1\n1,0,1\n2,0,1\n", f);
-    fclose(f);
+    write_trace("short.csv", "t_s,gpu,util_gpu_pct\n0,0,1\n1,0,1\n2,0,1\n");
     tool_fails(s, "classify_workload", "{\"trace\":\"short.csv\",\"samples\":10}",
                "GPU 0 has only 3 samples; 'samples' asks for 10");
     /* ... and leave a file's name as it is */
-    snprintf(cmd, sizeof(cmd), "%s/traces/--samples asks for.csv", tmpdir);
-    f = fopen(cmd, "w");
-    assert_non_null(f);
-    fputs("t_s,gpu,util_gpu_pct\n0,0,1\n1,0,1\n2,0,1\n", f);
-    fclose(f);
-    tool_fails(s, "classify_workload",
-               "{\"trace\":\"--samples asks for.csv\",\"samples\":10}",
+    write_trace("--samples asks for.csv", "t_s,gpu,util_gpu_pct\n0,0,1\n1,0,1\n2,0,1\n");
+    tool_fails(s, "classify_workload", "{\"trace\":\"--samples asks for.csv\",\"samples\":10}",
                "/--samples asks for.csv: GPU 0 has only 3 samples; 'samples' asks for 10");
     tool_fails(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}", "the server's directory");
     snprintf(cmd, sizeof(cmd), "%s/log", tmpdir);
