@@ -913,9 +913,11 @@ static void copy_log_dir(const char *from, const char *to)
     }
 }
 
-/* Sends (old -> the checkpoint `note` of the log at logpath) to the witness. */
-static int witness_send(const char *wdir, const struct wt_note_key *wk, const char *logpath,
-                        uint64_t old, const char *note, struct wt_witness_result *res)
+/* Sends (old -> the checkpoint `note` of the log at logpath) to the witness,
+ * naming vk as the log's key. */
+static int witness_send_vk(const char *wdir, const struct wt_note_key *wk,
+                           const struct wt_note_vkey *vk, const char *logpath, uint64_t old,
+                           const char *note, struct wt_witness_result *res)
 {
     struct wt_err err = {{0}};
     struct wt_note nt;
@@ -939,10 +941,16 @@ static int witness_send(const char *wdir, const struct wt_note_key *wk, const ch
     req.checkpoint_len = strlen(note);
     char *text = NULL;
     must(wt_witness_req_format(&req, &text, &err), &err, "request");
-    int rc = wt_witness_add(wdir, wk, &B.vk, text, strlen(text), 1767300000, res, &err);
+    int rc = wt_witness_add(wdir, wk, vk, text, strlen(text), 1767300000, res, &err);
     free(text);
     must(rc, &err, "witness");
     return res->code;
+}
+
+static int witness_send(const char *wdir, const struct wt_note_key *wk, const char *logpath,
+                        uint64_t old, const char *note, struct wt_witness_result *res)
+{
+    return witness_send_vk(wdir, wk, &B.vk, logpath, old, note, res);
 }
 
 static char *side_note(const char *dir)
@@ -1069,6 +1077,58 @@ static void test_witness(void **state)
     free(note);
     if (verify_path(pc.log, pc.checkpoint, state_path, &r) != WT_VERIFY_OK)
         fail_msg("the honest log against the witness: %s", r.message);
+
+    /* (c) another key of the same name (anyone can init a log with this
+     * origin) signs the honest log's own checkpoint: the witness holds the
+     * origin for the key it first saw, and leaves its copy as it was */
+    struct wt_note_key evil;
+    struct wt_note_vkey evil_vk;
+    must(wt_note_key_generate(&evil, ORIGIN, WT_KEY_ED25519, &err), &err, "key");
+    wt_note_key_public(&evil, &evil_vk);
+    size_t before_len, after_len;
+    char *before = read_file(state_path, &before_len);
+    const uint64_t S = res.new_size; /* the honest size the witness holds */
+    uint8_t(*lv)[32] = NULL;
+    must(wt_log_read_leaves(pc.log, S, &lv, UINT64_MAX, NULL, NULL, &err), &err, "leaves");
+    uint8_t rootS[32];
+    wt_merkle_root((const uint8_t(*)[32])lv, S, rootS);
+    free(lv);
+    char *evil_note = sign_cp(&evil, S, rootS);
+    st = witness_send_vk(wdir, &wk, &evil_vk, pc.log, S, evil_note, &res);
+    if (st != WT_WITNESS_FORBIDDEN)
+        fail_msg("the witness let another key of the origin advance it: %d %s", st, res.message);
+    assert_contains(res.message, "another log key");
+    free(evil_note);
+    char *after = read_file(state_path, &after_len);
+    assert_true(before_len == after_len && !memcmp(before, after, before_len));
+    free(before);
+    free(after);
+    wt_note_key_wipe(&evil);
+
+    /* (d) the side file's own signature line repeated (all valid; anyone who
+     * can write the file can do it): still cosigned, one copy kept */
+    note = side_note(dc);
+    size_t nl = strlen(note);
+    const char *last = note + nl - 1;
+    while (last > note && last[-1] != '\n')
+        last--;
+    size_t sl = (size_t)(note + nl - last);
+    char *dup = malloc(nl + 15 * sl + 1);
+    assert_non_null(dup);
+    memcpy(dup, note, nl);
+    for (int i = 0; i < 15; i++)
+        memcpy(dup + nl + (size_t)i * sl, last, sl);
+    dup[nl + 15 * sl] = '\0';
+    if (witness_send(wdir, &wk, pc.log, S, dup, &res) != WT_WITNESS_OK)
+        fail_msg("the witness refused repeated signature lines: %s", res.message);
+    after = read_file(state_path, &after_len);
+    size_t lines = 0;
+    for (size_t i = 0; i < after_len; i++)
+        lines += after[i] == '\n';
+    assert_int_equal(lines, 6); /* origin, size, root, blank, log signature, cosignature */
+    free(after);
+    free(dup);
+    free(note);
     wt_note_key_wipe(&wk);
 }
 

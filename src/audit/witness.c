@@ -153,6 +153,11 @@ int wt_witness_add(const char *dir, const struct wt_note_key *wkey,
         size_t n = state ? fread(state, 1, WT_NOTE_MAX_LEN + 1, f) : 0;
         int bad = !state || ferror(f) || n > WT_NOTE_MAX_LEN;
         fclose(f);
+        if (bad)
+            wt_errf(&perr, WT_EIO, "%s",
+                    !state                ? "out of memory"
+                    : n > WT_NOTE_MAX_LEN ? "larger than a note can be"
+                                          : "read error");
         if (bad || wt_note_parse(state, n, &old, &perr) != WT_OK ||
             wt_checkpoint_parse(old.text, old.body_len, &oldcp, &perr) != WT_OK) {
             rc =
@@ -161,6 +166,16 @@ int wt_witness_add(const char *dir, const struct wt_note_key *wkey,
         }
         have_old = 1;
         res->stored_size = oldcp.size;
+        /* the state is keyed by origin only: a key of the same name (any
+         * log can be init'ed with --origin), or an origin whose hash prefix
+         * collides, must not advance another log's state */
+        if (strcmp(oldcp.origin, cp.origin) != 0 || wt_note_verify(&old, log_vkey, NULL) != 1) {
+            refuse(res, WT_WITNESS_FORBIDDEN,
+                   "this witness holds %.100s under another log key: refusing to advance it "
+                   "with a checkpoint signed by key %s+%08lx",
+                   oldcp.origin, log_vkey->name, (unsigned long)log_vkey->keyid);
+            goto out;
+        }
     } else if (errno != ENOENT) {
         rc = wt_errf(err, WT_EIO, "cannot read %s: %s", res->state_path, strerror(errno));
         goto out;
@@ -210,10 +225,14 @@ int wt_witness_add(const char *dir, const struct wt_note_key *wkey,
     sl = note.body_len;
     newstate[sl++] = '\n';
     const char *line = note.text + note.body_len + 1;
+    int kept = 0;
     for (int i = 0; i < note.nsigs; i++) {
         const char *nl = strchr(line, '\n');
         size_t ll = (size_t)(nl - line) + 1;
-        if (note.sigs[i].keyid == log_vkey->keyid && !strcmp(note.sigs[i].name, log_vkey->name)) {
+        /* one copy: duplicates (all valid) could push the state past 16 lines */
+        if (!kept && note.sigs[i].keyid == log_vkey->keyid &&
+            !strcmp(note.sigs[i].name, log_vkey->name)) {
+            kept = 1;
             memcpy(newstate + sl, line, ll);
             sl += ll;
         }
