@@ -120,6 +120,15 @@ if command -v promtool >/dev/null 2>&1; then
     check "hostile name: promtool accepts the metrics" sh -c "promtool check metrics <'$TMP/prom/workloadtruth.prom'"
 fi
 run "verify hostile name" 0 "$WT" verify-log --log-dir "$TMP/lh"
+# a FIFO planted at the textfile's temporary name (the directory is shared
+# with node_exporter's group): it blocked watch in open() until someone read
+# it, then was renamed over workloadtruth.prom; now refused at every window
+mkdir "$TMP/promfifo" && mkfifo "$TMP/promfifo/workloadtruth.prom.tmp"
+run "watch textfile tmp is a FIFO" 0 timeout -s KILL 30 "$WT" watch --backend synthetic --interval 0 \
+    --window 5 --iterations 3 --log-dir "$TMP/lfifo" --textfile "$TMP/promfifo" &&
+    has err "workloadtruth.prom.tmp: not a regular file"
+check "textfile FIFO: 3 windows logged" test "$(grep -c '"type":"class"' "$TMP/lfifo/log.jsonl")" = 3
+check "textfile FIFO: not renamed into place" test -p "$TMP/promfifo/workloadtruth.prom.tmp" -a ! -e "$TMP/promfifo/workloadtruth.prom"
 check "gpu_idx 1" test "$(grep -c '"gpu_idx":1' "$F")" = 8
 
 # --- usage errors -----------------------------------------------------

@@ -64,7 +64,25 @@ int wt_write_file_durable(const char *dir, const char *path, const void *buf, si
             errno = ENAMETOOLONG;
             return wt_errf(err, WT_EINVAL, "path too long: %.80s...", path);
         }
-        fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_TRUNC, mode);
+        /* O_NONBLOCK: a FIFO planted at FILE.tmp (a directory shared with
+         * another group, as a textfile collector's is) would block this open
+         * until someone read it, and then be renamed over FILE; only a
+         * regular file is written (ENXIO: a FIFO nobody reads) */
+        fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode);
+        struct stat st;
+        if ((fd < 0 && errno == ENXIO) ||
+            (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))) {
+            if (fd >= 0)
+                close(fd);
+            errno = EINVAL;
+            return wt_errf(err, WT_EIO, "cannot create %s: not a regular file", tmp);
+        }
+        if (fd >= 0 && ftruncate(fd, 0) != 0) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            return wt_errf(err, WT_EIO, "cannot truncate %s: %s", tmp, strerror(e));
+        }
     } else {
         fd = wt_open_temp(path, mode, tmp, sizeof(tmp));
     }
