@@ -244,6 +244,29 @@ c.request("GET", "/metrics")
 r = c.getresponse()
 sys.exit(0 if r.status == 200 and b"workloadtruth_up 1" in r.read() else 1)
 EOF
+# a flood of broken connections (anyone who can reach the port) wrote one
+# line each to standard error (the journal): now one line per kind a minute
+before_lines=$(grep -c ': http: ' "$TMP/watch.err")
+python3 - "$MPORT" <<'EOF' || fail "the connection flood failed"
+import socket, sys
+port = int(sys.argv[1])
+for i in range(1000):
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(b"G")
+        s.close()
+    except OSError:
+        pass
+EOF
+# the connections the per-address limit let in are dropped at the idle
+# timeout (10 s): scrapes from this address are answered again by then
+i=0
+while [ "$(curl -s -o /dev/null -m 2 -w '%{http_code}' "http://127.0.0.1:$MPORT/metrics")" != 200 ] && [ $i -lt 30 ]; do
+    i=$((i + 1))
+    sleep 1
+done
+flood_lines=$(($(grep -c ': http: ' "$TMP/watch.err") - before_lines))
+[ "$flood_lines" -le 5 ] || fail "1000 broken connections wrote $flood_lines lines to standard error"
 status=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "http://127.0.0.1:$MPORT/metrics")
 [ "$status" = 405 ] || fail "DELETE /metrics gave $status, not 405"
 status=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MPORT/nope")

@@ -93,6 +93,29 @@ struct conn {
 
 /* --- helpers ------------------------------------------------------------ */
 
+/* Rate limit of wt_mhd_log: anyone who can reach the port can make a
+ * message a connection (a flood of broken requests wrote a line each to the
+ * journal), so each distinct message is written at most once a minute, and
+ * the next time it is written it says how many times it came meanwhile; a
+ * message that does not fit the table shares one "other" count. */
+#define LOG_PERIOD_S 60
+#define LOG_KINDS 16
+static struct {
+    char msg[120]; /* "" for a free slot */
+    double since;  /* when it was last written */
+    unsigned long held;
+} log_kinds[LOG_KINDS];
+static unsigned long log_other_held;
+static double log_other_since;
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 void wt_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     char msg[300];
@@ -102,8 +125,50 @@ void wt_mhd_log(void *cls, const char *fmt, va_list ap)
     size_t n = strlen(msg);
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r' || msg[n - 1] == ' '))
         msg[--n] = '\0';
-    fprintf(stderr, "%s: http: %s\n", cls ? (const char *)cls : "workloadtruth",
-            wt_text_clean(msg));
+    const char *who = cls ? (const char *)cls : "workloadtruth";
+    double now = mono_s();
+    unsigned long held = 0;
+    int write_it = 1;
+    pthread_mutex_lock(&log_mu);
+    int slot = -1, free_slot = -1;
+    for (int i = 0; i < LOG_KINDS && slot < 0; i++) {
+        if (!log_kinds[i].msg[0]) {
+            if (free_slot < 0)
+                free_slot = i;
+        } else if (!strncmp(log_kinds[i].msg, msg, sizeof(log_kinds[i].msg) - 1)) {
+            slot = i;
+        }
+    }
+    if (slot < 0 && free_slot >= 0) {
+        slot = free_slot;
+        snprintf(log_kinds[slot].msg, sizeof(log_kinds[slot].msg), "%s", msg);
+        log_kinds[slot].since = now;
+        log_kinds[slot].held = 0;
+    } else if (slot >= 0) {
+        if (now - log_kinds[slot].since < LOG_PERIOD_S) {
+            log_kinds[slot].held++;
+            write_it = 0;
+        } else {
+            held = log_kinds[slot].held;
+            log_kinds[slot].held = 0;
+            log_kinds[slot].since = now;
+        }
+    } else if (log_other_since > 0 && now - log_other_since < LOG_PERIOD_S) {
+        log_other_held++;
+        write_it = 0;
+    } else {
+        held = log_other_held;
+        log_other_held = 0;
+        log_other_since = now;
+    }
+    pthread_mutex_unlock(&log_mu);
+    if (!write_it)
+        return;
+    if (held)
+        fprintf(stderr, "%s: http: %s (%lu more like it since it was last written, not shown)\n",
+                who, wt_text_clean(msg), held);
+    else
+        fprintf(stderr, "%s: http: %s\n", who, wt_text_clean(msg));
 }
 
 static const char *header(struct MHD_Connection *c, const char *name)

@@ -22,7 +22,8 @@ struct wt_mcp_http_config {
 /* Parses HOST:PORT (an IP address or localhost). */
 /* libmicrohttpd's error log (MHD_OPTION_EXTERNAL_LOGGER): each message on
  * standard error as one line prefixed with cls (a string such as
- * "workloadtruth mcp"); bind failures are left to the caller's message. */
+ * "workloadtruth mcp"), the same message at most once a minute (with how many
+ * were held back since); bind failures are left to the caller's message. */
 void wt_mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 int wt_mcp_http_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len,
