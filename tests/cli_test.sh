@@ -120,6 +120,21 @@ for sig in INT TERM; do
         rm -f "$TMP/long.csv"
     done
 done
+# a signal while a write waits on a full pipe (a slow reader): the write was
+# not resumed (exit 1, "Interrupted system call"; after a second signal the
+# output ended in half a row); now the rows are written and it stops cleanly
+sh -c 'echo $$ >"$1"; exec "$2" record --backend synthetic --duration 31536000 --out - 2>"$3"' \
+    sh "$TMP/slow.pid" "$WT" "$TMP/slow.err" | (sleep 3; cat >"$TMP/slow.csv") &
+sleep 1
+rp=$(cat "$TMP/slow.pid")
+kill -TERM $rp
+sleep 0.5
+kill -TERM $rp 2>/dev/null
+wait
+n=$((n + 1))
+grep -q "samples written to standard output" "$TMP/slow.err" ||
+    { echo "FAIL [record-slow-reader-signals]: $(cat "$TMP/slow.err")"; fails=$((fails + 1)); }
+run "record-slow-reader-signals: a valid trace" 0 "$WT" classify --trace "$TMP/slow.csv" --samples 10
 run value-with-dashes-after-eq 1 "$WT" classify --trace=--json && has err "--json"
 run flag-value 2 "$WT" classify --json=yes && oneline
 run positional 2 "$WT" classify stray && has err "unexpected argument 'stray'" && oneline

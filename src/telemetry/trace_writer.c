@@ -39,6 +39,30 @@ static int put(struct wt_trace_writer *w, const char *s, size_t n, struct wt_err
     return WT_OK;
 }
 
+/* All of p to fd, again after a signal (EINTR): a signal that stops the
+ * recording (SIGINT, SIGTERM, record's own --duration alarm, none of them
+ * installed with SA_RESTART) while a write(2) waits on a full pipe must not
+ * end the recording with an error, nor leave the part of a row already
+ * written to it as its last line.  0, or -1 with errno set. */
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (k == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
 int wt_trace_writer_flush(struct wt_trace_writer *w, struct wt_err *err)
 {
     if (!w->len)
@@ -49,18 +73,15 @@ int wt_trace_writer_flush(struct wt_trace_writer *w, struct wt_err *err)
                              strerror(errno));
     /* everything pending in one write; a short write (full disk) is cut back
      * to the last complete row, so the file stays a valid trace */
-    off_t before = w->owns ? ftello(w->f) : -1;
-    size_t done = fwrite(w->buf, 1, w->len, w->f);
-    int ferr = done != w->len || fflush(w->f) != 0;
+    int fd = fileno(w->f);
+    int ferr = fflush(w->f) != 0;
+    off_t before = w->owns && !ferr ? lseek(fd, 0, SEEK_CUR) : -1;
+    ferr = ferr || write_all(fd, w->buf, w->len) != 0;
     int saved = errno;
     w->len = 0;
     if (ferr) {
-        if (before >= 0) {
-            clearerr(w->f);
-            fflush(w->f);
-            if (ftruncate(fileno(w->f), before) == 0)
-                fseeko(w->f, before, SEEK_SET);
-        }
+        if (before >= 0 && ftruncate(fd, before) == 0)
+            lseek(fd, before, SEEK_SET);
         return wt_errf(err, WT_EIO, w->owns ? "cannot write '%s': %s" : "cannot write to %s: %s",
                        w->name, strerror(saved));
     }
