@@ -186,6 +186,13 @@ run record-valid 0 "$WT" classify --trace "$TMP/rec.csv" --samples 10
 WT_FAKE_NVML_FAULTS=lost=1@0 run record-lost-at-start 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/lost0.csv" --duration 1 --interval 0.3 && has err "not recorded"
 has err "GPU 1 (unknown) fell off the bus during nvmlDeviceGetPciInfo" # not "(unknown, )"
 check "record-lost-at-start: one model, no 1=unknown" sh -c "grep -q '^# gpu_model: NVIDIA A100-SXM4-40GB\$' '$TMP/lost0.csv' && ! grep -q '1=unknown' '$TMP/lost0.csv'"
+# a GPU that answers every query with an error no other rule knows
+# (NVML_ERROR_UNKNOWN) from the start: it was recorded as rows of empty cells
+# with "1=instant" power, without a word; now it is left out, named
+WT_FAKE_NVML_FAULTS=lost=1@0:999 run record-unknown-at-start 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/unk0.csv" --duration 1 --interval 0.3 &&
+    has err "GPU 1 answers no query (nvmlDeviceGetName: " && has err "not recorded"
+check "record-unknown-at-start: no GPU 1 rows" sh -c "! grep -q '^[0-9.]*,1,' '$TMP/unk0.csv' && grep -q '^[0-9.]*,0,' '$TMP/unk0.csv'"
+WT_FAKE_NVML_FAULTS=lost=1@0:999 run gpus-unknown-at-start 0 "$WT" gpus --nvml-lib "$FAKE" && has out "power reading   unknown"
 # a GPU lost while it was probed: how its power reads was never measured
 # (it said "instant")
 WT_FAKE_NVML_FAULTS=lost=0@3 run gpus-lost-probe 0 "$WT" gpus --nvml-lib "$FAKE" && has out "power reading   unknown"

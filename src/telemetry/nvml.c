@@ -340,7 +340,8 @@ static void probe_device(struct nvml *s, struct dev *d)
     nvmlPciInfo_t pci;
     if (s->f.pci && ok(s, d, s->f.pci(d->h, &pci), "nvmlDeviceGetPciInfo"))
         snprintf(d->bus, sizeof(d->bus), "%.31s", pci.busId);
-    if (s->f.name && !ok(s, d, s->f.name(d->h, d->name, sizeof(d->name)), "nvmlDeviceGetName"))
+    nvmlReturn_t name_rc = s->f.name ? s->f.name(d->h, d->name, sizeof(d->name)) : NVML_SUCCESS;
+    if (!ok(s, d, name_rc, "nvmlDeviceGetName"))
         snprintf(d->name, sizeof(d->name), "unknown");
     if (s->f.uuid)
         (void)ok(s, d, s->f.uuid(d->h, d->uuid, sizeof(d->uuid)), "nvmlDeviceGetUUID");
@@ -376,7 +377,8 @@ static void probe_device(struct nvml *s, struct dev *d)
             d->instant_ok = 1;
     }
     unsigned arch = 0;
-    if (s->f.arch && ok(s, d, s->f.arch(d->h, &arch), "nvmlDeviceGetArchitecture"))
+    int arch_ok = s->f.arch && ok(s, d, s->f.arch(d->h, &arch), "nvmlDeviceGetArchitecture");
+    if (arch_ok)
         d->power_avg1s = /* GA100 (A100, A800, A30) reads instantaneous power */
             arch >= NVML_DEVICE_ARCH_AMPERE && !model_word(d->name, "A100") &&
             !model_word(d->name, "A800") && !model_word(d->name, "A30");
@@ -387,6 +389,17 @@ static void probe_device(struct nvml *s, struct dev *d)
      * found: how its power reads is not known (it said "instant", never
      * measured) */
     d->power_unprobed = d->lost && !d->instant_ok;
+    /* a GPU that answers none of these with a code ok() does not know
+     * (NVML_ERROR_UNKNOWN on every call) gives nothing but empty rows, whose
+     * power would be said to read "instant": not used, with why */
+    if (!d->lost && name_rc != NVML_SUCCESS && !d->bus[0] && isnan(d->mem_total_mib) &&
+        isnan(d->limit_w) && isnan(d->default_limit_w) && isnan(d->sm_max_mhz) && !d->instant_ok &&
+        !arch_ok) {
+        d->unusable = 1;
+        snprintf(d->why, sizeof(d->why), "GPU %d answers no query (nvmlDeviceGetName: %.60s)",
+                 d->index, nvml_str(s, name_rc));
+        return;
+    }
     for (int t = 0; t < 3; t++) {
         d->buf_ok[t] = 0;
         d->period[t] = NAN; /* no buffer (an old driver): no period either */
@@ -470,7 +483,7 @@ static int enumerate(struct nvml *s, struct wt_err *err)
             continue;
         }
         probe_device(s, d);
-        usable++;
+        usable += !d->unusable;
     }
     /* MIG devices of GPUs in MIG mode, after the physical GPUs */
     for (unsigned i = 0; i < count && s->f.max_mig && s->f.mig_handle; i++) {
@@ -493,7 +506,7 @@ static int enumerate(struct nvml *s, struct wt_err *err)
             d->gi_id = s->f.gi_id && s->f.gi_id(mh, &gi) == NVML_SUCCESS ? (int)gi : -1;
             probe_device(s, d);
             d->mig_mode = -1;
-            usable++;
+            usable += !d->unusable;
         }
     }
     if (!usable)
