@@ -135,6 +135,17 @@ n=$((n + 1))
 grep -q "samples written to standard output" "$TMP/slow.err" ||
     { echo "FAIL [record-slow-reader-signals]: $(cat "$TMP/slow.err")"; fails=$((fails + 1)); }
 run "record-slow-reader-signals: a valid trace" 0 "$WT" classify --trace "$TMP/slow.csv" --samples 10
+# a model name longer than the 95 bytes kept is cut on a character: it was cut
+# inside the last one, shown (and re-recorded) as '?'
+E=$(printf '\303\251')
+M="NVIDIA x$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E"
+printf '# workloadtruth-trace/1\n# gpu_model: %s\nt_s,gpu,power_w\n0,0,200\n1,0,200\n' "$M" >"$TMP/longname.csv"
+printf '# workloadtruth-trace/1\n# gpu_models: 0=%s; 1=Tesla T4\nt_s,gpu,power_w\n0,0,200\n0,1,70\n' "$M" >"$TMP/longname2.csv"
+for f in longname longname2; do
+    run "gpus-$f-cut-on-a-character" 0 "$WT" gpus --trace "$TMP/$f.csv" &&
+        has out "GPU 0: NVIDIA x$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E$E" &&
+        check "gpus-$f: no '?'" sh -c '! grep -q "?" "$1"' sh "$TMP/out"
+done
 run value-with-dashes-after-eq 1 "$WT" classify --trace=--json && has err "--json"
 run flag-value 2 "$WT" classify --json=yes && oneline
 run positional 2 "$WT" classify stray && has err "unexpected argument 'stray'" && oneline

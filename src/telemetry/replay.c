@@ -249,6 +249,16 @@ static int absent(const struct replay *rp, int gpu, struct wt_err *err)
 /* The value for one GPU in a per-GPU metadata list, as `record` writes for a
  * host whose GPUs differ ("0=NVIDIA A100-SXM4-40GB; 1=NVIDIA H100 PCIe"),
  * copied to out; 0 when the list or that GPU is absent. */
+/* s[0..n) into out, cut where it does not fit on a character boundary
+ * (not inside one, which wt_text_clean would show as '?'). */
+static void copy_name(char *out, size_t cap, const char *s, size_t n)
+{
+    if (n > cap - 1)
+        n = wt_utf8_cut(s, cap - 1);
+    memcpy(out, s, n);
+    out[n] = '\0';
+}
+
 static int per_gpu(const char *list, int gpu, char *out, size_t cap)
 {
     for (const char *p = list; p && *p;) {
@@ -273,7 +283,7 @@ static int per_gpu(const char *list, int gpu, char *out, size_t cap)
                 vl--;
             if (!vl)
                 return 0;
-            snprintf(out, cap, "%.*s", (int)vl, v);
+            copy_name(out, cap, v, vl);
             return 1;
         }
         p += len;
@@ -317,7 +327,8 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
     const char *model = wt_trace_meta_value(rp->r, "gpu_model");
     info->index = gpu;
     if (!per_gpu(wt_trace_meta_value(rp->r, "gpu_models"), gpu, info->name, sizeof(info->name)))
-        snprintf(info->name, sizeof(info->name), "%s", model && *model ? model : "unknown");
+        copy_name(info->name, sizeof(info->name), model && *model ? model : "unknown",
+                  model && *model ? strlen(model) : 7);
     wt_text_clean(info->name); /* the trace's text, shown and logged as is */
     char sem[16];
     if (per_gpu(wt_trace_meta_value(rp->r, "power_semantics_per_gpu"), gpu, sem, sizeof(sem)) &&
