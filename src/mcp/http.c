@@ -141,7 +141,8 @@ void wt_mhd_log(void *cls, const char *fmt, va_list ap)
     }
     if (slot < 0 && free_slot >= 0) {
         slot = free_slot;
-        snprintf(log_kinds[slot].msg, sizeof(log_kinds[slot].msg), "%s", msg);
+        snprintf(log_kinds[slot].msg, sizeof(log_kinds[slot].msg), "%.*s",
+                 (int)sizeof(log_kinds[slot].msg) - 1, msg);
         log_kinds[slot].since = now;
         log_kinds[slot].held = 0;
     } else if (slot >= 0) {
