@@ -315,6 +315,26 @@ if [ "$rc" != 0 ] || [ "$recs" != 4 ] ||
     grep owner_changed "$TMP/promchg/workloadtruth.prom" | sed 's/^/    textfile: /'
     fails=$((fails + 1))
 fi
+# a job's own claim beat the operator's --declared (and every policy rule):
+# pid 6000 declares training; --operator-declared makes --declared the type
+WT_FAKE_NVML_PROCS=0:6000:30000 run watch-job-claim-wins 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 \
+    --interval 0.5 --window 11 --iterations 1 --log-dir "$TMP/wop1" --declared inference &&
+    has out "declared training: MATCH"
+WT_FAKE_NVML_PROCS=0:6000:30000 run watch-operator-declared 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 \
+    --interval 0.5 --window 11 --iterations 1 --log-dir "$TMP/wop2" --declared inference --operator-declared &&
+    has out "declared inference: MISMATCH"
+check "watch-operator-declared: by the command line" grep -q '"declared_by":"command-line"' "$TMP/wop2/log.jsonl"
+run watch-operator-declared-alone 2 "$WT" watch --nvml-lib "$FAKE" --gpus 0 --iterations 1 --log-dir "$TMP/wop3" --operator-declared &&
+    has err "--operator-declared needs --declared or a --policy with a default line"
+# one job's helper that declares training beside a job whose partition's rule
+# says inference: a conflict (the helper's claim was taken for the GPU's: MATCH,
+# recorded against job 111)
+mkdir -p "$TMP/root/proc/6005"
+printf 'SLURM_JOB_ID=555\0SLURM_JOB_PARTITION=gpu-inference\0' >"$TMP/root/proc/6005/environ"
+printf 'partition gpu-inference inference\n' >"$TMP/pol.txt"
+WT_FAKE_NVML_PROCS=0:6005:30000,0:6002:100 run watch-policy-vs-helper 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 \
+    --interval 0.5 --window 11 --iterations 1 --log-dir "$TMP/wop4" --policy "$TMP/pol.txt"
+check "watch-policy-vs-helper: a conflict" grep -q '"declared_by":"conflict"' "$TMP/wop4/log.jsonl"
 # in a PID namespace of its own (a container without hostPID), NVML's host PIDs
 # name other processes in /proc: their owners are not read (pid 1 there is the
 # tool itself, which was shown as the GPU process's owner); skipped where

@@ -203,6 +203,7 @@ static void policy_errors(void **state)
         {"partition gpu training\nnamespace gpu idle\npartition gpu inference\n",
          ":3: partition 'gpu' already has a rule (line 1)"},
         {"# ok\n\npartition gpu training\n\n", NULL}, /* fine: shows the loop runs */
+        {"\xEF\xBB\xBFpartition gpu training\n", NULL}, /* a UTF-8 byte order mark */
     };
     struct wt_policy *p = malloc(sizeof(*p));
     struct wt_err err = {{0}};
@@ -279,6 +280,20 @@ static void precedence(void **state)
     snprintf(procs[1].declared, sizeof(procs[1].declared), "training");
     assert_int_equal(wt_declared_for(p, WT_CLASS_TRAINING, procs, 2, &src), WT_CLASS_NONE);
     assert_int_equal(src, WT_DECL_CONFLICT);
+    /* each process is resolved on its own: one whose partition's rule says
+     * inference beside another job's helper that declares training is a
+     * conflict (the helper's claim was taken for the GPU's, a MATCH) */
+    procs[0].declared[0] = '\0';
+    assert_int_equal(wt_declared_for(p, WT_CLASS_NONE, procs, 2, &src), WT_CLASS_NONE);
+    assert_int_equal(src, WT_DECL_CONFLICT);
+    /* ... and they agree when the claim is the rule's type */
+    snprintf(procs[1].declared, sizeof(procs[1].declared), "inference");
+    assert_int_equal(wt_declared_for(p, WT_CLASS_NONE, procs, 2, &src), WT_CLASS_INFERENCE);
+    assert_int_equal(src, WT_DECL_PROCESS);
+    /* a process that neither declares nor matches a rule does not count */
+    memset(&procs[1], 0, sizeof(procs[1]));
+    assert_int_equal(wt_declared_for(p, WT_CLASS_TRAINING, procs, 2, &src), WT_CLASS_INFERENCE);
+    assert_int_equal(src, WT_DECL_POLICY);
     free(p);
 }
 

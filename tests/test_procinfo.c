@@ -172,6 +172,14 @@ static void test_review_cases(void **state)
     assert_string_equal(q.declared, "Inference"); /* the first that is a type, trimmed */
     assert_string_equal(q.slurm_partition, "");   /* too long: none, rather than cut */
 
+    /* a value that only begins with a type, past the field's size, is none */
+    static const char env715[] = "WORKLOADTRUTH_DECLARED=training        -- not inference\0"
+                                 "WORKLOAD_TYPE=inference\0";
+    put("proc/715/environ", env715, sizeof(env715) - 1);
+    struct wt_proc q2 = {.pid = 715};
+    wt_proc_owner(root, &q2);
+    assert_string_equal(q2.declared, "inference");
+
     PUT("proc/720/cgroup",
         "0::/system.slice/build-runner.service/"
         "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef-job."

@@ -118,7 +118,10 @@ int wt_policy_load(struct wt_policy *p, const char *path, struct wt_err *err)
         goto out;
     }
     unsigned lineno = 0, default_line = 0;
-    for (size_t at = 0; at < len && rc == WT_OK;) {
+    /* a UTF-8 byte order mark (an editor's): its bytes are invisible in the
+     * error they gave ("unknown rule 'partition'") */
+    size_t start = len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    for (size_t at = start; at < len && rc == WT_OK;) {
         lineno++;
         char *nl = memchr(buf + at, '\n', len - at);
         size_t n = nl ? (size_t)(nl - (buf + at)) : len - at;
@@ -152,44 +155,35 @@ static enum wt_class policy_match(const struct wt_policy *p, const struct wt_pro
     return WT_CLASS_NONE;
 }
 
-/* One type over the processes, by one rule; conflicts are reported. */
-static enum wt_class agree(const struct wt_policy *policy, const struct wt_proc *procs, size_t n,
-                           int from_env, int *conflict)
-{
-    enum wt_class c = WT_CLASS_NONE;
-    for (size_t i = 0; i < n; i++) {
-        enum wt_class d = from_env ? wt_class_parse(procs[i].declared, false)
-                                   : (policy ? policy_match(policy, &procs[i]) : WT_CLASS_NONE);
-        if (d == WT_CLASS_NONE)
-            continue;
-        if (c != WT_CLASS_NONE && c != d)
-            *conflict = 1;
-        c = d;
-    }
-    return c;
-}
-
 enum wt_class wt_declared_for(const struct wt_policy *policy, enum wt_class cli,
                               const struct wt_proc *procs, size_t n,
                               enum wt_declared_source *source)
 {
-    int conflict = 0;
-    enum wt_class c = agree(policy, procs, n, 1, &conflict);
+    /* each process on its own: its environment's claim, else the policy rule
+     * its partition or namespace matches; then the processes must agree.  (The
+     * claims were taken over every process first: one helper of another job
+     * that declared a type silenced the rule for the GPU's main owner, and
+     * the record named that owner with the helper's declaration.) */
+    enum wt_class c = WT_CLASS_NONE;
+    int conflict = 0, from_env = 0;
+    for (size_t i = 0; i < n; i++) {
+        enum wt_class d = wt_class_parse(procs[i].declared, false);
+        int env = d != WT_CLASS_NONE;
+        if (!env && policy)
+            d = policy_match(policy, &procs[i]);
+        if (d == WT_CLASS_NONE)
+            continue;
+        if (c != WT_CLASS_NONE && c != d)
+            conflict = 1;
+        c = d;
+        from_env |= env;
+    }
     if (conflict) {
         *source = WT_DECL_CONFLICT;
         return WT_CLASS_NONE;
     }
     if (c != WT_CLASS_NONE) {
-        *source = WT_DECL_PROCESS;
-        return c;
-    }
-    c = agree(policy, procs, n, 0, &conflict);
-    if (conflict) {
-        *source = WT_DECL_CONFLICT;
-        return WT_CLASS_NONE;
-    }
-    if (c != WT_CLASS_NONE) {
-        *source = WT_DECL_POLICY;
+        *source = from_env ? WT_DECL_PROCESS : WT_DECL_POLICY;
         return c;
     }
     if (cli != WT_CLASS_NONE) {

@@ -504,6 +504,18 @@ static int in_set(const struct attribution *a, uint64_t h)
     return 0;
 }
 
+/* --operator-declared: the declared type is --declared or the policy's
+ * default line only, never what the processes' environments say (a job
+ * can set them: WORKLOADTRUTH_DECLARED, SLURM_JOB_PARTITION, ...) */
+static bool operator_declared;
+
+static enum wt_class declared_of(const struct wt_policy *policy, enum wt_class cli,
+                                 const struct wt_proc *procs, size_t n,
+                                 enum wt_declared_source *src)
+{
+    return wt_declared_for(policy, cli, procs, operator_declared ? 0 : n, src);
+}
+
 static void attribution_of(const struct wt_policy *policy, enum wt_class cli,
                            const struct wt_proc *procs, size_t n, struct attribution *a)
 {
@@ -525,7 +537,7 @@ static void attribution_of(const struct wt_policy *policy, enum wt_class cli,
     }
     enum wt_declared_source dsrc;
     a->known = 1;
-    a->declared = wt_declared_for(policy, cli, procs, n, &dsrc);
+    a->declared = declared_of(policy, cli, procs, n, &dsrc);
 }
 
 /* Whether a window that began with a and ended with b was partly another's. */
@@ -539,6 +551,7 @@ static int attribution_changed(const struct attribution *a, const struct attribu
 int wt_cmd_watch(int argc, char **argv)
 {
     static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
+    operator_declared = false; /* set by its option below */
     const char *backend = "auto", *profile = "training", *trace = NULL, *gpus = NULL;
     const char *clf_name = wt_classifier_default()->name, *model_path = NULL, *nvml_lib = NULL;
     const char *dir = NULL, *file = NULL;
@@ -569,6 +582,7 @@ int wt_cmd_watch(int argc, char **argv)
         {"--nvml-lib", WT_OPT_STRING, &nvml_lib, "PATH", "NVML library to load (default: $WT_NVML_LIB, else libnvidia-ml.so.1)", 0, 0, NULL, false},
         {"--declared", WT_OPT_STRING, &declared_s, "TYPE", "the declared type (training, inference, idle) of GPUs whose jobs declare none", 0, 0, NULL, false},
         {"--policy", WT_OPT_STRING, &policy_path, "FILE", "declared types by Slurm partition / Kubernetes namespace (see docs/deployment.md)", 0, 0, NULL, false},
+        {"--operator-declared", WT_OPT_FLAG, &operator_declared, NULL, "the declared type is --declared or the policy's default line only: what jobs set in their environment is not read for it", 0, 0, NULL, false},
         {"--listen", WT_OPT_STRING, &listen, "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9400; :PORT: every interface; '': none)", 0, 0, NULL, false},
         {"--textfile", WT_OPT_STRING, &textfile, "DIR", "also write DIR/workloadtruth.prom for node_exporter's textfile collector", 0, 0, NULL, false},
         {"--label-style", WT_OPT_CHOICE, &label_style, "S", "metric labels: prometheus (uuid, model_name, hostname; default) or dcgm (UUID, modelName, Hostname)", 0, 0, label_styles, false},
@@ -588,7 +602,8 @@ int wt_cmd_watch(int argc, char **argv)
         "environment of the GPU's processes (the first of WORKLOADTRUTH_DECLARED,\n"
         "SPANK_WORKLOAD_TYPE, SLURM_SPANK_WORKLOAD_TYPE, WORKLOAD_TYPE that holds a\n"
         "workload type; an empty or misspelt one does not hide the next), --policy\n"
-        "rules, --declared, the policy's default line.\n"
+        "rules, --declared, the policy's default line; with --operator-declared,\n"
+        "--declared or the default line only (a job cannot change them).\n"
         "exit status: 0 ok, 1 error (including records that could not be written),\n"
         "2 usage error.",
         NULL,
@@ -666,6 +681,20 @@ int wt_cmd_watch(int argc, char **argv)
             return WT_EXIT_ERROR;
         }
     }
+    if (operator_declared && declared_cli == WT_CLASS_NONE &&
+        (!policy || policy->fallback == WT_CLASS_NONE)) {
+        fprintf(stderr,
+                "%s: --operator-declared needs --declared or a --policy with a default line "
+                "(see --help)\n",
+                help.prog);
+        free(policy);
+        return WT_EXIT_USAGE;
+    }
+    if (operator_declared && policy && policy->n > 0)
+        fprintf(stderr,
+                "%s: --operator-declared: the policy's partition and namespace rules are not "
+                "used (they read what the jobs' environments say)\n",
+                help.prog);
     if (model_path) {
         if (clf != &wt_classifier_physics) {
             fprintf(stderr, "%s: --model goes with the physics classifier\n", help.prog);
@@ -1071,7 +1100,7 @@ int wt_cmd_watch(int argc, char **argv)
                 wt_source_processes(src, g, procs, MAX_PROCS, &np2, &perr) != WT_OK)
                 np2 = 0;
             enum wt_declared_source dsrc;
-            enum wt_class declared = wt_declared_for(policy, declared_cli, procs, np2, &dsrc);
+            enum wt_class declared = declared_of(policy, declared_cli, procs, np2, &dsrc);
             /* a window whose owner or declaration changed while it was
              * sampled (one job ended, another began) is partly each one's:
              * its verdict is INCONCLUSIVE, not a MISMATCH held against the

@@ -282,7 +282,9 @@ void wt_proc_owner(const char *root, struct wt_proc *p)
             if ((v = env_get(t, len, declared_vars[i])) == NULL)
                 continue;
             v += strspn(v, " \t");
-            size_t vl = strnlen(v, sizeof(p->declared));
+            /* the whole value, trimmed: a long one cut to the field's size
+             * ("training        -- not ...") must not pass for a type */
+            size_t vl = strlen(v);
             while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
                 vl--;
             char type[sizeof(p->declared)];
