@@ -108,6 +108,15 @@ static void test_round_trip(void **state)
     assert_string_equal(a, b);
     free(a);
     free(b);
+    /* meta text with a control character (train's source list names a
+     * folder with a newline in its name): written as '?', it reads back */
+    snprintf(m2.meta[0], sizeof(m2.meta[0]), "sources: src\nx\tz");
+    f = open_memstream(&a, &la);
+    assert_int_equal(wt_model_write(&m2, f), 0);
+    fclose(f);
+    assert_int_equal(wt_model_parse(&m, a, la, "a", &err), WT_OK);
+    assert_string_equal(m.meta[0], "sources: src?x?z");
+    free(a);
 }
 
 /* A loaded model is named by the hash of the bytes it was parsed from, read

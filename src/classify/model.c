@@ -267,8 +267,14 @@ int wt_model_write(const struct wt_model *m, FILE *f)
 {
     char a[32], b[32];
     fprintf(f, "format workloadtruth-model/1\n");
-    for (int i = 0; i < m->nmeta; i++)
-        fprintf(f, "meta %s\n", m->meta[i]);
+    for (int i = 0; i < m->nmeta; i++) {
+        /* one line each: a control character (a newline in a source folder's
+         * name) would make a file that does not read back */
+        fputs("meta ", f);
+        for (const char *c = m->meta[i]; *c; c++)
+            fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, f);
+        fputc('\n', f);
+    }
     fprintf(f, "base %s\n", exact(a, m->base));
     for (int t = 0; t < m->ntrees; t++) {
         const struct wt_tree *tr = &m->tree[t];

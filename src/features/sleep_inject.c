@@ -136,6 +136,10 @@ int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_
     /* sizes first, so nothing is half done when the result is too large */
     size_t limit = o->max_samples ? o->max_samples : WT_SLEEP_MAX_SAMPLES;
     for (int g = 0; g < ngpus; g++) {
+        if (n[g] == 0) { /* an index the trace does not use: nothing to insert */
+            nout[g] = 0;
+            continue;
+        }
         dt[g] = wt_stat_median_period(s[g], n[g], buf);
         if (!(dt[g] > 0))
             dt[g] = 0.1; /* fewer than 2 distinct times: NVML's usual 10 Hz */
