@@ -64,6 +64,11 @@ static void test_rated_power(void **state)
     assert_true(wt_gpu_rated_power_w("NVIDIA H200") == 700);
     assert_true(wt_gpu_rated_power_w("NVIDIA A100-SXM4-80GB") == 400);
     assert_true(wt_gpu_rated_power_w("NVIDIA A100 80GB PCIe") == 300);
+    assert_true(wt_gpu_rated_power_w("NVIDIA A800 80GB PCIe") == 300);
+    /* a laptop GPU's power is set by the laptop (35..175 W for one name):
+     * not the desktop card's 450 W */
+    assert_true(isnan(wt_gpu_rated_power_w("NVIDIA GeForce RTX 4090 Laptop GPU")));
+    assert_true(isnan(wt_gpu_rated_power_w("NVIDIA GeForce RTX 3060 Laptop GPU")));
     assert_true(wt_gpu_rated_power_w("NVIDIA A100-PCIE-40GB") == 250);
     assert_true(wt_gpu_rated_power_w("Tesla V100-SXM2-32GB") == 300);
     assert_true(wt_gpu_rated_power_w("NVIDIA TITAN X (Pascal)") == 250);

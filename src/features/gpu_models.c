@@ -34,6 +34,7 @@ static const struct model models[] = {
     {"A100", "80GB PCIe", 300},
     {"A100", "PCIe", 250},
     {"A100", NULL, 400},
+    {"A800", "80GB PCIe", 300},
     {"A800", "PCIe", 250},
     {"A800", NULL, 400},
     {"A40", NULL, 300},
@@ -147,7 +148,9 @@ static int has(const char *hay, const char *needle, int token)
 
 double wt_gpu_rated_power_w(const char *model)
 {
-    if (!model)
+    /* a laptop GPU ("GeForce RTX 4090 Laptop GPU") runs at the power the
+     * laptop maker set, 35 to 175 W for one name: not its desktop card's */
+    if (!model || has(model, "Laptop", 0))
         return NAN;
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
         if (has(model, models[i].a, 1) && (!models[i].b || has(model, models[i].b, 0)))
