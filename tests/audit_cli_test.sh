@@ -129,6 +129,15 @@ run "watch textfile tmp is a FIFO" 0 timeout -s KILL 30 "$WT" watch --backend sy
     has err "workloadtruth.prom.tmp: not a regular file"
 check "textfile FIFO: 3 windows logged" test "$(grep -c '"type":"class"' "$TMP/lfifo/log.jsonl")" = 3
 check "textfile FIFO: not renamed into place" test -p "$TMP/promfifo/workloadtruth.prom.tmp" -a ! -e "$TMP/promfifo/workloadtruth.prom"
+# a regular file planted at the temporary name with another link to it (or
+# of another user): it was written through and renamed, so the other name
+# showed the metrics (and a file of another user made the .prom theirs, to
+# swap a FIFO in); now such a file is replaced by a new one of watch's own
+mkdir "$TMP/promlink" && : >"$TMP/promlink/planted" && ln "$TMP/promlink/planted" "$TMP/promlink/workloadtruth.prom.tmp"
+run "watch textfile tmp with another link" 0 "$WT" watch --backend synthetic --interval 0 \
+    --window 5 --iterations 1 --log-dir "$TMP/llink" --textfile "$TMP/promlink"
+check "textfile tmp with another link: not written through" test ! -s "$TMP/promlink/planted"
+check "textfile tmp with another link: the metrics written" test -s "$TMP/promlink/workloadtruth.prom"
 check "gpu_idx 1" test "$(grep -c '"gpu_idx":1' "$F")" = 8
 
 # --- usage errors -----------------------------------------------------

@@ -324,6 +324,25 @@ WT_FAKE_NVML_PROCS=0:6000:30000 run watch-operator-declared 0 "$WT" watch --nvml
     --interval 0.5 --window 11 --iterations 1 --log-dir "$TMP/wop2" --declared inference --operator-declared &&
     has out "declared inference: MISMATCH"
 check "watch-operator-declared: by the command line" grep -q '"declared_by":"command-line"' "$TMP/wop2/log.jsonl"
+# ... and a job cannot turn that MISMATCH into INCONCLUSIVE by staging an owner
+# change (a process whose environment names another job, using more memory)
+mkdir -p "$TMP/root/proc/7000" "$TMP/root/proc/7001"
+printf 'SLURM_JOB_ID=701\0' >"$TMP/root/proc/7000/environ"
+printf 'SLURM_JOB_ID=702\0' >"$TMP/root/proc/7001/environ"
+for mode in plain operator; do
+    echo "0:7000:30000" >"$TMP/procs7.txt"
+    extra=
+    [ $mode = operator ] && extra=--operator-declared
+    WT_FAKE_NVML_PROCS_FILE="$TMP/procs7.txt" "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --window 11 \
+        --iterations 1 --log-dir "$TMP/wstage$mode" --declared inference $extra >"$TMP/stage$mode.out" 2>&1 &
+    sp=$!
+    sleep 2
+    echo "0:7000:30000,0:7001:35000" >"$TMP/procs7.txt"
+    wait $sp
+done
+check "watch-staged-owner-change: INCONCLUSIVE without --operator-declared" grep -q '"verdict":"INCONCLUSIVE"' "$TMP/wstageplain/log.jsonl"
+check "watch-staged-owner-change: MISMATCH with --operator-declared" grep -q '"verdict":"MISMATCH"' "$TMP/wstageoperator/log.jsonl"
+check "watch-staged-owner-change: still recorded as a change" grep -q '"owner_changed":1' "$TMP/wstageoperator/log.jsonl"
 run watch-operator-declared-alone 2 "$WT" watch --nvml-lib "$FAKE" --gpus 0 --iterations 1 --log-dir "$TMP/wop3" --operator-declared &&
     has err "--operator-declared needs --declared or a --policy with a default line"
 # one job's helper that declares training beside a job whose partition's rule

@@ -1111,8 +1111,12 @@ int wt_cmd_watch(int argc, char **argv)
                 attribution_of(policy, declared_cli, procs, np2, &now);
                 changed = attribution_changed(&at_start[g], &now);
             }
+            /* with --operator-declared the type is the node's, whoever ran:
+             * an owner change (which a job can stage, by a process whose
+             * environment names another SLURM_JOB_ID) is recorded but does
+             * not make the verdict INCONCLUSIVE */
             enum wt_verdict verdict = WT_VERDICT_INCONCLUSIVE;
-            if (declared != WT_CLASS_NONE && !changed)
+            if (declared != WT_CLASS_NONE && (!changed || operator_declared))
                 verdict = wt_verdict_for(declared, &res);
             const struct wt_proc *q = main_owner(procs, np2);
             const char *job = q ? q->slurm_job_id : "";

@@ -77,6 +77,22 @@ int wt_write_file_durable(const char *dir, const char *path, const void *buf, si
             errno = EINVAL;
             return wt_errf(err, WT_EIO, "cannot create %s: not a regular file", tmp);
         }
+        /* a regular file someone else planted there (a sticky shared
+         * directory): written and renamed, FILE would be theirs, and they
+         * could then replace it with a FIFO; and a second link would be
+         * written through.  Only a file of ours, with one link, is reused. */
+        if (fd >= 0 && (st.st_uid != geteuid() || st.st_nlink != 1)) {
+            close(fd);
+            /* removed, a new one of ours; kept (a sticky directory), refused */
+            fd = unlink(tmp) == 0 ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                                         mode)
+                                  : -1;
+            if (fd < 0) {
+                errno = EPERM;
+                return wt_errf(err, WT_EIO,
+                               "cannot create %s: it exists and is not this user's own file", tmp);
+            }
+        }
         if (fd >= 0 && ftruncate(fd, 0) != 0) {
             int e = errno;
             close(fd);
