@@ -84,9 +84,9 @@ int wt_write_file_durable(const char *dir, const char *path, const void *buf, si
         if (fd >= 0 && (st.st_uid != geteuid() || st.st_nlink != 1)) {
             close(fd);
             /* removed, a new one of ours; kept (a sticky directory), refused */
-            fd = unlink(tmp) == 0 ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                                         mode)
-                                  : -1;
+            fd = unlink(tmp) == 0
+                     ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+                     : -1;
             if (fd < 0) {
                 errno = EPERM;
                 return wt_errf(err, WT_EIO,
