@@ -166,15 +166,15 @@ static void test_bad_models(void **state)
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split nope 1 left 1 2\n",
                "unknown feature 'nope'");
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 1 1 leaf\n", "in order");
-    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 0 0\n",
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 0 0\nend 1\n",
                "do not form a tree");
-    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\n",
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\nend 1\n",
                "do not form a tree");
     /* a node reached twice (a DAG), a node nothing reaches; the error names the
      * node's line, not the next tree's */
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\n"
                "node 1 1 split duty 0 left 3 4\nnode 2 1 split duty 2 left 3 4\nnode 3 0 leaf\n"
-               "node 4 0 leaf\n",
+               "node 4 0 leaf\nend 1\n",
                "m:6: a tree whose node ids do not form a tree (a node reached twice)");
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\n"
                "node 1 0 leaf\nnode 2 0 leaf\nnode 3 0 leaf\ntree\nnode 0 0 leaf\n",
@@ -184,11 +184,20 @@ static void test_bad_models(void **state)
                "m:4: a tree whose node ids do not form a tree (children are later");
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 up 1 2\n",
                "missing side");
-    expect_bad("format workloadtruth-model/1\nbase 0\ntree\n", "a tree without nodes");
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nend 1\n", "a tree without nodes");
     expect_bad("format workloadtruth-model/1\nbase 0\nfrobnicate\n", "unknown directive");
     /* a file cut short between two trees (or with trees dropped) is refused */
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 leaf\n",
                "m: ends without its 'end N' line after 1 tree: cut short?");
+    /* ... also when it is cut inside a tree (the tree's shape was blamed) or
+     * inside a line */
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\n"
+               "node 1 0 leaf\n",
+               "m: ends without its 'end N' line after 1 tree: cut short?");
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\n"
+               "node 1 0 leaf\nnode 2 0",
+               "m:6: 'node' needs: ID VALUE leaf|split ... (the last line, with no newline: the "
+               "file cut short?)");
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 leaf\nend 2\n",
                "m:5: 'end 2' after 1 tree (trees lost?)");
     expect_bad("format workloadtruth-model/1\nbase 0\nend 1.5\n", "m:3: 'end' takes the number");

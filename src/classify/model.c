@@ -17,12 +17,14 @@ struct parser {
     const char *name;
     unsigned long lineno;
     struct wt_err *err;
+    int unterminated; /* the line is the file's last, without a newline */
 };
 
 static int perr(struct parser *p, const char *msg, const char *tok)
 {
-    return wt_errf(p->err, WT_EINVAL, "%s:%lu: %s%s%.40s%s", p->name, p->lineno, msg,
-                   tok ? " '" : "", tok ? tok : "", tok ? "'" : "");
+    return wt_errf(p->err, WT_EINVAL, "%s:%lu: %s%s%.40s%s%s", p->name, p->lineno, msg,
+                   tok ? " '" : "", tok ? tok : "", tok ? "'" : "",
+                   p->unterminated ? " (the last line, with no newline: the file cut short?)" : "");
 }
 
 /* Splits line (modified) into at most cap whitespace-separated tokens. */
@@ -96,7 +98,7 @@ static int check_tree(struct parser *p, const struct wt_tree *t, const unsigned 
 int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char *name,
                    struct wt_err *err)
 {
-    struct parser p = {name, 0, err};
+    struct parser p = {name, 0, err, 0};
     int rc = WT_OK, have_format = 0, have_base = 0, have_end = 0;
     memset(m, 0, sizeof(*m));
     if (len > MAX_MODEL_BYTES)
@@ -114,6 +116,7 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
         memcpy(line, text + pos, l);
         line[l] = '\0';
         pos += l + (nl ? 1 : 0);
+        p.unterminated = !nl;
         if (memchr(line, '\0', l))
             return perr(&p, "contains a NUL byte", NULL);
         /* CRLF line ends, as trace files may have; every trailing CR, or a
@@ -211,8 +214,9 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
             return perr(&p, "unknown directive", tok[0]);
         }
     }
-    if (cur && (rc = check_tree(&p, cur, line_of)) != WT_OK)
-        return rc;
+    /* a file cut short is said as such, before its last tree is found
+     * unfinished ("node ids do not form a tree") */
+    p.unterminated = 0;
     if (!have_format || !have_base)
         return wt_errf(err, WT_EINVAL, "%s: not a model (needs 'format' and 'base')", name);
     if (!have_end)
@@ -220,6 +224,8 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
                        "%s: ends without its 'end N' line after %d tree%s: cut short? "
                        "(train writes it)",
                        name, m->ntrees, m->ntrees == 1 ? "" : "s");
+    if (cur && (rc = check_tree(&p, cur, line_of)) != WT_OK)
+        return rc;
     return WT_OK;
 }
 
