@@ -6,12 +6,15 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <microhttpd.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "mcp/http.h" /* wt_mcp_http_parse_addr: the same HOST:PORT syntax */
@@ -25,6 +28,19 @@
 #define MAX_CONNECTIONS 512
 #define CONNECTION_TIMEOUT_S 10
 #define MAX_CONNECTIONS_PER_IP 8
+/* A request's headers must all arrive within this time of the connection
+ * (or of the last response on it): a client that trickles a byte now and
+ * then keeps a connection past the idle timeout, and 8 of them from one
+ * address (every local user's is 127.0.0.1) kept every scrape out for as
+ * long as they liked.  A sweeper thread shuts such connections down. */
+#define REQUEST_DEADLINE_S 10.0
+
+struct conn { /* a connection waiting for a request's headers, or serving one */
+    int fd;
+    double since; /* when it began to wait (monotonic seconds); INFINITY: shut down */
+    int busy;     /* its request's headers are in: being answered */
+    struct conn *prev, *next;
+};
 
 struct wt_exporter {
     struct MHD_Daemon *d;
@@ -32,9 +48,102 @@ struct wt_exporter {
     int (*healthy)(void *ctx);
     void *ctx;
     volatile int quiet; /* while trying IPv6 that may be missing: its failure is no news */
+    pthread_mutex_t mu; /* conns, stop */
+    pthread_cond_t wake;
+    struct conn *conns;
+    pthread_t sweeper;
+    int sweeping, stop;
 };
 
-static void exporter_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct wt_exporter *e = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct conn *k = ci ? calloc(1, sizeof(*k)) : NULL;
+        *socket_context = k;
+        if (!k)
+            return; /* not swept: the idle timeout still applies */
+        k->fd = ci->connect_fd;
+        k->since = mono_now();
+        pthread_mutex_lock(&e->mu);
+        k->next = e->conns;
+        if (e->conns)
+            e->conns->prev = k;
+        e->conns = k;
+        pthread_mutex_unlock(&e->mu);
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+        /* before libmicrohttpd closes the descriptor: the sweeper never
+         * shuts down a number that another file has taken since */
+        struct conn *k = *socket_context;
+        pthread_mutex_lock(&e->mu);
+        if (k->prev)
+            k->prev->next = k->next;
+        else
+            e->conns = k->next;
+        if (k->next)
+            k->next->prev = k->prev;
+        pthread_mutex_unlock(&e->mu);
+        free(k);
+        *socket_context = NULL;
+    }
+}
+
+/* busy: the request's headers are in (answered now); else it was answered
+ * and the connection waits for the next one */
+static void conn_mark(struct wt_exporter *e, struct MHD_Connection *c, int busy)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct conn *k = ci ? ci->socket_context : NULL;
+    if (!k)
+        return;
+    pthread_mutex_lock(&e->mu);
+    k->busy = busy;
+    if (!busy && isfinite(k->since))
+        k->since = mono_now();
+    pthread_mutex_unlock(&e->mu);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode code)
+{
+    (void)con_cls;
+    (void)code;
+    conn_mark(cls, c, 0);
+}
+
+static void *sweep(void *arg)
+{
+    struct wt_exporter *e = arg;
+    pthread_mutex_lock(&e->mu);
+    while (!e->stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        pthread_cond_timedwait(&e->wake, &e->mu, &until);
+        double now = mono_now();
+        for (struct conn *k = e->conns; k && !e->stop; k = k->next)
+            if (!k->busy && now - k->since > REQUEST_DEADLINE_S) {
+                shutdown(k->fd, SHUT_RDWR); /* libmicrohttpd then closes it */
+                k->since = INFINITY;
+            }
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+static void exporter_log(void *cls, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 static void exporter_log(void *cls, const char *fmt, va_list ap)
 {
     const struct wt_exporter *e = cls;
@@ -83,6 +192,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     struct wt_exporter *e = cls;
     if (!*con_cls) { /* first call: headers only */
         *con_cls = e;
+        conn_mark(e, c, 1);
         return MHD_YES;
     }
     if (*upload_size) { /* a body is not wanted: read and drop it */
@@ -141,18 +251,21 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
     e->m = m;
     e->healthy = healthy;
     e->ctx = ctx;
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_cond_init(&e->wake, NULL);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
     if (ss.ss_family == AF_INET6)
         flags |= all ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
     e->quiet = all && ss.ss_family == AF_INET6;
 again:
     e->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, e, MHD_OPTION_EXTERNAL_LOGGER,
-                            exporter_log, (void *)e, MHD_OPTION_SOCK_ADDR,
-                            (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
-                            (unsigned)MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-                            (unsigned)MAX_CONNECTIONS_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,
-                            (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                            (size_t)65536, MHD_OPTION_END);
+                            exporter_log, (void *)e, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS_PER_IP,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536,
+                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, (void *)e,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, (void *)e, MHD_OPTION_END);
     if (!e->d && all && ss.ss_family == AF_INET6 && errno != EADDRINUSE && errno != EACCES) {
         /* no IPv6 here (ipv6.disable=1, a container without it): IPv4 only */
         struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
@@ -168,10 +281,14 @@ again:
     e->quiet = 0;
     if (!e->d) {
         int saved = errno;
+        pthread_cond_destroy(&e->wake);
+        pthread_mutex_destroy(&e->mu);
         free(e);
         return wt_errf(err, WT_EIO, "--listen %s: cannot listen there (%s)", addr,
                        strerror(saved ? saved : EADDRINUSE));
     }
+    /* without the sweeper (no thread to be had) the idle timeout still holds */
+    e->sweeping = pthread_create(&e->sweeper, NULL, sweep, e) == 0;
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(e->d, MHD_DAEMON_INFO_BIND_PORT);
     if (port)
         *port = info ? info->port : 0;
@@ -183,6 +300,15 @@ void wt_exporter_stop(struct wt_exporter *e)
 {
     if (!e)
         return;
+    if (e->sweeping) {
+        pthread_mutex_lock(&e->mu);
+        e->stop = 1;
+        pthread_cond_signal(&e->wake);
+        pthread_mutex_unlock(&e->mu);
+        pthread_join(e->sweeper, NULL);
+    }
     MHD_stop_daemon(e->d);
+    pthread_cond_destroy(&e->wake);
+    pthread_mutex_destroy(&e->mu);
     free(e);
 }
