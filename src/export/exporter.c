@@ -20,7 +20,8 @@
 #include "mcp/http.h" /* wt_mcp_http_parse_addr: the same HOST:PORT syntax */
 
 /* A slow drip keeps a connection alive past the idle timeout (libmicrohttpd
- * has no deadline for a whole request), so clients that hold connections are
+ * has no deadline for a whole request; the sweeper below adds one for the
+ * headers), so clients that hold connections are
  * bounded per address, and there is room for many addresses before a scrape
  * or a probe is locked out: 64 addresses at their limit (with 32, four did
  * it).  One polling thread serves them all; a connection's memory pool is
