@@ -128,7 +128,7 @@ void wt_mhd_log(void *cls, const char *fmt, va_list ap)
     const char *who = cls ? (const char *)cls : "workloadtruth";
     double now = mono_s();
     unsigned long held = 0;
-    int write_it = 1;
+    int write_it = 1, other = 0;
     pthread_mutex_lock(&log_mu);
     int slot = -1, free_slot = -1;
     for (int i = 0; i < LOG_KINDS && slot < 0; i++) {
@@ -161,13 +161,14 @@ void wt_mhd_log(void *cls, const char *fmt, va_list ap)
         held = log_other_held;
         log_other_held = 0;
         log_other_since = now;
+        other = 1;
     }
     pthread_mutex_unlock(&log_mu);
     if (!write_it)
         return;
     if (held)
-        fprintf(stderr, "%s: http: %s (%lu more like it since it was last written, not shown)\n",
-                who, wt_text_clean(msg), held);
+        fprintf(stderr, "%s: http: %s (%lu %s since it was last written, not shown)\n", who,
+                wt_text_clean(msg), held, other ? "other messages" : "more like it");
     else
         fprintf(stderr, "%s: http: %s\n", who, wt_text_clean(msg));
 }

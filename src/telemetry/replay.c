@@ -246,9 +246,6 @@ static int absent(const struct replay *rp, int gpu, struct wt_err *err)
     return wt_errf(err, WT_EINVAL, "%s: the trace has no data rows", wt_trace_name(rp->r));
 }
 
-/* The value for one GPU in a per-GPU metadata list, as `record` writes for a
- * host whose GPUs differ ("0=NVIDIA A100-SXM4-40GB; 1=NVIDIA H100 PCIe"),
- * copied to out; 0 when the list or that GPU is absent. */
 /* s[0..n) into out, cut where it does not fit on a character boundary
  * (not inside one, which wt_text_clean would show as '?'). */
 static void copy_name(char *out, size_t cap, const char *s, size_t n)
@@ -259,6 +256,9 @@ static void copy_name(char *out, size_t cap, const char *s, size_t n)
     out[n] = '\0';
 }
 
+/* The value for one GPU in a per-GPU metadata list, as `record` writes for a
+ * host whose GPUs differ ("0=NVIDIA A100-SXM4-40GB; 1=NVIDIA H100 PCIe"),
+ * copied to out; 0 when the list or that GPU is absent. */
 static int per_gpu(const char *list, int gpu, char *out, size_t cap)
 {
     for (const char *p = list; p && *p;) {
