@@ -21,6 +21,7 @@
 #include "util/fileio.h"
 #include "telemetry/source.h"
 #include "telemetry/trace_writer.h"
+#include "util/clock.h"
 #include "util/text.h"
 
 #define CHUNK 4096
@@ -36,13 +37,6 @@ static void on_signal(int sig)
 {
     (void)sig;
     stop_flag = 1;
-}
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* A write to the output failed: said once (standard output's failure is
@@ -411,7 +405,7 @@ int wt_cmd_record(int argc, char **argv)
     /* the file is created when the first samples arrive: a run that reads
      * nothing does not wipe an existing file */
     int live = !strcmp(src->ops->name, "nvml");
-    double t_start = mono();
+    double t_start = wt_mono_s();
     /* a live recording ends at its duration even in the middle of a long
      * --interval's wait: the alarm sets the stop flag, which the source
      * looks at every 0.1 s */
@@ -440,7 +434,7 @@ int wt_cmd_record(int argc, char **argv)
     int stops_here = strcmp(src->ops->name, "replay") != 0;
     int bad_input = 0; /* a replayed trace's error (a bad row): no GPU failure */
     while (nactive > 0 && !(stop_flag && stops_here)) {
-        if (live && duration > 0 && mono() - t_start >= duration)
+        if (live && duration > 0 && wt_mono_s() - t_start >= duration)
             break;
         for (int g = 0; g < ngpus && !(stop_flag && stops_here); g++) {
             if (!active[g])
@@ -493,7 +487,7 @@ int wt_cmd_record(int argc, char **argv)
     }
     w = NULL;
     fprintf(stderr, "workloadtruth record: %lu samples written to %s in %.1f s\n", rows,
-            strcmp(out_path, "-") ? out_path : "standard output", mono() - t_start);
+            strcmp(out_path, "-") ? out_path : "standard output", wt_mono_s() - t_start);
     for (int g = 0; g < ngpus; g++) {
         struct wt_device_info d;
         if (sel[g] && wt_source_device_info(src, g, &d, &err) == WT_OK &&

@@ -46,6 +46,7 @@
 #include "export/metrics.h"
 #include "output/output.h"
 #include "telemetry/source.h"
+#include "util/clock.h"
 
 #define MAX_WINDOW 100000
 #define QUEUE_MAX 10000
@@ -76,19 +77,12 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Sleeps s seconds unless asked to stop. */
 static void nap(double s)
 {
-    double end = mono() + s;
+    double end = wt_mono_s() + s;
     while (!stop_flag) {
-        double left = end - mono();
+        double left = end - wt_mono_s();
         if (left <= 0)
             return;
         if (left > 0.1)
@@ -270,7 +264,7 @@ static int heartbeat(struct writer *w, int seal)
         return -1;
     }
     w->since_seal = 0;
-    w->last_beat = mono();
+    w->last_beat = wt_mono_s();
     return 0;
 }
 
@@ -302,10 +296,10 @@ static void *writer_main(void *arg)
      * again (seconds for a long log): the pause doubles while tries fail,
      * so a disk that stays full does not keep a core busy */
     double delay = RETRY_MIN_S;
-    w->last_beat = mono();
+    w->last_beat = wt_mono_s();
     pthread_mutex_lock(&w->mu);
     for (;;) {
-        while (!w->head && !w->retry && !w->done && mono() - w->last_beat < w->heartbeat_s) {
+        while (!w->head && !w->retry && !w->done && wt_mono_s() - w->last_beat < w->heartbeat_s) {
             struct timespec ts;
             clock_gettime(CLOCK_MONOTONIC, &ts);
             ts.tv_nsec += 200 * 1000000L;
@@ -392,7 +386,7 @@ static void *writer_main(void *arg)
             /* under sustained load the queue never empties: end the batch
              * when a heartbeat is due, so checkpoints keep coming */
             if ((w->seal_every && w->since_seal >= w->seal_every) ||
-                mono() - w->last_beat >= w->heartbeat_s)
+                wt_mono_s() - w->last_beat >= w->heartbeat_s)
                 break;
         }
         if (ok) {
@@ -403,7 +397,7 @@ static void *writer_main(void *arg)
             if (wt_log_publish(w->log, &err) != WT_OK) {
                 fail_log(w, err.msg);
                 ok = 0;
-            } else if ((mono() - w->last_beat >= w->heartbeat_s ||
+            } else if ((wt_mono_s() - w->last_beat >= w->heartbeat_s ||
                         (w->seal_every && w->since_seal >= w->seal_every)) &&
                        heartbeat(w, 1) != 0) {
                 ok = 0;
@@ -1016,7 +1010,7 @@ int wt_cmd_watch(int argc, char **argv)
     unsigned long long unprinted = 0; /* window lines not printed after a stop signal */
     struct wt_result res;
     for (unsigned long long it = 0; (!iterations || it < iterations) && !stop_flag; it++) {
-        double t_start = mono();
+        double t_start = wt_mono_s();
         int nlive = 0;
         /* who is on each GPU as its window starts */
         for (int g = 0; g < ngpus; g++) {
@@ -1231,9 +1225,9 @@ int wt_cmd_watch(int argc, char **argv)
         pthread_mutex_unlock(&w->mu);
         if (!(iterations && it + 1 >= iterations)) {
             if (pace > 0)
-                nap(pace - (mono() - t_start));
+                nap(pace - (wt_mono_s() - t_start));
             else if (synthetic && interval > 0)
-                nap((double)window * interval - (mono() - t_start));
+                nap((double)window * interval - (wt_mono_s() - t_start));
         }
     }
     /* stop: the writer drains the queue and seals */

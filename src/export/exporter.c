@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "mcp/http.h" /* wt_mcp_http_parse_addr: the same HOST:PORT syntax */
+#include "util/clock.h"
 
 /* A slow drip keeps a connection alive past the idle timeout (libmicrohttpd
  * has no deadline for a whole request; the sweeper below adds one for the
@@ -56,13 +57,6 @@ struct wt_exporter {
     int sweeping, stop;
 };
 
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode code)
 {
@@ -75,7 +69,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         if (!k)
             return; /* not swept: the idle timeout still applies */
         k->fd = ci->connect_fd;
-        k->since = mono_now();
+        k->since = wt_mono_s();
         pthread_mutex_lock(&e->mu);
         k->next = e->conns;
         if (e->conns)
@@ -111,7 +105,7 @@ static void conn_mark(struct wt_exporter *e, struct MHD_Connection *c, int busy)
     pthread_mutex_lock(&e->mu);
     k->busy = busy;
     if (!busy && isfinite(k->since))
-        k->since = mono_now();
+        k->since = wt_mono_s();
     pthread_mutex_unlock(&e->mu);
 }
 
@@ -132,7 +126,7 @@ static void *sweep(void *arg)
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_sec += 1;
         pthread_cond_timedwait(&e->wake, &e->mu, &until);
-        double now = mono_now();
+        double now = wt_mono_s();
         for (struct conn *k = e->conns; k && !e->stop; k = k->next)
             if (!k->busy && now - k->since > REQUEST_DEADLINE_S) {
                 shutdown(k->fd, SHUT_RDWR); /* libmicrohttpd then closes it */

@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/text.h"
 
 #define MAX_SESSIONS 256
@@ -109,13 +110,6 @@ static unsigned long log_other_held;
 static double log_other_since;
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void wt_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     char msg[300];
@@ -126,7 +120,7 @@ void wt_mhd_log(void *cls, const char *fmt, va_list ap)
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r' || msg[n - 1] == ' '))
         msg[--n] = '\0';
     const char *who = cls ? (const char *)cls : "workloadtruth";
-    double now = mono_s();
+    double now = wt_mono_s();
     unsigned long held = 0;
     int write_it = 1, other = 0;
     pthread_mutex_lock(&log_mu);

@@ -48,6 +48,7 @@
 
 #include "telemetry/nvml_api.h"
 #include "telemetry/source.h"
+#include "util/clock.h"
 #include "util/text.h"
 
 #define MAX_BUF_SAMPLES 1024
@@ -174,13 +175,6 @@ struct nvml {
     const volatile sig_atomic_t *stop;
     int pidns; /* 0 not checked yet, 1 the host's PID namespace, -1 another one */
 };
-
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static const char *nvml_str(const struct nvml *s, nvmlReturn_t rc)
 {
@@ -780,7 +774,7 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
 
 static void poll_all(struct nvml *s)
 {
-    double now = mono_now(); /* a wall clock stepped back must not move t_s */
+    double now = wt_mono_s(); /* a wall clock stepped back must not move t_s */
     for (int i = 0; i < s->ndev; i++)
         if (!s->dev[i].lost && !s->dev[i].unusable)
             poll_dev(s, &s->dev[i], now);
@@ -794,7 +788,7 @@ static int wait_tick(struct nvml *s)
     for (;;) {
         if (s->stop && *s->stop)
             return -1;
-        double now = mono_now(), left = s->next_tick - now;
+        double now = wt_mono_s(), left = s->next_tick - now;
         if (left <= 0)
             break;
         if (left > 0.1)
@@ -803,7 +797,7 @@ static int wait_tick(struct nvml *s)
         if (nanosleep(&ts, NULL) != 0 && errno != EINTR)
             break;
     }
-    double now = mono_now();
+    double now = wt_mono_s();
     s->next_tick += s->interval;
     if (s->next_tick < now) /* fell behind: do not try to catch up */
         s->next_tick = now + s->interval;
@@ -835,7 +829,7 @@ static int nvml_open(struct wt_source *src, const struct wt_source_config *cfg, 
     int rc;
     if (!s)
         return wt_errf(err, WT_ENOMEM, "out of memory");
-    s->t0 = mono_now(); /* t_s counts from here, on the monotonic clock */
+    s->t0 = wt_mono_s(); /* t_s counts from here, on the monotonic clock */
     const char *path = cfg->nvml_lib;
     if (!path || !*path)
         path = getenv("WT_NVML_LIB");
@@ -872,7 +866,7 @@ static int nvml_open(struct wt_source *src, const struct wt_source_config *cfg, 
     if ((rc = enumerate(s, err)) != WT_OK)
         goto fail;
     s->interval = cfg->interval_s > 0 ? cfg->interval_s : 1.0;
-    s->next_tick = mono_now();
+    s->next_tick = wt_mono_s();
     s->stop = cfg->stop;
     src->priv = s;
     return WT_OK;
@@ -1040,7 +1034,7 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
          * the wall clock may step; unknown, every buffered sample (the
          * newest per process is taken below) */
         unsigned long long since = 0;
-        double drv = mono_now() - 1.0 - d->offset;
+        double drv = wt_mono_s() - 1.0 - d->offset;
         if (d->have_offset && drv > 0)
             since = (unsigned long long)(drv * 1e6);
         rc = s->f.proc_util(d->h, NULL, &npu, since);
