@@ -302,6 +302,59 @@ static void test_duty_by_time(void **state)
     assert_true(fabs(f.v[WT_F_DUTY] - 0.5) < 1e-9);
 }
 
+/* The power scale and the tamper indicators come from power_limit_w and
+ * clock_reasons only when the rows that carry them cover half the window's
+ * time: one reading among thirty said "software power cap asserted in 100%
+ * of samples" and made its 100 W limit the scale of every watt. */
+static void test_settings_coverage(void **state)
+{
+    (void)state;
+    enum { N = 30 };
+    struct wt_sample s[N];
+    double u[N];
+    for (int i = 0; i < N; i++)
+        u[i] = 0;
+    fill(s, N, u, NULL);
+    for (int i = 0; i < N; i++) {
+        s[i].v[WT_COL_POWER] = 60;
+        s[i].v[WT_COL_POWER_DEFAULT_LIMIT] = 700;
+    }
+    s[7].v[WT_COL_POWER_LIMIT] = 100;
+    s[7].v[WT_COL_CLOCK_REASONS] = 0x6; /* SW power cap, application clocks */
+    struct wt_window w = {.s = s, .n = N, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_features f;
+    wt_features_compute(&w, &f);
+    assert_true(f.v[WT_F_POWER_REF] == 700.0); /* the H100 SXM's rated power */
+    assert_true(isnan(f.v[WT_F_LIMIT_RATIO]));
+    assert_true(isnan(f.v[WT_F_SWCAP_FRAC]));
+    assert_true(isnan(f.v[WT_F_CLOCKS_LOCKED]));
+
+    /* on half of the time (every other second), they count */
+    for (int i = 0; i < N; i += 2) {
+        s[i].v[WT_COL_POWER_LIMIT] = 100;
+        s[i].v[WT_COL_CLOCK_REASONS] = 0x6;
+    }
+    wt_features_compute(&w, &f);
+    assert_true(f.v[WT_F_POWER_REF] == 100.0);
+    assert_true(fabs(f.v[WT_F_LIMIT_RATIO] - 100.0 / 700.0) < 1e-9);
+    assert_true(f.v[WT_F_SWCAP_FRAC] == 1.0);
+    assert_true(f.v[WT_F_CLOCKS_LOCKED] == 1.0);
+
+    /* a burst of quick rows carrying them is a short time, not many rows */
+    fill(s, N, u, NULL);
+    for (int i = 0; i < N; i++) {
+        s[i].t_s = i < 20 ? 0.01 * i : 0.2 + (double)(i - 19);
+        s[i].v[WT_COL_POWER] = 60;
+        if (i < 20) {
+            s[i].v[WT_COL_POWER_LIMIT] = 100;
+            s[i].v[WT_COL_CLOCK_REASONS] = 0x4;
+        }
+    }
+    wt_features_compute(&w, &f);
+    assert_true(f.v[WT_F_POWER_REF] == 700.0);
+    assert_true(isnan(f.v[WT_F_SWCAP_FRAC]));
+}
+
 /* Two GPUs running the same steps, polled 3 ms apart, are in step: each grid
  * cell takes each GPU's nearest sample (the later GPU lagged a whole cell). */
 static void test_peer_skew(void **state)
@@ -392,8 +445,8 @@ static void test_active_acf_fast(void **state)
     static double u[N];
     static const double hz[] = {100, 33, 50};
     for (int r = 0; r < 3; r++) {
-        struct wt_window w = {.s = s, .n = N, .power_semantics = "instant",
-                              .gpu_model = "NVIDIA H100 80GB HBM3"};
+        struct wt_window w = {
+            .s = s, .n = N, .power_semantics = "instant", .gpu_model = "NVIDIA H100 80GB HBM3"};
         struct wt_features f;
         for (int i = 0; i < N; i++) {
             double t = i / hz[r];
@@ -478,6 +531,7 @@ int main(void)
         cmocka_unit_test(test_active_acf),
         cmocka_unit_test(test_active_acf_fast),
         cmocka_unit_test(test_duty_by_time),
+        cmocka_unit_test(test_settings_coverage),
         cmocka_unit_test(test_peer_skew),
         cmocka_unit_test(test_run_length_rounding),
         cmocka_unit_test(test_slope_and_counter_reset),

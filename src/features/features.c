@@ -136,6 +136,38 @@ static double col_quantile(const struct wt_sample *s, size_t n, enum wt_col c, d
     return lo + 1 < k ? tmp[lo] * (1 - frac) + tmp[lo + 1] * frac : tmp[lo];
 }
 
+/* The share of the window's time covered by rows that measure column c: a
+ * row stands for the time until the next row (rows sharing a time stamp
+ * share it, the last row stands for the median period), as for the duty
+ * cycle; by rows when the rows carry no time.  The settings and state bits
+ * behind the power scale and the tamper indicators (power_limit_w,
+ * clock_reasons) are read only when this is at least half: one reading
+ * among thirty rows said "software power cap asserted in 100% of samples"
+ * and scaled every watt of the window by its limit. */
+static double col_time_share(const struct wt_sample *s, size_t n, enum wt_col c, double period)
+{
+    double tot = 0, cov = 0;
+    size_t k = 0, end = 0;
+    double w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i >= end) {
+            end = i + 1;
+            while (end < n && s[end].t_s == s[i].t_s)
+                end++;
+            double gap = end < n ? s[end].t_s - s[i].t_s : period;
+            w = wt_measured(gap) && gap > 0 ? gap / (double)(end - i) : 0;
+        }
+        tot += w;
+        if (wt_measured(s[i].v[c])) {
+            cov += w;
+            k++;
+        }
+    }
+    if (tot > 0)
+        return cov / tot;
+    return n ? (double)k / (double)n : 0;
+}
+
 /* A uniform grid of one column: sample-and-hold from the first measured value. */
 struct grid {
     double t0, h;
@@ -389,10 +421,13 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     double deflimit = col_quantile(s, n, WT_COL_POWER_DEFAULT_LIMIT, 0.5, tmp);
     /* a limit below 1 W is no limit (a driver's "not supported" 0, a broken
      * file's 1e-310, which made 620 W an infinite, so unmeasured, ratio) */
-    int have_limit = wt_measured(limit) && limit >= 1;
+    int have_limit =
+        wt_measured(limit) && limit >= 1 && col_time_share(s, n, WT_COL_POWER_LIMIT, period) >= 0.5;
+    int have_reasons = col_time_share(s, n, WT_COL_CLOCK_REASONS, period) >= 0.5;
     double ref = have_limit ? limit : wt_gpu_rated_power_w(w->gpu_model);
     f->v[WT_F_POWER_REF] = ref;
-    if (have_limit && wt_measured(deflimit) && deflimit >= 1)
+    if (have_limit && wt_measured(deflimit) && deflimit >= 1 &&
+        col_time_share(s, n, WT_COL_POWER_DEFAULT_LIMIT, period) >= 0.5)
         f->v[WT_F_LIMIT_RATIO] = limit / deflimit;
 
     size_t nutil = wt_stat_count(s, n, WT_COL_UTIL_GPU);
@@ -410,7 +445,7 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     for (size_t i = 0; i < n; i++) {
         const double *v = s[i].v;
         double pn = wt_measured(ref) ? v[WT_COL_POWER] / ref : NAN;
-        if (wt_measured(v[WT_COL_CLOCK_REASONS])) {
+        if (have_reasons && wt_measured(v[WT_COL_CLOCK_REASONS])) {
             uint64_t bits = (uint64_t)v[WT_COL_CLOCK_REASONS];
             nreason++;
             ncap += (bits & CAP_BIT_SW_POWER) != 0;
@@ -449,7 +484,7 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
             sp_act += pn;
             tmp[nact_pow++] = pn;
         }
-        if (wt_measured(v[WT_COL_POWER]) && wt_measured(v[WT_COL_POWER_LIMIT]) &&
+        if (have_limit && wt_measured(v[WT_COL_POWER]) && wt_measured(v[WT_COL_POWER_LIMIT]) &&
             v[WT_COL_POWER_LIMIT] >= 1) { /* below 1 W no limit, as for the scale */
             nlim++;
             npin += v[WT_COL_POWER] >= 0.97 * v[WT_COL_POWER_LIMIT];
