@@ -104,8 +104,11 @@ static char *big_ints_as_reals(const char *buf, size_t len, size_t *out_len)
         memcpy(num, buf + i, end - i);
         num[end - i] = '\0';
         errno = 0;
-        double d = strtod(num, NULL);
-        int huge = errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL);
+        char *stop = NULL;
+        double d = strtod(num, &stop);
+        /* only a whole number token: "1e400-7" is not JSON, and replacing
+         * its first part would drop the rest and make it parse */
+        int huge = errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL) && stop && *stop == '\0';
         int real = end > k;
         int big = 0;
         if (!real && !huge) {
@@ -238,6 +241,13 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
             json_error_t je2;
             json_t *r = json_loadb(b, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je2);
             free(b);
+            if (json_is_object(r) && !json_object_get(r, "method") &&
+                (json_object_get(r, "result") || json_object_get(r, "error"))) {
+                /* a response, ignored whatever it holds (as classify does) */
+                m->root = r;
+                m->kind = WT_RPC_RESPONSE;
+                return;
+            }
             if (json_is_object(r)) {
                 json_t *id = json_object_get(r, "id");
                 m->root = r;
