@@ -199,6 +199,17 @@ static void parse_kinds(void **state)
     assert_true(json_real_value(json_object_get(args, "seed")) == 1e308);
     assert_true(json_real_value(json_object_get(args, "trials")) == -1e308);
     wt_rpc_free(&m);
+    /* but only a whole number: "1e400-7" is not JSON (its first part was
+     * replaced by 1e308 and the rest dropped, and it parsed) */
+    const char *notjson[] = {
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"a\":1e400-7}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"a\":-1e400e5}}"};
+    for (size_t i = 0; i < 2; i++) {
+        wt_rpc_parse(notjson[i], strlen(notjson[i]), &m);
+        assert_int_equal(m.kind, WT_RPC_INVALID);
+        assert_int_equal(m.error_code, WT_RPC_PARSE_ERROR);
+        wt_rpc_free(&m);
+    }
 }
 
 /* text[0..n) parses as an invalid message with this code and a message
@@ -277,11 +288,18 @@ static void invalid_notifications(void **state)
     assert_true(json_is_integer(m.id) && json_integer_value(m.id) == 8);
     wt_rpc_free(&m);
     /* in a member name too (which jansson cannot hold even with ALLOW_NUL) */
-    const char *nulkey = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":{\"k\\u0000\":1}}";
+    const char *nulkey =
+        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":{\"k\\u0000\":1}}";
     wt_rpc_parse(nulkey, strlen(nulkey), &m);
     assert_int_equal(m.kind, WT_RPC_INVALID);
     assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
     assert_true(json_is_integer(m.id) && json_integer_value(m.id) == 9);
+    wt_rpc_free(&m);
+    /* a response is ignored whatever it holds, a NUL in a name too (it was
+     * answered with -32600) */
+    const char *nulresp = "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"\\u0000\":1}}";
+    wt_rpc_parse(nulresp, strlen(nulresp), &m);
+    assert_int_equal(m.kind, WT_RPC_RESPONSE);
     wt_rpc_free(&m);
     /* after an escaped backslash, and beside a name it would then duplicate */
     const char *nulkey2 = "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\",\"params\":"
@@ -292,7 +310,8 @@ static void invalid_notifications(void **state)
     wt_rpc_free(&m);
     /* a batch keeps the parse error, answered (it was taken for a
      * notification and dropped: no answer at all) */
-    const char *nulbatch = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"k\\u0000\":1}}]";
+    const char *nulbatch =
+        "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"k\\u0000\":1}}]";
     wt_rpc_parse(nulbatch, strlen(nulbatch), &m);
     assert_int_equal(m.kind, WT_RPC_INVALID);
     assert_int_equal(m.error_code, WT_RPC_PARSE_ERROR);
@@ -695,8 +714,8 @@ static void bad_arguments_are_tool_errors(void **state)
     res = call_tool(s, "list_gpus", "{\"profile\":null,\"backend\":null}", &resp);
     assert_false(is_error(res));
     /* the keys of gpus --json: driver_version null for a source without one */
-    assert_true(json_is_null(
-        json_object_get(json_object_get(res, "structuredContent"), "driver_version")));
+    assert_true(
+        json_is_null(json_object_get(json_object_get(res, "structuredContent"), "driver_version")));
     json_decref(resp);
     tool_fails(s, "list_gpus", "{\"gpu_index\":0}", "unknown argument");
     wt_mcp_server_free(s);
@@ -883,8 +902,8 @@ static void classify_then_read_the_log(void **state)
     json_t *warn = json_object_get(
         json_object_get(json_object_get(res, "structuredContent"), "audit_log"), "warnings");
     assert_int_equal(json_array_size(warn), 1);
-    assert_non_null(strstr(json_string_value(json_array_get(warn, 0)),
-                           "which no signed checkpoint covered"));
+    assert_non_null(
+        strstr(json_string_value(json_array_get(warn, 0)), "which no signed checkpoint covered"));
     json_decref(resp);
 
     res = call_tool(s, "check_declaration",
@@ -1224,6 +1243,47 @@ static void stdio_reads_ahead(void **state)
     wt_mcp_server_free(s);
 }
 
+/* A cancel of a queued initialize is ignored (MCP forbids it): a batch read
+ * after it was judged by the session it opens, and the batch's cancels had
+ * acted on that; dropped, the batch was refused after its cancels ran. */
+static void stdio_initialize_not_cancelled(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    int to[2];
+    struct served x;
+    pthread_t th;
+    FILE *rd = stdio_start(s, to, &x, &th);
+    const char *a = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tools/call\",\"params\":{\"name\":"
+                    "\"run_benchmark\",\"arguments\":{\"trials\":1000}}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                    "\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{"
+                    "\"name\":\"t\",\"version\":\"1\"}}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+                    "\"requestId\":1}}\n"
+                    "[{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]\n";
+    write_all(to[1], a, strlen(a));
+    close(to[1]);
+    char *line = NULL;
+    size_t cap = 0;
+    assert_true(getline(&line, &cap, rd) > 0);
+    json_t *r = json_loads(line, 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(r, "id")), 0);
+    json_decref(r);
+    assert_true(getline(&line, &cap, rd) > 0);
+    r = json_loads(line, 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(r, "id")), 1);
+    json_decref(r);
+    assert_true(getline(&line, &cap, rd) > 0);
+    assert_string_equal(line, "[{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}]\n");
+    assert_int_equal(getline(&line, &cap, rd), -1);
+    pthread_join(th, NULL);
+    free(line);
+    fclose(rd);
+    close(to[0]);
+    wt_mcp_server_free(s);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -1259,6 +1319,7 @@ int main(void)
         cmocka_unit_test(progress_increases),
         cmocka_unit_test(stdio_transport),
         cmocka_unit_test(stdio_reads_ahead),
+        cmocka_unit_test(stdio_initialize_not_cancelled),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

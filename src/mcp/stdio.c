@@ -94,7 +94,11 @@ static void cancel_request(struct stdio_srv *x, const json_t *id)
     }
     for (struct qitem **pp = &x->head; *pp; pp = &(*pp)->next) {
         struct qitem *q = *pp;
-        if (q->m.kind == WT_RPC_REQUEST && json_equal(q->m.id, id)) {
+        /* not an initialize (MCP forbids cancelling it): the session a
+         * batch read meanwhile was judged in (wt_mcp_session_expect) comes
+         * from it, and the batch's own cancels acted on that judgement */
+        if (q->m.kind == WT_RPC_REQUEST && json_equal(q->m.id, id) &&
+            strcmp(q->m.method, "initialize") != 0) {
             *pp = q->next;
             if (x->tail == q) {
                 x->tail = NULL;
