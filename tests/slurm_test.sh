@@ -578,6 +578,20 @@ grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" |
     grep -q "declared=idle observed=none verdict=none (no recording: the job prolog did not run" &&
     ok "(f) salloc without a step: no recording, no verdict, no error" ||
     bad "(f) salloc without a step: $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | tail -n 1 | cut -c1-250)"
+# the same where no job prolog has created the spool yet (a fresh /run after
+# a reboot): still no error
+plugstack "mode=record windows=5 spool_dir=$D/fresh-spool"
+JOB=$(salloc --workload-type=idle sh -c 'echo $SLURM_JOB_ID' 2>"$D/salloc.err")
+[ -n "$JOB" ] || die "salloc --workload-type=idle: $(cat "$D/salloc.err")"
+i=0
+while ! grep -q "workloadtruth: job $JOB declared=" "$D/slurmd.log" && [ $i -lt 300 ]; do
+    i=$((i + 1))
+    sleep 0.1
+done
+grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" |
+    grep -q "declared=idle observed=none verdict=none (no recording: the job prolog did not run" &&
+    ok "(f) salloc without a step, no spool yet: no recording, no verdict, no error" ||
+    bad "(f) salloc without a step, no spool yet: $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | tail -n 1 | cut -c1-250)"
 
 # ---- (p) mode=record, 41 samples in 5 windows: 4 windows of 10 and one
 # sample over, which is no limit's doing: no "not classified" remark; and

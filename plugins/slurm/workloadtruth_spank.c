@@ -1007,14 +1007,15 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
             set_admin_comment(&c, job, comment_job, comment);
             return 0;
         }
-        /* no declaration record, trace, recorder pid or recorder log in a
-         * spool that exists: the job prolog never ran here (an allocation
+        /* no spool, or no declaration record, trace, recorder pid or
+         * recorder log in it: the job prolog never ran here (an allocation
          * with no step on this node, without PrologFlags=Alloc): nothing of
          * the job ran on this node's GPUs.  (A prolog that ran leaves the
-         * log, whatever failed; one that could not create the spool leaves
-         * no spool: an error below.) */
-        if (spool == 0 && lstat(trace, &sb) != 0 && lstat(pidf, &sb) != 0 &&
-            lstat(logf, &sb) != 0 && lstat(declf, &sb) != 0) {
+         * log, whatever failed.  The spool is missing until the first job
+         * prolog on the node creates it, e.g. after a reboot empties /run;
+         * a prolog that could not create it logged that error itself.) */
+        if (spool == 1 || (lstat(trace, &sb) != 0 && lstat(pidf, &sb) != 0 &&
+                           lstat(logf, &sb) != 0 && lstat(declf, &sb) != 0)) {
             slurm_info("workloadtruth: job %u declared=%s observed=none verdict=none (no "
                        "recording: the job prolog did not run on this node, so no step ran "
                        "here; PrologFlags=Alloc records from the allocation's start)",
