@@ -763,6 +763,35 @@ function promExamples(doc) {
     fs.writeFileSync(f, b);
     const r = run(promtool, ["check", "rules", f]);
     check(`promtool check rules: ${b.split("\n")[0].slice(2)}`, r.status === 0, r.stdout + r.stderr);
+    if (!/WorkloadTruthAuditLogFailing/.test(b)) return;
+    // A textfile keeps a stopped agent's last values: workloadtruth_up 0 and
+    // an old checkpoint time.  That is the stale-textfile warning's case, not
+    // a critical audit-log failure nor a stalled sampler; an agent that runs
+    // (up 1) with an old checkpoint or window is both.
+    const t = path.join(TMP, `rules-${i}-test.yml`);
+    const series = (up) => [
+      { series: `workloadtruth_up{instance="n1",job="node"}`, values: `${up}x40` },
+      { series: `workloadtruth_audit_last_checkpoint_timestamp_seconds{instance="n1",job="node"}`, values: "0x40" },
+      { series: `workloadtruth_audit_append_errors_total{instance="n1",job="node"}`, values: "0x40" },
+      { series: `workloadtruth_audit_dropped_records_total{instance="n1",job="node"}`, values: "0x40" },
+      { series: `workloadtruth_gpu_last_window_timestamp_seconds{instance="n1",job="node",gpu="0",hostname="n1"}`, values: "0x40" },
+    ];
+    const alerts = (names) => names.map((alertname) => ({ eval_time: "20m", alertname, exp_alerts: [] }));
+    const expect = (name, labels, ann) => ({ eval_time: "20m", alertname: name, exp_alerts: [{ exp_labels: labels, exp_annotations: ann || {} }] });
+    fs.writeFileSync(t, YAML.stringify({
+      rule_files: [`rules-${i}.yml`],
+      evaluation_interval: "1m",
+      tests: [
+        { interval: "1m", input_series: series(0), alert_rule_test: alerts(["WorkloadTruthAuditLogFailing", "WorkloadTruthSamplerStalled"]) },
+        { interval: "1m", input_series: series(1), alert_rule_test: [
+          expect("WorkloadTruthAuditLogFailing", { severity: "critical", instance: "n1", job: "node" }),
+          expect("WorkloadTruthSamplerStalled", { severity: "warning", instance: "n1", job: "node", gpu: "0", hostname: "n1" },
+            { summary: "GPU 0 on n1: no window classified for 10 minutes (a hung driver call?)" }),
+        ] },
+      ],
+    }));
+    const u = run(promtool, ["test", "rules", t]);
+    check("promtool test rules: a stopped agent's textfile (up 0) raises neither the audit-log nor the stalled-sampler alert; a running one does", u.status === 0, u.stdout + u.stderr);
   });
   const f = path.join(TMP, "promql.yml");
   fs.writeFileSync(f, YAML.stringify({ groups: [{ name: "examples", rules: promql.map((expr, i) => ({ record: `workloadtruth:example_${i}`, expr })) }] }));
