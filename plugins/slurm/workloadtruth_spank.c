@@ -128,7 +128,7 @@ static void cfg_parse(struct cfg *c, int ac, char **av)
 {
     memset(c, 0, sizeof(*c));
     c->bin = "/usr/local/bin/workloadtruth";
-    c->log_dir = "/var/lib/workloadtruth/slurm";
+    c->log_dir = "/var/lib/workloadtruth-slurm";
     c->spool_dir = "/run/workloadtruth-slurm";
     c->scontrol = "/usr/bin/scontrol";
     c->admin_comment = 1;
