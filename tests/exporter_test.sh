@@ -94,6 +94,8 @@ if ! promtool check metrics <"$TMP/metrics.txt" >"$TMP/lint.txt" 2>&1; then
     head -5 "$TMP/lint.txt"
 fi
 grep -q '^workloadtruth_gpu_workload_class{' "$TMP/metrics.txt" || fail "no class metric"
+grep -q '^workloadtruth_gpu_declaration_source{.*source="command-line"} 1$' "$TMP/metrics.txt" ||
+    fail "--declared is not shown as the declaration's source: $(grep declaration_source "$TMP/metrics.txt" | head -2)"
 ctype=$(curl -s -o /dev/null -w '%{content_type}' "http://127.0.0.1:$MPORT/metrics")
 case "$ctype" in "text/plain; version=0.0.4"*) ;; *) fail "content type '$ctype'" ;; esac
 i=0

@@ -54,8 +54,8 @@ static void exposition(void **state)
     snprintf(l.model, sizeof(l.model), "H100 \"SXM\"");
     wt_metrics_gpu(&m, 0, &l);
     struct wt_result r = result(WT_CLASS_TRAINING, 0.9, 0.5);
-    wt_metrics_window(&m, 0, &r, WT_CLASS_INFERENCE, WT_VERDICT_MISMATCH);
-    wt_metrics_window(&m, 0, &r, WT_CLASS_INFERENCE, WT_VERDICT_MISMATCH);
+    wt_metrics_window(&m, 0, &r, WT_CLASS_INFERENCE, WT_VERDICT_MISMATCH, "process");
+    wt_metrics_window(&m, 0, &r, WT_CLASS_INFERENCE, WT_VERDICT_MISMATCH, "process");
     wt_metrics_samples(&m, 0, 30, 0);
     wt_metrics_audit(&m, 5, 1, 2, 1);
     size_t len;
@@ -73,6 +73,10 @@ static void exposition(void **state)
     assert_non_null(strstr(t, "workloadtruth_gpu_declaration_mismatch{gpu=\"0\""));
     assert_non_null(strstr(t, ",verdict=\"mismatch\"} 1\n"));
     assert_non_null(strstr(t, ",verdict=\"inconclusive\"} 0\n"));
+    /* where the declaration came from: the job's own environment */
+    assert_non_null(strstr(t, "workloadtruth_gpu_declaration_source{gpu=\"0\""));
+    assert_non_null(strstr(t, ",source=\"process\"} 1\n"));
+    assert_non_null(strstr(t, ",source=\"command-line\"} 0\n"));
     assert_non_null(strstr(t, "indicator=\"power_limit_below_default\"} 1\n"));
     assert_non_null(strstr(t, "indicator=\"clocks_locked\"} 0\n"));
     assert_non_null(strstr(t, "workloadtruth_samples_read_total{gpu=\"0\"} 30\n"));
@@ -122,12 +126,13 @@ static void exposition(void **state)
     m.label_style_dcgm = 0;
     snprintf(l.slurm_job_id, sizeof(l.slurm_job_id), "888");
     wt_metrics_owner(&m, 0, &l);
-    wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE);
+    wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, NULL);
     wt_metrics_owner(&m, 0, &l);
     t = wt_metrics_render(&m, 1e9, &len);
     c = strstr(t, "workloadtruth_gpu_classifications_total{gpu=\"0\"");
     assert_non_null(c);
     assert_non_null(strstr(c, "slurm_job_id=\"888\",class=\"training\"} 1\n"));
+    assert_null(strstr(t, "workloadtruth_gpu_declaration_source{")); /* nothing declared */
     free(t);
     /* an owner that comes back continues its series (restarted at 1, an
      * increase() over owners taking turns counted nothing) */
@@ -135,9 +140,9 @@ static void exposition(void **state)
     snprintf(l2.slurm_job_id, sizeof(l2.slurm_job_id), "999");
     for (int k = 0; k < 3; k++) {
         wt_metrics_owner(&m, 0, &l2);
-        wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE);
+        wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, NULL);
         wt_metrics_owner(&m, 0, &l);
-        wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE);
+        wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, NULL);
     }
     wt_metrics_owner_changed(&m, 0);
     t = wt_metrics_render(&m, 1e9, &len);
@@ -202,7 +207,7 @@ static void policy_errors(void **state)
          ":3: a second 'default' line (the first is line 1)"},
         {"partition gpu training\nnamespace gpu idle\npartition gpu inference\n",
          ":3: partition 'gpu' already has a rule (line 1)"},
-        {"# ok\n\npartition gpu training\n\n", NULL}, /* fine: shows the loop runs */
+        {"# ok\n\npartition gpu training\n\n", NULL},   /* fine: shows the loop runs */
         {"\xEF\xBB\xBFpartition gpu training\n", NULL}, /* a UTF-8 byte order mark */
     };
     struct wt_policy *p = malloc(sizeof(*p));

@@ -1151,7 +1151,10 @@ int wt_cmd_watch(int argc, char **argv)
                     }
                     wt_metrics_owner(metrics, g, &ol);
                 }
-                wt_metrics_window(metrics, g, &res, declared, verdict);
+                wt_metrics_window(metrics, g, &res, declared, verdict,
+                                  declared != WT_CLASS_NONE || dsrc == WT_DECL_CONFLICT
+                                      ? wt_declared_source_name(dsrc)
+                                      : NULL);
                 if (changed)
                     wt_metrics_owner_changed(metrics, g);
             }

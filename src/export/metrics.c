@@ -132,8 +132,21 @@ void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l
     pthread_mutex_unlock(&m->mu);
 }
 
+/* The sources of a declaration, as the audit record's declared_by names them. */
+static const char *const declared_by_names[] = {"command-line", "policy", "policy-default",
+                                                "process", "conflict"};
+enum { NDECLARED_BY = sizeof(declared_by_names) / sizeof(declared_by_names[0]) };
+
+static const char *known_declared_by(const char *by)
+{
+    for (int k = 0; by && k < NDECLARED_BY; k++)
+        if (!strcmp(by, declared_by_names[k]))
+            return declared_by_names[k];
+    return NULL;
+}
+
 void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
-                       enum wt_class declared, enum wt_verdict verdict)
+                       enum wt_class declared, enum wt_verdict verdict, const char *declared_by)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -146,6 +159,7 @@ void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
         g->confidence = r->confidence;
         g->declared = declared;
         g->verdict = verdict;
+        g->declared_by = known_declared_by(declared_by);
         g->per_class[class_slot(r->cls)]++;
         double lr = r->features.v[WT_F_LIMIT_RATIO], cap = r->features.v[WT_F_SWCAP_FRAC];
         g->tamper[0] = wt_measured(lr) && lr < 0.97;
@@ -413,6 +427,19 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
         for (int v = 0; v < 3; v++)
             put(&b, "workloadtruth_gpu_declaration_verdict{%s,verdict=\"%s\"} %d\n", lab,
                 verdicts[v], g->verdict == verdict_of[v]);
+    }
+    family(&b, "workloadtruth_gpu_declaration_source", "gauge",
+           "Where the last window's declared type came from (1 for it: command-line, policy, "
+           "policy-default, process, or conflict when the GPU's processes disagreed and none "
+           "was taken); absent when nothing was declared.");
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++) {
+        const struct wt_gpu_metrics *g = &m->gpu[i];
+        if (!g->used || !g->classified || !g->declared_by)
+            continue;
+        gpu_labels(m, g, lab, sizeof(lab));
+        for (int k = 0; k < NDECLARED_BY; k++)
+            put(&b, "workloadtruth_gpu_declaration_source{%s,source=\"%s\"} %d\n", lab,
+                declared_by_names[k], g->declared_by == declared_by_names[k]);
     }
     family(&b, "workloadtruth_gpu_classifications_total", "counter",
            "Windows classified, per GPU and class.");

@@ -61,6 +61,7 @@ struct wt_gpu_metrics {
     double confidence;       /* NaN: not measured */
     enum wt_class declared;  /* WT_CLASS_NONE: no declaration */
     enum wt_verdict verdict; /* of the last window against the declaration */
+    const char *declared_by; /* where the declaration came from (a static name); NULL: none */
     double last_window;      /* unix seconds of the last classified window */
     int tamper[3];           /* power limit below default, clocks locked, software power cap */
     unsigned long long per_class[4]; /* training, inference, idle, unknown */
@@ -90,10 +91,13 @@ void wt_metrics_gpu(struct wt_metrics *m, int i, const struct wt_gpu_labels *l);
 /* Updates a GPU's owner labels (they change with the jobs). */
 void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l);
 /* A classified window: its result (class, confidence, the tamper features),
- * the declaration (WT_CLASS_NONE: none) and the verdict against it (ignored
- * without one). */
+ * the declaration (WT_CLASS_NONE: none), the verdict against it (ignored
+ * without one) and where the declaration came from (a name of
+ * wt_declared_source_name: "command-line", "policy", "policy-default",
+ * "process", or "conflict" when the processes disagreed and none was taken;
+ * NULL or another string: not shown). */
 void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
-                       enum wt_class declared, enum wt_verdict verdict);
+                       enum wt_class declared, enum wt_verdict verdict, const char *declared_by);
 void wt_metrics_samples(struct wt_metrics *m, int i, unsigned long long n, int read_error);
 /* Counts a window of GPU i whose owner or declared type changed while it was
  * sampled (its verdict is INCONCLUSIVE); the count is per GPU, not per owner,
