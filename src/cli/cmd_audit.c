@@ -44,6 +44,10 @@ int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct
         fprintf(stderr, "%s: --log-dir: empty directory name (see --help)\n", prog);
         return 2;
     }
+    if (file && !*file) { /* a usage error in every command, as --log-dir '' is */
+        fprintf(stderr, "%s: --log-file: empty file name (see --help)\n", prog);
+        return 2;
+    }
     if (file) {
         struct stat st;
         if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {

@@ -90,6 +90,12 @@ int wt_cmd_classify(int argc, char **argv)
             return WT_EXIT_USAGE;
         }
     }
+    if (log_dir && !*log_dir) {
+        /* refused before classifying: found at the append, it exited 1 and a
+         * MISMATCH lost its exit status 3 */
+        fprintf(stderr, "workloadtruth classify: --log-dir: empty directory name (see --help)\n");
+        return WT_EXIT_USAGE;
+    }
     if (job_id) {
         size_t n = strlen(job_id);
         if (!log_dir || n == 0 || n > 64 ||

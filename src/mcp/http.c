@@ -1232,7 +1232,8 @@ int wt_mcp_http_parse_addr(const char *addr, struct sockaddr_storage *ss, sockle
     char *end;
     errno = 0;
     long p = strtol(port, &end, 10);
-    if (!*port || *end || errno || p < 0 || p > 65535) {
+    /* digits only: strtol would also take a sign and leading blanks ("+80", " 80") */
+    if (*port < '0' || *port > '9' || *end || errno || p < 0 || p > 65535) {
         snprintf(msg, cap, "'%.80s': the port must be a number from 0 to 65535", addr);
         return -1;
     }
