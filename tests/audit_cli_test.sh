@@ -472,6 +472,22 @@ mkfifo "$TMP/lf/a.jsonl.checkpoint"
 run "verify: a FIFO side file does not block" 2 timeout 20 "$WT" verify-log --log-file "$TMP/lf/a.jsonl" && has err "not a regular file"
 run "verify: a FIFO log does not block" 2 timeout 20 "$WT" verify-log --log-file "$TMP/notreg" && has err "not a regular file"
 run "empty --log-dir" 2 "$WT" verify-log --log-dir "" && has err "empty directory name"
+# an empty --log-file is a usage error in every command (recover, report, init
+# and watch exited 1: "refused or failed"), and classify refuses an empty
+# --log-dir before classifying (it classified, then exited 1 at the append: a
+# MISMATCH lost its exit status 3)
+for c in recover init watch verify-log; do
+    run "empty --log-file: $c" 2 "$WT" $c --log-file "" && has err "empty file name"
+done
+run "empty --log-file: report" 2 "$WT" report --log-file "" --out "$TMP/r.html" && has err "empty file name"
+run "classify: empty --log-dir" 2 "$WT" classify --backend synthetic --declared inference --log-dir "" &&
+    has err "empty directory name"
+has_not_out() { ! grep -q "$1" "$TMP/out" || { echo "FAIL [classify: empty --log-dir]: printed $1"; fails=$((fails + 1)); }; }
+has_not_out "TRAINING"
+# a port is digits only ("+80" and " 80" were taken)
+run "mcp --http port with a sign" 2 timeout 10 "$WT" mcp --http "127.0.0.1:+80" && has err "the port must be a number"
+run "watch --listen port with a blank" 2 timeout 10 "$WT" watch --backend synthetic --listen "127.0.0.1: 80" --iterations 1 &&
+    has err "the port must be a number"
 run "--log-file a directory" 2 "$WT" watch --backend synthetic --iterations 1 --log-file "$TMP" && has err "is a directory"
 run "watch: no whole window" 1 "$WT" watch --trace "$DATA/fake_gpu.csv" --window 100000 --log-dir "$TMP/lnw" && has err "no window"
 run "watch: a port it cannot have" 1 "$WT" watch --backend synthetic --iterations 1 --interval 0 --log-dir "$TMP/lport" --listen 192.0.2.1:9400 && has err "cannot listen there"
