@@ -383,6 +383,17 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
                            ? " and is empty (init never leaves a log empty: its records were "
                              "removed; keep it as evidence)"
                            : "");
+    if (lstat(p->checkpoint, &st) == 0)
+        /* the side file is written only once the log exists (write_genesis
+         * links the log first), so one without its log is the checkpoint of
+         * a log that was deleted or moved: a new genesis next to it never
+         * verifies (truncated, or wrong-key under a new key) and was left
+         * behind as a damaged log that init then refused to touch */
+        return wt_errf(err, WT_EINVAL,
+                       "%s is missing but its checkpoint file %s exists: that log was deleted or "
+                       "moved; keep the checkpoint as evidence and move it aside (with the key, "
+                       "if the new log is to have a new one) before creating a log here",
+                       p->log, p->checkpoint);
     if (stat(p->key, &st) == 0 && st.st_size == 0) {
         /* an init interrupted between creating the key file and writing it
          * (no log yet, checked above): nothing to keep */
