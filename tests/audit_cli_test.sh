@@ -248,6 +248,17 @@ run "deleted log, init with another origin" 1 "$WT" init --log-dir "$E" --origin
 check "another origin: no log" test ! -e "$E/log.jsonl"
 run "deleted log, init again" 0 "$WT" init --log-dir "$E" && has err "kept the existing key"
 run "deleted log, watch after init" 0 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$E"
+# the log deleted but its checkpoint file kept: init (the fix the refusal
+# suggests) refuses before creating anything (it wrote a new genesis beside the
+# old checkpoint: a log DAMAGED for ever, which init then refused to touch)
+K=$TMP/lcpleft
+run "cp left: watch" 0 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 3 --log-dir "$K"
+rm "$K/log.jsonl"
+run "cp left: init refused" 1 "$WT" init --log-dir "$K" && has err "is missing but its checkpoint file"
+check "cp left: no log created" test ! -e "$K/log.jsonl"
+mv "$K/checkpoint" "$TMP/lcpleft.saved"
+run "cp moved aside: init" 0 "$WT" init --log-dir "$K" && has err "kept the existing key"
+run "cp moved aside: intact" 0 "$WT" verify-log --log-dir "$K"
 # --- a file-size limit is said as such (a short write was reported as "No
 # space left on device"), and the log stays intact
 FB=$TMP/lfsize
