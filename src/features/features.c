@@ -190,7 +190,7 @@ static int grid_build(struct grid *g, const struct wt_sample *s, size_t n, enum 
         double t = t0 + h * (double)k, sum = 0;
         size_t m = 0;
         /* a tolerance for rounding that grows with the clock (epoch times) */
-        while (j < n && s[j].t_s <= t + 1e-9 + fabs(t) * 1e-14) {
+        while (j < n && s[j].t_s <= t + 1e-9 + 1e-3 * h + fabs(t) * 1e-14) {
             if (wt_measured(s[j].v[c])) {
                 last = s[j].v[c];
                 sum += last;
@@ -367,7 +367,7 @@ static void active_cells(double *act, const struct wt_sample *s, size_t n, doubl
     for (size_t k = 0; k < len; k++) {
         double t = t0 + h * (double)k, sum = 0;
         size_t m = 0, ma = 0;
-        while (j < n && s[j].t_s <= t + 1e-9 + fabs(t) * 1e-14) {
+        while (j < n && s[j].t_s <= t + 1e-9 + 1e-3 * h + fabs(t) * 1e-14) {
             const double *v = s[j].v;
             if (wt_measured(v[sig])) {
                 double pn = wt_measured(ref) ? v[WT_COL_POWER] / ref : NAN;
@@ -414,6 +414,11 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     if (!tmp)
         return;
     double period = wt_stat_median_period(s, n, tmp);
+    /* a difference of two times carries their rounding (1e-12 s at t = 5000,
+     * 2e-7 s at Unix time): traces hold at most microseconds, so the period
+     * is one, else the grid below depends on where the clock started */
+    if (period >= 1e-5)
+        period = round(period * 1e6) / 1e6;
     f->v[WT_F_SAMPLE_PERIOD] = period;
 
     /* power scale: the enforced limit, else the model's rated power */
@@ -678,10 +683,10 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         h = period * ceil(MIN_STEP_S / period - 1e-9);
     /* span / h is e.g. 29.9 / 0.1 = 298.999...: without the tolerance the
      * last sample would leave the grid, depending on the window's start. */
-    double cells = floor(span / h + 1e-9) + 1; /* a double: span may be huge */
+    double cells = floor(span / h + 1e-6) + 1; /* a double: span may be huge */
     if (cells > MAX_GRID) {
         h *= ceil(cells / MAX_GRID);
-        cells = floor(span / h + 1e-9) + 1;
+        cells = floor(span / h + 1e-6) + 1;
     }
     if (!(cells >= 1)) /* NaN: a period too small to multiply (subnormal) */
         goto out;
