@@ -2,8 +2,8 @@
  * the same GPU: polling at a lower rate (`--resample HZ`) and recording fewer
  * signals (`--columns LIST`, e.g. power only).
  *
- * Resampling keeps, for each tick t0 + k / HZ, the first sample at or after
- * it: what a slower poll of the same NVML counters returns (each counter keeps
+ * Resampling keeps, for each tick t0 + k / HZ, the first sample nearest to
+ * it (within half a tick): what a slower poll of the same NVML counters returns (each counter keeps
  * its own averaging, e.g. 1-second-averaged power stays averaged).  A stream
  * already slower than HZ is unchanged.  Works in place; allocates nothing.
  *
