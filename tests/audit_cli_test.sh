@@ -497,7 +497,7 @@ has_not_out() { ! grep -q "$1" "$TMP/out" || { echo "FAIL [classify: empty --log
 has_not_out "TRAINING"
 # a port is digits only ("+80" and " 80" were taken)
 run "mcp --http port with a sign" 2 timeout 10 "$WT" mcp --http "127.0.0.1:+80" && has err "the port must be a number"
-run "watch --listen port with a blank" 2 timeout 10 "$WT" watch --backend synthetic --listen "127.0.0.1: 80" --iterations 1 &&
+run "watch --listen port with a blank" 2 timeout 10 "$WT" watch --backend synthetic --listen "127.0.0.1: 80" --iterations 1 --log-dir "$TMP/lport" &&
     has err "the port must be a number"
 run "--log-file a directory" 2 "$WT" watch --backend synthetic --iterations 1 --log-file "$TMP" && has err "is a directory"
 run "watch: no whole window" 1 "$WT" watch --trace "$DATA/fake_gpu.csv" --window 100000 --log-dir "$TMP/lnw" && has err "no window"
