@@ -259,6 +259,32 @@ check "cp left: no log created" test ! -e "$K/log.jsonl"
 mv "$K/checkpoint" "$TMP/lcpleft.saved"
 run "cp moved aside: init" 0 "$WT" init --log-dir "$K" && has err "kept the existing key"
 run "cp moved aside: intact" 0 "$WT" verify-log --log-dir "$K"
+# --- a symbolic link as --log-file: refused by every command, with a message
+# that says so (writers said "Too many levels of symbolic links" and left a
+# lock file, or "already exists" for a dangling one; verify-log read through)
+S=$TMP/lsym
+run "symlink: init" 0 "$WT" init --log-file "$S/real.jsonl"
+ln -s real.jsonl "$S/link.jsonl"
+ln -s nowhere.jsonl "$S/dangling.jsonl"
+for c in verify-log recover watch; do
+    run "symlink: $c" 2 "$WT" $c --log-file "$S/link.jsonl" && has err "is a symbolic link"
+done
+run "symlink: init, dangling" 2 "$WT" init --log-file "$S/dangling.jsonl" && has err "is a symbolic link"
+check "symlink: no lock file left" test ! -e "$S/link.jsonl.lock"
+# --- a damaged checkpoint file: no line, so no offset either (it said 0)
+C=$TMP/lbadcp
+run "bad checkpoint: watch" 0 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 1 --log-dir "$C"
+echo garbage >"$C/checkpoint"
+run "bad checkpoint: verify-log --json" 1 "$WT" verify-log --log-dir "$C" --json &&
+    has out '"line": null' && has out '"offset": null'
+# --- a tail over 64 MiB is no torn write: verify-log does not promise the
+# repair that recover and the writers refuse
+T=$TMP/lbigtail
+run "big tail: watch" 0 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 2 --log-dir "$T"
+truncate -s +65M "$T/log.jsonl"
+run "big tail: verify-log" 3 "$WT" verify-log --log-dir "$T" && has out "too much for an interrupted write (over 64 MiB)"
+run "big tail: recover refuses" 1 "$WT" recover --log-dir "$T" && has err "too much for a torn write"
+rm -rf "$T"
 # --- a file-size limit is said as such (a short write was reported as "No
 # space left on device"), and the log stays intact
 FB=$TMP/lfsize

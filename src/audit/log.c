@@ -482,7 +482,7 @@ static int quarantine(const struct wt_log_paths *p, uint64_t off, struct wt_log_
         goto out;
     }
     uint64_t len = (uint64_t)st.st_size > off ? (uint64_t)st.st_size - off : 0;
-    if (len > (64u << 20)) {
+    if (len > WT_VERIFY_MAX_TORN_BYTES) {
         rc = wt_errf(err, WT_EINVAL,
                      "%s: %llu bytes after the last valid record at offset %llu: too much for a "
                      "torn write; refusing to cut it (move the log aside and investigate)",

@@ -43,8 +43,8 @@ struct ext {
     int loaded; /* parsed */
     struct wt_note note;
     struct wt_checkpoint cp;
-    int sig;     /* 1 verified by the log key, 0 absent, -1 invalid */
-    int checked; /* root compared */
+    int sig;       /* 1 verified by the log key, 0 absent, -1 invalid */
+    int checked;   /* root compared */
     char why[300]; /* loaded < 0: what was wrong with it */
 };
 
@@ -566,12 +566,15 @@ static int finish(struct vs *v)
         }
         uint64_t torn_bytes = v->off - r->valid_bytes;
         r->damage = WT_DMG_TORN_TAIL;
-        warnf(v,
-              "line %llu: torn tail (%llu bytes from offset %llu: %s); an interrupted write, "
-              "quarantined by `workloadtruth recover` or the next writer",
+        warnf(v, "line %llu: torn tail (%llu bytes from offset %llu: %s); %s",
               (unsigned long long)r->line, (unsigned long long)torn_bytes,
               (unsigned long long)r->valid_bytes,
-              v->partial ? "no final newline" : "not a valid record");
+              v->partial ? "no final newline" : "not a valid record",
+              torn_bytes > WT_VERIFY_MAX_TORN_BYTES
+                  ? "too much for an interrupted write (over 64 MiB): `workloadtruth recover` and "
+                    "the writers refuse to cut it; move the log aside and investigate"
+                  : "an interrupted write, quarantined by `workloadtruth recover` or the next "
+                    "writer");
     }
     /* checkpoints larger than the log, or not signed by its key */
     for (size_t i = 0; i < v->next; i++) {

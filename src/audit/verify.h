@@ -41,6 +41,10 @@ enum wt_damage {
 
 const char *wt_damage_name(enum wt_damage d);
 
+/* The most bytes after the last valid record that a writer or `recover`
+ * quarantines as a torn write (one interrupted line is at most 64 KiB); a
+ * larger tail is left for a person to look at. */
+#define WT_VERIFY_MAX_TORN_BYTES (64ull << 20)
 #define WT_VERIFY_MAX_AGAINST 16
 #define WT_VERIFY_MAX_WARN 6
 
@@ -63,11 +67,11 @@ struct wt_verify_report {
     uint64_t entries;     /* records in the valid prefix */
     uint64_t valid_bytes; /* bytes of the valid prefix */
     uint64_t file_bytes;
-    uint64_t sealed;    /* largest size covered by a verified signature */
+    uint64_t sealed;         /* largest size covered by a verified signature */
     uint64_t sealed_through; /* the last line that is, or is covered by, a verified
                               * signature: a checkpoint record counts itself, and the
                               * genesis line (the key) counts */
-    uint64_t side_size; /* size of the side-file checkpoint (0: none) */
+    uint64_t side_size;      /* size of the side-file checkpoint (0: none) */
     uint64_t ckpt_records;
     uint64_t recoveries; /* recovery records in the log */
     int have_genesis;

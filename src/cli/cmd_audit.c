@@ -50,6 +50,14 @@ int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct
     }
     if (file) {
         struct stat st;
+        if (lstat(file, &st) == 0 && S_ISLNK(st.st_mode)) {
+            /* the writers never follow one (O_NOFOLLOW): "Too many levels of
+             * symbolic links", or for a dangling one "already exists; an
+             * audit log is never re-created", while verify-log read through */
+            fprintf(stderr, "%s: --log-file %s: is a symbolic link; give the log's real path\n",
+                    prog, file);
+            return 2;
+        }
         if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
             fprintf(stderr, "%s: --log-file %s: %s\n", prog, file,
                     S_ISDIR(st.st_mode) ? "is a directory (use --log-dir)" : "not a regular file");
@@ -85,7 +93,8 @@ static char *read_input(const char *prog, const char *path, size_t max, size_t *
     if (f != stdin)
         fclose(f);
     if (bad || n > max) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path && strcmp(path, "-") ? WT_CLEAN(path) : "<stdin>",
+        fprintf(stderr, "%s: %s: %s\n", prog,
+                path && strcmp(path, "-") ? WT_CLEAN(path) : "<stdin>",
                 !buf  ? "out of memory"
                 : bad ? "read error"
                       : "input too large");
@@ -99,8 +108,7 @@ static char *read_input(const char *prog, const char *path, size_t max, size_t *
 
 /* Reads a verifier key of any type given as text or a file's name for
  * option opt; 0, or 2 (reported). */
-static int read_any_vkey(const char *prog, const char *opt, const char *arg,
-                         struct wt_note_vkey *v)
+static int read_any_vkey(const char *prog, const char *opt, const char *arg, struct wt_note_vkey *v)
 {
     struct wt_err err = {{0}};
     char text[1024];
@@ -377,8 +385,10 @@ static int load_verified(const char *prog, const char *dir, const char *file, co
         return 1;
     }
     if (!signed_ok || strcmp(x->cp.origin, x->r.origin)) {
-        fprintf(stderr, "%s: %s changed while reading and is not signed by this log's key; run "
-                "verify-log\n", prog, x->p.checkpoint);
+        fprintf(stderr,
+                "%s: %s changed while reading and is not signed by this log's key; run "
+                "verify-log\n",
+                prog, x->p.checkpoint);
         return 1;
     }
     /* a live writer may have signed a newer checkpoint meanwhile: fine, the

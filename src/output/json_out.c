@@ -439,7 +439,9 @@ json_t *wt_json_verify(const struct wt_verify_report *r, int status, int key_pin
     int dmg = r->damage != WT_DMG_NONE && status != WT_VERIFY_ERROR;
     json_object_set_new(j, "damage", !dmg ? json_null() : jstr(wt_damage_name(r->damage)));
     json_object_set_new(j, "line", r->line ? json_integer((json_int_t)r->line) : json_null());
-    json_object_set_new(j, "offset", dmg ? json_integer((json_int_t)r->offset) : json_null());
+    /* damage of no line (a checkpoint file, the key) has no offset either */
+    json_object_set_new(j, "offset",
+                        dmg && r->line ? json_integer((json_int_t)r->offset) : json_null());
     json_object_set_new(j, "sealed", json_integer((json_int_t)r->sealed));
     json_object_set_new(j, "checkpoint_records", json_integer((json_int_t)r->ckpt_records));
     json_object_set_new(j, "recoveries", json_integer((json_int_t)r->recoveries));
