@@ -4,21 +4,32 @@
 #include <math.h>
 #include <string.h>
 
+/* A sample up to JITTER of a step early still stands for the tick when no
+ * other sample comes before the tick after it is due: a stream polled at
+ * the rate itself, with the jitter of a real poller's clock. */
+#define JITTER 0.1
+
 size_t wt_resample(struct wt_sample *s, size_t n, double hz)
 {
     if (n == 0 || !(hz > 0))
         return n;
-    /* each sample belongs to its nearest tick t0 + k / HZ; the first of each
-     * tick is kept.  (Keeping the first at or after each tick dropped every
-     * other row of a 1 Hz trace with +-2 ms of jitter at --resample 1.) */
-    double step = 1.0 / hz, t0 = s[0].t_s, last_k = -1;
+    double step = 1.0 / hz, t0 = s[0].t_s;
     size_t out = 0;
+    double next = t0;
     for (size_t i = 0; i < n; i++) {
-        double k = floor((s[i].t_s - t0) / step + 0.5);
-        if (out && !(k > last_k))
+        double t = s[i].t_s;
+        /* the first sample at or after each tick; or one just before it
+         * whose successor is a whole step later (keeping only the first at
+         * or after each tick dropped every other row of a 1 Hz trace with
+         * +-2 ms of jitter at --resample 1).  A faster stream has a sample
+         * at the tick soon after: it is unchanged by this. */
+        int early = t + 1e-9 < next && t >= next - JITTER * step && i + 1 < n &&
+                    s[i + 1].t_s >= next + (1 - JITTER) * step;
+        if (t + 1e-9 < next && !early)
             continue;
         s[out++] = s[i];
-        last_k = k;
+        /* the next tick after this sample's (the one it stands for) */
+        next = early ? next + step : t0 + (floor((t - t0) / step + 1e-9) + 1) * step;
     }
     return out;
 }

@@ -2,10 +2,14 @@
  * the same GPU: polling at a lower rate (`--resample HZ`) and recording fewer
  * signals (`--columns LIST`, e.g. power only).
  *
- * Resampling keeps, for each tick t0 + k / HZ, the first sample nearest to
- * it (within half a tick): what a slower poll of the same NVML counters returns (each counter keeps
- * its own averaging, e.g. 1-second-averaged power stays averaged).  A stream
- * already slower than HZ is unchanged.  Works in place; allocates nothing.
+ * Resampling keeps, for each tick t0 + k / HZ, the first sample at or after
+ * it: what a slower poll of the same NVML counters returns (each counter
+ * keeps its own averaging, e.g. 1-second-averaged power stays averaged).  A
+ * sample up to a tenth of a step before a tick stands for it when the next
+ * sample is a whole step (less a tenth) after the tick, so a stream polled
+ * at HZ with a real clock's jitter, or already slower than HZ, is unchanged
+ * (but for a last sample before its tick: the stream ended there).
+ * Works in place; allocates nothing.
  *
  * SPDX-License-Identifier: MIT
  */
