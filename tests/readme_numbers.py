@@ -27,7 +27,11 @@ The commands are run first, in parallel (WT_NUMBERS_JOBS at a time, default
 the CPUs this process may use: a holdout eval is single-threaded and takes
 tens of seconds), then the document is checked against their results.
 
-usage: readme_numbers.py README.md BUILD_DIR [--print]   (exit 77: skipped, no ../shared)
+With --update, the table rows (not the prose) that differ are rewritten in
+place with the measured numbers, for a maintainer after a model change; the
+prose checks still fail until their text is edited by hand.
+
+usage: readme_numbers.py README.md BUILD_DIR [--print | --update]   (exit 77: skipped, no ../shared)
 """
 import concurrent.futures
 import json
@@ -39,6 +43,7 @@ import sys
 
 readme, build = sys.argv[1], os.path.abspath(sys.argv[2])
 printing = "--print" in sys.argv
+updating = "--update" in sys.argv
 root = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 if not os.path.isdir(os.path.join(root, "..", "shared", "traces")):
     print("no ../shared/traces: skipped")
@@ -222,7 +227,9 @@ bad = 0
 checked = 0
 evasion_args = None
 prefetch(all_commands(text))
+updated = []
 for line in text:
+    updated.append(line)
     m = CHECK.match(line.strip())
     if m:
         want, missing = prose_check(m.group(1), flat)
@@ -255,6 +262,7 @@ for line in text:
         if got != want:
             bad += 1
             print("FAIL evasion row %s: README %s, measured %s" % (cells[0], got, want))
+            updated[-1] = "| " + " | ".join(cells[:1] + want + cells[1 + len(want):]) + " |"
         continue
     found = cell_command(cells)
     if not found:
@@ -269,7 +277,12 @@ for line in text:
     elif got != want:
         bad += 1
         print("FAIL %s: README %s, measured %s" % (cells[i], got, want))
+        updated[-1] = "| " + " | ".join(cells[:i + 1] + want + cells[i + 1 + len(want):]) + " |"
     else:
         print("ok   %s" % cells[i])
 print("%d rows checked, %d differ" % (checked, bad))
+if updating and updated != text:
+    with open(readme, "w") as f:
+        f.write("\n".join(updated))
+    print("rewrote the differing table rows of %s (check the diff; prose is not rewritten)" % readme)
 sys.exit(1 if bad or (checked == 0 and not printing) else 0)
