@@ -567,31 +567,24 @@ fi
     bad "(f) $D/wtspool/job-$JOB.trace is left behind"
 # an salloc allocation that runs no step on the node: no job prolog, nothing
 # recorded and nothing of the job on the GPU: no verdict, not an error
-JOB=$(salloc --workload-type=idle sh -c 'echo $SLURM_JOB_ID' 2>"$D/salloc.err")
-[ -n "$JOB" ] || die "salloc --workload-type=idle: $(cat "$D/salloc.err")"
-i=0
-while ! grep -q "workloadtruth: job $JOB declared=" "$D/slurmd.log" && [ $i -lt 300 ]; do
-    i=$((i + 1))
-    sleep 0.1
-done
-grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" |
-    grep -q "declared=idle observed=none verdict=none (no recording: the job prolog did not run" &&
-    ok "(f) salloc without a step: no recording, no verdict, no error" ||
-    bad "(f) salloc without a step: $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | tail -n 1 | cut -c1-250)"
+salloc_no_step() {
+    JOB=$(salloc --workload-type=idle sh -c 'echo $SLURM_JOB_ID' 2>"$D/salloc.err")
+    [ -n "$JOB" ] || die "salloc --workload-type=idle: $(cat "$D/salloc.err")"
+    i=0
+    while ! grep -q "workloadtruth: job $JOB declared=" "$D/slurmd.log" && [ $i -lt 300 ]; do
+        i=$((i + 1))
+        sleep 0.1
+    done
+    grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" |
+        grep -q "declared=idle observed=none verdict=none (no recording: the job prolog did not run" &&
+        ok "(f) $1: no recording, no verdict, no error" ||
+        bad "(f) $1: $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | tail -n 1 | cut -c1-250)"
+}
+salloc_no_step "salloc without a step"
 # the same where no job prolog has created the spool yet (a fresh /run after
 # a reboot): still no error
 plugstack "mode=record windows=5 spool_dir=$D/fresh-spool"
-JOB=$(salloc --workload-type=idle sh -c 'echo $SLURM_JOB_ID' 2>"$D/salloc.err")
-[ -n "$JOB" ] || die "salloc --workload-type=idle: $(cat "$D/salloc.err")"
-i=0
-while ! grep -q "workloadtruth: job $JOB declared=" "$D/slurmd.log" && [ $i -lt 300 ]; do
-    i=$((i + 1))
-    sleep 0.1
-done
-grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" |
-    grep -q "declared=idle observed=none verdict=none (no recording: the job prolog did not run" &&
-    ok "(f) salloc without a step, no spool yet: no recording, no verdict, no error" ||
-    bad "(f) salloc without a step, no spool yet: $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | tail -n 1 | cut -c1-250)"
+salloc_no_step "salloc without a step, no spool yet"
 
 # ---- (p) mode=record, 41 samples in 5 windows: 4 windows of 10 and one
 # sample over, which is no limit's doing: no "not classified" remark; and

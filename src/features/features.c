@@ -136,6 +136,22 @@ static double col_quantile(const struct wt_sample *s, size_t n, enum wt_col c, d
     return lo + 1 < k ? tmp[lo] * (1 - frac) + tmp[lo + 1] * frac : tmp[lo];
 }
 
+/* The time sample i stands for: until the next sample (the last one for the
+ * median period), shared by the samples of its time stamp.  Called with i
+ * rising from 0; *end and *w carry the current group of equal stamps. */
+static double sample_time(const struct wt_sample *s, size_t n, size_t i, double period, size_t *end,
+                          double *w)
+{
+    if (i >= *end) {
+        *end = i + 1;
+        while (*end < n && s[*end].t_s == s[i].t_s)
+            (*end)++;
+        double gap = *end < n ? s[*end].t_s - s[i].t_s : period;
+        *w = wt_measured(gap) && gap > 0 ? gap / (double)(*end - i) : 0;
+    }
+    return *w;
+}
+
 /* The share of the window's time covered by rows that measure column c: a
  * row stands for the time until the next row (rows sharing a time stamp
  * share it, the last row stands for the median period), as for the duty
@@ -150,14 +166,7 @@ static double col_time_share(const struct wt_sample *s, size_t n, enum wt_col c,
     size_t k = 0, end = 0;
     double w = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i >= end) {
-            end = i + 1;
-            while (end < n && s[end].t_s == s[i].t_s)
-                end++;
-            double gap = end < n ? s[end].t_s - s[i].t_s : period;
-            w = wt_measured(gap) && gap > 0 ? gap / (double)(end - i) : 0;
-        }
-        tot += w;
+        tot += sample_time(s, n, i, period, &end, &w);
         if (wt_measured(s[i].v[c])) {
             cov += w;
             k++;
@@ -462,14 +471,7 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
          * median period), as on the grid: with irregular polling, counting
          * samples would weigh a burst of quick polls over a slow stretch.
          * Samples that share a time stamp share that time. */
-        if (i >= grp_end) {
-            grp_end = i + 1;
-            while (grp_end < n && s[grp_end].t_s == s[i].t_s)
-                grp_end++;
-            double gap = grp_end < n ? s[grp_end].t_s - s[i].t_s : period;
-            grp_w = wt_measured(gap) && gap > 0 ? gap / (double)(grp_end - i) : 0;
-        }
-        double wi = grp_w;
+        double wi = sample_time(s, n, i, period, &grp_end, &grp_w);
         wtot += wi;
         if (!is_active(v[WT_COL_UTIL_GPU], pn, use_util))
             continue;
