@@ -435,13 +435,16 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     double deflimit = col_quantile(s, n, WT_COL_POWER_DEFAULT_LIMIT, 0.5, tmp);
     /* a limit below 1 W is no limit (a driver's "not supported" 0, a broken
      * file's 1e-310, which made 620 W an infinite, so unmeasured, ratio) */
+    /* "at least half" within the times' rounding (exactly half read
+     * 0.49999998 at Unix time, 0.4999999999999394 at t = 5000) */
+    const double half = 0.5 - 1e-4;
     int have_limit =
-        wt_measured(limit) && limit >= 1 && col_time_share(s, n, WT_COL_POWER_LIMIT, period) >= 0.5;
-    int have_reasons = col_time_share(s, n, WT_COL_CLOCK_REASONS, period) >= 0.5;
+        wt_measured(limit) && limit >= 1 && col_time_share(s, n, WT_COL_POWER_LIMIT, period) >= half;
+    int have_reasons = col_time_share(s, n, WT_COL_CLOCK_REASONS, period) >= half;
     double ref = have_limit ? limit : wt_gpu_rated_power_w(w->gpu_model);
     f->v[WT_F_POWER_REF] = ref;
     if (have_limit && wt_measured(deflimit) && deflimit >= 1 &&
-        col_time_share(s, n, WT_COL_POWER_DEFAULT_LIMIT, period) >= 0.5)
+        col_time_share(s, n, WT_COL_POWER_DEFAULT_LIMIT, period) >= half)
         f->v[WT_F_LIMIT_RATIO] = limit / deflimit;
 
     size_t nutil = wt_stat_count(s, n, WT_COL_UTIL_GPU);
@@ -685,10 +688,13 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         h = period * ceil(MIN_STEP_S / period - 1e-9);
     /* span / h is e.g. 29.9 / 0.1 = 298.999...: without the tolerance the
      * last sample would leave the grid, depending on the window's start. */
-    double cells = floor(span / h + 1e-6) + 1; /* a double: span may be huge */
+    /* the same tolerance as a sample's cell (grid_build): a last sample
+     * within a thousandth of a step of a cell's time has that cell (1e-6
+     * was less than the rounding of a Unix-time span: 1.1e-7 s / 0.103 s) */
+    double cells = floor(span / h + 1e-3) + 1; /* a double: span may be huge */
     if (cells > MAX_GRID) {
         h *= ceil(cells / MAX_GRID);
-        cells = floor(span / h + 1e-6) + 1;
+        cells = floor(span / h + 1e-3) + 1;
     }
     if (!(cells >= 1)) /* NaN: a period too small to multiply (subnormal) */
         goto out;
