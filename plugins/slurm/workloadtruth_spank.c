@@ -995,6 +995,11 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
             return 0;
         }
         int spool = spool_check(&c, 0, why, sizeof(why));
+        /* a missing spool is "no prolog since boot" only if a prolog could
+         * have created it: one that cannot be created (a missing parent, a
+         * read-only /run) failed the job prolog too, which promised ERROR */
+        if (spool == 1 && spool_check(&c, 1, why, sizeof(why)) != 0)
+            spool = -1;
         if (spool < 0) { /* the job prolog refused it too: nothing recorded */
             slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: no "
                         "recording: refusing spool_dir %s: %s (it must be a directory owned by "
