@@ -445,7 +445,8 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
                 return wt_errf(err, WT_EINVAL,
                                "%s is missing but its key %s exists: the log was deleted, or an "
                                "init was interrupted; check, then start a new log with this key "
-                               "by running `workloadtruth init --log-dir %s`",
+                               "by running `workloadtruth init --log-dir %s` (after moving its "
+                               "checkpoint file aside, keeping it as evidence, if there is one)",
                                p.log, p.key, log_dir);
             }
             struct timespec ts = {0, 100000000L};

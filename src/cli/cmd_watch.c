@@ -946,7 +946,8 @@ int wt_cmd_watch(int argc, char **argv)
         fprintf(stderr,
                 "%s: %s is missing but its key %s exists: the log was deleted, or an init was "
                 "interrupted; check, then start a new log with this key by running "
-                "`workloadtruth init` with the same log option\n",
+                "`workloadtruth init` with the same log option (after moving its checkpoint file "
+                "aside, keeping it as evidence, if there is one)\n",
                 help.prog, w->paths.log, w->paths.key);
         goto out;
     }
