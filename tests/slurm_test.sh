@@ -567,7 +567,8 @@ fi
     bad "(f) $D/wtspool/job-$JOB.trace is left behind"
 # an salloc allocation that runs no step on the node: no job prolog, nothing
 # recorded and nothing of the job on the GPU: no verdict, not an error
-salloc_no_step() {
+salloc_no_step() { # NAME [EXPECTED: by default no verdict, no error]
+    want=${2:-"declared=idle observed=none verdict=none (no recording: the job prolog did not run"}
     JOB=$(salloc --workload-type=idle sh -c 'echo $SLURM_JOB_ID' 2>"$D/salloc.err")
     [ -n "$JOB" ] || die "salloc --workload-type=idle: $(cat "$D/salloc.err")"
     i=0
@@ -575,16 +576,20 @@ salloc_no_step() {
         i=$((i + 1))
         sleep 0.1
     done
-    grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" |
-        grep -q "declared=idle observed=none verdict=none (no recording: the job prolog did not run" &&
-        ok "(f) $1: no recording, no verdict, no error" ||
+    grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | grep -qF "$want" &&
+        ok "(f) $1" ||
         bad "(f) $1: $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | tail -n 1 | cut -c1-250)"
 }
-salloc_no_step "salloc without a step"
+salloc_no_step "salloc without a step: no recording, no verdict, no error"
 # the same where no job prolog has created the spool yet (a fresh /run after
 # a reboot): still no error
 plugstack "mode=record windows=5 spool_dir=$D/fresh-spool"
-salloc_no_step "salloc without a step, no spool yet"
+salloc_no_step "salloc without a step, no spool yet: no recording, no verdict, no error"
+# ... but a spool that cannot be created (its parent is missing: the job
+# prolog failed on it too) is an error, not "no step ran here"
+plugstack "mode=record windows=5 spool_dir=$D/no-parent/spool"
+salloc_no_step "salloc without a step, spool cannot be created: verdict=ERROR" \
+    "observed=none verdict=ERROR: no recording: refusing spool_dir $D/no-parent/spool"
 
 # ---- (p) mode=record, 41 samples in 5 windows: 4 windows of 10 and one
 # sample over, which is no limit's doing: no "not classified" remark; and

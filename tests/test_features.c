@@ -341,6 +341,17 @@ static void test_settings_coverage(void **state)
     assert_true(f.v[WT_F_SWCAP_FRAC] == 1.0);
     assert_true(f.v[WT_F_CLOCKS_LOCKED] == 1.0);
 
+    /* exactly half, at Unix time: the sums of time differences come to
+     * 0.49999998 there (it was read as less than half) */
+    for (int i = 0; i < N; i++) {
+        s[i].t_s = round((1.7e9 + 0.1 * i) * 1000) / 1000;
+        s[i].v[WT_COL_POWER_LIMIT] = i < N / 2 ? 100 : NAN;
+        s[i].v[WT_COL_CLOCK_REASONS] = i < N / 2 ? 0x4 : NAN;
+    }
+    wt_features_compute(&w, &f);
+    assert_true(f.v[WT_F_POWER_REF] == 100.0);
+    assert_true(f.v[WT_F_SWCAP_FRAC] == 1.0);
+
     /* a burst of quick rows carrying them is a short time, not many rows */
     fill(s, N, u, NULL);
     for (int i = 0; i < N; i++) {

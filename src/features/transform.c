@@ -13,23 +13,28 @@ size_t wt_resample(struct wt_sample *s, size_t n, double hz)
 {
     if (n == 0 || !(hz > 0))
         return n;
-    double step = 1.0 / hz, t0 = s[0].t_s;
+    /* times in steps from the first sample, and ticks by their index: a
+     * tolerance in steps, not seconds (a difference of Unix times carries
+     * 2e-7 s of rounding, more than the 1e-9 s once allowed), keeps the
+     * choice the same wherever the clock started */
+    const double tol = 1e-4;
+    double step = 1.0 / hz, t0 = s[0].t_s, k = 0; /* k: the next tick */
     size_t out = 0;
-    double next = t0;
     for (size_t i = 0; i < n; i++) {
-        double t = s[i].t_s;
+        double x = (s[i].t_s - t0) / step;
         /* the first sample at or after each tick; or one just before it
          * whose successor is a whole step later (keeping only the first at
          * or after each tick dropped every other row of a 1 Hz trace with
          * +-2 ms of jitter at --resample 1).  A faster stream has a sample
          * at the tick soon after: it is unchanged by this. */
-        int early = t + 1e-9 < next && t >= next - JITTER * step && i + 1 < n &&
-                    s[i + 1].t_s >= next + (1 - JITTER) * step;
-        if (t + 1e-9 < next && !early)
+        int before = x + tol < k;
+        int early =
+            before && x >= k - JITTER && i + 1 < n && (s[i + 1].t_s - t0) / step >= k + 1 - JITTER;
+        if (before && !early)
             continue;
         s[out++] = s[i];
-        /* the next tick after this sample's (the one it stands for) */
-        next = early ? next + step : t0 + (floor((t - t0) / step + 1e-9) + 1) * step;
+        /* the next tick after the one this sample stands for */
+        k = early ? k + 1 : floor(x + tol) + 1;
     }
     return out;
 }
