@@ -82,6 +82,10 @@ run range-u64-overflow 2 "$WT" classify --backend synthetic --seed 1844674407370
 run range-double-overflow 2 "$WT" classify --backend synthetic --interval 1e400 && has err "--interval: 1e400 is out of range (0.001..3600)" && oneline
 run range-junk-still-malformed 2 "$WT" classify --backend synthetic --interval 1e4x && has err "not a number: '1e4x'" && oneline
 run bad-float 2 "$WT" classify --interval fast && has err "--interval: not a number" && oneline
+# a well-formed decimal of 64 or more characters is a number (it was "not a number")
+z70=0000000000000000000000000000000000000000000000000000000000000000000000
+run long-decimal-out-of-range 2 "$WT" classify --backend synthetic --interval "0.${z70}1" && has err "is out of range (0.001..3600)" && oneline
+run long-decimal-in-range 0 "$WT" classify --backend synthetic --samples 5 --interval "1.${z70}" --json && has out '"sample_count": 5'
 run bad-choice 2 "$WT" classify --backend amd && has err "invalid choice 'amd'" && oneline
 run bad-profile 2 "$WT" classify --backend synthetic --profile mining && oneline
 run bad-declared 2 "$WT" classify --backend synthetic --declared gaming && has err "--declared" && oneline
@@ -381,6 +385,9 @@ run empty-file 1 "$WT" classify --trace "$TMP/empty.csv" && has err "empty trace
 printf 't_s,power_w\n0,1\n1,abc\n' >"$TMP/bad.csv"
 run bad-number 1 "$WT" classify --trace "$TMP/bad.csv" --samples 5
 has err "bad.csv:3: column 'power_w': not a number: 'abc'" && oneline
+# a long but well-formed number in a trace cell is read (was "not a number")
+{ echo 't_s,power_w'; for i in 0 1 2 3 4 5; do echo "$i,${z70}150.5${z70}"; done; } >"$TMP/longnum.csv"
+run long-number-cell 0 "$WT" classify --trace "$TMP/longnum.csv" --samples 6 --json --classifier rules && has out "\"avg_power_watts\": 150.5"
 printf '0,1,2\n1,2,3\n' >"$TMP/nohdr.csv"
 run no-header 1 "$WT" classify --trace "$TMP/nohdr.csv" && has err "nohdr.csv:1: missing header" && oneline
 printf 't_s,gpu,power_w\n0,0,1\n1,0\n' >"$TMP/ragged.csv"

@@ -9,10 +9,10 @@
 
 int wt_parse_double(const char *s, size_t len, double *out)
 {
-    char buf[64];
+    char small[64];
     size_t i = 0;
     int digits = 0;
-    if (len == 0 || len >= sizeof(buf))
+    if (len == 0)
         return -1;
     /* Validate the shape ourselves: strtod also takes nan, inf, hex floats
      * and leading spaces, none of which belong in a trace cell. */
@@ -45,10 +45,17 @@ int wt_parse_double(const char *s, size_t len, double *out)
     }
     if (i != len)
         return -1;
+    /* A long but well-formed decimal (many leading zeros or digits) is still
+     * a number: the callers bound its length (a trace line, an argument). */
+    char *buf = len < sizeof(small) ? small : malloc(len + 1);
+    if (!buf)
+        return -1;
     memcpy(buf, s, len);
     buf[len] = '\0';
     errno = 0;
     double v = strtod(buf, NULL);
+    if (buf != small)
+        free(buf);
     if (!isfinite(v))
         return -1;
     *out = v;
