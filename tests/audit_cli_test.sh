@@ -525,6 +525,12 @@ has_not_out "TRAINING"
 run "mcp --http port with a sign" 2 timeout 10 "$WT" mcp --http "127.0.0.1:+80" && has err "the port must be a number"
 run "watch --listen port with a blank" 2 timeout 10 "$WT" watch --backend synthetic --listen "127.0.0.1: 80" --iterations 1 --log-dir "$TMP/lport" &&
     has err "the port must be a number"
+# an IPv6 address without brackets is ambiguous ("::1:8080": the port or the
+# address's last group?) and was taken; brackets hold IPv6 only
+run "mcp --http unbracketed IPv6" 2 timeout 10 "$WT" mcp --http "::1:8080" && has err "an IPv6 address goes in brackets"
+run "watch --listen unbracketed IPv6" 2 timeout 10 "$WT" watch --backend synthetic --listen "fe80::1:9400" --iterations 1 --log-dir "$TMP/lport" &&
+    has err "an IPv6 address goes in brackets"
+run "mcp --http IPv4 in brackets" 2 timeout 10 "$WT" mcp --http "[127.0.0.1]:8080" && has err "the brackets must hold an IPv6 address"
 run "--log-file a directory" 2 "$WT" watch --backend synthetic --iterations 1 --log-file "$TMP" && has err "is a directory"
 run "watch: no whole window" 1 "$WT" watch --trace "$DATA/fake_gpu.csv" --window 100000 --log-dir "$TMP/lnw" && has err "no window"
 run "watch: a port it cannot have" 1 "$WT" watch --backend synthetic --iterations 1 --interval 0 --log-dir "$TMP/lport" --listen 192.0.2.1:9400 && has err "cannot listen there"

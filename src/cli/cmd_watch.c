@@ -921,10 +921,11 @@ int wt_cmd_watch(int argc, char **argv)
      * new log behind (/healthz says unhealthy until the log is open) */
     if (listen) {
         unsigned port = 0;
-        if (wt_exporter_start(&exporter, listen, metrics, healthy, NULL, &port, &err) != WT_OK) {
+        int erc = wt_exporter_start(&exporter, listen, metrics, healthy, NULL, &port, &err);
+        if (erc != WT_OK) {
             fprintf(stderr, "%s: %s\n", help.prog, err.msg);
-            status = strstr(err.msg, "expected") || strstr(err.msg, "must be") ? WT_EXIT_USAGE
-                                                                               : WT_EXIT_ERROR;
+            /* a malformed HOST:PORT is a usage error; a port it cannot have is not */
+            status = erc == WT_EINVAL ? WT_EXIT_USAGE : WT_EXIT_ERROR;
             goto out;
         }
         char host[128];

@@ -1226,6 +1226,11 @@ int wt_mcp_http_parse_addr(const char *addr, struct sockaddr_storage *ss, sockle
         memcpy(host, addr, (size_t)(colon - addr));
         host[colon - addr] = '\0';
         port = colon + 1;
+        if (strchr(host, ':')) {
+            /* "::1:8080": is 8080 the port or the address's last group? */
+            snprintf(msg, cap, "'%.80s': an IPv6 address goes in brackets: [IPv6]:PORT", addr);
+            return -1;
+        }
         if (!strcmp(host, "localhost"))
             snprintf(host, sizeof(host), "127.0.0.1");
     }
@@ -1239,18 +1244,21 @@ int wt_mcp_http_parse_addr(const char *addr, struct sockaddr_storage *ss, sockle
     }
     struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
-    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+    if (addr[0] != '[' && inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
         v4->sin_family = AF_INET;
         v4->sin_port = htons((uint16_t)p);
         *len = sizeof(*v4);
         *loopback = (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
-    } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+    } else if (addr[0] == '[' && inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
         v6->sin6_family = AF_INET6;
         v6->sin6_port = htons((uint16_t)p);
         *len = sizeof(*v6);
         *loopback = IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
     } else {
-        snprintf(msg, cap, "'%.80s': the host must be an IP address or localhost", addr);
+        snprintf(msg, cap,
+                 addr[0] == '[' ? "'%.80s': the brackets must hold an IPv6 address"
+                                : "'%.80s': the host must be an IP address or localhost",
+                 addr);
         return -1;
     }
     return 0;
