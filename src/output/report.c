@@ -94,7 +94,9 @@ struct model {
     uint64_t hidden_mismatches, hidden_tampered; /* among them */
     uint64_t n_class, n_heartbeat, n_checkpoint, n_recovery;
     int64_t genesis_ts, first_ts, last_ts;
-    int64_t last_line_ts; /* ts_ms of the last line shown (log order) */
+    int64_t last_line_ts;   /* ts_ms of the last line shown (log order) */
+    int64_t last_sealed_ts; /* ts_ms of the last line a signed root covers (a checkpoint
+                             * record's own ts_ms is signed by nobody) */
     int have_hb;
     int64_t hb_ts;
     long long hb_windows, hb_dropped, hb_errors, hb_gpus, hb_failed;
@@ -529,6 +531,8 @@ static int read_prefix(struct model *m, struct wt_err *err)
                          m->log_path, i + 1, perr.msg);
             goto cleanup;
         }
+        if (i < m->vr.sealed)
+            m->last_sealed_ts = e.ts_ms;
         rc = ingest(m, &e, err);
         wt_entry_free(&e);
         if (rc)
@@ -850,8 +854,7 @@ static void render_status(FILE *f, const struct model *m)
         else if (m->shown)
             fprintf(f,
                     "The damage is in no line of the log itself; this page shows its lines "
-                    "1&#8211;%" PRIu64
-                    ", which verify and which a verified signature covers.",
+                    "1&#8211;%" PRIu64 ", which verify and which a verified signature covers.",
                     m->shown);
         else
             fputs("No line of this log is covered by a verified signature; nothing of it is "
@@ -1253,8 +1256,8 @@ static int render_timeline(FILE *f, const struct gpu *g, struct wt_err *err)
                     "stroke-dasharray=\"3 3\"/><text x=\"%.1f\" y=\"%d\" fill=\"#343a40\" "
                     "font-size=\"10\">%s %s</text></g>\n",
                     back ? "the clock stepped back by" : "no window for", du, t0,
-                    pt_at(g, gaps[k].i - 1)->seq + 1, x, x, Y_ST - 2, Y_CH + H_CH, x + 3,
-                    Y_CH + 11, back ? "clock back" : "gap", du);
+                    pt_at(g, gaps[k].i - 1)->seq + 1, x, x, Y_ST - 2, Y_CH + H_CH, x + 3, Y_CH + 11,
+                    back ? "clock back" : "gap", du);
         }
     }
     /* confidence: range of merged windows, then the mean line */
@@ -1637,12 +1640,14 @@ int wt_report_write(FILE *out, const char *log_path, const struct wt_report_opts
     rc = read_prefix(m, err);
     if (rc)
         goto cleanup;
-    /* stale: judged on the last line shown (a signed one), not on a line
-     * anyone could have appended with a later time */
+    /* stale: judged on the last line a signed root covers, not on a line
+     * anyone could have appended with a later time, nor on the time of the
+     * last checkpoint record itself (its signature covers the lines before
+     * it, not its own ts_ms) */
+    int64_t stale_ts = m->vr.sealed ? m->last_sealed_ts : m->last_line_ts;
     if (m->o->stale_ms > 0 && m->o->now_ms && m->shown > 0 && st != WT_VERIFY_DAMAGED &&
-        m->o->now_ms - m->last_line_ts > m->o->stale_ms &&
-        m->vr.nwarn < WT_VERIFY_MAX_WARN) {
-        double age = (double)(m->o->now_ms - m->last_line_ts) / 1000.0,
+        m->o->now_ms - stale_ts > m->o->stale_ms && m->vr.nwarn < WT_VERIFY_MAX_WARN) {
+        double age = (double)(m->o->now_ms - stale_ts) / 1000.0,
                lim = (double)m->o->stale_ms / 1000.0;
         snprintf(m->vr.warn[m->vr.nwarn++], sizeof(m->vr.warn[0]),
                  age >= 10 ? "the last entry shown is %.0f s old (more than %.3g s): the writer "

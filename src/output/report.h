@@ -48,7 +48,7 @@ struct wt_report_opts {
     const char *side_path;           /* the checkpoint side file (NULL: none) */
     size_t max_windows;              /* per GPU on the timeline (0: WT_REPORT_DEFAULT_WINDOWS) */
     int64_t now_ms;                  /* "generated at" (0: not shown) */
-    int64_t stale_ms; /* warn when the last entry is older than this at now_ms (0: never) */
+    int64_t stale_ms; /* warn when the last signed line is older than this at now_ms (0: never) */
 };
 
 /* What the page says, for the caller's one-line summary. */
