@@ -41,7 +41,7 @@ need_packages() {
 
 BUILD_PKGS="gcc make cmake pkg-config libc6-dev libjansson-dev libsodium-dev libmicrohttpd-dev"
 TEST_PKGS="libcmocka-dev clang libclang-rt-14-dev python3 fiu-utils curl prometheus chromium fonts-dejavu-core
-    munge slurmctld slurmd slurm-client libslurm-dev strace"
+    munge slurmctld slurmd slurm-client libslurm-dev strace clang-format-14"
 # npm runs the MCP client and conformance tests (tests/mcp): Debian's, unless
 # one is already on the PATH
 npm_pkg() { command -v npm >/dev/null 2>&1 || echo npm; }

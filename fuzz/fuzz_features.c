@@ -36,9 +36,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_SAMPLES 1200
 
 static const enum wt_col cols[] = {
-    WT_COL_UTIL_GPU,  WT_COL_UTIL_MEM,    WT_COL_MEM_USED,     WT_COL_MEM_TOTAL,
-    WT_COL_POWER,     WT_COL_POWER_LIMIT, WT_COL_POWER_DEFAULT_LIMIT,
-    WT_COL_ENERGY,    WT_COL_SM_CLOCK,    WT_COL_SM_CLOCK_MAX, WT_COL_PROCS,
+    WT_COL_UTIL_GPU,
+    WT_COL_UTIL_MEM,
+    WT_COL_MEM_USED,
+    WT_COL_MEM_TOTAL,
+    WT_COL_POWER,
+    WT_COL_POWER_LIMIT,
+    WT_COL_POWER_DEFAULT_LIMIT,
+    WT_COL_ENERGY,
+    WT_COL_SM_CLOCK,
+    WT_COL_SM_CLOCK_MAX,
+    WT_COL_PROCS,
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 /* one-byte mode: value = byte * scale (util and memory util in %, memory in

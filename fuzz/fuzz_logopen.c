@@ -132,8 +132,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (wt_log_open(&l, &paths, &wo, &rec, &err) != WT_OK)
         fail("first open", err.msg);
     for (unsigned i = 0; i < ((flags >> 4) & 7); i++) {
-        json_t *f = json_pack("{s:s, s:s, s:i}", "gpu", "GPU-0", "class", "training", "conf_ppm",
-                              900000);
+        json_t *f =
+            json_pack("{s:s, s:s, s:i}", "gpu", "GPU-0", "class", "training", "conf_ppm", 900000);
         if (!f || wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err) != WT_OK)
             fail("append", err.msg);
         json_decref(f);

@@ -61,11 +61,10 @@ static int64_t fuzz_clock(void *ctx)
 
 /* The tags report.c writes (and nothing else may appear after a '<'). */
 static const char *const tags[] = {
-    "!DOCTYPE", "a",     "b",     "body",   "br",     "circle", "dd",     "div",      "dl",
-    "dt",       "footer", "g",    "h1",     "h2",     "h3",     "head",   "header",   "html",
-    "i",        "li",    "line",  "main",   "meta",   "ol",     "p",      "path",     "polyline",
-    "rect",     "section", "span", "style", "svg",    "table",  "td",     "text",     "th",
-    "time",     "title", "tr",    "ul",
+    "!DOCTYPE", "a",    "b",     "body", "br",   "circle", "dd",       "div",   "dl",      "dt",
+    "footer",   "g",    "h1",    "h2",   "h3",   "head",   "header",   "html",  "i",       "li",
+    "line",     "main", "meta",  "ol",   "p",    "path",   "polyline", "rect",  "section", "span",
+    "style",    "svg",  "table", "td",   "text", "th",     "time",     "title", "tr",      "ul",
 };
 
 static int tag_ok(const char *s, size_t n)
@@ -89,7 +88,11 @@ static int utf8_ok(const unsigned char *s, size_t n)
 {
     for (size_t i = 0; i < n;) {
         unsigned c = s[i];
-        size_t k = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+        size_t k = c < 0x80             ? 1
+                   : (c & 0xe0) == 0xc0 ? 2
+                   : (c & 0xf0) == 0xe0 ? 3
+                   : (c & 0xf8) == 0xf0 ? 4
+                                        : 0;
         if (!k || i + k > n || (k == 2 && c < 0xc2) || (k == 4 && c > 0xf4))
             return 0;
         for (size_t m = 1; m < k; m++)
@@ -206,7 +209,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
     check_page(html, len);
-    if (!raw && ro.side_path && ((info.status != WT_VERIFY_OK && info.status != WT_VERIFY_WARN) || info.shown != info.entries)) {
+    if (!raw && ro.side_path &&
+        ((info.status != WT_VERIFY_OK && info.status != WT_VERIFY_WARN) ||
+         info.shown != info.entries)) {
         /* the log as written verifies, and all of it is shown */
         fprintf(stderr, "fuzz_report: status %d, %llu of %llu records shown: %s\n", info.status,
                 (unsigned long long)info.shown, (unsigned long long)info.entries, info.message);

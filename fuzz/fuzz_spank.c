@@ -80,8 +80,7 @@ spank_err_t spank_setenv(spank_t spank, const char *var, const char *val, int ov
     (void)overwrite;
     return ESPANK_ERROR;
 }
-spank_err_t spank_job_control_setenv(spank_t sp, const char *name, const char *value,
-                                     int overwrite)
+spank_err_t spank_job_control_setenv(spank_t sp, const char *name, const char *value, int overwrite)
 {
     (void)sp;
     (void)name;

@@ -1264,8 +1264,9 @@ static void test_torn_genesis(void **state)
         struct wt_log_recovery rec;
         if (wt_log_open(&l, &p, &log_opts, &rec, &err) == WT_OK)
             fail_msg("the writer appended to a log with no genesis record (%s)",
-                     kind == 0 ? "100 bytes of the genesis line"
-                               : kind == 1 ? "512 NUL bytes" : "empty");
+                     kind == 0   ? "100 bytes of the genesis line"
+                     : kind == 1 ? "512 NUL bytes"
+                                 : "empty");
         assert_null(l);
         assert_contains(err.msg, "damaged log");
         struct stat st;

@@ -74,9 +74,9 @@ static void test_gpu_family(void **state)
 {
     (void)state;
     static const char *const cases[][2] = {
-        {"NVIDIA H100 80GB HBM3", "H100"},     {"NVIDIA H100", "H100"},
-        {"Tesla V100-SXM2-32GB", "V100"},      {"NVIDIA TITAN X", "TITAN X"},
-        {"NVIDIA A100-SXM4-80GB", "A100"},     {"NVIDIA GeForce RTX 4090", "RTX 4090"},
+        {"NVIDIA H100 80GB HBM3", "H100"},          {"NVIDIA H100", "H100"},
+        {"Tesla V100-SXM2-32GB", "V100"},           {"NVIDIA TITAN X", "TITAN X"},
+        {"NVIDIA A100-SXM4-80GB", "A100"},          {"NVIDIA GeForce RTX 4090", "RTX 4090"},
         {"NVIDIA GeForce GTX 1080 Ti", "GTX 1080"}, {"NVIDIA RTX A6000", "RTX A6000"},
         {"Quadro RTX 8000", "Quadro RTX"},
     };
@@ -136,8 +136,8 @@ static void test_directory(void **state)
     json_t *j = wt_json_eval(&rep);
     assert_non_null(j);
     const char *keys[] = {
-        "classifier", "window_seconds", "files",     "windows",   "correct",
-        "accuracy",   "skipped",        "per_class", "confusion", "false_training_rate",
+        "classifier", "window_seconds", "files",      "windows",   "correct",
+        "accuracy",   "skipped",        "per_class",  "confusion", "false_training_rate",
         "per_source", "per_file",       "not_traces", "copies"};
     const char *key;
     json_t *v;

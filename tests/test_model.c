@@ -166,10 +166,12 @@ static void test_bad_models(void **state)
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split nope 1 left 1 2\n",
                "unknown feature 'nope'");
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 1 1 leaf\n", "in order");
-    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 0 0\nend 1\n",
-               "do not form a tree");
-    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\nend 1\n",
-               "do not form a tree");
+    expect_bad(
+        "format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 0 0\nend 1\n",
+        "do not form a tree");
+    expect_bad(
+        "format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\nend 1\n",
+        "do not form a tree");
     /* a node reached twice (a DAG), a node nothing reaches; the error names the
      * node's line, not the next tree's */
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 left 1 2\n"
@@ -313,12 +315,9 @@ static void test_train_close_values(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_and_score),
-        cmocka_unit_test(test_crlf),
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_bad_models),
-        cmocka_unit_test(test_load_file_id),
-        cmocka_unit_test(test_train),
+        cmocka_unit_test(test_parse_and_score),    cmocka_unit_test(test_crlf),
+        cmocka_unit_test(test_round_trip),         cmocka_unit_test(test_bad_models),
+        cmocka_unit_test(test_load_file_id),       cmocka_unit_test(test_train),
         cmocka_unit_test(test_train_close_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

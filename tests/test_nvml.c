@@ -242,8 +242,9 @@ static void test_power_semantics(void **state)
     (void)state;
     /* no instantaneous field on an Ampere-or-newer (not A100) board: avg1s */
     char path[] = "/tmp/wt_fake_h100_XXXXXX";
-    serve(path, "# gpu_model: NVIDIA H100 80GB HBM3\n# power_semantics: avg1s\n"
-                "t_s,gpu,util_gpu_pct,util_mem_pct,power_w\n",
+    serve(path,
+          "# gpu_model: NVIDIA H100 80GB HBM3\n# power_semantics: avg1s\n"
+          "t_s,gpu,util_gpu_pct,util_mem_pct,power_w\n",
           "50");
     struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
     struct wt_device_info d;
@@ -301,8 +302,9 @@ static void test_bogus_values(void **state)
 {
     (void)state;
     char path[] = "/tmp/wt_fake_bogus_XXXXXX";
-    serve(path, "# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n"
-                "t_s,gpu,util_gpu_pct,util_mem_pct,power_w\n",
+    serve(path,
+          "# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n"
+          "t_s,gpu,util_gpu_pct,util_mem_pct,power_w\n",
           "4294967295");
     struct wt_source *src = must_open(WT_FAKE_NVML, 0.1);
     static struct wt_sample buf[100];

@@ -157,8 +157,7 @@ static void cfg_parse(struct cfg *c, int ac, char **av)
             memcpy(c->spool_buf, v, n);
             c->spool_buf[n] = '\0';
             c->spool_dir = c->spool_buf;
-        }
-        else if (KEY("scontrol") && v[0] == '/')
+        } else if (KEY("scontrol") && v[0] == '/')
             c->scontrol = v;
         else if (KEY("admin_comment") && (!strcmp(v, "0") || !strcmp(v, "1")))
             c->admin_comment = v[0] == '1';
@@ -1130,9 +1129,9 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
          * step's processes: SIGTERM, then SIGKILL after KillWait), or not
          * started: try again in the job epilog; a timeout or a crash of its
          * own would only repeat */
-        again = retry && (st == RUN_NOT_STARTED ||
-                          (st >= 0 && WIFSIGNALED(st) &&
-                           (WTERMSIG(st) == SIGKILL || WTERMSIG(st) == SIGTERM)));
+        again = retry &&
+                (st == RUN_NOT_STARTED || (st >= 0 && WIFSIGNALED(st) &&
+                                           (WTERMSIG(st) == SIGKILL || WTERMSIG(st) == SIGTERM)));
         slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: %s %s: %s%s",
                     (unsigned)job, decl ? decl : "none", c.bin, why, last_line(err),
                     again ? " (the job epilog tries again)" : "");

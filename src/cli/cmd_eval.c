@@ -159,8 +159,7 @@ int wt_cmd_eval(int argc, char **argv)
     const char *clash =
         dump_path ? wt_output_clash(dump_path, (const char *const *)paths.v, paths.n) : NULL;
     /* nor the model it read (it was replaced by the CSV) */
-    if (!clash && dump_path && model_path &&
-        wt_same_path(dump_path, model_path))
+    if (!clash && dump_path && model_path && wt_same_path(dump_path, model_path))
         clash = "is the --model file";
     if (clash) {
         fprintf(stderr, "workloadtruth eval: --dump-features %s: %s\n", dump_path, clash);

@@ -33,8 +33,7 @@ static int is_torn_copy(const char *path, const char *log)
     size_t lbl = strlen(lb);
     if (strncmp(pb, lb, lbl) || strncmp(pb + lbl, ".torn.", 6))
         return 0;
-    snprintf(pd, sizeof(pd), "%.*s", ps ? (ps == path ? 1 : (int)(ps - path)) : 1,
-             ps ? path : ".");
+    snprintf(pd, sizeof(pd), "%.*s", ps ? (ps == path ? 1 : (int)(ps - path)) : 1, ps ? path : ".");
     snprintf(ld, sizeof(ld), "%.*s", ls ? (ls == log ? 1 : (int)(ls - log)) : 1, ls ? log : ".");
     return realpath(pd, rp) && realpath(ld, rl) && !strcmp(rp, rl);
 }

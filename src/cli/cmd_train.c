@@ -220,8 +220,7 @@ int wt_cmd_train(int argc, char **argv)
                 "workloadtruth train: --window %g: at most %g s: the physics classifier scores "
                 "the last %g s of a window, so a model trained on longer windows would learn "
                 "features scoring never sees (see --help)\n",
-                cfg.window_s, wt_classifier_physics.max_seconds,
-                wt_classifier_physics.max_seconds);
+                cfg.window_s, wt_classifier_physics.max_seconds, wt_classifier_physics.max_seconds);
         status = WT_EXIT_USAGE;
         goto out;
     }

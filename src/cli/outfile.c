@@ -38,8 +38,8 @@ int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, con
     mode_t um = umask(0);
     umask(um);
     if (fd >= 0)
-        (void)fchmod(fd, stat(path, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 0777
-                                                                      : 0666 & ~um);
+        (void)fchmod(fd,
+                     stat(path, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 0777 : 0666 & ~um);
     if (fd >= 0)
         o->f = fdopen(fd, "w");
     if (!o->f) {

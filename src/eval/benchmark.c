@@ -88,7 +88,7 @@ double wt_bench_default_accuracy(const struct wt_bench_report *r)
     return t ? (double)c / t : NAN;
 }
 
-#define SIM_WARMUP_S 30.0  /* windows start after this ... */
+#define SIM_WARMUP_S 30.0 /* windows start after this ... */
 /* ... at a uniformly drawn offset up to this much later (300 s) */
 #define SIM_SPREAD_S (WT_BENCH_SIM_MAX_OFFSET_S - SIM_WARMUP_S)
 #define SIM_MAX_GPUS 16

@@ -438,8 +438,8 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     /* "at least half" within the times' rounding (exactly half read
      * 0.49999998 at Unix time, 0.4999999999999394 at t = 5000) */
     const double half = 0.5 - 1e-4;
-    int have_limit =
-        wt_measured(limit) && limit >= 1 && col_time_share(s, n, WT_COL_POWER_LIMIT, period) >= half;
+    int have_limit = wt_measured(limit) && limit >= 1 &&
+                     col_time_share(s, n, WT_COL_POWER_LIMIT, period) >= half;
     int have_reasons = col_time_share(s, n, WT_COL_CLOCK_REASONS, period) >= half;
     double ref = have_limit ? limit : wt_gpu_rated_power_w(w->gpu_model);
     f->v[WT_F_POWER_REF] = ref;

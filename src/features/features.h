@@ -47,8 +47,8 @@ enum wt_feature {
     WT_F_POWER_CV,          /* power_cv: std / mean (scale-free) */
     WT_F_POWER_PER_UTIL,    /* power_per_util: power_active_norm / (util_active / 100) */
     /* cadence */
-    WT_F_UTIL_ACF_PEAK,  /* util_acf_peak: highest autocorrelation peak, lags 0.3 s .. 10 s */
-    WT_F_UTIL_ACF_LAG,   /* util_acf_lag_s */
+    WT_F_UTIL_ACF_PEAK, /* util_acf_peak: highest autocorrelation peak, lags 0.3 s .. 10 s */
+    WT_F_UTIL_ACF_LAG,  /* util_acf_lag_s */
     /* active_acf_peak: util_acf_peak over active samples only (rhythm inside bursts) */
     WT_F_ACTIVE_ACF_PEAK,
     WT_F_POWER_ACF_PEAK, /* power_acf_peak */

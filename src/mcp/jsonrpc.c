@@ -251,8 +251,8 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
             if (json_is_object(r)) {
                 json_t *id = json_object_get(r, "id");
                 m->root = r;
-                if (json_is_integer(id) ||
-                    (json_is_string(id) && !memchr(json_string_value(id), 1, json_string_length(id))))
+                if (json_is_integer(id) || (json_is_string(id) && !memchr(json_string_value(id), 1,
+                                                                          json_string_length(id))))
                     m->id = id;
                 m->notification = !id;
                 invalid(m, WT_RPC_INVALID_REQUEST,

@@ -807,7 +807,7 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
             if (ent.seq >= r->sealed_through)
                 unsigned_skipped++;
             else if (ent.type == WT_ENTRY_CLASS &&
-                (gpu < 0 || (json_is_integer(gi) && json_integer_value(gi) == gpu))) {
+                     (gpu < 0 || (json_is_integer(gi) && json_integer_value(gi) == gpu))) {
                 /* a member the record lacks (model and gpu_idx are optional;
                  * evidence may be a blob's digest instead) is null, the
                  * record still listed */
