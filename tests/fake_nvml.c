@@ -27,6 +27,8 @@
  *     empty_samples   sample buffers always empty (NOT_FOUND)
  *     boottime        sample timestamps count from boot, not from the epoch
  *     mig=G           GPU G is in MIG mode with two MIG devices
+ *     procutil_hist   per-process utilization as the driver keeps it: the last
+ *                     busy sample, however old (boottime: real CLOCK_BOOTTIME)
  * Build variants: -DFAKE_OLD exports only the old, unversioned entry points
  * (a driver before the _v2 symbols, without sample buffers or field values);
  * -DFAKE_BROKEN lacks nvmlDeviceGetCount (a required function).
@@ -87,7 +89,7 @@ static struct {
     double first_t;
     struct fdev dev[MAXG];
     struct fdev mig[2];
-    double start_mono, start_epoch, speed, preroll;
+    double start_mono, start_epoch, start_boot, speed, preroll;
     char driver[32];
     char model[96];
     int instant;
@@ -96,7 +98,7 @@ static struct {
     unsigned long lost_after;
     int lost_code;
     char notsup[512], noperm[512];
-    int init_code, nogpus, proc535, empty, boottime, mig_gpu;
+    int init_code, nogpus, proc535, empty, boottime, mig_gpu, procutil_hist;
     /* processes */
     int pgpu[32];
     unsigned ppid[32];
@@ -215,6 +217,8 @@ static void parse_faults(void)
             F.proc535 = 1;
         } else if (!strcmp(tok, "empty_samples")) {
             F.empty = 1;
+        } else if (!strcmp(tok, "procutil_hist")) {
+            F.procutil_hist = 1;
         } else if (!strcmp(tok, "boottime")) {
             F.boottime = 1;
         } else if (!strncmp(tok, "mig=", 4)) {
@@ -321,7 +325,7 @@ static nvmlReturn_t val(struct fdev *d, int col, double *out)
 __attribute__((unused)) static unsigned long long stamp_us(double t)
 {
     double wall = (t - F.first_t - F.preroll) / F.speed;
-    return F.boottime ? (unsigned long long)(50e6 + wall * 1e6)
+    return F.boottime ? (unsigned long long)((F.start_boot + wall) * 1e6)
                       : (unsigned long long)((F.start_epoch + wall) * 1e6);
 }
 
@@ -367,6 +371,9 @@ EXPORT nvmlReturn_t INIT_NAME(void)
     reload_procs();
     F.start_mono = mono();
     F.start_epoch = epoch();
+    struct timespec bt;
+    clock_gettime(CLOCK_BOOTTIME, &bt);
+    F.start_boot = (double)bt.tv_sec + (double)bt.tv_nsec * 1e-9;
     F.inited = 1;
     return NVML_SUCCESS;
 }
@@ -784,6 +791,17 @@ EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t h,
     /* stamped on the sample buffers' clock (boottime: from boot); only
      * samples newer than last, as the driver does */
     unsigned long long ts = stamp_us(now_t());
+    if (F.procutil_hist) {
+        /* as the driver keeps it: the last sample period in which the
+         * process had non-zero utilization, however long ago */
+        int g = d->gpu, i = cur(g);
+        while (i >= 0 && !(F.v[g][i][C_UTIL] > 0))
+            i--;
+        if (i < 0)
+            return NVML_ERROR_NOT_FOUND;
+        util = F.v[g][i][C_UTIL];
+        ts = stamp_us(F.t[g][i]);
+    }
     if (ts <= last)
         return NVML_ERROR_NOT_FOUND;
     unsigned k = 0;

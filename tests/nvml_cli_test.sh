@@ -66,6 +66,18 @@ has out "slurm job 777"
 # also when it counts from boot (the wall clock found nothing there)
 WT_FAKE_NVML_FAULTS=boottime run gpus-boottime 0 "$WT" gpus --nvml-lib "$FAKE"
 has out "2048 MiB  SM "
+# a process busy only a minute ago: the driver still holds its last busy
+# sample, which is not "the last second" (gpus showed SM 95%)
+{ printf 't_s,gpu,util_gpu_pct,util_mem_pct,mem_used_mib,mem_total_mib,power_w\n'
+  awk 'BEGIN { for (i = 0; i < 1200; i++) printf "%.1f,0,%d,0,20000,81559,300\n", i / 10, i < 100 ? 95 : 0 }'; } >"$TMP/stale.csv"
+for f in procutil_hist procutil_hist,boottime; do
+    WT_FAKE_NVML_TRACE="$TMP/stale.csv" WT_FAKE_NVML_PREROLL=70 WT_FAKE_NVML_FAULTS=$f \
+        run gpus-stale-procutil 0 "$WT" gpus --nvml-lib "$FAKE"
+    check gpus-stale-procutil-$f sh -c "! grep -q 'SM 95' '$TMP/out'"
+    WT_FAKE_NVML_TRACE="$TMP/stale.csv" WT_FAKE_NVML_PREROLL=5 WT_FAKE_NVML_FAULTS=$f \
+        run gpus-fresh-procutil 0 "$WT" gpus --nvml-lib "$FAKE"
+    has out "SM 95%"
+done
 run gpus-json 0 "$WT" gpus --nvml-lib "$FAKE" --json
 has out '"driver_version": "550.54.15"'
 has out '"pci_bus_id": "00000000:17:00.0"'

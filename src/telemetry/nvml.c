@@ -970,6 +970,21 @@ static int nvml_read(struct wt_source *src, int gpu, struct wt_sample *buf, size
     }
 }
 
+/* Without an anchor (no poll yet: `gpus`, the first window of `watch`), a
+ * per-process sample asked for with lastSeenTimeStamp 0 may be from any time
+ * the driver still holds (the last period the process was busy, minutes
+ * ago): it counts as "the last second" only when it is within 2 s of now on
+ * the clock its size says it is on (epoch microseconds from 1e15 on, about
+ * 2001; else time since boot). */
+static int fresh(unsigned long long ts)
+{
+    struct timespec t;
+    if (clock_gettime((double)ts >= 1e15 ? CLOCK_REALTIME : CLOCK_BOOTTIME, &t) != 0)
+        return 1;
+    double now = (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+    return (double)ts >= now - 2e6;
+}
+
 static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap,
                           size_t *n, struct wt_err *err)
 {
@@ -1071,7 +1086,8 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
         p->sm_util_pct = NAN;
         unsigned long long newest = 0;
         for (unsigned k = 0; pu && k < npu; k++)
-            if (pu[k].pid == pid && pu[k].smUtil <= 100 && pu[k].timeStamp >= newest) {
+            if (pu[k].pid == pid && pu[k].smUtil <= 100 && pu[k].timeStamp >= newest &&
+                (d->have_offset || fresh(pu[k].timeStamp))) {
                 newest = pu[k].timeStamp;
                 p->sm_util_pct = pu[k].smUtil;
             }
