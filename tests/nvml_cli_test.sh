@@ -192,6 +192,12 @@ PY
 WT_FAKE_NVML_PREROLL=3 run record-preroll 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/pre.csv" --duration 1 --interval 0.3
 grep -q "^# driver_buffer_period: 0=util 0.1 s, power 0.1 s; 1=util 0.1 s, power 0.1 s" "$TMP/pre.csv" || { echo "FAIL [record-preroll]: no driver_buffer_period"; fails=$((fails + 1)); }
 run record-valid 0 "$WT" classify --trace "$TMP/rec.csv" --samples 10
+# a GPU whose utilization buffer is empty (no utilization at all): its period is
+# unknown, not "nan s"
+python3 -c 'print("t_s,gpu,power_w")
+for i in range(200): print(f"{i/10:.1f},0,{200 + i % 7}")' >"$TMP/nout.csv"
+WT_FAKE_NVML_TRACE="$TMP/nout.csv" WT_FAKE_NVML_PREROLL=5 run record-no-util-buffer 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/nout.rec.csv" --duration 1.5
+check "record-no-util-buffer: unknown period" grep -q "^# driver_buffer_period: 0=util unknown, power 0.1 s" "$TMP/nout.rec.csv"
 
 # a lost GPU: the other keeps recording; the run still succeeds
 # a GPU lost before its first reading is not described in the metadata

@@ -296,9 +296,15 @@ int wt_cmd_record(int argc, char **argv)
             mixed_model |= strcmp(model0, d.name) != 0;
             mixed_sem |= strcmp(sem0, d.power_semantics) != 0;
         }
-        if (wt_measured(d.util_buffer_period_s) || wt_measured(d.power_buffer_period_s))
-            fprintf(pf, "%s%d=util %.3g s, power %.3g s", ftell(pf) > 0 ? "; " : "", g,
-                    d.util_buffer_period_s, d.power_buffer_period_s);
+        if (wt_measured(d.util_buffer_period_s) || wt_measured(d.power_buffer_period_s)) {
+            /* a buffer with no readings has no period: "unknown", not "nan s" */
+            char u[32] = "unknown", pw[32] = "unknown";
+            if (wt_measured(d.util_buffer_period_s))
+                snprintf(u, sizeof(u), "%.3g s", d.util_buffer_period_s);
+            if (wt_measured(d.power_buffer_period_s))
+                snprintf(pw, sizeof(pw), "%.3g s", d.power_buffer_period_s);
+            fprintf(pf, "%s%d=util %s, power %s", ftell(pf) > 0 ? "; " : "", g, u, pw);
+        }
         buffered |= d.sample_buffers;
         /* ';' separates the list's entries: a name holding one would be cut */
         for (char *c = d.name; *c; c++)
