@@ -167,6 +167,17 @@ void wt_ds_seen_free(struct wt_ds_seen *s)
     memset(s, 0, sizeof(*s));
 }
 
+const char *wt_ds_seen_file(const struct wt_ds_seen *s, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].dev == st.st_dev && s->v[i].ino == st.st_ino)
+            return s->v[i].path;
+    return NULL;
+}
+
 int wt_ds_skips_add(struct wt_ds_skips *s, const char *path, const char *same_as,
                     struct wt_err *err)
 {

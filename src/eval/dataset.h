@@ -41,6 +41,9 @@ struct wt_ds_seen {
     struct wt_ds_id *v;
 };
 void wt_ds_seen_free(struct wt_ds_seen *s);
+/* The name path is, or a trace read under it: a file already read (same device
+ * and inode), however it was reached (a link inside an input directory). */
+const char *wt_ds_seen_file(const struct wt_ds_seen *s, const char *path);
 
 struct wt_ds_opts {
     struct wt_ds_seen *seen; /* NULL: every path is read, even twice */
