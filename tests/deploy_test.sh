@@ -86,7 +86,8 @@ DevicePolicy=closed
 DeviceAllow=/dev/nvidiactl rw
 DeviceAllow=char-nvidia* rw
 KillSignal=SIGTERM
-Restart=on-failure
+Restart=always
+RestartPreventExitStatus=2
 CapabilityBoundingSet=
 EOF
 if [ -z "$missing" ]; then ok "the unit has the documented ExecStart and sandbox settings"
