@@ -66,6 +66,11 @@ run mcp-help 0 "$WT" mcp --help && has out "usage: workloadtruth mcp"
 run mcp-blank-last-line 0 sh -c "printf '   ' | \"\$1\" mcp" sh "$WT"
 check mcp-blank-last-line-silent test ! -s "$TMP/out"
 run mcp-token-without-http 2 "$WT" mcp --token-file /nonexistent && has err "go with --http" && oneline
+# a NUL in the token file's first line cut the token there (the server then took
+# its first 16 bytes as the whole token)
+printf '0123456789abcdef\000the-rest-of-a-long-secret\n' >"$TMP/nultoken"
+chmod 600 "$TMP/nultoken"
+run mcp-token-with-nul 1 timeout 10 "$WT" mcp --http 127.0.0.1:0 --token-file "$TMP/nultoken" && has err "holds a NUL byte" && oneline
 run mcp-bad-addr 2 "$WT" mcp --http nonsense && has err "expected HOST:PORT" && oneline
 run mcp-public-without-token 2 env -u WT_MCP_TOKEN "$WT" mcp --http 0.0.0.0:0 && has err "not a loopback address" && oneline
 run mcp-allow-host-bad 2 "$WT" mcp --http 127.0.0.1:0 --allow-host "ok.example,a b" && has err "'a b' is not a host name" && oneline

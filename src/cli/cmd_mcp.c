@@ -66,11 +66,20 @@ static int read_token(const char *path, char *out, size_t cap)
         }
         /* room for the line's end too: a token of cap - 1 bytes fits */
         char line[4096 + 3];
-        if (cap + 2 > sizeof(line) || !fgets(line, (int)(cap + 2), f))
-            line[0] = '\0';
+        size_t got = cap + 2 > sizeof(line) ? 0 : fread(line, 1, cap + 1, f);
         fclose(f);
-        line[strcspn(line, "\r\n")] = '\0';
-        if (strlen(line) > cap - 1) {
+        size_t len = 0; /* the first line, by bytes: a NUL in it is not its end */
+        while (len < got && line[len] != '\r' && line[len] != '\n')
+            len++;
+        if (memchr(line, '\0', len)) {
+            fprintf(stderr,
+                    PROG ": --token-file %s: the token must be printable ASCII without "
+                         "spaces (it holds a NUL byte)\n",
+                    path);
+            return -1;
+        }
+        line[len] = '\0';
+        if (len > cap - 1) {
             fprintf(stderr, PROG ": --token-file %s: the token is longer than %zu bytes\n", path,
                     cap - 1);
             return -1;
