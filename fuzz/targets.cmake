@@ -1,7 +1,9 @@
 # libFuzzer targets (fuzz/fuzz_*.c): the trace reader, the audit-log parsers,
 # verifier, open/repair and witness, the MCP JSON-RPC layer and its two
 # transports, the option parser, the model and policy files, the feature extractor, the
-# process-owner reader, the HTML report and the Slurm plugin's parsers.  Seed corpora: fuzz/corpus/ (trace),
+# process-owner reader, the HTML report, the Prometheus exporter (its HTTP
+# server and the exposition's labels), the MCP bearer token file and the Slurm
+# plugin's parsers.  Seed corpora: fuzz/corpus/ (trace),
 # fuzz/corpus_audit_<name>/ (audit), fuzz/corpus_<name>/.
 #
 # The library sources are compiled once with the coverage instrumentation and
@@ -39,11 +41,14 @@ function(wt_fuzz_target name)
                         Threads::Threads m ${CMAKE_DL_LIBS})
 endfunction()
 
-foreach(name trace entry note proof verify witness mcp model policy features procinfo report logopen)
+foreach(name trace entry note proof verify witness mcp model policy features procinfo report logopen
+             exporter)
   wt_fuzz_target(${name} $<TARGET_OBJECTS:wt_fuzz_http> $<TARGET_OBJECTS:wt_fuzz_stdio>)
 endforeach()
 # the command-line option parser (src/cli/opts.c is not in the library)
 wt_fuzz_target(opts src/cli/opts.c $<TARGET_OBJECTS:wt_fuzz_http> $<TARGET_OBJECTS:wt_fuzz_stdio>)
+# the MCP server's bearer token reader (src/cli/cmd_mcp.c, included: static)
+wt_fuzz_target(token src/cli/opts.c $<TARGET_OBJECTS:wt_fuzz_http> $<TARGET_OBJECTS:wt_fuzz_stdio>)
 wt_fuzz_target(mcp_http $<TARGET_OBJECTS:wt_fuzz_stdio>)
 wt_fuzz_target(mcp_stdio $<TARGET_OBJECTS:wt_fuzz_http>)
 # the Slurm plugin's parsers (its C file is included, with stand-ins for the
