@@ -8,9 +8,10 @@
  * never reached here).  Input: the first byte's bit 0 clear: the rest is the
  * token file (mode 0600, so the mode check passes); set: the rest, up to a
  * NUL, is $WT_MCP_TOKEN.  A token that is accepted must be 16 to 4095
- * printable ASCII characters without spaces, and be the file's first line
- * (up to its CR or LF) or the variable's value, up to the first NUL; a
- * rejected one leaves nothing for the server to use.  Any crash, leak or
+ * printable ASCII characters without spaces, and be the file's whole first
+ * line (up to its CR or LF: a file whose first line holds a NUL byte must be
+ * refused, not cut there) or the variable's value; a rejected one leaves
+ * nothing for the server to use.  Any crash, leak or
  * sanitizer report is a bug.  (Errors are printed on standard error: run it
  * with -close_fd_mask=2 to keep the log short.)
  *
@@ -58,10 +59,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int env = data[0] & 1;
     const char *body = (const char *)data + 1;
     size_t n = size - 1;
-    /* what the token must be, if accepted: the first line, up to a NUL */
+    /* what the token must be, if accepted: the variable up to its NUL; the
+     * file's first line, which must not hold a NUL */
     size_t want = 0;
-    while (want < n && body[want] && (env || (body[want] != '\r' && body[want] != '\n')))
-        want++;
+    int nul = 0;
+    if (env)
+        while (want < n && body[want])
+            want++;
+    else
+        for (; want < n && body[want] != '\r' && body[want] != '\n'; want++)
+            nul |= body[want] == '\0';
     int rc;
     memset(token, 0x55, sizeof(token));
     if (env) {
@@ -98,6 +105,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (rc != 0)
         return 0;
+    if (nul)
+        abort(); /* a token cut at a NUL byte was accepted */
     size_t len = strnlen(token, sizeof(token));
     if (len == sizeof(token) || len < 16 || len != want || memcmp(token, body, len) != 0)
         abort();
