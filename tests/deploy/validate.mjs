@@ -9,15 +9,16 @@
 //    and the two renderings must be equal;
 //  - validates every rendered object with the JSON schemas of the package
 //    kubernetes-models (Kubernetes' OpenAPI, compiled by ajv: types, required
-//    fields, enums, formats), and the ServiceMonitor with those of
-//    @kubernetes-models/prometheus-operator (monitoring.coreos.com/v1);
+//    fields, enums, formats), and the ServiceMonitor and the PrometheusRule with
+//    those of @kubernetes-models/prometheus-operator (monitoring.coreos.com/v1);
 //  - rejects fields the schema does not know (like kubeconform -strict; the
 //    JSON schemas above allow them): the field lists are read from the same
 //    packages' type declarations (*.d.ts, generated from the same schemas);
 //  - checks what docs/deployment.md promises about the manifests (hostPID,
 //    GPU-node selector, non-root, dropped capabilities, read-only root, port
 //    "metrics" 9400, the probes, resources, the watch arguments, the state
-//    volume) and that the Service and ServiceMonitor select the agent;
+//    volume), that the Service and ServiceMonitor select the agent, and that
+//    the PrometheusRule has the ServiceMonitor's labels;
 //  - every YAML file under deploy/kubernetes is used by a kustomization;
 //  - the Kubernetes examples of docs/deployment.md ("# kubernetes:" blocks)
 //    match the schemas, and its DaemonSet patch applies to the base DaemonSet,
@@ -36,6 +37,10 @@
 // docs/deployment.md: its Prometheus configuration, alerting rules and PromQL
 // examples use documented metrics only and, where promtool is installed, pass
 // `promtool check config` / `promtool check rules`.
+// The PrometheusRule (deploy/kubernetes/base/prometheusrule.yaml): its
+// spec.groups equal the rules.yml block of docs/deployment.md (parsed), and,
+// where promtool is installed, pass `promtool check rules` and the same
+// `promtool test rules` cases.
 // With WORKLOADTRUTH (the built binary), against the real exporter: `watch
 // --listen` on a synthetic GPU serves exactly the metric families that
 // docs/deployment.md lists, every label the dashboard uses, /healthz and /;
@@ -386,7 +391,7 @@ function manifestChecks(name, objs) {
   const problems = [];
   const need = (cond, msg) => { if (!cond) problems.push(msg); };
   const kinds = objs.map((o) => o.kind).sort().join(",");
-  need(kinds === "DaemonSet,Namespace,Service,ServiceAccount,ServiceMonitor", `objects: ${kinds}`);
+  need(kinds === "DaemonSet,Namespace,PrometheusRule,Service,ServiceAccount,ServiceMonitor", `objects: ${kinds}`);
   for (const o of objs)
     if (o.kind !== "Namespace") need(o.metadata.namespace === "workloadtruth", `${objKey(o)}: namespace is not workloadtruth`);
   const [ds] = by("DaemonSet");
@@ -438,6 +443,11 @@ function manifestChecks(name, objs) {
   need(sm.spec.namespaceSelector && (sm.spec.namespaceSelector.matchNames || []).includes(svc.metadata.namespace),
     "the ServiceMonitor's namespaceSelector does not include the Service's namespace");
   need((sm.spec.endpoints || []).some((e) => e.port === "metrics" && (e.path || "/metrics") === "/metrics"), "the ServiceMonitor scrapes no port metrics /metrics");
+  // a Prometheus selects both by label: the same labels, so that the one added
+  // for its serviceMonitorSelector and ruleSelector (README) fits both
+  const [pr] = by("PrometheusRule");
+  need(pr && JSON.stringify(sortKeys(pr.metadata.labels || {})) === JSON.stringify(sortKeys(sm.metadata.labels || {})),
+    "the PrometheusRule's labels are not the ServiceMonitor's");
 
   const env = Object.fromEntries((c.env || []).map((e) => [e.name, e]));
   if (name.endsWith("host-driver")) {
@@ -498,7 +508,7 @@ async function kubernetes() {
       check(`${name}: ${o.kind}/${o.metadata && o.metadata.name} matches the ${o.apiVersion} schema, no unknown field`, !errs.length, errs.join("\n"));
     }
     const problems = manifestChecks(name, objs);
-    check(`${name}: agent, Service and ServiceMonitor as documented`, !problems.length, problems.join("\n"));
+    check(`${name}: agent, Service, ServiceMonitor and PrometheusRule as documented`, !problems.length, problems.join("\n"));
   }
   if (!kubectl) skip("kubectl kustomize (kubectl is not installed): compared with the test's renderer only");
   const yamls = [];
@@ -528,6 +538,21 @@ async function kubernetes() {
     ];
     for (const [what, orig, mutate, want] of canaries) {
       const o = clone(orig);
+      mutate(o);
+      const errs = await schemaErrors(o);
+      check(`canary: the validator rejects ${what}`, errs.some((e) => want.test(e)), `errors: ${JSON.stringify(errs)}`);
+    }
+  }
+  const pr = base.find((o) => o.kind === "PrometheusRule");
+  if (pr) {
+    const canaries = [
+      ["a misspelt PrometheusRule field (expression)", (o) => { o.spec.groups[0].rules[0].expression = o.spec.groups[0].rules[0].expr; }, /unknown field "expression"/],
+      ["a rule without expr", (o) => { delete o.spec.groups[0].rules[0].expr; }, /required property '?expr'?/],
+      ["a rule group without a name", (o) => { delete o.spec.groups[0].name; }, /required property '?name'?/],
+      ["a bad rule duration (for: 15 minutes)", (o) => { o.spec.groups[0].rules[0].for = "15 minutes"; }, /must match pattern/],
+    ];
+    for (const [what, mutate, want] of canaries) {
+      const o = clone(pr);
       mutate(o);
       const errs = await schemaErrors(o);
       check(`canary: the validator rejects ${what}`, errs.some((e) => want.test(e)), `errors: ${JSON.stringify(errs)}`);
@@ -763,35 +788,7 @@ function promExamples(doc) {
     fs.writeFileSync(f, b);
     const r = run(promtool, ["check", "rules", f]);
     check(`promtool check rules: ${b.split("\n")[0].slice(2)}`, r.status === 0, r.stdout + r.stderr);
-    if (!/WorkloadTruthAuditLogFailing/.test(b)) return;
-    // A textfile keeps a stopped agent's last values: workloadtruth_up 0 and
-    // an old checkpoint time.  That is the stale-textfile warning's case, not
-    // a critical audit-log failure nor a stalled sampler; an agent that runs
-    // (up 1) with an old checkpoint or window is both.
-    const t = path.join(TMP, `rules-${i}-test.yml`);
-    const series = (up) => [
-      { series: `workloadtruth_up{instance="n1",job="node"}`, values: `${up}x40` },
-      { series: `workloadtruth_audit_last_checkpoint_timestamp_seconds{instance="n1",job="node"}`, values: "0x40" },
-      { series: `workloadtruth_audit_append_errors_total{instance="n1",job="node"}`, values: "0x40" },
-      { series: `workloadtruth_audit_dropped_records_total{instance="n1",job="node"}`, values: "0x40" },
-      { series: `workloadtruth_gpu_last_window_timestamp_seconds{instance="n1",job="node",gpu="0",hostname="n1"}`, values: "0x40" },
-    ];
-    const alerts = (names) => names.map((alertname) => ({ eval_time: "20m", alertname, exp_alerts: [] }));
-    const expect = (name, labels, ann) => ({ eval_time: "20m", alertname: name, exp_alerts: [{ exp_labels: labels, exp_annotations: ann || {} }] });
-    fs.writeFileSync(t, YAML.stringify({
-      rule_files: [`rules-${i}.yml`],
-      evaluation_interval: "1m",
-      tests: [
-        { interval: "1m", input_series: series(0), alert_rule_test: alerts(["WorkloadTruthAuditLogFailing", "WorkloadTruthSamplerStalled"]) },
-        { interval: "1m", input_series: series(1), alert_rule_test: [
-          expect("WorkloadTruthAuditLogFailing", { severity: "critical", instance: "n1", job: "node" }),
-          expect("WorkloadTruthSamplerStalled", { severity: "warning", instance: "n1", job: "node", gpu: "0", hostname: "n1" },
-            { summary: "GPU 0 on n1: no window classified for 10 minutes (a hung driver call?)" }),
-        ] },
-      ],
-    }));
-    const u = run(promtool, ["test", "rules", t]);
-    check("promtool test rules: a stopped agent's textfile (up 0) raises neither the audit-log nor the stalled-sampler alert; a running one does", u.status === 0, u.stdout + u.stderr);
+    if (/WorkloadTruthAuditLogFailing/.test(b)) promtoolTestRules(promtool, f, "");
   });
   const f = path.join(TMP, "promql.yml");
   fs.writeFileSync(f, YAML.stringify({ groups: [{ name: "examples", rules: promql.map((expr, i) => ({ record: `workloadtruth:example_${i}`, expr })) }] }));
@@ -799,6 +796,89 @@ function promExamples(doc) {
   check(`promtool parses the ${promql.length} PromQL examples`, r.status === 0, r.stdout + r.stderr);
 }
 
+// promtool test rules on a rule file that holds the documented alerts.
+function promtoolTestRules(promtool, f, what) {
+  // A textfile keeps a stopped agent's last values: workloadtruth_up 0 and
+  // an old checkpoint time.  That is the stale-textfile warning's case, not
+  // a critical audit-log failure nor a stalled sampler; an agent that runs
+  // (up 1) with an old checkpoint or window is both.
+  const t = f.replace(/\.yml$/, "-test.yml");
+  const series = (up) => [
+    { series: `workloadtruth_up{instance="n1",job="node"}`, values: `${up}x40` },
+    { series: `workloadtruth_audit_last_checkpoint_timestamp_seconds{instance="n1",job="node"}`, values: "0x40" },
+    { series: `workloadtruth_audit_append_errors_total{instance="n1",job="node"}`, values: "0x40" },
+    { series: `workloadtruth_audit_dropped_records_total{instance="n1",job="node"}`, values: "0x40" },
+    { series: `workloadtruth_gpu_last_window_timestamp_seconds{instance="n1",job="node",gpu="0",hostname="n1"}`, values: "0x40" },
+  ];
+  const alerts = (names) => names.map((alertname) => ({ eval_time: "20m", alertname, exp_alerts: [] }));
+  const expect = (name, labels, ann) => ({ eval_time: "20m", alertname: name, exp_alerts: [{ exp_labels: labels, exp_annotations: ann || {} }] });
+  fs.writeFileSync(t, YAML.stringify({
+    rule_files: [path.basename(f)],
+    evaluation_interval: "1m",
+    tests: [
+      { interval: "1m", input_series: series(0), alert_rule_test: alerts(["WorkloadTruthAuditLogFailing", "WorkloadTruthSamplerStalled"]) },
+      { interval: "1m", input_series: series(1), alert_rule_test: [
+        expect("WorkloadTruthAuditLogFailing", { severity: "critical", instance: "n1", job: "node" }),
+        expect("WorkloadTruthSamplerStalled", { severity: "warning", instance: "n1", job: "node", gpu: "0", hostname: "n1" },
+          { summary: "GPU 0 on n1: no window classified for 10 minutes (a hung driver call?)" }),
+      ] },
+    ],
+  }));
+  const u = run(promtool, ["test", "rules", t]);
+  check(`promtool test rules${what}: a stopped agent's textfile (up 0) raises neither the audit-log nor the stalled-sampler alert; a running one does`, u.status === 0, u.stdout + u.stderr);
+}
+
+// deploy/kubernetes/base/prometheusrule.yaml: its spec.groups are the rules.yml
+// block of docs/deployment.md (parsed, so comments and quoting may differ, but
+// no group, rule, field or value), and promtool accepts them as a rule file.
+function firstDiff(a, b, where = "") {
+  if (JSON.stringify(a) === JSON.stringify(b)) return null;
+  if (a && b && typeof a === "object" && typeof b === "object" && Array.isArray(a) === Array.isArray(b)) {
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const d = firstDiff(a[k], b[k], `${where}/${k}`);
+      if (d) return d;
+    }
+  }
+  return `${where || "/"}: manifest ${JSON.stringify(a)}, docs ${JSON.stringify(b)}`;
+}
+function prometheusRule(doc, base) {
+  console.log("# PrometheusRule (deploy/kubernetes/base/prometheusrule.yaml) and the documented rules");
+  const prs = (base || []).filter((o) => o.kind === "PrometheusRule");
+  const blocks = [...doc.matchAll(/```yaml\n(# rules\.yml: WorkloadTruth alerts\n[\s\S]*?)```/g)].map((m) => m[1]);
+  if (!check(`base/ has one PrometheusRule, docs/deployment.md one "# rules.yml: WorkloadTruth alerts" block (${prs.length}, ${blocks.length})`,
+    prs.length === 1 && blocks.length === 1)) return;
+  const pr = prs[0];
+  let docRules;
+  try {
+    docRules = YAML.parse(blocks[0]) || {};
+  } catch (e) {
+    fail("the documented rules.yml parses", e.message);
+    return;
+  }
+  const spec = pr.spec || {};
+  const keys = Object.keys(spec).join(",");
+  check("the PrometheusRule's spec holds groups only", keys === "groups", `spec keys: ${keys}`);
+  const same = (groups) => firstDiff(sortKeys(groups), sortKeys((docRules || {}).groups));
+  const d = same(spec.groups);
+  check(`the PrometheusRule's spec.groups are the documented rules.yml's groups (${(docRules.groups || []).length} groups, ` +
+    `${(docRules.groups || []).flatMap((g) => g.rules || []).length} rules)`, Object.keys(docRules).join(",") === "groups" && !d,
+    d || `rules.yml keys: ${Object.keys(docRules)}`);
+  if (docRules.groups && docRules.groups[0] && (docRules.groups[0].rules || [])[0]) {
+    const drift = clone(docRules.groups);
+    drift[0].rules[0].for = "16m";
+    check("canary: the comparison reports a rule that differs from the documented one", same(drift));
+  }
+  const promtool = which("promtool");
+  if (!promtool) {
+    skip("promtool check rules on the PrometheusRule's spec (promtool is not installed: apt-get install prometheus)");
+    return;
+  }
+  const f = path.join(TMP, "prometheusrule-spec.yml");
+  fs.writeFileSync(f, YAML.stringify({ groups: spec.groups }));
+  const r = run(promtool, ["check", "rules", f]);
+  check("promtool check rules: the PrometheusRule's spec", r.status === 0, r.stdout + r.stderr);
+  promtoolTestRules(promtool, f, " (the PrometheusRule's spec)");
+}
 
 // ---------------------------------------------------------------------------
 // The real exporter (and a real Prometheus)
@@ -991,6 +1071,7 @@ const renderedBase = await kubernetes();
 const policy = await docsKubernetes(doc, renderedBase);
 dashboard(doc);
 promExamples(doc);
+prometheusRule(doc, renderedBase);
 if (WT) {
   let dash = null;
   try {
