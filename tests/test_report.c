@@ -111,6 +111,8 @@ static void mk_line(struct mk *m, int64_t ts, enum wt_entry_type type, json_t *f
     m->seq++;
 }
 
+static int64_t mk_genesis_ts = 1767225600000; /* the genesis record's time */
+
 static void mk_open(struct mk *m, char *path, size_t cap)
 {
     snprintf(path, cap, "/tmp/wt_report_XXXXXX");
@@ -127,7 +129,7 @@ static void mk_open(struct mk *m, char *path, size_t cap)
         fail_msg("%s", err.msg);
     char pk[45];
     wt_b64_hash(m->key.pk, pk);
-    mk_line(m, 1767225600000, WT_ENTRY_GENESIS,
+    mk_line(m, mk_genesis_ts, WT_ENTRY_GENESIS,
             json_pack("{s:s,s:s,s:s}", "origin", "report.test/0000000000000001", "alg", "ed25519",
                       "pk", pk));
 }
@@ -491,6 +493,76 @@ static void test_stale_on_shown(void **state)
     unlink(path);
 }
 
+/* A heartbeat's list of failed GPUs is shown whole up to the page's 256 bytes
+ * (it was cut at 60, unmarked: "...,22,2" for GPUs 22, 23 and 24), and a cut
+ * beyond that is marked. */
+static void test_heartbeat_failed_list(void **state)
+{
+    (void)state;
+    char path[64], list[400];
+    struct mk m;
+    size_t k = 0;
+    for (int g = 0; g < 25; g++)
+        k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%d", g ? "," : "", g);
+    mk_open(&m, path, sizeof(path));
+    const int64_t t0 = 1767225600000;
+    mk_class(&m, t0, "GPU-0000", 0, "training", 900000, NULL);
+    mk_line(&m, t0 + 1000, WT_ENTRY_HEARTBEAT,
+            json_pack("{s:i,s:i,s:i,s:i,s:i,s:s}", "windows", 1, "dropped", 0, "write_errors", 0,
+                      "gpus", 26, "failed_gpus", 25, "failed_list", list));
+    mk_close(&m, t0 + 2000);
+    struct wt_report_info info;
+    char *html = report(path, NULL, &info);
+    has(html,
+        "25 of 26 GPUs failed (0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24)");
+    has(html,
+        "25 GPU(s) failed: 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24<");
+    free(html);
+    unlink(path);
+
+    /* the longest list a record holds (256 bytes): whole in the heartbeat
+     * paragraph; in the event line, after its text, cut and the cut marked */
+    char longlist[257];
+    memset(longlist, '7', sizeof(longlist) - 1);
+    longlist[sizeof(longlist) - 1] = '\0';
+    mk_open(&m, path, sizeof(path));
+    mk_class(&m, t0, "GPU-0000", 0, "training", 900000, NULL);
+    mk_line(&m, t0 + 1000, WT_ENTRY_HEARTBEAT,
+            json_pack("{s:i,s:i,s:i,s:i,s:i,s:s}", "windows", 1, "dropped", 0, "write_errors", 0,
+                      "gpus", 2, "failed_gpus", 1, "failed_list", longlist));
+    mk_close(&m, t0 + 2000);
+    html = report(path, NULL, &info);
+    char whole[300];
+    snprintf(whole, sizeof(whole), "1 of 2 GPUs failed (%s)", longlist);
+    has(html, whole);
+    has(html, "GPU(s) failed: 7777");
+    has(html, "7777\xE2\x80\xA6<");
+    free(html);
+    unlink(path);
+}
+
+/* A log written at time 0 (a clock at the epoch): 0 is a time, not "none"
+ * (the page lost its "created" fact and began its period at the next line). */
+static void test_time_zero(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    mk_genesis_ts = 0;
+    mk_open(&m, path, sizeof(path));
+    mk_genesis_ts = 1767225600000;
+    mk_class(&m, 0, "GPU-0000", 0, "training", 900000, NULL);
+    mk_class(&m, 10000, "GPU-0000", 0, "training", 900000, NULL);
+    mk_close(&m, 20000);
+    struct wt_report_info info;
+    char *html = report(path, NULL, &info);
+    assert_int_equal(info.windows, 2);
+    has(html, "<dt>created</dt><dd>1970-01-01 00:00:00Z");
+    has(html, "; 1970-01-01 00:00:00Z");
+    free(html);
+    unlink(path);
+}
+
 static void test_empty_and_missing(void **state)
 {
     (void)state;
@@ -615,6 +687,8 @@ int main(void)
         cmocka_unit_test(test_unsealed_tail),
         cmocka_unit_test(test_clock_back),
         cmocka_unit_test(test_stale_on_shown),
+        cmocka_unit_test(test_heartbeat_failed_list),
+        cmocka_unit_test(test_time_zero),
         cmocka_unit_test(test_empty_and_missing),
         cmocka_unit_test(test_downsampled),
         cmocka_unit_test(test_many_gpus),

@@ -94,13 +94,14 @@ struct model {
     uint64_t hidden_mismatches, hidden_tampered; /* among them */
     uint64_t n_class, n_heartbeat, n_checkpoint, n_recovery;
     int64_t genesis_ts, first_ts, last_ts;
-    int64_t last_line_ts;   /* ts_ms of the last line shown (log order) */
-    int64_t last_sealed_ts; /* ts_ms of the last line a signed root covers (a checkpoint
-                             * record's own ts_ms is signed by nobody) */
+    int have_genesis, have_ts; /* 0 is a time too (1970), not "none" */
+    int64_t last_line_ts;      /* ts_ms of the last line shown (log order) */
+    int64_t last_sealed_ts;    /* ts_ms of the last line a signed root covers (a checkpoint
+                                * record's own ts_ms is signed by nobody) */
     int have_hb;
     int64_t hb_ts;
     long long hb_windows, hb_dropped, hb_errors, hb_gpus, hb_failed;
-    char hb_failed_list[64];
+    char hb_failed_list[SHOW_STR + 8]; /* longer than shown: the cut is marked */
     struct logev ev[MAX_EVENTS];
     size_t nev, evhead;
     uint64_t ev_total;
@@ -429,10 +430,9 @@ static void ingest_heartbeat(struct model *m, const struct wt_entry *e)
     m->n_heartbeat++;
     if (changed && (dropped > 0 || errors > 0 || failed > 0)) {
         char t[320];
-        snprintf(
-            t, sizeof(t),
-            "heartbeat: %lld record(s) dropped, %lld write error(s), %lld GPU(s) failed%s%.60s",
-            dropped, errors, failed, fl ? ": " : "", fl ? fl : "");
+        snprintf(t, sizeof(t),
+                 "heartbeat: %lld record(s) dropped, %lld write error(s), %lld GPU(s) failed%s%s",
+                 dropped, errors, failed, fl ? ": " : "", fl ? fl : "");
         add_logev(m, e, t);
     }
     m->have_hb = 1;
@@ -442,19 +442,21 @@ static void ingest_heartbeat(struct model *m, const struct wt_entry *e)
     m->hb_errors = errors;
     m->hb_gpus = hb_int(e->obj, "gpus");
     m->hb_failed = failed;
-    snprintf(m->hb_failed_list, sizeof(m->hb_failed_list), "%.60s", fl ? fl : "");
+    snprintf(m->hb_failed_list, sizeof(m->hb_failed_list), "%s", fl ? fl : "");
 }
 
 static int ingest(struct model *m, const struct wt_entry *e, struct wt_err *err)
 {
     m->last_line_ts = e->ts_ms;
-    if (!m->first_ts || e->ts_ms < m->first_ts)
+    if (!m->have_ts || e->ts_ms < m->first_ts)
         m->first_ts = e->ts_ms;
-    if (e->ts_ms > m->last_ts)
+    if (!m->have_ts || e->ts_ms > m->last_ts)
         m->last_ts = e->ts_ms;
+    m->have_ts = 1;
     switch (e->type) {
     case WT_ENTRY_GENESIS:
         m->genesis_ts = e->ts_ms;
+        m->have_genesis = 1;
         return WT_OK;
     case WT_ENTRY_CLASS:
         return ingest_class(m, e, err);
@@ -469,7 +471,7 @@ static int ingest(struct model *m, const struct wt_entry *e, struct wt_err *err)
         const char *q = ev_str(e->obj, "quarantine");
         m->n_recovery++;
         snprintf(t, sizeof(t),
-                 "recovery: %lld bytes of a torn last line at offset %lld removed%s%.100s",
+                 "recovery: %lld bytes of a torn last line at offset %lld removed%s%s",
                  hb_int(e->obj, "dropped_bytes"), hb_int(e->obj, "offset"), q ? ", kept in " : "",
                  q ? q : "");
         add_logev(m, e, t);
@@ -907,7 +909,7 @@ static void render_status(FILE *f, const struct model *m)
         snprintf(buf, sizeof(buf), "%" PRIu64 " lines", r->side_size);
         fact_s(f, "checkpoint file covers", buf, 0);
     }
-    if (m->genesis_ts) {
+    if (m->have_genesis) {
         fmt_time(buf, sizeof(buf), m->genesis_ts, 0);
         fact_s(f, "created", buf, 0);
     }
@@ -1494,7 +1496,7 @@ static void render_events(FILE *f, const struct model *m)
             "%" PRIu64 " records shown: %" PRIu64 " classifications, %" PRIu64
             " heartbeats, %" PRIu64 " checkpoint records, %" PRIu64 " recoveries",
             m->shown, m->n_class, m->n_heartbeat, m->n_checkpoint, m->n_recovery);
-    if (m->first_ts) {
+    if (m->have_ts) {
         fputs("; ", f);
         put_period(f, m->first_ts, m->last_ts, 0);
     }
