@@ -293,6 +293,28 @@ for _ in range(5):
 print("a scrape during the trickle: %s" % ("answered" if ok else "refused"))
 sys.exit(0 if ok else 1)
 EOF
+# connections closed by their client before their request was whole (a scrape
+# that timed out) held 127.0.0.1's slots until their 10 s deadline (epoll did
+# not see the close): nine of them refused the next scrape
+sleep 11 # the trickle's connections are past their deadline
+python3 - "$TPORT" <<'EOF' || fail "connections closed by their client kept a scrape from 127.0.0.1 out"
+import socket, sys, time, http.client
+port = int(sys.argv[1])
+for _ in range(9):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(b"GET /metrics HTTP/1.1\r\n")  # no blank line: the headers are not whole
+    s.close()
+time.sleep(0.5)
+ok = False
+try:
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    c.request("GET", "/metrics")
+    r = c.getresponse()
+    ok = r.status == 200 and b"workloadtruth_up 1" in r.read()
+except OSError as e:
+    print("the scrape after nine closed connections: %s" % e)
+sys.exit(0 if ok else 1)
+EOF
 kill "$TPID"
 wait "$TPID" 2>/dev/null
 # a flood of broken connections (anyone who can reach the port) wrote one
@@ -352,12 +374,18 @@ fi
 kill "$WPID" 2>/dev/null
 wait "$WPID"
 WPID=
-# an unbracketed IPv6 address is still an address, not ':PORT'
+# an unbracketed IPv6 address is not ':PORT' (every interface): it is refused
+# (is the last group the port?); in brackets it is an address
+timeout 3 "$WT" watch --backend synthetic --interval 0.5 --window 5 --log-dir "$TMP/anylog4" \
+    --listen ::1:0 >/dev/null 2>"$TMP/any4.err"
+rc=$?
+[ $rc = 2 ] && grep -q "an IPv6 address goes in brackets" "$TMP/any4.err" && [ ! -e "$TMP/anylog4" ] ||
+    fail "--listen ::1:0: rc $rc, $(cat "$TMP/any4.err")"
 if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
     timeout 3 "$WT" watch --backend synthetic --interval 0.5 --window 5 --log-dir "$TMP/anylog3" \
-        --listen ::1:0 >/dev/null 2>"$TMP/any3.err"
+        --listen '[::1]:0' >/dev/null 2>"$TMP/any3.err"
     grep -q "serving metrics at http://\[::1\]:[0-9]*/metrics$" "$TMP/any3.err" ||
-        fail "--listen ::1:0: $(cat "$TMP/any3.err")"
+        fail "--listen [::1]:0: $(cat "$TMP/any3.err")"
 fi
 "$WT" watch --backend synthetic --log-dir "$TMP/anylog2" --listen :99999 2>"$TMP/any2.err"
 rc=$?

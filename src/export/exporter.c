@@ -233,7 +233,8 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
     /* ':PORT', as node_exporter's --web.listen-address takes it: every
      * interface, IPv6 and IPv4 on one socket where the kernel has IPv6, IPv4
      * alone where it has not */
-    int all = addr[0] == ':' && addr[1] >= '0' && addr[1] <= '9'; /* ::1:9400 is an address */
+    int all =
+        addr[0] == ':' && addr[1] >= '0' && addr[1] <= '9'; /* not "::1:9400" (refused below) */
     if (all && (snprintf(any, sizeof(any), "[::]%s", addr) >= (int)sizeof(any) ||
                 wt_mcp_http_parse_addr(any, &ss, &sl, &loopback, msg, sizeof(msg))))
         return wt_errf(err, WT_EINVAL,
@@ -248,7 +249,12 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
     e->ctx = ctx;
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->wake, NULL);
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+    /* poll(), not MHD_USE_AUTO's epoll: with epoll, libmicrohttpd 0.9.75 did
+     * not see a client close a connection whose request was not whole, which
+     * then held one of its address's slots until CONNECTION_TIMEOUT_S (nine
+     * timed-out scrapes refused the next one); the exporter has few
+     * connections, so poll's cost per connection does not matter */
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG;
     if (ss.ss_family == AF_INET6)
         flags |= all ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
     e->quiet = all && ss.ss_family == AF_INET6;
