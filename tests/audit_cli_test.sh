@@ -636,6 +636,18 @@ run "watch more" 0 "$WT" watch --backend synthetic --interval 0 --iterations 3 -
 "$WT" consistency --log-dir "$L" --old "$OLD" >"$TMP/req" 2>"$TMP/err"
 run "witness grow" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req"
 run "witness conflict" 1 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req" && has err "409"
+# a cosignature that could not be printed (stdout full) after the checkpoint was
+# stored: the message says how to get it again, and a request from the size
+# held gets the same checkpoint cosigned again
+run "watch more (lost cosignature)" 0 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$L"
+OLD=$(sed -n 2p "$WCK")
+"$WT" consistency --log-dir "$L" --old "$OLD" >"$TMP/req" 2>"$TMP/err"
+NEW=$(sed -n 2p "$L/checkpoint")
+run "witness: cosignature not written" 2 sh -c '"$1" witness --state "$2" --vkey "$3" --request "$4" >/dev/full' sh "$WT" "$W" "$VKEY" "$TMP/req" &&
+    has err "the checkpoint is stored: a request from size $NEW (consistency --old $NEW) gets it cosigned again"
+"$WT" consistency --log-dir "$L" --old "$NEW" >"$TMP/req" 2>"$TMP/err"
+run "witness: the stored checkpoint cosigned again" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req" &&
+    has out "— " && has err "at size $NEW (was $NEW)"
 run "verify against witness" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$WCK"
 # an --against file that is not a checkpoint: nothing concluded (exit 2), the
 # JSON says so without naming a damage, and stderr has the message

@@ -852,6 +852,12 @@ int wt_cmd_witness(int argc, char **argv)
         fputs(res->cosig_line, stdout);
         fprintf(stderr, "%s: %s; stored in %s\n", help.prog, res->message, res->state_path);
         rc = fflush(stdout) ? WT_EXIT_USAGE : WT_EXIT_OK;
+        if (rc != WT_EXIT_OK) /* stored, but its cosignature did not get out */
+            fprintf(stderr,
+                    "%s: the cosignature line was not written; the checkpoint is stored: a "
+                    "request from size %llu (consistency --old %llu) gets it cosigned again\n",
+                    help.prog, (unsigned long long)res->new_size,
+                    (unsigned long long)res->new_size);
     }
     free(res);
     free(req);
