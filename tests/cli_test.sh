@@ -282,6 +282,20 @@ check "record-keeps-meta: workload" grep -qx '# workload: llama finetune' "$TMP/
 check "record-keeps-meta: evasion" grep -qx '# evasion: duty cycling' "$TMP/ev_r.csv"
 run record-meta-option 0 "$WT" record --trace "$TMP/ev.csv" --out "$TMP/ev_o.csv" --workload other
 check "record-meta-option: the option wins" grep -qx '# workload: other' "$TMP/ev_o.csv"
+# the rest of a replayed trace's metadata is kept (the trace format: unknown keys
+# are kept): provenance, phases, a key on two lines; it was dropped
+printf '# format: workloadtruth-trace/1\n# source: lab run 8\n# source_commit: abc123\n# phases: 0-1 warmup\n# note: one\n# note: two\n# started: 2020-01-01T00:00:00Z\nt_s,gpu,util_gpu_pct\n0,0,5\n1,0,6\n' >"$TMP/prov.csv"
+run record-keeps-other-meta 0 "$WT" record --trace "$TMP/prov.csv" --out "$TMP/prov_r.csv"
+check "record-keeps-other-meta: provenance" grep -qx '# source_commit: abc123' "$TMP/prov_r.csv"
+check "record-keeps-other-meta: phases" grep -qx '# phases: 0-1 warmup' "$TMP/prov_r.csv"
+check "record-keeps-other-meta: both notes" test "$(grep -c '^# note: ' "$TMP/prov_r.csv")" = 2
+check "record-keeps-other-meta: one format, source, started" test "$(grep -c '^# \(format\|source\|started\): ' "$TMP/prov_r.csv")" = 3
+check "record-keeps-other-meta: its own start" sh -c "! grep -q '^# started: 2020' '$TMP/prov_r.csv'"
+# a trace of 255 metadata lines: as many kept as a trace can hold with the
+# recording's own, said so, and the trace written reads back
+{ i=0; while [ $i -lt 255 ]; do printf '# k%d: v\n' $i; i=$((i + 1)); done; printf 't_s,gpu,power_w\n0,0,1\n1,0,2\n'; } >"$TMP/m255.csv"
+run record-meta-full 0 "$WT" record --trace "$TMP/m255.csv" --out "$TMP/m255_r.csv" && has err "metadata line(s) of the trace not kept: a trace holds at most 256"
+run record-meta-full-reads-back 0 "$WT" gpus --trace "$TMP/m255_r.csv"
 # a source line as long as a trace line allows: carried, cut where the longer
 # key trace_source needs it, and said so (the line had become too long)
 { printf '# source: '; head -c 65524 /dev/zero | tr '\0' x; printf '\nt_s,gpu,util_gpu_pct\n0,0,5\n1,0,6\n'; } >"$TMP/longsrc.csv"

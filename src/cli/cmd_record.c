@@ -20,6 +20,7 @@
 #include "cli/opts.h"
 #include "util/fileio.h"
 #include "telemetry/source.h"
+#include "telemetry/trace_reader.h" /* WT_TRACE_MAX_META */
 #include "telemetry/trace_writer.h"
 #include "util/clock.h"
 #include "util/text.h"
@@ -333,7 +334,7 @@ int wt_cmd_record(int argc, char **argv)
     snprintf(sourcev, sizeof(sourcev), "record on %s by workloadtruth %s, backend %s%s%s", host,
              WT_VERSION, src->ops->name, trace ? ", from " : "", trace ? trace : "");
     snprintf(intv, sizeof(intv), "%g", interval);
-    const char *keys[16], *vals[16];
+    const char *keys[16 + WT_TRACE_MAX_META], *vals[16 + WT_TRACE_MAX_META];
     size_t nk = 0;
     keys[nk] = "source";
     vals[nk++] = sourcev;
@@ -408,6 +409,31 @@ int wt_cmd_record(int argc, char **argv)
         keys[nk] = "evasion";
         vals[nk++] = evasion_s;
     }
+    /* the rest of a replayed trace's metadata is kept as it was (the trace
+     * format: unknown keys are kept): its provenance (source_repo, ...), job
+     * label, phases, notes (a key on several lines, on each); not the keys
+     * written above for this recording */
+    const size_t own = nk;
+    const char *mk = NULL, *mv;
+    size_t left_out = 0;
+    for (size_t i = 0; replay && (mv = wt_source_meta_at(src, i, &mk)) != NULL; i++) {
+        int dup = !strcmp(mk, "format"); /* the writer's own first line */
+        for (size_t j = 0; j < own && !dup; j++)
+            dup = !strcmp(keys[j], mk);
+        if (dup)
+            continue;
+        if (nk + 1 >= WT_TRACE_MAX_META) { /* with "# format": what a reader takes */
+            left_out++;
+            continue;
+        }
+        keys[nk] = mk;
+        vals[nk++] = mv;
+    }
+    if (left_out)
+        fprintf(stderr,
+                "workloadtruth record: %zu metadata line(s) of the trace not kept: a trace holds "
+                "at most %d, with this recording's own\n",
+                left_out, WT_TRACE_MAX_META);
     /* the file is created when the first samples arrive: a run that reads
      * nothing does not wipe an existing file */
     int live = !strcmp(src->ops->name, "nvml");

@@ -398,6 +398,16 @@ static const char *replay_meta(struct wt_source *src, const char *key)
     return wt_trace_meta_value(rp->r, key);
 }
 
+static const char *replay_meta_at(struct wt_source *src, size_t i, const char **key)
+{
+    struct replay *rp = src->priv;
+    const struct wt_trace_meta *m = wt_trace_meta(rp->r);
+    if (i >= m->n)
+        return NULL;
+    *key = m->kv[i].key;
+    return m->kv[i].value;
+}
+
 static void replay_close(struct wt_source *src)
 {
     struct replay *rp = src->priv;
@@ -433,6 +443,7 @@ const struct wt_source_ops wt_source_replay = {
     .device_info = replay_info,
     .read = replay_read,
     .meta = replay_meta,
+    .meta_at = replay_meta_at,
     .ignore = replay_ignore,
     .close = replay_close,
 };

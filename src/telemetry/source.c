@@ -148,6 +148,11 @@ const char *wt_source_meta(struct wt_source *src, const char *key)
     return src->ops->meta ? src->ops->meta(src, key) : NULL;
 }
 
+const char *wt_source_meta_at(struct wt_source *src, size_t i, const char **key)
+{
+    return src->ops->meta_at ? src->ops->meta_at(src, i, key) : NULL;
+}
+
 void wt_source_ignore(struct wt_source *src, int gpu)
 {
     if (src && src->ops->ignore)

@@ -97,6 +97,9 @@ struct wt_source_ops {
                      struct wt_err *err);
     /* Optional: metadata value (trace `# key: value`), or NULL. */
     const char *(*meta)(struct wt_source *src, const char *key);
+    /* Optional: the i-th metadata line in the order read: its value, and
+     * *key; NULL past the last. */
+    const char *(*meta_at)(struct wt_source *src, size_t i, const char **key);
     /* Optional: the caller will not read GPU gpu again; a source that reads
      * every GPU's rows together (replay) stops keeping that GPU's. */
     void (*ignore)(struct wt_source *src, int gpu);
@@ -139,6 +142,9 @@ int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf,
                          const volatile sig_atomic_t *cancel, size_t *n,
                          struct wt_err *err) WT_WARN_UNUSED;
 const char *wt_source_meta(struct wt_source *src, const char *key);
+/* The i-th metadata line (trace order): its value and *key, or NULL past the
+ * last (and for sources without metadata). */
+const char *wt_source_meta_at(struct wt_source *src, size_t i, const char **key);
 /* Processes on gpu (WT_ENOTSUP when the source cannot tell). */
 int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap, size_t *n,
                         struct wt_err *err) WT_WARN_UNUSED;
