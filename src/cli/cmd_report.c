@@ -51,7 +51,7 @@ int wt_cmd_report(int argc, char **argv)
         {"--out", WT_OPT_STRING, &out, "FILE", "the HTML file to write (required; - for standard output)", 0, 0, NULL, false},
         {"--title", WT_OPT_STRING, &title, "TEXT", "the page's title (default: WorkloadTruth audit report)", 0, 0, NULL, false},
         {"--max-windows", WT_OPT_UINT, &max_windows, "N", "the last N windows of each GPU on its timeline (default 10000)", 10, 10000000, NULL, false},
-        {"--stale-after", WT_OPT_DOUBLE, &stale, "S", "warn when the last entry is older than S seconds, as verify-log does (default: never)", 0, 1e9, NULL, false},
+        {"--stale-after", WT_OPT_DOUBLE, &stale, "S", "warn when the last signed line is older than S seconds, as verify-log does (default: never)", 0, 1e9, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
     /* clang-format on */
