@@ -376,6 +376,10 @@ grep -q "^# gpu_models: 2=unknown$" "$TMP/g2r.csv" || { echo "FAIL [record-absen
 run nvsmi-index 0 "$WT" classify --trace "$DATA/nvsmi_index.csv" --samples 5 --json
 has out '"workload_type": "TRAINING"'
 run nvsmi-index-gpu1 0 "$WT" classify --trace "$DATA/nvsmi_index.csv" --samples 5 --gpu-index 1 && has out "workload_type : IDLE"
+# a timestamp whose seconds have many digits (64 or more characters in all) is
+# a time (it was "not a time")
+{ printf 'timestamp, power.draw [W]\n'; for s in 1 2 3 4 5 6; do printf '2024/04/03 10:47:3%s.12000000000000000000000000000000000000000000000000000000, 50 W\n' "$s"; done; } >"$TMP/longstamp.csv"
+run nvsmi-long-timestamp 0 "$WT" classify --trace "$TMP/longstamp.csv" --samples 6 --classifier rules && has out "samples       : 6 over 5.0s"
 run nvsmi-noindex 0 "$WT" classify --trace "$DATA/nvsmi_noindex.csv" --gpu-index 2 --samples 50 && has out "samples       : 50 over 4.9s"
 run nvsmi-noindex-gpu1 0 "$WT" classify --trace "$DATA/nvsmi_noindex.csv" --gpu-index 1 --samples 50 --json
 has out '"avg_power_watts": 52.6'

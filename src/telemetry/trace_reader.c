@@ -641,11 +641,12 @@ static int parse_stamp(const char *p, size_t len, double *out)
 {
     if (wt_parse_double(p, len, out) == 0)
         return 0;
+    /* the date and time up to the seconds fit in buf; the seconds, which may
+     * have any number of digits, are read from p */
     char buf[64];
-    if (len >= sizeof(buf))
-        return -1;
-    memcpy(buf, p, len);
-    buf[len] = '\0';
+    size_t blen = len < sizeof(buf) ? len : sizeof(buf) - 1;
+    memcpy(buf, p, blen);
+    buf[blen] = '\0';
     int Y, M, D, h, m, consumed = 0;
     char s1, s2, sep;
     if (sscanf(buf, "%4d%c%2d%c%2d%c%2d:%2d:%n", &Y, &s1, &M, &s2, &D, &sep, &h, &m, &consumed) !=
@@ -662,7 +663,7 @@ static int parse_stamp(const char *p, size_t len, double *out)
         return -1; /* 2023/02/29 would be read as 2023/03/01 */
     double sec;
     /* no leap seconds: Linux clocks (and so nvidia-smi) never show :60 */
-    if (wt_parse_double(buf + consumed, len - (size_t)consumed, &sec) != 0 || sec < 0 || sec >= 60)
+    if (wt_parse_double(p + consumed, len - (size_t)consumed, &sec) != 0 || sec < 0 || sec >= 60)
         return -1;
     long days = days_from_civil(Y, (unsigned)M, (unsigned)D);
     *out = (double)days * 86400.0 + h * 3600.0 + m * 60.0 + sec;
