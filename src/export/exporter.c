@@ -233,8 +233,8 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
     /* ':PORT', as node_exporter's --web.listen-address takes it: every
      * interface, IPv6 and IPv4 on one socket where the kernel has IPv6, IPv4
      * alone where it has not */
-    int all =
-        addr[0] == ':' && addr[1] >= '0' && addr[1] <= '9'; /* not "::1:9400" (refused below) */
+    /* not "::1:9400", an unbracketed IPv6 address (refused by the parser) */
+    int all = addr[0] == ':' && addr[1] >= '0' && addr[1] <= '9';
     if (all && (snprintf(any, sizeof(any), "[::]%s", addr) >= (int)sizeof(any) ||
                 wt_mcp_http_parse_addr(any, &ss, &sl, &loopback, msg, sizeof(msg))))
         return wt_errf(err, WT_EINVAL,
