@@ -686,24 +686,41 @@ int wt_verify_buffer(const char *buf, size_t len, const struct wt_verify_opts *o
     return st;
 }
 
+static int verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
+                         struct wt_verify_report *r);
+
 int wt_verify_file(const char *path, const struct wt_verify_opts *o, struct wt_verify_report *r)
+{
+    const char *why = NULL;
+    FILE *f = wt_fopen_regular(path, &why);
+    if (!f) {
+        memset(r, 0, sizeof(*r));
+        snprintf(r->message, sizeof(r->message), "cannot open %s: %s", path, why);
+        wt_text_clean(r->message);
+        return r->status = WT_VERIFY_ERROR;
+    }
+    int st = verify_stream(f, path, o, r);
+    fclose(f);
+    return st;
+}
+
+int wt_verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
+                     struct wt_verify_report *r)
+{
+    return verify_stream(f, path, o, r);
+}
+
+static int verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
+                         struct wt_verify_report *r)
 {
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     struct vs *v = malloc(sizeof(*v));
     char *line = malloc(WT_ENTRY_MAX_LINE + 2);
     char *chunk = malloc(1 << 16);
-    FILE *f = NULL;
     int st = WT_VERIFY_ERROR;
     memset(r, 0, sizeof(*r));
     if (!v || !line || !chunk) {
         snprintf(r->message, sizeof(r->message), "out of memory");
-        goto out;
-    }
-    const char *why = NULL;
-    f = wt_fopen_regular(path, &why);
-    if (!f) {
-        snprintf(r->message, sizeof(r->message), "cannot open %s: %s", path, why);
-        r->status = WT_VERIFY_ERROR;
         goto out;
     }
     begin(v, base, o, r);
@@ -748,8 +765,6 @@ out:
     /* one line, whatever the path's or the log's bytes (a newline in
      * --log-dir forged a second line on stderr) */
     wt_text_clean(r->message);
-    if (f)
-        fclose(f);
     free(chunk);
     free(line);
     free(v);

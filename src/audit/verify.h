@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "audit/merkle.h"
 #include "audit/note.h"
@@ -87,6 +88,12 @@ struct wt_verify_report {
 
 /* Verifies the log file at path.  Returns the status (also in r->status). */
 int wt_verify_file(const char *path, const struct wt_verify_opts *o, struct wt_verify_report *r);
+
+/* The same over an open regular file (read from its current position; not
+ * closed): a caller that reads the file again after verifying it uses the
+ * same open file, not a path that may have been replaced meanwhile. */
+int wt_verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
+                     struct wt_verify_report *r);
 
 /* The same over an in-memory log (for tests and fuzzing). */
 int wt_verify_buffer(const char *buf, size_t len, const struct wt_verify_opts *o,

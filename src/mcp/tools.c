@@ -33,6 +33,7 @@
 #include "output/output.h"
 #include "telemetry/simulate.h"
 #include "telemetry/source.h"
+#include "util/fileio.h"
 #include "util/text.h"
 
 /* Bounds of the tools' arguments. */
@@ -754,24 +755,43 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
     char *buf = NULL;
     json_t *list = NULL, *out = NULL;
     int fd = -1;
+    FILE *lf = NULL;
     if (!r)
         return tool_error("out of memory");
     struct wt_verify_opts vo = {0};
     vo.side_path = p.checkpoint;
-    int status = wt_verify_file(p.log, &vo, r);
+    /* verify and read the tail through one open file: a log replaced (or a
+     * FIFO planted) between the two must not be read as the verified one */
+    const char *why = NULL;
+    lf = wt_fopen_regular(p.log, &why);
+    if (!lf) {
+        out = tool_error("recent_classifications: cannot open %s: %s", p.log, why);
+        goto done;
+    }
+    fd = fileno(lf);
+    int status = wt_verify_stream(lf, p.log, &vo, r);
     if (status == WT_VERIFY_ERROR) {
         out = tool_error("recent_classifications: %s", r->message);
         goto done;
     }
+    /* the lines a verified signature covers, as `report` shows them: none
+     * of a log re-created with another key, none from a damaged line on */
+    uint64_t shown = r->entries;
+    if (status == WT_VERIFY_DAMAGED) {
+        if (r->line >= 1)
+            shown = r->line - 1 < r->entries ? r->line - 1 : r->entries;
+        else if (r->damage == WT_DMG_WRONG_KEY)
+            shown = 0;
+    }
+    if (shown > r->sealed_through)
+        shown = r->sealed_through;
     /* read the tail of the verified prefix only */
     uint64_t end = r->valid_bytes;
     uint64_t from = end > RECENT_TAIL_BYTES ? end - RECENT_TAIL_BYTES : 0;
     size_t len = (size_t)(end - from);
     buf = malloc(len + 1);
-    fd = open(p.log, O_RDONLY | O_CLOEXEC);
-    if (!buf || fd < 0) {
-        out = tool_error("recent_classifications: %s: %s", p.log,
-                         buf ? strerror(errno) : "out of memory");
+    if (!buf) {
+        out = tool_error("recent_classifications: out of memory");
         goto done;
     }
     size_t got = 0;
@@ -788,7 +808,8 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
     unsigned long long unsigned_skipped = 0;
     /* newest first: walk the lines backwards, skipping a partial first line */
     size_t e = got;
-    while (e > 0 && json_array_size(list) < (size_t)limit) {
+    uint64_t want_seq = r->entries; /* the seq the next line back must have, plus 1 */
+    while (e > 0 && want_seq > 0 && json_array_size(list) < (size_t)limit) {
         if (buf[e - 1] == '\n')
             e--;
         size_t b = e;
@@ -798,13 +819,20 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
             break;
         struct wt_entry ent;
         struct wt_err err = {{0}};
+        want_seq--;
         if (e > b && wt_entry_parse(buf + b, e - b, &ent, &err) == WT_OK) {
             json_t *o = ent.obj;
+            if (ent.seq != want_seq) { /* not the lines verified: changed since */
+                wt_entry_free(&ent);
+                out = tool_error("recent_classifications: %s changed while it was read; "
+                                 "try again", p.log);
+                goto done;
+            }
             json_t *gi = json_object_get(o, "gpu_idx");
             /* only lines a verified signature covers: the ones after the last
              * signed checkpoint link to the others, but anyone able to write
              * the file could have written them */
-            if (ent.seq >= r->sealed_through)
+            if (ent.seq >= shown)
                 unsigned_skipped++;
             else if (ent.type == WT_ENTRY_CLASS &&
                      (gpu < 0 || (json_is_integer(gi) && json_integer_value(gi) == gpu))) {
@@ -840,8 +868,8 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
     out = tool_ok(json_pack("{s:s,s:o,s:O,s:I}", "log", p.log, "verified", ver, "classifications",
                             list, "unsigned_skipped", (json_int_t)unsigned_skipped));
 done:
-    if (fd >= 0)
-        close(fd);
+    if (lf)
+        fclose(lf);
     json_decref(list);
     free(buf);
     free(r);
