@@ -919,6 +919,43 @@ static void classify_then_read_the_log(void **state)
     assert_false(is_error(res));
     assert_non_null(json_object_get(json_object_get(res, "structuredContent"), "clean_accuracy"));
     json_decref(resp);
+
+    /* the log replaced by one made with another key (its checkpoint file
+     * left): wrong-key damage, and none of its records listed (the other
+     * key's signed records were listed as the log's) */
+    {
+        struct wt_log_paths lp;
+        struct wt_log *l = NULL;
+        struct wt_err err = {{0}};
+        char dir[160], vkey[256], from[200], to[200];
+        snprintf(dir, sizeof(dir), "%s/otherkey", tmpdir);
+        assert_int_equal(wt_log_paths_dir(&lp, dir, &err), WT_OK);
+        assert_int_equal(wt_log_init(&lp, NULL, NULL, NULL, vkey, sizeof(vkey), &err), WT_OK);
+        assert_int_equal(wt_log_open(&l, &lp, NULL, NULL, &err), WT_OK);
+        json_t *f = json_pack("{s:s,s:i,s:s,s:i}", "gpu", "GPU-other", "gpu_idx", 0, "class",
+                              "idle", "conf_ppm", 990000);
+        assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), WT_OK);
+        json_decref(f);
+        assert_int_equal(wt_log_seal(l, &err), WT_OK); /* a checkpoint record signs it */
+        wt_log_close(l);
+        snprintf(from, sizeof(from), "%s/otherkey/log.jsonl", tmpdir);
+        snprintf(to, sizeof(to), "%s/log/log.jsonl", tmpdir);
+        FILE *in = fopen(from, "rb"), *outf = fopen(to, "wb");
+        assert_non_null(in);
+        assert_non_null(outf);
+        char b[4096];
+        size_t k;
+        while ((k = fread(b, 1, sizeof(b), in)) > 0)
+            assert_int_equal(fwrite(b, 1, k, outf), k);
+        fclose(in);
+        assert_int_equal(fclose(outf), 0);
+    }
+    res = call_tool(s, "recent_classifications", "{}", &resp);
+    assert_false(is_error(res));
+    sc = json_object_get(res, "structuredContent");
+    assert_true(json_is_false(json_object_get(json_object_get(sc, "verified"), "valid")));
+    assert_int_equal(json_array_size(json_object_get(sc, "classifications")), 0);
+    json_decref(resp);
     wt_mcp_server_free(s);
 }
 
