@@ -686,9 +686,6 @@ int wt_verify_buffer(const char *buf, size_t len, const struct wt_verify_opts *o
     return st;
 }
 
-static int verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
-                         struct wt_verify_report *r);
-
 int wt_verify_file(const char *path, const struct wt_verify_opts *o, struct wt_verify_report *r)
 {
     const char *why = NULL;
@@ -699,19 +696,13 @@ int wt_verify_file(const char *path, const struct wt_verify_opts *o, struct wt_v
         wt_text_clean(r->message);
         return r->status = WT_VERIFY_ERROR;
     }
-    int st = verify_stream(f, path, o, r);
+    int st = wt_verify_stream(f, path, o, r);
     fclose(f);
     return st;
 }
 
 int wt_verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
                      struct wt_verify_report *r)
-{
-    return verify_stream(f, path, o, r);
-}
-
-static int verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
-                         struct wt_verify_report *r)
 {
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     struct vs *v = malloc(sizeof(*v));
