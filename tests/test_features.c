@@ -160,6 +160,40 @@ static void test_energy_gaps(void **state)
     }
 }
 
+/* Values not judged are "not measured", not 0: clocks_locked from clock
+ * readings on fewer than half the samples, utilization while active with no
+ * active sample; peak_power_on_norm is the same interpolated 95th percentile
+ * as power_p95_norm. */
+static void test_not_judged_is_nan(void **state)
+{
+    (void)state;
+    enum { N = 30 };
+    struct wt_sample s[N];
+    double u[N];
+    struct wt_window w = {.s = s, .n = N, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_features f;
+    for (int i = 0; i < N; i++)
+        u[i] = 95;
+    fill(s, N, u, NULL);
+    for (int i = 0; i < N; i++) {
+        s[i].v[WT_COL_POWER] = 300 + 10 * i; /* 300..590 W */
+        s[i].v[WT_COL_SM_CLOCK_MAX] = 1980;
+        if (i < 12)
+            s[i].v[WT_COL_SM_CLOCK] = 1500; /* 12 of 30 rows: not judged */
+    }
+    wt_features_compute(&w, &f);
+    assert_true(isnan(f.v[WT_F_CLOCKS_LOCKED]));
+    assert_true(fabs(f.v[WT_F_PEAK_POWER_ON] - f.v[WT_F_POWER_P95_NORM]) < 1e-12);
+    assert_true(fabs(f.v[WT_F_PEAK_POWER_ON] * 700 - 575.5) < 1e-9);
+    for (int i = 0; i < N; i++)
+        u[i] = 0;
+    fill(s, N, u, NULL);
+    for (int i = 0; i < N; i++)
+        s[i].v[WT_COL_POWER] = 70;
+    wt_features_compute(&w, &f);
+    assert_true(isnan(f.v[WT_F_UTIL_ACTIVE]));
+}
+
 /* A window longer than the grid's 4096 cells: the step is a whole multiple
  * of the sample period, so a 1.4 s on/off cadence keeps its lag (it read
  * 4.2 s when the step was span / 4095). */
@@ -608,6 +642,7 @@ int main(void)
         cmocka_unit_test(test_feature_names),
         cmocka_unit_test(test_rated_power),
         cmocka_unit_test(test_energy_gaps),
+        cmocka_unit_test(test_not_judged_is_nan),
         cmocka_unit_test(test_long_window_cadence),
         cmocka_unit_test(test_grid_keeps_last_sample),
         cmocka_unit_test(test_active_acf),

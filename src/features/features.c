@@ -543,8 +543,13 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
             f->v[WT_F_SPIN_FRAC] = (double)nspin / (double)nspin_den;
     }
     if (nact_pow) {
+        /* the same (interpolated) 95th percentile as power_p95_norm */
         qsort(tmp, nact_pow, sizeof(double), cmp_double);
-        f->v[WT_F_PEAK_POWER_ON] = tmp[(size_t)(0.95 * (double)(nact_pow - 1))];
+        double pos = 0.95 * (double)(nact_pow - 1);
+        size_t lo = (size_t)pos;
+        double frac = pos - (double)lo;
+        f->v[WT_F_PEAK_POWER_ON] =
+            lo + 1 < nact_pow ? tmp[lo] * (1 - frac) + tmp[lo + 1] * frac : tmp[lo];
     }
     if (have_activity) {
         /* duty by time (see above); by samples when they carry no time */
@@ -554,9 +559,7 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
             f->v[WT_F_UTIL_ACTIVE] = m;
             double var = suu / (double)nact_util - m * m;
             f->v[WT_F_UTIL_ACTIVE_CV] = m > 0 ? sqrt(var > 0 ? var : 0) / m : NAN;
-        } else if (use_util) {
-            f->v[WT_F_UTIL_ACTIVE] = 0;
-        }
+        } /* no active sample: no mean while active (NaN, like power_active_norm) */
         if (nact_pow)
             f->v[WT_F_POWER_ACTIVE_NORM] = sp_act / (double)nact_pow;
         if (nact_mu && su_mu > 0)
@@ -576,7 +579,9 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     if (nclk >= 10 && (double)nclk * 2 >= (double)n && wt_measured(smax) && smax > 0 &&
         clk_hi - clk_lo <= 0.01 * clk_hi && clk_hi < 0.95 * smax)
         f->v[WT_F_CLOCKS_LOCKED] = 1;
-    else if (nclk >= 10 && !wt_measured(f->v[WT_F_CLOCKS_LOCKED]))
+    else if (nclk >= 10 && (double)nclk * 2 >= (double)n && !wt_measured(f->v[WT_F_CLOCKS_LOCKED]))
+        /* judged (enough clock samples, covering half the window) and not
+         * locked; fewer is "not measured", not a 0 */
         f->v[WT_F_CLOCKS_LOCKED] = 0;
 
     /* power level and shape */
