@@ -825,7 +825,8 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
             if (ent.seq != want_seq) { /* not the lines verified: changed since */
                 wt_entry_free(&ent);
                 out = tool_error("recent_classifications: %s changed while it was read; "
-                                 "try again", p.log);
+                                 "try again",
+                                 p.log);
                 goto done;
             }
             json_t *gi = json_object_get(o, "gpu_idx");
