@@ -595,6 +595,14 @@ with open(sys.argv[1], 'ab') as f:
 PY
 N=$(wc -l <"$F/log.jsonl")
 run "forged append: unsealed" 3 "$WT" verify-log --log-dir "$F" && has out "not covered"
+# --stale-after is judged on the last signed line, as report does: an
+# unsigned line with a later time (anyone can append one) hid a stopped
+# writer (it judged the last line, here re-dated 2100: its prev, the root
+# of the lines before it, is unchanged)
+cp -r "$F" "$TMP/lfuture"
+sed -i '$ s/"ts_ms":1796250999999/"ts_ms":4102444800000/' "$TMP/lfuture/log.jsonl"
+NS=$(($(wc -l <"$TMP/lfuture/log.jsonl") - 1))
+run "stale: judged on the last signed line" 3 "$WT" verify-log --log-dir "$TMP/lfuture" --stale-after 0.0004 && has out "not covered" && has out "the last signed entry (line $NS) is" && has out "the writer may have stopped"
 run "classify signs the forged line and says so" 0 "$WT" classify --backend synthetic --samples 10 --interval 0.001 --log-dir "$F" --json && has err "workloadtruth classify: $F/log.jsonl: signed lines $N..$N, which no signed checkpoint covered"
 has out "which no signed checkpoint covered"
 printf '{"v":1,"seq":' >>"$F/log.jsonl"

@@ -143,8 +143,10 @@ static int ext_compare(struct vs *v, const uint8_t root[32], uint64_t line, uint
                             : "");
             return -1;
         }
-        if (e->cp.size > v->r->sealed)
-            v->r->sealed = e->cp.size;
+        if (e->cp.size > v->r->sealed) {
+            v->r->sealed = e->cp.size; /* == v->n: the last line read */
+            v->r->sealed_ts_ms = v->r->last_ts_ms;
+        }
         if (e->cp.size > v->r->sealed_through)
             v->r->sealed_through = e->cp.size;
     }
@@ -345,8 +347,10 @@ static void check_line(struct vs *v, const char *p, size_t len, int complete)
             goto bad;
         }
         r->ckpt_records++;
-        if (i > r->sealed)
+        if (i > r->sealed) {
             r->sealed = i;
+            r->sealed_ts_ms = r->last_ts_ms; /* line i's: this one is not read yet */
+        }
         r->sealed_through = i + 1; /* this record's own line */
         v->seal_before = v->last_seal;
         v->last_seal = i;
@@ -514,8 +518,10 @@ static int finish(struct vs *v)
                    "this line was altered or inserted, or lines after line %llu were removed",
                    (unsigned long long)v->n, e->label, (unsigned long long)v->n);
             /* and lines 1..n are sealed by it (the report shows them) */
-            if (v->n > r->sealed)
+            if (v->n > r->sealed) {
                 r->sealed = v->n;
+                r->sealed_ts_ms = r->last_ts_ms;
+            }
             if (v->n > r->sealed_through)
                 r->sealed_through = v->n;
             break;
@@ -619,12 +625,24 @@ static int finish(struct vs *v)
     if (r->sealed < v->n)
         warnf(v, "lines %llu..%llu are not covered by any signed checkpoint yet",
               (unsigned long long)(r->sealed + 1), (unsigned long long)v->n);
-    if (v->o->stale_ms > 0 && v->o->now_ms - r->last_ts_ms > v->o->stale_ms) {
+    /* stale: judged on the last line a signed root covers, as `report` does:
+     * a line anyone able to write the file appended with a later time must
+     * not hide a stopped writer (nor the time of the last checkpoint record,
+     * which its own signature does not cover); with nothing signed, on the
+     * last line (the unsigned lines are a warning of their own) */
+    int64_t stale_ts = r->sealed ? r->sealed_ts_ms : r->last_ts_ms;
+    if (v->o->stale_ms > 0 && v->o->now_ms - stale_ts > v->o->stale_ms) {
         char age[32], lim[32];
-        seconds(age, sizeof(age), v->o->now_ms - r->last_ts_ms);
+        seconds(age, sizeof(age), v->o->now_ms - stale_ts);
         seconds(lim, sizeof(lim), v->o->stale_ms);
-        warnf(v, "the last entry is %s s old (more than %s s): the writer may have stopped", age,
-              lim);
+        if (r->sealed)
+            warnf(v,
+                  "the last signed entry (line %llu) is %s s old (more than %s s): the writer "
+                  "may have stopped",
+                  (unsigned long long)r->sealed, age, lim);
+        else
+            warnf(v, "the last entry is %s s old (more than %s s): the writer may have stopped",
+                  age, lim);
     }
     if (unusable) { /* nothing concluded without it */
         snprintf(r->message, sizeof(r->message), "%s", unusable->why);

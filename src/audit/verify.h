@@ -55,7 +55,7 @@ struct wt_verify_opts {
     const char *against[WT_VERIFY_MAX_AGAINST]; /* more signed checkpoints to hold the log to */
     size_t nagainst;
     int64_t now_ms;   /* for staleness */
-    int64_t stale_ms; /* warn when the last entry is older than this (0: never) */
+    int64_t stale_ms; /* warn when the last signed entry is older than this (0: never) */
 };
 
 struct wt_verify_report {
@@ -81,6 +81,7 @@ struct wt_verify_report {
     uint8_t root[32]; /* root of the valid prefix */
     struct wt_merkle_range range;
     int64_t last_ts_ms;
+    int64_t sealed_ts_ms;   /* ts_ms of line `sealed` (when sealed > 0) */
     uint64_t last_line_len; /* bytes of the last valid line, newline included */
     int nwarn;
     char warn[WT_VERIFY_MAX_WARN][300];

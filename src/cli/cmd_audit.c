@@ -233,7 +233,7 @@ int wt_cmd_verify_log(int argc, char **argv)
         {"--log-file", WT_OPT_STRING, &file, "FILE", "log file (its checkpoint is FILE.checkpoint)", 0, 0, NULL, false},
         {"--vkey", WT_OPT_STRING, &vkey_arg, "KEY", "the log's verifier key (text or file), as printed by init: pins the key", 0, 0, NULL, false},
         {"--against", WT_OPT_LIST, &against, "CHECKPOINT", "signed checkpoints kept elsewhere (a witness's copy, an old export)", 0, 0, NULL, false},
-        {"--stale-after", WT_OPT_DOUBLE, &stale, "S", "warn when the last entry is older than S seconds (default: never)", 0, 1e9, NULL, false},
+        {"--stale-after", WT_OPT_DOUBLE, &stale, "S", "warn when the last signed entry is older than S seconds (default: never)", 0, 1e9, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON ({valid, message, entries, ...})", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
