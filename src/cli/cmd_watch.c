@@ -50,7 +50,9 @@
 
 #define MAX_WINDOW 100000
 #define QUEUE_MAX 10000
-#define MAX_PROCS 64
+/* as many processes as the nvml source lists (nvml.c): the GPU's main owner
+ * and a declaration may be any of them (with 64, the 65th was not read) */
+#define MAX_PROCS 1024
 #define REOPEN_TRIES_AT_EXIT 3 /* after the stop: attempts in a row that write nothing */
 #define RETRY_MIN_S 0.5        /* the writer's first pause after a failed try */
 #define RETRY_MAX_S 30.0       /* its longest, while the disk stays full */

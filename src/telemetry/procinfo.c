@@ -300,8 +300,9 @@ void wt_proc_owner(const char *root, struct wt_proc *p)
         if ((v = env_get(t, len, "SLURM_JOB_PARTITION")) != NULL &&
             strlen(v) < sizeof(p->slurm_partition))
             copy_field(p->slurm_partition, sizeof(p->slurm_partition), v, strlen(v));
-        if ((v = env_get(t, len, "POD_NAMESPACE")) != NULL)
-            copy_field(p->k8s_namespace, sizeof(p->k8s_namespace), v, strnlen(v, 63));
+        /* nor a namespace (a Kubernetes name holds 63 bytes) */
+        if ((v = env_get(t, len, "POD_NAMESPACE")) != NULL && strlen(v) < sizeof(p->k8s_namespace))
+            copy_field(p->k8s_namespace, sizeof(p->k8s_namespace), v, strlen(v));
         if ((v = env_get(t, len, "POD_NAME")) != NULL)
             copy_field(p->pod_name, sizeof(p->pod_name), v, strnlen(v, sizeof(p->pod_name) - 1));
         free(t);
