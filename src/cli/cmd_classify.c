@@ -282,10 +282,17 @@ int wt_cmd_classify(int argc, char **argv)
                         : wt_errf(&err, WT_ENOMEM, "out of memory");
         json_decref(extra);
         if (lrc != WT_OK) {
+            /* the verdict too: a job-level MISMATCH of an UNKNOWN job (its
+             * windows split between undeclared classes) said only
+             * "classified UNKNOWN" */
+            char verdict[64] = "";
+            if (declared != WT_CLASS_NONE)
+                snprintf(verdict, sizeof(verdict), " (declared %s: %s)", wt_class_lname(declared),
+                         wt_verdict_name(v));
             fprintf(stderr,
-                    "workloadtruth classify: classified %s, but could not append to the audit "
+                    "workloadtruth classify: classified %s%s, but could not append to the audit "
                     "log: %s\n",
-                    wt_class_name(shown->cls), err.msg);
+                    wt_class_name(shown->cls), verdict, err.msg);
             goto out;
         }
     }
