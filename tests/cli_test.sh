@@ -338,6 +338,7 @@ run holdout-stdin 2 "$WT" eval --holdout source - && has err "not standard input
 run bench-too-few-samples 2 "$WT" benchmark --suite sim --seconds 1 --sample-hz 0.1 --trials 2 --classifier rules && has err "samples per window" && oneline
 run bench-physics-unknown 2 "$WT" benchmark --suite sim --seconds 60 --sample-hz 0.1 --trials 2 && has err "the physics classifier calls a window UNKNOWN" && oneline
 run bench-physics-short 2 "$WT" benchmark --suite sim --seconds 4 --trials 2 && has err "--seconds 5 or more" && oneline
+run bench-physics-periods 2 "$WT" benchmark --suite sim --seconds 5 --sample-hz 1.1 --trials 2 && has err "can give 5 samples" && oneline
 run bench-sim-seconds 2 "$WT" benchmark --suite evasion --trials 100000 --seconds 5 --sample-hz 1 && has err "360000 simulated seconds per cell" && oneline
 run bench-training-seed 2 "$WT" benchmark --seed 33992347316 && has err "training windows were drawn with" && oneline
 run bench-seed-range 2 "$WT" benchmark --seed 18446744073709551615 --trials 2 && has err "out of range" && oneline
@@ -524,6 +525,10 @@ run model-dir 1 "$WT" classify --backend synthetic --model "$TMP" && has err "ca
 # training job is no MISMATCH (it was IDLE 1.00 and exit 3)
 run short-window-lull 0 "$WT" classify --backend synthetic --profile dense-training --samples 10 --declared training
 has out "workload_type : UNKNOWN" && has out "too short to judge"
+# exactly 5 s (50 samples at 10 Hz) is judged whatever the start time: t_s
+# rounding made 4.9 + 0.1 read below 5 at some starts (UNKNOWN), not at others
+run five-second-window 0 "$WT" classify --backend synthetic --profile idle-bare --samples 50 --start 200.3
+has out "workload_type : IDLE"
 # a simulator profile's default window is 30 s of samples (10 samples at 10 Hz
 # were 1 s: always UNKNOWN), in classify and in watch
 # a GPU list is digits and commas (strtol took ' 0', '+0' and '-0'; found by fuzz_opts)

@@ -167,9 +167,12 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
      * idle GPU (with --declared it would be a MISMATCH) */
     double covers = wt_window_seconds(w) +
                     (wt_measured(f->v[WT_F_SAMPLE_PERIOD]) ? f->v[WT_F_SAMPLE_PERIOD] : 0);
-    if (covers < WT_PHYSICS_MIN_SECONDS) {
+    /* a microsecond of slack: t_s differences carry rounding (50 samples at
+     * 10 Hz read 4.9 + 0.1 = 4.99999999999998 s at some start times and were
+     * UNKNOWN at some offsets, judged at others) */
+    if (covers < WT_PHYSICS_MIN_SECONDS - 1e-6) {
         wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
-                             "the window covers %.1f s: too short to judge (at least %.0f s; "
+                             "the window covers %.3g s: too short to judge (at least %.0f s; "
                              "the model learnt from 10 to 30 s): no evidence",
                              covers, WT_PHYSICS_MIN_SECONDS);
         return no_evidence(out);

@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,13 +252,19 @@ int wt_cmd_benchmark(int argc, char **argv)
     }
     /* windows the physics classifier can only call UNKNOWN: refused, not
      * scored 0% */
+    /* a window of S seconds at HZ holds as few as floor(S x HZ) samples, which
+     * cover that many sample periods: 5 s at 1.1 Hz is 5 samples, 4.5 s */
     if (strcmp(suite, "seed") && !strcmp(clf_name, "physics") &&
-        (seconds < 5 || hz * 30 < wt_classifier_physics.min_samples)) {
+        (seconds < 5 || floor(seconds * hz + 1e-9) / hz < 5 - 1e-6 ||
+         floor((seconds < 30 ? seconds : 30) * hz + 1e-9) <
+             (double)wt_classifier_physics.min_samples)) {
         fprintf(stderr,
                 "workloadtruth benchmark: the physics classifier calls a window UNKNOWN when it "
-                "is shorter than 5 s or has fewer than %zu samples in its last 30 s: give "
-                "--seconds 5 or more and --sample-hz %.3g or more (see --help)\n",
-                wt_classifier_physics.min_samples,
+                "covers less than 5 s (its samples times the sample period) or has fewer "
+                "than %zu samples in its last 30 s: --seconds %g at --sample-hz %g can give "
+                "%g samples; give --seconds 5 or more, holding 5 s of whole sample periods, and "
+                "--sample-hz %.3g or more (see --help)\n",
+                wt_classifier_physics.min_samples, seconds, hz, floor(seconds * hz + 1e-9),
                 (double)wt_classifier_physics.min_samples / 30.0);
         goto out;
     }
