@@ -1109,6 +1109,42 @@ static enum MHD_Result refuse(struct http_srv *x, struct MHD_Connection *c, cons
     return MHD_YES;
 }
 
+/* A request that carries no message (GET or HEAD of the agent card, DELETE,
+ * any other method): answered on its headers, so that a body it declares is
+ * never read (an unauthenticated client could otherwise make the server read
+ * an endless body to /.well-known/agent.json, and hold 4 MiB per connection). */
+static enum MHD_Result answer_no_body(struct http_srv *x, struct MHD_Connection *c,
+                                      const char *url, const char *method)
+{
+    if (!strcmp(url, "/.well-known/agent.json")) {
+        json_t *card = wt_mcp_agent_card(x->s);
+        char *text = card ? json_dumps(card, JSON_INDENT(2)) : NULL;
+        json_decref(card);
+        enum MHD_Result rc =
+            text ? send_text(c, MHD_HTTP_OK, "application/json", text, NULL, NULL) : MHD_NO;
+        free(text);
+        return rc;
+    }
+    if (!strcmp(method, "DELETE")) {
+        const char *sid = session_header(c);
+        if (!sid)
+            return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
+                             "Bad Request: no Mcp-Session-Id header\n", NULL, NULL);
+        pthread_mutex_lock(&x->mu);
+        struct session_slot *slot = session_find(x, sid);
+        if (slot)
+            memset(slot, 0, sizeof(*slot));
+        pthread_mutex_unlock(&x->mu);
+        return slot ? send_text(c, MHD_HTTP_OK, "text/plain", "", NULL, NULL)
+                    : send_text(c, MHD_HTTP_NOT_FOUND, "text/plain", "Session not found\n", NULL,
+                                NULL);
+    }
+    return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+                     "Method Not Allowed: POST messages to /mcp (this server opens no GET "
+                     "stream)\n",
+                     NULL, "POST, DELETE");
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
@@ -1124,7 +1160,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         /* the headers are in: a request refused for where it comes from, its
          * token or its size is answered now, before its body is read (or
          * "100 Continue" invites one) */
-        return refuse(x, c, url, method, &k->refused);
+        enum MHD_Result rc = refuse(x, c, url, method, &k->refused);
+        if (k->refused || !strcmp(method, "POST"))
+            return rc;
+        k->refused = 1; /* its body, if any, is dropped unread */
+        return answer_no_body(x, c, url, method);
     }
     if (k->refused) { /* answered already: a body is dropped */
         *upload_size = 0;
@@ -1152,38 +1192,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     /* the whole request is in (refuse() let its headers through) */
-    if (!strcmp(url, "/.well-known/agent.json")) {
-        if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-            return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "Method Not Allowed\n",
-                             NULL, "GET, HEAD");
-        json_t *card = wt_mcp_agent_card(x->s);
-        char *text = card ? json_dumps(card, JSON_INDENT(2)) : NULL;
-        json_decref(card);
-        enum MHD_Result rc =
-            text ? send_text(c, MHD_HTTP_OK, "application/json", text, NULL, NULL) : MHD_NO;
-        free(text);
-        return rc;
-    }
-    if (!strcmp(method, "POST"))
-        return handle_post(x, c, k);
-    if (!strcmp(method, "DELETE")) {
-        const char *sid = session_header(c);
-        if (!sid)
-            return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
-                             "Bad Request: no Mcp-Session-Id header\n", NULL, NULL);
-        pthread_mutex_lock(&x->mu);
-        struct session_slot *slot = session_find(x, sid);
-        if (slot)
-            memset(slot, 0, sizeof(*slot));
-        pthread_mutex_unlock(&x->mu);
-        return slot ? send_text(c, MHD_HTTP_OK, "text/plain", "", NULL, NULL)
-                    : send_text(c, MHD_HTTP_NOT_FOUND, "text/plain", "Session not found\n", NULL,
-                                NULL);
-    }
-    return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
-                     "Method Not Allowed: POST messages to /mcp (this server opens no GET "
-                     "stream)\n",
-                     NULL, "POST, DELETE");
+    return handle_post(x, c, k);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
