@@ -539,6 +539,10 @@ run sim-default-window 0 "$WT" classify --backend synthetic --profile dense-trai
 has out "samples       : 300 over 29.9s" && has out "workload_type : TRAINING"
 run sim-default-window-hz 0 "$WT" classify --backend synthetic --profile dense-training --sample-hz 2 --json
 has out '"sample_count": 60'
+# an audit log that cannot be appended to: the message says the verdict too
+# (exit 1; a job-level MISMATCH said only "classified UNKNOWN")
+: >"$TMP/notadir"
+run append-fails-verdict 1 "$WT" classify --backend synthetic --profile dense-training --declared inference --log-dir "$TMP/notadir" && has err "classified TRAINING (declared inference: MISMATCH), but could not append to the audit log" && oneline
 run sim-default-window-watch 0 "$WT" watch --backend synthetic --profile dense-training --interval 0 --iterations 1 --log-dir "$TMP/simwin"
 has out "TRAINING"
 # ... paced at its 10 Hz: two rounds of 30 simulated seconds, not 300 s each

@@ -100,9 +100,9 @@ static struct {
     char notsup[512], noperm[512];
     int init_code, nogpus, proc535, empty, boottime, mig_gpu, procutil_hist;
     /* processes */
-    int pgpu[32];
-    unsigned ppid[32];
-    unsigned long long pmib[32];
+    int pgpu[128];
+    unsigned ppid[128];
+    unsigned long long pmib[128];
     int nproc;
 } F;
 
@@ -242,11 +242,11 @@ static int listed(const char *list, const char *fn)
 /* The processes from a "gpu:pid:mib,..." list. */
 static void set_procs(const char *list)
 {
-    char buf[1024];
+    char buf[4096];
     snprintf(buf, sizeof(buf), "%s", list);
     F.nproc = 0;
     char *save;
-    for (char *tok = strtok_r(buf, ",\n", &save); tok && F.nproc < 32;
+    for (char *tok = strtok_r(buf, ",\n", &save); tok && F.nproc < 128;
          tok = strtok_r(NULL, ",\n", &save))
         if (sscanf(tok, "%d:%u:%llu", &F.pgpu[F.nproc], &F.ppid[F.nproc], &F.pmib[F.nproc]) == 3)
             F.nproc++;
@@ -259,7 +259,7 @@ static void reload_procs(void)
     FILE *f = pf ? fopen(pf, "r") : NULL;
     if (!f)
         return;
-    char buf[1024];
+    char buf[4096];
     if (fgets(buf, sizeof(buf), f))
         set_procs(buf);
     else

@@ -342,6 +342,13 @@ WT_FAKE_NVML_PROCS=0:6000:30000 run watch-operator-declared 0 "$WT" watch --nvml
     --interval 0.5 --window 11 --iterations 1 --log-dir "$TMP/wop2" --declared inference --operator-declared &&
     has out "declared inference: MISMATCH"
 check "watch-operator-declared: by the command line" grep -q '"declared_by":"command-line"' "$TMP/wop2/log.jsonl"
+# every process NVML lists is read: 64 helpers listed first hid the 65th,
+# pid 6000 (the main owner, job 111, declaring training; watch read 64)
+MANY=$(i=7000; while [ $i -lt 7064 ]; do printf '0:%d:10,' $i; i=$((i + 1)); done)0:6000:30000
+WT_FAKE_NVML_PROCS=$MANY run watch-65-processes 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 \
+    --interval 0.5 --window 11 --iterations 1 --log-dir "$TMP/w65" --declared inference &&
+    has out "declared training: MATCH"
+check "watch-65-processes: the 65th's job" grep -q '"slurm_job_id":"111"' "$TMP/w65/log.jsonl"
 # ... and a job cannot turn that MISMATCH into INCONCLUSIVE by staging an owner
 # change (a process whose environment names another job, using more memory)
 mkdir -p "$TMP/root/proc/7000" "$TMP/root/proc/7001"

@@ -165,12 +165,16 @@ static void test_review_cases(void **state)
 
     static const char env710[] = "WORKLOADTRUTH_DECLARED=trainig\0WORKLOAD_TYPE= Inference \0"
                                  "SLURM_JOB_PARTITION=gpu-inference-a100-80gb-priority-preemptible-"
-                                 "x-and-some-more-words-past-63\0";
+                                 "x-and-some-more-words-past-63\0"
+                                 "POD_NAMESPACE=nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+                                 "nnnnnnnnnnnn-evil\0";
     put("proc/710/environ", env710, sizeof(env710) - 1);
     struct wt_proc q = {.pid = 710};
     wt_proc_owner(root, &q);
     assert_string_equal(q.declared, "Inference"); /* the first that is a type, trimmed */
     assert_string_equal(q.slurm_partition, "");   /* too long: none, rather than cut */
+    /* a namespace too (it was cut to 63 bytes: another namespace's rule matched) */
+    assert_string_equal(q.k8s_namespace, "");
 
     /* a value that only begins with a type, past the field's size, is none */
     static const char env715[] = "WORKLOADTRUTH_DECLARED=training        -- not inference\0"
