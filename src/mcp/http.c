@@ -1071,6 +1071,17 @@ static enum MHD_Result refuse(struct http_srv *x, struct MHD_Connection *c, cons
         return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
                          "Bad Request: Host, Origin and Authorization may appear once each\n", NULL,
                          NULL);
+    /* a body framed two ways is a framing error (RFC 9112 6.3): a proxy in
+     * front that framed it by the other header would see another request
+     * (libmicrohttpd took the first Content-Length) */
+    if (header_count(c, MHD_HTTP_HEADER_CONTENT_LENGTH) > 1 ||
+        header_count(c, MHD_HTTP_HEADER_TRANSFER_ENCODING) > 1 ||
+        (header_count(c, MHD_HTTP_HEADER_CONTENT_LENGTH) &&
+         header_count(c, MHD_HTTP_HEADER_TRANSFER_ENCODING)))
+        return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
+                         "Bad Request: one Content-Length or one Transfer-Encoding, not both or "
+                         "two\n",
+                         NULL, NULL);
     const char *host = header_trim(c, MHD_HTTP_HEADER_HOST, hbuf, sizeof(hbuf));
     const char *origin = header_trim(c, "Origin", obuf, sizeof(obuf));
     if (!host || !authority_ok(x->hc, host))
