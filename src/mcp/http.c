@@ -1124,8 +1124,8 @@ static enum MHD_Result refuse(struct http_srv *x, struct MHD_Connection *c, cons
  * any other method): answered on its headers, so that a body it declares is
  * never read (an unauthenticated client could otherwise make the server read
  * an endless body to /.well-known/agent.json, and hold 4 MiB per connection). */
-static enum MHD_Result answer_no_body(struct http_srv *x, struct MHD_Connection *c,
-                                      const char *url, const char *method)
+static enum MHD_Result answer_no_body(struct http_srv *x, struct MHD_Connection *c, const char *url,
+                                      const char *method)
 {
     if (!strcmp(url, "/.well-known/agent.json")) {
         json_t *card = wt_mcp_agent_card(x->s);
