@@ -367,6 +367,9 @@ run energy-stuck 0 "$WT" classify --trace "$TMP/e0.csv" --samples 30 --json && h
 # a trace of GPU 2 alone: GPUs 0 and 1 are not invented
 printf 't_s,gpu,power_w\n0,2,100\n1,2,101\n' >"$TMP/g2.csv"
 run gpus-absent 0 "$WT" gpus --trace "$TMP/g2.csv" && has out "GPU 2:"
+# a simulator profile's GPU: its memory and power limits, as its samples say
+# (they were null)
+run gpus-sim-limits 0 "$WT" gpus --backend synthetic --profile dense-training --json && has out '"memory_total_mib": 81559.0' && has out '"power_limit_w": 700.0' && has out '"power_default_limit_w": 700.0'
 if grep -q "GPU [01]:" "$TMP/out" || [ -s "$TMP/err" ]; then echo "FAIL [gpus-absent]: GPUs 0/1 listed or an error"; fails=$((fails + 1)); fi
 # a trace without data rows is an error, as for classify (an empty list, exit 0)
 printf 't_s,gpu,util_gpu_pct,power_w\n' >"$TMP/hdronly.csv"

@@ -1268,6 +1268,14 @@ const char *wt_sim_gpu_model(const struct wt_sim *s)
     return s ? s->m->name : "";
 }
 
+void wt_sim_limits(const struct wt_sim *s, double *mem_total_mib, double *power_limit_w,
+                   double *power_default_limit_w)
+{
+    *mem_total_mib = s->m->mem_mib;
+    *power_limit_w = s->limit;
+    *power_default_limit_w = s->m->limit_w;
+}
+
 const char *wt_sim_power_semantics(const struct wt_sim *s)
 {
     return s && s->avg1s ? "avg1s" : "instant";

@@ -72,6 +72,11 @@ void wt_sim_next(struct wt_sim *s, unsigned gpu, struct wt_sample *out);
 /* NVML-style device name of the modelled GPU, and its power semantics. */
 const char *wt_sim_gpu_model(const struct wt_sim *s);
 const char *wt_sim_power_semantics(const struct wt_sim *s);
+/* The modelled GPU's memory (MiB), its power limit in force (lowered under
+ * the power-cap evasion) and its default power limit (W), as every sample
+ * reports them. */
+void wt_sim_limits(const struct wt_sim *s, double *mem_total_mib, double *power_limit_w,
+                   double *power_default_limit_w);
 /* Useful work done so far, in training steps (or requests served) summed over
  * GPUs: the evasion benchmark compares it with the same profile without
  * evasion to report the throughput an evader gives up. */

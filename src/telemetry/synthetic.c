@@ -188,7 +188,9 @@ static int synth_info(struct wt_source *src, int gpu, struct wt_device_info *inf
         snprintf(info->name, sizeof(info->name), "%s", wt_sim_gpu_model(s->sim));
         snprintf(info->power_semantics, sizeof(info->power_semantics), "%s",
                  wt_sim_power_semantics(s->sim));
-        info->mem_total_mib = NAN;
+        /* what every sample says (gpus showed none of them) */
+        wt_sim_limits(s->sim, &info->mem_total_mib, &info->power_limit_w,
+                      &info->power_default_limit_w);
         return WT_OK;
     }
     snprintf(info->name, sizeof(info->name), "synthetic (%s%s)", s->p->name,
