@@ -59,6 +59,26 @@ VKEY=$(tail -1 "$TMP/out")
 check "key mode 0600" test "$(stat -c %a "$L/log.key")" = 600
 run "init twice" 1 "$WT" init --log-dir "$L" && has err "already exists"
 run "init both" 2 "$WT" init --log-dir "$L" --log-file "$TMP/x.jsonl"
+# several inits of one log at once: one makes it, the others say it exists
+# (they also said "cannot create log.key: File exists", like an I/O fault,
+# or "in use"); ten rounds of four
+n=$((n + 1))
+bad=
+for round in 1 2 3 4 5 6 7 8 9 10; do
+    rm -rf "$TMP/race"
+    for j in 1 2 3 4; do
+        ("$WT" init --log-dir "$TMP/race" --origin race.example/x >/dev/null 2>"$TMP/race$j.err"
+            echo $? >"$TMP/race$j.rc") &
+    done
+    wait
+    wins=$(cat "$TMP"/race?.rc | grep -c '^0$')
+    other=$(cat "$TMP"/race?.err | grep -v 'already exists' | grep -cv 'note: kept the existing key')
+    [ "$wins" = 1 ] && [ "$other" = 0 ] || bad="round $round: $wins made it; $(cat "$TMP"/race?.err | grep -v 'already exists' | head -1)"
+done
+if [ -n "$bad" ]; then
+    echo "FAIL [init race]: $bad"
+    fails=$((fails + 1))
+fi
 
 # --- watch (synthetic) -> verify-log ----------------------------------
 run "watch synthetic" 0 "$WT" watch --backend synthetic --interval 0 --iterations 5 --log-dir "$L"
@@ -357,11 +377,12 @@ if command -v strace >/dev/null 2>&1 && [ "${3:-}" != asan ]; then
     check "textfile: no fsync" sh -c '! grep -q "promdir" "$1"' sh "$TMP/syncs"
     check "audit log: fdatasync'ed" grep -q "lsync/log.jsonl" "$TMP/syncs"
 fi
-# init waits for no one: while the lock is held, it is busy (exit 1), not done
+# init waits for no one long (2 s, for another init to finish): while the
+# lock is held, it is busy (exit 1), not done
 if command -v flock >/dev/null 2>&1; then
     KB=$TMP/lbusy
     mkdir -p "$KB"
-    flock "$KB/log.lock" sleep 3 &
+    flock "$KB/log.lock" sleep 6 &
     holder=$!
     sleep 0.5
     run "init while the lock is held: busy" 1 "$WT" init --log-dir "$KB" && has err "is in use"

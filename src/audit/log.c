@@ -279,6 +279,17 @@ static int file_starts_with(const char *path, const char *bytes, size_t len)
  * without its checkpoint file is otherwise refused, even one that holds only
  * its genesis record: cut back to that, with the checkpoint file deleted, it
  * would be history wiped by someone without the key). */
+/* Of several inits of one log at once, those that lose the race say so as
+ * the log's existence is said (they printed "cannot create KEY: File
+ * exists", which reads as an I/O fault). */
+static int raced(const struct wt_log_paths *p, struct wt_err *err)
+{
+    return wt_errf(err, WT_EINVAL,
+                   "%s already exists (another init created it at the same time); an audit log "
+                   "is never re-created (use another directory or file)",
+                   p->log);
+}
+
 static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key *k,
                          const struct wt_log_opts *o, struct wt_err *err)
 {
@@ -290,19 +301,33 @@ static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key 
     int lfd = open(p->lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
     if (lfd < 0)
         return wt_errf(err, WT_EIO, "cannot open lock file %s: %s", p->lock, strerror(errno));
-    if (flock(lfd, LOCK_EX | LOCK_NB)) {
-        int e = errno;
+    /* another init holding it is done within milliseconds: wait a little
+     * for it (then its log exists, said as such), never long (a writer may
+     * hold the lock of the log that init made meanwhile) */
+    int locked = -1, lerr = 0;
+    for (int tries = 0; tries < 200; tries++) {
+        if ((locked = flock(lfd, LOCK_EX | LOCK_NB)) == 0 || (lerr = errno) != EWOULDBLOCK)
+            break;
+        struct stat ls;
+        if (lstat(p->log, &ls) == 0) {
+            close(lfd);
+            return raced(p, err);
+        }
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    if (locked) {
         close(lfd);
-        return e == EWOULDBLOCK ? wt_errf(err, WT_EBUSY,
-                                          "%s is in use: another process holds %s (creating "
-                                          "or writing the log)",
-                                          p->log, p->lock)
-                                : wt_errf(err, WT_EIO, "cannot lock %s: %s", p->lock, strerror(e));
+        return lerr == EWOULDBLOCK
+                   ? wt_errf(err, WT_EBUSY,
+                             "%s is in use: another process holds %s (creating "
+                             "or writing the log)",
+                             p->log, p->lock)
+                   : wt_errf(err, WT_EIO, "cannot lock %s: %s", p->lock, strerror(lerr));
     }
     struct stat lst;
     if (lstat(p->log, &lst) == 0) { /* another init made it meanwhile */
         close(lfd);
-        return wt_errf(err, WT_EINVAL, "cannot create %s: %s", p->log, strerror(EEXIST));
+        return raced(p, err);
     }
     remove_init_checkpoints(p);
     uint8_t empty[32];
@@ -341,8 +366,8 @@ static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key 
         rc = wt_write_file_durable(p->dir, ckinit, note, strlen(note), 0644, WT_FILE_REPLACE, err);
     if (!rc && link(tmp, p->log) != 0) {
         int e = errno;
-        rc = wt_errf(err, e == EEXIST ? WT_EINVAL : WT_EIO, "cannot create %s: %s", p->log,
-                     strerror(e));
+        rc = e == EEXIST ? raced(p, err)
+                         : wt_errf(err, WT_EIO, "cannot create %s: %s", p->log, strerror(e));
         /* ours, for a log that is not: unless another init made the very same
          * genesis line (same key, same millisecond), whose file it is too */
         if (!file_starts_with(p->log, line, len + 1))
@@ -442,10 +467,12 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
         }
         text[n++] = '\n';
         rc = wt_write_file_durable(p->dir, p->key, text, (size_t)n, 0600, WT_FILE_EXCL, err);
+        int e = errno;
         sodium_memzero(text, sizeof(text));
         if (rc) {
             wt_note_key_wipe(&k);
-            return rc;
+            /* another init wrote its key since the check above: its log */
+            return e == EEXIST ? raced(p, err) : rc;
         }
     }
     struct wt_log *l = NULL;
