@@ -427,8 +427,11 @@ static void *writer_main(void *arg)
     if (!gave_up) {
         int sealed = 0;
         for (int t = 0; t < REOPEN_TRIES_AT_EXIT && !sealed; t++) {
-            if (t)
-                nap(0.5);
+            if (t) { /* not nap(), which the stop signal ends at once */
+                struct timespec ts = {0, (long)(RETRY_MIN_S * 1e9)};
+                while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+                    ;
+            }
             if (ensure_open(w, &reported) == 0 && heartbeat(w, 1) == 0)
                 sealed = 1;
         }

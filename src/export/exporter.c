@@ -123,7 +123,7 @@ static void *sweep(void *arg)
     pthread_mutex_lock(&e->mu);
     while (!e->stop) {
         struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
+        clock_gettime(CLOCK_MONOTONIC, &until); /* a step of the wall clock must not stall it */
         until.tv_sec += 1;
         pthread_cond_timedwait(&e->wake, &e->mu, &until);
         double now = wt_mono_s();
@@ -248,7 +248,11 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
     e->healthy = healthy;
     e->ctx = ctx;
     pthread_mutex_init(&e->mu, NULL);
-    pthread_cond_init(&e->wake, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&e->wake, &ca);
+    pthread_condattr_destroy(&ca);
     /* poll(), not MHD_USE_AUTO's epoll: with epoll, libmicrohttpd 0.9.75 did
      * not see a client close a connection whose request was not whole, which
      * then held one of its address's slots until CONNECTION_TIMEOUT_S (nine
