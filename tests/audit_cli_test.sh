@@ -412,6 +412,25 @@ for round in 1 2 3; do
     run "concurrent classify round $round: verifies" 0 "$WT" verify-log --log-dir "$C"
     rm -f "$TMP"/conc.*
 done
+# two watch agents started at once on a new log: each logs, or one is told
+# the log is in use (the other said "cannot create log.key: File exists", or
+# that the log was deleted and to run init)
+n=$((n + 1))
+bad=
+for round in 1 2 3 4 5 6 7 8; do
+    rm -rf "$TMP/ww"
+    "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$TMP/ww" >/dev/null 2>"$TMP/ww1.err" &
+    p1=$!
+    "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$TMP/ww" >/dev/null 2>"$TMP/ww2.err" &
+    p2=$!
+    wait $p1 $p2
+    other=$(cat "$TMP/ww1.err" "$TMP/ww2.err" | grep -v 'created audit log\|window logged\|is in use: another writer holds' | grep -cv '^[^ ]*+[0-9a-f]*+')
+    [ "$other" = 0 ] || bad="round $round: $(cat "$TMP/ww1.err" "$TMP/ww2.err" | grep -v 'created audit log\|window logged\|is in use' | grep -v '^[^ ]*+[0-9a-f]*+' | head -1)"
+done
+if [ -n "$bad" ]; then
+    echo "FAIL [two watch agents on a new log]: $bad"
+    fails=$((fails + 1))
+fi
 # classify's record says which span of the trace it classified and, with
 # --model, which model file (by hash, as watch names it)
 cp "$DATA/../../models/physics.model" "$TMP/my.model"
@@ -901,6 +920,28 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
     fi
     if [ -n "$why" ]; then
         echo "FAIL [full-disk-start]: $why"; sed 's/^/    /' "$TMP/fs.err" | tail -4
+        fails=$((fails + 1))
+    fi
+    umount "$TMP/full"
+    # a writer keeps the log's locks while it waits to retry after a failed
+    # write: closing the log released them, and a second watch took the log
+    # during the pause (it wrote its records among the first one's)
+    mount -t tmpfs -o size=400k tmpfs "$TMP/full"
+    n=$((n + 1))
+    "$WT" watch --backend synthetic --interval 0.02 --window 10 --heartbeat 5 --log-dir "$TMP/full/log" \
+        >/dev/null 2>"$TMP/w1.err" &
+    wpid=$!
+    sleep 1.5
+    dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null
+    sleep 2
+    timeout 20 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$TMP/full/log" \
+        >/dev/null 2>"$TMP/w2.err"
+    rc=$?
+    kill "$wpid" 2>/dev/null
+    wait "$wpid" 2>/dev/null
+    if [ $rc != 1 ] || ! grep -q 'is in use: another writer holds' "$TMP/w2.err"; then
+        echo "FAIL [full-disk-one-writer]: a second watch during the first one's retry pause: exit $rc"
+        sed 's/^/    /' "$TMP/w2.err" | tail -2
         fails=$((fails + 1))
     fi
     umount "$TMP/full"

@@ -180,7 +180,8 @@ static void init_checkpoint_path(const struct wt_log_paths *p, const char *line,
 }
 
 static int open_log(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,
-                    struct wt_log_recovery *rec, int from_init, struct wt_err *err);
+                    struct wt_log_recovery *rec, int from_init, struct wt_log_lock *held,
+                    struct wt_err *err);
 
 /* The signed checkpoint (a note) of a log holding only this genesis line. */
 static int genesis_checkpoint(const struct wt_note_key *k, const char *origin, const char *line,
@@ -478,7 +479,7 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
     struct wt_log *l = NULL;
     rc = write_genesis(p, &k, o, err); /* busy: another init, not done */
     if (!rc) {
-        rc = open_log(&l, p, o, NULL, 1, err);
+        rc = open_log(&l, p, o, NULL, 1, NULL, err);
         if (rc == WT_EBUSY)
             rc = WT_OK; /* a writer opened the new log first: it is made, and that
                            writer signs its checkpoints */
@@ -623,19 +624,55 @@ int wt_log_unsealed_msg(const struct wt_log_recovery *rec, const char *log, char
 int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,
                 struct wt_log_recovery *rec, struct wt_err *err)
 {
-    return open_log(out, p, o, rec, 0, err);
+    return open_log(out, p, o, rec, 0, NULL, err);
+}
+
+int wt_log_reopen(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,
+                  struct wt_log_recovery *rec, struct wt_log_lock *held, struct wt_err *err)
+{
+    return open_log(out, p, o, rec, 0, held, err);
+}
+
+void wt_log_lock_release(struct wt_log_lock *held)
+{
+    if (held->loglockfd >= 0)
+        close(held->loglockfd);
+    if (held->lockfd >= 0)
+        close(held->lockfd); /* releases the flock */
+    held->lockfd = held->loglockfd = -1;
+}
+
+void wt_log_close_keep_lock(struct wt_log *l, struct wt_log_lock *held)
+{
+    if (!l)
+        return;
+    wt_log_lock_release(held);
+    held->lockfd = l->lockfd;
+    held->loglockfd = l->loglockfd;
+    l->lockfd = l->loglockfd = -1;
+    wt_log_close(l);
+}
+
+/* Whether fd is the file at path (not one put in its place). */
+static int same_file(int fd, const char *path)
+{
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
 }
 
 /* from_init: called by wt_log_init for the log it has just created (its
- * genesis record has no checkpoint file yet: this publishes it) */
+ * genesis record has no checkpoint file yet: this publishes it); held: the
+ * locks a writer kept since it closed the log (NULL: none) */
 static int open_log(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,
-                    struct wt_log_recovery *rec, int from_init, struct wt_err *err)
+                    struct wt_log_recovery *rec, int from_init, struct wt_log_lock *held,
+                    struct wt_err *err)
 {
     static const struct wt_log_opts defaults = {0};
     struct wt_log_recovery dummy;
     struct wt_verify_report *vr = NULL;
     struct wt_log *l = NULL;
-    int rc = WT_OK;
+    int rc = WT_OK, locked = 0, loglocked = 0;
     *out = NULL;
     if (!rec)
         rec = &dummy;
@@ -660,26 +697,38 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
                      errno == ENOENT ? " (create it with `workloadtruth init`)" : "");
         goto fail;
     }
-    l->lockfd = open(p->lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
-    if (l->lockfd < 0) {
+    if (held && held->lockfd >= 0) { /* kept since this writer closed the log */
+        l->lockfd = held->lockfd;
+        held->lockfd = -1;
+        locked = 1;
+    } else if ((l->lockfd = open(p->lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640)) < 0) {
         rc = wt_errf(err, WT_EIO, "cannot open lock file %s: %s", p->lock, strerror(errno));
         goto fail;
     }
-    if (flock(l->lockfd, LOCK_EX | LOCK_NB)) {
+    if (!locked && flock(l->lockfd, LOCK_EX | LOCK_NB)) {
         rc = errno == EWOULDBLOCK
                  ? wt_errf(err, WT_EBUSY, "%s is in use: another writer holds %s", p->log, p->lock)
                  : wt_errf(err, WT_EIO, "cannot lock %s: %s", p->lock, strerror(errno));
         goto fail;
     }
+    locked = 1;
     /* the lock file's name follows how the log was named (DIR/log.lock or
      * FILE.lock); a lock on the log's own inode holds off a writer that named it
-     * the other way */
-    l->loglockfd = open(p->log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (l->loglockfd < 0) {
+     * the other way (a kept one only if the log is still that file) */
+    if (held && held->loglockfd >= 0) {
+        if (same_file(held->loglockfd, p->log)) {
+            l->loglockfd = held->loglockfd;
+            loglocked = 1;
+        } else {
+            close(held->loglockfd);
+        }
+        held->loglockfd = -1;
+    }
+    if (!loglocked && (l->loglockfd = open(p->log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
         rc = wt_errf(err, WT_EIO, "cannot open %s: %s", p->log, strerror(errno));
         goto fail;
     }
-    if (flock(l->loglockfd, LOCK_EX | LOCK_NB)) {
+    if (!loglocked && flock(l->loglockfd, LOCK_EX | LOCK_NB)) {
         rc = errno == EWOULDBLOCK
                  ? wt_errf(err, WT_EBUSY,
                            "%s is in use: another writer holds it (named another way: "
@@ -688,6 +737,7 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
                  : wt_errf(err, WT_EIO, "cannot lock %s: %s", p->log, strerror(errno));
         goto fail;
     }
+    loglocked = 1;
     if ((rc = wt_log_read_key(p->key, &l->key, err)) != WT_OK)
         goto fail;
     /* an empty log, or a torn first line, is damage: init creates the log
@@ -810,6 +860,16 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
     return WT_OK;
 fail:
     free(vr);
+    if (held) { /* the locks stay the writer's */
+        if (locked) {
+            held->lockfd = l->lockfd;
+            l->lockfd = -1;
+        }
+        if (loglocked) {
+            held->loglockfd = l->loglockfd;
+            l->loglockfd = -1;
+        }
+    }
     wt_log_close(l);
     return rc;
 }

@@ -100,6 +100,28 @@ struct wt_log;
 int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,
                 struct wt_log_recovery *rec, struct wt_err *err) WT_WARN_UNUSED;
 
+/* The writer's locks, kept by a writer between a failed write and its next
+ * try (wt_log_close_keep_lock, wt_log_reopen): closing the log released
+ * them, and another writer took the log during the retry pause. */
+struct wt_log_lock {
+    int lockfd, loglockfd; /* -1: none */
+};
+#define WT_LOG_LOCK_NONE                                                                           \
+    {                                                                                              \
+        -1, -1                                                                                     \
+    }
+/* Closes l (may be NULL) but moves its locks into *held (locks held there
+ * already are released first). */
+void wt_log_close_keep_lock(struct wt_log *l, struct wt_log_lock *held);
+/* wt_log_open with the locks in *held taken over (a lock on a log file that
+ * has been replaced meanwhile is taken anew); on failure they stay in *held,
+ * still locked, with any lock this call took. */
+int wt_log_reopen(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,
+                  struct wt_log_recovery *rec, struct wt_log_lock *held,
+                  struct wt_err *err) WT_WARN_UNUSED;
+/* Releases the locks in *held. */
+void wt_log_lock_release(struct wt_log_lock *held);
+
 /* Appends one record (fields borrowed, may be NULL) durably; *seq (may be
  * NULL) gets its seq.  On failure nothing is acknowledged; after an I/O
  * failure the handle refuses further appends (wt_log_failed). */

@@ -114,7 +114,8 @@ struct writer {
     uint8_t retry_root[32];
     struct wt_log_paths paths;
     struct wt_log *log;
-    uint64_t seen; /* the log's size when this writer last had it open */
+    struct wt_log_lock held; /* the log's locks while it is closed after a failure */
+    uint64_t seen;           /* the log's size when this writer last had it open */
     double heartbeat_s;
     unsigned long seal_every;
     unsigned long since_seal;
@@ -206,7 +207,7 @@ static int ensure_open(struct writer *w, int *reported)
         return 0;
     struct wt_err err = {{0}};
     struct wt_log_recovery rec;
-    if (wt_log_open(&w->log, &w->paths, &log_opts, &rec, &err) != WT_OK) {
+    if (wt_log_reopen(&w->log, &w->paths, &log_opts, &rec, &w->held, &err) != WT_OK) {
         if (!*reported)
             fprintf(stderr, "workloadtruth watch: %s; will retry\n", err.msg);
         *reported = 1;
@@ -229,6 +230,14 @@ static int ensure_open(struct writer *w, int *reported)
     return 0;
 }
 
+/* A key without its log: another writer's init may be at work (it writes
+ * the key, then the log, within milliseconds); given 2 s to finish. */
+static void wait_for_init(const struct wt_log_paths *p)
+{
+    for (int t = 0; t < 200 && access(p->log, F_OK) != 0 && access(p->key, F_OK) == 0; t++)
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+}
+
 static void fail_log(struct writer *w, const char *msg)
 {
     fprintf(stderr, "workloadtruth watch: %s\n", msg);
@@ -241,7 +250,9 @@ static void fail_log(struct writer *w, const char *msg)
     uint64_t unsynced;
     uint8_t unsynced_root[32];
     w->seen = wt_log_unsynced(w->log, &unsynced, unsynced_root) ? unsynced : wt_log_size(w->log);
-    wt_log_close(w->log); /* reopened (and re-verified) before the next try */
+    /* reopened (and re-verified) before the next try; its locks are kept
+     * meanwhile: released, another writer took the log during the pause */
+    wt_log_close_keep_lock(w->log, &w->held);
     w->log = NULL;
 }
 
@@ -444,6 +455,7 @@ static void *writer_main(void *arg)
     }
     wt_log_close(w->log);
     w->log = NULL;
+    wt_log_lock_release(&w->held);
     return NULL;
 }
 
@@ -761,6 +773,7 @@ int wt_cmd_watch(int argc, char **argv)
         free(policy);
         return WT_EXIT_ERROR;
     }
+    w->held = (struct wt_log_lock)WT_LOG_LOCK_NONE;
     if (metrics) {
         wt_metrics_init(metrics);
         metrics->label_style_dcgm = !strcmp(label_style, "dcgm");
@@ -946,6 +959,7 @@ int wt_cmd_watch(int argc, char **argv)
     /* the log, once the source and GPUs are known to be fine: create it
      * when missing, then open it so a damaged log or a held lock fails
      * before sampling */
+    wait_for_init(&w->paths);
     if (access(w->paths.log, F_OK) != 0 && access(w->paths.key, F_OK) == 0) {
         /* not created again on its own: someone who can delete the log but
          * not read the key would get a fresh log that verifies */
@@ -960,11 +974,19 @@ int wt_cmd_watch(int argc, char **argv)
     if (access(w->paths.log, F_OK) != 0) {
         char vkey[600];
         if (wt_log_init(&w->paths, NULL, NULL, NULL, vkey, sizeof(vkey), &err) != WT_OK) {
-            fprintf(stderr, "%s: %s\n", help.prog, err.msg);
-            goto out;
+            /* another writer's init made it meanwhile (or is making it: its
+             * key is there, its log follows within milliseconds): opened as
+             * any log (in use while that writer holds it) */
+            wait_for_init(&w->paths);
+            if (access(w->paths.log, F_OK) != 0) {
+                fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+                goto out;
+            }
+        } else {
+            fprintf(stderr,
+                    "%s: created audit log %s; verifier key (keep a copy off this host):\n%s\n",
+                    help.prog, w->paths.log, vkey);
         }
-        fprintf(stderr, "%s: created audit log %s; verifier key (keep a copy off this host):\n%s\n",
-                help.prog, w->paths.log, vkey);
     }
     w->log_ok = 1;
     {
@@ -1328,6 +1350,8 @@ out:
     free(policy);
     if (w && w->log)
         wt_log_close(w->log);
+    if (w)
+        wt_log_lock_release(&w->held);
     if (buf)
         for (int g = 0; g < ngpus; g++)
             free(buf[g]);
