@@ -204,6 +204,8 @@ int wt_cmd_record(int argc, char **argv)
     size_t models_len = 0, sems_len = 0, periods_len = 0;
     FILE *mf = NULL, *sf = NULL, *pf = NULL;
     int status = WT_EXIT_ERROR, ngpus = 0;
+    char *cuts[WT_TRACE_MAX_META]; /* carried metadata values cut to fit a line */
+    size_t ncuts = 0;
     unsigned long rows = 0;
     if (!buf) {
         fprintf(stderr, "workloadtruth record: out of memory\n");
@@ -426,6 +428,23 @@ int wt_cmd_record(int argc, char **argv)
             left_out++;
             continue;
         }
+        /* written as "# key: value": a line the trace wrote as "#key:value"
+         * near the limit no longer fits; cut, and said, as the keys above */
+        if (strlen(mk) + strlen(mv) + 4 > WT_TRACE_MAX_LINE) {
+            size_t room = WT_TRACE_MAX_LINE - 4 - strlen(mk);
+            size_t l = wt_utf8_cut(mv, room);
+            char *cut = strndup(mv, l);
+            if (!cut) {
+                fprintf(stderr, "workloadtruth record: out of memory\n");
+                goto out;
+            }
+            fprintf(stderr,
+                    "workloadtruth record: the trace's %s is cut to its first %zu bytes (a "
+                    "trace line's limit)\n",
+                    mk, l);
+            cuts[ncuts++] = cut;
+            mv = cut;
+        }
         keys[nk] = mk;
         vals[nk++] = mv;
     }
@@ -481,9 +500,12 @@ int wt_cmd_record(int argc, char **argv)
             if (rc) {
                 active[g] = 0;
                 nactive--;
+                /* a replayed input's error ends every GPU's stream with the
+                 * same message: said once, not once per GPU */
+                if (!(bad_input && !stops_here))
+                    fprintf(stderr, "workloadtruth record: %s%s\n", err.msg,
+                            nactive && stops_here ? "; the other GPUs keep recording" : "");
                 bad_input |= !stops_here;
-                fprintf(stderr, "workloadtruth record: %s%s\n", err.msg,
-                        nactive && stops_here ? "; the other GPUs keep recording" : "");
                 continue;
             }
             if (!w && n && wt_trace_writer_open(out_path, keys, vals, nk, &w, &err) != WT_OK) {
@@ -542,6 +564,8 @@ out:
         fclose(sf);
     if (pf)
         fclose(pf);
+    for (size_t i = 0; i < ncuts; i++)
+        free(cuts[i]);
     free(models);
     free(sems);
     free(periods);

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -75,7 +77,12 @@ int wt_trace_writer_flush(struct wt_trace_writer *w, struct wt_err *err)
      * to the last complete row, so the file stays a valid trace */
     int fd = fileno(w->f);
     int ferr = fflush(w->f) != 0;
-    off_t before = w->owns && !ferr ? lseek(fd, 0, SEEK_CUR) : -1;
+    /* standard output redirected to a plain file (`--out - >run.csv`) is
+     * cut back too; not one opened for appending, which others may share */
+    struct stat st;
+    int cut_back = w->owns || (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                                !(fcntl(fd, F_GETFL) & O_APPEND));
+    off_t before = cut_back && !ferr ? lseek(fd, 0, SEEK_CUR) : -1;
     ferr = ferr || write_all(fd, w->buf, w->len) != 0;
     int saved = errno;
     w->len = 0;
