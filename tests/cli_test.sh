@@ -109,6 +109,26 @@ check record-over-stdin-kept cmp -s "$DATA/labelled.csv" "$TMP/inplace.csv"
 printf 't_s,power_w\n0,1\n1,2\n2,3\n3,x\n4,5\n' >"$TMP/badrow.csv"
 run record-stdin-bad-row 1 sh -c "\"\$0\" record --trace - --out \"\$1\" <\"\$2\"" "$WT" "$TMP/badrow.out.csv" "$TMP/badrow.csv" && has err "<stdin>:5: column 'power_w': not a number: 'x'"
 check record-stdin-bad-row-kept test "$(grep -c '^[0-9]' "$TMP/badrow.out.csv")" = 3
+# ... said once, not once per GPU replayed (it was said by each)
+printf 't_s,gpu,power_w\n0,0,1\n0,1,1\n1,0,2\n1,1,2\n2,0,x\n' >"$TMP/badrow2.csv"
+run record-stdin-bad-row-once 1 sh -c "\"\$0\" record --trace - --gpus 0,1 --out \"\$1\" <\"\$2\"" "$WT" "$TMP/badrow2.out.csv" "$TMP/badrow2.csv" && has err "<stdin>:6: column 'power_w': not a number: 'x'"
+check record-stdin-bad-row-once-said-once test "$(grep -c 'not a number' "$TMP/err")" = 1
+# a metadata line near the line limit, re-written as "# key: value", is cut
+# to fit and said (the trace was refused: "metadata 'k' is 65538 bytes")
+python3 -c "import sys; open(sys.argv[1],'w').write('#k:'+'x'*65533+'\nt_s,power_w\n0,1\n1,1\n')" "$TMP/longmeta.csv"
+run record-long-meta 0 "$WT" record --trace "$TMP/longmeta.csv" --out "$TMP/longmeta.out.csv" && has err "the trace's k is cut to its first"
+run record-long-meta-reads 0 "$WT" gpus --trace "$TMP/longmeta.out.csv"
+# standard output redirected to a file on a full disk (a 64 KiB tmpfs: needs
+# root, else skipped) is cut back to its last whole row, as --out FILE is (it
+# ended on half a row, which the reader refuses)
+mkdir -p "$TMP/small"
+if mount -t tmpfs -o size=64k tmpfs "$TMP/small" 2>/dev/null; then
+    python3 -c "print('t_s,util_gpu_pct,power_w'); [print('%d,%d,%d.5' % (i, i % 100, 100 + i % 300)) for i in range(6000)]" >"$TMP/big.csv"
+    run record-stdout-full 1 sh -c '"$0" record --trace "$1" --out - >"$2"' "$WT" "$TMP/big.csv" "$TMP/small/b.csv" && has err "No space left on device"
+    check record-stdout-full-whole-rows test "$(tail -c 1 "$TMP/small/b.csv" | od -An -tx1 | tr -d ' ')" = 0a
+    run record-stdout-full-reads 0 "$WT" gpus --trace "$TMP/small/b.csv"
+    umount "$TMP/small"
+fi
 run record-bad-profile 2 "$WT" record --backend synthetic --profile bogus --duration 1 --out "$TMP/bp.csv" && has err "invalid choice 'bogus'" && oneline
 # SIGINT and SIGTERM end a generated recording too (the synthetic and
 # simulator sources never looked at the stop: only kill -9 ended a long

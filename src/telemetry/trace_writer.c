@@ -80,8 +80,8 @@ int wt_trace_writer_flush(struct wt_trace_writer *w, struct wt_err *err)
     /* standard output redirected to a plain file (`--out - >run.csv`) is
      * cut back too; not one opened for appending, which others may share */
     struct stat st;
-    int cut_back = w->owns || (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-                                !(fcntl(fd, F_GETFL) & O_APPEND));
+    int cut_back =
+        w->owns || (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !(fcntl(fd, F_GETFL) & O_APPEND));
     off_t before = cut_back && !ferr ? lseek(fd, 0, SEEK_CUR) : -1;
     ferr = ferr || write_all(fd, w->buf, w->len) != 0;
     int saved = errno;
