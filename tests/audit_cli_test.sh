@@ -923,6 +923,26 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
         fails=$((fails + 1))
     fi
     umount "$TMP/full"
+    # a stop signal on a disk that filled just before: the final heartbeat's
+    # three tries are half a second apart too (the signal ended each pause at
+    # once: three tries in milliseconds)
+    mount -t tmpfs -o size=400k tmpfs "$TMP/full"
+    n=$((n + 1))
+    "$WT" watch --backend synthetic --interval 0.1 --window 10 --heartbeat 60 --seal-every 0 \
+        --log-dir "$TMP/full/log" >/dev/null 2>"$TMP/st.err" &
+    wpid=$!
+    sleep 2.5
+    dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null
+    t0=$(date +%s%N)
+    kill -TERM "$wpid" 2>/dev/null
+    wait "$wpid" 2>/dev/null
+    t1=$(date +%s%N)
+    if [ $(((t1 - t0) / 1000000)) -lt 900 ]; then
+        echo "FAIL [full-disk-signal-tries]: gave up $(((t1 - t0) / 1000000)) ms after SIGTERM (3 tries 0.5 s apart take 1 s)"
+        sed 's/^/    /' "$TMP/st.err" | tail -2
+        fails=$((fails + 1))
+    fi
+    umount "$TMP/full"
     # a writer keeps the log's locks while it waits to retry after a failed
     # write: closing the log released them, and a second watch took the log
     # during the pause (it wrote its records among the first one's)
