@@ -55,11 +55,11 @@ int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct
              * symbolic links", or for a dangling one "already exists; an
              * audit log is never re-created", while verify-log read through */
             fprintf(stderr, "%s: --log-file %s: is a symbolic link; give the log's real path\n",
-                    prog, file);
+                    prog, WT_CLEAN(file));
             return 2;
         }
         if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
-            fprintf(stderr, "%s: --log-file %s: %s\n", prog, file,
+            fprintf(stderr, "%s: --log-file %s: %s\n", prog, WT_CLEAN(file),
                     S_ISDIR(st.st_mode) ? "is a directory (use --log-dir)" : "not a regular file");
             return 2;
         }
@@ -117,7 +117,7 @@ static int read_any_vkey(const char *prog, const char *opt, const char *arg, str
         const char *why = "empty";
         FILE *f = wt_fopen_regular(arg, &why);
         if (!f || !fgets(text, sizeof(text), f)) {
-            fprintf(stderr, "%s: cannot read verifier key file %s: %s\n", prog, arg,
+            fprintf(stderr, "%s: cannot read verifier key file %s: %s\n", prog, WT_CLEAN(arg),
                     f ? (ferror(f) ? "read error" : "empty") : why);
             if (f)
                 fclose(f);

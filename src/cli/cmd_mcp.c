@@ -148,7 +148,7 @@ int wt_cmd_mcp(int argc, char **argv)
     if (trace_dir) {
         struct stat st;
         if (stat(trace_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, PROG ": --trace-dir %s: not a directory\n", trace_dir);
+            fprintf(stderr, PROG ": --trace-dir %s: not a directory\n", WT_CLEAN(trace_dir));
             return WT_EXIT_ERROR;
         }
     }

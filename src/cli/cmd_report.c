@@ -88,7 +88,7 @@ int wt_cmd_report(int argc, char **argv)
         const char *const logs[] = {p.log, p.key, p.checkpoint, p.lock, vkey_arg};
         const char *clash = wt_output_clash(out, logs, 5);
         if (clash) {
-            fprintf(stderr, "%s: --out %s: %s%s\n", help.prog, out,
+            fprintf(stderr, "%s: --out %s: %s%s\n", help.prog, WT_CLEAN(out),
                     strstr(clash, "input") ? "is the audit log, one of its files or --vkey" : clash,
                     strstr(clash, "input") ? ": choose another name" : "");
             return WT_EXIT_USAGE;

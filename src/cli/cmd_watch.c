@@ -735,7 +735,8 @@ int wt_cmd_watch(int argc, char **argv)
     else if (textfile && access(textfile, W_OK) != 0)
         tbad = "cannot write there";
     if (tbad) {
-        fprintf(stderr, "%s: --textfile %s: %s (see --help)\n", help.prog, textfile, tbad);
+        fprintf(stderr, "%s: --textfile %s: %s (see --help)\n", help.prog, WT_CLEAN(textfile),
+                tbad);
         free(model);
         free(policy);
         return WT_EXIT_USAGE;

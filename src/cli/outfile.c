@@ -29,6 +29,16 @@ int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, con
         o->f = stdout;
         return 0;
     }
+    /* a link to standard output (/dev/stdout, /dev/fd/1, /proc/self/fd/1):
+     * the rename would replace the link (as root, /dev/stdout itself) and
+     * standard output would get nothing */
+    struct stat sl, sp, so;
+    if (lstat(path, &sl) == 0 && S_ISLNK(sl.st_mode) && stat(path, &sp) == 0 &&
+        fstat(STDOUT_FILENO, &so) == 0 && sp.st_dev == so.st_dev && sp.st_ino == so.st_ino) {
+        fprintf(stderr, "workloadtruth %s: cannot write %s %s: it is a link to standard output "
+                        "(write '-' for standard output)\n", cmd, what, WT_CLEAN(path));
+        return -1;
+    }
     /* created private, then given its mode: a file replaced keeps its
      * permissions (a report someone made private stays private, and nobody
      * opens the temporary file in between), a new one gets 0666 less the
@@ -81,7 +91,7 @@ int wt_cli_out_commit(struct wt_cli_out *o, const char *cmd, const char *what)
     }
     if (bad) {
         fprintf(stderr, "workloadtruth %s: cannot write %s %s: %s (left unchanged)\n", cmd, what,
-                o->path, e ? strerror(e) : "write error");
+                WT_CLEAN(o->path), e ? strerror(e) : "write error");
         unlink(o->tmp);
     }
     o->tmp[0] = '\0';
