@@ -537,6 +537,15 @@ check "the FIFO is still one" test -p "$TMP/notreg"
 echo "old page" >"$TMP/page.html"
 run "report write fails" 1 sh -c "ulimit -f 1; exec \"\$@\"" sh "$WT" report --log-dir "$L" --out "$TMP/page.html" && has err "File too large"
 check "report: the old page kept, no temporary file" sh -c "[ \"\$(cat '$TMP/page.html')\" = 'old page' ] && ! ls '$TMP'/page.html.* >/dev/null 2>&1"
+# --out a link to standard output, itself a file: the page went into the
+# link's place (as root, --out /dev/stdout replaced the system's link) and
+# standard output got nothing; refused now
+ln -s /proc/self/fd/1 "$TMP/so"
+run "report --out a link to standard output" 1 sh -c '"$0" report --log-dir "$1" --out "$2" >"$3"' "$WT" "$L" "$TMP/so" "$TMP/cap.html" && has err "is a link to standard output"
+check "report --out a link to standard output: the link kept" test -L "$TMP/so"
+# a newline in an --out path is echoed as '?' (it forged a line of its own)
+mkdir -p "$TMP/o${NL}FORGED"
+run "report --out a directory with a newline" 2 "$WT" report --log-dir "$L" --out "$TMP/o${NL}FORGED" && has err "o?FORGED" && oneline
 chmod 600 "$TMP/page.html"
 run "report over a private page" 0 "$WT" report --log-dir "$L" --out "$TMP/page.html"
 # a log whose writer stopped: --stale-after warns, as verify-log does (spec 7)
@@ -830,7 +839,7 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
         "$WT" watch --trace - --window 10 --heartbeat 1 --log-dir "$TMP/full/log" >/dev/null 2>"$TMP/full.err" &
     wpid=$!
     sleep 1.5
-    dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null
+    dd if=/dev/zero of="$TMP/full/fill" bs=4k count=256 2>/dev/null # 1 MiB: more than the tmpfs holds (bounded, should a mount have failed)
     sleep 3
     errs=$(grep -c 'No space left' "$TMP/full.err")
     kill "$wpid" 2>/dev/null
@@ -845,7 +854,7 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
     mount -t tmpfs -o size=400k tmpfs "$TMP/full"
     n=$((n + 1))
     "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 1 --log-dir "$TMP/full/log" >/dev/null 2>&1
-    dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null
+    dd if=/dev/zero of="$TMP/full/fill" bs=4k count=256 2>/dev/null # 1 MiB: more than the tmpfs holds (bounded, should a mount have failed)
     mkdir -p "$TMP/tf"
     "$WT" watch --backend synthetic --interval 0 --window 5 --log-dir "$TMP/full/log" --textfile "$TMP/tf" >/dev/null 2>"$TMP/full.err" &
     wpid=$!
@@ -882,7 +891,7 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
     "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 1 --log-dir "$FD" >/dev/null 2>&1
     cp "$TMP/cp.old" "$FD/checkpoint" # as if the last publish and seal had failed
     before=$(grep -c '"type":"class"' "$FD/log.jsonl")
-    dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null
+    dd if=/dev/zero of="$TMP/full/fill" bs=4k count=256 2>/dev/null # 1 MiB: more than the tmpfs holds (bounded, should a mount have failed)
     "$WT" watch --backend synthetic --interval 0.1 --window 5 --log-dir "$FD" --listen 127.0.0.1:0 \
         >"$TMP/fs.out" 2>"$TMP/fs.err" &
     wpid=$!
@@ -932,7 +941,7 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
         --log-dir "$TMP/full/log" >/dev/null 2>"$TMP/st.err" &
     wpid=$!
     sleep 2.5
-    dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null
+    dd if=/dev/zero of="$TMP/full/fill" bs=4k count=256 2>/dev/null # 1 MiB: more than the tmpfs holds (bounded, should a mount have failed)
     t0=$(date +%s%N)
     kill -TERM "$wpid" 2>/dev/null
     wait "$wpid" 2>/dev/null
@@ -952,7 +961,7 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
         >/dev/null 2>"$TMP/w1.err" &
     wpid=$!
     sleep 1.5
-    dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null
+    dd if=/dev/zero of="$TMP/full/fill" bs=4k count=256 2>/dev/null # 1 MiB: more than the tmpfs holds (bounded, should a mount have failed)
     sleep 2
     timeout 20 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$TMP/full/log" \
         >/dev/null 2>"$TMP/w2.err"

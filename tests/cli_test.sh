@@ -72,6 +72,9 @@ printf '0123456789abcdef\000the-rest-of-a-long-secret\n' >"$TMP/nultoken"
 chmod 600 "$TMP/nultoken"
 run mcp-token-with-nul 1 timeout 10 "$WT" mcp --http 127.0.0.1:0 --token-file "$TMP/nultoken" && has err "holds a NUL byte" && oneline
 run mcp-bad-addr 2 "$WT" mcp --http nonsense && has err "expected HOST:PORT" && oneline
+# a newline in the address is echoed as '?' (it forged a line of its own)
+run mcp-bad-addr-newline 2 "$WT" mcp --http "zz
+FORGED" && has err "'zz?FORGED': expected HOST:PORT" && oneline
 run mcp-public-without-token 2 env -u WT_MCP_TOKEN "$WT" mcp --http 0.0.0.0:0 && has err "not a loopback address" && oneline
 run mcp-allow-host-bad 2 "$WT" mcp --http 127.0.0.1:0 --allow-host "ok.example,a b" && has err "'a b' is not a host name" && oneline
 run mcp-allow-host-port 2 "$WT" mcp --http 127.0.0.1:0 --allow-host "gpu7:8765" && has err "'gpu7:8765' is not a host name" && has err "no port" && oneline

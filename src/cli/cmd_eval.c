@@ -162,8 +162,7 @@ int wt_cmd_eval(int argc, char **argv)
     if (!clash && dump_path && model_path && wt_same_path(dump_path, model_path))
         clash = "is the --model file";
     if (clash) {
-        fprintf(stderr, "workloadtruth eval: --dump-features %s: %s\n", WT_CLEAN(dump_path),
-                clash);
+        fprintf(stderr, "workloadtruth eval: --dump-features %s: %s\n", WT_CLEAN(dump_path), clash);
         wt_strlist_free(&paths);
         free(model);
         return WT_EXIT_USAGE;

@@ -35,8 +35,10 @@ int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, con
     struct stat sl, sp, so;
     if (lstat(path, &sl) == 0 && S_ISLNK(sl.st_mode) && stat(path, &sp) == 0 &&
         fstat(STDOUT_FILENO, &so) == 0 && sp.st_dev == so.st_dev && sp.st_ino == so.st_ino) {
-        fprintf(stderr, "workloadtruth %s: cannot write %s %s: it is a link to standard output "
-                        "(write '-' for standard output)\n", cmd, what, WT_CLEAN(path));
+        fprintf(stderr,
+                "workloadtruth %s: cannot write %s %s: it is a link to standard output "
+                "(write '-' for standard output)\n",
+                cmd, what, WT_CLEAN(path));
         return -1;
     }
     /* created private, then given its mode: a file replaced keeps its

@@ -1222,8 +1222,24 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 /* --- the daemon ---------------------------------------------------------------- */
 
+static int parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len, int *loopback,
+                      char *msg, size_t cap);
+
 int wt_mcp_http_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len,
                            int *loopback, char *msg, size_t cap)
+{
+    int rc = parse_addr(addr, ss, len, loopback, msg, cap);
+    /* the address is echoed: a control character in it shows as '?' (a
+     * newline forged a line of its own) */
+    if (rc)
+        for (char *c = msg; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
+    return rc;
+}
+
+static int parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len, int *loopback,
+                      char *msg, size_t cap)
 {
     char host[128];
     const char *port;
