@@ -90,6 +90,7 @@ struct conn {
     size_t len, cap;
     int too_big;
     int refused; /* answered on its headers alone */
+    int no_body; /* not a POST, declaring no body: answered once its (empty) body is in */
 };
 
 /* --- helpers ------------------------------------------------------------ */
@@ -1174,7 +1175,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         enum MHD_Result rc = refuse(x, c, url, method, &k->refused);
         if (k->refused || !strcmp(method, "POST"))
             return rc;
-        k->refused = 1; /* its body, if any, is dropped unread */
+        /* a body it declares is never read: answered now (libmicrohttpd
+         * then closes the connection).  Without one, answered on the next
+         * call, which comes at once: answered on the headers' call,
+         * libmicrohttpd closed every connection (no keep-alive) */
+        const char *cl = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (header(c, MHD_HTTP_HEADER_TRANSFER_ENCODING) ||
+            (cl && strspn(cl, " \t0") != strlen(cl))) {
+            k->refused = 1; /* its body is dropped unread */
+            return answer_no_body(x, c, url, method);
+        }
+        k->no_body = 1;
+        return MHD_YES;
+    }
+    if (k->no_body) { /* (no body comes: none was declared) */
+        if (*upload_size) {
+            *upload_size = 0;
+            return MHD_YES;
+        }
         return answer_no_body(x, c, url, method);
     }
     if (k->refused) { /* answered already: a body is dropped */
