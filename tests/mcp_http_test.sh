@@ -239,6 +239,15 @@ if ! python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(op
     echo "FAIL [$name]: .well-known/agent.json differs from what the server serves (regenerate it: see docs/mcp.md)"
     fails=$((fails + 1))
 fi
+# two GETs of the card on one connection (keep-alive): answering a request
+# without a body on its headers' call made libmicrohttpd close every one
+n=$((n + 1))
+conns=$(curl -s -o /dev/null -o /dev/null -w '%{num_connects} ' "http://127.0.0.1:$PORT/.well-known/agent.json" \
+    "http://127.0.0.1:$PORT/.well-known/agent.json")
+if [ "$conns" != "1 0 " ]; then
+    echo "FAIL [agent-card-keep-alive]: connections opened per request: '$conns', wanted '1 0 '"
+    fails=$((fails + 1))
+fi
 stop
 
 # ---- bearer token and --allow-host
