@@ -389,6 +389,8 @@ int wt_mcp_cancelled_has(const struct wt_mcp_cancelled *c, const json_t *id)
 }
 
 #define BATCH_VERSION "2025-03-26"
+/* answers a batch may collect before its other requests are refused unrun */
+#define WT_MCP_BATCH_MAX_BYTES ((size_t)4 * WT_RPC_MAX_MESSAGE)
 
 int wt_mcp_batch_names(const struct wt_rpc_msg *m, const json_t *id)
 {
@@ -423,7 +425,7 @@ json_t *wt_mcp_handle_batch(struct wt_mcp_server *s, struct wt_mcp_session *sess
     json_t *out = json_array();
     if (!out)
         return wt_rpc_error(NULL, WT_RPC_INTERNAL_ERROR, "Internal error: out of memory", NULL);
-    size_t i;
+    size_t i, out_bytes = 0;
     json_t *v;
     json_array_foreach(m->root, i, v)
     {
@@ -445,6 +447,14 @@ json_t *wt_mcp_handle_batch(struct wt_mcp_server *s, struct wt_mcp_session *sess
                              "Invalid Request: a 2026-07-28 request (with _meta protocol "
                              "version) cannot be part of a batch",
                              NULL);
+        } else if (e.kind == WT_RPC_REQUEST && out_bytes > WT_MCP_BATCH_MAX_BYTES) {
+            /* the answers so far are already this large: the array (held
+             * whole until the end, then one line) must not grow without
+             * bound (a 150 KB batch of recent_classifications held 1.8 GB) */
+            r = wt_rpc_error(e.id, WT_RPC_INVALID_REQUEST,
+                             "Invalid Request: the batch's answers exceed the size limit; "
+                             "send this request again on its own",
+                             NULL);
         } else if (!hooks->begin || !hooks->begin(hooks->ctx, &e)) {
             r = wt_mcp_handle(s, sess, &e, call);
             if (hooks->end && hooks->end(hooks->ctx, &e) && e.kind == WT_RPC_REQUEST) {
@@ -452,8 +462,10 @@ json_t *wt_mcp_handle_batch(struct wt_mcp_server *s, struct wt_mcp_session *sess
                 r = NULL;
             }
         }
-        if (r)
+        if (r) {
+            out_bytes += json_dumpb(r, NULL, 0, JSON_COMPACT);
             json_array_append_new(out, r);
+        }
         wt_rpc_free(&e);
     }
     if (json_array_size(out) == 0) {
