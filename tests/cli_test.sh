@@ -72,6 +72,16 @@ printf '0123456789abcdef\000the-rest-of-a-long-secret\n' >"$TMP/nultoken"
 chmod 600 "$TMP/nultoken"
 run mcp-token-with-nul 1 timeout 10 "$WT" mcp --http 127.0.0.1:0 --token-file "$TMP/nultoken" && has err "holds a NUL byte" && oneline
 run mcp-bad-addr 2 "$WT" mcp --http nonsense && has err "expected HOST:PORT" && oneline
+# a batch's answers are collected whole, then written as one line: bounded
+# (16 MiB), the requests past it refused unrun (1000 check_declaration calls
+# were a 21 MB line; a batch of recent_classifications held 1.8 GB)
+python3 - >"$TMP/batch.jsonl" <<'PY'
+import json
+print(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+print(json.dumps([{"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": {"name": "check_declaration", "arguments": {"declared": "training"}}} for i in range(1000)]))
+PY
+run mcp-batch-bounded 0 sh -c '"$0" mcp --backend synthetic --log-dir "$1" <"$2"' "$WT" "$TMP/mcpbatch" "$TMP/batch.jsonl" && has out "exceed the size limit"
+check mcp-batch-bounded-line test "$(tail -1 "$TMP/out" | wc -c)" -lt 18000000
 # a newline in the address is echoed as '?' (it forged a line of its own)
 run mcp-bad-addr-newline 2 "$WT" mcp --http "zz
 FORGED" && has err "'zz?FORGED': expected HOST:PORT" && oneline
