@@ -82,6 +82,15 @@ print(json.dumps([{"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "param
 PY
 run mcp-batch-bounded 0 sh -c '"$0" mcp --backend synthetic --log-dir "$1" <"$2"' "$WT" "$TMP/mcpbatch" "$TMP/batch.jsonl" && has out "exceed the size limit"
 check mcp-batch-bounded-line test "$(tail -1 "$TMP/out" | wc -c)" -lt 18000000
+# the MCP writer holds its log's side files inside --log-dir, as the tools
+# reading the log do: a checkpoint linked out was read, then renamed over
+"$WT" classify --backend synthetic --samples 10 --interval 0.001 --log-dir "$TMP/mcpln" >/dev/null 2>&1
+mv "$TMP/mcpln/checkpoint" "$TMP/outside.checkpoint"
+ln -s "$TMP/outside.checkpoint" "$TMP/mcpln/checkpoint"
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"classify_workload","arguments":{"profile":"idle","write_to_audit_log":true}}}' >"$TMP/mcpln.jsonl"
+run mcp-log-link-out 0 sh -c '"$0" mcp --backend synthetic --log-dir "$1" <"$2"' "$WT" "$TMP/mcpln" "$TMP/mcpln.jsonl" && has out "leads outside the directory the server may read" && has out '"isError":true'
+check mcp-log-link-out-kept test -L "$TMP/mcpln/checkpoint"
 # a newline in the address is echoed as '?' (it forged a line of its own)
 run mcp-bad-addr-newline 2 "$WT" mcp --http "zz
 FORGED" && has err "'zz?FORGED': expected HOST:PORT" && oneline

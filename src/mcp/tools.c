@@ -518,6 +518,8 @@ static int source_args(struct wt_mcp_server *s, struct args *a, struct source_ar
     return 0;
 }
 
+static int confined_path(struct args *a, const char *dir, const char *path, int optional);
+
 static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declaration,
                              struct progress *pg, const struct wt_mcp_call *call)
 {
@@ -544,6 +546,20 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
                  (double)samples * (double)windows * interval, s->cfg.max_seconds);
     if (a->err[0])
         return tool_error("Invalid arguments: %s", a->err);
+    if (write_log && access(s->cfg.log_dir, F_OK) == 0) {
+        /* the log, its side checkpoint and its key resolve inside the
+         * directory, as the tools that read the log require: a symbolic link
+         * planted there led the writer out (it read, then renamed over, a
+         * checkpoint elsewhere) */
+        struct wt_log_paths lp;
+        struct wt_err perr = {{0}};
+        if (wt_log_paths_dir(&lp, s->cfg.log_dir, &perr) != WT_OK)
+            return tool_error("%s", perr.msg);
+        if (confined_path(a, s->cfg.log_dir, lp.log, 1) ||
+            confined_path(a, s->cfg.log_dir, lp.checkpoint, 1) ||
+            confined_path(a, s->cfg.log_dir, lp.key, 1))
+            return ARGS_ERROR(a);
+    }
 
     struct wt_run_request rq = {0};
     struct wt_run_outcome run = {0};
