@@ -706,6 +706,19 @@ run "witness: cosignature not written" 2 sh -c '"$1" witness --state "$2" --vkey
 run "witness: the stored checkpoint cosigned again" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req" &&
     has out "— " && has err "at size $NEW (was $NEW)"
 run "verify against witness" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$WCK"
+# its stored copy damaged (a character of the log key's signature changed):
+# said as damaged state (exit 2), not as "another log key" (403, exit 1)
+rm -rf "$TMP/wdmg" && cp -r "$W" "$TMP/wdmg"
+python3 - "$TMP/wdmg/$(basename "$WCK")" <<'PY'
+import sys
+p = sys.argv[1]
+ls = open(p, encoding="utf-8").read().split("\n")
+i = next(k for k, l in enumerate(ls) if l.startswith("\u2014 "))
+c = ls[i][-5]
+ls[i] = ls[i][:-5] + ("B" if c != "B" else "C") + ls[i][-4:]
+open(p, "w", encoding="utf-8").write("\n".join(ls))
+PY
+run "witness: damaged stored copy" 2 "$WT" witness --state "$TMP/wdmg" --vkey "$VKEY" --request "$TMP/req" && has err "the witness state is damaged"
 # an --against file that is not a checkpoint: nothing concluded (exit 2), the
 # JSON says so without naming a damage, and stderr has the message
 printf 'not a checkpoint\n' >"$TMP/notckpt"

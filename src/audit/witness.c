@@ -169,7 +169,17 @@ int wt_witness_add(const char *dir, const struct wt_note_key *wkey,
         /* the state is keyed by origin only: a key of the same name (any
          * log can be init'ed with --origin), or an origin whose hash prefix
          * collides, must not advance another log's state */
-        if (strcmp(oldcp.origin, cp.origin) != 0 || wt_note_verify(&old, log_vkey, NULL) != 1) {
+        int oldsig = wt_note_verify(&old, log_vkey, NULL);
+        if (!strcmp(oldcp.origin, cp.origin) && oldsig < 0) {
+            /* this key's own signature line, which does not verify: the
+             * stored copy is damaged, not another log's */
+            rc = wt_errf(err, WT_EIO,
+                         "%s: the stored checkpoint carries this log key's signature, but it does "
+                         "not verify: the witness state is damaged (restore it from a copy)",
+                         res->state_path);
+            goto out;
+        }
+        if (strcmp(oldcp.origin, cp.origin) != 0 || oldsig != 1) {
             refuse(res, WT_WITNESS_FORBIDDEN,
                    "this witness holds %.100s under another log key: refusing to advance it "
                    "with a checkpoint signed by key %s+%08lx",
