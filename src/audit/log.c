@@ -267,6 +267,17 @@ static int file_starts_with(const char *path, const char *bytes, size_t len)
     return same;
 }
 
+/* Of several inits of one log at once, those that lose the race say so as
+ * the log's existence is said (they printed "cannot create KEY: File
+ * exists", which reads as an I/O fault). */
+static int raced(const struct wt_log_paths *p, struct wt_err *err)
+{
+    return wt_errf(err, WT_EINVAL,
+                   "%s already exists (another init created it at the same time); an audit log "
+                   "is never re-created (use another directory or file)",
+                   p->log);
+}
+
 /* Creates the log with its genesis record in one step: the line is written
  * to a new LOG.init.PID.N and made durable, then linked as LOG, and the
  * directory is synced.  So no log file is ever seen empty or with a torn
@@ -280,17 +291,6 @@ static int file_starts_with(const char *path, const char *bytes, size_t len)
  * without its checkpoint file is otherwise refused, even one that holds only
  * its genesis record: cut back to that, with the checkpoint file deleted, it
  * would be history wiped by someone without the key). */
-/* Of several inits of one log at once, those that lose the race say so as
- * the log's existence is said (they printed "cannot create KEY: File
- * exists", which reads as an I/O fault). */
-static int raced(const struct wt_log_paths *p, struct wt_err *err)
-{
-    return wt_errf(err, WT_EINVAL,
-                   "%s already exists (another init created it at the same time); an audit log "
-                   "is never re-created (use another directory or file)",
-                   p->log);
-}
-
 static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key *k,
                          const struct wt_log_opts *o, struct wt_err *err)
 {
