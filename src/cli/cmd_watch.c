@@ -281,6 +281,16 @@ static int heartbeat(struct writer *w, int seal)
     return 0;
 }
 
+/* RETRY_MIN_S between the writer's last tries once watch is stopping: not
+ * nap(), which the stop signal ends at once (a passing error still gets its
+ * chance to clear) */
+static void stopping_pause(void)
+{
+    struct timespec ts = {0, (long)(RETRY_MIN_S * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
 /* The writer's pause before the next try: delay seconds, cut to RETRY_MIN_S
  * once watch is stopping (its last tries come every RETRY_MIN_S: a passing
  * error still gets its chance to clear, as before the backoff). */
@@ -291,10 +301,7 @@ static void retry_pause(struct writer *w, double delay)
         int done = w->done;
         pthread_mutex_unlock(&w->mu);
         if (done || stop_flag) {
-            /* not nap(), which a stop ends at once */
-            struct timespec ts = {0, (long)(RETRY_MIN_S * 1e9)};
-            while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-                ;
+            stopping_pause();
             return;
         }
         nap(delay - t < RETRY_MIN_S ? delay - t : RETRY_MIN_S);
@@ -438,11 +445,8 @@ static void *writer_main(void *arg)
     if (!gave_up) {
         int sealed = 0;
         for (int t = 0; t < REOPEN_TRIES_AT_EXIT && !sealed; t++) {
-            if (t) { /* not nap(), which the stop signal ends at once */
-                struct timespec ts = {0, (long)(RETRY_MIN_S * 1e9)};
-                while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-                    ;
-            }
+            if (t)
+                stopping_pause();
             if (ensure_open(w, &reported) == 0 && heartbeat(w, 1) == 0)
                 sealed = 1;
         }
