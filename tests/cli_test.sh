@@ -58,6 +58,12 @@ run help 0 "$WT" --help && has out "classify"
 for c in classify benchmark eval; do
     run "help-$c" 0 "$WT" "$c" --help && has out "usage: workloadtruth $c"
 done
+# --help takes prefixes as every long option does (argparse): "--hel" was
+# "unknown option"; a prefix that is also another option's is ambiguous
+run help-prefix 0 "$WT" classify --hel && has out "usage: workloadtruth classify"
+run help-prefix-top 0 "$WT" --hel && has out "classify"
+run help-prefix-ambiguous 2 "$WT" eval --h && has err "could match --holdout, --help" && oneline
+run help-value 2 "$WT" classify --help=x && has err "--help takes no value" && oneline
 run no-command 2 "$WT"
 run unknown-command 2 "$WT" frobnicate && has err "unknown command 'frobnicate'" && oneline
 run mcp-help 0 "$WT" mcp --help && has out "usage: workloadtruth mcp"
@@ -759,6 +765,14 @@ run ctl-train-out 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/a${NL}
 run ctl-eval-dump 1 "$WT" eval --dump-features "$TMP/a${NL}b/c" "$DATA/labelled.csv" && has err "a?b/c" && oneline
 run train-empty-out 2 "$WT" train --traces "$DATA/labelled.csv" --out '' && has err "--out: empty file name" && oneline
 run eval-empty-dump 2 "$WT" eval --dump-features '' "$DATA/labelled.csv" && has err "empty file name" && oneline
+# an empty path is a usage error (2) from every option that takes one: these
+# were exit 1, "cannot open ''", while --log-dir '' was 2
+run empty-trace 2 "$WT" classify --trace= && has err "--trace: empty file name" && oneline
+run empty-traces 2 "$WT" eval --traces '' && has err "--traces: empty path" && oneline
+run empty-positional 2 "$WT" eval '' && has err "an empty argument" && oneline
+run empty-model 2 "$WT" classify --trace "$DATA/labelled.csv" --model '' && has err "--model: empty file name" && oneline
+run empty-record-out 2 "$WT" record --trace "$DATA/labelled.csv" --out '' && has err "--out: empty file name" && oneline
+run empty-gpus-trace 2 "$WT" gpus --trace '' && has err "--trace: empty file name" && oneline
 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/keep.model" --simulate 1 --python-windows 5 --rounds 2 2>/dev/null
 cp "$TMP/keep.model" "$TMP/keep.copy"
 run eval-dump-over-model 2 "$WT" eval --model "$TMP/keep.model" --dump-features "$TMP/keep.model" "$DATA/labelled.csv" && has err "is the --model file" && oneline

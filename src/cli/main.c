@@ -149,6 +149,12 @@ int main(int argc, char **argv)
         return WT_EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    /* as argparse, a prefix of a long option stands for it ("--hel") */
+    size_t cmdlen = strlen(cmd);
+    if (cmdlen > 2 && !strncmp(cmd, "--version", cmdlen))
+        cmd = "--version";
+    if (cmdlen > 2 && !strncmp(cmd, "--help", cmdlen))
+        cmd = "--help";
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
         printf("workloadtruth %s\n", WT_VERSION);
         return finish("--version", WT_EXIT_OK);

@@ -109,10 +109,33 @@ static int decimal_overflow(const char *val, int integer)
     return *end == '\0' && errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL);
 }
 
+/* What an option naming a file or directory calls its value ("file name"),
+ * by its metavar; NULL for an option whose value is not a path. */
+static const char *path_kind(const struct wt_opt *o)
+{
+    static const struct {
+        const char *metavar, *kind;
+    } kinds[] = {{"FILE", "file name"},
+                 {"CHECKPOINT", "file name"},
+                 {"DIR", "directory name"},
+                 {"DIR|FILE", "path"},
+                 {"PATH", "path"}};
+    if ((o->type != WT_OPT_STRING && o->type != WT_OPT_LIST) || !o->metavar)
+        return NULL;
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (!strcmp(o->metavar, kinds[i].metavar))
+            return kinds[i].kind;
+    return NULL;
+}
+
 static int set_value(const struct wt_cmd_help *h, struct wt_opt *o, const char *val)
 {
     char buf[600], sv[80];
     shown(sv, sizeof(sv), val);
+    /* an empty path is a usage error (2) for every option, said before any
+     * command tries to open "" (which was exit 1 from some of them) */
+    if (!*val && path_kind(o))
+        return bad(h, "%s: empty %s", o->name, path_kind(o));
     switch (o->type) {
     case WT_OPT_STRING:
         *(const char **)o->target = val;
@@ -168,19 +191,26 @@ static int set_value(const struct wt_cmd_help *h, struct wt_opt *o, const char *
     return 2;
 }
 
+/* --help is one of every command's options, for prefixes too ("--hel"), as
+ * with argparse; not in the tables, so that usage lists it last. */
+static struct wt_opt help_opt = {.name = "--help", .type = WT_OPT_FLAG};
+
 static struct wt_opt *find(const struct wt_cmd_help *h, struct wt_opt *opts, const char *arg,
                            size_t len, int *err)
 {
     struct wt_opt *hit = NULL;
     int nhits = 0;
     *err = 0;
-    for (int i = 0; opts[i].name; i++) {
-        if (strlen(opts[i].name) == len && !strncmp(opts[i].name, arg, len))
-            return &opts[i];
-        if (strlen(opts[i].name) > len && !strncmp(opts[i].name, arg, len)) {
-            hit = &opts[i];
+    for (int i = 0;; i++) {
+        struct wt_opt *o = opts[i].name ? &opts[i] : &help_opt;
+        if (strlen(o->name) == len && !strncmp(o->name, arg, len))
+            return o;
+        if (strlen(o->name) > len && !strncmp(o->name, arg, len)) {
+            hit = o;
             nhits++;
         }
+        if (o == &help_opt)
+            break;
     }
     if (nhits == 1 && len > 2)
         return hit;
@@ -191,12 +221,16 @@ static struct wt_opt *find(const struct wt_cmd_help *h, struct wt_opt *opts, con
         /* name the candidates, as argparse does: "could match --log-dir, --log-file" */
         char cands[300] = "";
         size_t used = 0;
-        for (int i = 0; opts[i].name && used < sizeof(cands) - 1; i++)
-            if (strlen(opts[i].name) > len && !strncmp(opts[i].name, arg, len)) {
-                int n = snprintf(cands + used, sizeof(cands) - used, "%s%s", used ? ", " : "",
-                                 opts[i].name);
+        for (int i = 0; used < sizeof(cands) - 1; i++) {
+            const char *name_i = opts[i].name ? opts[i].name : help_opt.name;
+            if (strlen(name_i) > len && !strncmp(name_i, arg, len)) {
+                int n =
+                    snprintf(cands + used, sizeof(cands) - used, "%s%s", used ? ", " : "", name_i);
                 used = n < 0 ? used : used + (size_t)n;
             }
+            if (!opts[i].name)
+                break;
+        }
         *err = bad(h, "ambiguous option '%s' (could match %s)", sn, cands);
     } else
         *err = bad(h, "unknown option '%s'", sn);
@@ -216,6 +250,8 @@ int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, ch
             for (i++; i < argc; i++) {
                 if (!positional)
                     return bad(h, "unexpected argument '%s'", WT_SHOWN(argv[i]));
+                if (!*argv[i])
+                    return bad(h, "an empty argument ('')");
                 if (list_add(positional, argv[i]) != 0)
                     return 2;
             }
@@ -226,6 +262,8 @@ int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, ch
                 return bad(h, "unknown option '%s'", WT_SHOWN(a));
             if (!positional)
                 return bad(h, "unexpected argument '%s'", WT_SHOWN(a));
+            if (!*a) /* the commands' arguments are paths and indices */
+                return bad(h, "an empty argument ('')");
             if (list_add(positional, a) != 0)
                 return 2;
             continue;
@@ -236,6 +274,12 @@ int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, ch
         struct wt_opt *o = find(h, opts, a, len, &err);
         if (!o)
             return err;
+        if (o == &help_opt) {
+            if (eq)
+                return bad(h, "--help takes no value");
+            wt_opts_usage(h, opts);
+            return 1;
+        }
         o->seen = true;
         if (o->type == WT_OPT_FLAG) {
             if (eq)
