@@ -150,7 +150,13 @@ static int mkdir_p(const char *dir, struct wt_err *err)
 static void default_origin(char *out, size_t cap)
 {
     char host[128] = "localhost";
-    if (gethostname(host, sizeof(host) - 1) == 0)
+    /* in a pod (no hostNetwork) gethostname() is the pod's name, which is
+     * gone with the pod: the DaemonSet passes the node's as NODE_NAME, the
+     * name the metrics' hostname label takes too */
+    const char *node = getenv("NODE_NAME");
+    if (node && *node)
+        snprintf(host, sizeof(host), "%s", node);
+    else if (gethostname(host, sizeof(host) - 1) == 0)
         host[sizeof(host) - 1] = '\0';
     for (char *c = host; *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
