@@ -59,6 +59,10 @@ VKEY=$(tail -1 "$TMP/out")
 check "key mode 0600" test "$(stat -c %a "$L/log.key")" = 600
 run "init twice" 1 "$WT" init --log-dir "$L" && has err "already exists"
 run "init both" 2 "$WT" init --log-dir "$L" --log-file "$TMP/x.jsonl"
+# the default origin names the node the DaemonSet passes as NODE_NAME (the
+# host name in a pod is the pod's, gone with it), else the host name
+run "origin from NODE_NAME" 0 env NODE_NAME=gpu-node-7 "$WT" init --log-dir "$TMP/nodename" && has out "workloadtruth.gpu-node-7/"
+run "origin without NODE_NAME" 0 env -u NODE_NAME "$WT" init --log-dir "$TMP/hostname" && has out "workloadtruth.$(hostname | tr -c 'A-Za-z0-9.\n-' '-' | cut -c1-60)"
 # several inits of one log at once: one makes it, the others say it exists
 # (they also said "cannot create log.key: File exists", like an I/O fault,
 # or "in use"); ten rounds of four
