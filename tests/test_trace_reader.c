@@ -583,6 +583,23 @@ static void test_nvsmi_missing_row(void **state)
     assert_int_equal(wt_trace_next(r, &s, &err), WT_EINVAL);
     assert_non_null(strstr(err.msg, "earlier than the previous sample"));
     wt_trace_close(r);
+
+    /* a bad row among the first 128 read ahead for the grouping: also the
+     * rows before it first (it came at once, so `record --trace -` wrote
+     * nothing of a live pipe whose row 49 was bad) */
+    off = (size_t)snprintf(t, sizeof(t), "timestamp, power.draw [W]\n");
+    for (int i = 0; i < 60; i++)
+        off += (size_t)snprintf(t + off, sizeof(t) - off, "2024/04/10 10:00:%02d.000, %s\n", i,
+                                i == 48 ? "1 kW" : "50 W");
+    assert_int_equal(tu_open(t, off, NULL, &r, &err), WT_OK);
+    rows = 0;
+    while ((rc = wt_trace_next(r, &s, &err)) == WT_OK)
+        rows++;
+    assert_int_equal(rc, WT_EINVAL);
+    assert_int_equal(rows, 48);
+    assert_non_null(strstr(err.msg, ":50: "));
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_EINVAL);
+    wt_trace_close(r);
 }
 
 static void test_nvsmi_uuid(void **state)

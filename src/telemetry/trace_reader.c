@@ -1060,16 +1060,10 @@ static int fill_queue(struct wt_trace_reader *r, struct wt_err *err)
     if (!r->queue)
         return fail(r, err, WT_ENOMEM, 0, "out of memory");
     r->qlen = r->qpos = 0;
-    while (r->qlen < NVSMI_LOOKAHEAD) {
-        struct pending *p = &r->queue[r->qlen];
-        int rc = next_raw(r, &p->s, &p->lineno, err);
-        if (rc == WT_DONE)
-            break;
-        if (rc)
-            return rc;
-        memcpy(p->name, r->row_name, sizeof(p->name));
-        r->qlen++;
-    }
+    /* a bad row among these is held back (r->deferred) until the rows
+     * before it have been read, as for the rows read ahead later: `record
+     * --trace -` writes them, as it does with an index column */
+    queue_ahead(r, NVSMI_LOOKAHEAD);
     r->meta.rows_per_tick = detect_rows_per_tick(r->queue, r->qlen, &r->tick_gap);
     r->grouped = 1;
     return WT_OK;
