@@ -730,9 +730,20 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
         }
         held->loglockfd = -1;
     }
-    if (!loglocked && (l->loglockfd = open(p->log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+    /* O_NONBLOCK: a FIFO planted as the log must not block the open (a
+     * writer, or an MCP server's request, would hang until a peer came) */
+    if (!loglocked &&
+        (l->loglockfd = open(p->log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) < 0) {
         rc = wt_errf(err, WT_EIO, "cannot open %s: %s", p->log, strerror(errno));
         goto fail;
+    }
+    {
+        struct stat lst;
+        if (fstat(l->loglockfd, &lst) != 0 || !S_ISREG(lst.st_mode)) {
+            rc = wt_errf(err, WT_EIO, "cannot open %s: %s", p->log,
+                         S_ISDIR(lst.st_mode) ? "is a directory" : "not a regular file");
+            goto fail;
+        }
     }
     if (!loglocked && flock(l->loglockfd, LOCK_EX | LOCK_NB)) {
         rc = errno == EWOULDBLOCK
@@ -754,7 +765,7 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
      * the verification below reads what is on disk: after a failed
      * fdatasync the cache may hold lines the disk lost ("fsyncgate"). */
     {
-        int rfd = open(p->log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        int rfd = open(p->log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
         if (rfd < 0 || fdatasync(rfd) != 0) {
             rc = wt_errf(err, WT_EIO, "%s: cannot %s: %s", p->log, rfd < 0 ? "open" : "sync",
                          strerror(errno));
@@ -820,11 +831,12 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
     rec->unsealed = vr->entries > vr->sealed ? vr->entries - vr->sealed : 0;
     if (unpublished_init)
         rec->unsealed = 0; /* the genesis record, which CHECKPOINT.init covers */
-    l->fd = open(p->log, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+    l->fd = open(p->log, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (l->fd < 0) {
         rc = wt_errf(err, WT_EIO, "cannot open %s for appending: %s", p->log, strerror(errno));
         goto fail;
     }
+    (void)fcntl(l->fd, F_SETFL, fcntl(l->fd, F_GETFL) & ~O_NONBLOCK);
     /* a log without its checkpoint file here has only its genesis record (a
      * writer killed between init and the first publish): sign that first, so
      * that a kill after the recovery record below cannot leave more than one
