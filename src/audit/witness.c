@@ -147,7 +147,17 @@ int wt_witness_add(const char *dir, const struct wt_note_key *wkey,
         goto out;
     }
     /* the stored checkpoint, if any */
-    FILE *f = fopen(res->state_path, "rb");
+    /* a regular file only (a FIFO planted there must not hang the witness
+     * while it holds the state lock), and a stored copy that exists but
+     * cannot be opened is an error, not "no state" */
+    const char *why = NULL;
+    errno = 0;
+    FILE *f = wt_fopen_regular(res->state_path, &why);
+    if (!f && errno != ENOENT) {
+        rc = wt_errf(err, WT_EIO, "%s: unreadable witness state: %s", res->state_path,
+                     why ? why : "cannot open");
+        goto out;
+    }
     if (f) {
         state = malloc(WT_NOTE_MAX_LEN + 1);
         size_t n = state ? fread(state, 1, WT_NOTE_MAX_LEN + 1, f) : 0;
