@@ -723,6 +723,16 @@ ls[i] = ls[i][:-5] + ("B" if c != "B" else "C") + ls[i][-4:]
 open(p, "w", encoding="utf-8").write("\n".join(ls))
 PY
 run "witness: damaged stored copy" 2 "$WT" witness --state "$TMP/wdmg" --vkey "$VKEY" --request "$TMP/req" && has err "the witness state is damaged"
+# a FIFO planted as the stored copy: refused at once (the witness hung in
+# open(), holding its state lock, until a writer came)
+rm -rf "$TMP/wfifo" && cp -r "$W" "$TMP/wfifo" && rm "$TMP/wfifo/$(basename "$WCK")" && mkfifo "$TMP/wfifo/$(basename "$WCK")"
+run "witness: FIFO as the stored copy" 2 timeout 10 "$WT" witness --state "$TMP/wfifo" --vkey "$VKEY" --request "$TMP/req" && has err "unreadable witness state: not a regular file"
+# a FIFO planted as the log: the writers refuse it at once (they hung in
+# open(), holding log.lock), as the readers did
+"$WT" init --log-dir "$TMP/logfifo" >/dev/null 2>&1 && rm "$TMP/logfifo/log.jsonl" && mkfifo "$TMP/logfifo/log.jsonl"
+run "FIFO log: recover" 1 timeout 10 "$WT" recover --log-dir "$TMP/logfifo" && has err "log.jsonl: not a regular file"
+run "FIFO log: classify --log-dir" 1 timeout 10 "$WT" classify --backend synthetic --samples 20 --log-dir "$TMP/logfifo" && has err "log.jsonl: not a regular file"
+run "FIFO log: watch" 1 timeout 10 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 1 --log-dir "$TMP/logfifo" && has err "log.jsonl: not a regular file"
 # an --against file that is not a checkpoint: nothing concluded (exit 2), the
 # JSON says so without naming a damage, and stderr has the message
 printf 'not a checkpoint\n' >"$TMP/notckpt"

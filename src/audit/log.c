@@ -738,7 +738,7 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
         goto fail;
     }
     {
-        struct stat lst;
+        struct stat lst = {0};
         if (fstat(l->loglockfd, &lst) != 0 || !S_ISREG(lst.st_mode)) {
             rc = wt_errf(err, WT_EIO, "cannot open %s: %s", p->log,
                          S_ISDIR(lst.st_mode) ? "is a directory" : "not a regular file");
