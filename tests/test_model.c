@@ -187,6 +187,10 @@ static void test_bad_models(void **state)
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 split duty 1 up 1 2\n",
                "missing side");
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nend 1\n", "a tree without nodes");
+    /* the empty tree's own line, not the next directive's */
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\nend 1\n", "m:3: a tree without nodes");
+    expect_bad("format workloadtruth-model/1\nbase 0\ntree\n\ntree\nnode 0 0 leaf\nend 2\n",
+               "m:3: a tree without nodes");
     expect_bad("format workloadtruth-model/1\nbase 0\nfrobnicate\n", "unknown directive");
     /* a file cut short between two trees (or with trees dropped) is refused */
     expect_bad("format workloadtruth-model/1\nbase 0\ntree\nnode 0 1 leaf\n",

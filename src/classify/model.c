@@ -17,7 +17,8 @@ struct parser {
     const char *name;
     unsigned long lineno;
     struct wt_err *err;
-    int unterminated; /* the line is the file's last, without a newline */
+    int unterminated;        /* the line is the file's last, without a newline */
+    unsigned long tree_line; /* the current tree's 'tree' line */
 };
 
 static int perr(struct parser *p, const char *msg, const char *tok)
@@ -71,8 +72,10 @@ static int index_tok(struct parser *p, const char *s, int *out)
 static int check_tree(struct parser *p, const struct wt_tree *t, const unsigned long *line)
 {
     unsigned char parents[WT_MODEL_MAX_NODES] = {0};
-    if (t->nnodes == 0)
+    if (t->nnodes == 0) {
+        p->lineno = p->tree_line; /* its own line, not the next directive's */
         return perr(p, "a tree without nodes", NULL);
+    }
     for (int i = 0; i < t->nnodes; i++) {
         const struct wt_tree_node *n = &t->node[i];
         if (n->feature < 0)
@@ -98,7 +101,7 @@ static int check_tree(struct parser *p, const struct wt_tree *t, const unsigned 
 int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char *name,
                    struct wt_err *err)
 {
-    struct parser p = {name, 0, err, 0};
+    struct parser p = {name, 0, err, 0, 0};
     int rc = WT_OK, have_format = 0, have_base = 0, have_end = 0;
     memset(m, 0, sizeof(*m));
     if (len > MAX_MODEL_BYTES)
@@ -177,6 +180,7 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
             if (m->ntrees == WT_MODEL_MAX_TREES)
                 return perr(&p, "too many trees", NULL);
             cur = &m->tree[m->ntrees++];
+            p.tree_line = here;
         } else if (!strcmp(tok[0], "node")) {
             if (!cur)
                 return perr(&p, "'node' before 'tree'", NULL);
