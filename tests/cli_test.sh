@@ -765,6 +765,17 @@ run ctl-train-out 1 "$WT" train --traces "$DATA/labelled.csv" --out "$TMP/a${NL}
 run ctl-eval-dump 1 "$WT" eval --dump-features "$TMP/a${NL}b/c" "$DATA/labelled.csv" && has err "a?b/c" && oneline
 run train-empty-out 2 "$WT" train --traces "$DATA/labelled.csv" --out '' && has err "--out: empty file name" && oneline
 run eval-empty-dump 2 "$WT" eval --dump-features '' "$DATA/labelled.csv" && has err "empty file name" && oneline
+# the directory walk: a broken link that is not a *.csv is not the walk's
+# business (it stopped eval: "cannot stat"); a link back up is named as a
+# loop (it was "directories nested deeper than 16"); with no trace found,
+# the CSV files that are not traces are named, as by train
+mkdir -p "$TMP/walk/ok" "$TMP/walk/loop/sub" "$TMP/walk/notrace"
+cp "$DATA/labelled.csv" "$TMP/walk/ok/" && ln -s "$TMP/nonexistent" "$TMP/walk/ok/notes.txt"
+ln -s .. "$TMP/walk/loop/sub/up"
+printf 'a,b\n1,2\n' >"$TMP/walk/notrace/table.csv"
+run walk-broken-link-ignored 0 "$WT" eval --traces "$TMP/walk/ok" --window 5 --json && has out '"files": 1'
+run walk-loop 1 "$WT" eval --traces "$TMP/walk/loop" && has err "is a link back to a directory above it (a loop)" && oneline
+run walk-no-trace-named 1 "$WT" eval --traces "$TMP/walk/notrace" && has err "not a trace, skipped: $TMP/walk/notrace/table.csv" && has err "no trace files"
 # an empty path is a usage error (2) from every option that takes one: these
 # were exit 1, "cannot open ''", while --log-dir '' was 2
 run empty-trace 2 "$WT" classify --trace= && has err "--trace: empty file name" && oneline

@@ -247,7 +247,7 @@ int wt_cmd_eval(int argc, char **argv)
         /* what was found instead: a CSV that is not a trace is still named */
         for (size_t i = 0; i < rep.skipped_files.n; i++)
             fprintf(stderr, "workloadtruth eval: not a trace, skipped: %s\n",
-                    rep.skipped_files.v[i].path);
+                    WT_CLEAN(rep.skipped_files.v[i].path));
         fprintf(stderr, "workloadtruth eval: no trace files (*.csv) found in %s\n",
                 wt_strlist_join(&paths, where, sizeof(where)));
         status = WT_EXIT_ERROR;

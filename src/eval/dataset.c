@@ -407,11 +407,26 @@ static int has_csv_suffix(const char *name)
     return n > 4 && !strcasecmp(name + n - 4, ".csv");
 }
 
-static int do_dir(const char *dir, const struct wt_ds_opts *o, const struct wt_ds_callbacks *cb,
-                  int depth, struct wt_err *err)
+/* The directories a walk is in (a link back to one of them is a loop). */
+struct dir_chain {
+    dev_t dev;
+    ino_t ino;
+    const struct dir_chain *up;
+};
+
+static int do_dir(const char *dir, const struct stat *dst, const struct wt_ds_opts *o,
+                  const struct wt_ds_callbacks *cb, int depth, const struct dir_chain *up,
+                  struct wt_err *err)
 {
+    for (const struct dir_chain *c = up; c; c = c->up)
+        if (c->dev == dst->st_dev && c->ino == dst->st_ino)
+            return wt_errf(err, WT_EINVAL,
+                           "'%s' is a link back to a directory above it (a loop); "
+                           "remove it or name the directories to search",
+                           dir);
     if (depth > MAX_DEPTH)
         return wt_errf(err, WT_EINVAL, "%s: directories nested deeper than %d", dir, MAX_DEPTH);
+    const struct dir_chain here = {dst->st_dev, dst->st_ino, up};
     DIR *d = opendir(dir);
     if (!d)
         return wt_errf(err, WT_EIO, "cannot open directory '%s': %s", dir, strerror(errno));
@@ -444,10 +459,13 @@ static int do_dir(const char *dir, const struct wt_ds_opts *o, const struct wt_d
         qsort(names, n, sizeof(*names), cmp_str);
     for (size_t i = 0; i < n && rc == WT_OK; i++) {
         struct stat st;
-        if (stat(names[i], &st) != 0)
-            rc = wt_errf(err, WT_EIO, "cannot stat '%s': %s", names[i], strerror(errno));
-        else if (S_ISDIR(st.st_mode))
-            rc = do_dir(names[i], o, cb, depth + 1, err);
+        if (stat(names[i], &st) != 0) {
+            /* only *.csv files are searched for: a broken link named
+             * otherwise (notes.txt -> gone) is none of the walk's business */
+            if (has_csv_suffix(names[i]))
+                rc = wt_errf(err, WT_EIO, "cannot stat '%s': %s", names[i], strerror(errno));
+        } else if (S_ISDIR(st.st_mode))
+            rc = do_dir(names[i], &st, o, cb, depth + 1, &here, err);
         else if (S_ISREG(st.st_mode) && has_csv_suffix(names[i]))
             rc = do_file(names[i], o, cb, 1, err);
     }
@@ -467,7 +485,7 @@ int wt_ds_walk(const char *path, const struct wt_ds_opts *o, const struct wt_ds_
         if (stat(path, &st) != 0)
             return wt_errf(err, WT_EIO, "cannot open '%s': %s", path, strerror(errno));
         if (S_ISDIR(st.st_mode))
-            return do_dir(path, o, cb, 0, err);
+            return do_dir(path, &st, o, cb, 0, NULL, err);
     }
     return do_file(path, o, cb, 0, err);
 }
