@@ -134,6 +134,11 @@ static void test_malformed(void **state)
     expect_error("# x: y\n# label: BOGUS\nt_s\n0\n", "t.csv:2: metadata 'label'");
     /* missing header */
     expect_error("0.0,0,45,300\n1.0,0,46,301\n", "t.csv:1: missing header");
+    /* nvidia-smi --format=csv,noheader: timestamps and values with units are
+     * data too (it was "header names no known column") */
+    expect_error("2024/04/03 10:47:35.123, NVIDIA H100, 72.36 W, 50 %\n",
+                 "t.csv:1: missing header");
+    expect_error("2024/04/03 10:47:35.123, NVIDIA H100\n", "t.csv:1: missing header");
     expect_error("foo,bar\n1,2\n", "header names no known column");
     expect_error("gpu,power_w\n0,1\n", "header names no known column");
     expect_error("", "empty trace");

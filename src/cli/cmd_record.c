@@ -63,7 +63,7 @@ int wt_cmd_record(int argc, char **argv)
         {"--out", WT_OPT_STRING, &out_path, "FILE", "the trace to write ('-' = standard output)", 0, 0, NULL, false},
         {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between polls (default 1); the driver's sample buffers fill in between", 0.01, 3600, NULL, false},
         {"--duration", WT_OPT_DOUBLE, &duration, "S", "stop after S seconds (default: until interrupted, or the end of a replayed trace)", 0.01, 31536000, NULL, false},
-        {"--gpus", WT_OPT_STRING, &gpus, "LIST", "GPUs to record: all (default) or 0,1,...", 0, 0, NULL, false},
+        {"--gpus", WT_OPT_STRING, &gpus, "LIST", "GPUs to record: all (default; from standard input: 0) or 0,1,...", 0, 0, NULL, false},
         {"--label", WT_OPT_STRING, &label_s, "CLASS", "ground truth for every row: TRAINING, INFERENCE or IDLE", 0, 0, NULL, false},
         {"--workload", WT_OPT_STRING, &workload, "TEXT", "metadata: what ran", 0, 0, NULL, false},
         {"--evasion-note", WT_OPT_STRING, &evasion_s, "TEXT", "metadata: the evasion technique applied, if any", 0, 0, NULL, false},

@@ -437,10 +437,25 @@ static int parse_meta_line(struct wt_trace_reader *r, struct wt_err *err)
     return add_meta(r, key, klen, val, vlen, err);
 }
 
+/* A cell that is data, not a column name: a number, a number with one of
+ * nvidia-smi's units ("72.36 W", "50 %"), or an nvidia-smi timestamp
+ * ("2024/04/03 10:47:35.123"): `--format=csv,noheader` output. */
 static int looks_numeric(const struct cell *c)
 {
+    static const char *const units[] = {" W", " %", " MiB", " MHz", " C", " J"};
     double d;
-    return c->len > 0 && wt_parse_double(c->p, c->len, &d) == 0;
+    if (c->len == 0)
+        return 0;
+    if (wt_parse_double(c->p, c->len, &d) == 0)
+        return 1;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        size_t ul = strlen(units[i]);
+        if (c->len > ul && !memcmp(c->p + c->len - ul, units[i], ul) &&
+            wt_parse_double(c->p, c->len - ul, &d) == 0)
+            return 1;
+    }
+    return c->len >= 10 && isdigit((unsigned char)c->p[0]) && isdigit((unsigned char)c->p[3]) &&
+           c->p[4] == '/' && c->p[7] == '/' && isdigit((unsigned char)c->p[8]);
 }
 
 static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
