@@ -761,6 +761,14 @@ static void files_stay_inside_their_directories(void **state)
     tool_fails(s, "classify_workload", "{\"trace\":\"--samples asks for.csv\",\"samples\":10}",
                "/--samples asks for.csv: GPU 0 has only 3 samples; 'samples' asks for 10");
     tool_fails(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}", "the server's directory");
+    /* ... the server's setup at fault, not the client's arguments */
+    {
+        json_t *resp;
+        json_t *res = call_tool(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}", &resp);
+        assert_true(is_error(res));
+        assert_null(strstr(result_text(res), "Invalid arguments"));
+        json_decref(resp);
+    }
     snprintf(cmd, sizeof(cmd), "%s/log", tmpdir);
     assert_int_equal(mkdir(cmd, 0700), 0);
     tool_fails(s, "verify_audit_log", "{\"log_file\":\"../secret.jsonl\"}",
@@ -794,6 +802,20 @@ static void files_stay_inside_their_directories(void **state)
     tool_fails(s, "verify_audit_log", "{\"log_file\":\"x.jsonl\"}", "leads outside the directory");
     assert_int_equal(unlink(side), 0);
     assert_int_equal(unlink(link), 0);
+    wt_mcp_server_free(s);
+    /* a --trace-dir gone since the start: the server's fault, not the
+     * arguments' (it said "Invalid arguments: ...") */
+    snprintf(cmd, sizeof(cmd), "%s/gone", tmpdir);
+    s = new_server(cmd);
+    const char *tools[] = {"classify_workload", "list_gpus"};
+    for (int i = 0; i < 2; i++) {
+        json_t *resp;
+        json_t *res = call_tool(s, tools[i], "{\"trace\":\"x.csv\"}", &resp);
+        assert_true(is_error(res));
+        assert_non_null(strstr(result_text(res), "the server's directory"));
+        assert_null(strstr(result_text(res), "Invalid arguments"));
+        json_decref(resp);
+    }
     wt_mcp_server_free(s);
 }
 

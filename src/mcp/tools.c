@@ -415,8 +415,10 @@ static int confined_file(struct args *a, const char *what, const char *dir, cons
     if (!dir)
         return arg_fail(a, "'%s': this server reads no such files (start it with %s)", what,
                         !strcmp(what, "trace") ? "--trace-dir DIR" : "--log-dir DIR");
-    if (!realpath(dir, root))
+    if (!realpath(dir, root)) { /* the server's setup is at fault, not the arguments */
+        a->not_args = 1;
         return arg_fail(a, "'%s': the server's directory %s: %s", what, dir, strerror(errno));
+    }
     if (name[0] == '/')
         snprintf(joined, sizeof(joined), "%s", name);
     else
@@ -545,7 +547,7 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
                  "allows at most %.0f s per call (--max-seconds)",
                  (double)samples * (double)windows * interval, s->cfg.max_seconds);
     if (a->err[0])
-        return tool_error("Invalid arguments: %s", a->err);
+        return ARGS_ERROR(a);
     if (write_log && access(s->cfg.log_dir, F_OK) == 0) {
         /* the log, its side checkpoint and its key resolve inside the
          * directory, as the tools that read the log require: a symbolic link
@@ -899,7 +901,7 @@ static json_t *gpus_tool(struct wt_mcp_server *s, struct args *a)
 {
     struct source_args sa = {0};
     if (source_args(s, a, &sa))
-        return tool_error("Invalid arguments: %s", a->err);
+        return ARGS_ERROR(a);
     struct wt_source_config cfg = {0};
     cfg.trace_path = sa.trace ? sa.trace_path : NULL;
     cfg.profile = sa.profile;
