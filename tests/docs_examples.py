@@ -46,9 +46,12 @@ for m in pattern.finditer(doc):
         continue
     count += 1
     exp = "\n".join(lines[1:])
-    p = subprocess.run(cmd, shell=True, cwd=root, env=env, capture_output=True, text=True,
-                       timeout=120)
-    got = p.stdout + p.stderr
+    try:
+        p = subprocess.run(cmd, shell=True, cwd=root, env=env, capture_output=True, text=True,
+                           timeout=120)
+        got = p.stdout + p.stderr
+    except subprocess.TimeoutExpired:
+        got = "(no answer within 120 s)\n"
     ok = got.endswith(exp[4:]) if exp.startswith("...\n") else got == exp
     print(("ok   " if ok else "FAIL ") + cmd[:110])
     if ok:
