@@ -52,7 +52,7 @@ int wt_cmd_classify(int argc, char **argv)
         {"--samples", WT_OPT_UINT, &samples, "N", "samples per window; live GPUs: polls per window (default 10; simulator profiles: 30 s of samples)", 2, MAX_SAMPLES, NULL, false},
         {"--windows", WT_OPT_UINT, &nwin, "N", "classify N consecutive windows and decide at job level (default 1)", 1, MAX_WINDOWS, NULL, false},
         {"--min-agree", WT_OPT_UINT, &kagree, "K", "job level: windows that must agree (default: a majority of --windows)", 1, MAX_WINDOWS, NULL, false},
-        {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between live samples; nvidia-smi CSV without timestamps: seconds per tick (default 1)", 0.001, 3600, NULL, false},
+        {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between live samples; nvidia-smi CSV without timestamps: seconds per tick (default 1; synthetic: 1 s, a simulator profile: --sample-hz)", 0.001, 3600, NULL, false},
         {"--trace", WT_OPT_STRING, &trace, "FILE", "replay a trace or nvidia-smi CSV ('-' = stdin); implies --backend replay", 0, 0, NULL, false},
         {"--start", WT_OPT_DOUBLE, &start, "SECONDS", "skip samples before this t_s (trace time; the Python tool's synthetic profiles start at 1, the simulator's at 0)", -1e12, 1e12, NULL, false},
         {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect)", 1, WT_MAX_GPUS, NULL, false},
