@@ -711,6 +711,12 @@ static void bad_arguments_are_tool_errors(void **state)
         call_tool(s, "run_benchmark", "{\"suite\":\"sim\",\"window\":null,\"trials\":1}", &resp);
     assert_false(is_error(res));
     json_decref(resp);
+    /* ... and so does the schema's default, which form-filling clients send
+     * (it was "'window' (samples) is for suite seed") */
+    res =
+        call_tool(s, "run_benchmark", "{\"suite\":\"evasion\",\"window\":30,\"trials\":1}", &resp);
+    assert_false(is_error(res));
+    json_decref(resp);
     res = call_tool(s, "list_gpus", "{\"profile\":null,\"backend\":null}", &resp);
     assert_false(is_error(res));
     /* the keys of gpus --json: driver_version null for a source without one */

@@ -262,7 +262,8 @@ int wt_cmd_verify_log(int argc, char **argv)
     /* a failure before verifying is said on stderr, and with --json also as
      * the JSON object a hook reads (status "error") */
     const char *early = NULL;
-    if (wt_cli_log_paths(help.prog, dir, file, &p) != 0) {
+    int have_paths = wt_cli_log_paths(help.prog, dir, file, &p) == 0;
+    if (!have_paths) {
         early = "the log's path is not usable";
     } else if (vkey_arg && wt_cli_read_vkey(help.prog, vkey_arg, &vk)) {
         early = "--vkey: not a readable log verifier key";
@@ -273,10 +274,12 @@ int wt_cmd_verify_log(int argc, char **argv)
     if (early) {
         if (json) {
             snprintf(r->message, sizeof(r->message), "%s (see standard error)", early);
+            /* the log's path, as every other verify-log --json names it */
             json_t *j = wt_json_verify(r, WT_VERIFY_ERROR, vkey_arg != NULL,
-                                       file  ? file
-                                       : dir ? dir
-                                             : "");
+                                       have_paths ? p.log
+                                       : file     ? file
+                                       : dir      ? dir
+                                                  : "");
             if (j)
                 wt_json_print(stdout, j);
             json_decref(j);
