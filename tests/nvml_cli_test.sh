@@ -64,6 +64,9 @@ has out "pid 4242     python           user alice  2048 MiB"
 has out "slurm job 777"
 # per-process SM utilization asked for "the last second" on the driver's clock,
 # also when it counts from boot (the wall clock found nothing there)
+# an empty --nvml-lib is the default library, as an empty $WT_NVML_LIB is
+# (not one of the empty paths refused as usage errors)
+run gpus-empty-nvml-lib 0 env WT_NVML_LIB="$FAKE" "$WT" gpus --nvml-lib '' && has out "GPU 0"
 WT_FAKE_NVML_FAULTS=boottime run gpus-boottime 0 "$WT" gpus --nvml-lib "$FAKE"
 has out "2048 MiB  SM "
 # a process busy only a minute ago: the driver still holds its last busy

@@ -110,7 +110,8 @@ static int decimal_overflow(const char *val, int integer)
 }
 
 /* What an option naming a file or directory calls its value ("file name"),
- * by its metavar; NULL for an option whose value is not a path. */
+ * by its metavar; NULL for an option whose value is not a path.  (--nvml-lib
+ * PATH is not one: empty, it means the default library, as $WT_NVML_LIB.) */
 static const char *path_kind(const struct wt_opt *o)
 {
     static const struct {
@@ -118,8 +119,7 @@ static const char *path_kind(const struct wt_opt *o)
     } kinds[] = {{"FILE", "file name"},
                  {"CHECKPOINT", "file name"},
                  {"DIR", "directory name"},
-                 {"DIR|FILE", "path"},
-                 {"PATH", "path"}};
+                 {"DIR|FILE", "path"}};
     if ((o->type != WT_OPT_STRING && o->type != WT_OPT_LIST) || !o->metavar)
         return NULL;
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
