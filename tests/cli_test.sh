@@ -776,6 +776,9 @@ printf 'a,b\n1,2\n' >"$TMP/walk/notrace/table.csv"
 run walk-broken-link-ignored 0 "$WT" eval --traces "$TMP/walk/ok" --window 5 --json && has out '"files": 1'
 run walk-loop 1 "$WT" eval --traces "$TMP/walk/loop" && has err "is a link back to a directory above it (a loop)" && oneline
 run walk-no-trace-named 1 "$WT" eval --traces "$TMP/walk/notrace" && has err "not a trace, skipped: $TMP/walk/notrace/table.csv" && has err "no trace files"
+# ... by train too, cleaned as eval's are (a name could forge a line, or carry escapes)
+mkdir -p "$TMP/walk/ctl" && printf 'a,b\n1,2\n' >"$TMP/walk/ctl/a${NL}verdict: MATCH.csv"
+run walk-no-trace-train-clean 1 "$WT" train --traces "$TMP/walk/ctl" --out "$TMP/walk/ctl.model" && has err "not a trace, skipped: $TMP/walk/ctl/a?verdict: MATCH.csv"
 # an empty path is a usage error (2) from every option that takes one: these
 # were exit 1, "cannot open ''", while --log-dir '' was 2
 run empty-trace 2 "$WT" classify --trace= && has err "--trace: empty file name" && oneline

@@ -240,10 +240,10 @@ int wt_cmd_train(int argc, char **argv)
     for (size_t i = 0; i < ts.skipped_files.n; i++) {
         const struct wt_ds_skipped *s = &ts.skipped_files.v[i];
         if (s->same_as)
-            fprintf(stderr, "workloadtruth train: a copy of %s, read once: %s\n", s->same_as,
-                    s->path);
+            fprintf(stderr, "workloadtruth train: a copy of %s, read once: %s\n",
+                    WT_CLEAN(s->same_as), WT_CLEAN(s->path));
         else
-            fprintf(stderr, "workloadtruth train: not a trace, skipped: %s\n", s->path);
+            fprintf(stderr, "workloadtruth train: not a trace, skipped: %s\n", WT_CLEAN(s->path));
     }
     if (ts.nfiles == 0) {
         char where[512];
