@@ -778,6 +778,13 @@ run walk-loop 1 "$WT" eval --traces "$TMP/walk/loop" && has err "is a link back 
 run walk-no-trace-named 1 "$WT" eval --traces "$TMP/walk/notrace" && has err "not a trace, skipped: $TMP/walk/notrace/table.csv" && has err "no trace files"
 # ... by train too, cleaned as eval's are (a name could forge a line, or carry escapes)
 mkdir -p "$TMP/walk/ctl" && printf 'a,b\n1,2\n' >"$TMP/walk/ctl/a${NL}verdict: MATCH.csv"
+# ... and in eval's report on standard output: sources, files, skipped names
+ESC=$(printf '\033')
+mkdir -p "$TMP/walk/ctl2/s${ESC}[2J" && cp "$DATA/labelled.csv" "$TMP/walk/ctl2/s${ESC}[2J/" &&
+    printf 'a,b\n1,2\n' >"$TMP/walk/ctl2/s${ESC}[2J/b${NL}x.csv"
+run walk-eval-report-clean 0 "$WT" eval --traces "$TMP/walk/ctl2" --window 5 --per-file && has out "  s?[2J " &&
+    has out "/s?[2J/labelled.csv" && has out "not a trace, skipped: $TMP/walk/ctl2/s?[2J/b?x.csv"
+check "walk-eval-report-clean: no escape" sh -c '! grep -q "$(printf "\033")" "$1"' sh "$TMP/out"
 run walk-no-trace-train-clean 1 "$WT" train --traces "$TMP/walk/ctl" --out "$TMP/walk/ctl.model" && has err "not a trace, skipped: $TMP/walk/ctl/a?verdict: MATCH.csv"
 # an empty path is a usage error (2) from every option that takes one: these
 # were exit 1, "cannot open ''", while --log-dir '' was 2

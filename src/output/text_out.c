@@ -1,5 +1,6 @@
 /* Text output (see output.h).  The classify layout is the Python tool's. */
 #include "output/output.h"
+#include "util/text.h"
 
 #include <math.h>
 #include <string.h>
@@ -149,7 +150,9 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
         for (j = i; j < e->nfiles; j++)
             if (!strcmp(e->files[j].group, e->files[i].group))
                 wt_eval_add_counts(&g, &e->files[j].c);
-        counts_line(f, e->files[i].group, &g);
+        char group[256];
+        snprintf(group, sizeof(group), "%s", e->files[i].group);
+        counts_line(f, wt_text_clean(group), &g);
     }
     if (per_file) {
         fprintf(f, "per file:\n");
@@ -162,14 +165,18 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
                 snprintf(name, sizeof(name), "...%s", p + len - 37);
             else
                 snprintf(name, sizeof(name), "%s", p);
-            counts_line(f, name, &e->files[i].c);
+            counts_line(f, wt_text_clean(name), &e->files[i].c);
         }
     }
+    /* file names may hold any bytes: a newline would forge a line */
     for (size_t i = 0; i < e->skipped_files.n; i++) {
         const struct wt_ds_skipped *s = &e->skipped_files.v[i];
+        char a[4096], b[4096];
+        snprintf(a, sizeof(a), "%s", s->same_as ? s->same_as : "");
+        snprintf(b, sizeof(b), "%s", s->path);
         if (s->same_as)
-            fprintf(f, "a copy of %s, read once: %s\n", s->same_as, s->path);
+            fprintf(f, "a copy of %s, read once: %s\n", wt_text_clean(a), wt_text_clean(b));
         else
-            fprintf(f, "not a trace, skipped: %s\n", s->path);
+            fprintf(f, "not a trace, skipped: %s\n", wt_text_clean(b));
     }
 }
