@@ -135,6 +135,10 @@ run classify-nvml-start 1 "$WT" classify --backend nvml --nvml-lib "$FAKE" --sam
 t0=$(date +%s)
 run record-duration-long-interval 0 timeout 20 "$WT" record --backend nvml --nvml-lib "$FAKE" --out "$TMP/dl.csv" --duration 1 --interval 10
 check "record --duration 1 --interval 10 took at most 4 s" test $(($(date +%s) - t0)) -le 4
+# ... and keeps the readings the driver buffered in that second (10 Hz in
+# fake_gpu.csv): they were dropped, leaving the first poll's row alone
+dl=$(awk -F, '/^[0-9]/ && $2 == 0 {c++} END {print c + 0}' "$TMP/dl.csv")
+check "record --duration 1 --interval 10 kept the buffered readings ($dl rows of GPU 0)" test "$dl" -ge 8
 run record 0 "$WT" record --backend nvml --nvml-lib "$FAKE" --out "$TMP/rec.csv" --duration 3 --interval 0.3
 has err "samples written to"
 has err "samples/s achieved"

@@ -484,10 +484,18 @@ int wt_cmd_record(int argc, char **argv)
      * awaited) is still written. */
     int stops_here = strcmp(src->ops->name, "replay") != 0;
     int bad_input = 0; /* a replayed trace's error (a bad row): no GPU failure */
-    while (nactive > 0 && !(stop_flag && stops_here)) {
-        if (live && duration > 0 && wt_mono_s() - t_start >= duration)
-            break;
-        for (int g = 0; g < ngpus && !(stop_flag && stops_here); g++) {
+    /* a live recording that is stopped reads what each GPU's source still
+     * holds (the driver's readings since the last poll) before it ends */
+    int draining = 0;
+    while (nactive > 0) {
+        if ((stop_flag && stops_here) ||
+            (live && duration > 0 && wt_mono_s() - t_start >= duration)) {
+            if (!live || draining)
+                break;
+            draining = 1;
+            stop_flag = 1; /* the source's wait ends at once */
+        }
+        for (int g = 0; g < ngpus && (draining || !(stop_flag && stops_here)); g++) {
             if (!active[g])
                 continue;
             size_t n = 0;
@@ -528,6 +536,8 @@ int wt_cmd_record(int argc, char **argv)
                 }
                 rows++;
             }
+            if (draining && n)
+                g--; /* the same GPU again, until its stream ends */
         }
         if (w && wt_trace_writer_flush(w, &err) != WT_OK) {
             writer_failed(out_path, &err);

@@ -174,6 +174,7 @@ struct nvml {
     nvmlSample_t *buf[3];
     const volatile sig_atomic_t *stop;
     int pidns; /* 0 not checked yet, 1 the host's PID namespace, -1 another one */
+    int drained; /* asked to stop: the buffers were drained one last time */
 };
 
 static const char *nvml_str(const struct nvml *s, nvmlReturn_t rc)
@@ -964,8 +965,16 @@ static int nvml_read(struct wt_source *src, int gpu, struct wt_sample *buf, size
         }
         if (d->unusable || d->lost)
             return wt_errf(err, WT_ENODEV, "%s", d->why);
-        if (wait_tick(s) != 0)
-            return WT_DONE; /* asked to stop */
+        if (wait_tick(s) != 0) {
+            /* asked to stop: the readings the driver buffered since the last
+             * poll (up to an --interval of them) are drained once, not
+             * dropped; then the queues empty and the stream ends */
+            if (s->drained)
+                return WT_DONE;
+            s->drained = 1;
+            poll_all(s);
+            continue;
+        }
         poll_all(s);
     }
 }
