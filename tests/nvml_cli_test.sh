@@ -95,6 +95,8 @@ has out "no utilization, sample buffers or per-process utilization on MIG"
 sed '/power_semantics: instant/d' "$DATA/fake_gpu.csv" >"$TMP/avg.csv"
 WT_FAKE_NVML_TRACE="$TMP/avg.csv" WT_FAKE_NVML_FAULTS=mig=0 run record-mig-power 0 "$WT" record --nvml-lib "$FAKE" --gpus 2 --duration 2 --out "$TMP/mig.csv"
 check "record-mig-power: no power on the MIG device's rows" sh -c '! grep -v "^#" "$1" | tail -n +2 | cut -d, -f7 | grep -q .' sh "$TMP/mig.csv"
+# ... so its power semantics are unknown, not 'instant' (the header said so)
+check "record-mig-power: semantics unknown" grep -qx '# power_semantics_per_gpu: 2=unknown' "$TMP/mig.csv"
 # --label-style dcgm labels a MIG device as dcgm-exporter does: its parent's
 # gpu and UUID, GPU_I_PROFILE and GPU_I_ID (it gave the enumeration index and
 # the MIG UUID, which join no DCGM series)

@@ -173,7 +173,7 @@ struct nvml {
     double interval, t0, next_tick;
     nvmlSample_t *buf[3];
     const volatile sig_atomic_t *stop;
-    int pidns; /* 0 not checked yet, 1 the host's PID namespace, -1 another one */
+    int pidns;   /* 0 not checked yet, 1 the host's PID namespace, -1 another one */
     int drained; /* asked to stop: the buffers were drained one last time */
 };
 
@@ -924,10 +924,10 @@ static int nvml_info(struct wt_source *src, int gpu, struct wt_device_info *info
     info->power_limit_w = d->limit_w;
     info->power_default_limit_w = d->default_limit_w;
     snprintf(info->power_semantics, sizeof(info->power_semantics), "%s",
-             d->unusable || d->power_unprobed ? "unknown"
-             : d->instant_ok                  ? "instant"
-             : d->power_avg1s                 ? "avg1s"
-                                              : "instant");
+             d->unusable || d->power_unprobed || d->is_mig ? "unknown" /* MIG: no power */
+             : d->instant_ok                               ? "instant"
+             : d->power_avg1s                              ? "avg1s"
+                                                           : "instant");
     info->unusable = d->unusable || (d->lost && d->rows == 0); /* lost before any reading */
     info->sample_buffers =
         d->buf_ok[NVML_GPU_UTILIZATION_SAMPLES] || d->buf_ok[NVML_TOTAL_POWER_SAMPLES];
