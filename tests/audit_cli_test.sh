@@ -808,6 +808,16 @@ has out "\"line\": $((nl2 + 1))"
 has out "covers as it is (signed)"
 has out "\"sealed\": $nl2"
 run "appended forgery: the report shows the signed lines" 1 "$WT" report --log-dir "$TMP/t2b" --out "$TMP/t2b.html" && has err "the report shows lines 1..$nl2 only"
+# the prev of a last line that is a checkpoint record, edited in a log
+# without its side file: that line is named (its own signed note has the
+# root of the lines before it), not the intact line before it
+"$WT" init --log-dir "$TMP/t2c" >/dev/null 2>&1
+"$WT" watch --backend synthetic --interval 0 --window 5 --iterations 2 --seal-every 1 --heartbeat 3600 --log-dir "$TMP/t2c" >/dev/null 2>&1
+rm "$TMP/t2c/checkpoint"
+nl3=$(wc -l <"$TMP/t2c/log.jsonl")
+check "last-line prev: the last line is a checkpoint record" sh -c "tail -1 '$TMP/t2c/log.jsonl' | grep -q '\"type\":\"checkpoint\"'"
+sed -i '$s/"prev":"[^"]*"/"prev":"ERERERERERERERERERERERERERERERERERERERERERE="/' "$TMP/t2c/log.jsonl"
+run "last-line prev named" 1 "$WT" verify-log --log-dir "$TMP/t2c" && has out "log.jsonl:$nl3: broken-link: the 'prev' field of this line was altered (its own checkpoint"
 cp -r "$L" "$TMP/t3"
 head -n -2 "$L/log.jsonl" >"$TMP/t3/log.jsonl"
 run "truncation named" 1 "$WT" verify-log --log-dir "$TMP/t3"

@@ -209,6 +209,23 @@ static void resolve_pending(struct vs *v, const uint8_t next_prev[32])
     resolve_pending_from(v, next_prev, 0);
 }
 
+/* A checkpoint record's own note is signed by the log key for the lines
+ * before it (size i, the log's origin) with root: 1, else 0. */
+static int own_note_attests(struct vs *v, const struct wt_entry *e, uint64_t i,
+                            const uint8_t root[32])
+{
+    struct wt_note note;
+    struct wt_checkpoint cp;
+    struct wt_err err = {{0}};
+    if (!e->note || wt_note_parse(e->note, e->note_len, &note, &err) != WT_OK)
+        return 0;
+    int sig = wt_note_verify(&note, &v->key, NULL);
+    int ok = sig == 1 && wt_checkpoint_parse(note.text, note.body_len, &cp, &err) == WT_OK &&
+             !strcmp(cp.origin, v->r->origin) && cp.size == i && !memcmp(cp.root, root, 32);
+    wt_note_free(&note);
+    return ok;
+}
+
 static void check_line(struct vs *v, const char *p, size_t len, int complete)
 {
     struct wt_verify_report *r = v->r;
@@ -278,6 +295,17 @@ static void check_line(struct vs *v, const char *p, size_t len, int complete)
                    (unsigned long long)line, (unsigned long long)i);
             alt_root(v, p, len, root);
             v->pending = 1;
+            if (e.type == WT_ENTRY_CHECKPOINT && own_note_attests(v, &e, i, root)) {
+                /* the line's own note, signed by the log key, has the root of
+                 * lines 1..i: they are intact, and this line's prev was edited
+                 * (the last line of a log without its side file had blamed
+                 * the line before it) */
+                v->pending = 0;
+                damage(v, WT_DMG_BROKEN_LINK, line, r->valid_bytes,
+                       "the 'prev' field of this line was altered (its own checkpoint, signed "
+                       "by the log key, still has the right root of lines 1..%llu)",
+                       (unsigned long long)i);
+            }
         }
         goto bad;
     }
