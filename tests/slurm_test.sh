@@ -24,7 +24,8 @@
 # line; (p) no "not classified" remark for a recording's remainder, and arg=
 # with mode=record is logged; (q) spool_dir: one others can write to, or a
 # link (also given as DIR/), is refused, and links and FIFOs in it are
-# neither followed nor waited on; a bare arg is ignored, and logged.
+# neither followed nor waited on; a bare arg is ignored, and logged; (r) a
+# job of another user than root gets WORKLOADTRUTH_DECLARED too.
 #
 # Installs nothing: exits 77 (skip) when it is not root or munge/Slurm are
 # missing (Debian: munge slurmctld slurmd slurm-client).  KEEP=1 keeps the
@@ -269,6 +270,25 @@ grep -q '^declared=inference$' "$D/jobs/job-$JOB.out" &&
     ok "(a) the job's environment has WORKLOADTRUTH_DECLARED=inference" ||
     bad "(a) WORKLOADTRUTH_DECLARED not in the job's environment: $(cat "$D/jobs/job-$JOB.out")"
 
+# ---- (r) a job of another user: slurmstepd calls user_init after it has
+# dropped to the job's user, who cannot read the root-only spool; the
+# declaration is read (as root) before that, and the tasks get it
+if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null 2>&1; then
+    mkdir -p "$D/userjobs"
+    chmod 1777 "$D/userjobs"
+    JOB=$(runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" sbatch --parsable \
+        --workload-type=inference --chdir="$D/userjobs" --output="$D/userjobs/job-%j.out" \
+        --wrap 'echo "declared=${WORKLOADTRUTH_DECLARED:-}"' 2>"$D/sbatch.err")
+    JOB=${JOB%%;*}
+    [ -n "$JOB" ] || die "sbatch as nobody: $(cat "$D/sbatch.err")"
+    wait_done || bad "(r) job $JOB did not finish with a workloadtruth log line"
+    grep -q '^declared=inference$' "$D/userjobs/job-$JOB.out" &&
+        ok "(r) a job of user nobody: WORKLOADTRUTH_DECLARED=inference" ||
+        bad "(r) a job of user nobody: $(cat "$D/userjobs/job-$JOB.out")"
+else
+    echo "# (r) skipped: no user nobody or no runuser"
+fi
+
 # ---- (b) declared training, same telemetry -> MATCH ---------------------------
 submit --workload-type=training
 wait_done || bad "(b) job $JOB did not finish with a workloadtruth log line"
@@ -328,7 +348,7 @@ grep -q "workloadtruth: created the audit log in $D/audit; verifier key: " \
     "$D/slurmd.log" && ok "the new log's verifier key is in the slurmd log" ||
     bad "no verifier key line in slurmd.log"
 n=$(grep -c '"type":"class"' "$D/audit/log.jsonl")
-[ "$n" = 4 ] && ok "4 class records, one per job" || bad "$n class records, expected 4"
+[ "$n" = 5 ] && ok "5 class records, one per job" || bad "$n class records, expected 5"
 
 # ---- (k) sbatch --export=NONE: the declaration still reaches the batch step ------
 submit --workload-type=inference --export=NONE

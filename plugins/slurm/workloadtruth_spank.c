@@ -298,11 +298,15 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
  * plugin's node hooks) as SPANK_WORKLOAD_TYPE, "none" when there is none,
  * so that Slurm's value replaces any SLURM_SPANK_WORKLOAD_TYPE the job's
  * owner put in the job's environment (for admins' scripts that read it). */
+static int tasks_declared(spank_t sp, int ac, char **av);
+
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
-    (void)ac;
-    (void)av;
     spank_context_t ctx = spank_context();
+    /* slurmstepd, still as root: user_init runs after it has dropped to
+     * the job's user, who cannot read the root-only spool */
+    if (ctx == S_CTX_REMOTE)
+        return tasks_declared(sp, ac, av);
     if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR)
         return 0;
     spank_err_t e =
@@ -1190,19 +1194,20 @@ done:
     return again ? -1 : 0;
 }
 
-/* Remote context (slurmstepd, as root), before the tasks start: the job's
+/* Remote context (slurmstepd, as root: init_post_opt, before slurmstepd
+ * drops to the job's user for user_init), before the tasks start: the job's
  * declaration (the job prolog's record of it) goes into the tasks'
  * environment as WORKLOADTRUTH_DECLARED, where a node agent (`watch`) finds
  * it through /proc for its metrics and records.  Not the option nor
  * SLURM_SPANK_WORKLOAD_TYPE: slurmstepd takes both from the job's
  * environment, which the job's owner sets. */
-int slurm_spank_user_init(spank_t sp, int ac, char **av)
+static int tasks_declared(spank_t sp, int ac, char **av)
 {
     struct cfg c;
     uint32_t job = 0;
     const char *decl = NULL;
     char why[PATH_MAX + 64];
-    if (spank_context() != S_CTX_REMOTE || spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS)
+    if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS)
         return 0;
     cfg_parse(&c, ac, av);
     /* a refused or missing spool was logged by the job prolog */
