@@ -57,6 +57,10 @@ case $TRACE in /*) ;; *) TRACE=$(pwd)/$TRACE ;; esac
 
 D=$(mktemp -d /tmp/wt-slurm.XXXXXX) || exit 1
 chmod 0755 "$D" # slurmd's spool and the job's output live below
+# a copy of the plugin that sbatch run as another user (case r) can load: the
+# build directory may sit below a directory only root can enter (mktemp -d)
+cp "$SO" "$D/workloadtruth_spank.so" && chmod 0755 "$D/workloadtruth_spank.so" &&
+    SO=$D/workloadtruth_spank.so
 T0=$(date +%s)
 PASS=0
 FAILN=0
