@@ -195,22 +195,28 @@ static int set_value(const struct wt_cmd_help *h, struct wt_opt *o, const char *
  * with argparse; not in the tables, so that usage lists it last. */
 static struct wt_opt help_opt = {.name = "--help", .type = WT_OPT_FLAG};
 
+/* The table's options, then --help: the first with o NULL; NULL after --help. */
+static struct wt_opt *next_opt(struct wt_opt *opts, struct wt_opt *o)
+{
+    if (o == &help_opt)
+        return NULL;
+    o = o ? o + 1 : opts;
+    return o->name ? o : &help_opt;
+}
+
 static struct wt_opt *find(const struct wt_cmd_help *h, struct wt_opt *opts, const char *arg,
                            size_t len, int *err)
 {
     struct wt_opt *hit = NULL;
     int nhits = 0;
     *err = 0;
-    for (int i = 0;; i++) {
-        struct wt_opt *o = opts[i].name ? &opts[i] : &help_opt;
+    for (struct wt_opt *o = next_opt(opts, NULL); o; o = next_opt(opts, o)) {
         if (strlen(o->name) == len && !strncmp(o->name, arg, len))
             return o;
         if (strlen(o->name) > len && !strncmp(o->name, arg, len)) {
             hit = o;
             nhits++;
         }
-        if (o == &help_opt)
-            break;
     }
     if (nhits == 1 && len > 2)
         return hit;
@@ -221,16 +227,13 @@ static struct wt_opt *find(const struct wt_cmd_help *h, struct wt_opt *opts, con
         /* name the candidates, as argparse does: "could match --log-dir, --log-file" */
         char cands[300] = "";
         size_t used = 0;
-        for (int i = 0; used < sizeof(cands) - 1; i++) {
-            const char *name_i = opts[i].name ? opts[i].name : help_opt.name;
-            if (strlen(name_i) > len && !strncmp(name_i, arg, len)) {
+        for (struct wt_opt *o = next_opt(opts, NULL); o && used < sizeof(cands) - 1;
+             o = next_opt(opts, o))
+            if (strlen(o->name) > len && !strncmp(o->name, arg, len)) {
                 int n =
-                    snprintf(cands + used, sizeof(cands) - used, "%s%s", used ? ", " : "", name_i);
+                    snprintf(cands + used, sizeof(cands) - used, "%s%s", used ? ", " : "", o->name);
                 used = n < 0 ? used : used + (size_t)n;
             }
-            if (!opts[i].name)
-                break;
-        }
         *err = bad(h, "ambiguous option '%s' (could match %s)", sn, cands);
     } else
         *err = bad(h, "unknown option '%s'", sn);

@@ -440,7 +440,7 @@ static int parse_meta_line(struct wt_trace_reader *r, struct wt_err *err)
 /* A cell that is data, not a column name: a number, a number with one of
  * nvidia-smi's units ("72.36 W", "50 %"), or an nvidia-smi timestamp
  * ("2024/04/03 10:47:35.123"): `--format=csv,noheader` output. */
-static int looks_numeric(const struct cell *c)
+static int looks_like_data(const struct cell *c)
 {
     static const char *const units[] = {" W", " %", " MiB", " MHz", " C", " J"};
     double d;
@@ -467,14 +467,14 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
                     WT_TRACE_MAX_COLS);
     if (n < 0)
         return fail(r, err, WT_EINVAL, r->lineno, "header: unterminated quoted field");
-    int native = 0, nvsmi = 0, numeric = 0;
+    int native = 0, nvsmi = 0, data = 0;
     for (int i = 0; i < n; i++) {
         if (cells[i].len == 3 && !memcmp(cells[i].p, "t_s", 3))
             native = 1;
         else if (nvsmi_lookup(cells[i].p, cells[i].len) &&
                  nvsmi_lookup(cells[i].p, cells[i].len)->kind != F_NAME)
             nvsmi = 1; /* `name` alone does not make a CSV nvidia-smi output */
-        numeric += looks_numeric(&cells[i]);
+        data += looks_like_data(&cells[i]);
     }
     /* a file that says it is a trace is not read as nvidia-smi output, nor
      * skipped as "not a trace" by a directory walk */
@@ -487,7 +487,7 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
                     shown);
     }
     if (!native && !nvsmi) {
-        if (numeric)
+        if (data)
             return fail(r, err, WT_EINVAL, r->lineno,
                         "missing header: expected a line of column names ('t_s,...' or "
                         "nvidia-smi --query-gpu field names), found data");
