@@ -737,11 +737,14 @@ run "FIFO log: watch" 1 timeout 10 "$WT" watch --backend synthetic --interval 0 
 # JSON says so without naming a damage, and stderr has the message
 printf 'not a checkpoint\n' >"$TMP/notckpt"
 run "verify against garbage --json" 2 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$TMP/notckpt" --json && has out '"status": "error"' && has out '"damage": null' && has err "verify-log: "
+check "verify against garbage --json: the key read is pinned" grep -qF '"key_pinned": true' "$TMP/out"
 # a key that cannot be read: also a JSON answer (stdout had been empty)
 run "verify bad vkey --json" 2 "$WT" verify-log --log-dir "$L" --vkey a+b+c --json && has out '"status": "error"' && has out '"valid": false' && has err "--vkey"
 # ... naming the log file, as every verify-log --json does (it named the
 # --log-dir, or "" for $WT_LOG_DIR)
 check "verify bad vkey --json: the log file" grep -qF "\"log\": \"$L/log.jsonl\"" "$TMP/out"
+# ... and a key that could not be read pins nothing (it said key_pinned true)
+check "verify bad vkey --json: not pinned" grep -qF '"key_pinned": false' "$TMP/out"
 run "verify bad vkey --json, WT_LOG_DIR" 2 env WT_LOG_DIR="$L" "$WT" verify-log --vkey a+b+c --json && has out "\"log\": \"$L/log.jsonl\""
 # a request that resends the held checkpoint with extra signature lines is
 # cosigned without them: the witness stays readable

@@ -262,20 +262,25 @@ int wt_cmd_verify_log(int argc, char **argv)
     /* a failure before verifying is said on stderr, and with --json also as
      * the JSON object a hook reads (status "error") */
     const char *early = NULL;
+    int pinned = 0; /* a --vkey that was read: an unreadable one pins nothing */
     int have_paths = wt_cli_log_paths(help.prog, dir, file, &p) == 0;
     if (!have_paths) {
         early = "the log's path is not usable";
     } else if (vkey_arg && wt_cli_read_vkey(help.prog, vkey_arg, &vk)) {
         early = "--vkey: not a readable log verifier key";
-    } else if ((size_t)against.n > WT_VERIFY_MAX_AGAINST) {
-        fprintf(stderr, "%s: at most %d --against checkpoints\n", help.prog, WT_VERIFY_MAX_AGAINST);
-        early = "too many --against checkpoints";
+    } else {
+        pinned = vkey_arg != NULL;
+        if ((size_t)against.n > WT_VERIFY_MAX_AGAINST) {
+            fprintf(stderr, "%s: at most %d --against checkpoints\n", help.prog,
+                    WT_VERIFY_MAX_AGAINST);
+            early = "too many --against checkpoints";
+        }
     }
     if (early) {
         if (json) {
             snprintf(r->message, sizeof(r->message), "%s (see standard error)", early);
             /* the log's path, as every other verify-log --json names it */
-            json_t *j = wt_json_verify(r, WT_VERIFY_ERROR, vkey_arg != NULL,
+            json_t *j = wt_json_verify(r, WT_VERIFY_ERROR, pinned,
                                        have_paths ? p.log
                                        : file     ? file
                                        : dir      ? dir
@@ -298,7 +303,7 @@ int wt_cmd_verify_log(int argc, char **argv)
     vo.stale_ms = (int64_t)ceil(stale * 1000);
     status = wt_verify_file(p.log, &vo, r);
     if (json) {
-        json_t *j = wt_json_verify(r, status, vo.vkey != NULL, p.log);
+        json_t *j = wt_json_verify(r, status, pinned, p.log);
         if (status == WT_VERIFY_ERROR) /* said on stderr as well, as without --json */
             fprintf(stderr, "%s: %s\n", help.prog, r->message);
         if (wt_json_print(stdout, j))
