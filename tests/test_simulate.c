@@ -350,6 +350,21 @@ static void test_power_cap(void **state)
             }
         assert_true(pinned > capped * 8 / 10);
     }
+    /* a limit the demand is just under: power that noise takes to the limit
+     * is held there with SwPowerCap and the clock below its maximum (it read
+     * 574 W, the limit, with neither on 15% of samples at strength 0.3) */
+    struct wt_sim_config c = cfg("dense-training", "power-cap", 0.3);
+    run(&c, N, NULL);
+    size_t at = 0;
+    for (size_t i = 0; i < N; i++) {
+        const double *v = buf[0][i].v;
+        if (v[WT_COL_POWER] < v[WT_COL_POWER_LIMIT])
+            continue;
+        at++;
+        assert_true((unsigned)v[WT_COL_CLOCK_REASONS] & 4);
+        assert_true(v[WT_COL_SM_CLOCK] < 1980);
+    }
+    assert_true(at > 0);
 }
 
 static void test_clock_lock(void **state)

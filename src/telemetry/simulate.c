@@ -911,6 +911,14 @@ static void micro_step(struct wt_sim *s, struct gpu_state *g, unsigned gi)
         p = s->limit * (1 - fabs(wt_rng_gauss(&g->noise, 0, CAP_DITHER)));
     /* a lowered limit is never exceeded; the default one only by transients */
     double hi = s->limit < m->limit_w ? s->limit : 1.05 * s->limit;
+    if (p >= hi && s->limit < m->limit_w) {
+        /* noise took the power to a lowered limit that the demand alone is
+         * under: it is held there by the controller (SwPowerCap, a clock step
+         * down), as when the demand exceeds it; no random draw, so the
+         * power and every other reading stay what they were */
+        ac.capped = 1;
+        ac.r = fmin(ac.r, 1 - CLOCK_STEP_MHZ / m->sm_max_mhz);
+    }
     p = clampd(p, 0.9 * m->idle_bare_w, hi);
     g->p_last = p;
     g->energy += p * dt;
