@@ -425,8 +425,12 @@ static void ingest_heartbeat(struct model *m, const struct wt_entry *e)
     long long dropped = hb_int(e->obj, "dropped"), errors = hb_int(e->obj, "write_errors");
     long long failed = hb_int(e->obj, "failed_gpus");
     const char *fl = ev_str(e->obj, "failed_list");
-    int changed =
-        !m->have_hb || dropped != m->hb_dropped || errors != m->hb_errors || failed != m->hb_failed;
+    long long windows = hb_int(e->obj, "windows");
+    /* a new run of watch (its window count starts again) or another GPU
+     * failing is news even when the counts repeat the last heartbeat's */
+    int changed = !m->have_hb || dropped != m->hb_dropped || errors != m->hb_errors ||
+                  failed != m->hb_failed || windows < m->hb_windows ||
+                  strcmp(fl ? fl : "", m->hb_failed_list) != 0;
     m->n_heartbeat++;
     if (changed && (dropped > 0 || errors > 0 || failed > 0)) {
         char t[320];
@@ -437,7 +441,7 @@ static void ingest_heartbeat(struct model *m, const struct wt_entry *e)
     }
     m->have_hb = 1;
     m->hb_ts = e->ts_ms;
-    m->hb_windows = hb_int(e->obj, "windows");
+    m->hb_windows = windows;
     m->hb_dropped = dropped;
     m->hb_errors = errors;
     m->hb_gpus = hb_int(e->obj, "gpus");
@@ -689,7 +693,11 @@ static void put_period(FILE *f, int64_t a, int64_t b, int br)
     char ta[48], tb[48];
     fmt_time(ta, sizeof(ta), a, 0);
     fmt_time(tb, sizeof(tb), b, 0);
-    fprintf(f, "%s%s&#8594; %s", ta, br ? "<br>" : " ", strncmp(ta, tb, 11) ? tb : tb + 11);
+    /* the date part, up to its space (a year may have more than 4 digits) */
+    const char *sp = strchr(ta, ' ');
+    size_t dl = sp ? (size_t)(sp - ta) + 1 : 0;
+    fprintf(f, "%s%s&#8594; %s", ta, br ? "<br>" : " ",
+            dl && !strncmp(ta, tb, dl) ? tb + dl : tb);
 }
 
 static double pct(uint64_t a, uint64_t b)
@@ -987,7 +995,11 @@ static void render_overview(FILE *f, const struct model *m, const size_t *order)
         const struct gpu *g = &m->g[order[k]];
         fprintf(f, "<tr><td class=\"t\"><a href=\"#gpu-%zu\">", k + 1);
         gpu_title(f, g);
-        fputs("</a></td><td>", f);
+        /* the id too: two GPUs may share an index and a model (logs of
+         * several nodes or traces) */
+        fputs("</a><div class=\"sub mono\">", f);
+        esc(f, g->id);
+        fputs("</div></td><td>", f);
         mix_bar(f, g, 150);
         fprintf(f, "</td><td class=\"n\">%" PRIu64 "</td>", g->windows);
         for (int c = 0; c < NCLASS; c++)
