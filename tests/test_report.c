@@ -413,6 +413,28 @@ static void test_unsealed_tail(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* No signed checkpoint at all: only the genesis line is shown, for its key,
+ * and the page does not say a signature covers it (it said "lines 1-1, which
+ * a verified signature covers" beside "0 sealed"). */
+static void test_genesis_only(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    mk_open(&m, path, sizeof(path));
+    mk_class(&m, mk_genesis_ts + 1000, "GPU-0000", 0, "training", 900000, NULL);
+    mk_class(&m, mk_genesis_ts + 2000, "GPU-0000", 0, "training", 900000, NULL);
+    assert_int_equal(fclose(m.f), 0);
+    struct wt_report_info info;
+    char *html = report(path, NULL, &info);
+    assert_int_equal(info.shown, 1);
+    has(html, "This page shows line 1 only, the genesis record");
+    has(html, "Lines 2&#8211;3 are not shown");
+    lacks(html, "which a verified signature covers");
+    free(html);
+    unlink(path);
+}
+
 /* The clock stepped back an hour while the agent ran: the timeline marks it,
  * and periods and the span run from the earliest window to the latest (the
  * span was "-3598 s", the period reversed). */
@@ -539,6 +561,92 @@ static void test_heartbeat_failed_list(void **state)
     has(html, "7777\xE2\x80\xA6<");
     free(html);
     unlink(path);
+}
+
+/* Heartbeats that repeat the last one's counts: listed again when another
+ * GPU failed or a new run of watch began (its window count starts again);
+ * only the first of three was listed (GPU 5's failure was not). */
+static void test_heartbeat_news(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    mk_open(&m, path, sizeof(path));
+    const int64_t t0 = 1767225600000;
+    mk_class(&m, t0, "GPU-0000", 0, "training", 900000, NULL);
+    static const struct {
+        int64_t dt;
+        int windows;
+        const char *list;
+    } hb[] = {
+        {1000, 5, "GPU 0: fell off the bus"},
+        {61000, 9, "GPU 0: fell off the bus"},   /* the same news */
+        {3601000, 2, "GPU 5: fell off the bus"}, /* a new run, another GPU */
+        {3661000, 3, "GPU 5: fell off the bus"},
+        {3721000, 1, "GPU 5: fell off the bus"}, /* a new run */
+    };
+    for (size_t i = 0; i < sizeof(hb) / sizeof(hb[0]); i++)
+        mk_line(&m, t0 + hb[i].dt, WT_ENTRY_HEARTBEAT,
+                json_pack("{s:i,s:i,s:i,s:i,s:i,s:s}", "windows", hb[i].windows, "dropped", 0,
+                          "write_errors", 0, "gpus", 8, "failed_gpus", 1, "failed_list",
+                          hb[i].list));
+    mk_close(&m, t0 + 3800000);
+    struct wt_report_info info;
+    char *html = report(path, NULL, &info);
+    assert_int_equal(count(html, "1 GPU(s) failed: GPU 0: fell off the bus"), 1);
+    assert_int_equal(count(html, "1 GPU(s) failed: GPU 5: fell off the bus"), 2);
+    free(html);
+    unlink(path);
+}
+
+/* Two GPUs of one index and model (logs of two nodes): the overview shows
+ * each one's id, so that its rows can be told apart. */
+static void test_overview_ids(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    mk_open(&m, path, sizeof(path));
+    const int64_t t0 = 1767225600000;
+    mk_class(&m, t0, "GPU-aaaa-1111", 0, "training", 900000, NULL);
+    mk_class(&m, t0 + 30000, "GPU-bbbb-2222", 0, "inference", 900000, NULL);
+    mk_close(&m, t0 + 60000);
+    struct wt_report_info info;
+    char *html = report(path, NULL, &info);
+    has(html, "</a><div class=\"sub mono\">GPU-aaaa-1111</div></td>");
+    has(html, "</a><div class=\"sub mono\">GPU-bbbb-2222</div></td>");
+    free(html);
+    unlink(path);
+}
+
+/* A period in a year after 9999 drops the repeated date whole, and only
+ * when it is the same (it cut 11 bytes: "103373-12-11 00:53:20Z -> 8
+ * 00:53:20Z" for a week). */
+static void test_period_long_year(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    const int64_t genesis = mk_genesis_ts;
+    mk_genesis_ts = 3199999395200000; /* the log's period starts in that year */
+    mk_open(&m, path, sizeof(path));
+    mk_class(&m, 3199999395200000, "GPU-0000", 0, "training", 900000, NULL);
+    mk_class(&m, 3200000000000000, "GPU-0000", 0, "training", 900000, NULL);
+    mk_close(&m, 3200000000000000);
+    struct wt_report_info info;
+    char *html = report(path, NULL, &info);
+    has(html, "recoveries; 103373-12-11 00:53:20Z &#8594; 103373-12-18 00:53:20Z.");
+    free(html);
+    unlink(path);
+    mk_open(&m, path, sizeof(path));
+    mk_class(&m, 3199999395200000, "GPU-0000", 0, "training", 900000, NULL);
+    mk_class(&m, 3199999395230000, "GPU-0000", 0, "training", 900000, NULL);
+    mk_close(&m, 3199999395230000);
+    html = report(path, NULL, &info);
+    has(html, "recoveries; 103373-12-11 00:53:20Z &#8594; 00:53:50Z.");
+    free(html);
+    unlink(path);
+    mk_genesis_ts = genesis;
 }
 
 /* A log written at time 0 (a clock at the epoch): 0 is a time, not "none"
@@ -688,6 +796,10 @@ int main(void)
         cmocka_unit_test(test_clock_back),
         cmocka_unit_test(test_stale_on_shown),
         cmocka_unit_test(test_heartbeat_failed_list),
+        cmocka_unit_test(test_heartbeat_news),
+        cmocka_unit_test(test_overview_ids),
+        cmocka_unit_test(test_period_long_year),
+        cmocka_unit_test(test_genesis_only),
         cmocka_unit_test(test_time_zero),
         cmocka_unit_test(test_empty_and_missing),
         cmocka_unit_test(test_downsampled),

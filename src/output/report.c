@@ -696,8 +696,7 @@ static void put_period(FILE *f, int64_t a, int64_t b, int br)
     /* the date part, up to its space (a year may have more than 4 digits) */
     const char *sp = strchr(ta, ' ');
     size_t dl = sp ? (size_t)(sp - ta) + 1 : 0;
-    fprintf(f, "%s%s&#8594; %s", ta, br ? "<br>" : " ",
-            dl && !strncmp(ta, tb, dl) ? tb + dl : tb);
+    fprintf(f, "%s%s&#8594; %s", ta, br ? "<br>" : " ", dl && !strncmp(ta, tb, dl) ? tb + dl : tb);
 }
 
 static double pct(uint64_t a, uint64_t b)
@@ -881,6 +880,16 @@ static void render_status(FILE *f, const struct model *m)
                   "key itself was used, no line can be trusted.",
                   f);
         fputs("</div>\n", f);
+    } else if (m->shown < r->entries && m->shown == 1 && r->sealed == 0) {
+        /* the genesis line alone: shown for its key, which no signature covers */
+        fprintf(f,
+                "<div class=\"damage\">This page shows line 1 only, the genesis record: the "
+                "log's key, which every signature is checked with; no signature covers it or "
+                "its time. Lines 2&#8211;%" PRIu64
+                " are not shown: no signed checkpoint covers them yet, so anyone able to write "
+                "the file could have written them (a writer still running, or one that was "
+                "killed, leaves its last lines so until it signs them).</div>\n",
+                r->entries);
     } else if (m->shown < r->entries) {
         fprintf(f,
                 "<div class=\"damage\">This page shows lines 1&#8211;%" PRIu64
