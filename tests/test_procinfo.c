@@ -207,6 +207,54 @@ static void test_review_cases(void **state)
                         "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210");
 }
 
+/* Components below a job's or a container's own cgroup may be the
+ * workload's to name (cgroup v2 delegation): the first match wins, and a
+ * long path is not cut in the middle of a job id. */
+static void test_nested_cgroups(void **state)
+{
+    (void)state;
+    PUT("proc/800/cgroup",
+        "0::/system.slice/slurmstepd.scope/job_123/step_0/user/task_0/job_999\n");
+    struct wt_proc a = {.pid = 800};
+    wt_proc_owner(root, &a);
+    assert_string_equal(a.slurm_job_id, "123");
+    /* a user's own systemd subtree, and a unit that only begins like a job */
+    PUT("proc/810/cgroup", "0::/user.slice/user-1000.slice/user@1000.service/app.slice/job_4242\n"
+                           "1:name=x:/system.slice/job_42.service\n");
+    struct wt_proc b = {.pid = 810};
+    wt_proc_owner(root, &b);
+    assert_string_equal(b.slurm_job_id, "");
+    /* cgroup v1 */
+    PUT("proc/815/cgroup", "5:memory:/slurm/uid_1000/job_321/step_0/task_0\n"
+                           "0::/user.slice/user-1000.slice/user@1000.service/job_7\n");
+    struct wt_proc b2 = {.pid = 815};
+    wt_proc_owner(root, &b2);
+    assert_string_equal(b2.slurm_job_id, "321");
+    /* a privileged pod's container that nests another pod and container */
+    PUT("proc/820/cgroup",
+        "0::/kubepods.slice/kubepods-burstable.slice/"
+        "kubepods-burstable-pod1f2e3d4c_5b6a_4788_9a0b_1c2d3e4f5a6b.slice/"
+        "cri-containerd-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope/"
+        "pod00000000-1111-2222-3333-444444444444/"
+        "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210\n");
+    struct wt_proc c = {.pid = 820};
+    wt_proc_owner(root, &c);
+    assert_string_equal(c.pod_uid, "1f2e3d4c-5b6a-4788-9a0b-1c2d3e4f5a6b");
+    assert_string_equal(c.container_id,
+                        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    /* a path past 1 KiB (it was cut at 1023 bytes: job 12345) */
+    char buf[2048];
+    int n = snprintf(buf, sizeof(buf), "0::/");
+    for (int i = 0; i < 1000; i++)
+        buf[n++] = 'a';
+    n += snprintf(buf + n, sizeof(buf) - (size_t)n,
+                  "/system.slice/slurmstepd.scope/job_1234567/step_0\n");
+    put("proc/830/cgroup", buf, (size_t)n);
+    struct wt_proc d = {.pid = 830};
+    wt_proc_owner(root, &d);
+    assert_string_equal(d.slurm_job_id, "1234567");
+}
+
 static void test_root_env(void **state)
 {
     (void)state;
@@ -219,9 +267,10 @@ static void test_root_env(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_docker),   cmocka_unit_test(test_kubernetes),
-        cmocka_unit_test(test_slurm),    cmocka_unit_test(test_declared),
-        cmocka_unit_test(test_root_env), cmocka_unit_test(test_review_cases),
+        cmocka_unit_test(test_docker),         cmocka_unit_test(test_kubernetes),
+        cmocka_unit_test(test_slurm),          cmocka_unit_test(test_declared),
+        cmocka_unit_test(test_root_env),       cmocka_unit_test(test_review_cases),
+        cmocka_unit_test(test_nested_cgroups),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

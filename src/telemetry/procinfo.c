@@ -6,7 +6,9 @@
  * systemd drivers).  Pod UIDs: "pod<uid>" ending a component or before
  * ".slice", the UID 36 characters (8-4-4-4-12 hex; the systemd driver's
  * underscores turned back into dashes) or 32 hex digits (a static pod).
- * Slurm: "job_<id>" in the path, else SLURM_JOB_ID (or SLURM_JOBID) in the
+ * Slurm: a "job_<id>" component under "slurmstepd.scope" (v2) or "uid_<n>"
+ * (v1), else SLURM_JOB_ID (or SLURM_JOBID) in the environment.  Each is the
+ * first match, nearest the cgroup root (see parse_cgroup_path).  The
  * environment, which is read whole up to 4 MiB (a cut last entry is
  * dropped).
  *
@@ -112,54 +114,75 @@ static int is_hex64(const char *s)
     return !isxdigit((unsigned char)s[64]);
 }
 
-/* Parses one cgroup path for a container id, a pod UID and a Slurm job. */
-static void parse_cgroup_path(const char *path, struct wt_proc *p)
+/* Parses one cgroup path (len bytes, not NUL-terminated) for a container id,
+ * a pod UID and a Slurm job.  The first match, the one nearest the root,
+ * wins, here and over the file's lines: the components below a container's
+ * or a job's own cgroup may be the workload's to name (cgroup v2
+ * delegation: systemd's user@.service, a privileged or rootless container),
+ * and a "job_999" or "pod<uid>" it makes under its own must not rename it.
+ * A Slurm job is "job_<digits>", a whole component, under Slurm's own
+ * "slurmstepd.scope" (cgroup v2) or "uid_<n>" (cgroup v1).  The path is
+ * never cut: a cut "job_1234567" was job 12345. */
+static void parse_cgroup_path(const char *path, size_t plen, struct wt_proc *p)
 {
-    const char *s = path;
-    while (*s) {
-        const char *end = strchr(s, '/');
-        size_t len = end ? (size_t)(end - s) : strlen(s);
+    const char *s = path, *stop = path + plen, *prev = NULL;
+    size_t prev_len = 0;
+    while (s < stop) {
+        const char *end = memchr(s, '/', (size_t)(stop - s));
+        size_t len = end ? (size_t)(end - s) : (size_t)(stop - s);
         char comp[256];
-        copy_field(comp, sizeof(comp), s, len);
-        /* container id */
-        static const char *const prefixes[] = {"docker-", "cri-containerd-", "crio-", "libpod-",
-                                               ""};
-        for (int i = 0; i < 5; i++) {
-            size_t pl = strlen(prefixes[i]);
-            const char *rest = comp + pl + 64; /* what follows the id: nothing or ".scope" */
-            if (!strncmp(comp, prefixes[i], pl) && strlen(comp) >= pl + 64 && is_hex64(comp + pl) &&
-                (!*rest || !strcmp(rest, ".scope"))) {
-                copy_field(p->container_id, sizeof(p->container_id), comp + pl, 64);
-                break;
+        if (len < sizeof(comp)) { /* NAME_MAX is 255: longer is not a cgroup name */
+            memcpy(comp, s, len);
+            comp[len] = '\0';
+            if (memchr(comp, '\0', len))
+                len = strlen(comp);
+            /* container id */
+            static const char *const prefixes[] = {"docker-", "cri-containerd-", "crio-", "libpod-",
+                                                   ""};
+            for (int i = 0; i < 5 && !p->container_id[0]; i++) {
+                size_t pl = strlen(prefixes[i]);
+                const char *rest = comp + pl + 64; /* nothing or ".scope" */
+                if (!strncmp(comp, prefixes[i], pl) && len >= pl + 64 && is_hex64(comp + pl) &&
+                    (!*rest || !strcmp(rest, ".scope"))) {
+                    copy_field(p->container_id, sizeof(p->container_id), comp + pl, 64);
+                    break;
+                }
             }
-        }
-        /* pod UID: "pod<uuid>" (cgroupfs) or "...-pod<uuid_with_underscores>.slice";
-         * a static pod's UID is 32 hex digits (an md5); either ends the
-         * component or comes before ".slice" */
-        for (const char *pod = strstr(comp, "pod"); pod; pod = strstr(pod + 3, "pod")) {
-            const char *u = pod + 3;
-            size_t ul = strcspn(u, ".");
-            if (u[ul] && strcmp(u + ul, ".slice"))
-                continue;
-            char uid[37];
-            int ok = ul == 36 || ul == 32;
-            for (size_t i = 0; ok && i < ul; i++) {
-                char c = u[i] == '_' ? '-' : u[i];
-                int dash = ul == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
-                ok = dash ? c == '-' : isxdigit((unsigned char)c) != 0;
-                uid[i] = (char)tolower((unsigned char)c);
+            /* pod UID: "pod<uuid>" (cgroupfs) or "...-pod<uuid_with_underscores>.slice";
+             * a static pod's UID is 32 hex digits (an md5); either ends the
+             * component or comes before ".slice" */
+            for (const char *pod = p->pod_uid[0] ? NULL : strstr(comp, "pod"); pod;
+                 pod = strstr(pod + 3, "pod")) {
+                const char *u = pod + 3;
+                size_t ul = strcspn(u, ".");
+                if (u[ul] && strcmp(u + ul, ".slice"))
+                    continue;
+                char uid[37];
+                int ok = ul == 36 || ul == 32;
+                for (size_t i = 0; ok && i < ul; i++) {
+                    char c = u[i] == '_' ? '-' : u[i];
+                    int dash = ul == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
+                    ok = dash ? c == '-' : isxdigit((unsigned char)c) != 0;
+                    uid[i] = (char)tolower((unsigned char)c);
+                }
+                if (ok) {
+                    uid[ul] = '\0';
+                    memcpy(p->pod_uid, uid, ul + 1);
+                    break;
+                }
             }
-            if (ok) {
-                uid[ul] = '\0';
-                memcpy(p->pod_uid, uid, ul + 1);
-                break;
-            }
+            /* Slurm: ".../slurmstepd.scope/job_<id>/..." (v2) or
+             * ".../uid_<n>/job_<id>/..." (v1) */
+            size_t d = len > 4 ? strspn(comp + 4, "0123456789") : 0;
+            if (!p->slurm_job_id[0] && !strncmp(comp, "job_", 4) && d && 4 + d == len &&
+                d < sizeof(p->slurm_job_id) && prev &&
+                ((prev_len >= 16 && !memcmp(prev + prev_len - 16, "slurmstepd.scope", 16)) ||
+                 (prev_len > 4 && !memcmp(prev, "uid_", 4) &&
+                  strspn(prev + 4, "0123456789") >= prev_len - 4)))
+                copy_field(p->slurm_job_id, sizeof(p->slurm_job_id), comp + 4, d);
         }
-        /* Slurm: ".../job_<id>/..." */
-        if (!strncmp(comp, "job_", 4) && isdigit((unsigned char)comp[4])) {
-            size_t d = strspn(comp + 4, "0123456789");
-            copy_field(p->slurm_job_id, sizeof(p->slurm_job_id), comp + 4, d);
-        }
+        prev = s;
+        prev_len = len;
         if (!end)
             break;
         s = end + 1;
@@ -175,11 +198,8 @@ static void parse_cgroup(const char *text, struct wt_proc *p)
         /* "hierarchy-ID:controllers:path": the path follows the second colon */
         const char *c1 = memchr(line, ':', len);
         const char *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
-        if (c2) {
-            char path[1024];
-            copy_field(path, sizeof(path), c2 + 1, len - (size_t)(c2 + 1 - line));
-            parse_cgroup_path(path, p);
-        }
+        if (c2)
+            parse_cgroup_path(c2 + 1, len - (size_t)(c2 + 1 - line), p);
         if (!nl)
             break;
         line = nl + 1;
