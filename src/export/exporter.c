@@ -22,7 +22,7 @@
 
 /* A slow drip keeps a connection alive past the idle timeout (libmicrohttpd
  * has no deadline for a whole request; the sweeper below adds one for the
- * headers), so clients that hold connections are
+ * headers and any body), so clients that hold connections are
  * bounded per address, and there is room for many addresses before a scrape
  * or a probe is locked out: 64 addresses at their limit (with 32, four did
  * it).  One polling thread serves them all; a connection's memory pool is
@@ -30,7 +30,7 @@
 #define MAX_CONNECTIONS 512
 #define CONNECTION_TIMEOUT_S 10
 #define MAX_CONNECTIONS_PER_IP 8
-/* A request's headers must all arrive within this time of the connection
+/* A request's headers (and any body) must all arrive within this time of the connection
  * (or of the last response on it): a client that trickles a byte now and
  * then keeps a connection past the idle timeout, and 8 of them from one
  * address (every local user's is 127.0.0.1) kept every scrape out for as
@@ -40,7 +40,7 @@
 struct conn { /* a connection waiting for a request's headers, or serving one */
     int fd;
     double since; /* when it began to wait (monotonic seconds); INFINITY: shut down */
-    int busy;     /* its request's headers are in: being answered */
+    int busy;     /* its request is whole (headers and body): being answered */
     struct conn *prev, *next;
 };
 
@@ -187,13 +187,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     struct wt_exporter *e = cls;
     if (!*con_cls) { /* first call: headers only */
         *con_cls = e;
-        conn_mark(e, c, 1);
         return MHD_YES;
     }
-    if (*upload_size) { /* a body is not wanted: read and drop it */
+    if (*upload_size) { /* a body is not wanted: read and drop it (still under the
+                         * request's deadline: a body trickled a byte at a time
+                         * held the connection as long as its client liked) */
         *upload_size = 0;
         return MHD_YES;
     }
+    conn_mark(e, c, 1); /* the request is whole: being answered */
     int get = !strcmp(method, "GET"), head = !strcmp(method, "HEAD");
     if (strcmp(url, "/metrics") && strcmp(url, "/healthz") && strcmp(url, "/"))
         return text(c, MHD_HTTP_NOT_FOUND, "not found: see /metrics\n", NULL);
