@@ -326,6 +326,45 @@ except OSError as e:
     print("the scrape after nine closed connections: %s" % e)
 sys.exit(0 if ok else 1)
 EOF
+# the same trickle in a request's body: a POST that declares a body and sends
+# it a byte every 2 s was taken as being answered from its headers on, so no
+# deadline cut it and eight of them kept every scrape out (still refused
+# after 13 s); the body must now come within the same 10 s
+python3 - "$TPORT" <<'EOF' || fail "connections trickling a request body kept a scrape from 127.0.0.1 out"
+import socket, sys, time, threading, http.client
+port = int(sys.argv[1])
+held = []
+for _ in range(8):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
+    held.append(s)
+stop = time.time() + 20
+def drip():
+    while time.time() < stop:
+        for s in held:
+            try:
+                s.sendall(b"a")
+            except OSError:
+                pass
+        time.sleep(2)
+t = threading.Thread(target=drip, daemon=True)
+t.start()
+time.sleep(13)
+ok = False
+for _ in range(5):
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        c.request("GET", "/metrics")
+        r = c.getresponse()
+        ok = r.status == 200 and b"workloadtruth_up 1" in r.read()
+    except OSError:
+        pass
+    if ok:
+        break
+    time.sleep(1)
+print("a scrape during the body trickle: %s" % ("answered" if ok else "refused"))
+sys.exit(0 if ok else 1)
+EOF
 kill "$TPID"
 wait "$TPID" 2>/dev/null
 # a flood of broken connections (anyone who can reach the port) wrote one
