@@ -441,5 +441,31 @@ fi
 rc=$?
 [ $rc = 2 ] && grep -q "the port must be a number" "$TMP/any2.err" ||
     fail "--listen :99999: rc $rc, $(cat "$TMP/any2.err")"
+# a replayed GPU whose trace ends before the others' kept its class gauges
+# (and its last-window time, which the stall alert reads) until every GPU's
+# trace had ended: GPU 1 has 2 windows of 10 samples, GPU 0 20, at 0.5 s each
+python3 - "$TMP/short1.csv" <<'EOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("# format: workloadtruth-trace/1\n# gpu_model: NVIDIA H100 80GB HBM3\n"
+            "# power_semantics: avg1s\nt_s,gpu,util_gpu_pct,util_mem_pct,mem_used_mib,mem_total_mib,power_w\n")
+    for i in range(200):
+        f.write("%d,0,0,0,500,81559,70\n" % i)
+        if i < 20:
+            f.write("%d,1,0,0,500,81559,70\n" % i)
+EOF
+mkdir -p "$TMP/endtf"
+"$WT" watch --trace "$TMP/short1.csv" --gpus all --window 10 --pace 0.5 --textfile "$TMP/endtf" \
+    --log-dir "$TMP/endlog" >/dev/null 2>"$TMP/end.err" &
+EPID=$!
+sleep 5 # GPU 1 ended at about 1 s; GPU 0 goes on to 10 s
+P="$TMP/endtf/workloadtruth.prom"
+grep -q 'workloadtruth_gpu_workload_class{gpu="0".*class="idle"} 1' "$P" &&
+    ! grep -q 'workloadtruth_gpu_workload_class{gpu="1"' "$P" &&
+    ! grep -q 'workloadtruth_gpu_last_window_timestamp_seconds{gpu="1"' "$P" &&
+    grep -q 'workloadtruth_gpu_failed{gpu="1"} 0' "$P" ||
+    fail "a GPU whose trace ended kept its gauges: $(grep 'gpu="1"' "$P" | cut -c1-100)"
+kill "$EPID" 2>/dev/null
+wait "$EPID" 2>/dev/null
 [ $fails = 0 ] && echo "exporter: all checks passed"
 [ $fails = 0 ]

@@ -1087,6 +1087,8 @@ int wt_cmd_watch(int argc, char **argv)
             }
             if (n < window) {
                 alive[g] = 0;
+                if (metrics) /* its gauges would repeat its last window while others go on */
+                    wt_metrics_gpu_ended(metrics, g);
                 if (n)
                     fprintf(stderr,
                             "%s: GPU %d: the trace ended (%zu samples left over, fewer than "

@@ -199,6 +199,15 @@ void wt_metrics_gpu_failed(struct wt_metrics *m, int i)
     pthread_mutex_unlock(&m->mu);
 }
 
+void wt_metrics_gpu_ended(struct wt_metrics *m, int i)
+{
+    if (i < 0 || i >= WT_METRICS_MAX_GPUS)
+        return;
+    pthread_mutex_lock(&m->mu);
+    m->gpu[i].classified = 0;
+    pthread_mutex_unlock(&m->mu);
+}
+
 void wt_metrics_stop(struct wt_metrics *m)
 {
     pthread_mutex_lock(&m->mu);

@@ -107,6 +107,10 @@ void wt_metrics_owner_changed(struct wt_metrics *m, int i);
  * declaration, mismatch and tamper gauges go (they would repeat its last
  * window for ever) and workloadtruth_gpu_failed says 1. */
 void wt_metrics_gpu_failed(struct wt_metrics *m, int i);
+/* GPU i has no more windows (its part of a replayed trace ended while other
+ * GPUs' go on): its class, confidence, declaration, mismatch and tamper
+ * gauges go, as for a failed GPU, but workloadtruth_gpu_failed stays 0. */
+void wt_metrics_gpu_ended(struct wt_metrics *m, int i);
 /* appends, errors and dropped are totals since the start; dropped: records
  * lost because the writer fell behind (the queue overflowed). */
 void wt_metrics_audit(struct wt_metrics *m, unsigned long long appends, unsigned long long errors,
