@@ -255,6 +255,29 @@ static void test_nested_cgroups(void **state)
     assert_string_equal(d.slurm_job_id, "1234567");
 }
 
+/* SLURM_JOB_ID from the environment is digits: an empty one does not hide
+ * SLURM_JOBID (the id was empty), and one that is not a number, or too long
+ * to keep whole, is none (it was the label, or cut at 23 characters). */
+static void test_env_job_id(void **state)
+{
+    (void)state;
+    static const char e1[] = "SLURM_JOB_ID=\0SLURM_JOBID=777\0";
+    put("proc/900/environ", e1, sizeof(e1) - 1);
+    struct wt_proc a = {.pid = 900};
+    wt_proc_owner(root, &a);
+    assert_string_equal(a.slurm_job_id, "777");
+    static const char e2[] = "SLURM_JOB_ID=12 (job 34)\0";
+    put("proc/901/environ", e2, sizeof(e2) - 1);
+    struct wt_proc b = {.pid = 901};
+    wt_proc_owner(root, &b);
+    assert_string_equal(b.slurm_job_id, "");
+    static const char e3[] = "SLURM_JOB_ID=123456789012345678901234567\0";
+    put("proc/902/environ", e3, sizeof(e3) - 1);
+    struct wt_proc c = {.pid = 902};
+    wt_proc_owner(root, &c);
+    assert_string_equal(c.slurm_job_id, "");
+}
+
 static void test_root_env(void **state)
 {
     (void)state;
@@ -270,7 +293,7 @@ int main(void)
         cmocka_unit_test(test_docker),         cmocka_unit_test(test_kubernetes),
         cmocka_unit_test(test_slurm),          cmocka_unit_test(test_declared),
         cmocka_unit_test(test_root_env),       cmocka_unit_test(test_review_cases),
-        cmocka_unit_test(test_nested_cgroups),
+        cmocka_unit_test(test_nested_cgroups), cmocka_unit_test(test_env_job_id),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -7,10 +7,10 @@
  * ".slice", the UID 36 characters (8-4-4-4-12 hex; the systemd driver's
  * underscores turned back into dashes) or 32 hex digits (a static pod).
  * Slurm: a "job_<id>" component under "slurmstepd.scope" (v2) or "uid_<n>"
- * (v1), else SLURM_JOB_ID (or SLURM_JOBID) in the environment.  Each is the
- * first match, nearest the cgroup root (see parse_cgroup_path).  The
+ * (v1), else SLURM_JOB_ID (or SLURM_JOBID), when it is a number, in the
  * environment, which is read whole up to 4 MiB (a cut last entry is
- * dropped).
+ * dropped).  In the cgroup, each is the first match, nearest the root (see
+ * parse_cgroup_path).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -286,9 +286,15 @@ void wt_proc_owner(const char *root, struct wt_proc *p)
         while (cut && len > 0 && t[len - 1] != '\0')
             len--;
         const char *v;
-        if (!p->slurm_job_id[0] && ((v = env_get(t, len, "SLURM_JOB_ID")) != NULL ||
-                                    (v = env_get(t, len, "SLURM_JOBID")) != NULL))
-            copy_field(p->slurm_job_id, sizeof(p->slurm_job_id), v, strnlen(v, 23));
+        /* a job id is digits: an empty SLURM_JOB_ID must not hide SLURM_JOBID,
+         * and "12 (job 34)" or an id too long to keep whole is none */
+        static const char *const job_vars[] = {"SLURM_JOB_ID", "SLURM_JOBID"};
+        for (int i = 0; i < 2 && !p->slurm_job_id[0]; i++) {
+            size_t d;
+            if ((v = env_get(t, len, job_vars[i])) != NULL && (d = strspn(v, "0123456789")) > 0 &&
+                !v[d] && d < sizeof(p->slurm_job_id))
+                copy_field(p->slurm_job_id, sizeof(p->slurm_job_id), v, d);
+        }
         if (!p->user[0] && (v = env_get(t, len, "USER")) != NULL)
             copy_field(p->user, sizeof(p->user), v, strnlen(v, 39));
         /* the first that is a workload type (training, inference or idle, in
