@@ -128,13 +128,24 @@ static json_t *tools_list(struct wt_mcp_server *s, const struct wt_rpc_msg *m, i
     return json_pack("{s:O}", "tools", s->tools);
 }
 
+#define WT_MCP_MAX_TOKEN 256 /* bytes of a string progressToken */
+
 /* A tools/call that cannot run: its error code (message in msg), else 0. */
 static int call_refusal(const struct wt_mcp_server *s, const struct wt_rpc_msg *m, char *msg,
                         size_t cap)
 {
     json_t *name = m->params ? json_object_get(m->params, "name") : NULL;
     json_t *args = m->params ? json_object_get(m->params, "arguments") : NULL;
-    if (!json_is_string(name))
+    json_t *meta = m->params ? json_object_get(m->params, "_meta") : NULL;
+    json_t *token = json_is_object(meta) ? json_object_get(meta, "progressToken") : NULL;
+    if (json_is_string(token) && json_string_length(token) > WT_MCP_MAX_TOKEN)
+        /* each progress notification repeats it: a 4 MiB token made a
+         * 20-window call send (and hold) about 90 MB.  Checked here, so
+         * that the HTTP transport's precheck refuses it before a stream
+         * starts (it was a -32602 inside a 200 event stream) */
+        snprintf(msg, cap, "Invalid params: '_meta.progressToken' is longer than %d bytes",
+                 WT_MCP_MAX_TOKEN);
+    else if (!json_is_string(name))
         snprintf(msg, cap, "Invalid params: tools/call needs a tool 'name'");
     else if (args && !json_is_object(args) && !json_is_null(args))
         snprintf(msg, cap, "Invalid params: 'arguments' must be an object");
@@ -144,8 +155,6 @@ static int call_refusal(const struct wt_mcp_server *s, const struct wt_rpc_msg *
         return 0;
     return WT_RPC_INVALID_PARAMS;
 }
-
-#define WT_MCP_MAX_TOKEN 256 /* bytes of a string progressToken */
 
 static json_t *tools_call(struct wt_mcp_server *s, const struct wt_rpc_msg *m,
                           const struct wt_mcp_call *call, int *code, char *msg, size_t cap)
@@ -158,14 +167,6 @@ static json_t *tools_call(struct wt_mcp_server *s, const struct wt_rpc_msg *m,
     json_t *token = json_is_object(meta) ? json_object_get(meta, "progressToken") : NULL;
     if (token && !json_is_string(token) && !json_is_integer(token))
         token = NULL;
-    if (token && json_is_string(token) && json_string_length(token) > WT_MCP_MAX_TOKEN) {
-        /* each progress notification repeats it: a 4 MiB token made a
-         * 20-window call send (and hold) about 90 MB */
-        snprintf(msg, cap, "Invalid params: '_meta.progressToken' is longer than %d bytes",
-                 WT_MCP_MAX_TOKEN);
-        *code = WT_RPC_INVALID_PARAMS;
-        return NULL;
-    }
     json_t *empty = NULL;
     if (!json_is_object(args))
         args = empty = json_object();
