@@ -228,6 +228,12 @@ post modern-unsupported-progress 400 "$V" -H 'MCP-Protocol-Version: 2031-01-01' 
 V='{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"nosuch","arguments":{},"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
 post modern-unknown-tool-progress 400 "$V" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: nosuch' \
     && has body 'Unknown tool' && has headers 'application/json'
+# a progress token over 256 bytes is refused before the call too (it was a
+# -32602 inside a 200 event stream when Accept named text/event-stream)
+LONGTOK=$(printf 'p%.0s' $(seq 1 300))
+V='{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"list_gpus","arguments":{},"_meta":{"progressToken":"'$LONGTOK'","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+post modern-long-token-progress 400 "$V" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: list_gpus' \
+    && has body 'longer than 256 bytes' && has headers 'application/json'
 
 # ---- other paths and methods
 req get-endpoint 405 GET /mcp && has headers 'Allow: POST'
