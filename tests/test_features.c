@@ -613,6 +613,20 @@ static void test_windows(void **state)
         assert_true(start == 1 && count == 1);
         assert_false(wt_window_iter_next(&it, &start, &count));
     }
+
+    /* a sample on a window's end where the division and the product round
+     * apart: 68.874 - 8.874 is 59.99999.., 8.874 + 60 is 68.874; the sample
+     * starts window 2, not a window of its own (a spurious short one) */
+    double bt[4] = {8.874, 38.874, 68.874, 69.874};
+    fill(s, 4, u, bt);
+    wt_window_iter_init(&it, s, 4, 30.0);
+    assert_true(wt_window_iter_next(&it, &start, &count));
+    assert_true(start == 0 && count == 1 && it.k == 0);
+    assert_true(wt_window_iter_next(&it, &start, &count));
+    assert_true(start == 1 && count == 1 && it.k == 1);
+    assert_true(wt_window_iter_next(&it, &start, &count));
+    assert_true(start == 2 && count == 2 && it.k == 2);
+    assert_false(wt_window_iter_next(&it, &start, &count));
 }
 
 static void test_truth(void **state)

@@ -350,7 +350,7 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
                 .peers = peers,
                 .npeers = 0,
             };
-            double t0 = it.t0 + o->window_s * floor((w.s[0].t_s - it.t0) / o->window_s);
+            double t0 = it.t0 + o->window_s * it.k;
             double t1 = t0 + o->window_s;
             for (int j = 0; j < ngpus; j++) {
                 if (j == i)

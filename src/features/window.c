@@ -34,6 +34,7 @@ void wt_window_iter_init(struct wt_window_iter *it, const struct wt_sample *s, s
     it->pos = 0;
     it->len_s = len_s;
     it->t0 = n ? s[0].t_s : 0;
+    it->k = 0;
 }
 
 int wt_window_iter_next(struct wt_window_iter *it, size_t *start, size_t *count)
@@ -41,8 +42,18 @@ int wt_window_iter_next(struct wt_window_iter *it, size_t *start, size_t *count)
     if (it->pos >= it->n)
         return 0;
     /* index of the window the next sample falls in */
-    double k = floor((it->s[it->pos].t_s - it->t0) / it->len_s);
+    double t = it->s[it->pos].t_s;
+    double k = floor((t - it->t0) / it->len_s);
     double end = it->t0 + (k + 1) * it->len_s;
+    /* the division and the product round apart: 68.874 - 8.874 = 59.99999..
+     * puts the sample in window 1, whose end 8.874 + 60 = 68.874 the
+     * previous window already stopped at, and the sample became a window of
+     * its own (a spurious 'short' one, and window 2 lost it) */
+    for (int again = 0; again < 2 && end <= t; again++) {
+        k++;
+        end = it->t0 + (k + 1) * it->len_s;
+    }
+    it->k = k;
     /* the window always holds the sample it starts with: where rounding puts
      * end at or before it (epoch times, huge gaps), the walk still advances */
     size_t i = it->pos + 1;

@@ -41,6 +41,8 @@ struct wt_window_iter {
     const struct wt_sample *s;
     size_t n, pos;
     double len_s, t0;
+    double k; /* the index of the window last returned: it spans
+               * [t0 + k len, t0 + (k+1) len) */
 };
 void wt_window_iter_init(struct wt_window_iter *it, const struct wt_sample *s, size_t n,
                          double len_s);
