@@ -510,6 +510,16 @@ run eval-unscored 1 "$WT" eval --traces "$TMP/nolabel.csv" && has err "no window
 printf 't_s,power_w,label\n0,1,training\n1,2,training\n2,2,training\n3,2,training\n4,2,training\n5,2,training\n' >"$TMP/onelabel.csv"
 run eval-unscored-short 1 "$WT" eval --traces "$TMP/onelabel.csv" --window 86400 && has err "(0 unlabelled or mixed," && has err "too few samples for the classifier or spanned less than half"
 run eval-frac 0 "$WT" eval --traces "$DATA/labelled.csv" --window 2.5 --classifier rules && has out "2.5-second windows"
+# a window longer than 30 s: physics scores its last 30 s, and the truth is
+# that part's (IDLE 0-48 s, TRAINING 48-60 s: the whole is 80% IDLE, the last
+# 30 s mixed 60/40, so not scored; it was scored IDLE against a TRAINING call)
+python3 -c "
+print('# gpu_model: NVIDIA H100 80GB HBM3'); print('t_s,gpu,util_gpu_pct,power_w,label')
+for i in range(600):
+    t = i / 10
+    print('%.1f,0,0,70,IDLE' % t if t < 48 else '%.1f,0,%d,%d,TRAINING' % (t, 100 if i % 4 < 3 else 0, 600 if i % 4 < 3 else 150))
+" >"$TMP/w60.csv"
+run eval-long-window-truth 1 "$WT" eval --traces "$TMP/w60.csv" --window 60 && has err "(1 unlabelled or mixed, 0 short)"
 
 # ---- the physics classifier (the default), job-level verdicts, the simulator
 run phys-default 0 "$WT" classify --backend synthetic --json

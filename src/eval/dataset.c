@@ -367,13 +367,25 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
                     w.npeers++;
                 }
             }
+            /* the truth of what is scored: a classifier that reads the last
+             * truth_s seconds of a longer window (cut as it cuts) was
+             * scored against the labels of the whole */
+            struct wt_window scored = w;
+            if (o->truth_s > 0 && count >= 2) {
+                double cut = w.s[count - 1].t_s - o->truth_s + 1e-9;
+                size_t from = 0;
+                while (from < count - 1 && w.s[from].t_s <= cut)
+                    from++;
+                scored.s += from;
+                scored.n -= from;
+            }
             struct wt_ds_window dw = {
                 .path = path,
                 .group = group,
                 .gpu_model = g[i].info.name,
                 .t_start = t0,
                 .w = &w,
-                .truth = wt_window_truth(&w),
+                .truth = wt_window_truth(&scored),
                 .skip = WT_DS_SCORED,
             };
             if (dw.truth == WT_CLASS_NONE)

@@ -53,6 +53,8 @@ struct wt_ds_opts {
     uint32_t columns;                  /* kept columns (bit per enum wt_col); 0: all */
     size_t min_samples;                /* fewer: the window is short */
     const struct wt_sleep_opts *sleep; /* NULL, or sleep injection into training (eval only) */
+    double truth_s; /* > 0: a longer window's truth is that of its last truth_s seconds,
+                     * the part the classifier scores (its max_seconds) */
 };
 
 enum wt_ds_skip { WT_DS_SCORED = 0, WT_DS_UNLABELLED = 1, WT_DS_SHORT = 2 };

@@ -191,6 +191,7 @@ int wt_eval_add_path(struct wt_eval_report *rep, const char *path, const struct 
         .resample_hz = o->resample_hz,
         .columns = o->columns,
         .min_samples = o->clf->min_samples,
+        .truth_s = o->clf->max_seconds,
         .sleep = o->sleep,
     };
     struct wt_ds_callbacks cb = {on_file, on_window, on_not_trace, on_duplicate, &c};
