@@ -242,6 +242,27 @@ static void test_nested_cgroups(void **state)
     assert_string_equal(c.pod_uid, "1f2e3d4c-5b6a-4788-9a0b-1c2d3e4f5a6b");
     assert_string_equal(c.container_id,
                         "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    /* a Kubernetes node that is a container itself (kind, k3d): the pod's
+     * container is the one below the pod, not the node's above it */
+    PUT("proc/822/cgroup",
+        "0::/system.slice/"
+        "docker-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.scope/"
+        "kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-besteffort.slice/"
+        "kubelet-kubepods-besteffort-pod1f2e3d4c_5b6a_4788_9a0b_1c2d3e4f5a6b.slice/"
+        "cri-containerd-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope\n");
+    struct wt_proc c2 = {.pid = 822};
+    wt_proc_owner(root, &c2);
+    assert_string_equal(c2.pod_uid, "1f2e3d4c-5b6a-4788-9a0b-1c2d3e4f5a6b");
+    assert_string_equal(c2.container_id,
+                        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    /* a Podman pod (cgroupfs manager): the pod's 64-hex directory is no container */
+    PUT("proc/824/cgroup",
+        "0::/libpod_parent/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb/"
+        "libpod-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n");
+    struct wt_proc c3 = {.pid = 824};
+    wt_proc_owner(root, &c3);
+    assert_string_equal(c3.container_id,
+                        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
     /* a path past 1 KiB (it was cut at 1023 bytes: job 12345) */
     char buf[2048];
     int n = snprintf(buf, sizeof(buf), "0::/");

@@ -122,11 +122,19 @@ static int is_hex64(const char *s)
  * and a "job_999" or "pod<uid>" it makes under its own must not rename it.
  * A Slurm job is "job_<digits>", a whole component, under Slurm's own
  * "slurmstepd.scope" (cgroup v2) or "uid_<n>" (cgroup v1).  The path is
- * never cut: a cut "job_1234567" was job 12345. */
+ * never cut: a cut "job_1234567" was job 12345.  A container inside the
+ * pod found is the first one below the pod's component: a Kubernetes node
+ * that is itself a container (kind, k3d, minikube's docker driver) comes
+ * above the pod and is not the pod's container.  A bare 64-hex component
+ * right under "libpod_parent" is a Podman pod (cgroupfs manager), not a
+ * container. */
 static void parse_cgroup_path(const char *path, size_t plen, struct wt_proc *p)
 {
     const char *s = path, *stop = path + plen, *prev = NULL;
     size_t prev_len = 0;
+    int had_cid = p->container_id[0] != '\0', had_pod = p->pod_uid[0] != '\0';
+    int pod_here = 0; /* this path's pod component has been passed */
+    char cid_first[65] = "", cid_pod[65] = "";
     while (s < stop) {
         const char *end = memchr(s, '/', (size_t)(stop - s));
         size_t len = end ? (size_t)(end - s) : (size_t)(stop - s);
@@ -139,12 +147,15 @@ static void parse_cgroup_path(const char *path, size_t plen, struct wt_proc *p)
             /* container id */
             static const char *const prefixes[] = {"docker-", "cri-containerd-", "crio-", "libpod-",
                                                    ""};
-            for (int i = 0; i < 5 && !p->container_id[0]; i++) {
+            int podman_pod = prev && prev_len == 13 && !memcmp(prev, "libpod_parent", 13);
+            for (int i = 0; i < 5 && !had_cid && !cid_pod[0]; i++) {
                 size_t pl = strlen(prefixes[i]);
                 const char *rest = comp + pl + 64; /* nothing or ".scope" */
                 if (!strncmp(comp, prefixes[i], pl) && len >= pl + 64 && is_hex64(comp + pl) &&
-                    (!*rest || !strcmp(rest, ".scope"))) {
-                    copy_field(p->container_id, sizeof(p->container_id), comp + pl, 64);
+                    (!*rest || !strcmp(rest, ".scope")) && !(pl == 0 && podman_pod)) {
+                    char *into = pod_here ? cid_pod : cid_first;
+                    if (!into[0])
+                        copy_field(into, 65, comp + pl, 64);
                     break;
                 }
             }
@@ -168,6 +179,7 @@ static void parse_cgroup_path(const char *path, size_t plen, struct wt_proc *p)
                 if (ok) {
                     uid[ul] = '\0';
                     memcpy(p->pod_uid, uid, ul + 1);
+                    pod_here = !had_pod;
                     break;
                 }
             }
@@ -187,6 +199,8 @@ static void parse_cgroup_path(const char *path, size_t plen, struct wt_proc *p)
             break;
         s = end + 1;
     }
+    if (!had_cid && (cid_pod[0] || cid_first[0]))
+        copy_field(p->container_id, sizeof(p->container_id), cid_pod[0] ? cid_pod : cid_first, 64);
 }
 
 static void parse_cgroup(const char *text, struct wt_proc *p)
