@@ -519,7 +519,7 @@ for i in range(600):
     t = i / 10
     print('%.1f,0,0,70,IDLE' % t if t < 48 else '%.1f,0,%d,%d,TRAINING' % (t, 100 if i % 4 < 3 else 0, 600 if i % 4 < 3 else 150))
 " >"$TMP/w60.csv"
-run eval-long-window-truth 1 "$WT" eval --traces "$TMP/w60.csv" --window 60 && has err "(1 unlabelled or mixed, 0 short)"
+run eval-long-window-truth 1 "$WT" eval --traces "$TMP/w60.csv" --window 60 && has err "(1 unlabelled or mixed, 0 short)" && has err "of the last 30 s of each --window"
 
 # ---- the physics classifier (the default), job-level verdicts, the simulator
 run phys-default 0 "$WT" classify --backend synthetic --json

@@ -273,7 +273,11 @@ int wt_cmd_eval(int argc, char **argv)
     if (tot.scored == 0) {
         /* the cause the counts point at: labels, or windows too short */
         const char *why =
-            !tot.skipped_short ? "labels cover too little of each --window"
+            !tot.skipped_short
+                ? (o.clf->max_seconds > 0 && window > o.clf->max_seconds
+                       ? "labels cover too little of the last 30 s of each --window (the part "
+                         "the classifier scores, whose labels are its truth)"
+                       : "labels cover too little of each --window")
             : !tot.skipped_unlabelled
                 ? "every labelled window had too few samples for the classifier or spanned "
                   "less than half of --window"
