@@ -269,20 +269,27 @@ fi
 TPID=$!
 i=0
 until curl -sf "http://127.0.0.1:$TPORT/healthz" >/dev/null || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.1; done
-python3 - "$TPORT" <<'EOF' || fail "trickling connections from 127.0.0.1 kept a scrape from 127.0.0.1 out"
+# trickle.py PORT header|body: eight connections from 127.0.0.1 that trickle
+# their request (a header line, or a byte of a declared body, every 2 s); is a
+# scrape from the same address answered 13 s later?
+cat >"$TMP/trickle.py" <<'EOF'
 import socket, sys, time, threading, http.client
-port = int(sys.argv[1])
+port, kind = int(sys.argv[1]), sys.argv[2]
+start, more = {
+    "header": (b"GET /metrics HTTP/1.1\r\nHost: x\r\n", b"X-A: b\r\n"),
+    "body": (b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n", b"a"),
+}[kind]
 held = []
 for _ in range(8):
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
-    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+    s.sendall(start)
     held.append(s)
 stop = time.time() + 20
 def drip():
     while time.time() < stop:
         for s in held:
             try:
-                s.sendall(b"X-A: b\r\n")
+                s.sendall(more)
             except OSError:
                 pass
         time.sleep(2)
@@ -301,9 +308,10 @@ for _ in range(5):
     if ok:
         break
     time.sleep(1)
-print("a scrape during the trickle: %s" % ("answered" if ok else "refused"))
+print("a scrape during the %s trickle: %s" % (kind, "answered" if ok else "refused"))
 sys.exit(0 if ok else 1)
 EOF
+python3 "$TMP/trickle.py" "$TPORT" header || fail "trickling connections from 127.0.0.1 kept a scrape from 127.0.0.1 out"
 # connections closed by their client before their request was whole (a scrape
 # that timed out) held 127.0.0.1's slots until their 10 s deadline (epoll did
 # not see the close): nine of them refused the next scrape
@@ -330,41 +338,7 @@ EOF
 # it a byte every 2 s was taken as being answered from its headers on, so no
 # deadline cut it and eight of them kept every scrape out (still refused
 # after 13 s); the body must now come within the same 10 s
-python3 - "$TPORT" <<'EOF' || fail "connections trickling a request body kept a scrape from 127.0.0.1 out"
-import socket, sys, time, threading, http.client
-port = int(sys.argv[1])
-held = []
-for _ in range(8):
-    s = socket.create_connection(("127.0.0.1", port), timeout=5)
-    s.sendall(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
-    held.append(s)
-stop = time.time() + 20
-def drip():
-    while time.time() < stop:
-        for s in held:
-            try:
-                s.sendall(b"a")
-            except OSError:
-                pass
-        time.sleep(2)
-t = threading.Thread(target=drip, daemon=True)
-t.start()
-time.sleep(13)
-ok = False
-for _ in range(5):
-    try:
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-        c.request("GET", "/metrics")
-        r = c.getresponse()
-        ok = r.status == 200 and b"workloadtruth_up 1" in r.read()
-    except OSError:
-        pass
-    if ok:
-        break
-    time.sleep(1)
-print("a scrape during the body trickle: %s" % ("answered" if ok else "refused"))
-sys.exit(0 if ok else 1)
-EOF
+python3 "$TMP/trickle.py" "$TPORT" body || fail "connections trickling a request body kept a scrape from 127.0.0.1 out"
 kill "$TPID"
 wait "$TPID" 2>/dev/null
 # a flood of broken connections (anyone who can reach the port) wrote one
