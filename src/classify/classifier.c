@@ -78,11 +78,7 @@ int wt_classify_window(const struct wt_classifier *c, const struct wt_window *w,
     size_t from = 0;
     int sparse = 0;
     if (c->max_seconds > 0 && w->n >= 2) {
-        double cut = w->s[w->n - 1].t_s - c->max_seconds + 1e-9;
-        /* the last sample always stays (times so large that subtracting
-         * max_seconds changes nothing would otherwise leave none) */
-        while (from < w->n - 1 && w->s[from].t_s <= cut)
-            from++;
+        from = wt_window_tail_start(w, c->max_seconds);
         /* too sparse to judge: scoring the whole, longer window instead would
          * read run lengths the model never saw (steady training at 0.1 Hz
          * read as INFERENCE) */

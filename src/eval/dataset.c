@@ -371,11 +371,8 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
              * truth_s seconds of a longer window (cut as it cuts) was
              * scored against the labels of the whole */
             struct wt_window scored = w;
-            if (o->truth_s > 0 && count >= 2) {
-                double cut = w.s[count - 1].t_s - o->truth_s + 1e-9;
-                size_t from = 0;
-                while (from < count - 1 && w.s[from].t_s <= cut)
-                    from++;
+            if (o->truth_s > 0) {
+                size_t from = wt_window_tail_start(&w, o->truth_s);
                 scored.s += from;
                 scored.n -= from;
             }

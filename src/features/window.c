@@ -10,6 +10,17 @@ double wt_window_seconds(const struct wt_window *w)
     return w->s[w->n - 1].t_s - w->s[0].t_s;
 }
 
+size_t wt_window_tail_start(const struct wt_window *w, double seconds)
+{
+    size_t from = 0;
+    if (w->n < 2)
+        return 0;
+    double cut = w->s[w->n - 1].t_s - seconds + 1e-9;
+    while (from < w->n - 1 && w->s[from].t_s <= cut)
+        from++;
+    return from;
+}
+
 enum wt_class wt_window_truth(const struct wt_window *w)
 {
     size_t count[WT_NCLASSES] = {0};

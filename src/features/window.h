@@ -30,6 +30,12 @@ struct wt_window {
 /* Seconds from the first to the last sample (0 for fewer than 2). */
 double wt_window_seconds(const struct wt_window *w);
 
+/* The index of the first of w's samples within its last `seconds` (samples
+ * after t_last - seconds): the part a classifier with max_seconds scores.
+ * The last sample always stays (times so large that subtracting seconds
+ * changes nothing would otherwise leave none); 0 for fewer than 2 samples. */
+size_t wt_window_tail_start(const struct wt_window *w, double seconds);
+
 /* The trace format's rule: the label carried by at least `share` (0.8) of the
  * rows, or WT_CLASS_NONE when no label reaches it. */
 #define WT_WINDOW_LABEL_SHARE 0.8
