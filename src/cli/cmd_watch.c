@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <sodium.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdio_ext.h> /* __fpurge */
 #include <stdlib.h>
@@ -63,13 +64,14 @@
 static const struct wt_log_opts log_opts = {.publish_later = 1};
 
 static volatile sig_atomic_t stop_flag;
-static volatile sig_atomic_t signalled;    /* a signal asked for the stop */
-static volatile sig_atomic_t healthy_flag; /* for /healthz: GPUs watched, log writable */
+static volatile sig_atomic_t signalled; /* a signal asked for the stop */
+/* for /healthz: GPUs watched, log writable; read by the exporter's thread */
+static atomic_int healthy_flag;
 
 static int healthy(void *ctx)
 {
     (void)ctx;
-    return healthy_flag;
+    return atomic_load_explicit(&healthy_flag, memory_order_relaxed);
 }
 
 static void on_signal(int sig)
@@ -340,7 +342,10 @@ static void *writer_main(void *arg)
             w->log_ok = 0;
             pthread_mutex_unlock(&w->mu);
             report_metrics(w, 0);
-            if (w->done && ++exit_tries >= REOPEN_TRIES_AT_EXIT) {
+            pthread_mutex_lock(&w->mu);
+            int stopping = w->done; /* set by the main thread, under mu */
+            pthread_mutex_unlock(&w->mu);
+            if (stopping && ++exit_tries >= REOPEN_TRIES_AT_EXIT) {
                 pthread_mutex_lock(&w->mu);
                 w->gave_up = 1;
                 break;
@@ -426,7 +431,10 @@ static void *writer_main(void *arg)
         } else {
             report_metrics(w, 0);
         }
-        if (!ok && w->done && ++exit_tries >= REOPEN_TRIES_AT_EXIT) {
+        pthread_mutex_lock(&w->mu);
+        int stopping = w->done; /* set by the main thread, under mu */
+        pthread_mutex_unlock(&w->mu);
+        if (!ok && stopping && ++exit_tries >= REOPEN_TRIES_AT_EXIT) {
             pthread_mutex_lock(&w->mu);
             w->gave_up = 1;
             break;
@@ -1017,7 +1025,7 @@ int wt_cmd_watch(int argc, char **argv)
         }
     }
 
-    healthy_flag = w->log_ok;
+    atomic_store_explicit(&healthy_flag, w->log_ok, memory_order_relaxed);
     pthread_mutex_init(&w->mu, NULL);
     /* the writer's waits run on the monotonic clock: a step of the wall
      * clock must not postpone heartbeats */
@@ -1260,7 +1268,7 @@ int wt_cmd_watch(int argc, char **argv)
         if (textfile)
             write_textfile(metrics, textfile);
         pthread_mutex_lock(&w->mu);
-        healthy_flag = !w->gave_up && w->log_ok;
+        atomic_store_explicit(&healthy_flag, !w->gave_up && w->log_ok, memory_order_relaxed);
         pthread_mutex_unlock(&w->mu);
         if (!(iterations && it + 1 >= iterations)) {
             if (pace > 0)
@@ -1348,7 +1356,7 @@ int wt_cmd_watch(int argc, char **argv)
     }
 out:
     (void)writer_started;
-    healthy_flag = 0;
+    atomic_store_explicit(&healthy_flag, 0, memory_order_relaxed);
     wt_exporter_stop(exporter);
     if (metrics)
         wt_metrics_free(metrics);

@@ -688,8 +688,12 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void stream_free(void *cls)
 {
     struct stream *st = cls;
+    /* under x->mu: the main thread's flight_watch_clients and the stop, and
+     * flight_cancel on other connections, read and set this flag under it */
+    pthread_mutex_lock(&st->x->mu);
     if (!st->cancel) /* the client may have gone (a cancel of its own stays one) */
         st->cancel = CANCEL_STOP;
+    pthread_mutex_unlock(&st->x->mu);
     pthread_join(st->th, NULL);
     flight_remove(st->x, st->flight);
     wt_rpc_free(&st->m);
