@@ -337,6 +337,52 @@ static void test_duty_by_time(void **state)
     assert_true(fabs(f.v[WT_F_DUTY] - 0.5) < 1e-9);
 }
 
+/* A locked SM clock is judged under load, from the active samples, when
+ * the clock column covers half the window: a GPU busy 4 s in every 10 at
+ * a clock locked at 1200 of 1980 MHz was not judged at all (its active
+ * samples were fewer than half of the window's). */
+static void test_clock_lock_bursty(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    struct wt_sample s[N];
+    double u[N];
+    for (int i = 0; i < N; i++)
+        u[i] = i % 10 < 4 ? 100 : 0;
+    fill(s, N, u, NULL);
+    for (int i = 0; i < N; i++) {
+        s[i].v[WT_COL_POWER] = u[i] ? 500 : 80;
+        s[i].v[WT_COL_SM_CLOCK] = 1200;
+        s[i].v[WT_COL_SM_CLOCK_MAX] = 1980;
+    }
+    struct wt_window w = {.s = s, .n = N, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_features f;
+    wt_features_compute(&w, &f);
+    assert_true(fabs(f.v[WT_F_DUTY] - 0.4) < 1e-9);
+    assert_true(f.v[WT_F_CLOCKS_LOCKED] == 1.0);
+
+    /* a clock that moves under load is judged not locked */
+    for (int i = 0; i < N; i++)
+        s[i].v[WT_COL_SM_CLOCK] = 1200 + 30 * (i % 7);
+    wt_features_compute(&w, &f);
+    assert_true(f.v[WT_F_CLOCKS_LOCKED] == 0.0);
+
+    /* a clock read only while busy covers 40% of the window: not judged */
+    for (int i = 0; i < N; i++)
+        s[i].v[WT_COL_SM_CLOCK] = u[i] ? 1200 : NAN;
+    wt_features_compute(&w, &f);
+    assert_true(isnan(f.v[WT_F_CLOCKS_LOCKED]));
+
+    /* nine active samples are too few to judge */
+    for (int i = 0; i < N; i++) {
+        u[i] = i < 9 ? 100 : 0;
+        s[i].v[WT_COL_UTIL_GPU] = u[i];
+        s[i].v[WT_COL_SM_CLOCK] = 1200;
+    }
+    wt_features_compute(&w, &f);
+    assert_true(isnan(f.v[WT_F_CLOCKS_LOCKED]));
+}
+
 /* The power scale and the tamper indicators come from power_limit_w and
  * clock_reasons only when the rows that carry them cover half the window's
  * time: one reading among thirty said "software power cap asserted in 100%
@@ -662,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_active_acf),
         cmocka_unit_test(test_active_acf_fast),
         cmocka_unit_test(test_duty_by_time),
+        cmocka_unit_test(test_clock_lock_bursty),
         cmocka_unit_test(test_settings_coverage),
         cmocka_unit_test(test_clock_origin),
         cmocka_unit_test(test_resample_jitter),

@@ -576,12 +576,15 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         f->v[WT_F_SWCAP_FRAC] = (double)ncap / (double)nreason;
         f->v[WT_F_CLOCKS_LOCKED] = (double)napp * 2 >= (double)nreason;
     }
-    if (nclk >= 10 && (double)nclk * 2 >= (double)n && wt_measured(smax) && smax > 0 &&
-        clk_hi - clk_lo <= 0.01 * clk_hi && clk_hi < 0.95 * smax)
+    /* the clock is judged under load (10 active samples with a clock) when
+     * the column covers half the window's time: a GPU busy 40% of the time
+     * at a locked clock is as locked as one busy throughout */
+    int clk_judged = nclk >= 10 && col_time_share(s, n, WT_COL_SM_CLOCK, period) >= half;
+    if (clk_judged && wt_measured(smax) && smax > 0 && clk_hi - clk_lo <= 0.01 * clk_hi &&
+        clk_hi < 0.95 * smax)
         f->v[WT_F_CLOCKS_LOCKED] = 1;
-    else if (nclk >= 10 && (double)nclk * 2 >= (double)n && !wt_measured(f->v[WT_F_CLOCKS_LOCKED]))
-        /* judged (enough clock samples, covering half the window) and not
-         * locked; fewer is "not measured", not a 0 */
+    else if (clk_judged && !wt_measured(f->v[WT_F_CLOCKS_LOCKED]))
+        /* judged and not locked; fewer is "not measured", not a 0 */
         f->v[WT_F_CLOCKS_LOCKED] = 0;
 
     /* power level and shape */
