@@ -1004,7 +1004,7 @@ static void collect(void *ctx, json_t *n)
 }
 
 struct cancel_on_first {
-    volatile sig_atomic_t cancel;
+    atomic_int cancel;
     int n;
 };
 
@@ -1035,7 +1035,7 @@ static void progress_increases(void **state)
     json_decref(r);
     /* a cancelled call says so (the stdio and HTTP transports then drop it),
      * and sends no progress on its token, no longer active */
-    volatile sig_atomic_t cancel = 1;
+    atomic_int cancel = 1;
     struct wt_mcp_call cancelled = {collect, &c, &cancel};
     c.n = 0;
     r = ask_in(s, &sess,

@@ -765,7 +765,7 @@ static void test_nvsmi_malformed(void **state)
 
 /* A live pipe that goes quiet: a stop (set by a signal handler in `watch`)
  * ends the input within a poll interval instead of blocking in read(2). */
-static volatile sig_atomic_t pipe_stop;
+static atomic_int pipe_stop;
 
 static void *set_stop_later(void *arg)
 {

@@ -26,8 +26,7 @@
 #define WT_RUN_SYNTH_MAX_START 604800 /* seconds of synthetic samples --start may skip */
 
 static int read_window(struct wt_source *src, int gpu, double start, struct wt_sample *buf,
-                       size_t want, size_t *n, const volatile sig_atomic_t *cancel,
-                       struct wt_err *err)
+                       size_t want, size_t *n, const atomic_int *cancel, struct wt_err *err)
 {
     *n = 0;
     while (*n < want) {

@@ -10,7 +10,7 @@
 #define WT_CLASSIFY_RUN_H
 
 #include <jansson.h>
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "classify/classifier.h"
@@ -30,7 +30,7 @@ struct wt_run_request {
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
     /* optional: when it becomes non-zero the run stops with WT_DONE */
-    const volatile sig_atomic_t *cancel;
+    const atomic_int *cancel;
 };
 
 struct wt_run_outcome {

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@
 #define PROG "workloadtruth mcp"
 #define MAX_TOKEN 4096
 
-static volatile sig_atomic_t stop_flag;
+static atomic_int stop_flag;
 
 static void on_signal(int sig)
 {

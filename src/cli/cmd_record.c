@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@
  * under its longest key, `# trace_source: ` */
 #define CARRY_MAX 65000
 
-static volatile sig_atomic_t stop_flag;
+static atomic_int stop_flag;
 
 static void on_signal(int sig)
 {

@@ -63,8 +63,8 @@
  * to stop: the log itself was verified */
 static const struct wt_log_opts log_opts = {.publish_later = 1};
 
-static volatile sig_atomic_t stop_flag;
-static volatile sig_atomic_t signalled; /* a signal asked for the stop */
+static atomic_int stop_flag;
+static atomic_int signalled; /* a signal asked for the stop */
 /* for /healthz: GPUs watched, log writable; read by the exporter's thread */
 static atomic_int healthy_flag;
 

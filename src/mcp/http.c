@@ -72,7 +72,7 @@ struct inflight {
     int used;
     char session[65];
     json_t *id;
-    volatile sig_atomic_t *cancel;
+    atomic_int *cancel;
     int fd; /* the client's socket, watched for a hang-up (-1: not watched) */
 };
 
@@ -506,7 +506,7 @@ static int conn_fd(struct MHD_Connection *c)
 #define CANCEL_STOP 2
 
 static struct inflight *flight_add(struct http_srv *x, const char *session, json_t *id,
-                                   volatile sig_atomic_t *cancel, int fd)
+                                   atomic_int *cancel, int fd)
 {
     pthread_mutex_lock(&x->mu);
     struct inflight *f = NULL;
@@ -592,7 +592,7 @@ struct stream {
     char *buf;
     size_t len, off, cap;
     int done;
-    volatile sig_atomic_t cancel;
+    atomic_int cancel;
     struct wt_rpc_msg m;
     struct wt_mcp_session sess;
     char session[65];
@@ -790,7 +790,7 @@ static enum MHD_Result run_request(struct http_srv *x, struct MHD_Connection *c,
                              session_id);
         return send_stream(x, c, m, sess, session_id);
     }
-    volatile sig_atomic_t cancel = 0;
+    atomic_int cancel = 0;
     struct inflight *f = flight_add(x, session_id, m->id, &cancel, conn_fd(c));
     struct wt_mcp_call call = {NULL, NULL, &cancel};
     json_t *resp = wt_mcp_handle(x->s, sess, m, &call);
@@ -947,7 +947,7 @@ static enum MHD_Result handle_legacy(struct http_srv *x, struct MHD_Connection *
 struct batch_ctx {
     struct http_srv *x;
     const char *sid;
-    volatile sig_atomic_t cancel;
+    atomic_int cancel;
     struct inflight *f;
     int fd;
 };
@@ -1323,7 +1323,7 @@ static int parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *
 }
 
 int wt_mcp_serve_http(struct wt_mcp_server *s, const struct wt_mcp_http_config *hc,
-                      const volatile sig_atomic_t *stop)
+                      const atomic_int *stop)
 {
     struct sockaddr_storage ss;
     socklen_t sl;

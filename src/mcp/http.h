@@ -6,7 +6,7 @@
 #define WT_MCP_HTTP_H
 
 #include <stdarg.h>
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -33,6 +33,6 @@ int wt_mcp_http_parse_addr(const char *addr, struct sockaddr_storage *ss, sockle
  * without a token.  Prints "listening on http://HOST:PORT/mcp" to stderr.
  * Returns 0, 1 on an error, 2 on a bad address. */
 int wt_mcp_serve_http(struct wt_mcp_server *s, const struct wt_mcp_http_config *hc,
-                      const volatile sig_atomic_t *stop);
+                      const atomic_int *stop);
 
 #endif

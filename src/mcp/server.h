@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 #include <pthread.h>
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "mcp/jsonrpc.h"
@@ -52,7 +52,7 @@ struct wt_mcp_session {
 struct wt_mcp_call {
     void (*emit)(void *ctx, json_t *notification); /* steals it; may be NULL */
     void *emit_ctx;
-    const volatile sig_atomic_t *cancel;
+    const atomic_int *cancel;
 };
 
 int wt_mcp_server_init(struct wt_mcp_server *s, const struct wt_mcp_config *cfg);

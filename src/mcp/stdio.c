@@ -47,7 +47,7 @@ struct stdio_srv {
     json_t *current_id;                /* the request in progress (a copy) */
     struct wt_mcp_cancelled cancelled; /* cancels that found nothing yet (batches) */
     struct wt_mcp_session expect;      /* the session as it will be when what was read runs */
-    volatile sig_atomic_t cancel;
+    atomic_int cancel;
     pthread_mutex_t out_mu; /* one message at a time on stdout */
     int out_failed;
 };

@@ -172,7 +172,7 @@ struct nvml {
     int ndev;
     double interval, t0, next_tick;
     nvmlSample_t *buf[3];
-    const volatile sig_atomic_t *stop;
+    const atomic_int *stop;
     int pidns;   /* 0 not checked yet, 1 the host's PID namespace, -1 another one */
     int drained; /* asked to stop: the buffers were drained one last time */
 };

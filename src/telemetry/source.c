@@ -103,8 +103,8 @@ int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size
 }
 
 int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf, size_t *cap,
-                         size_t max, size_t polls, double interval,
-                         const volatile sig_atomic_t *cancel, size_t *n, struct wt_err *err)
+                         size_t max, size_t polls, double interval, const atomic_int *cancel,
+                         size_t *n, struct wt_err *err)
 {
     double span = ((double)polls - 1.1) * interval;
     *n = 0;

@@ -15,7 +15,7 @@
 #ifndef WT_SOURCE_H
 #define WT_SOURCE_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -68,9 +68,9 @@ struct wt_source_config {
     uint64_t seed;
     unsigned gpus; /* synthetic GPUs (0 = 1; simulator: its default) */
     /* live */
-    double interval_s;    /* seconds between readings */
-    const char *nvml_lib; /* NVML library to load (NULL: WT_NVML_LIB, else libnvidia-ml.so.1) */
-    const volatile sig_atomic_t *stop; /* live sources: when non-zero, read returns WT_DONE */
+    double interval_s;      /* seconds between readings */
+    const char *nvml_lib;   /* NVML library to load (NULL: WT_NVML_LIB, else libnvidia-ml.so.1) */
+    const atomic_int *stop; /* live sources: when non-zero, read returns WT_DONE */
 };
 
 struct wt_source;
@@ -138,9 +138,8 @@ int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size
  * max samples.  Returns WT_OK (*n may be short when the stream ended),
  * WT_DONE when *cancel was set, or an error. */
 int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf, size_t *cap,
-                         size_t max, size_t polls, double interval,
-                         const volatile sig_atomic_t *cancel, size_t *n,
-                         struct wt_err *err) WT_WARN_UNUSED;
+                         size_t max, size_t polls, double interval, const atomic_int *cancel,
+                         size_t *n, struct wt_err *err) WT_WARN_UNUSED;
 const char *wt_source_meta(struct wt_source *src, const char *key);
 /* The i-th metadata line (trace order): its value and *key, or NULL past the
  * last (and for sources without metadata). */

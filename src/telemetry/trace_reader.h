@@ -17,7 +17,7 @@
 #ifndef WT_TRACE_READER_H
 #define WT_TRACE_READER_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "telemetry/sample.h"
@@ -43,7 +43,7 @@ struct wt_trace_opts {
     /* Live input (a pipe): when non-NULL, a read waiting for data checks it
      * every 100 ms and, once it is non-zero, ends the input (WT_DONE; a
      * partial last line is dropped).  A signal handler sets it. */
-    const volatile sig_atomic_t *stop;
+    const atomic_int *stop;
 };
 
 struct wt_trace_kv {
