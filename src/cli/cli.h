@@ -8,7 +8,12 @@
 #ifndef WT_CLI_H
 #define WT_CLI_H
 
+#include <stdatomic.h>
 #include <stdio.h>
+
+/* The commands' signal handlers set atomic_int stop flags that other
+ * threads read: that is async-signal-safe only when the type is lock-free. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int must be lock-free");
 
 #define WT_EXIT_OK 0
 #define WT_EXIT_ERROR 1
