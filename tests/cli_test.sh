@@ -604,6 +604,14 @@ has out '"sample_count": 60'
 # (exit 1; a job-level MISMATCH said only "classified UNKNOWN")
 : >"$TMP/notadir"
 run append-fails-verdict 1 "$WT" classify --backend synthetic --profile dense-training --declared inference --log-dir "$TMP/notadir" && has err "classified TRAINING (declared inference: MISMATCH), but could not append to the audit log" && oneline
+# the record appended (written and fdatasync'ed) but its checkpoint file not
+# written (a full disk; here a directory in the way of checkpoint.tmp): exit 1,
+# saying the record is in the log, unsealed, not that it could not be appended
+"$WT" init --log-dir "$TMP/unsealed" >/dev/null 2>&1
+mkdir "$TMP/unsealed/checkpoint.tmp"
+run append-unsealed 1 "$WT" classify --backend synthetic --profile dense-training --log-dir "$TMP/unsealed" && has err "classified TRAINING: record 1 was appended to $TMP/unsealed/log.jsonl, but the checkpoint that seals it could not be written" && oneline
+check append-unsealed-not-lost test "$(grep -c '"type":"class"' "$TMP/unsealed/log.jsonl")" = 1
+check append-unsealed-no-claim sh -c '! grep -q "could not append" "$0"' "$TMP/err"
 run sim-default-window-watch 0 "$WT" watch --backend synthetic --profile dense-training --interval 0 --iterations 1 --log-dir "$TMP/simwin"
 has out "TRAINING"
 # ... paced at its 10 Hz: two rounds of 30 simulated seconds, not 300 s each

@@ -495,8 +495,22 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
     }
     if ((rc = wt_log_append(l, WT_ENTRY_CLASS, f, &seq, err)) != WT_OK)
         goto out;
-    if ((rc = wt_log_publish(l, err)) != WT_OK)
-        goto out;
+    int prc = wt_log_publish(l, err);
+    if (prc != WT_OK) {
+        /* the record is in the log (written and fdatasync'ed): only the
+         * checkpoint file failed.  Saying "could not append" was wrong: the
+         * caller then reported no record, and the next writer named the
+         * line as one "no signed checkpoint covered (... or by someone
+         * without the key)" */
+        char why[sizeof(err->msg)] = "";
+        if (err)
+            snprintf(why, sizeof(why), "%s", err->msg);
+        rc = wt_errf(err, prc,
+                     "record %llu was appended to %s, but the checkpoint that seals it could not "
+                     "be written (%.200s); the record is in the log, not yet covered by a signed "
+                     "checkpoint: the next writer (or `workloadtruth recover`) seals it",
+                     (unsigned long long)seq, p.log, why);
+    }
     if (where)
         *where = json_pack("{s:s,s:I,s:I,s:O}", "log", p.log, "seq", (json_int_t)seq, "size",
                            (json_int_t)wt_log_size(l), "warnings", warnings);

@@ -290,8 +290,9 @@ int wt_cmd_classify(int argc, char **argv)
                 snprintf(verdict, sizeof(verdict), " (declared %s: %s)", wt_class_lname(declared),
                          wt_verdict_name(v));
             fprintf(stderr,
-                    "workloadtruth classify: classified %s%s, but could not append to the audit "
-                    "log: %s\n",
+                    where ? "workloadtruth classify: classified %s%s: %s\n"
+                          : "workloadtruth classify: classified %s%s, but could not append to "
+                            "the audit log: %s\n",
                     wt_class_name(shown->cls), verdict, err.msg);
             goto out;
         }

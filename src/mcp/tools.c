@@ -610,10 +610,13 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
                         sizeof(source));
         struct wt_run_log_opts lo = {source, NULL, 0, "workloadtruth mcp", NULL};
         if (wt_run_log_result(&run, s->cfg.log_dir, &lo, &where, &err) != WT_OK) {
+            int appended = where != NULL; /* appended, but not sealed */
+            json_decref(where);
             json_decref(res);
             wt_run_free(&run);
-            return tool_error("classified %s, but could not append to the audit log: %s",
-                              wt_class_name(run.job.cls), err.msg);
+            return appended ? tool_error("classified %s: %s", wt_class_name(run.job.cls), err.msg)
+                            : tool_error("classified %s, but could not append to the audit log: %s",
+                                         wt_class_name(run.job.cls), err.msg);
         }
         json_object_set_new(res, "audit_log", where);
     }
