@@ -91,7 +91,7 @@ static void test_rated_power(void **state)
     /* a model token inside another name is not that model */
     assert_true(wt_gpu_rated_power_w("NVIDIA GH200 480GB") == 1000);
     assert_true(wt_gpu_rated_power_w("NVIDIA GB200") == 1200);
-    assert_true(wt_gpu_rated_power_w("NVIDIA H20") == 500);
+    assert_true(wt_gpu_rated_power_w("NVIDIA H20") == 400);       /* datasheet TDP 400 W */
     assert_true(isnan(wt_gpu_rated_power_w("NVIDIA RTX A1000"))); /* not an A100 */
     assert_true(wt_gpu_rated_power_w("NVIDIA RTX A2000") == 70);  /* not an A2 */
     /* variants listed before their base model */
@@ -126,6 +126,42 @@ static void test_rated_power(void **state)
     assert_true(wt_gpu_rated_power_w("NVIDIA GeForce GTX 1660 SUPER") == 125);
     assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 2060 SUPER") == 175);
     assert_true(wt_gpu_rated_power_w("Quadro RTX 4000") == 160);
+    /* the PCIe variants' words in either order, and variants with a power of
+     * their own */
+    assert_true(wt_gpu_rated_power_w("NVIDIA A100-PCIE-80GB") == 300);
+    assert_true(wt_gpu_rated_power_w("NVIDIA A100 PCIe 80GB") == 300);
+    assert_true(wt_gpu_rated_power_w("NVIDIA A100-SXM4-80GB") == 400);
+    assert_true(wt_gpu_rated_power_w("NVIDIA A800 40GB Active") == 240);
+    assert_true(wt_gpu_rated_power_w("Tesla V100-FHHL-16GB") == 150);
+    assert_true(wt_gpu_rated_power_w("Tesla V100S-PCIE-32GB") == 250);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 4090 D") == 425);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 4090") == 450);
+    /* models that had no entry */
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX A5500") == 230);
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX PRO 5000 Blackwell") == 300);
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX PRO 4500 Blackwell") == 200);
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX PRO 4000 Blackwell") == 140);
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX PRO 4000 Blackwell SFF Edition") == 70);
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX 2000 Ada Generation") == 70);
+    assert_true(wt_gpu_rated_power_w("Quadro GP100") == 235);
+    assert_true(wt_gpu_rated_power_w("GeForce GTX TITAN") == 250);
+    assert_true(wt_gpu_rated_power_w("GeForce GTX TITAN Black") == 250);
+    assert_true(wt_gpu_rated_power_w("GeForce GTX TITAN X") == 250);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 5060 Ti") == 180);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX 5060") == 145);
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce GTX 1650") == 75);
+    /* spacing and separators a hand-written trace may use */
+    assert_true(wt_gpu_rated_power_w("NVIDIA GeForce RTX  4090") == 450);
+    assert_true(wt_gpu_rated_power_w("NVIDIA_GeForce_RTX_4090") == 450);
+    assert_true(wt_gpu_rated_power_w("rtx4090") == 450);
+    assert_true(wt_gpu_rated_power_w("NVIDIA\tA100 80GB  PCIe") == 300);
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX 6000  Ada Generation") == 300);
+    assert_true(wt_gpu_rated_power_w("NVIDIA RTX PRO 6000 Blackwell Max Q Workstation Edition") ==
+                300);
+    assert_true(isnan(wt_gpu_rated_power_w("NVIDIA RTX A 1000"))); /* still not an A100 */
+    /* Turing and Pascal laptop GPUs say so this way */
+    assert_true(isnan(wt_gpu_rated_power_w("GeForce RTX 2080 with Max-Q Design")));
+    assert_true(isnan(wt_gpu_rated_power_w("GeForce GTX 1080 with Max-Q Design")));
     assert_true(isnan(wt_gpu_rated_power_w("unknown")));
     assert_true(isnan(wt_gpu_rated_power_w("")));
     assert_true(isnan(wt_gpu_rated_power_w(NULL)));
