@@ -155,12 +155,35 @@ static void test_errors(void **state)
     wt_source_close(src);
 }
 
+/* A live window's buffer grows from nothing: a caller's empty buffer (cap 0)
+ * was "grown" to 0 samples forever (realloc of 0 bytes). */
+static void test_read_polls_empty_buffer(void **state)
+{
+    (void)state;
+    struct wt_source_config cfg = {0};
+    struct wt_source *src;
+    struct wt_err err;
+    struct wt_sample *b = NULL;
+    size_t cap = 0, n = 0;
+    cfg.profile = "training";
+    cfg.seed = 1;
+    assert_int_equal(wt_source_open("synthetic", &cfg, &src, &err), WT_OK);
+    assert_int_equal(wt_source_read_polls(src, 0, &b, &cap, 100, 5, 1.0, NULL, &n, &err), WT_OK);
+    assert_true(n >= 5 && n <= cap && cap <= 100);
+    free(b);
+    wt_source_close(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_profiles_table), cmocka_unit_test(test_training_stream),
-        cmocka_unit_test(test_clamps),         cmocka_unit_test(test_evasion),
-        cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_profiles_table),
+        cmocka_unit_test(test_training_stream),
+        cmocka_unit_test(test_clamps),
+        cmocka_unit_test(test_evasion),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_read_polls_empty_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,7 +114,7 @@ int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf,
         if (*n == *cap) {
             if (*cap >= max)
                 break;
-            size_t ncap = *cap * 2 < max ? *cap * 2 : max;
+            size_t ncap = *cap ? (*cap * 2 < max ? *cap * 2 : max) : (max < 256 ? max : 256);
             struct wt_sample *nb = realloc(*buf, ncap * sizeof(*nb));
             if (!nb)
                 return wt_errf(err, WT_ENOMEM, "out of memory");
