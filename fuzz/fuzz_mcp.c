@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     struct wt_rpc_msg m;
     wt_rpc_parse((const char *)data, size, &m);
-    volatile sig_atomic_t cancel = 0;
+    atomic_int cancel = 0;
     struct wt_mcp_call call = {emit, NULL, &cancel};
     if (!slow_tool(&m)) {
         struct wt_mcp_session fresh = {0};

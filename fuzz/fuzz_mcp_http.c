@@ -20,10 +20,12 @@
 
 #include "../src/mcp/http.c"
 
+#include <signal.h>
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct wt_mcp_server fuzz_server;
-static volatile sig_atomic_t fuzz_stop;
+static atomic_int fuzz_stop;
 static char fuzz_addr[64];
 static const char *const fuzz_allow[] = {"mcp.example.org"};
 static struct wt_mcp_http_config fuzz_hc = {fuzz_addr, "fuzz-token", fuzz_allow, 1};
