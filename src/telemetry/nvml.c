@@ -362,6 +362,21 @@ static void probe_device(struct nvml *s, struct dev *d)
     if (s->f.max_clock &&
         ok(s, d, s->f.max_clock(d->h, NVML_CLOCK_SM, &u), "nvmlDeviceGetMaxClockInfo"))
         d->sm_max_mhz = u;
+    /* a driver's bogus reading (a limit of 4294967 W) is not measured, as
+     * for every sample (push): gpus listed it */
+    const struct {
+        double *v;
+        enum wt_col c;
+    } info[] = {{&d->mem_total_mib, WT_COL_MEM_TOTAL},
+                {&d->limit_w, WT_COL_POWER_LIMIT},
+                {&d->default_limit_w, WT_COL_POWER_DEFAULT_LIMIT},
+                {&d->sm_max_mhz, WT_COL_SM_CLOCK_MAX}};
+    for (size_t k = 0; k < sizeof(info) / sizeof(info[0]); k++) {
+        double lo, hi;
+        wt_col_range(info[k].c, &lo, &hi);
+        if (*info[k].v < lo || *info[k].v > hi)
+            *info[k].v = NAN;
+    }
     /* power: the instantaneous field where the driver has it */
     if (s->f.fields) {
         nvmlFieldValue_t fv;
