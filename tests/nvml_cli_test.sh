@@ -62,16 +62,16 @@ has out "power reading   instant"
 has out "driver          550.54.15"
 has out "pid 4242     python           user alice  2048 MiB"
 has out "slurm job 777"
-# per-process SM utilization asked for "the last second" on the driver's clock,
-# also when it counts from boot (the wall clock found nothing there)
-# an empty --nvml-lib is the default library, as an empty $WT_NVML_LIB is
-# (not one of the empty paths refused as usage errors)
 # a driver's bogus limits (0xFFFFFFFF mW) are not listed, as no sample keeps them
 awk -F, 'BEGIN { OFS = "," } /^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
     { $c["power_limit_w"] = "4294967.295"; $c["power_default_limit_w"] = "4294967.295"; print }' "$DATA/fake_gpu.csv" >"$TMP/badlim.csv"
 WT_FAKE_NVML_TRACE="$TMP/badlim.csv" run gpus-bogus-limit 0 "$WT" gpus --nvml-lib "$FAKE"
 check gpus-bogus-limit sh -c "! grep -q 4294967 '$TMP/out'"
+# an empty --nvml-lib is the default library, as an empty $WT_NVML_LIB is
+# (not one of the empty paths refused as usage errors)
 run gpus-empty-nvml-lib 0 env WT_NVML_LIB="$FAKE" "$WT" gpus --nvml-lib '' && has out "GPU 0"
+# per-process SM utilization asked for "the last second" on the driver's clock,
+# also when it counts from boot (the wall clock found nothing there)
 WT_FAKE_NVML_FAULTS=boottime run gpus-boottime 0 "$WT" gpus --nvml-lib "$FAKE"
 has out "2048 MiB  SM "
 # a process busy only a minute ago: the driver still holds its last busy
