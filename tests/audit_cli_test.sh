@@ -222,6 +222,21 @@ run "verify stale" 3 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --stale-afte
 run "verify bad vkey" 2 "$WT" verify-log --log-dir "$L" --vkey "not-a-key"
 run "verify vkey: no such file" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP/no/key" && has err "nor is it a readable file"
 run "verify vkey: a directory" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP" && has err "is a directory"
+# a verifier key file is the key alone: not its first line, nor what a NUL
+# byte or blanks past 1 KiB hid, followed by anything
+printf '%s\ngarbage\n' "$VKEY" >"$TMP/vk2"
+run "verify vkey file: a second line" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP/vk2" && has err "vk2:2: more than one line"
+printf '%s\000garbage' "$VKEY" >"$TMP/vk2"
+run "verify vkey file: a NUL byte" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP/vk2" && has err "contains a NUL byte"
+{ printf '%s' "$VKEY"; printf '%2000s' ''; echo garbage; } >"$TMP/vk2"
+run "verify vkey file: too large" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP/vk2" && has err "larger than 1 KiB"
+printf '%s\r\n' "$VKEY" >"$TMP/vk2"
+run "verify vkey file: CRLF" 0 "$WT" verify-log --log-dir "$L" --vkey "$TMP/vk2"
+# nor is the log's key file a key followed by a NUL byte and anything
+cp -a "$L" "$TMP/keynul"
+printf '\000garbage' >>"$TMP/keynul/log.key"
+run "key file: a NUL byte" 1 "$WT" classify --backend synthetic --log-dir "$TMP/keynul" && has err "contains a NUL byte"
+rm -rf "$TMP/keynul"
 run "prove no index" 2 "$WT" prove --log-dir "$L"
 run "prove bad index" 2 "$WT" prove --log-dir "$L" x1
 run "prove signed index" 2 "$WT" prove --log-dir "$L" +2 && has err "not an entry index"

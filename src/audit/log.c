@@ -115,12 +115,31 @@ int wt_log_read_key(const char *path, struct wt_note_key *k, struct wt_err *err)
                      path, (unsigned)(st.st_mode & 07777));
         goto out;
     }
-    n = read(fd, buf, sizeof(buf) - 1);
+    /* the whole file: a key followed by a NUL byte and anything, or by
+     * blanks to the buffer's end and more, was taken as the key alone */
+    size_t got = 0;
+    while (got < sizeof(buf) - 1) {
+        n = read(fd, buf + got, sizeof(buf) - 1 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
     if (n < 0) {
         rc = wt_errf(err, WT_EIO, "cannot read %s: %s", path, strerror(errno));
         goto out;
     }
-    buf[n] = '\0';
+    buf[got] = '\0';
+    if (got == sizeof(buf) - 1) {
+        rc = wt_errf(err, WT_EINVAL, "key file %s: larger than %zu bytes (not a key file)", path,
+                     sizeof(buf) - 2);
+        goto out;
+    }
+    if (memchr(buf, '\0', got)) {
+        rc = wt_errf(err, WT_EINVAL, "key file %s: contains a NUL byte (not a key file)", path);
+        goto out;
+    }
     if (wt_note_parse_skey(buf, k, err) != WT_OK) {
         wt_err_prefix(err, path);
         rc = WT_EINVAL;

@@ -116,14 +116,40 @@ static int read_any_vkey(const char *prog, const char *opt, const char *arg, str
     if (is_file) {
         const char *why = "empty";
         FILE *f = wt_fopen_regular(arg, &why);
-        if (!f || !fgets(text, sizeof(text), f)) {
-            fprintf(stderr, "%s: cannot read verifier key file %s: %s\n", prog, WT_CLEAN(arg),
-                    f ? (ferror(f) ? "read error" : "empty") : why);
-            if (f)
-                fclose(f);
+        /* the whole file, one line: only the first line was read, so a key
+         * followed by other lines, a NUL byte and anything, or blanks past
+         * the buffer and more passed as that key */
+        size_t n = f ? fread(text, 1, sizeof(text), f) : 0;
+        if (f && ferror(f))
+            why = "read error";
+        else if (n == sizeof(text))
+            why = "larger than 1 KiB (a verifier key file holds one key)";
+        else if (memchr(text, '\0', n))
+            why = "contains a NUL byte";
+        if (f && n < sizeof(text))
+            text[n] = '\0';
+        size_t end = n < sizeof(text) ? n : 0;
+        while (end && strchr(" \t\r\n", text[end - 1]))
+            end--;
+        int bad = !f || ferror(f) || n == 0 || n == sizeof(text) || memchr(text, '\0', n);
+        const char *nl = bad ? NULL : memchr(text, '\n', end);
+        if (f)
+            fclose(f);
+        if (bad) {
+            fprintf(stderr, "%s: cannot read verifier key file %s: %s\n", prog, WT_CLEAN(arg), why);
             return 2;
         }
-        fclose(f);
+        if (nl) {
+            unsigned line = 1;
+            for (const char *c = text; c <= nl; c++)
+                line += *c == '\n';
+            while (nl[1] == '\n' || nl[1] == '\r') /* blank lines between are no key either */
+                nl++, line += nl[0] == '\n';
+            fprintf(stderr,
+                    "%s: %s: %s:%u: more than one line (a verifier key file holds one key)\n", prog,
+                    opt, WT_CLEAN(arg), line);
+            return 2;
+        }
     } else {
         snprintf(text, sizeof(text), "%s", arg);
     }
