@@ -114,37 +114,32 @@ static int read_any_vkey(const char *prog, const char *opt, const char *arg, str
     char text[1024];
     int is_file = access(arg, R_OK) == 0;
     if (is_file) {
-        const char *why = "empty";
+        /* the whole file, the key alone (blanks after it): only its first
+         * line was read, so a key followed by other lines, a NUL byte and
+         * anything, or blanks past the buffer and more passed as that key */
+        const char *why = "cannot open";
         FILE *f = wt_fopen_regular(arg, &why);
-        /* the whole file, one line: only the first line was read, so a key
-         * followed by other lines, a NUL byte and anything, or blanks past
-         * the buffer and more passed as that key */
         size_t n = f ? fread(text, 1, sizeof(text), f) : 0;
-        if (f && ferror(f))
-            why = "read error";
-        else if (n == sizeof(text))
-            why = "larger than 1 KiB (a verifier key file holds one key)";
-        else if (memchr(text, '\0', n))
-            why = "contains a NUL byte";
-        if (f && n < sizeof(text))
-            text[n] = '\0';
-        size_t end = n < sizeof(text) ? n : 0;
-        while (end && strchr(" \t\r\n", text[end - 1]))
-            end--;
-        int bad = !f || ferror(f) || n == 0 || n == sizeof(text) || memchr(text, '\0', n);
-        const char *nl = bad ? NULL : memchr(text, '\n', end);
-        if (f)
+        if (f) {
+            why = ferror(f)               ? "read error"
+                  : n == 0                ? "empty"
+                  : n == sizeof(text)     ? "larger than 1 KiB (a verifier key file holds one key)"
+                  : memchr(text, '\0', n) ? "contains a NUL byte"
+                                          : NULL;
             fclose(f);
-        if (bad) {
+        }
+        if (why) {
             fprintf(stderr, "%s: cannot read verifier key file %s: %s\n", prog, WT_CLEAN(arg), why);
             return 2;
         }
-        if (nl) {
+        while (n && strchr(" \t\r\n", text[n - 1]))
+            n--;
+        text[n] = '\0';
+        const char *nl = strchr(text, '\n');
+        if (nl) { /* the second line with something on it */
             unsigned line = 1;
-            for (const char *c = text; c <= nl; c++)
+            for (const char *c = text; c <= nl + strspn(nl, " \t\r\n"); c++)
                 line += *c == '\n';
-            while (nl[1] == '\n' || nl[1] == '\r') /* blank lines between are no key either */
-                nl++, line += nl[0] == '\n';
             fprintf(stderr,
                     "%s: %s: %s:%u: more than one line (a verifier key file holds one key)\n", prog,
                     opt, WT_CLEAN(arg), line);
