@@ -299,6 +299,24 @@ static void test_env_job_id(void **state)
     assert_string_equal(c.slurm_job_id, "");
 }
 
+/* A FIFO in place of a file is no file: read, it blocked for ever */
+static void test_fifo(void **state)
+{
+    (void)state;
+    char path[256];
+    PUT("proc/7777/comm", "python\n");
+    snprintf(path, sizeof(path), "%s/proc/7777/cgroup", root);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    snprintf(path, sizeof(path), "%s/proc/7777/environ", root);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    struct wt_proc p = {.pid = 7777};
+    alarm(10); /* a hang fails the test rather than the run */
+    wt_proc_owner(root, &p);
+    alarm(0);
+    assert_string_equal(p.comm, "python");
+    assert_string_equal(p.slurm_job_id, "");
+}
+
 static void test_root_env(void **state)
 {
     (void)state;
@@ -315,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_slurm),          cmocka_unit_test(test_declared),
         cmocka_unit_test(test_root_env),       cmocka_unit_test(test_review_cases),
         cmocka_unit_test(test_nested_cgroups), cmocka_unit_test(test_env_job_id),
+        cmocka_unit_test(test_fifo),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "telemetry/sample.h"
@@ -55,9 +56,16 @@ static char *slurp_max(const char *root, const char *path, size_t max, size_t *l
     char full[512];
     snprintf(full, sizeof(full), "%s%s%s", root, root[strlen(root) - 1] == '/' ? "" : "/",
              path[0] == '/' ? path + 1 : path);
-    int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK and regular files only: a FIFO under $WT_PROC_ROOT (a
+     * mounted host root, a test tree) hung the writer in open() or read() */
+    int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return NULL;
+    }
     size_t cap = 65536 < max ? 65536 : max, n = 0;
     char *buf = malloc(cap + 1);
     int more = 0;
