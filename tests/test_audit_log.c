@@ -153,6 +153,164 @@ static void test_deleted_log(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+static void same_report(const struct wt_verify_report *a, const struct wt_verify_report *b,
+                        const char *what)
+{
+    if (a->status != b->status || a->damage != b->damage || a->line != b->line ||
+        a->offset != b->offset || strcmp(a->message, b->message) || a->entries != b->entries ||
+        a->valid_bytes != b->valid_bytes || a->file_bytes != b->file_bytes ||
+        a->sealed != b->sealed || a->sealed_through != b->sealed_through ||
+        a->side_size != b->side_size || a->ckpt_records != b->ckpt_records ||
+        a->recoveries != b->recoveries || a->have_genesis != b->have_genesis ||
+        memcmp(a->root, b->root, 32) || a->last_ts_ms != b->last_ts_ms ||
+        a->sealed_ts_ms != b->sealed_ts_ms || a->nwarn != b->nwarn)
+        fail_msg("%s: whole scan %d '%s' / resumed %d '%s'", what, a->status, a->message, b->status,
+                 b->message);
+    for (int i = 0; i < a->nwarn; i++)
+        if (strcmp(a->warn[i], b->warn[i]))
+            fail_msg("%s: warning '%s' / '%s'", what, a->warn[i], b->warn[i]);
+}
+
+/* Verifying from a prescan (a writer's scan of the log before it took the
+ * lock) concludes exactly what a whole scan does: for a log whose prescan
+ * saw any prefix of it (cut at a line's end or inside a line, as while
+ * another writer appended), intact or with a line after the cut altered,
+ * removed, repeated or torn, with the side file covering all of it, part
+ * of it (an older checkpoint: the whole log is scanned) or missing, the
+ * key pinned or not. */
+static void test_prescan_resume(void **state)
+{
+    (void)state;
+    char dir[64], vkey[512];
+    mktempdir(dir, sizeof(dir));
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    assert_int_equal(wt_log_paths_dir(&p, dir, &err), 0);
+    if (wt_log_init(&p, "workloadtruth.example.invalid/0000000000000002", NULL, NULL, vkey,
+                    sizeof(vkey), &err))
+        fail_msg("%s", err.msg);
+    struct wt_log *l;
+    if (wt_log_open(&l, &p, NULL, NULL, &err))
+        fail_msg("%s", err.msg);
+    char old_side[128];
+    snprintf(old_side, sizeof(old_side), "%s/old_checkpoint", dir);
+    for (int i = 0; i < 14; i++) {
+        json_t *f = json_pack("{s:s,s:s,s:i}", "gpu", "GPU-0", "class",
+                              i % 3 ? "training" : "inference", "conf_ppm", 900000 + i);
+        assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), 0);
+        json_decref(f);
+        if (i % 5 == 4)
+            assert_int_equal(wt_log_seal(l, &err), 0);
+        if (i == 6) { /* keep a checkpoint of part of the log */
+            assert_int_equal(wt_log_publish(l, &err), 0);
+            size_t n;
+            char *ck = slurp(p.checkpoint, &n);
+            FILE *o = fopen(old_side, "wb");
+            assert_non_null(o);
+            assert_int_equal(fwrite(ck, 1, n, o), n);
+            fclose(o);
+            free(ck);
+        }
+    }
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    wt_log_close(l);
+    size_t len;
+    char *log = slurp(p.log, &len);
+    struct wt_note_vkey vk;
+    assert_int_equal(wt_note_parse_vkey(vkey, &vk, &err), 0);
+
+    /* line starts */
+    size_t starts[64], nl = 0;
+    for (size_t i = 0; i < len && nl < 64; i++)
+        if (i == 0 || log[i - 1] == '\n')
+            starts[nl++] = i;
+    char *v = malloc(2 * len + 64);
+    assert_non_null(v);
+    struct wt_verify_report *full = malloc(sizeof(*full)), *res = malloc(sizeof(*res));
+    assert_non_null(full);
+    assert_non_null(res);
+    int resumed = 0;
+    for (int variant = 0; variant < 7; variant++) {
+        for (size_t target = 1; target < nl; target++) {
+            /* the log as the writer finds it under the lock */
+            size_t vl = 0, ts = starts[target], te = target + 1 < nl ? starts[target + 1] : len;
+            switch (variant) {
+            case 0: /* intact */
+                memcpy(v, log, vl = len);
+                break;
+            case 1: /* a byte of line `target` altered */
+                memcpy(v, log, vl = len);
+                v[ts + (te - ts) / 2] ^= 0x01;
+                break;
+            case 2: /* line `target` removed */
+                memcpy(v, log, ts);
+                memcpy(v + ts, log + te, len - te);
+                vl = len - (te - ts);
+                break;
+            case 3: /* line `target` repeated */
+                memcpy(v, log, te);
+                memcpy(v + te, log + ts, len - ts);
+                vl = len + (te - ts);
+                break;
+            case 4: /* cut inside line `target` (a torn write) */
+                memcpy(v, log, vl = ts + (te - ts) / 2);
+                break;
+            case 5: /* cut after line `target` */
+                memcpy(v, log, vl = te);
+                break;
+            case 6: /* NUL bytes after line `target` */
+                memcpy(v, log, te);
+                memset(v + te, 0, 40);
+                vl = te + 40;
+                break;
+            }
+            for (int side = 0; side < 3; side++) {
+                struct wt_verify_opts vo = {.vkey = side == 2 ? NULL : &vk,
+                                            .side_path = side == 0   ? p.checkpoint
+                                                         : side == 1 ? old_side
+                                                                     : NULL};
+                FILE *f = fmemopen(v, vl, "r");
+                assert_non_null(f);
+                wt_verify_stream(f, "log.jsonl", &vo, full);
+                fclose(f);
+                /* prescans of every prefix up to the changed line: at a line's
+                 * end, and inside the line after it */
+                for (size_t c = 1; c <= target; c++) {
+                    for (int mid = 0; mid < 2; mid++) {
+                        size_t cut = c < nl ? starts[c] : len;
+                        if (mid && c < nl)
+                            cut += 7;
+                        if (cut > vl || cut > ts + (mid ? 7 : 0))
+                            continue;
+                        struct wt_verify_resume pre;
+                        f = fmemopen(v, cut, "r");
+                        assert_non_null(f);
+                        assert_int_equal(wt_verify_prescan(f, &pre), 0);
+                        fclose(f);
+                        resumed += pre.valid;
+                        f = fmemopen(v, vl, "r");
+                        assert_non_null(f);
+                        wt_verify_stream_from(f, "log.jsonl", &vo, &pre, res);
+                        fclose(f);
+                        char what[96];
+                        snprintf(what, sizeof(what), "variant %d, line %zu, side %d, cut %zu",
+                                 variant, target, side, cut);
+                        same_report(full, res, what);
+                    }
+                }
+            }
+        }
+    }
+    assert_true(resumed > 100);
+    free(full);
+    free(res);
+    free(v);
+    free(log);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* The spec's example log as given, with its size-3 checkpoint. */
 static void test_verify_vector(void **state)
 {
@@ -229,9 +387,8 @@ static void test_flat_limits(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example_log),
-        cmocka_unit_test(test_deleted_log),
-        cmocka_unit_test(test_verify_vector),
+        cmocka_unit_test(test_example_log),    cmocka_unit_test(test_deleted_log),
+        cmocka_unit_test(test_prescan_resume), cmocka_unit_test(test_verify_vector),
         cmocka_unit_test(test_flat_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -686,6 +686,33 @@ static int same_file(int fd, const char *path)
            a.st_ino == b.st_ino;
 }
 
+void wt_log_prescan(const struct wt_log_paths *p, struct wt_log_prescan *out)
+{
+    memset(out, 0, sizeof(*out));
+    /* as open does before it verifies: what the file holds made durable,
+     * then read from the disk, not from a page cache that may hold lines
+     * the disk lost after a failed fdatasync */
+    int fd = open(p->log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || fdatasync(fd) != 0) {
+        close(fd);
+        return;
+    }
+    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        return;
+    }
+    if (wt_verify_prescan(f, &out->v) != 0)
+        memset(&out->v, 0, sizeof(out->v));
+    out->dev = (uint64_t)st.st_dev;
+    out->ino = (uint64_t)st.st_ino;
+    fclose(f);
+}
+
 /* from_init: called by wt_log_init for the log it has just created (its
  * genesis record has no checkpoint file yet: this publishes it); held: the
  * locks a writer kept since it closed the log (NULL: none) */
@@ -799,7 +826,26 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
     struct wt_note_vkey vk;
     wt_note_key_public(&l->key, &vk);
     struct wt_verify_opts vo = {.vkey = &vk, .side_path = p->checkpoint};
-    int st_v = wt_verify_file(p->log, &vo, vr);
+    int st_v;
+    if (l->o.prescan && l->o.prescan->v.valid) {
+        /* the lines after a prescan of this very file (not a log put in its
+         * place since, nor one cut shorter) */
+        const char *why = NULL;
+        FILE *vf = wt_fopen_regular(p->log, &why);
+        struct stat vst;
+        if (!vf) {
+            rc = wt_errf(err, WT_EIO, "cannot open %s: %s", p->log, why);
+            goto fail;
+        }
+        const struct wt_log_prescan *ps = l->o.prescan;
+        int same = fstat(fileno(vf), &vst) == 0 && (uint64_t)vst.st_dev == ps->dev &&
+                   (uint64_t)vst.st_ino == ps->ino && (uint64_t)vst.st_size >= ps->v.off;
+        st_v = wt_verify_stream_from(vf, p->log, &vo, same ? &ps->v : NULL, vr);
+        fclose(vf);
+        l->o.prescan = NULL; /* a reopen scans the log as it is then */
+    } else {
+        st_v = wt_verify_file(p->log, &vo, vr);
+    }
     if (st_v == WT_VERIFY_ERROR) {
         rc = wt_errf(err, WT_EIO, "%s", vr->message);
         goto fail;

@@ -29,6 +29,7 @@
 
 #include "audit/entry.h"
 #include "audit/note.h"
+#include "audit/verify.h"
 #include "util/err.h"
 
 #ifndef PATH_MAX
@@ -63,7 +64,22 @@ struct wt_log_opts {
      * checkpoint file exists: without one, entries appended before it is
      * written would make the next open refuse the log */
     int publish_later;
+    /* a scan of this log made without its lock (wt_log_prescan): open
+     * verifies the lines after it, not all of them again (NULL: all) */
+    const struct wt_log_prescan *prescan;
 };
+
+/* A writer's scan of the log before it waits for the lock, so that writers
+ * that meet (Slurm job ends) verify a long log in parallel, not in turn
+ * under the lock (see wt_verify_prescan).  Only for the same log file:
+ * open scans it all when it was replaced meanwhile. */
+struct wt_log_prescan {
+    struct wt_verify_resume v;
+    uint64_t dev, ino;
+};
+/* Fills *out (out->v.valid 0 when there is nothing to resume: no log yet,
+ * a bad line, an I/O error; open then scans it all). */
+void wt_log_prescan(const struct wt_log_paths *p, struct wt_log_prescan *out);
 
 /* What open found and did. */
 struct wt_log_recovery {

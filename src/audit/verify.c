@@ -747,8 +747,74 @@ int wt_verify_file(const char *path, const struct wt_verify_opts *o, struct wt_v
     return st;
 }
 
-int wt_verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
-                     struct wt_verify_report *r)
+/* Takes up a prescan's state (see verify.h): 1 when it can be, 0 when the
+ * whole file must be scanned instead. */
+static int resume(struct vs *v, const struct wt_verify_resume *from)
+{
+    struct wt_verify_report *r = v->r;
+    if (!from->valid || (v->o->vkey && (strcmp(v->o->vkey->name, from->key.name) ||
+                                        memcmp(v->o->vkey->pk, from->key.pk, 32))))
+        return 0;
+    v->key = from->key; /* the genesis line's, as check_line takes it */
+    v->have_key = 1;
+    for (size_t k = 0; k < v->next; k++) {
+        struct ext *e = &v->ext[k];
+        if (e->loaded == 1)
+            ext_check_sig(v, e);
+        /* compared when the scan passes its size: behind us, its root is gone */
+        if (e->loaded == 1 && e->sig == 1 && e->cp.size < from->n)
+            return 0;
+    }
+    v->n = from->n;
+    v->off = from->off;
+    v->last_seal = from->last_seal;
+    v->seal_before = from->seal_before;
+    r->entries = from->n;
+    r->valid_bytes = from->off;
+    r->sealed = from->sealed;
+    r->sealed_through = from->sealed_through;
+    r->ckpt_records = from->ckpt_records;
+    r->recoveries = from->recoveries;
+    r->last_line_len = from->last_line_len;
+    r->have_genesis = from->n > 0;
+    memcpy(r->origin, from->origin, sizeof(r->origin));
+    memcpy(r->pk, from->pk, 32);
+    r->range = from->range;
+    r->last_ts_ms = from->last_ts_ms;
+    r->sealed_ts_ms = from->sealed_ts_ms;
+    return 1;
+}
+
+static void snapshot(const struct vs *v, struct wt_verify_resume *s)
+{
+    const struct wt_verify_report *r = v->r;
+    memset(s, 0, sizeof(*s));
+    if (v->stopped || !r->have_genesis)
+        return;
+    s->valid = 1;
+    s->n = v->n;
+    s->off = v->off;
+    s->last_seal = v->last_seal;
+    s->seal_before = v->seal_before;
+    s->key = v->key;
+    s->sealed = r->sealed;
+    s->sealed_through = r->sealed_through;
+    s->ckpt_records = r->ckpt_records;
+    s->recoveries = r->recoveries;
+    s->last_line_len = r->last_line_len;
+    memcpy(s->origin, r->origin, sizeof(s->origin));
+    memcpy(s->pk, r->pk, 32);
+    s->range = r->range;
+    s->last_ts_ms = r->last_ts_ms;
+    s->sealed_ts_ms = r->sealed_ts_ms;
+}
+
+/* The verifier over f from its position: from a prescan (from, NULL: the
+ * whole file), or as a prescan (snap: its state after the complete lines,
+ * no conclusion drawn). */
+static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
+                const struct wt_verify_resume *from, struct wt_verify_report *r,
+                struct wt_verify_resume *snap)
 {
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     struct vs *v = malloc(sizeof(*v));
@@ -761,6 +827,12 @@ int wt_verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
         goto out;
     }
     begin(v, base, o, r);
+    if (from && resume(v, from) && fseeko(f, (off_t)from->off, SEEK_SET) != 0) {
+        st = finish(v);
+        snprintf(r->message, sizeof(r->message), "cannot read %s: %s", path, strerror(errno));
+        st = r->status = WT_VERIFY_ERROR;
+        goto out;
+    }
     size_t ll = 0;     /* bytes in line (capped) */
     uint64_t real = 0; /* real length of the current line */
     size_t got;
@@ -792,6 +864,11 @@ int wt_verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
         st = r->status = WT_VERIFY_ERROR;
         goto out;
     }
+    if (snap) { /* a line being appended is the next scan's */
+        snapshot(v, snap);
+        st = finish(v);
+        goto out;
+    }
     if (real > 0) {
         check_line(v, line, ll, 0);
         if (real > ll)
@@ -806,6 +883,29 @@ out:
     free(line);
     free(v);
     return st;
+}
+
+int wt_verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
+                     struct wt_verify_report *r)
+{
+    return scan(f, path, o, NULL, r, NULL);
+}
+
+int wt_verify_stream_from(FILE *f, const char *path, const struct wt_verify_opts *o,
+                          const struct wt_verify_resume *from, struct wt_verify_report *r)
+{
+    return scan(f, path, o, from, r, NULL);
+}
+
+int wt_verify_prescan(FILE *f, struct wt_verify_resume *out)
+{
+    struct wt_verify_report *r = malloc(sizeof(*r));
+    memset(out, 0, sizeof(*out));
+    if (!r)
+        return -1;
+    int st = scan(f, "log", NULL, NULL, r, out);
+    free(r);
+    return st == WT_VERIFY_ERROR && !out->valid ? -1 : 0;
 }
 
 int wt_log_read_leaves(const char *path, uint64_t n, uint8_t (**leaves)[32], uint64_t want,

@@ -96,6 +96,41 @@ int wt_verify_file(const char *path, const struct wt_verify_opts *o, struct wt_v
 int wt_verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
                      struct wt_verify_report *r);
 
+/* A writer's scan of a log without its lock, to resume under it.  Verifying
+ * a long log takes seconds to minutes (about 40 us a line), and a writer
+ * holds the lock while it verifies: writers that met (Slurm job ends)
+ * waited in turn and gave up after their lock wait.  So a writer first
+ * scans the log's complete lines without the lock (wt_verify_prescan), in
+ * parallel with the others, then, holding the lock, resumes the scan there
+ * (wt_verify_stream_from): the lines appended since are verified, and the
+ * external checkpoints (the side file, read then) are held to the log as a
+ * whole scan would.  Lines changed between the two reads are not seen by
+ * this writer; every verifier sees them.  Plain data, for the caller to
+ * keep. */
+struct wt_verify_resume {
+    int valid; /* the scan found the lines intact up to off (else nothing to resume) */
+    uint64_t n, off, last_seal, seal_before;
+    struct wt_note_vkey key; /* the genesis record's */
+    uint64_t sealed, sealed_through, ckpt_records, recoveries, last_line_len;
+    char origin[WT_NOTE_NAME_MAX + 1];
+    uint8_t pk[32];
+    struct wt_merkle_range range;
+    int64_t last_ts_ms, sealed_ts_ms;
+};
+
+/* Scans f's complete lines from its current position (the start of the log)
+ * and fills *out; out->valid is 0 when a line is bad (damage is for the
+ * whole scan to report).  Returns 0, or -1 on a read error. */
+int wt_verify_prescan(FILE *f, struct wt_verify_resume *out);
+
+/* wt_verify_stream from a prescan of the same file: reads f from from->off
+ * on.  It scans the whole file instead (from its start) when the prescan
+ * cannot be resumed: not valid, another genesis key than o->vkey, or an
+ * external checkpoint of fewer lines than the prescan had (its root was
+ * not kept). */
+int wt_verify_stream_from(FILE *f, const char *path, const struct wt_verify_opts *o,
+                          const struct wt_verify_resume *from, struct wt_verify_report *r);
+
 /* The same over an in-memory log (for tests and fuzzing). */
 int wt_verify_buffer(const char *buf, size_t len, const struct wt_verify_opts *o,
                      struct wt_verify_report *r);

@@ -452,8 +452,15 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
             nanosleep(&ts, NULL);
         }
     }
+    /* verified first without the lock, as other writers may be doing:
+     * under it, only the lines appended since (Slurm job ends that met
+     * waited in turn for one another's whole-log verification, and gave up
+     * after lock_wait_s on a long log) */
+    struct wt_log_prescan ps;
+    wt_log_prescan(&p, &ps);
+    struct wt_log_opts lo = {.prescan = &ps};
     for (double waited = 0;; waited += 0.1) { /* another writer: wait for it */
-        if ((rc = wt_log_open(&l, &p, NULL, &rec, err)) == WT_OK)
+        if ((rc = wt_log_open(&l, &p, &lo, &rec, err)) == WT_OK)
             break;
         if (rc != WT_EBUSY || waited >= o->lock_wait_s)
             return rc;
