@@ -373,6 +373,34 @@ static void test_duty_by_time(void **state)
     assert_true(fabs(f.v[WT_F_DUTY] - 0.5) < 1e-9);
 }
 
+/* Memory used beyond the card's total is no scale: a trace with 900 GB
+ * used on an 80 GB card (or a total of 1 MiB) gave mem_frac ~11 and a
+ * growth per minute to match. */
+static void test_mem_over_total(void **state)
+{
+    (void)state;
+    enum { N = 30 };
+    struct wt_sample s[N];
+    double u[N];
+    for (int i = 0; i < N; i++)
+        u[i] = 90;
+    fill(s, N, u, NULL);
+    for (int i = 0; i < N; i++) {
+        s[i].v[WT_COL_MEM_USED] = 40000 + 100 * i;
+        s[i].v[WT_COL_MEM_TOTAL] = 81559;
+    }
+    struct wt_window w = {.s = s, .n = N, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_features f;
+    wt_features_compute(&w, &f);
+    assert_true(f.v[WT_F_MEM_FRAC] > 0.49 && f.v[WT_F_MEM_FRAC] < 0.52);
+    assert_true(wt_measured(f.v[WT_F_MEM_SLOPE]));
+    s[17].v[WT_COL_MEM_USED] = 900000;
+    wt_features_compute(&w, &f);
+    assert_true(isnan(f.v[WT_F_MEM_FRAC]));
+    assert_true(isnan(f.v[WT_F_MEM_SLOPE]));
+    assert_true(wt_measured(f.v[WT_F_MEM_CV])); /* not a ratio to the total */
+}
+
 /* A locked SM clock is judged under load, from the active samples, when
  * the clock column covers half the window: a GPU busy 4 s in every 10 at
  * a clock locked at 1200 of 1980 MHz was not judged at all (its active
@@ -744,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_active_acf),
         cmocka_unit_test(test_active_acf_fast),
         cmocka_unit_test(test_duty_by_time),
+        cmocka_unit_test(test_mem_over_total),
         cmocka_unit_test(test_clock_lock_bursty),
         cmocka_unit_test(test_settings_coverage),
         cmocka_unit_test(test_clock_origin),

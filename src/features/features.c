@@ -600,7 +600,12 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     double mmean = wt_stat_mean(s, n, WT_COL_MEM_USED);
     double mtotal = col_quantile(s, n, WT_COL_MEM_TOTAL, 0.5, tmp);
     double msd = wt_stat_stdev(s, n, WT_COL_MEM_USED);
-    if (wt_measured(mmean) && wt_measured(mtotal) && mtotal > 0) {
+    /* more memory used than the card has (a total of 1 MiB beside 900 GB
+     * used) is no scale: the features per total are not measured */
+    int total_ok = wt_measured(mtotal) && mtotal > 0;
+    for (size_t i = 0; i < n && total_ok; i++)
+        total_ok = !(s[i].v[WT_COL_MEM_USED] > 1.01 * mtotal);
+    if (wt_measured(mmean) && total_ok) {
         f->v[WT_F_MEM_FRAC] = mmean / mtotal;
         /* least squares over time (not per sample: duplicated or irregular
          * samples must not change the growth per minute) */
