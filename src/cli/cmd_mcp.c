@@ -159,6 +159,13 @@ int wt_cmd_mcp(int argc, char **argv)
     const char *hosts[32];
     size_t nhosts = 0;
     char *allow_copy = allow ? strdup(allow) : NULL;
+    /* strtok skips empty names: "a,,b" and "," said nothing of them */
+    if (allow &&
+        (!*allow || allow[0] == ',' || allow[strlen(allow) - 1] == ',' || strstr(allow, ",,"))) {
+        fprintf(stderr, PROG ": --allow-host: an empty name in the list\n");
+        free(allow_copy);
+        return WT_EXIT_USAGE;
+    }
     if (allow_copy)
         for (char *save = NULL, *t = strtok_r(allow_copy, ",", &save); t;
              t = strtok_r(NULL, ",", &save)) {
