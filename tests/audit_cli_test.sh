@@ -230,6 +230,8 @@ printf '%s\000garbage' "$VKEY" >"$TMP/vk2"
 run "verify vkey file: a NUL byte" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP/vk2" && has err "contains a NUL byte"
 { printf '%s' "$VKEY"; printf '%2000s' ''; echo garbage; } >"$TMP/vk2"
 run "verify vkey file: too large" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP/vk2" && has err "larger than 1 KiB"
+printf 'garbage\n' >"$TMP/vk2"
+run "verify vkey file: not a key" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP/vk2" && has err "--vkey: $TMP/vk2: verifier key:"
 printf '%s\r\n' "$VKEY" >"$TMP/vk2"
 run "verify vkey file: CRLF" 0 "$WT" verify-log --log-dir "$L" --vkey "$TMP/vk2"
 # nor is the log's key file a key followed by a NUL byte and anything

@@ -150,8 +150,10 @@ static int read_any_vkey(const char *prog, const char *opt, const char *arg, str
     }
     if (wt_note_parse_vkey(text, v, &err) != WT_OK) {
         /* the argument is a key or a file's name: say both when it is neither */
-        fprintf(stderr, "%s: %s: %s%s\n", prog, opt, err.msg,
-                is_file ? "" : " (nor is it a readable file)");
+        if (is_file)
+            fprintf(stderr, "%s: %s: %s: %s\n", prog, opt, WT_CLEAN(arg), err.msg);
+        else
+            fprintf(stderr, "%s: %s: %s (nor is it a readable file)\n", prog, opt, err.msg);
         return 2;
     }
     return 0;
