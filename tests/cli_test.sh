@@ -103,6 +103,10 @@ FORGED" && has err "'zz?FORGED': expected HOST:PORT" && oneline
 run mcp-public-without-token 2 env -u WT_MCP_TOKEN "$WT" mcp --http 0.0.0.0:0 && has err "not a loopback address" && oneline
 run mcp-allow-host-bad 2 "$WT" mcp --http 127.0.0.1:0 --allow-host "ok.example,a b" && has err "'a b' is not a host name" && oneline
 run mcp-allow-host-port 2 "$WT" mcp --http 127.0.0.1:0 --allow-host "gpu7:8765" && has err "'gpu7:8765' is not a host name" && has err "no port" && oneline
+# a token that is not one names where it came from
+printf 'abc def ghijklmnopqrstu\n' >"$TMP/tok" && chmod 600 "$TMP/tok"
+run mcp-token-space 1 timeout 5 "$WT" mcp --http 127.0.0.1:0 --token-file "$TMP/tok" && has err "--token-file $TMP/tok: the token must be printable ASCII without spaces" && oneline
+run mcp-token-short 1 env WT_MCP_TOKEN=short timeout 5 "$WT" mcp --http 127.0.0.1:0 && has err '$WT_MCP_TOKEN: the token is too short (5 characters' && oneline
 # an empty name is refused, not skipped (as in --columns and --features)
 for a in ',' 'a,,b' 'gpu7,' ''; do
     run "mcp-allow-host-empty[$a]" 2 timeout 5 "$WT" mcp --http 127.0.0.1:0 --allow-host "$a" && has err "an empty name in the list" && oneline

@@ -90,11 +90,13 @@ static int read_token(const char *path, char *out, size_t cap)
     size_t n = strlen(out);
     for (size_t i = 0; i < n; i++)
         if (out[i] <= ' ' || out[i] > '~') {
-            fprintf(stderr, PROG ": the token must be printable ASCII without spaces\n");
+            fprintf(stderr, PROG ": %s%s: the token must be printable ASCII without spaces\n",
+                    path ? "--token-file " : "$WT_MCP_TOKEN", path ? path : "");
             return -1;
         }
     if (n < 16) {
-        fprintf(stderr, PROG ": the token is too short (%zu characters; at least 16)\n", n);
+        fprintf(stderr, PROG ": %s%s: the token is too short (%zu characters; at least 16)\n",
+                path ? "--token-file " : "$WT_MCP_TOKEN", path ? path : "", n);
         return -1;
     }
     return 0;
