@@ -5,10 +5,13 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#define _GNU_SOURCE /* fopencookie */
 #include "testutil.h"
 
+#include <fcntl.h>
 #include <sodium.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "audit/entry.h"
 #include "audit/log.h"
@@ -384,12 +387,189 @@ static void test_flat_limits(void **state)
     assert_int_not_equal(wt_entry_parse(line, strlen(line), &e, &err), WT_OK); /* jansson */
 }
 
+/* A prescan whose reads straddle a cut-and-regrow of the log's tail (a torn
+ * last line quarantined by another writer, which then appends its recovery
+ * record; or a short write cut back and the next writer's line): the read
+ * before the cut ended inside the torn line, the one after it went on in
+ * the new line, and the two halves made one valid record that was never in
+ * the file.  The writer holding the lock then resumed from it: the log, which
+ * a whole scan verifies, was called damaged and the record was refused. */
+struct racer {
+    int fd, fired;
+    const struct wt_log_paths *p;
+};
+
+static ssize_t racer_read(void *c, char *buf, size_t size)
+{
+    struct racer *r = c;
+    ssize_t n = read(r->fd, buf, size);
+    if (n == 0 && !r->fired) { /* the prescan is at the end of the torn line */
+        r->fired = 1;
+        /* another writer: quarantines the torn line, appends its recovery
+         * record (seq as the torn line's, another ts_ms) and publishes */
+        int tick = 0;
+        struct wt_log_opts o = {.clock_ms = fixed_clock, .clock_ctx = &tick};
+        struct wt_log *l;
+        struct wt_log_recovery rec;
+        struct wt_err err = {{0}};
+        if (wt_log_open(&l, r->p, &o, &rec, &err))
+            fail_msg("%s", err.msg);
+        assert_true(rec.repaired);
+        wt_log_close(l);
+        n = read(r->fd, buf, size);
+    }
+    return n;
+}
+
+static void test_prescan_torn_recovery_race(void **state)
+{
+    (void)state;
+    char dir[64], vkey[512];
+    mktempdir(dir, sizeof(dir));
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    assert_int_equal(wt_log_paths_dir(&p, dir, &err), 0);
+    if (wt_log_init(&p, "workloadtruth.example.invalid/0000000000000003", NULL, NULL, vkey,
+                    sizeof(vkey), &err))
+        fail_msg("%s", err.msg);
+    struct wt_log *l;
+    if (wt_log_open(&l, &p, NULL, NULL, &err))
+        fail_msg("%s", err.msg);
+    json_t *f = json_pack("{s:s,s:s,s:i}", "gpu", "GPU-0", "class", "training", "conf_ppm", 1);
+    assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), 0);
+    json_decref(f);
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    uint64_t n = wt_log_size(l);
+    wt_log_close(l);
+    /* a writer killed inside its line: up to the middle of its ts_ms (the
+     * recovery record's is 1767225600000) */
+    FILE *o = fopen(p.log, "ab");
+    assert_non_null(o);
+    fprintf(o, "{\"v\":1,\"seq\":%llu,\"ts_ms\":1767225699", (unsigned long long)n);
+    fclose(o);
+
+    struct racer r = {.fd = open(p.log, O_RDONLY), .p = &p};
+    assert_true(r.fd >= 0);
+    cookie_io_functions_t io = {.read = racer_read};
+    FILE *pf = fopencookie(&r, "r", io);
+    assert_non_null(pf);
+    struct wt_log_prescan ps;
+    memset(&ps, 0, sizeof(ps));
+    assert_int_equal(wt_verify_prescan(pf, &ps.v), 0);
+    struct stat st;
+    assert_int_equal(fstat(r.fd, &st), 0);
+    ps.dev = (uint64_t)st.st_dev;
+    ps.ino = (uint64_t)st.st_ino;
+    fclose(pf);
+    close(r.fd);
+    assert_true(r.fired);
+
+    /* the log is whole */
+    struct wt_note_vkey vk;
+    assert_int_equal(wt_note_parse_vkey(vkey, &vk, &err), 0);
+    struct wt_verify_opts vo = {.vkey = &vk, .side_path = p.checkpoint};
+    struct wt_verify_report *vr = malloc(sizeof(*vr));
+    assert_non_null(vr);
+    int st_v = wt_verify_file(p.log, &vo, vr);
+    assert_true(st_v == WT_VERIFY_OK || st_v == WT_VERIFY_WARN);
+    /* and the writer holding the lock finds it so */
+    struct wt_log_opts lo = {.prescan = &ps};
+    if (wt_log_open(&l, &p, &lo, NULL, &err))
+        fail_msg("a whole log refused after a prescan across a quarantine: %s", err.msg);
+    f = json_pack("{s:s,s:s,s:i}", "gpu", "GPU-0", "class", "idle", "conf_ppm", 2);
+    assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), 0);
+    json_decref(f);
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    wt_log_close(l);
+    st_v = wt_verify_file(p.log, &vo, vr);
+    assert_true(st_v == WT_VERIFY_OK || st_v == WT_VERIFY_WARN);
+    free(vr);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The accepted limit (verify.h): a line changed in place between the prescan
+ * and the lock, here by cutting the file to nothing and writing it back
+ * with one byte of a middle line altered (same inode, same size: not seen
+ * as replaced or cut), is not seen by the writer, which appends and signs.
+ * What it signs is the root of the lines as the prescan read them, so every
+ * later verifier (and writer) finds the alteration. */
+static void test_prescan_inplace_change_seen_later(void **state)
+{
+    (void)state;
+    char dir[64], vkey[512];
+    mktempdir(dir, sizeof(dir));
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    assert_int_equal(wt_log_paths_dir(&p, dir, &err), 0);
+    if (wt_log_init(&p, "workloadtruth.example.invalid/0000000000000004", NULL, NULL, vkey,
+                    sizeof(vkey), &err))
+        fail_msg("%s", err.msg);
+    struct wt_log *l;
+    if (wt_log_open(&l, &p, NULL, NULL, &err))
+        fail_msg("%s", err.msg);
+    for (int i = 0; i < 4; i++) {
+        json_t *f =
+            json_pack("{s:s,s:s,s:i}", "gpu", "GPU-0", "class", "training", "conf_ppm", 500000 + i);
+        assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), 0);
+        json_decref(f);
+    }
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    wt_log_close(l);
+    struct wt_log_prescan ps;
+    wt_log_prescan(&p, &ps);
+    assert_true(ps.v.valid);
+    assert_int_equal(ps.v.n, 5);
+    size_t len;
+    char *log = slurp(p.log, &len);
+    char *at = strstr(log, "\"conf_ppm\":500001"); /* line 3 of 5 */
+    assert_non_null(at);
+    at[strlen("\"conf_ppm\":50000")] = '9';
+    int fd = open(p.log, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, log, len), (ssize_t)len);
+    close(fd);
+    struct wt_note_vkey vk;
+    assert_int_equal(wt_note_parse_vkey(vkey, &vk, &err), 0);
+    struct wt_verify_opts vo = {.vkey = &vk, .side_path = p.checkpoint};
+    struct wt_verify_report *vr = malloc(sizeof(*vr));
+    assert_non_null(vr);
+    assert_int_equal(wt_verify_file(p.log, &vo, vr), WT_VERIFY_DAMAGED);
+    struct wt_log_opts lo = {.prescan = &ps};
+    /* the limit: this writer does not see it, and signs */
+    if (wt_log_open(&l, &p, &lo, NULL, &err))
+        fail_msg("%s", err.msg);
+    {
+        json_t *f = json_pack("{s:s,s:s,s:i}", "gpu", "GPU-0", "class", "idle", "conf_ppm", 7);
+        assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), 0);
+        json_decref(f);
+        assert_int_equal(wt_log_publish(l, &err), 0);
+        wt_log_close(l);
+    }
+    /* not laundered: a whole scan, and the next writer, see the alteration */
+    assert_int_equal(wt_verify_file(p.log, &vo, vr), WT_VERIFY_DAMAGED);
+    assert_int_equal(vr->damage, WT_DMG_BROKEN_LINK);
+    assert_int_equal(vr->line, 3);
+    wt_log_prescan(&p, &ps);
+    assert_int_not_equal(wt_log_open(&l, &p, &lo, NULL, &err), WT_OK);
+    free(vr);
+    free(log);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example_log),    cmocka_unit_test(test_deleted_log),
-        cmocka_unit_test(test_prescan_resume), cmocka_unit_test(test_verify_vector),
+        cmocka_unit_test(test_example_log),
+        cmocka_unit_test(test_deleted_log),
+        cmocka_unit_test(test_prescan_resume),
+        cmocka_unit_test(test_verify_vector),
         cmocka_unit_test(test_flat_limits),
+        cmocka_unit_test(test_prescan_torn_recovery_race),
+        cmocka_unit_test(test_prescan_inplace_change_seen_later),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

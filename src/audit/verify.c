@@ -66,7 +66,8 @@ struct vs {
     uint64_t seal_before; /* the one before it */
     struct ext ext[1 + WT_VERIFY_MAX_AGAINST];
     size_t next;
-    uint64_t max_ext; /* largest signed external size */
+    uint64_t max_ext;      /* largest signed external size */
+    uint8_t last_leaf[32]; /* leaf hash of the last valid line */
 };
 
 static void warnf(struct vs *v, const char *fmt, ...) WT_PRINTF(2, 3);
@@ -399,6 +400,7 @@ static void check_line(struct vs *v, const char *p, size_t len, int complete)
     uint8_t leaf[32];
     wt_merkle_leaf_hash(p, len, leaf);
     wt_merkle_range_append(&r->range, leaf);
+    memcpy(v->last_leaf, leaf, 32);
     v->n++;
     r->entries = v->n;
     r->valid_bytes = v->off;
@@ -802,11 +804,35 @@ static void snapshot(const struct vs *v, struct wt_verify_resume *s)
     s->ckpt_records = r->ckpt_records;
     s->recoveries = r->recoveries;
     s->last_line_len = r->last_line_len;
+    memcpy(s->last_leaf, v->last_leaf, 32);
     memcpy(s->origin, r->origin, sizeof(s->origin));
     memcpy(s->pk, r->pk, 32);
     s->range = r->range;
     s->last_ts_ms = r->last_ts_ms;
     s->sealed_ts_ms = r->sealed_ts_ms;
+}
+
+/* Whether the prescan's last line is still in f where it read it, f left
+ * at its start.  Its reads were not atomic: one that ended inside a torn
+ * last line, then went on in a line appended after that was cut (another
+ * writer's quarantine, a short write cut back), joined the two halves into
+ * a valid record that was never in the file; no line after it can link to
+ * it, so it is the last one. */
+static int last_line_same(FILE *f, const struct wt_verify_resume *from)
+{
+    uint64_t len = from->last_line_len;
+    int same = 0;
+    char *buf = NULL;
+    if (len >= 2 && len <= WT_ENTRY_MAX_LINE + 1 && len <= from->off &&
+        (buf = malloc(len)) != NULL && fseeko(f, (off_t)(from->off - len), SEEK_SET) == 0 &&
+        fread(buf, 1, len, f) == len && buf[len - 1] == '\n') {
+        uint8_t leaf[32];
+        wt_merkle_leaf_hash(buf, len - 1, leaf);
+        same = !memcmp(leaf, from->last_leaf, 32);
+    }
+    free(buf);
+    clearerr(f);
+    return fseeko(f, 0, SEEK_SET) == 0 && same;
 }
 
 /* The verifier over f from its position: from a prescan (from, NULL: the
@@ -826,6 +852,8 @@ static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
         snprintf(r->message, sizeof(r->message), "out of memory");
         goto out;
     }
+    if (from && from->valid && !last_line_same(f, from))
+        from = NULL; /* the whole file, from its start */
     begin(v, base, o, r);
     if (from && resume(v, from) && fseeko(f, (off_t)from->off, SEEK_SET) != 0) {
         st = finish(v);

@@ -112,6 +112,7 @@ struct wt_verify_resume {
     uint64_t n, off, last_seal, seal_before;
     struct wt_note_vkey key; /* the genesis record's */
     uint64_t sealed, sealed_through, ckpt_records, recoveries, last_line_len;
+    uint8_t last_leaf[32]; /* the last line's: checked under the lock (a prescan across a cut) */
     char origin[WT_NOTE_NAME_MAX + 1];
     uint8_t pk[32];
     struct wt_merkle_range range;
@@ -125,9 +126,10 @@ int wt_verify_prescan(FILE *f, struct wt_verify_resume *out);
 
 /* wt_verify_stream from a prescan of the same file: reads f from from->off
  * on.  It scans the whole file instead (from its start) when the prescan
- * cannot be resumed: not valid, another genesis key than o->vkey, or an
- * external checkpoint of fewer lines than the prescan had (its root was
- * not kept). */
+ * cannot be resumed: not valid, its last line no longer in f as it read
+ * it (a read across a cut and regrowth joined two lines), another genesis
+ * key than o->vkey, or an external checkpoint of fewer lines than the
+ * prescan had (its root was not kept). */
 int wt_verify_stream_from(FILE *f, const char *path, const struct wt_verify_opts *o,
                           const struct wt_verify_resume *from, struct wt_verify_report *r);
 
