@@ -56,6 +56,36 @@ static void mktempdir(char *dir, size_t cap)
     assert_non_null(mkdtemp(dir));
 }
 
+/* A new log with a fresh key in a new temporary directory, open for writing. */
+static struct wt_log *new_log(char *dir, size_t cap, struct wt_log_paths *p, const char *origin,
+                              char *vkey, size_t vcap)
+{
+    struct wt_err err = {{0}};
+    struct wt_log *l;
+    mktempdir(dir, cap);
+    assert_int_equal(wt_log_paths_dir(p, dir, &err), 0);
+    if (wt_log_init(p, origin, NULL, NULL, vkey, vcap, &err) ||
+        wt_log_open(&l, p, NULL, NULL, &err))
+        fail_msg("%s", err.msg);
+    return l;
+}
+
+static void append_class(struct wt_log *l, const char *cls, int conf_ppm)
+{
+    struct wt_err err = {{0}};
+    json_t *f = json_pack("{s:s,s:s,s:i}", "gpu", "GPU-0", "class", cls, "conf_ppm", conf_ppm);
+    if (wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err))
+        fail_msg("%s", err.msg);
+    json_decref(f);
+}
+
+static void remove_dir(const char *dir)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_example_log(void **state)
 {
     (void)state;
@@ -131,16 +161,10 @@ static void test_deleted_log(void **state)
 {
     (void)state;
     char dir[64], vkey[512];
-    mktempdir(dir, sizeof(dir));
     struct wt_log_paths p;
     struct wt_err err = {{0}};
-    assert_int_equal(wt_log_paths_dir(&p, dir, &err), 0);
-    if (wt_log_init(&p, "workloadtruth.example.invalid/0000000000000001", NULL, NULL, vkey,
-                    sizeof(vkey), &err))
-        fail_msg("%s", err.msg);
-    struct wt_log *l;
-    if (wt_log_open(&l, &p, NULL, NULL, &err))
-        fail_msg("%s", err.msg);
+    struct wt_log *l = new_log(
+        dir, sizeof(dir), &p, "workloadtruth.example.invalid/0000000000000001", vkey, sizeof(vkey));
     assert_int_equal(wt_log_append(l, WT_ENTRY_HEARTBEAT, NULL, NULL, &err), 0);
     assert_int_equal(unlink(p.log), 0);
     assert_int_equal(wt_log_append(l, WT_ENTRY_HEARTBEAT, NULL, NULL, &err), WT_EIO);
@@ -151,9 +175,7 @@ static void test_deleted_log(void **state)
     fclose(f);
     assert_int_equal(wt_log_append(l, WT_ENTRY_HEARTBEAT, NULL, NULL, &err), WT_EIO);
     wt_log_close(l);
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    remove_dir(dir);
 }
 
 static void same_report(const struct wt_verify_report *a, const struct wt_verify_report *b,
@@ -185,23 +207,14 @@ static void test_prescan_resume(void **state)
 {
     (void)state;
     char dir[64], vkey[512];
-    mktempdir(dir, sizeof(dir));
     struct wt_log_paths p;
     struct wt_err err = {{0}};
-    assert_int_equal(wt_log_paths_dir(&p, dir, &err), 0);
-    if (wt_log_init(&p, "workloadtruth.example.invalid/0000000000000002", NULL, NULL, vkey,
-                    sizeof(vkey), &err))
-        fail_msg("%s", err.msg);
-    struct wt_log *l;
-    if (wt_log_open(&l, &p, NULL, NULL, &err))
-        fail_msg("%s", err.msg);
+    struct wt_log *l = new_log(
+        dir, sizeof(dir), &p, "workloadtruth.example.invalid/0000000000000002", vkey, sizeof(vkey));
     char old_side[128];
     snprintf(old_side, sizeof(old_side), "%s/old_checkpoint", dir);
     for (int i = 0; i < 14; i++) {
-        json_t *f = json_pack("{s:s,s:s,s:i}", "gpu", "GPU-0", "class",
-                              i % 3 ? "training" : "inference", "conf_ppm", 900000 + i);
-        assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), 0);
-        json_decref(f);
+        append_class(l, i % 3 ? "training" : "inference", 900000 + i);
         if (i % 5 == 4)
             assert_int_equal(wt_log_seal(l, &err), 0);
         if (i == 6) { /* keep a checkpoint of part of the log */
@@ -309,9 +322,7 @@ static void test_prescan_resume(void **state)
     free(res);
     free(v);
     free(log);
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    remove_dir(dir);
 }
 
 /* The spec's example log as given, with its size-3 checkpoint. */
@@ -425,19 +436,11 @@ static void test_prescan_torn_recovery_race(void **state)
 {
     (void)state;
     char dir[64], vkey[512];
-    mktempdir(dir, sizeof(dir));
     struct wt_log_paths p;
     struct wt_err err = {{0}};
-    assert_int_equal(wt_log_paths_dir(&p, dir, &err), 0);
-    if (wt_log_init(&p, "workloadtruth.example.invalid/0000000000000003", NULL, NULL, vkey,
-                    sizeof(vkey), &err))
-        fail_msg("%s", err.msg);
-    struct wt_log *l;
-    if (wt_log_open(&l, &p, NULL, NULL, &err))
-        fail_msg("%s", err.msg);
-    json_t *f = json_pack("{s:s,s:s,s:i}", "gpu", "GPU-0", "class", "training", "conf_ppm", 1);
-    assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), 0);
-    json_decref(f);
+    struct wt_log *l = new_log(
+        dir, sizeof(dir), &p, "workloadtruth.example.invalid/0000000000000003", vkey, sizeof(vkey));
+    append_class(l, "training", 1);
     assert_int_equal(wt_log_publish(l, &err), 0);
     uint64_t n = wt_log_size(l);
     wt_log_close(l);
@@ -476,17 +479,13 @@ static void test_prescan_torn_recovery_race(void **state)
     struct wt_log_opts lo = {.prescan = &ps};
     if (wt_log_open(&l, &p, &lo, NULL, &err))
         fail_msg("a whole log refused after a prescan across a quarantine: %s", err.msg);
-    f = json_pack("{s:s,s:s,s:i}", "gpu", "GPU-0", "class", "idle", "conf_ppm", 2);
-    assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), 0);
-    json_decref(f);
+    append_class(l, "idle", 2);
     assert_int_equal(wt_log_publish(l, &err), 0);
     wt_log_close(l);
     st_v = wt_verify_file(p.log, &vo, vr);
     assert_true(st_v == WT_VERIFY_OK || st_v == WT_VERIFY_WARN);
     free(vr);
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    remove_dir(dir);
 }
 
 /* The accepted limit (verify.h): a line changed in place between the prescan
@@ -499,21 +498,12 @@ static void test_prescan_inplace_change_seen_later(void **state)
 {
     (void)state;
     char dir[64], vkey[512];
-    mktempdir(dir, sizeof(dir));
     struct wt_log_paths p;
     struct wt_err err = {{0}};
-    assert_int_equal(wt_log_paths_dir(&p, dir, &err), 0);
-    if (wt_log_init(&p, "workloadtruth.example.invalid/0000000000000004", NULL, NULL, vkey,
-                    sizeof(vkey), &err))
-        fail_msg("%s", err.msg);
-    struct wt_log *l;
-    if (wt_log_open(&l, &p, NULL, NULL, &err))
-        fail_msg("%s", err.msg);
+    struct wt_log *l = new_log(
+        dir, sizeof(dir), &p, "workloadtruth.example.invalid/0000000000000004", vkey, sizeof(vkey));
     for (int i = 0; i < 4; i++) {
-        json_t *f =
-            json_pack("{s:s,s:s,s:i}", "gpu", "GPU-0", "class", "training", "conf_ppm", 500000 + i);
-        assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), 0);
-        json_decref(f);
+        append_class(l, "training", 500000 + i);
     }
     assert_int_equal(wt_log_publish(l, &err), 0);
     wt_log_close(l);
@@ -541,9 +531,7 @@ static void test_prescan_inplace_change_seen_later(void **state)
     if (wt_log_open(&l, &p, &lo, NULL, &err))
         fail_msg("%s", err.msg);
     {
-        json_t *f = json_pack("{s:s,s:s,s:i}", "gpu", "GPU-0", "class", "idle", "conf_ppm", 7);
-        assert_int_equal(wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err), 0);
-        json_decref(f);
+        append_class(l, "idle", 7);
         assert_int_equal(wt_log_publish(l, &err), 0);
         wt_log_close(l);
     }
@@ -555,9 +543,7 @@ static void test_prescan_inplace_change_seen_later(void **state)
     assert_int_not_equal(wt_log_open(&l, &p, &lo, NULL, &err), WT_OK);
     free(vr);
     free(log);
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    remove_dir(dir);
 }
 
 int main(void)
