@@ -6,8 +6,9 @@
  * self-consistent, and without external checkpoints the valid prefix it
  * names must verify on its own to the same entries and root (the prefix
  * property), and a writer's prescan of a prefix resumed on the whole log
- * must conclude exactly what one scan does.  Any crash, leak, sanitizer
- * report or broken property is a bug.
+ * must conclude exactly what one scan does, as must a scan that keeps its
+ * state at a line boundary (the MCP server's) and one resumed from it.
+ * Any crash, leak, sanitizer report or broken property is a bug.
  *
  * build: cmake -DWT_FUZZ=ON -DCMAKE_C_COMPILER=clang ...; run: fuzz_verify -max_total_time=60
  *
@@ -31,6 +32,21 @@ static void remove_side(void)
 {
     if (side_path[0])
         unlink(side_path);
+}
+
+/* Two scans of one log concluded the same. */
+static void same_report(const struct wt_verify_report *a, const struct wt_verify_report *b)
+{
+    if (a->status != b->status || a->damage != b->damage || a->line != b->line ||
+        a->offset != b->offset || strcmp(a->message, b->message) || a->entries != b->entries ||
+        a->valid_bytes != b->valid_bytes || a->file_bytes != b->file_bytes ||
+        a->sealed != b->sealed || a->sealed_through != b->sealed_through ||
+        a->ckpt_records != b->ckpt_records || a->recoveries != b->recoveries ||
+        memcmp(a->root, b->root, 32) || a->sealed_ts_ms != b->sealed_ts_ms || a->nwarn != b->nwarn)
+        abort();
+    for (int i = 0; i < a->nwarn; i++)
+        if (strcmp(a->warn[i], b->warn[i]))
+            abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -102,10 +118,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
     }
     /* a writer's prescan of a prefix, resumed on the whole log, concludes
-     * what one scan of it does (bits 3-7 of the first byte pick the cut) */
+     * what one scan of it does (bits 3-7 of the first byte pick the cut);
+     * so does a reader's scan that keeps its state at the cut, and a scan
+     * resumed from that state */
     size_t cut = len * (flags >> 3) / 31;
     if (cut > 0 && len > 0) {
-        struct wt_verify_resume pre;
+        struct wt_verify_resume pre, kept;
         struct wt_verify_report a, b;
         FILE *f = fmemopen((void *)log, cut, "r");
         if (!f)
@@ -117,17 +135,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         wt_verify_stream(f, "log", &o, &a);
         rewind(f);
         wt_verify_stream_from(f, "log", &o, &pre, &b);
-        fclose(f);
-        if (a.status != b.status || a.damage != b.damage || a.line != b.line ||
-            a.offset != b.offset || strcmp(a.message, b.message) || a.entries != b.entries ||
-            a.valid_bytes != b.valid_bytes || a.file_bytes != b.file_bytes ||
-            a.sealed != b.sealed || a.sealed_through != b.sealed_through ||
-            a.ckpt_records != b.ckpt_records || a.recoveries != b.recoveries ||
-            memcmp(a.root, b.root, 32) || a.sealed_ts_ms != b.sealed_ts_ms || a.nwarn != b.nwarn)
+        same_report(&a, &b);
+        rewind(f);
+        wt_verify_stream_keep(f, "log", &o, NULL, cut, &b, &kept);
+        same_report(&a, &b);
+        if (kept.valid && (kept.off > cut || kept.n > pre.n))
             abort();
-        for (int i = 0; i < a.nwarn; i++)
-            if (strcmp(a.warn[i], b.warn[i]))
-                abort();
+        rewind(f);
+        wt_verify_stream_from(f, "log", &o, &kept, &b);
+        fclose(f);
+        same_report(&a, &b);
     }
     return 0;
 }

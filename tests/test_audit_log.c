@@ -196,6 +196,23 @@ static void same_report(const struct wt_verify_report *a, const struct wt_verify
             fail_msg("%s: warning '%s' / '%s'", what, a->warn[i], b->warn[i]);
 }
 
+static void same_resume(const struct wt_verify_resume *a, const struct wt_verify_resume *b,
+                        const char *what)
+{
+    if (a->valid != b->valid)
+        fail_msg("%s: prescan valid %d, kept valid %d", what, a->valid, b->valid);
+    if (a->valid && (a->n != b->n || a->off != b->off || a->last_seal != b->last_seal ||
+                     a->seal_before != b->seal_before || strcmp(a->key.name, b->key.name) ||
+                     memcmp(a->key.pk, b->key.pk, 32) || a->sealed != b->sealed ||
+                     a->sealed_through != b->sealed_through || a->ckpt_records != b->ckpt_records ||
+                     a->recoveries != b->recoveries || a->last_line_len != b->last_line_len ||
+                     memcmp(a->last_leaf, b->last_leaf, 32) || strcmp(a->origin, b->origin) ||
+                     memcmp(a->pk, b->pk, 32) || memcmp(&a->range, &b->range, sizeof(a->range)) ||
+                     a->last_ts_ms != b->last_ts_ms || a->sealed_ts_ms != b->sealed_ts_ms))
+        fail_msg("%s: the state kept is not the prescan's (%llu / %llu lines)", what,
+                 (unsigned long long)a->n, (unsigned long long)b->n);
+}
+
 /* Verifying from a prescan (a writer's scan of the log before it took the
  * lock) concludes exactly what a whole scan does: for a log whose prescan
  * saw any prefix of it (cut at a line's end or inside a line, as while
@@ -312,6 +329,38 @@ static void test_prescan_resume(void **state)
                         snprintf(what, sizeof(what), "variant %d, line %zu, side %d, cut %zu",
                                  variant, target, side, cut);
                         same_report(full, res, what);
+                        /* a reader's scan that keeps its state at the cut (the
+                         * MCP server's): concludes the same, keeps what a prescan
+                         * of the lines before the cut has, and resuming there
+                         * again concludes the same */
+                        struct wt_verify_resume kept, again;
+                        f = fmemopen(v, vl, "r");
+                        assert_non_null(f);
+                        wt_verify_stream_keep(f, "log.jsonl", &vo, NULL, cut, res, &kept);
+                        fclose(f);
+                        same_report(full, res, what);
+                        /* kept up to the old side file's size at most (the state
+                         * before any external checkpoint counted) */
+                        if (side != 1)
+                            same_resume(&pre, &kept, what);
+                        if (kept.valid) {
+                            struct wt_verify_resume upto;
+                            assert_true(kept.n <= pre.n);
+                            f = fmemopen(v, kept.off, "r");
+                            assert_non_null(f);
+                            assert_int_equal(wt_verify_prescan(f, &upto), 0);
+                            fclose(f);
+                            same_resume(&upto, &kept, what);
+                        }
+                        f = fmemopen(v, vl, "r");
+                        assert_non_null(f);
+                        wt_verify_stream_keep(f, "log.jsonl", &vo, &kept, vl, res, &again);
+                        fclose(f);
+                        same_report(full, res, what);
+                        if (kept.valid && res->resumed_lines != kept.n)
+                            fail_msg("%s: resumed at %llu lines, kept %llu", what,
+                                     (unsigned long long)res->resumed_lines,
+                                     (unsigned long long)kept.n);
                     }
                 }
             }

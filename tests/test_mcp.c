@@ -987,6 +987,151 @@ static void classify_then_read_the_log(void **state)
     wt_mcp_server_free(s);
 }
 
+/* Appends n class records (each with 4 KB of evidence) to the log in dir,
+ * then publishes its checkpoint. */
+static void append_big(const char *dir, int n, const char *cls)
+{
+    struct wt_log_paths lp;
+    struct wt_log *l = NULL;
+    struct wt_err err = {{0}};
+    char pad[251];
+    memset(pad, 'x', sizeof(pad) - 1);
+    pad[sizeof(pad) - 1] = '\0';
+    assert_int_equal(wt_log_paths_dir(&lp, dir, &err), WT_OK);
+    if (access(lp.log, F_OK) != 0) {
+        char vkey[256];
+        assert_int_equal(wt_log_init(&lp, NULL, NULL, NULL, vkey, sizeof(vkey), &err), WT_OK);
+    }
+    assert_int_equal(wt_log_open(&l, &lp, NULL, NULL, &err), WT_OK);
+    for (int i = 0; i < n; i++) {
+        json_t *ev = json_object();
+        for (int k = 0; k < 16; k++) {
+            char key[8];
+            snprintf(key, sizeof(key), "p%d", k);
+            json_object_set_new(ev, key, json_string(pad));
+        }
+        json_t *f = json_pack("{s:s,s:i,s:s,s:i,s:o}", "gpu", "GPU-big", "gpu_idx", 0, "class", cls,
+                              "conf_ppm", 900000 + i, "evidence", ev);
+        if (wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err) != WT_OK)
+            fail_msg("%s", err.msg);
+        json_decref(f);
+    }
+    assert_int_equal(wt_log_publish(l, &err), WT_OK);
+    wt_log_close(l);
+}
+
+/* Flips a byte of the log in place at offset off (from its end when < 0). */
+static void flip_byte(const char *path, long off)
+{
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, off, off < 0 ? SEEK_END : SEEK_SET), 0);
+    int c = fgetc(f);
+    assert_true(c != EOF);
+    assert_int_equal(fseek(f, -1, SEEK_CUR), 0);
+    fputc(c == 'x' ? 'y' : c == 'y' ? 'x' : c ^ 1, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* recent_classifications reads a long log whole once, then from 4 MiB
+ * before its end: every line it lists is read by that call (an appended
+ * record is listed, one changed in place there is damage), and the count
+ * of lines verified by an earlier call is in the result; a change in place
+ * before that point is for verify_audit_log to find (documented). */
+static void recent_resumes_verification(void **state)
+{
+    (void)state;
+    static struct wt_mcp_server srv;
+    struct wt_mcp_config cfg = {0};
+    char dir[128], log[160], copy[170];
+    snprintf(dir, sizeof(dir), "%s/big", tmpdir);
+    snprintf(log, sizeof(log), "%s/log.jsonl", dir);
+    cfg.backend = "synthetic";
+    cfg.log_dir = dir;
+    cfg.max_seconds = 300;
+    append_big(dir, 1300, "training"); /* ~5.3 MB */
+    assert_int_equal(wt_mcp_server_init(&srv, &cfg), 0);
+    struct wt_mcp_server *s = &srv;
+    json_t *resp, *first = NULL;
+    long long earlier = 0;
+    for (int call = 0; call < 2; call++) {
+        json_t *res = call_tool(s, "recent_classifications", "{\"limit\":100}", &resp);
+        json_t *sc = json_object_get(res, "structuredContent");
+        assert_true(json_is_true(json_object_get(json_object_get(sc, "verified"), "valid")));
+        earlier = json_integer_value(json_object_get(sc, "verified_by_earlier_call"));
+        assert_int_equal(json_array_size(json_object_get(sc, "classifications")), 100);
+        if (call == 0) {
+            assert_int_equal(earlier, 0);
+            first = json_deep_copy(sc);
+        } else {
+            /* the same answer, the first ~4 MiB not read again */
+            assert_true(earlier > 200 && earlier < 1300);
+            json_object_del(first, "verified_by_earlier_call");
+            json_object_del(sc, "verified_by_earlier_call");
+            assert_true(json_equal(first, sc));
+        }
+        json_decref(resp);
+    }
+    json_decref(first);
+    /* records appended since: verified and listed */
+    append_big(dir, 2, "inference");
+    json_t *res = call_tool(s, "recent_classifications", "{\"limit\":3}", &resp);
+    json_t *sc = json_object_get(res, "structuredContent");
+    assert_true(json_is_true(json_object_get(json_object_get(sc, "verified"), "valid")));
+    assert_true(json_integer_value(json_object_get(sc, "verified_by_earlier_call")) >= earlier);
+    json_t *list = json_object_get(sc, "classifications");
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(list, 0), "workload_type")), "INFERENCE");
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(list, 2), "workload_type")), "TRAINING");
+    json_decref(resp);
+    /* a byte of line 3 changed in place: not read again by this call (it
+     * says how many lines were verified earlier); verify_audit_log sees it */
+    flip_byte(log, 3000 * 2 + 4000);
+    res = call_tool(s, "recent_classifications", "{}", &resp);
+    sc = json_object_get(res, "structuredContent");
+    assert_true(json_is_true(json_object_get(json_object_get(sc, "verified"), "valid")));
+    assert_true(json_integer_value(json_object_get(sc, "verified_by_earlier_call")) > 0);
+    json_decref(resp);
+    res = call_tool(s, "verify_audit_log", "{}", &resp);
+    assert_true(json_is_false(json_object_get(json_object_get(res, "structuredContent"), "valid")));
+    json_decref(resp);
+    flip_byte(log, 3000 * 2 + 4000); /* put back */
+    /* the last record's evidence changed in place: read again, damage, as
+     * verify_audit_log finds it */
+    flip_byte(log, -300);
+    res = call_tool(s, "recent_classifications", "{}", &resp);
+    json_t *ver =
+        json_incref(json_object_get(json_object_get(res, "structuredContent"), "verified"));
+    json_decref(resp);
+    assert_true(json_is_false(json_object_get(ver, "valid")));
+    res = call_tool(s, "verify_audit_log", "{}", &resp);
+    assert_true(json_equal(ver, json_object_get(res, "structuredContent")));
+    json_decref(resp);
+    json_decref(ver);
+    flip_byte(log, -300);
+    /* another file put in its place: read whole */
+    snprintf(copy, sizeof(copy), "%s/copy", dir);
+    {
+        FILE *in = fopen(log, "rb"), *o = fopen(copy, "wb");
+        assert_non_null(in);
+        assert_non_null(o);
+        char b[1 << 14];
+        size_t k;
+        while ((k = fread(b, 1, sizeof(b), in)) > 0)
+            assert_int_equal(fwrite(b, 1, k, o), k);
+        fclose(in);
+        assert_int_equal(fclose(o), 0);
+        assert_int_equal(rename(copy, log), 0);
+    }
+    res = call_tool(s, "recent_classifications", "{}", &resp);
+    sc = json_object_get(res, "structuredContent");
+    assert_true(json_is_true(json_object_get(json_object_get(sc, "verified"), "valid")));
+    assert_int_equal(json_integer_value(json_object_get(sc, "verified_by_earlier_call")), 0);
+    json_decref(resp);
+    wt_mcp_server_free(s);
+}
+
 struct collected {
     double progress[16];
     int n;
@@ -1381,6 +1526,7 @@ int main(void)
         cmocka_unit_test(bad_arguments_are_tool_errors),
         cmocka_unit_test(files_stay_inside_their_directories),
         cmocka_unit_test(classify_then_read_the_log),
+        cmocka_unit_test(recent_resumes_verification),
         cmocka_unit_test(progress_increases),
         cmocka_unit_test(stdio_transport),
         cmocka_unit_test(stdio_reads_ahead),

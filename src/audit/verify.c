@@ -771,6 +771,7 @@ static int resume(struct vs *v, const struct wt_verify_resume *from)
     v->off = from->off;
     v->last_seal = from->last_seal;
     v->seal_before = from->seal_before;
+    memcpy(v->last_leaf, from->last_leaf, 32);
     r->entries = from->n;
     r->valid_bytes = from->off;
     r->sealed = from->sealed;
@@ -784,6 +785,8 @@ static int resume(struct vs *v, const struct wt_verify_resume *from)
     r->range = from->range;
     r->last_ts_ms = from->last_ts_ms;
     r->sealed_ts_ms = from->sealed_ts_ms;
+    r->resumed_lines = from->n;
+    r->resumed_off = from->off;
     return 1;
 }
 
@@ -835,12 +838,27 @@ static int last_line_same(FILE *f, const struct wt_verify_resume *from)
     return fseeko(f, 0, SEEK_SET) == 0 && same;
 }
 
+/* The state at a line boundary, for wt_verify_stream_keep: kept while the
+ * boundary is at or before the mark, the lines before it intact, and no
+ * external checkpoint compared yet (one that sealed lines would be in the
+ * state, and resuming with a newer side file than it must conclude what a
+ * whole scan with that file does: a prescan's state, which has none). */
+static void keep_at(const struct vs *v, uint64_t mark, struct wt_verify_resume *keep)
+{
+    if (!keep || v->stopped || v->off > mark || !v->r->have_genesis)
+        return;
+    for (size_t k = 0; k < v->next; k++)
+        if (v->ext[k].checked)
+            return;
+    snapshot(v, keep);
+}
+
 /* The verifier over f from its position: from a prescan (from, NULL: the
  * whole file), or as a prescan (snap: its state after the complete lines,
- * no conclusion drawn). */
+ * no conclusion drawn); keep: the state at the last boundary <= mark. */
 static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
                 const struct wt_verify_resume *from, struct wt_verify_report *r,
-                struct wt_verify_resume *snap)
+                struct wt_verify_resume *snap, uint64_t mark, struct wt_verify_resume *keep)
 {
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     struct vs *v = malloc(sizeof(*v));
@@ -848,6 +866,8 @@ static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
     char *chunk = malloc(1 << 16);
     int st = WT_VERIFY_ERROR;
     memset(r, 0, sizeof(*r));
+    if (keep)
+        memset(keep, 0, sizeof(*keep));
     if (!v || !line || !chunk) {
         snprintf(r->message, sizeof(r->message), "out of memory");
         goto out;
@@ -876,6 +896,7 @@ static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
             real += l;
             pos += l;
             if (nl) {
+                keep_at(v, mark, keep);
                 /* an over-long line is kept at 64 KiB + 1 bytes: rejected as such */
                 check_line(v, line, ll, 1);
                 if (real > ll)
@@ -892,6 +913,7 @@ static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
         st = r->status = WT_VERIFY_ERROR;
         goto out;
     }
+    keep_at(v, mark, keep);
     if (snap) { /* a line being appended is the next scan's */
         snapshot(v, snap);
         st = finish(v);
@@ -916,13 +938,20 @@ out:
 int wt_verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
                      struct wt_verify_report *r)
 {
-    return scan(f, path, o, NULL, r, NULL);
+    return scan(f, path, o, NULL, r, NULL, 0, NULL);
 }
 
 int wt_verify_stream_from(FILE *f, const char *path, const struct wt_verify_opts *o,
                           const struct wt_verify_resume *from, struct wt_verify_report *r)
 {
-    return scan(f, path, o, from, r, NULL);
+    return scan(f, path, o, from, r, NULL, 0, NULL);
+}
+
+int wt_verify_stream_keep(FILE *f, const char *path, const struct wt_verify_opts *o,
+                          const struct wt_verify_resume *from, uint64_t mark,
+                          struct wt_verify_report *r, struct wt_verify_resume *keep)
+{
+    return scan(f, path, o, from, r, NULL, mark, keep);
 }
 
 int wt_verify_prescan(FILE *f, struct wt_verify_resume *out)
@@ -931,7 +960,7 @@ int wt_verify_prescan(FILE *f, struct wt_verify_resume *out)
     memset(out, 0, sizeof(*out));
     if (!r)
         return -1;
-    int st = scan(f, "log", NULL, NULL, r, out);
+    int st = scan(f, "log", NULL, NULL, r, out, 0, NULL);
     free(r);
     return st == WT_VERIFY_ERROR && !out->valid ? -1 : 0;
 }

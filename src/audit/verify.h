@@ -83,6 +83,9 @@ struct wt_verify_report {
     int64_t last_ts_ms;
     int64_t sealed_ts_ms;   /* ts_ms of line `sealed` (when sealed > 0) */
     uint64_t last_line_len; /* bytes of the last valid line, newline included */
+    uint64_t resumed_lines; /* lines taken from a resume state, not read by this scan
+                             * (0: it read the file from its start) */
+    uint64_t resumed_off;   /* where this scan began reading (0, or the state's offset) */
     int nwarn;
     char warn[WT_VERIFY_MAX_WARN][300];
 };
@@ -132,6 +135,17 @@ int wt_verify_prescan(FILE *f, struct wt_verify_resume *out);
  * prescan had (its root was not kept). */
 int wt_verify_stream_from(FILE *f, const char *path, const struct wt_verify_opts *o,
                           const struct wt_verify_resume *from, struct wt_verify_report *r);
+
+/* wt_verify_stream_from (from may be NULL: the whole file) that also keeps,
+ * in *keep, the state at the last line boundary at or before byte `mark`
+ * that it passed with the lines before it intact (keep->valid 0 when none):
+ * a reader that verifies the same log again and again (the MCP server)
+ * resumes there next time, reading again every line from that boundary
+ * on.  Lines before it changed in place since are not seen by that later
+ * scan; every whole scan sees them. */
+int wt_verify_stream_keep(FILE *f, const char *path, const struct wt_verify_opts *o,
+                          const struct wt_verify_resume *from, uint64_t mark,
+                          struct wt_verify_report *r, struct wt_verify_resume *keep);
 
 /* The same over an in-memory log (for tests and fuzzing). */
 int wt_verify_buffer(const char *buf, size_t len, const struct wt_verify_opts *o,

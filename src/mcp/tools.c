@@ -766,6 +766,38 @@ static json_t *verify_tool(struct wt_mcp_server *s, struct args *a)
 
 /* --- recent_classifications ------------------------------------------------- */
 
+/* The cache slot of this log (same paths, same file): *hit 1 when it holds
+ * a state to resume at; else a slot emptied for it (the log's own, or the
+ * least recently used one). */
+static struct wt_mcp_verify_cache *
+vcache_slot(struct wt_mcp_server *s, const struct wt_log_paths *p, const struct stat *st, int *hit)
+{
+    struct wt_mcp_verify_cache *c = NULL, *lru = &s->vcache[0];
+    const char *side = p->checkpoint;
+    *hit = 0;
+    if (strlen(p->log) >= sizeof(c->log) || strlen(side) >= sizeof(c->side))
+        return NULL;
+    for (size_t i = 0; i < WT_MCP_VERIFY_CACHE && !c; i++) {
+        struct wt_mcp_verify_cache *k = &s->vcache[i];
+        if (k->used && !strcmp(k->log, p->log) && !strcmp(k->side, side))
+            c = k;
+        else if (k->used < lru->used)
+            lru = k;
+    }
+    if (c && c->dev == st->st_dev && c->ino == st->st_ino && c->at.valid) {
+        *hit = 1;
+    } else {
+        c = c ? c : lru;
+        memset(c, 0, sizeof(*c));
+        snprintf(c->log, sizeof(c->log), "%s", p->log);
+        snprintf(c->side, sizeof(c->side), "%s", side);
+        c->dev = st->st_dev;
+        c->ino = st->st_ino;
+    }
+    c->used = ++s->vcache_clock;
+    return c;
+}
+
 static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
 {
     struct wt_log_paths p;
@@ -775,6 +807,7 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
     if (a->err[0] || log_target(s, a, &p))
         return ARGS_ERROR(a);
     struct wt_verify_report *r = calloc(1, sizeof(*r));
+    struct wt_verify_resume *keep = NULL;
     char *buf = NULL;
     json_t *list = NULL, *out = NULL;
     int fd = -1;
@@ -792,7 +825,28 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
         goto done;
     }
     fd = fileno(lf);
-    int status = wt_verify_stream(lf, p.log, &vo, r);
+    /* verify from where the last call's scan was RECENT_TAIL_BYTES before
+     * the end (lines before it, read then, are not read again), keeping the
+     * state there for the next call: every line shown is read by this call */
+    struct stat st;
+    int hit = 0;
+    struct wt_mcp_verify_cache *vc = NULL;
+    if (fstat(fd, &st) != 0) {
+        out = tool_error("recent_classifications: cannot read %s: %s", p.log, strerror(errno));
+        goto done;
+    }
+    vc = vcache_slot(s, &p, &st, &hit);
+    keep = malloc(sizeof(*keep));
+    if (!keep) {
+        out = tool_error("recent_classifications: out of memory");
+        goto done;
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    int status =
+        wt_verify_stream_keep(lf, p.log, &vo, hit ? &vc->at : NULL,
+                              size > RECENT_TAIL_BYTES ? size - RECENT_TAIL_BYTES : 0, r, keep);
+    if (vc)
+        vc->at = *keep; /* not valid: the next call reads the whole log */
     if (status == WT_VERIFY_ERROR) {
         out = tool_error("recent_classifications: %s", r->message);
         goto done;
@@ -808,9 +862,15 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
     }
     if (shown > r->sealed_through)
         shown = r->sealed_through;
-    /* read the tail of the verified prefix only */
+    /* read the tail of the verified prefix only, and only lines this call
+     * read (a damaged log's valid end may be far before the file's) */
     uint64_t end = r->valid_bytes;
     uint64_t from = end > RECENT_TAIL_BYTES ? end - RECENT_TAIL_BYTES : 0;
+    int from_line_start = 0;
+    if (r->resumed_off && from <= r->resumed_off) {
+        from = r->resumed_off;
+        from_line_start = 1;
+    }
     size_t len = (size_t)(end - from);
     buf = malloc(len + 1);
     if (!buf) {
@@ -838,7 +898,7 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
         size_t b = e;
         while (b > 0 && buf[b - 1] != '\n')
             b--;
-        if (b == 0 && from > 0)
+        if (b == 0 && from > 0 && !from_line_start)
             break;
         struct wt_entry ent;
         struct wt_err err = {{0}};
@@ -889,13 +949,16 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
         e = b;
     }
     json_t *ver = wt_json_verify(r, status, 0, p.log);
-    out = tool_ok(json_pack("{s:s,s:o,s:O,s:I}", "log", p.log, "verified", ver, "classifications",
-                            list, "unsigned_skipped", (json_int_t)unsigned_skipped));
+    out =
+        tool_ok(json_pack("{s:s,s:o,s:O,s:I,s:I}", "log", p.log, "verified", ver, "classifications",
+                          list, "unsigned_skipped", (json_int_t)unsigned_skipped,
+                          "verified_by_earlier_call", (json_int_t)r->resumed_lines));
 done:
     if (lf)
         fclose(lf);
     json_decref(list);
     free(buf);
+    free(keep);
     free(r);
     return out;
 }
