@@ -343,6 +343,12 @@ static void test_writer_plain_numbers(void **state)
     s.t_s = 1;
     s.v[WT_COL_UTIL_GPU] = 4.236240093e-06;
     s.v[WT_COL_MEM_USED] = 300.5;
+    /* below 1e-10 and from 1e16 on too (they had %g's exponent), and an
+     * energy counter from 1e15 J on whole, not cut to ten digits */
+    s.v[WT_COL_POWER] = 1.2345e-11;
+    s.v[WT_COL_TEMP] = -5e-11;
+    s.v[WT_COL_PCIE_TX] = 1e-25;
+    s.v[WT_COL_ENERGY] = -123456789012345680.0;
     assert_int_equal(wt_trace_writer_row(w, &s, &err), WT_OK);
     assert_int_equal(wt_trace_writer_close(w, &err), WT_OK);
     FILE *f = fopen(path, "r");
@@ -355,12 +361,19 @@ static void test_writer_plain_numbers(void **state)
     assert_null(strchr(last, 'e'));
     assert_contains(last, "0.000004236240093");
     assert_contains(last, ",300.5,");
+    assert_contains(last, ",0.000000000012345,");
+    assert_contains(last, ",-0.00000000005,");
+    assert_contains(last, ",-123456789012345680,");
     struct wt_trace_reader *r = NULL;
     assert_int_equal(wt_trace_open(path, NULL, &r, &err), WT_OK);
     struct wt_sample b;
     assert_int_equal(wt_trace_next(r, &b, &err), WT_OK);
     assert_true(fabs(b.v[WT_COL_UTIL_GPU] - 4.236240093e-06) < 1e-15);
     assert_true(b.v[WT_COL_MEM_USED] == 300.5);
+    assert_true(b.v[WT_COL_POWER] == 1.2345e-11);
+    assert_true(b.v[WT_COL_TEMP] == -5e-11);
+    assert_true(b.v[WT_COL_PCIE_TX] == 0);
+    assert_true(b.v[WT_COL_ENERGY] == -123456789012345680.0);
     wt_trace_close(r);
     unlink(path);
 }

@@ -180,14 +180,50 @@ int wt_trace_writer_open(const char *path, const char *const *keys, const char *
 }
 
 /* x with 10 significant digits as a plain decimal (the spec's rule 5: no
- * exponent), trailing zeros dropped; magnitudes below 1e-10 or from 1e16 on,
- * which no column holds in practice, keep %g's exponent (the reader takes
- * both).  Returns the length written. */
+ * exponent), trailing zeros dropped.  Magnitudes below 1e-20, a rounding
+ * residue in any column, are written as 0; from 1e19 on, beyond every
+ * column's range (wt_col_range), %g's exponent is kept, so a row never
+ * outgrows its buffer.  Returns the length written. */
 static int plain(char *out, size_t cap, double x)
 {
     double a = fabs(x);
-    if (a == 0 || a < 1e-10 || a >= 1e16)
+    if (a < 1e-20)
+        return snprintf(out, cap, "0");
+    if (a >= 1e19)
         return snprintf(out, cap, "%.10g", x);
+    if (a < 1e-10 || a >= 1e16) {
+        /* the digits of %.9e, placed by its exponent: "-1.234567890e+17"
+         * becomes -123456789000000000, "1.2345e-11" 0.000000000012345 */
+        char e[40];
+        snprintf(e, sizeof(e), "%.9e", x);
+        const char *p = e;
+        char digits[11];
+        int nd = 0, exp10;
+        size_t n = 0;
+        if (*p == '-')
+            out[n++] = *p++;
+        for (; *p && *p != 'e'; p++)
+            if (*p >= '0' && *p <= '9' && nd < 10)
+                digits[nd++] = *p;
+        exp10 = atoi(p + 1);
+        if (exp10 >= 0) { /* 16..18: a whole number */
+            for (int i = 0; i <= exp10 && n + 1 < cap; i++)
+                out[n++] = i < nd ? digits[i] : '0';
+        } else { /* -20..-11 */
+            while (nd > 1 && digits[nd - 1] == '0')
+                nd--;
+            if (n + 2 < cap) {
+                out[n++] = '0';
+                out[n++] = '.';
+            }
+            for (int i = 0; i < -exp10 - 1 && n + 1 < cap; i++)
+                out[n++] = '0';
+            for (int i = 0; i < nd && n + 1 < cap; i++)
+                out[n++] = digits[i];
+        }
+        out[n] = '\0';
+        return (int)n;
+    }
     int mag = (int)floor(log10(a)); /* 1e-6 -> -6, 123.4 -> 2 */
     int prec = 9 - mag;
     if (prec < 0)
@@ -222,10 +258,13 @@ int wt_trace_writer_row(struct wt_trace_writer *w, const struct wt_sample *s, st
         else if (c == WT_COL_CLOCK_REASONS)
             off +=
                 snprintf(line + off, sizeof(line) - (size_t)off, ",0x%llx", (unsigned long long)x);
-        else if (c == WT_COL_ENERGY && fabs(x) < 1e15)
+        else if (c == WT_COL_ENERGY && fabs(x) < 1e19)
             /* a counter since the driver loaded: 1e10 J on a long-running host,
-             * read in mJ; ten digits would make its differences 0 */
-            off += snprintf(line + off, sizeof(line) - (size_t)off, ",%.3f", x);
+             * read in mJ; ten digits would make its differences 0.  From
+             * 1e15 J on (the counter may start anywhere), the whole joules,
+             * which are all a double holds there */
+            off += snprintf(line + off, sizeof(line) - (size_t)off,
+                            fabs(x) < 1e15 ? ",%.3f" : ",%.0f", x);
         else {
             line[off++] = ',';
             off += plain(line + off, sizeof(line) - (size_t)off, x);
