@@ -132,6 +132,11 @@ run bad-profile 2 "$WT" classify --backend synthetic --profile mining && oneline
 run bad-declared 2 "$WT" classify --backend synthetic --declared gaming && has err "--declared" && oneline
 run missing-value 2 "$WT" classify --samples && has err "needs a value" && oneline
 run next-option-not-a-value 2 "$WT" classify --trace --json && has err "not the option '--json'" && oneline
+# --label over a replayed trace whose own label line said another class: the
+# file said both (rows INFERENCE, "# label: TRAINING")
+printf '# label: TRAINING\nt_s,power_w,util_gpu_pct\n0,100,50\n1,100,50\n' >"$TMP/flabel.csv"
+run record-label-replaces-trace-label 0 "$WT" record --trace "$TMP/flabel.csv" --label INFERENCE --out - && has out "# label: INFERENCE"
+check record-label-no-old-label-line sh -c "! grep -q '^# label: TRAINING' \"\$0\"" "$TMP/out"
 # recording a trace over itself emptied it while it was read (exit 0, the trace lost)
 cp "$DATA/labelled.csv" "$TMP/inplace.csv"
 run record-over-its-trace 2 "$WT" record --trace "$TMP/inplace.csv" --out "$TMP/./inplace.csv" && has err "is the trace being replayed" && oneline

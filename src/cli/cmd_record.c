@@ -412,6 +412,13 @@ int wt_cmd_record(int argc, char **argv)
         keys[nk] = "evasion";
         vals[nk++] = evasion_s;
     }
+    /* --label is every row's truth: a replayed trace's own label line,
+     * another class, would contradict it (rows win, but the file said two
+     * things) */
+    if (label != WT_CLASS_NONE) {
+        keys[nk] = "label";
+        vals[nk++] = wt_class_name(label);
+    }
     /* the rest of a replayed trace's metadata is kept as it was (the trace
      * format: unknown keys are kept): its provenance (source_repo, ...), job
      * label, phases, notes (a key on several lines, on each); not the keys
