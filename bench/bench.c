@@ -8,6 +8,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,9 +58,15 @@ static int bench_parse(const char *path, int quick)
     for (int it = 0; it < iters; it++) {
         FILE *f = path ? fopen(path, "rb") : fmemopen(data, len, "rb");
         struct wt_trace_reader *r;
-        struct wt_err err;
-        if (!f || wt_trace_open_stream(f, 1, path ? path : "<generated>", NULL, &r, &err)) {
-            fprintf(stderr, "wt_bench: cannot open trace: %s\n", path ? path : err.msg);
+        struct wt_err err = {{0}};
+        if (!f) {
+            fprintf(stderr, "wt_bench: cannot open trace %s: %s\n", path ? path : "<generated>",
+                    strerror(errno));
+            free(data);
+            return 1;
+        }
+        if (wt_trace_open_stream(f, 1, path ? path : "<generated>", NULL, &r, &err)) {
+            fprintf(stderr, "wt_bench: cannot open trace: %s\n", err.msg);
             free(data);
             return 1;
         }
