@@ -3,7 +3,9 @@
  *
  * usage: wt_bench [--quick] [--trace FILE]
  *   Parsing is measured on a generated 10 Hz, 8-GPU trace held in memory (or
- *   on FILE); classification on 30-second windows at 10 Hz (300 samples).
+ *   on FILE); classification on 30-second windows at 10 Hz (300 samples):
+ *   the Python tool's training window, then windows of every simulator
+ *   profile on a 4-GPU host (each with its peers).
  *   --quick runs a few iterations only (a smoke test for CI).
  *
  * SPDX-License-Identifier: MIT
@@ -127,6 +129,73 @@ static int bench_classify(int quick)
     return 0;
 }
 
+/* The same over windows of every simulator profile (10 Hz, 4 GPUs, each
+ * window with its 3 peers): the Python tool's window above is an easy one
+ * (one GPU, no peers, a regular pattern), these are what a host looks like. */
+static int bench_classify_sim(int quick)
+{
+    enum { WINDOW = 300, GPUS = 4, MAXW = 16 * GPUS };
+    static const char *const profiles[] = {
+        "dense-training",   "peft-training",     "grad-accum-training", "inference-poisson",
+        "inference-bursty", "inference-diurnal", "inference-periodic",  "inference-continuous",
+        "inference-vllm",   "idle-bare",         "idle-resident",       NULL};
+    static struct wt_sample buf[MAXW][WINDOW];
+    static struct wt_window win[MAXW], peers[MAXW][GPUS - 1];
+    size_t nw = 0;
+    struct wt_err err = {{0}};
+    for (int p = 0; profiles[p] && nw + GPUS <= MAXW; p++) {
+        struct wt_source_config cfg = {0};
+        struct wt_source *src;
+        cfg.profile = profiles[p];
+        cfg.gpus = GPUS;
+        cfg.seed = 7;
+        if (wt_source_open("synthetic", &cfg, &src, &err)) {
+            fprintf(stderr, "wt_bench: %s: %s\n", profiles[p], err.msg);
+            return 1;
+        }
+        for (int g = 0; g < GPUS; g++) {
+            size_t n;
+            if (wt_source_read_n(src, g, buf[nw + (size_t)g], WINDOW, &n, &err) || n != WINDOW) {
+                fprintf(stderr, "wt_bench: %s: GPU %d: %s\n", profiles[p], g,
+                        err.msg[0] ? err.msg : "too few samples");
+                wt_source_close(src);
+                return 1;
+            }
+            win[nw + (size_t)g] = (struct wt_window){.s = buf[nw + (size_t)g],
+                                                     .n = WINDOW,
+                                                     .gpu = g,
+                                                     .power_semantics = "instant",
+                                                     .gpu_model = "NVIDIA H100 80GB HBM3"};
+        }
+        wt_source_close(src);
+        for (int g = 0; g < GPUS; g++) {
+            size_t k = 0;
+            for (int o = 0; o < GPUS; o++)
+                if (o != g)
+                    peers[nw + (size_t)g][k++] = win[nw + (size_t)o];
+            win[nw + (size_t)g].peers = peers[nw + (size_t)g];
+            win[nw + (size_t)g].npeers = GPUS - 1;
+        }
+        nw += GPUS;
+    }
+    const struct wt_classifier *const *all = wt_classifier_all();
+    for (int c = 0; all[c]; c++) {
+        long iters = quick ? 1000 : 200000;
+        struct wt_result r;
+        double t0 = now();
+        for (long i = 0; i < iters; i++)
+            if (wt_classify_window(all[c], &win[(size_t)i % nw], &r, &err)) {
+                fprintf(stderr, "wt_bench: %s\n", err.msg);
+                return 1;
+            }
+        double dt = now() - t0;
+        printf("features + classification (%s): %zu simulator windows (11 profiles, 30 s at 10 Hz, "
+               "%d GPUs: 3 peers each): %.0f windows/s on one core\n",
+               all[c]->name, nw, GPUS, iters / dt);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int quick = 0;
@@ -141,7 +210,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (bench_parse(path, quick) || bench_classify(quick))
+    if (bench_parse(path, quick) || bench_classify(quick) || bench_classify_sim(quick))
         return 1;
     return 0;
 }
