@@ -50,8 +50,8 @@ static int list_json(void)
 static void list(void)
 {
     size_t n;
-    printf(
-        "synthetic profiles of the Python tool (suite seed; add --evasion for its transform):\n");
+    printf("synthetic profiles of the Python tool (suite seed; classify --evasion for its "
+           "transform):\n");
     for (const struct wt_synth_profile *const *p = wt_synth_profiles(); *p; p++)
         printf("  %-22s %s\n", (*p)->name, "the Python tool's profile");
     const struct wt_sim_profile_info *pr = wt_sim_profiles(&n);
@@ -220,9 +220,9 @@ int wt_cmd_benchmark(int argc, char **argv)
     }
     if (!strcmp(suite, "seed") && seed == WT_TRAINSET_PY_SEED) {
         fprintf(stderr,
-                "workloadtruth benchmark: --seed %llu is the seed the shipped model's Python-"
-                "profile training windows were drawn with: the suite would score them; choose "
-                "another (see --help)\n",
+                "workloadtruth benchmark: --seed %llu is the seed `train` draws its Python-"
+                "profile windows with (the shipped model's training windows): the suite would "
+                "score them; choose another (see --help)\n",
                 seed);
         goto out;
     }
