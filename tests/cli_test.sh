@@ -401,7 +401,7 @@ run bench-physics-unknown 2 "$WT" benchmark --suite sim --seconds 60 --sample-hz
 run bench-physics-short 2 "$WT" benchmark --suite sim --seconds 4 --trials 2 && has err "--seconds 5 or more" && oneline
 run bench-physics-periods 2 "$WT" benchmark --suite sim --seconds 5 --sample-hz 1.1 --trials 2 && has err "can give 5 samples" && oneline
 run bench-sim-seconds 2 "$WT" benchmark --suite evasion --trials 100000 --seconds 5 --sample-hz 1 && has err "360000 simulated seconds per cell" && oneline
-run bench-training-seed 2 "$WT" benchmark --seed 33992347316 && has err "training windows were drawn with" && oneline
+run bench-training-seed 2 "$WT" benchmark --seed 33992347316 && has err "draws its Python-profile windows with" && oneline
 run bench-seed-range 2 "$WT" benchmark --seed 18446744073709551615 --trials 2 && has err "out of range" && oneline
 run bench-seed-2p53 2 "$WT" benchmark --seed 9007199254740993 --trials 2 && has err "9007199254740993 is out of range" && oneline
 run train-window-long 2 "$WT" train --traces "$DATA" --out "$TMP/w.model" --window 31 && has err "out of range (1..30)" && oneline

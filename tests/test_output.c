@@ -90,6 +90,38 @@ static void test_text_result(void **state)
     free(buf);
 }
 
+/* A run with --model or --holdout says so (it printed the same header and
+ * JSON as the built-in model's). */
+static void test_benchmark_says_model(void **state)
+{
+    (void)state;
+    struct wt_bench_report *b = malloc(sizeof(*b));
+    struct wt_err err;
+    assert_non_null(b);
+    assert_int_equal(
+        wt_benchmark_sim(&wt_classifier_rules, "sim", 1, 10, 10, 0, NULL, NULL, b, &err), WT_OK);
+    json_t *j = wt_json_benchmark(b);
+    assert_true(json_is_null(json_object_get(j, "model")));
+    assert_true(json_is_null(json_object_get(j, "holdout")));
+    json_decref(j);
+    b->model = "m.model";
+    b->holdout = "family";
+    j = wt_json_benchmark(b);
+    assert_string_equal(json_string_value(json_object_get(j, "model")), "m.model");
+    assert_string_equal(json_string_value(json_object_get(j, "holdout")), "family");
+    json_decref(j);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    wt_text_benchmark(f, b);
+    fclose(f);
+    assert_non_null(strstr(buf, "seed 0, model m.model, each family scored by a model trained "
+                                "without it\n"));
+    free(buf);
+    free(b);
+}
+
 static void test_json_benchmark(void **state)
 {
     (void)state;
@@ -97,9 +129,12 @@ static void test_json_benchmark(void **state)
     struct wt_err err;
     assert_int_equal(wt_benchmark_seed(&wt_classifier_rules, 30, 30, 0, &b, &err), WT_OK);
     json_t *j = wt_json_benchmark(&b);
-    const char *keys[] = {
-        "source",           "note",  "window_size", "trials_per_cell", "clean_accuracy",
-        "evasion_accuracy", "cells", "suite",       "classifier",      "seed"};
+    const char *keys[] = {"source",         "note",
+                          "window_size",    "trials_per_cell",
+                          "clean_accuracy", "evasion_accuracy",
+                          "cells",          "suite",
+                          "classifier",     "seed",
+                          "model"};
     const char *key;
     json_t *v;
     size_t i = 0;
@@ -108,7 +143,8 @@ static void test_json_benchmark(void **state)
         assert_string_equal(key, keys[i]);
         i++;
     }
-    assert_int_equal(i, 10);
+    assert_int_equal(i, 11);
+    assert_true(json_is_null(json_object_get(j, "model")));
     assert_string_equal(json_string_value(json_object_get(j, "source")), "synthetic");
     assert_true(json_real_value(json_object_get(j, "evasion_accuracy")) == 0.6667);
     json_t *cell = json_array_get(json_object_get(j, "cells"), 1);
@@ -194,9 +230,10 @@ static void test_text_hygiene(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json_result),    cmocka_unit_test(test_text_result),
-        cmocka_unit_test(test_json_benchmark), cmocka_unit_test(test_huge_numbers),
-        cmocka_unit_test(test_text_hygiene),   cmocka_unit_test(test_feature_precision),
+        cmocka_unit_test(test_json_result),       cmocka_unit_test(test_text_result),
+        cmocka_unit_test(test_json_benchmark),    cmocka_unit_test(test_benchmark_says_model),
+        cmocka_unit_test(test_huge_numbers),      cmocka_unit_test(test_text_hygiene),
+        cmocka_unit_test(test_feature_precision),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

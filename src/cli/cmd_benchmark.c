@@ -334,6 +334,8 @@ int wt_cmd_benchmark(int argc, char **argv)
         fprintf(stderr, "workloadtruth benchmark: %s\n", err.msg);
         goto out;
     }
+    rep->model = model_path;
+    rep->holdout = holdout_by;
     if (json) {
         json_t *j = wt_json_benchmark(rep);
         int jrc = wt_json_print(stdout, j);

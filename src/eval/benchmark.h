@@ -37,6 +37,10 @@ struct wt_bench_report {
     unsigned window, trials;    /* seed suite: window in samples */
     double window_s, sample_hz; /* sim and evasion suites */
     uint64_t seed;
+    const char
+        *model; /* the physics model file scored (NULL: the built-in one); set by the caller */
+    const char
+        *holdout; /* "family": each family scored by a model trained without it (NULL: none) */
     struct wt_bench_cell cells[WT_BENCH_MAX_CELLS];
     unsigned ncells;
 };

@@ -131,6 +131,8 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
     put(o, "sample_hz", wt_json_number(b->sample_hz, 4), bad);
     put(o, "trials_per_cell", json_integer(b->trials), bad);
     put(o, "seed", json_integer((json_int_t)b->seed), bad);
+    put(o, "holdout", b->holdout ? jstr(b->holdout) : json_null(), bad);
+    put(o, "model", b->model ? jstr(b->model) : json_null(), bad);
     put(o, "accuracy", wt_json_number(t ? (double)c / t : NAN, 4), bad);
     if (!strcmp(b->suite, "evasion")) {
         put(o, "default_strength_accuracy", wt_json_number(wt_bench_default_accuracy(b), 4), bad);
@@ -214,6 +216,7 @@ json_t *wt_json_benchmark(const struct wt_bench_report *b)
     put(o, "suite", jstr(b->suite), &bad);
     put(o, "classifier", jstr(b->classifier), &bad);
     put(o, "seed", json_integer((json_int_t)b->seed), &bad);
+    put(o, "model", b->model ? jstr(b->model) : json_null(), &bad);
     if (bad) {
         json_decref(o);
         return NULL;

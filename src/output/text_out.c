@@ -29,14 +29,26 @@ static void pct(FILE *f, double x)
         fprintf(f, "%6.1f%%", 100.0 * x);
 }
 
+/* The end of the header line: which model scored (two runs that differ in
+ * these alone printed the same header) */
+static void model_note(FILE *f, const struct wt_bench_report *b)
+{
+    if (b->model)
+        fprintf(f, ", model %s", b->model);
+    if (b->holdout)
+        fprintf(f, ", each %s scored by a model trained without it", b->holdout);
+    fputc('\n', f);
+}
+
 void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
 {
     if (strcmp(b->suite, "seed")) {
         fprintf(f,
                 "benchmark suite '%s', classifier '%s': %u trials per cell, %g-second windows "
-                "at %g Hz, seed %llu\n",
+                "at %g Hz, seed %llu",
                 b->suite, b->classifier, b->trials, b->window_s, b->sample_hz,
                 (unsigned long long)b->seed);
+        model_note(f, b);
         fprintf(f, "%-22s %-16s %8s %7s %9s %10s\n", "profile", "evasion", "strength", "trials",
                 "accuracy", "given up");
         unsigned t = 0, c = 0;
@@ -68,8 +80,9 @@ void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
     }
     fprintf(f,
             "benchmark suite '%s', classifier '%s': %u trials per cell, window %u samples, "
-            "seed %llu\n",
+            "seed %llu",
             b->suite, b->classifier, b->trials, b->window, (unsigned long long)b->seed);
+    model_note(f, b);
     fprintf(f, "%-12s %-8s %7s %8s %9s\n", "profile", "evasion", "trials", "correct", "accuracy");
     for (unsigned i = 0; i < b->ncells; i++) {
         const struct wt_bench_cell *c = &b->cells[i];
