@@ -213,6 +213,27 @@ static void same_resume(const struct wt_verify_resume *a, const struct wt_verify
                  (unsigned long long)a->n, (unsigned long long)b->n);
 }
 
+/* The message a writer gives for lines it found unsealed: "signed" only when
+ * the checkpoint file that signs them was written (a writer reopening a log
+ * on a full disk said "signed", then that the file could not be written). */
+static void test_unsealed_msg(void **state)
+{
+    (void)state;
+    struct wt_log_recovery rec;
+    char buf[1024];
+    memset(&rec, 0, sizeof(rec));
+    assert_int_equal(wt_log_unsealed_msg(&rec, "L", buf, sizeof(buf)), 0);
+    rec.entries = 10;
+    rec.unsealed = 2;
+    assert_int_equal(wt_log_unsealed_msg(&rec, "L", buf, sizeof(buf)), 1);
+    assert_non_null(strstr(buf, "L: signed lines 9..10, which no signed checkpoint covered"));
+    snprintf(rec.publish_error, sizeof(rec.publish_error), "cannot write L.tmp: No space");
+    assert_int_equal(wt_log_unsealed_msg(&rec, "L", buf, sizeof(buf)), 1);
+    assert_null(strstr(buf, "signed lines"));
+    assert_non_null(strstr(buf, "L: lines 9..10, which no signed checkpoint covered"));
+    assert_non_null(strstr(buf, "will be signed once the checkpoint file can be written"));
+}
+
 /* Verifying from a prescan (a writer's scan of the log before it took the
  * lock) concludes exactly what a whole scan does: for a log whose prescan
  * saw any prefix of it (cut at a line's end or inside a line, as while
@@ -601,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_example_log),
         cmocka_unit_test(test_deleted_log),
         cmocka_unit_test(test_prescan_resume),
+        cmocka_unit_test(test_unsealed_msg),
         cmocka_unit_test(test_verify_vector),
         cmocka_unit_test(test_flat_limits),
         cmocka_unit_test(test_prescan_torn_recovery_race),

@@ -637,12 +637,16 @@ int wt_log_unsealed_msg(const struct wt_log_recovery *rec, const char *log, char
         buf[0] = '\0';
     if (!rec->unsealed)
         return 0;
-    snprintf(buf, cap,
-             "%s: signed lines %llu..%llu, which no signed checkpoint covered (written by a "
-             "writer that stopped before sealing them, or by someone without the key: check "
-             "them)",
-             log, (unsigned long long)(rec->entries - rec->unsealed + 1),
-             (unsigned long long)rec->entries);
+    /* the checkpoint file that signs them could not be written yet (a full
+     * disk, publish_later): not signed until it is */
+    snprintf(
+        buf, cap,
+        "%s: %slines %llu..%llu, which no signed checkpoint covered (written by a "
+        "writer that stopped before sealing them, or by someone without the key: check "
+        "them)%s",
+        log, rec->publish_error[0] ? "" : "signed ",
+        (unsigned long long)(rec->entries - rec->unsealed + 1), (unsigned long long)rec->entries,
+        rec->publish_error[0] ? ", will be signed once the checkpoint file can be written" : "");
     return 1;
 }
 

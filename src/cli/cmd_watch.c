@@ -240,6 +240,22 @@ static void wait_for_init(const struct wt_log_paths *p)
         nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
 }
 
+/* A record written.  The first after failed writes says so: the journal
+ * showed each failure and the retries, and nothing when writes came back. */
+static void wrote_one(struct writer *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->written++;
+    int resumed = !w->log_ok;
+    unsigned long long errors = w->errors;
+    w->log_ok = 1;
+    pthread_mutex_unlock(&w->mu);
+    if (resumed)
+        fprintf(stderr,
+                "workloadtruth watch: %s: records written again (%llu failed writes so far)\n",
+                w->paths.log, errors);
+}
+
 static void fail_log(struct writer *w, const char *msg)
 {
     fprintf(stderr, "workloadtruth watch: %s\n", msg);
@@ -365,10 +381,7 @@ static void *writer_main(void *arg)
             if (wt_log_size(w->log) == w->retry_size && !memcmp(root, w->retry_root, 32)) {
                 json_decref(r->fields);
                 free(r);
-                pthread_mutex_lock(&w->mu);
-                w->written++;
-                w->log_ok = 1;
-                pthread_mutex_unlock(&w->mu);
+                wrote_one(w);
                 w->since_seal++;
                 exit_tries = 0; /* progress: only attempts that write nothing count */
             } else {
@@ -402,10 +415,7 @@ static void *writer_main(void *arg)
             }
             json_decref(r->fields);
             free(r);
-            pthread_mutex_lock(&w->mu);
-            w->written++;
-            w->log_ok = 1;
-            pthread_mutex_unlock(&w->mu);
+            wrote_one(w);
             w->since_seal++;
             exit_tries = 0; /* progress: only attempts that write nothing count */
             /* under sustained load the queue never empties: end the batch
