@@ -619,6 +619,43 @@ static void test_overview_ids(void **state)
     unlink(path);
 }
 
+/* A log written by several classifiers (a model file changed, rules) says
+ * which wrote which windows (the page named none). */
+static void test_classifiers_named(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    mk_open(&m, path, sizeof(path));
+    const int64_t t0 = 1767225600000;
+    mk_class(&m, t0, "GPU-aaaa-1111", 0, "training", 900000, NULL);
+    mk_class(&m, t0 + 30000, "GPU-aaaa-1111", 0, "training", 900000, NULL);
+    mk_line(&m, t0 + 60000, WT_ENTRY_CLASS,
+            json_pack("{s:s,s:i,s:s,s:i,s:s}", "gpu", "GPU-aaaa-1111", "gpu_idx", 0, "class",
+                      "idle", "conf_ppm", 1000000, "model", "rules/workloadtruth-test"));
+    mk_line(&m, t0 + 90000, WT_ENTRY_CLASS,
+            json_pack("{s:s,s:i,s:s,s:i}", "gpu", "GPU-aaaa-1111", "gpu_idx", 0, "class", "idle",
+                      "conf_ppm", 1000000));
+    mk_close(&m, t0 + 120000);
+    struct wt_report_info info;
+    char *html = report(path, NULL, &info);
+    has(html, "<dt>classifier (several: confidences differ in kind)</dt><dd class=\"mono\">"
+              "physics/workloadtruth-test: 2 windows, lines 2-3</dd>");
+    has(html, "rules/workloadtruth-test: 1 window, lines 4-4</dd>");
+    has(html, "(not recorded): 1 window, lines 5-5</dd>");
+    free(html);
+    unlink(path);
+    /* one classifier: named, without the warning */
+    mk_open(&m, path, sizeof(path));
+    mk_class(&m, t0, "GPU-aaaa-1111", 0, "training", 900000, NULL);
+    mk_close(&m, t0 + 30000);
+    html = report(path, NULL, &info);
+    has(html, "<dt>classifier</dt><dd class=\"mono\">physics/workloadtruth-test: 1 window");
+    lacks(html, "several");
+    free(html);
+    unlink(path);
+}
+
 /* A period in a year after 9999 drops the repeated date whole, and only
  * when it is the same (it cut 11 bytes: "103373-12-11 00:53:20Z -> 8
  * 00:53:20Z" for a week). */
@@ -798,6 +835,7 @@ int main(void)
         cmocka_unit_test(test_heartbeat_failed_list),
         cmocka_unit_test(test_heartbeat_news),
         cmocka_unit_test(test_overview_ids),
+        cmocka_unit_test(test_classifiers_named),
         cmocka_unit_test(test_period_long_year),
         cmocka_unit_test(test_genesis_only),
         cmocka_unit_test(test_time_zero),

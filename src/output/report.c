@@ -82,8 +82,20 @@ struct logev {
     char text[320];
 };
 
+/* A classifier (the record's `model`: "physics/...", a --model file's
+ * "...model-sha256:...", "rules/...") and the windows it classified: a log
+ * written by several is told as such (their confidences differ in kind). */
+#define MAX_CLF 8
+struct clf {
+    char *name; /* NULL: the records name none */
+    uint64_t windows, first_seq, last_seq;
+};
+
 struct model {
     struct wt_verify_report vr;
+    struct clf clf[MAX_CLF];
+    size_t nclf;
+    uint64_t clf_other; /* windows of classifiers past MAX_CLF */
     const struct wt_report_opts *o;
     const char *log_path;
     size_t max_windows;
@@ -151,6 +163,34 @@ static void model_free(struct model *m)
     free(m->g);
     m->g = NULL;
     m->ng = 0;
+    for (size_t i = 0; i < m->nclf; i++)
+        free(m->clf[i].name);
+    m->nclf = 0;
+}
+
+static int count_clf(struct model *m, const struct wt_entry *e)
+{
+    const char *name = json_string_value(json_object_get(e->obj, "model"));
+    for (size_t i = 0; i < m->nclf; i++) {
+        struct clf *c = &m->clf[i];
+        if (name ? c->name && !strcmp(c->name, name) : !c->name) {
+            c->windows++;
+            c->last_seq = e->seq;
+            return WT_OK;
+        }
+    }
+    if (m->nclf == MAX_CLF) {
+        m->clf_other++;
+        return WT_OK;
+    }
+    struct clf *c = &m->clf[m->nclf];
+    c->name = name ? dupn(name, SIZE_MAX) : NULL;
+    if (name && !c->name)
+        return WT_ENOMEM;
+    c->windows = 1;
+    c->first_seq = c->last_seq = e->seq;
+    m->nclf++;
+    return WT_OK;
 }
 
 static int cls_index(const char *s)
@@ -307,6 +347,8 @@ static int ingest_class(struct model *m, const struct wt_entry *e, struct wt_err
     const char *declared, *verdict;
     int mismatch = is_mismatch(ev, cls_index(e->cls), &declared, &verdict);
     m->n_class++;
+    if (count_clf(m, e) != WT_OK)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
     if (!g) {
         if (!hidden)
             return WT_ENOMEM;
@@ -926,6 +968,17 @@ static void render_status(FILE *f, const struct model *m)
         snprintf(buf, sizeof(buf), "%" PRIu64 " lines", r->side_size);
         fact_s(f, "checkpoint file covers", buf, 0);
     }
+    for (size_t i = 0; i < m->nclf; i++) {
+        const struct clf *c = &m->clf[i];
+        char line[SHOW_STR + 160];
+        snprintf(line, sizeof(line), "%s: %" PRIu64 " window%s, lines %" PRIu64 "-%" PRIu64,
+                 c->name ? c->name : "(not recorded)", c->windows, c->windows == 1 ? "" : "s",
+                 c->first_seq + 1, c->last_seq + 1);
+        fact_s(f, m->nclf > 1 ? "classifier (several: confidences differ in kind)" : "classifier",
+               line, 1);
+    }
+    if (m->clf_other)
+        fact_u(f, "windows of other classifiers", m->clf_other);
     if (m->have_genesis) {
         fmt_time(buf, sizeof(buf), m->genesis_ts, 0);
         fact_s(f, "created", buf, 0);
