@@ -140,7 +140,9 @@ static void test_malformed(void **state)
                  "t.csv:1: missing header");
     expect_error("2024/04/03 10:47:35.123, NVIDIA H100\n", "t.csv:1: missing header");
     expect_error("foo,bar\n1,2\n", "header names no known column");
-    expect_error("gpu,power_w\n0,1\n", "header names no known column");
+    expect_error("gpu,power_w\n0,1\n", "t.csv:1: header lacks the required column 't_s' (it "
+                                       "names the trace column 'power_w')");
+    expect_error("gpu,label\n0,IDLE\n", "header names no known column");
     expect_error("", "empty trace");
     expect_error("# format: workloadtruth-trace/1\n\n", "empty trace");
     /* ragged rows */

@@ -467,8 +467,10 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
                     WT_TRACE_MAX_COLS);
     if (n < 0)
         return fail(r, err, WT_EINVAL, r->lineno, "header: unterminated quoted field");
-    int native = 0, nvsmi = 0, data = 0;
+    int native = 0, nvsmi = 0, data = 0, col = -1;
     for (int i = 0; i < n; i++) {
+        if (col < 0 && wt_col_lookup(cells[i].p, cells[i].len) >= 0)
+            col = i;
         if (cells[i].len == 3 && !memcmp(cells[i].p, "t_s", 3))
             native = 1;
         else if (nvsmi_lookup(cells[i].p, cells[i].len) &&
@@ -484,6 +486,15 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
         printable(shown, sizeof(shown), fmt, strlen(fmt));
         return fail(r, err, WT_EINVAL, r->lineno,
                     "header lacks the required column 't_s' (the metadata says 'format: %s')",
+                    shown);
+    }
+    /* the trace's own columns without 't_s' (misspelt, dropped): a broken
+     * trace, not a CSV file of something else for a directory walk to skip */
+    if (!native && !nvsmi && col >= 0) {
+        char shown[64];
+        printable(shown, sizeof(shown), cells[col].p, cells[col].len);
+        return fail(r, err, WT_EINVAL, r->lineno,
+                    "header lacks the required column 't_s' (it names the trace column '%s')",
                     shown);
     }
     if (!native && !nvsmi) {
