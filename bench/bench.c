@@ -93,6 +93,32 @@ static int bench_parse(const char *path, int quick)
     return 0;
 }
 
+/* Times features + classification of the windows, taken in turn, for each
+ * classifier; `what` names them in the output. */
+static int time_windows(const struct wt_window *win, size_t nw, int quick, const char *what)
+{
+    const struct wt_classifier *const *all = wt_classifier_all();
+    struct wt_err err = {{0}};
+    for (int c = 0; all[c]; c++) {
+        long iters = quick ? 1000 : 200000;
+        double samples = 0;
+        struct wt_result r;
+        double t0 = now();
+        for (long i = 0; i < iters; i++) {
+            const struct wt_window *w = &win[(size_t)i % nw];
+            samples += (double)w->n;
+            if (wt_classify_window(all[c], w, &r, &err)) {
+                fprintf(stderr, "wt_bench: %s\n", err.msg);
+                return 1;
+            }
+        }
+        double dt = now() - t0;
+        printf("features + classification (%s): %s: %.0f windows/s, %.0f samples/s on one core\n",
+               all[c]->name, what, iters / dt, samples / dt);
+    }
+    return 0;
+}
+
 static int bench_classify(int quick)
 {
     enum { WINDOW = 300 };
@@ -111,22 +137,8 @@ static int bench_classify(int quick)
     for (size_t i = 0; i < n; i++)
         buf[i].t_s = 0.1 * (double)i;
     struct wt_window w = {.s = buf, .n = n, .power_semantics = "instant", .gpu_model = "synthetic"};
-    const struct wt_classifier *const *all = wt_classifier_all();
-    for (int c = 0; all[c]; c++) {
-        long iters = quick ? 1000 : 200000;
-        struct wt_result r;
-        double t0 = now();
-        for (long i = 0; i < iters; i++)
-            if (wt_classify_window(all[c], &w, &r, &err)) {
-                fprintf(stderr, "wt_bench: %s\n", err.msg);
-                return 1;
-            }
-        double dt = now() - t0;
-        printf("features + classification (%s): 30 s windows at 10 Hz (%d samples): %.0f "
-               "windows/s, %.0f samples/s on one core\n",
-               all[c]->name, WINDOW, iters / dt, iters * (double)WINDOW / dt);
-    }
-    return 0;
+    return time_windows(&w, 1, quick,
+                        "the Python tool's training window, 30 s at 10 Hz (300 samples)");
 }
 
 /* The same over windows of every simulator profile (10 Hz, 4 GPUs, each
@@ -178,22 +190,10 @@ static int bench_classify_sim(int quick)
         }
         nw += GPUS;
     }
-    const struct wt_classifier *const *all = wt_classifier_all();
-    for (int c = 0; all[c]; c++) {
-        long iters = quick ? 1000 : 200000;
-        struct wt_result r;
-        double t0 = now();
-        for (long i = 0; i < iters; i++)
-            if (wt_classify_window(all[c], &win[(size_t)i % nw], &r, &err)) {
-                fprintf(stderr, "wt_bench: %s\n", err.msg);
-                return 1;
-            }
-        double dt = now() - t0;
-        printf("features + classification (%s): %zu simulator windows (11 profiles, 30 s at 10 Hz, "
-               "%d GPUs: 3 peers each): %.0f windows/s on one core\n",
-               all[c]->name, nw, GPUS, iters / dt);
-    }
-    return 0;
+    char what[128];
+    snprintf(what, sizeof(what),
+             "%zu simulator windows (11 profiles, 30 s at 10 Hz, %d GPUs: 3 peers each)", nw, GPUS);
+    return time_windows(win, nw, quick, what);
 }
 
 int main(int argc, char **argv)
