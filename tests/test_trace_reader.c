@@ -95,6 +95,14 @@ static void test_native_details(void **state)
         assert_true(s.v[WT_COL_CLOCK_REASONS] == 4);
     }
     wt_trace_close(r);
+    /* gpu: also a whole number written as a float (pandas, with empty cells) */
+    t = "t_s,gpu,power_w\n0,1.0,5\n0,2.,5\n0,3.000,5\n0,,5\n";
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+        assert_int_equal(s.gpu, i < 3 ? i + 1 : 0);
+    }
+    wt_trace_close(r);
     expect_error("t_s,clock_reasons\n0,4.5\n", "column 'clock_reasons': not a bitmask");
     expect_error("t_s,clock_reasons\n0,-4\n", "column 'clock_reasons': not a bitmask");
 }
@@ -127,6 +135,8 @@ static void test_malformed(void **state)
                      WT_DONE);
     expect_error("t_s,gpu\n0,-1\n", "column 'gpu': not a GPU index");
     expect_error("t_s,gpu\n0,1.5\n", "not a GPU index");
+    expect_error("t_s,gpu\n0,.0\n", "not a GPU index");
+    expect_error("t_s,gpu\n0,1e0\n", "not a GPU index");
     expect_error("t_s,gpu\n0,99999\n", "is not below 1024");
     expect_error("t_s,clock_reasons\n0,0xZZ\n", "column 'clock_reasons': not a bitmask");
     expect_error("t_s,clock_reasons\n0,0xFFFFFFFFFFFFFFFF\n", "bits above 52");

@@ -833,7 +833,18 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
             }
             {
                 uint64_t g;
-                if (!all_digits(c->p, c->len) || wt_parse_u64(c->p, c->len, &g) != 0) {
+                /* "1.0": pandas writes an integer column with empty cells as
+                 * floats (as for clock_reasons); the digits before the point */
+                size_t dl = c->len;
+                const char *dot = memchr(c->p, '.', c->len);
+                if (dot && dot > c->p) {
+                    size_t k = (size_t)(dot - c->p) + 1;
+                    while (k < c->len && c->p[k] == '0')
+                        k++;
+                    if (k == c->len)
+                        dl = (size_t)(dot - c->p);
+                }
+                if (!all_digits(c->p, dl) || wt_parse_u64(c->p, dl, &g) != 0) {
                     printable(shown, sizeof(shown), c->p, c->len);
                     return fail(r, err, WT_EINVAL, r->lineno,
                                 "column '%s': not a GPU index (0, 1, ...): '%s'", f->name, shown);
