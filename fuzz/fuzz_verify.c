@@ -137,9 +137,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         wt_verify_stream_from(f, "log", &o, &pre, &b);
         same_report(&a, &b);
         rewind(f);
-        wt_verify_stream_keep(f, "log", &o, NULL, cut, &b, &kept);
+        struct wt_verify_tail tail = {.want = 1 + cut % 512};
+        wt_verify_stream_keep(f, "log", &o, NULL, cut, &b, &kept, &tail);
         same_report(&a, &b);
-        if (kept.valid && (kept.off > cut || kept.n > pre.n))
+        /* the copy of the last lines verified is the file's bytes, whole
+         * lines ending where the verified part does */
+        if (!tail.failed && b.entries > 0 &&
+            (!tail.buf || tail.off + tail.len != b.valid_bytes ||
+             memcmp(tail.buf, log + tail.off, tail.len) ||
+             (tail.off > 0 && log[tail.off - 1] != '\n')))
+            abort();
+        free(tail.buf);
+        /* kept at or before the cut; no later than a prescan of the lines
+         * before the cut got (when a line there is bad, the prescan is not
+         * valid and the state is kept before that line) */
+        if (kept.valid && (kept.off > cut || (pre.valid && kept.n > pre.n)))
             abort();
         rewind(f);
         wt_verify_stream_from(f, "log", &o, &kept, &b);

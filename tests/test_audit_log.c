@@ -357,9 +357,26 @@ static void test_prescan_resume(void **state)
                         struct wt_verify_resume kept, again;
                         f = fmemopen(v, vl, "r");
                         assert_non_null(f);
-                        wt_verify_stream_keep(f, "log.jsonl", &vo, NULL, cut, res, &kept);
+                        struct wt_verify_tail tail = {.want = 700};
+                        wt_verify_stream_keep(f, "log.jsonl", &vo, NULL, cut, res, &kept, &tail);
                         fclose(f);
                         same_report(full, res, what);
+                        /* its copy of the last lines verified: whole lines of the
+                         * file, ending where the verified part does, those that
+                         * start in its last 700 bytes */
+                        assert_false(tail.failed);
+                        if (res->entries) {
+                            assert_non_null(tail.buf);
+                            assert_int_equal(tail.off + tail.len, res->valid_bytes);
+                            assert_memory_equal(tail.buf, v + tail.off, tail.len);
+                            assert_true(tail.off == 0 || v[tail.off - 1] == '\n');
+                            /* every line that starts in the last 700 bytes is there */
+                            size_t x = res->valid_bytes > 700 ? res->valid_bytes - 700 : 0;
+                            while (x > 0 && v[x - 1] != '\n')
+                                x++;
+                            assert_true(tail.off <= x);
+                        }
+                        free(tail.buf);
                         /* kept up to the old side file's size at most (the state
                          * before any external checkpoint counted) */
                         if (side != 1)
@@ -375,7 +392,7 @@ static void test_prescan_resume(void **state)
                         }
                         f = fmemopen(v, vl, "r");
                         assert_non_null(f);
-                        wt_verify_stream_keep(f, "log.jsonl", &vo, &kept, vl, res, &again);
+                        wt_verify_stream_keep(f, "log.jsonl", &vo, &kept, vl, res, &again, NULL);
                         fclose(f);
                         same_report(full, res, what);
                         if (kept.valid && res->resumed_lines != kept.n)

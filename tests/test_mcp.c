@@ -988,7 +988,7 @@ static void classify_then_read_the_log(void **state)
 }
 
 /* Appends n class records (each with 4 KB of evidence) to the log in dir,
- * then publishes its checkpoint. */
+ * sealed every 100, then publishes its checkpoint. */
 static void append_big(const char *dir, int n, const char *cls)
 {
     struct wt_log_paths lp;
@@ -1015,6 +1015,8 @@ static void append_big(const char *dir, int n, const char *cls)
         if (wt_log_append(l, WT_ENTRY_CLASS, f, NULL, &err) != WT_OK)
             fail_msg("%s", err.msg);
         json_decref(f);
+        if (i % 100 == 99) /* a checkpoint record now and then, as watch writes */
+            assert_int_equal(wt_log_seal(l, &err), WT_OK);
     }
     assert_int_equal(wt_log_publish(l, &err), WT_OK);
     wt_log_close(l);
@@ -1129,6 +1131,40 @@ static void recent_resumes_verification(void **state)
     assert_true(json_is_true(json_object_get(json_object_get(sc, "verified"), "valid")));
     assert_int_equal(json_integer_value(json_object_get(sc, "verified_by_earlier_call")), 0);
     json_decref(resp);
+    /* the log cut where the kept state is: the call lists what a fresh
+     * server lists (it listed nothing: the lines before were not read) */
+    res = call_tool(s, "recent_classifications", "{}", &resp);
+    earlier = json_integer_value(
+        json_object_get(json_object_get(res, "structuredContent"), "verified_by_earlier_call"));
+    json_decref(resp);
+    assert_true(earlier > 0);
+    {
+        FILE *f = fopen(log, "rb");
+        assert_non_null(f);
+        long long nl = 0, off = 0;
+        int ch;
+        while (nl < earlier && (ch = fgetc(f)) != EOF) {
+            off++;
+            nl += ch == '\n';
+        }
+        fclose(f);
+        assert_int_equal(truncate(log, (off_t)off), 0);
+    }
+    static struct wt_mcp_server fresh;
+    assert_int_equal(wt_mcp_server_init(&fresh, &cfg), 0);
+    json_t *resp2;
+    res = call_tool(s, "recent_classifications", "{}", &resp);
+    json_t *res2 = call_tool(&fresh, "recent_classifications", "{}", &resp2);
+    sc = json_object_get(res, "structuredContent");
+    json_t *sc2 = json_object_get(res2, "structuredContent");
+    assert_true(json_is_false(json_object_get(json_object_get(sc, "verified"), "valid")));
+    assert_true(json_array_size(json_object_get(sc2, "classifications")) > 0);
+    json_object_del(sc, "verified_by_earlier_call");
+    json_object_del(sc2, "verified_by_earlier_call");
+    assert_true(json_equal(sc, sc2));
+    json_decref(resp);
+    json_decref(resp2);
+    wt_mcp_server_free(&fresh);
     wt_mcp_server_free(s);
 }
 

@@ -853,12 +853,52 @@ static void keep_at(const struct vs *v, uint64_t mark, struct wt_verify_resume *
     snapshot(v, keep);
 }
 
+/* A line verified (at file offset off), into the tail: the lines that
+ * start within the last t->want bytes are kept, older ones dropped when the
+ * buffer is full (so each byte moves about once). */
+static void tail_add(struct wt_verify_tail *t, const char *p, size_t len, uint64_t off)
+{
+    if (!t || t->failed)
+        return;
+    size_t need = len + 1;
+    if (t->len + need > t->cap) {
+        size_t end = t->len + need, cut = end > t->want ? end - t->want : 0, k = 0;
+        /* the first line start at or after cut (lines start after a newline) */
+        while (k < t->len && k < cut) {
+            const char *nl = memchr(t->buf + k, '\n', t->len - k);
+            k = nl ? (size_t)(nl - t->buf) + 1 : t->len;
+        }
+        if (k > 0) {
+            memmove(t->buf, t->buf + k, t->len - k);
+            t->len -= k;
+            t->off += k;
+        }
+        if (t->len + need > t->cap) {
+            size_t cap = 2 * t->want + need + 1;
+            char *nb = realloc(t->buf, cap);
+            if (!nb) {
+                t->failed = 1;
+                return;
+            }
+            t->buf = nb;
+            t->cap = cap;
+        }
+    }
+    if (t->len == 0)
+        t->off = off;
+    memcpy(t->buf + t->len, p, len);
+    t->buf[t->len + len] = '\n';
+    t->len += need;
+}
+
 /* The verifier over f from its position: from a prescan (from, NULL: the
  * whole file), or as a prescan (snap: its state after the complete lines,
- * no conclusion drawn); keep: the state at the last boundary <= mark. */
+ * no conclusion drawn); keep: the state at the last boundary <= mark; tail:
+ * the last lines verified. */
 static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
                 const struct wt_verify_resume *from, struct wt_verify_report *r,
-                struct wt_verify_resume *snap, uint64_t mark, struct wt_verify_resume *keep)
+                struct wt_verify_resume *snap, uint64_t mark, struct wt_verify_resume *keep,
+                struct wt_verify_tail *tail)
 {
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     struct vs *v = malloc(sizeof(*v));
@@ -897,8 +937,11 @@ static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
             pos += l;
             if (nl) {
                 keep_at(v, mark, keep);
+                uint64_t n_before = v->n, at = v->off;
                 /* an over-long line is kept at 64 KiB + 1 bytes: rejected as such */
                 check_line(v, line, ll, 1);
+                if (v->n > n_before) /* verified: a valid line is whole in `line` */
+                    tail_add(tail, line, ll, at);
                 if (real > ll)
                     v->off += real - ll;
                 ll = 0;
@@ -938,20 +981,23 @@ out:
 int wt_verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
                      struct wt_verify_report *r)
 {
-    return scan(f, path, o, NULL, r, NULL, 0, NULL);
+    return scan(f, path, o, NULL, r, NULL, 0, NULL, NULL);
 }
 
 int wt_verify_stream_from(FILE *f, const char *path, const struct wt_verify_opts *o,
                           const struct wt_verify_resume *from, struct wt_verify_report *r)
 {
-    return scan(f, path, o, from, r, NULL, 0, NULL);
+    return scan(f, path, o, from, r, NULL, 0, NULL, NULL);
 }
 
 int wt_verify_stream_keep(FILE *f, const char *path, const struct wt_verify_opts *o,
                           const struct wt_verify_resume *from, uint64_t mark,
-                          struct wt_verify_report *r, struct wt_verify_resume *keep)
+                          struct wt_verify_report *r, struct wt_verify_resume *keep,
+                          struct wt_verify_tail *tail)
 {
-    return scan(f, path, o, from, r, NULL, mark, keep);
+    if (tail)
+        tail->len = 0;
+    return scan(f, path, o, from, r, NULL, mark, keep, tail);
 }
 
 int wt_verify_prescan(FILE *f, struct wt_verify_resume *out)
@@ -960,7 +1006,7 @@ int wt_verify_prescan(FILE *f, struct wt_verify_resume *out)
     memset(out, 0, sizeof(*out));
     if (!r)
         return -1;
-    int st = scan(f, "log", NULL, NULL, r, out, 0, NULL);
+    int st = scan(f, "log", NULL, NULL, r, out, 0, NULL, NULL);
     free(r);
     return st == WT_VERIFY_ERROR && !out->valid ? -1 : 0;
 }

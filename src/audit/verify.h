@@ -136,16 +136,31 @@ int wt_verify_prescan(FILE *f, struct wt_verify_resume *out);
 int wt_verify_stream_from(FILE *f, const char *path, const struct wt_verify_opts *o,
                           const struct wt_verify_resume *from, struct wt_verify_report *r);
 
+/* The last lines a scan verified, as it read them (wt_verify_stream_keep):
+ * whole lines, those that start within the last `want` bytes of the
+ * verified part it read.  A reader lists these bytes, not bytes read from
+ * the file again (which may have been rewritten in place meanwhile). */
+struct wt_verify_tail {
+    size_t want;  /* set by the caller */
+    char *buf;    /* malloc'd (the caller frees it), NULL when no line was kept */
+    size_t len;   /* bytes in buf: whole lines, each with its newline */
+    uint64_t off; /* the file offset of buf[0], a line's start */
+    int failed;   /* out of memory: the lines are not all there */
+    size_t cap;
+};
+
 /* wt_verify_stream_from (from may be NULL: the whole file) that also keeps,
  * in *keep, the state at the last line boundary at or before byte `mark`
  * that it passed with the lines before it intact (keep->valid 0 when none):
  * a reader that verifies the same log again and again (the MCP server)
  * resumes there next time, reading again every line from that boundary
  * on.  Lines before it changed in place since are not seen by that later
- * scan; every whole scan sees them. */
+ * scan; every whole scan sees them.  tail (may be NULL) receives the last
+ * lines verified. */
 int wt_verify_stream_keep(FILE *f, const char *path, const struct wt_verify_opts *o,
                           const struct wt_verify_resume *from, uint64_t mark,
-                          struct wt_verify_report *r, struct wt_verify_resume *keep);
+                          struct wt_verify_report *r, struct wt_verify_resume *keep,
+                          struct wt_verify_tail *tail);
 
 /* The same over an in-memory log (for tests and fuzzing). */
 int wt_verify_buffer(const char *buf, size_t len, const struct wt_verify_opts *o,

@@ -14,7 +14,6 @@
 #define WT_MCP_SERVER_H
 
 #include <jansson.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -37,15 +36,11 @@ struct wt_mcp_config {
     double max_seconds;    /* longest live sampling a call may ask for */
 };
 
-/* Where recent_classifications verified a log last time, to resume there
- * (tools.c): a few logs of the directory, the least recently used one
- * replaced.  Guarded by tool_lock. */
-#define WT_MCP_VERIFY_CACHE 4
+/* Where recent_classifications verified the log last time, to resume there
+ * (tools.c).  Guarded by tool_lock. */
 struct wt_mcp_verify_cache {
-    char log[PATH_MAX], side[PATH_MAX]; /* the log and its side checkpoint file */
-    dev_t dev;                          /* the log file's identity */
+    dev_t dev; /* the log file's identity */
     ino_t ino;
-    uint64_t used; /* the call that last used it (0: empty) */
     struct wt_verify_resume at;
 };
 
@@ -53,8 +48,7 @@ struct wt_mcp_server {
     struct wt_mcp_config cfg;
     pthread_mutex_t tool_lock; /* one tool runs at a time */
     json_t *tools;             /* the tool definitions (tools/list) */
-    struct wt_mcp_verify_cache vcache[WT_MCP_VERIFY_CACHE];
-    uint64_t vcache_clock;
+    struct wt_mcp_verify_cache vcache;
 };
 
 /* Legacy-era state: one per stdio process or HTTP session. */

@@ -766,35 +766,18 @@ static json_t *verify_tool(struct wt_mcp_server *s, struct args *a)
 
 /* --- recent_classifications ------------------------------------------------- */
 
-/* The cache slot of this log (same paths, same file): *hit 1 when it holds
- * a state to resume at; else a slot emptied for it (the log's own, or the
- * least recently used one). */
-static struct wt_mcp_verify_cache *
-vcache_slot(struct wt_mcp_server *s, const struct wt_log_paths *p, const struct stat *st, int *hit)
+/* The state kept for this log file: *hit 1 when it holds one to resume at
+ * (the same file as last time); else emptied for it. */
+static struct wt_mcp_verify_cache *vcache_slot(struct wt_mcp_server *s, const struct stat *st,
+                                               int *hit)
 {
-    struct wt_mcp_verify_cache *c = NULL, *lru = &s->vcache[0];
-    const char *side = p->checkpoint;
-    *hit = 0;
-    if (strlen(p->log) >= sizeof(c->log) || strlen(side) >= sizeof(c->side))
-        return NULL;
-    for (size_t i = 0; i < WT_MCP_VERIFY_CACHE && !c; i++) {
-        struct wt_mcp_verify_cache *k = &s->vcache[i];
-        if (k->used && !strcmp(k->log, p->log) && !strcmp(k->side, side))
-            c = k;
-        else if (k->used < lru->used)
-            lru = k;
-    }
-    if (c && c->dev == st->st_dev && c->ino == st->st_ino && c->at.valid) {
-        *hit = 1;
-    } else {
-        c = c ? c : lru;
+    struct wt_mcp_verify_cache *c = &s->vcache;
+    *hit = c->at.valid && c->dev == st->st_dev && c->ino == st->st_ino;
+    if (!*hit) {
         memset(c, 0, sizeof(*c));
-        snprintf(c->log, sizeof(c->log), "%s", p->log);
-        snprintf(c->side, sizeof(c->side), "%s", side);
         c->dev = st->st_dev;
         c->ino = st->st_ino;
     }
-    c->used = ++s->vcache_clock;
     return c;
 }
 
@@ -808,47 +791,61 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
         return ARGS_ERROR(a);
     struct wt_verify_report *r = calloc(1, sizeof(*r));
     struct wt_verify_resume *keep = NULL;
-    char *buf = NULL;
+    struct wt_verify_tail tail = {.want = RECENT_TAIL_BYTES};
     json_t *list = NULL, *out = NULL;
-    int fd = -1;
     FILE *lf = NULL;
     if (!r)
         return tool_error("out of memory");
     struct wt_verify_opts vo = {0};
     vo.side_path = p.checkpoint;
-    /* verify and read the tail through one open file: a log replaced (or a
-     * FIFO planted) between the two must not be read as the verified one */
+    /* one open file: a log replaced (or a FIFO planted) meanwhile is not
+     * taken for the one whose state was kept */
     const char *why = NULL;
     lf = wt_fopen_regular(p.log, &why);
     if (!lf) {
         out = tool_error("recent_classifications: cannot open %s: %s", p.log, why);
         goto done;
     }
-    fd = fileno(lf);
     /* verify from where the last call's scan was RECENT_TAIL_BYTES before
      * the end (lines before it, read then, are not read again), keeping the
-     * state there for the next call: every line shown is read by this call */
+     * state there for the next call; the lines listed are the verifier's
+     * copy of the lines it checked (read again from the file, a line
+     * rewritten in place meanwhile with its seq kept was listed, unsigned,
+     * under a verified status) */
     struct stat st;
     int hit = 0;
     struct wt_mcp_verify_cache *vc = NULL;
-    if (fstat(fd, &st) != 0) {
+    if (fstat(fileno(lf), &st) != 0) {
         out = tool_error("recent_classifications: cannot read %s: %s", p.log, strerror(errno));
         goto done;
     }
-    vc = vcache_slot(s, &p, &st, &hit);
+    vc = vcache_slot(s, &st, &hit);
     keep = malloc(sizeof(*keep));
     if (!keep) {
         out = tool_error("recent_classifications: out of memory");
         goto done;
     }
     uint64_t size = (uint64_t)st.st_size;
-    int status =
-        wt_verify_stream_keep(lf, p.log, &vo, hit ? &vc->at : NULL,
-                              size > RECENT_TAIL_BYTES ? size - RECENT_TAIL_BYTES : 0, r, keep);
-    if (vc)
-        vc->at = *keep; /* not valid: the next call reads the whole log */
+    uint64_t mark = size > RECENT_TAIL_BYTES ? size - RECENT_TAIL_BYTES : 0;
+    int status = wt_verify_stream_keep(lf, p.log, &vo, hit ? &vc->at : NULL, mark, r, keep, &tail);
+    /* a resumed scan whose verified part ends within 4 MiB of where it began
+     * (the log damaged or cut there) read fewer lines than a whole scan would
+     * list: read it whole, as a fresh server does */
+    if (status != WT_VERIFY_ERROR && r->resumed_lines &&
+        r->valid_bytes < r->resumed_off + RECENT_TAIL_BYTES) {
+        if (fseeko(lf, 0, SEEK_SET) != 0) {
+            out = tool_error("recent_classifications: cannot read %s: %s", p.log, strerror(errno));
+            goto done;
+        }
+        status = wt_verify_stream_keep(lf, p.log, &vo, NULL, mark, r, keep, &tail);
+    }
+    vc->at = *keep; /* not valid: the next call reads the whole log */
     if (status == WT_VERIFY_ERROR) {
         out = tool_error("recent_classifications: %s", r->message);
+        goto done;
+    }
+    if (tail.failed) {
+        out = tool_error("recent_classifications: out of memory");
         goto done;
     }
     /* the lines a verified signature covers, as `report` shows them: none
@@ -862,34 +859,15 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
     }
     if (shown > r->sealed_through)
         shown = r->sealed_through;
-    /* read the tail of the verified prefix only, and only lines this call
-     * read (a damaged log's valid end may be far before the file's) */
-    uint64_t end = r->valid_bytes;
+    /* the lines of the verified part's last 4 MiB (whole lines that start
+     * there), as the verifier read them */
+    const char *buf = tail.buf ? tail.buf : "";
+    size_t got = tail.len;
+    uint64_t end = tail.off + tail.len;
     uint64_t from = end > RECENT_TAIL_BYTES ? end - RECENT_TAIL_BYTES : 0;
-    int from_line_start = 0;
-    if (r->resumed_off && from <= r->resumed_off) {
-        from = r->resumed_off;
-        from_line_start = 1;
-    }
-    size_t len = (size_t)(end - from);
-    buf = malloc(len + 1);
-    if (!buf) {
-        out = tool_error("recent_classifications: out of memory");
-        goto done;
-    }
-    size_t got = 0;
-    while (got < len) {
-        ssize_t k = pread(fd, buf + got, len - got, (off_t)(from + got));
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-    }
-    buf[got] = '\0';
     list = json_array();
     unsigned long long unsigned_skipped = 0;
-    /* newest first: walk the lines backwards, skipping a partial first line */
+    /* newest first: walk the lines backwards */
     size_t e = got;
     uint64_t want_seq = r->entries; /* the seq the next line back must have, plus 1 */
     while (e > 0 && want_seq > 0 && json_array_size(list) < (size_t)limit) {
@@ -898,17 +876,17 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
         size_t b = e;
         while (b > 0 && buf[b - 1] != '\n')
             b--;
-        if (b == 0 && from > 0 && !from_line_start)
+        if (tail.off + b < from)
             break;
         struct wt_entry ent;
         struct wt_err err = {{0}};
         want_seq--;
         if (e > b && wt_entry_parse(buf + b, e - b, &ent, &err) == WT_OK) {
             json_t *o = ent.obj;
-            if (ent.seq != want_seq) { /* not the lines verified: changed since */
+            if (ent.seq != want_seq) { /* the verifier's copy: cannot happen */
                 wt_entry_free(&ent);
-                out = tool_error("recent_classifications: %s changed while it was read; "
-                                 "try again",
+                out = tool_error("recent_classifications: %s: the lines kept are not the ones "
+                                 "verified (a bug)",
                                  p.log);
                 goto done;
             }
@@ -957,7 +935,7 @@ done:
     if (lf)
         fclose(lf);
     json_decref(list);
-    free(buf);
+    free(tail.buf);
     free(keep);
     free(r);
     return out;
