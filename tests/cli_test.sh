@@ -132,6 +132,12 @@ run bad-profile 2 "$WT" classify --backend synthetic --profile mining && oneline
 run bad-declared 2 "$WT" classify --backend synthetic --declared gaming && has err "--declared" && oneline
 run missing-value 2 "$WT" classify --samples && has err "needs a value" && oneline
 run next-option-not-a-value 2 "$WT" classify --trace --json && has err "not the option '--json'" && oneline
+# power with nothing to scale it by (no power_limit_w, a GPU model the table
+# does not know) is said, not left to guess; a known model is not named
+run eval-no-power-scale 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 && has err "labelled.csv: no power scale (no power_limit_w column, and GPU model 'Test GPU' is not in the rated-power table)"
+run eval-no-power-scale-json 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 --json && has out '"power_scale": false'
+sed 's/^# gpu_model: .*/# gpu_model: NVIDIA H100 80GB HBM3/' "$DATA/labelled.csv" >"$TMP/h100.csv"
+run eval-power-scale-known 0 "$WT" eval --traces "$TMP/h100.csv" --window 5 && check eval-power-scale-known-quiet sh -c "! grep -q 'power scale' \"\$0\"" "$TMP/err"
 # --label over a replayed trace whose own label line said another class: the
 # file said both (rows INFERENCE, "# label: TRAINING")
 printf '# label: TRAINING\nt_s,power_w,util_gpu_pct\n0,100,50\n1,100,50\n' >"$TMP/flabel.csv"

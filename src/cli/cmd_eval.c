@@ -270,6 +270,21 @@ int wt_cmd_eval(int argc, char **argv)
     }
     if (fflush(stdout) != 0)
         status = WT_EXIT_ERROR;
+    /* power with nothing to scale it by: its features are not measured, and
+     * accuracy falls (docs/evaluation.md, item 6), said, not left to guess */
+    size_t unscaled = 0;
+    for (size_t i = 0; status == WT_EXIT_OK && o.clf != &wt_classifier_rules && i < rep.nfiles; i++)
+        if (rep.files[i].no_power_scale && unscaled++ < 5)
+            fprintf(stderr,
+                    "workloadtruth eval: %s: no power scale (no power_limit_w column, and GPU "
+                    "model '%s' is not in the rated-power table): its power features are not "
+                    "measured\n",
+                    WT_CLEAN(rep.files[i].path), WT_CLEAN(rep.files[i].gpu_model));
+    if (unscaled > 5)
+        fprintf(stderr,
+                "workloadtruth eval: %zu more files without a power scale (JSON: "
+                "per_file power_scale false)\n",
+                unscaled - 5);
     if (tot.scored == 0) {
         /* the cause the counts point at: labels, or windows too short */
         const char *why =

@@ -9,6 +9,7 @@
 
 #include "eval/dataset.h"
 #include "eval/trainset.h"
+#include "features/gpu_models.h"
 
 void wt_eval_init(struct wt_eval_report *rep, const struct wt_eval_opts *o)
 {
@@ -161,6 +162,15 @@ static int on_window(void *vctx, const struct wt_ds_window *dw, struct wt_err *e
     int rc = wt_classify_window(c->o->clf, dw->w, &r, err);
     if (rc)
         return rc;
+    struct wt_eval_file *file = &c->rep->files[c->rep->nfiles - 1];
+    if (!file->no_power_scale && !wt_measured(wt_gpu_rated_power_w(dw->gpu_model))) {
+        int power = 0, limit = 0;
+        for (size_t i = 0; i < dw->w->n; i++) {
+            power |= wt_measured(dw->w->s[i].v[WT_COL_POWER]);
+            limit |= wt_measured(dw->w->s[i].v[WT_COL_POWER_LIMIT]);
+        }
+        file->no_power_scale = power && !limit;
+    }
     int pred = (r.cls >= 0 && r.cls < WT_NPRED) ? (int)r.cls : WT_CLASS_UNKNOWN;
     cnt->confusion[dw->truth][pred]++;
     cnt->scored++;

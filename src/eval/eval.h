@@ -54,6 +54,10 @@ struct wt_eval_file {
     char *group; /* parent directory name: the trace's source */
     char gpu_model[96];
     struct wt_eval_counts c;
+    /* a scored window had power but nothing to scale it by: no power_limit_w
+     * and a GPU model the rated-power table does not know (its power features
+     * are not measured: docs/classifier.md) */
+    int no_power_scale;
 };
 
 struct wt_eval_report {

@@ -328,6 +328,7 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
         put(fj, "file", jstr(f->path), &bad);
         put(fj, "source", jstr(f->group), &bad);
         put(fj, "gpu_model", jstr(f->gpu_model), &bad);
+        put(fj, "power_scale", json_boolean(!f->no_power_scale), &bad);
         json_t *cj = counts_json(&f->c, &bad);
         if (cj && json_object_update(fj, cj) != 0)
             bad = 1;
