@@ -762,6 +762,15 @@ run train-interval-01 0 "$WT" train --traces "$TMP/nots.csv" --window 10 --out "
 [ "$(grep -c nots.csv "$TMP/i1.csv")" = 60 ] && [ "$(grep -c nots.csv "$TMP/i01.csv")" = 6 ] &&
     grep -q -- '--interval 0.1$' "$TMP/m" ||
     { echo "FAIL [train-interval]: $(grep -c nots.csv "$TMP/i1.csv") and $(grep -c nots.csv "$TMP/i01.csv") windows (6 views), wanted 60 and 6; $(grep 'made by' "$TMP/m")"; fails=$((fails + 1)); }
+# --retime and --sim-seed: named in the model's "made by" line (not when 0,
+# so the shipped model's line is as before); eval takes them with --holdout
+run train-retime-seed 0 "$WT" train --traces "$TMP/nots.csv" --window 10 --out "$TMP/m" --simulate 1 --python-windows 5 --rounds 2 --retime 1 --sim-seed 7
+grep -q -- '--alone-views 1 --retime 1 --sim-seed 7$' "$TMP/m" || { echo "FAIL [train-retime-seed]: $(grep 'made by' "$TMP/m")"; fails=$((fails + 1)); }
+run train-retime-0 0 "$WT" train --traces "$TMP/nots.csv" --window 10 --out "$TMP/m" --simulate 1 --python-windows 5 --rounds 2 --retime 0 --sim-seed 0
+grep -q -- '--alone-views 1$' "$TMP/m" || { echo "FAIL [train-retime-0]: $(grep 'made by' "$TMP/m")"; fails=$((fails + 1)); }
+run train-retime-2 2 "$WT" train --traces "$TMP/nots.csv" --out "$TMP/m" --retime 2 && has err "--retime" && oneline
+run eval-sim-seed-alone 2 "$WT" eval --traces "$DATA" --sim-seed 3 && has err "--sim-seed goes with --holdout" && oneline
+run eval-retime-alone 2 "$WT" eval --traces "$DATA" --retime 1 && has err "--retime goes with --holdout" && oneline
 run train-both-stdout 2 "$WT" train --traces "$DATA/labelled.csv" --out - --dump-features - && has err "would both write to standard output" && oneline
 # one file for both: the model replaced the features, and exit 0 said nothing
 # arguments with control characters are echoed with '?': a newline in one

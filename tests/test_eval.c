@@ -215,6 +215,50 @@ static void test_named_twice(void **state)
     wt_trainset_free(&twice);
 }
 
+static int same_value(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || a == b;
+}
+
+/* train --retime: the same windows, classes and levels; at the native rate the
+ * times (so the sample period) moved, at 1 Hz nothing; the same copies
+ * whatever path names the traces. */
+static void test_retime(void **state)
+{
+    (void)state;
+    struct wt_err err;
+    struct wt_train_config c = wt_train_default;
+    c.window_s = 5;
+    struct wt_trainset plain = {0}, re = {0}, re2 = {0};
+    assert_int_equal(wt_trainset_add(&plain, dir, &c, &err), WT_OK);
+    c.retime = 1;
+    assert_int_equal(wt_trainset_add(&re, dir, &c, &err), WT_OK);
+    char other[256];
+    snprintf(other, sizeof(other), "%s/sub/..", dir);
+    assert_int_equal(wt_trainset_add(&re2, other, &c, &err), WT_OK);
+    assert_true(plain.n > 0);
+    assert_int_equal(re.n, plain.n);
+    assert_int_equal(re2.n, plain.n);
+    size_t moved = 0, same = 0;
+    for (size_t i = 0; i < plain.n; i++) {
+        assert_int_equal(re.y[i], plain.y[i]);
+        assert_int_equal(re.file[i], plain.file[i]);
+        assert_true(same_value(re.x[i].v[WT_F_AVG_GPU_UTIL], plain.x[i].v[WT_F_AVG_GPU_UTIL]));
+        assert_true(same_value(re.x[i].v[WT_F_AVG_POWER], plain.x[i].v[WT_F_AVG_POWER]));
+        assert_memory_equal(re2.x[i].v, re.x[i].v, sizeof(re.x[i].v));
+        if (!memcmp(re.x[i].v, plain.x[i].v, sizeof(re.x[i].v)))
+            same++;
+        else if (re.x[i].v[WT_F_SAMPLE_PERIOD] != plain.x[i].v[WT_F_SAMPLE_PERIOD])
+            moved++;
+    }
+    assert_true(moved > 0); /* native-rate views */
+    assert_true(same > 0);  /* 1 Hz views */
+    assert_int_equal(moved + same, plain.n);
+    wt_trainset_free(&plain);
+    wt_trainset_free(&re);
+    wt_trainset_free(&re2);
+}
+
 /* A file's source is its folder's name, however the path spells it: "f.csv"
  * (the current folder), "sub/./f.csv", "sub/x/../f.csv" were all "." or
  * "..", one source for every such file; read as cd does, links kept. */
@@ -284,7 +328,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_family),  cmocka_unit_test(test_scoring),
         cmocka_unit_test(test_directory),   cmocka_unit_test(test_named_twice),
-        cmocka_unit_test(test_group_names),
+        cmocka_unit_test(test_group_names), cmocka_unit_test(test_retime),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -29,7 +29,8 @@ int wt_cmd_eval(int argc, char **argv)
     bool json = false, per_file = false;
     double resample = 0;
     long long train_sim = -1;
-    unsigned long long train_sim_u = 0, train_py_u = 0, alone_u = 1, depth_u = 0, rounds_u = 0;
+    unsigned long long train_sim_u = 0, train_py_u = 0, alone_u = 1, depth_u = 0, rounds_u = 0,
+                       retime_u = 0, sim_seed_u = 0;
     const char *columns = NULL, *dump_path = NULL, *holdout = NULL, *features = NULL;
     const char *model_path = NULL, *family = NULL;
     double strength = -1;
@@ -55,6 +56,8 @@ int wt_cmd_eval(int argc, char **argv)
         {"--python-windows", WT_OPT_UINT, &train_py_u, "N", "--holdout: windows per Python-profile cell added to each fold's training (default 40; 0: none)", 0, 10000, NULL, false},
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},
         {"--alone-views", WT_OPT_UINT, &alone_u, "0|1", "--holdout: also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
+        {"--retime", WT_OPT_UINT, &retime_u, "0|1", "--holdout: learn each trace window at the native rate as another poller's clock would time it (default 0)", 0, 1, NULL, false},
+        {"--sim-seed", WT_OPT_UINT, &sim_seed_u, "N", "--holdout: draw the simulator windows of each fold's training with this seed (default 0, the shipped model's)", 0, 4294967295.0, NULL, false},
         {"--depth", WT_OPT_UINT, &depth_u, "N", "--holdout: tree depth of each fold's model (default 3)", 1, 3, NULL, false},
         {"--rounds", WT_OPT_UINT, &rounds_u, "N", "--holdout: boosting rounds of each fold's model (default 300)", 1, WT_MODEL_MAX_TREES, NULL, false},
         {"--evasion-family", WT_OPT_CHOICE, &family, "NAME", "inject this sleep-injection evasion into the recorded training before scoring (duty-fixed or duty-random)", 0, 0, families, false},
@@ -112,6 +115,8 @@ int wt_cmd_eval(int argc, char **argv)
     o.train_py = wt_opts_get(opts, "--python-windows")->seen ? (int)train_py_u : -1;
     o.train_depth = (int)depth_u;
     o.train_rounds = (int)rounds_u;
+    o.train_retime = (int)retime_u;
+    o.train_sim_seed = sim_seed_u;
     struct wt_eval_report rep;
     struct wt_err err = {{0}};
     int status = WT_EXIT_OK;
@@ -183,9 +188,9 @@ int wt_cmd_eval(int argc, char **argv)
         rep.evasion = family;
         rep.evasion_strength = sleep.asleep;
     }
-    static const char *const train_only[] = {
-        "--features", "--simulate", "--python-windows", "--alone-views", "--depth",
-        "--rounds",   NULL};
+    static const char *const train_only[] = {"--features",    "--simulate", "--python-windows",
+                                             "--alone-views", "--retime",   "--sim-seed",
+                                             "--depth",       "--rounds",   NULL};
     for (int i = 0; train_only[i]; i++)
         if (!holdout && wt_opts_get(opts, train_only[i])->seen) {
             fprintf(stderr, "workloadtruth eval: %s goes with --holdout (see --help)\n",

@@ -120,7 +120,8 @@ int wt_cmd_train(int argc, char **argv)
     unsigned long long rounds = (unsigned long long)cfg.rounds,
                        depth = (unsigned long long)cfg.depth;
     unsigned long long sim = cfg.sim_per_cell, py = cfg.py_per_cell,
-                       alone = (unsigned long long)cfg.alone_views, per_tick = 0;
+                       alone = (unsigned long long)cfg.alone_views, per_tick = 0,
+                       retime = (unsigned long long)cfg.retime, sim_seed = cfg.sim_seed;
     double interval = 1;
     /* clang-format off */
     struct wt_opt opts[] = {
@@ -132,6 +133,8 @@ int wt_cmd_train(int argc, char **argv)
         {"--simulate", WT_OPT_UINT, &sim, "N", "simulator windows per profile/evasion cell added to the traces (default 60; 0: none)", 0, 1000, NULL, false},
         {"--python-windows", WT_OPT_UINT, &py, "N", "windows per Python-profile cell added (default 40; 0: none)", 0, 10000, NULL, false},
         {"--alone-views", WT_OPT_UINT, &alone, "0|1", "also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
+        {"--retime", WT_OPT_UINT, &retime, "0|1", "learn each trace window at the native rate as another poller's clock would time it: up to 0.6% fast or slow, each sample up to 5 ms off (default 0)", 0, 1, NULL, false},
+        {"--sim-seed", WT_OPT_UINT, &sim_seed, "N", "draw the simulator windows with this seed (default 0, the shipped model's)", 0, 4294967295.0, NULL, false},
         {"--depth", WT_OPT_UINT, &depth, "N", "tree depth (default 3)", 1, 3, NULL, false},
         {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect)", 1, WT_MAX_GPUS, NULL, false},
         {"--interval", WT_OPT_DOUBLE, &interval, "S", "nvidia-smi CSV without timestamps: seconds per tick (default 1)", 0.001, 3600, NULL, false},
@@ -228,6 +231,8 @@ int wt_cmd_train(int argc, char **argv)
     cfg.sim_per_cell = (unsigned)sim;
     cfg.py_per_cell = (unsigned)py;
     cfg.alone_views = (int)alone;
+    cfg.retime = (int)retime;
+    cfg.sim_seed = sim_seed;
     cfg.depth = (int)depth;
     cfg.trace_opts.rows_per_tick = (unsigned)per_tick;
     cfg.trace_opts.interval_s = interval;
@@ -290,18 +295,25 @@ int wt_cmd_train(int argc, char **argv)
         fprintf(stderr, "workloadtruth train: out of memory\n");
         goto out;
     }
-    char csv_opts[80] = "";
+    char more_opts[120] = "";
+    /* printed when not the default, so the shipped model's line stays as it was */
+    if (retime)
+        snprintf(more_opts, sizeof(more_opts), " --retime 1");
+    if (sim_seed)
+        snprintf(more_opts + strlen(more_opts), sizeof(more_opts) - strlen(more_opts),
+                 " --sim-seed %llu", sim_seed);
     if (per_tick)
-        snprintf(csv_opts, sizeof(csv_opts), " --gpus-per-tick %llu", per_tick);
+        snprintf(more_opts + strlen(more_opts), sizeof(more_opts) - strlen(more_opts),
+                 " --gpus-per-tick %llu", per_tick);
     if (interval != 1)
-        snprintf(csv_opts + strlen(csv_opts), sizeof(csv_opts) - strlen(csv_opts),
+        snprintf(more_opts + strlen(more_opts), sizeof(more_opts) - strlen(more_opts),
                  " --interval %.6g", interval);
     char made[400]; /* a meta line holds 199 bytes: longer is cut there */
     snprintf(made, sizeof(made),
              "made by: workloadtruth train --window %g --rounds %d --depth %d --simulate %u "
              "--python-windows %u --alone-views %d%s%s",
              cfg.window_s, cfg.rounds, cfg.depth, cfg.sim_per_cell, cfg.py_per_cell,
-             cfg.alone_views, cfg.features ? " --features (listed below)" : "", csv_opts);
+             cfg.alone_views, cfg.features ? " --features (listed below)" : "", more_opts);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "%.199s", made);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "data: %zu trace files; sources %s", nreal,
              groups);

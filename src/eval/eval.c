@@ -244,6 +244,8 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
         cfg.depth = o->train_depth;
     if (o->train_rounds > 0)
         cfg.rounds = o->train_rounds;
+    cfg.retime = o->train_retime;
+    cfg.sim_seed = o->train_sim_seed;
     cfg.nfeatures = o->train_nfeatures;
     cfg.trace_opts = o->trace_opts; /* read the traces as they are scored */
     for (int i = 0; i < npaths; i++)

@@ -39,6 +39,8 @@ struct wt_eval_opts {
     int train_alone;    /* --holdout: learn multi-GPU windows without peers too (-1: default) */
     int train_depth;    /* --holdout: tree depth (0: the default) */
     int train_rounds;   /* --holdout: boosting rounds (0: the default) */
+    int train_retime;   /* --holdout: learn native-rate trace windows retimed (0: no) */
+    uint64_t train_sim_seed; /* --holdout: mixed into the simulator windows' seeds (0: shipped) */
     const struct wt_sleep_opts *sleep; /* sleeps injected into scored training (NULL: none);
                                         * --holdout still trains on the traces as recorded */
 };

@@ -23,6 +23,8 @@ const struct wt_train_config wt_train_default = {
     .sim_per_cell = 60,
     .py_per_cell = 40,
     .alone_views = 1,
+    .retime = 0,
+    .sim_seed = 0,
 };
 
 #define POWER_ONLY                                                                                 \
@@ -81,6 +83,86 @@ static int on_file(void *vctx, const char *path, const char *group, const char *
 static int add_window(struct wt_trainset *ts, int file, const struct wt_ds_window *dw,
                       struct wt_err *err);
 
+/* A seed that names a window the same whatever path the traces were given
+ * by: its directory, file name, start and view. */
+static uint64_t window_seed(const struct wt_ds_window *dw, size_t view)
+{
+    const char *base = strrchr(dw->path, '/');
+    base = base ? base + 1 : dw->path;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char *q = dw->group; *q; q++)
+        h = (h ^ (unsigned char)*q) * 0x100000001b3ULL;
+    h = (h ^ '/') * 0x100000001b3ULL;
+    for (const char *q = base; *q; q++)
+        h = (h ^ (unsigned char)*q) * 0x100000001b3ULL;
+    uint64_t t;
+    memcpy(&t, &dw->t_start, sizeof(t));
+    return wt_mix64(h ^ wt_mix64(t ^ ((uint64_t)view << 56)));
+}
+
+/* The window as another poller would have timed it: its clock k times as
+ * fast (k within 0.6% of 1) and each sample late or early by up to a fifth of
+ * the sample period (at most 5 ms), the same on every GPU of the host.  So the
+ * model cannot learn a source's exact sample period from how many seconds a
+ * window busy throughout spans. */
+static int retimed(struct wt_trainset *ts, int file, const struct wt_ds_window *dw, size_t view,
+                   struct wt_err *err)
+{
+    const struct wt_window *w = dw->w;
+    size_t np = w->npeers, total = w->n;
+    for (size_t p = 0; p < np; p++)
+        total += w->peers[p].n;
+    struct wt_sample *buf = malloc((total ? total : 1) * sizeof(*buf));
+    struct wt_window *peers = malloc((np ? np : 1) * sizeof(*peers));
+    if (!buf || !peers) {
+        free(buf);
+        free(peers);
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    }
+    struct wt_rng rng;
+    wt_rng_seed(&rng, window_seed(dw, view));
+    double k = 1.0 + 0.012 * (wt_rng_uniform(&rng) - 0.5);
+    double t0 = w->n ? w->s[0].t_s : 0;
+    double period = w->n > 1 ? (w->s[w->n - 1].t_s - t0) / (double)(w->n - 1) : 0;
+    double amp = 0.2 * period < 0.005 ? 0.2 * period : 0.005;
+    size_t off = 0;
+    struct wt_window one = *w;
+    for (size_t p = 0; p <= np; p++) {
+        const struct wt_window *src = p ? &w->peers[p - 1] : w;
+        struct wt_sample *dst = buf + off;
+        for (size_t i = 0; i < src->n; i++) {
+            dst[i] = src->s[i];
+            double t = t0 + (src->s[i].t_s - t0) * k + amp * (2 * wt_rng_uniform(&rng) - 1);
+            /* never before the sample it follows */
+            dst[i].t_s = i && t < dst[i - 1].t_s ? dst[i - 1].t_s : t;
+        }
+        if (p) {
+            peers[p - 1] = *src;
+            peers[p - 1].s = dst;
+        } else {
+            one.s = dst;
+        }
+        off += src->n;
+    }
+    one.peers = np ? peers : NULL;
+    one.npeers = np;
+    struct wt_ds_window dw1 = *dw;
+    dw1.w = &one;
+    int rc = add_window(ts, file, &dw1, err);
+    free(buf);
+    free(peers);
+    return rc;
+}
+
+/* A trace's window at its native rate, retimed when asked (train --retime);
+ * the simulator's and the Python tool's windows are as generated. */
+static int learn(struct ctx *c, const struct wt_ds_window *dw, struct wt_err *err)
+{
+    if (c->ts->retime && !c->builtin && views[c->view].hz == 0)
+        return retimed(c->ts, c->file, dw, c->view, err);
+    return add_window(c->ts, c->file, dw, err);
+}
+
 static int on_window(void *vctx, const struct wt_ds_window *dw, struct wt_err *err)
 {
     struct ctx *c = vctx;
@@ -93,12 +175,13 @@ static int on_window(void *vctx, const struct wt_ds_window *dw, struct wt_err *e
         struct wt_window alone = *dw->w;
         struct wt_ds_window dw1 = *dw;
         alone.npeers = 0;
+        alone.peers = NULL;
         dw1.w = &alone;
-        int rc = add_window(ts, c->file, &dw1, err);
+        int rc = learn(c, &dw1, err);
         if (rc)
             return rc;
     }
-    return add_window(ts, c->file, dw, err);
+    return learn(c, dw, err);
 }
 
 static int add_window(struct wt_trainset *ts, int file, const struct wt_ds_window *dw,
@@ -149,6 +232,7 @@ int wt_trainset_add(struct wt_trainset *ts, const char *path, const struct wt_tr
 {
     ts->window_s = c->window_s;
     ts->alone_views = c->alone_views;
+    ts->retime = c->retime;
     for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
         struct ctx cx = {ts, -1, v, 0};
         struct wt_ds_opts o = {
@@ -189,7 +273,8 @@ static int add_sim_cell(struct wt_trainset *ts, const char *profile, const char 
     if (!buf)
         return wt_errf(err, WT_ENOMEM, "out of memory");
     for (unsigned t = 0; t < per_cell && rc == WT_OK; t++) {
-        uint64_t seed = wt_mix64(SIM_SEED_DOMAIN ^ wt_mix64(((uint64_t)cell << 32) | t));
+        uint64_t seed =
+            wt_mix64(SIM_SEED_DOMAIN ^ c->sim_seed ^ wt_mix64(((uint64_t)cell << 32) | t));
         struct wt_sim_config sc = {
             .profile = profile,
             .evasion = family,

@@ -3,7 +3,9 @@
  * several "views" that model how deployments observe GPUs: the traces'
  * native rate and 1 Hz polling, all columns and power only.  Each window
  * keeps the index of its file so callers can hold out whole traces, sources
- * or GPU models (never a window of a trace used for fitting).
+ * or GPU models (never a window of a trace used for fitting).  For measuring,
+ * the native-rate windows can be learnt retimed (another poller's clock) and
+ * the simulator's windows drawn with another seed (train --retime, --sim-seed).
  *
  * Weights balance the classes, and within a class give each source
  * (directory) a weight growing with the square root of its window count, so
@@ -31,6 +33,7 @@ struct wt_trainset_file {
 
 struct wt_trainset {
     int alone_views; /* set by wt_trainset_add from the config */
+    int retime;      /* likewise */
     size_t n, cap;
     struct wt_features *x;
     unsigned char *y;
@@ -50,6 +53,8 @@ struct wt_train_config {
     unsigned sim_per_cell;           /* simulator windows per cell (0: none) */
     unsigned py_per_cell;            /* Python-profile windows per cell (0: none) */
     int alone_views;                 /* also learn each multi-GPU window without its peers */
+    int retime;                      /* learn native-rate trace windows retimed (see .c) */
+    uint64_t sim_seed;               /* mixed into the simulator windows' seeds (0: shipped) */
     const enum wt_feature *features; /* NULL: wt_physics_model_features */
     size_t nfeatures;
     struct wt_trace_opts trace_opts; /* nvidia-smi CSV: rows per tick, seconds per tick */
