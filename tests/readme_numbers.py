@@ -31,7 +31,10 @@ With --update, the table rows (not the prose) that differ are rewritten in
 place with the measured numbers, for a maintainer after a model change; the
 prose checks still fail until their text is edited by hand.
 
-usage: readme_numbers.py README.md BUILD_DIR [--print | --update]   (exit 77: skipped, no ../shared)
+Several documents are checked in one run, each command run once for all of
+them (README.md and docs/evaluation.md share dozens of holdout runs).
+
+usage: readme_numbers.py DOC... BUILD_DIR [--print | --update]   (exit 77: skipped, no ../shared)
 """
 import concurrent.futures
 import json
@@ -41,9 +44,12 @@ import shlex
 import subprocess
 import sys
 
-readme, build = sys.argv[1], os.path.abspath(sys.argv[2])
 printing = "--print" in sys.argv
 updating = "--update" in sys.argv
+positional = [a for a in sys.argv[1:] if a not in ("--print", "--update")]
+if len(positional) < 2 or any(a.startswith("--") for a in positional):
+    raise SystemExit("usage: readme_numbers.py DOC... BUILD_DIR [--print | --update]")
+docs, build = positional[:-1], os.path.abspath(positional[-1])
 root = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 if not os.path.isdir(os.path.join(root, "..", "shared", "traces")):
     print("no ../shared/traces: skipped")
@@ -220,69 +226,83 @@ def family_rows(d):
     return out
 
 
-raw = open(readme).read()
-text = raw.split("\n")
-flat = " ".join(raw.split())
-bad = 0
-checked = 0
-evasion_args = None
-prefetch(all_commands(text))
-updated = []
-for line in text:
-    updated.append(line)
-    m = CHECK.match(line.strip())
-    if m:
-        want, missing = prose_check(m.group(1), flat)
+def check_doc(readme):
+    """checks one document against the cache; (rows and prose checked, how many differ)"""
+    raw = open(readme).read()
+    text = raw.split("\n")
+    flat = " ".join(raw.split())
+    bad = 0
+    checked = 0
+    evasion_args = None
+    updated = []
+    for line in text:
+        updated.append(line)
+        m = CHECK.match(line.strip())
+        if m:
+            want, missing = prose_check(m.group(1), flat)
+            checked += 1
+            if printing:
+                print("%s -> %s" % (m.group(1).split(" :: ")[0], " | ".join(want)))
+            elif missing:
+                bad += 1
+                print("FAIL prose %s: measured %s, not in the text" % (m.group(1), missing))
+            else:
+                print("ok   prose %s" % " | ".join(want))
+            continue
+        m = EVASION_TABLE.match(line.strip())
+        if m:
+            evasion_args = shlex.split(m.group(1))
+            fam = family_rows(run(evasion_args))
+            if printing:
+                for name, cells in fam.items():
+                    print("| %s | %s |" % (name, " | ".join(cells)))
+            continue
+        if not line.startswith("|"):
+            if line.strip() == "":
+                evasion_args = None
+            continue
+        cells = row_cells(line)
+        if evasion_args and cells and cells[0] in fam:
+            want = fam[cells[0]]
+            got = cells[1:1 + len(want)]
+            checked += 1
+            if got != want:
+                bad += 1
+                print("FAIL evasion row %s: %s %s, measured %s" % (cells[0], readme, got, want))
+                updated[-1] = "| " + " | ".join(cells[:1] + want + cells[1 + len(want):]) + " |"
+            continue
+        found = cell_command(cells)
+        if not found:
+            continue
+        i, args = found
+        d = run(args)
+        want = eval_cells(d) if args[0] == "eval" else bench_cells(d)
+        got = cells[i + 1:i + 1 + len(want)]
         checked += 1
         if printing:
-            print("%s -> %s" % (m.group(1).split(" :: ")[0], " | ".join(want)))
-        elif missing:
+            print("%s -> %s" % (cells[i], " | ".join(want)))
+        elif got != want:
             bad += 1
-            print("FAIL prose %s: measured %s, not in the text" % (m.group(1), missing))
+            print("FAIL %s: %s %s, measured %s" % (cells[i], readme, got, want))
+            updated[-1] = "| " + " | ".join(cells[:i + 1] + want + cells[i + 1 + len(want):]) + " |"
         else:
-            print("ok   prose %s" % " | ".join(want))
-        continue
-    m = EVASION_TABLE.match(line.strip())
-    if m:
-        evasion_args = shlex.split(m.group(1))
-        fam = family_rows(run(evasion_args))
-        if printing:
-            for name, cells in fam.items():
-                print("| %s | %s |" % (name, " | ".join(cells)))
-        continue
-    if not line.startswith("|"):
-        if line.strip() == "":
-            evasion_args = None
-        continue
-    cells = row_cells(line)
-    if evasion_args and cells and cells[0] in fam:
-        want = fam[cells[0]]
-        got = cells[1:1 + len(want)]
-        checked += 1
-        if got != want:
-            bad += 1
-            print("FAIL evasion row %s: README %s, measured %s" % (cells[0], got, want))
-            updated[-1] = "| " + " | ".join(cells[:1] + want + cells[1 + len(want):]) + " |"
-        continue
-    found = cell_command(cells)
-    if not found:
-        continue
-    i, args = found
-    d = run(args)
-    want = eval_cells(d) if args[0] == "eval" else bench_cells(d)
-    got = cells[i + 1:i + 1 + len(want)]
-    checked += 1
-    if printing:
-        print("%s -> %s" % (cells[i], " | ".join(want)))
-    elif got != want:
-        bad += 1
-        print("FAIL %s: README %s, measured %s" % (cells[i], got, want))
-        updated[-1] = "| " + " | ".join(cells[:i + 1] + want + cells[i + 1 + len(want):]) + " |"
-    else:
-        print("ok   %s" % cells[i])
-print("%d rows checked, %d differ" % (checked, bad))
-if updating and updated != text:
-    with open(readme, "w") as f:
-        f.write("\n".join(updated))
-    print("rewrote the differing table rows of %s (check the diff; prose is not rewritten)" % readme)
-sys.exit(1 if bad or (checked == 0 and not printing) else 0)
+            print("ok   %s" % cells[i])
+    print("%s: %d rows checked, %d differ" % (readme, checked, bad))
+    if updating and updated != text:
+        with open(readme, "w") as f:
+            f.write("\n".join(updated))
+        print("rewrote the differing table rows of %s (check the diff; prose is not rewritten)"
+              % readme)
+    return checked, bad
+
+
+commands = []
+for doc in docs:
+    commands += all_commands(open(doc).read().split("\n"))
+seen = set()
+prefetch([a for a in commands if not (tuple(a) in seen or seen.add(tuple(a)))])
+failed = False
+for doc in docs:
+    checked, bad = check_doc(doc)
+    failed = failed or bad or (checked == 0 and not printing)
+sys.exit(1 if failed else 0)
