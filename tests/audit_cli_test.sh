@@ -108,8 +108,11 @@ run "verify replay" 0 "$WT" verify-log --log-file "$F" --json && has out '"valid
 run "watch gpu-index" 0 "$WT" watch --trace "$DATA/fake_gpu.csv" --gpu-index 1 --window 20 --iterations 2 --log-file "$F"
 
 # standard input is watched as it arrives (it was read to the end first, so a
-# live pipe logged nothing): windows are logged before the input closes
-run "watch stdin live" 124 sh -c "(cat '$DATA/fake_gpu.csv'; sleep 10) | timeout 8 '$WT' watch --trace - --window 20 --log-dir '$TMP/lstdin'"
+# live pipe logged nothing): windows are logged before the input closes.
+# timeout --foreground where it stops the program: without it, timeout follows
+# its signal with SIGCONT to the process group, which can cancel the SIGSTOP of
+# LeakSanitizer's exit-time scan (the ASan build) and leave it spinning forever
+run "watch stdin live" 124 sh -c "(cat '$DATA/fake_gpu.csv'; sleep 10) | timeout --foreground 8 '$WT' watch --trace - --window 20 --log-dir '$TMP/lstdin'"
 check "stdin: windows logged while the pipe is open" test "$(grep -c '"type":"class"' "$TMP/lstdin/log.jsonl")" -ge 1
 run "watch stdin --gpus" 2 "$WT" watch --trace - --gpus all --log-dir "$TMP/lstdin2"
 # the rows of a GPU not watched are not kept while the watched one is
@@ -118,11 +121,11 @@ cat >"$TMP/gen.sh" <<'GEN'
 printf '# format: workloadtruth-trace/1\n# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\nt_s,gpu,util_gpu_pct,power_w\n'
 exec awk 'BEGIN { for (i = 0; ; i++) printf "%.1f,0,50,200\n", i / 10 }'
 GEN
-run "watch stdin, GPU never sent" 1 sh -c "sh '$TMP/gen.sh' | /usr/bin/time -f 'maxrss %M' -o '$TMP/rss' timeout --preserve-status -s TERM 4 '$WT' watch --trace - --gpu-index 1 --window 20 --log-dir '$TMP/lstdin3'" &&
+run "watch stdin, GPU never sent" 1 sh -c "sh '$TMP/gen.sh' | /usr/bin/time -f 'maxrss %M' -o '$TMP/rss' timeout --foreground --preserve-status -s TERM 4 '$WT' watch --trace - --gpu-index 1 --window 20 --log-dir '$TMP/lstdin3'" &&
     has err "<stdin>: stopped before a row of GPU 1 arrived (GPUs so far: 0)"
 check "GPU never sent: memory bounded (under 100 MB)" test "$(awk '/^maxrss/ { print $2 }' "$TMP/rss")" -lt 100000
 # a stop before the first row: said as such (it said "the trace has no data rows")
-run "watch stdin, stopped before a row" 1 sh -c "(head -5 '$DATA/fake_gpu.csv'; sleep 3) | timeout --preserve-status -s TERM 1 '$WT' watch --trace - --window 20 --log-dir '$TMP/lstdin4'" &&
+run "watch stdin, stopped before a row" 1 sh -c "(head -5 '$DATA/fake_gpu.csv'; sleep 3) | timeout --foreground --preserve-status -s TERM 1 '$WT' watch --trace - --window 20 --log-dir '$TMP/lstdin4'" &&
     has err "<stdin>: stopped before a data row arrived"
 
 # sustained load: the writer's queue never empties, yet a heartbeat and a

@@ -406,7 +406,8 @@ rc=$?
 [ $rc = 2 ] && grep -q "an IPv6 address goes in brackets" "$TMP/any4.err" && [ ! -e "$TMP/anylog4" ] ||
     fail "--listen ::1:0: rc $rc, $(cat "$TMP/any4.err")"
 if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
-    timeout 3 "$WT" watch --backend synthetic --interval 0.5 --window 5 --log-dir "$TMP/anylog3" \
+    # --foreground: no SIGCONT after the TERM (see audit_cli_test.sh)
+    timeout --foreground 3 "$WT" watch --backend synthetic --interval 0.5 --window 5 --log-dir "$TMP/anylog3" \
         --listen '[::1]:0' >/dev/null 2>"$TMP/any3.err"
     grep -q "serving metrics at http://\[::1\]:[0-9]*/metrics$" "$TMP/any3.err" ||
         fail "--listen [::1]:0: $(cat "$TMP/any3.err")"
