@@ -868,8 +868,16 @@ run eval-dump-stdout 2 "$WT" eval --traces "$DATA/labelled.csv" --dump-features 
 run bench-sim-cap 2 "$WT" benchmark --suite evasion --trials 100000 --seconds 3600 --sample-hz 100 && has err "limited to 10000000 samples per cell" && oneline
 run bench-holdout-suite 2 "$WT" benchmark --suite sim --holdout family --traces "$DATA" && has err "--holdout family goes with --suite evasion" && oneline
 run bench-holdout-notraces 2 "$WT" benchmark --suite evasion --holdout family && has err "--traces DIR" && oneline
-run bench-traces-alone 2 "$WT" benchmark --suite evasion --traces "$DATA" && has err "--traces and --features go with --holdout" && oneline
-run bench-features-alone 2 "$WT" benchmark --suite evasion --features duty && has err "--traces and --features go with --holdout" && oneline
+run bench-traces-alone 2 "$WT" benchmark --suite evasion --traces "$DATA" && has err "--traces, --features, --retime and --sim-seed go with --holdout" && oneline
+run bench-features-alone 2 "$WT" benchmark --suite evasion --features duty && has err "--traces, --features, --retime and --sim-seed go with --holdout" && oneline
+run bench-sim-seed-alone 2 "$WT" benchmark --suite evasion --sim-seed 1 && has err "--retime and --sim-seed go with --holdout" && oneline
+run bench-retime-alone 2 "$WT" benchmark --suite evasion --retime 1 && has err "--retime and --sim-seed go with --holdout" && oneline
+run bench-retime-2 2 "$WT" benchmark --suite evasion --holdout family --traces "$DATA" --retime 2 && has err "--retime" && oneline
+# --holdout family trains each fold's model as train does: another --sim-seed
+# draws other simulator windows, so the held-out families score otherwise
+run bench-holdout-seed0 0 "$WT" benchmark --suite evasion --holdout family --traces "$DATA/labelled.csv" --trials 2 --json && cp "$TMP/out" "$TMP/hf0.json" && has out '"holdout": "family"'
+run bench-holdout-seed1 0 "$WT" benchmark --suite evasion --holdout family --traces "$DATA/labelled.csv" --trials 2 --sim-seed 1 --json
+! cmp -s "$TMP/out" "$TMP/hf0.json" || { echo "FAIL [bench-holdout-seed1]: the same report as --sim-seed 0"; fails=$((fails + 1)); }
 run bench-features-bad 2 "$WT" benchmark --suite evasion --holdout family --traces "$DATA" --features duty,bogus && has err "--features: unknown feature 'bogus'" && oneline
 
 # ---- outputs never replace inputs or devices; input is never lost

@@ -102,11 +102,14 @@ static int pick_family(void *vctx, const char *family, const struct wt_classifie
     return WT_OK;
 }
 
-/* nfeatures: how many of h->flist the models may use (0: the physics set). */
+/* nfeatures: how many of h->flist the models may use (0: the physics set);
+ * retime, sim_seed: as train's --retime, --sim-seed. */
 static int holdout_init(struct holdout *h, const struct wt_strlist *traces, size_t nfeatures,
-                        struct wt_err *err)
+                        int retime, uint64_t sim_seed, struct wt_err *err)
 {
     h->cfg = wt_train_default;
+    h->cfg.retime = retime;
+    h->cfg.sim_seed = sim_seed;
     if (nfeatures) {
         h->cfg.features = h->flist;
         h->cfg.nfeatures = nfeatures;
@@ -150,7 +153,7 @@ int wt_cmd_benchmark(int argc, char **argv)
     struct wt_bench_report *rep = NULL;
     struct wt_err err = {{0}};
     int status = WT_EXIT_USAGE, rc;
-    unsigned long long trials = 50, window = 30, seed = 0;
+    unsigned long long trials = 50, window = 30, seed = 0, retime = 0, sim_seed = 0;
     double seconds = 30, hz = 10;
     const char *suite = "seed", *model_path = NULL;
     const char *clf_name = wt_classifier_default()->name;
@@ -168,6 +171,8 @@ int wt_cmd_benchmark(int argc, char **argv)
         {"--holdout", WT_OPT_CHOICE, &holdout_by, "BY", "suite evasion: score each family with a physics model trained without that family's simulator windows (needs --traces)", 0, 0, holdouts, false},
         {"--traces", WT_OPT_LIST, &traces, "DIR|FILE", "--holdout: the labelled traces the models are trained on (as for train)", 0, 0, NULL, false},
         {"--features", WT_OPT_STRING, &features, "LIST", "--holdout: the features the models may use (default: the physics set)", 0, 0, NULL, false},
+        {"--retime", WT_OPT_UINT, &retime, "0|1", "--holdout: learn each trace window at the native rate as another poller's clock would time it (default 0)", 0, 1, NULL, false},
+        {"--sim-seed", WT_OPT_UINT, &sim_seed, "N", "--holdout: draw the simulator windows of each model's training with this seed (default 0, the shipped model's)", 0, 4294967295.0, NULL, false},
         {"--list", WT_OPT_FLAG, &want_list, NULL, "list the profiles and evasion families, then exit", 0, 0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (suite seed: the Python tool's shape)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
@@ -277,9 +282,10 @@ int wt_cmd_benchmark(int argc, char **argv)
     }
     if (holdout_by && wt_opts_no_stdin(&help, &traces, "--holdout")) /* once per view */
         goto out;
-    if (!holdout_by && (traces.n || features)) {
-        fprintf(stderr, "workloadtruth benchmark: --traces and --features go with --holdout "
-                        "(see --help)\n");
+    if (!holdout_by && (traces.n || features || wt_opts_get(opts, "--retime")->seen ||
+                        wt_opts_get(opts, "--sim-seed")->seen)) {
+        fprintf(stderr, "workloadtruth benchmark: --traces, --features, --retime and --sim-seed "
+                        "go with --holdout (see --help)\n");
         goto out;
     }
     if (model_path && clf != &wt_classifier_physics) {
@@ -312,7 +318,7 @@ int wt_cmd_benchmark(int argc, char **argv)
         fprintf(stderr, "workloadtruth benchmark: out of memory\n");
         goto out;
     }
-    if (holdout_by && holdout_init(&ho, &traces, nfeatures, &err) != WT_OK) {
+    if (holdout_by && holdout_init(&ho, &traces, nfeatures, (int)retime, sim_seed, &err) != WT_OK) {
         fprintf(stderr, "workloadtruth benchmark: %s\n", err.msg);
         goto out;
     }
