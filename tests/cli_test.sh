@@ -769,6 +769,14 @@ grep -q -- '--alone-views 1 --retime 1 --sim-seed 7$' "$TMP/m" || { echo "FAIL [
 run train-retime-0 0 "$WT" train --traces "$TMP/nots.csv" --window 10 --out "$TMP/m" --simulate 1 --python-windows 5 --rounds 2 --retime 0 --sim-seed 0
 grep -q -- '--alone-views 1$' "$TMP/m" || { echo "FAIL [train-retime-0]: $(grep 'made by' "$TMP/m")"; fails=$((fails + 1)); }
 run train-retime-2 2 "$WT" train --traces "$TMP/nots.csv" --out "$TMP/m" --retime 2 && has err "--retime" && oneline
+# --missing stop: splits on a feature a window lacks stop there ("stop" in
+# the file), named in the "made by" line; the default writes left/right only
+run train-missing-stop 0 "$WT" train --traces "$TMP/nots.csv" --window 10 --out "$TMP/m" --simulate 1 --python-windows 5 --rounds 5 --missing stop
+grep -q -- '--alone-views 1 --missing stop$' "$TMP/m" && grep -q ' stop [0-9]* [0-9]*$' "$TMP/m" && ! grep -q ' \(left\|right\) [0-9]* [0-9]*$' "$TMP/m" ||
+    { echo "FAIL [train-missing-stop]: $(grep 'made by' "$TMP/m"), $(grep -c ' stop ' "$TMP/m") stop splits"; fails=$((fails + 1)); }
+run train-missing-bad 2 "$WT" train --traces "$TMP/nots.csv" --out "$TMP/m" --missing both && has err "--missing" && oneline
+run eval-missing-alone 2 "$WT" eval --traces "$DATA" --missing stop && has err "--missing goes with --holdout" && oneline
+run bench-missing-alone 2 "$WT" benchmark --suite evasion --missing stop && has err "--sim-seed and --missing go with --holdout" && oneline
 run eval-sim-seed-alone 2 "$WT" eval --traces "$DATA" --sim-seed 3 && has err "--sim-seed goes with --holdout" && oneline
 run eval-retime-alone 2 "$WT" eval --traces "$DATA" --retime 1 && has err "--retime goes with --holdout" && oneline
 run train-both-stdout 2 "$WT" train --traces "$DATA/labelled.csv" --out - --dump-features - && has err "would both write to standard output" && oneline
@@ -868,10 +876,10 @@ run eval-dump-stdout 2 "$WT" eval --traces "$DATA/labelled.csv" --dump-features 
 run bench-sim-cap 2 "$WT" benchmark --suite evasion --trials 100000 --seconds 3600 --sample-hz 100 && has err "limited to 10000000 samples per cell" && oneline
 run bench-holdout-suite 2 "$WT" benchmark --suite sim --holdout family --traces "$DATA" && has err "--holdout family goes with --suite evasion" && oneline
 run bench-holdout-notraces 2 "$WT" benchmark --suite evasion --holdout family && has err "--traces DIR" && oneline
-run bench-traces-alone 2 "$WT" benchmark --suite evasion --traces "$DATA" && has err "--traces, --features, --retime and --sim-seed go with --holdout" && oneline
-run bench-features-alone 2 "$WT" benchmark --suite evasion --features duty && has err "--traces, --features, --retime and --sim-seed go with --holdout" && oneline
-run bench-sim-seed-alone 2 "$WT" benchmark --suite evasion --sim-seed 1 && has err "--retime and --sim-seed go with --holdout" && oneline
-run bench-retime-alone 2 "$WT" benchmark --suite evasion --retime 1 && has err "--retime and --sim-seed go with --holdout" && oneline
+run bench-traces-alone 2 "$WT" benchmark --suite evasion --traces "$DATA" && has err "--traces, --features, --retime, --sim-seed and --missing go with --holdout" && oneline
+run bench-features-alone 2 "$WT" benchmark --suite evasion --features duty && has err "--traces, --features, --retime, --sim-seed and --missing go with --holdout" && oneline
+run bench-sim-seed-alone 2 "$WT" benchmark --suite evasion --sim-seed 1 && has err "--sim-seed and --missing go with --holdout" && oneline
+run bench-retime-alone 2 "$WT" benchmark --suite evasion --retime 1 && has err "--sim-seed and --missing go with --holdout" && oneline
 run bench-retime-2 2 "$WT" benchmark --suite evasion --holdout family --traces "$DATA" --retime 2 && has err "--retime" && oneline
 # --holdout family trains each fold's model as train does: another --sim-seed
 # draws other simulator windows, so the held-out families score otherwise

@@ -251,7 +251,7 @@ static void test_train(void **state)
         w[i] = 1;
     }
     static const enum wt_feature feats[] = {WT_F_POWER_CV, WT_F_UTIL_ACF_PEAK};
-    struct wt_train_opts o = {20, 2, 0.3, 1.0, 0.01, 32, feats, 2};
+    struct wt_train_opts o = {20, 2, 0.3, 1.0, 0.01, 32, feats, 2, 0};
     static struct wt_model a, b;
     struct wt_err err;
     assert_int_equal(wt_train_boost(x, y, w, N, &o, &a, &err), WT_OK);
@@ -293,7 +293,7 @@ static void test_train_close_values(void **state)
         w[i] = 1;
     }
     static const enum wt_feature feats[] = {WT_F_UTIL_ACF_PEAK};
-    struct wt_train_opts o = {5, 1, 0.3, 1.0, 0.01, 32, feats, 1};
+    struct wt_train_opts o = {5, 1, 0.3, 1.0, 0.01, 32, feats, 1, 0};
     static struct wt_model a, b;
     struct wt_err err;
     assert_int_equal(wt_train_boost(x, y, w, N, &o, &a, &err), WT_OK);
@@ -316,13 +316,99 @@ static void test_train_close_values(void **state)
     free(text);
 }
 
+/* "stop": a window whose split feature is not measured gets that node's value
+ * (no evidence either way: no credit to the feature); the file keeps it. */
+static void test_stop(void **state)
+{
+    (void)state;
+    static const char *text = "format workloadtruth-model/1\n"
+                              "base -0.5\n"
+                              "tree\n"
+                              "node 0 0.1 split util_acf_peak 0.3 stop 1 2\n"
+                              "node 1 -1 leaf\n"
+                              "node 2 1.5 split power_cv 0.2 stop 3 4\n"
+                              "node 3 0.5 leaf\n"
+                              "node 4 2 leaf\n"
+                              "end 1\n";
+    struct wt_err err;
+    assert_int_equal(wt_model_parse(&m, text, strlen(text), "m", &err), WT_OK);
+    assert_int_equal(m.tree[0].node[0].missing_left, WT_MISSING_STOP);
+    struct wt_features x;
+    for (int i = 0; i < WT_NFEATURES; i++)
+        x.v[i] = NAN;
+    double credit[WT_NFEATURES];
+    assert_true(wt_model_score(&m, &x, credit) == -0.5 + 0.1);
+    for (int i = 0; i < WT_NFEATURES; i++)
+        assert_true(credit[i] == 0);
+    x.v[WT_F_UTIL_ACF_PEAK] = 0.9; /* right, then power_cv not measured: 1.5 */
+    assert_true(fabs(wt_model_score(&m, &x, credit) - (-0.5 + 1.5)) < 1e-12);
+    assert_true(fabs(credit[WT_F_UTIL_ACF_PEAK] - 1.4) < 1e-12 && credit[WT_F_POWER_CV] == 0);
+    size_t len;
+    char *out = model_text(&m, &len);
+    assert_contains(out, "node 0 0.1 split util_acf_peak 0.3 stop 1 2\n");
+    free(out);
+    const char *bad = "format workloadtruth-model/1\nbase 0\ntree\n"
+                      "node 0 0 split util_acf_peak 0.3 both 1 2\nnode 1 0 leaf\n"
+                      "node 2 0 leaf\nend 1\n";
+    assert_int_equal(wt_model_parse(&m, bad, strlen(bad), "m", &err), WT_EINVAL);
+    assert_contains(err.msg, "left, right or stop");
+}
+
+/* Trained with missing_stop, a model cannot learn from whether a feature is
+ * measured: here only TRAINING windows lack util_acf_peak, which a model that
+ * chooses a side learns as evidence for TRAINING. */
+static void test_train_missing_stop(void **state)
+{
+    (void)state;
+    enum { N = 400 };
+    static struct wt_features x[N];
+    static unsigned char y[N];
+    static double w[N];
+    for (int i = 0; i < N; i++) {
+        for (int f = 0; f < WT_NFEATURES; f++)
+            x[i].v[f] = NAN;
+        y[i] = i % 2;
+        x[i].v[WT_F_POWER_CV] = (y[i] ? 0.6 : 0.4) + ((i * 37) % 101) / 1010.0;
+        if (!y[i] || i % 10 == 1) /* a tenth of TRAINING measures it */
+            x[i].v[WT_F_UTIL_ACF_PEAK] = (y[i] ? 0.7 : 0.2) + ((i * 17) % 13) / 100.0;
+        w[i] = 1;
+    }
+    static const enum wt_feature feats[] = {WT_F_UTIL_ACF_PEAK, WT_F_POWER_CV};
+    struct wt_train_opts o = {20, 2, 0.3, 1.0, 0.01, 32, feats, 2, 0};
+    static struct wt_model a, b;
+    struct wt_err err;
+    double credit[WT_NFEATURES];
+    assert_int_equal(wt_train_boost(x, y, w, N, &o, &a, &err), WT_OK);
+    wt_model_score(&a, &x[3], credit); /* TRAINING, util_acf_peak not measured */
+    assert_true(credit[WT_F_UTIL_ACF_PEAK] > 0.5);
+    o.missing_stop = 1;
+    assert_int_equal(wt_train_boost(x, y, w, N, &o, &b, &err), WT_OK);
+    int correct = 0;
+    for (int i = 0; i < N; i++) {
+        double s = wt_model_score(&b, &x[i], credit);
+        correct += (s > 0) == y[i];
+        if (isnan(x[i].v[WT_F_UTIL_ACF_PEAK]))
+            assert_true(credit[WT_F_UTIL_ACF_PEAK] == 0);
+    }
+    assert_true(correct >= N - 8); /* power_cv still separates them */
+    /* what is stored is what was trained */
+    size_t len;
+    char *text = model_text(&b, &len);
+    assert_contains(text, " stop ");
+    assert_int_equal(wt_model_parse(&a, text, len, "t", &err), WT_OK);
+    for (int i = 0; i < N; i++)
+        assert_true(wt_model_score(&a, &x[i], NULL) == wt_model_score(&b, &x[i], NULL));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_and_score),    cmocka_unit_test(test_crlf),
         cmocka_unit_test(test_round_trip),         cmocka_unit_test(test_bad_models),
         cmocka_unit_test(test_load_file_id),       cmocka_unit_test(test_train),
-        cmocka_unit_test(test_train_close_values),
+        cmocka_unit_test(test_train_close_values), cmocka_unit_test(test_stop),
+        cmocka_unit_test(test_train_missing_stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -202,15 +202,17 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
                     return rc;
                 if (!strcmp(tok[6], "left"))
                     nd->missing_left = 1;
+                else if (!strcmp(tok[6], "stop"))
+                    nd->missing_left = WT_MISSING_STOP;
                 else if (strcmp(tok[6], "right"))
-                    return perr(&p, "missing side must be left or right:", tok[6]);
+                    return perr(&p, "missing side must be left, right or stop:", tok[6]);
                 if ((rc = index_tok(&p, tok[7], &nd->left)) != WT_OK ||
                     (rc = index_tok(&p, tok[8], &nd->right)) != WT_OK)
                     return rc;
             } else {
                 return perr(&p,
                             "'node ID VALUE leaf' or 'node ID VALUE split FEATURE "
-                            "THRESHOLD left|right LEFT RIGHT'",
+                            "THRESHOLD left|right|stop LEFT RIGHT'",
                             NULL);
             }
             line_of[cur->nnodes++] = p.lineno;
@@ -296,7 +298,10 @@ int wt_model_write(const struct wt_model *m, FILE *f)
             else
                 fprintf(f, "node %d %s split %s %s %s %d %d\n", i, exact(a, n->value),
                         wt_feature_name(n->feature), exact(b, n->threshold),
-                        n->missing_left ? "left" : "right", n->left, n->right);
+                        n->missing_left == WT_MISSING_STOP ? "stop"
+                        : n->missing_left                  ? "left"
+                                                           : "right",
+                        n->left, n->right);
         }
     }
     fprintf(f, "end %d\n", m->ntrees);
@@ -317,6 +322,8 @@ double wt_model_score(const struct wt_model *m, const struct wt_features *x,
         while (tr->node[i].feature >= 0) {
             const struct wt_tree_node *n = &tr->node[i];
             double v = x->v[n->feature];
+            if (isnan(v) && n->missing_left == WT_MISSING_STOP)
+                break; /* not measured: no evidence either way */
             int left = isnan(v) ? n->missing_left : v <= n->threshold;
             int next = left ? n->left : n->right;
             double delta = tr->node[next].value - n->value;

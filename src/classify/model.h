@@ -9,14 +9,15 @@
  *   meta KEY VALUE...            (free text: how it was trained)
  *   base LOGODDS
  *   tree
- *   node ID VALUE split FEATURE THRESHOLD left|right LEFT_ID RIGHT_ID
+ *   node ID VALUE split FEATURE THRESHOLD left|right|stop LEFT_ID RIGHT_ID
  *   node ID VALUE leaf
  *   end NTREES                   (the last directive: a file cut short is refused)
  *
  * A node sends a window left when FEATURE <= THRESHOLD, and a window whose
- * FEATURE is not measured to the side named.  VALUE is the node's expected
- * contribution; the score is base + the sum of the leaves reached, and the
- * change of VALUE along the path is credited to each split's feature
+ * FEATURE is not measured to the side named (stop: the path ends there, at
+ * that node's value).  VALUE is the node's expected contribution; the score
+ * is base + the sum of the values where the paths end (the leaves reached),
+ * and the change of VALUE along the path is credited to each split's feature
  * (Saabas attribution), so the per-feature credits add up to the score.
  * Parsing is strict and bounded; this module neither trains nor decides a
  * class (see train.h and physics.c).
@@ -36,12 +37,15 @@
 #define WT_MODEL_MAX_NODES 15 /* per tree: depth <= 3 */
 #define WT_MODEL_MAX_META 32
 #define WT_MODEL_MAX_VALUE 1000.0 /* |base| and |node value| */
+/* missing_left of a split whose tree stops there when its feature is not
+ * measured: the window gets that node's value (file: "stop") */
+#define WT_MISSING_STOP (-1)
 
 struct wt_tree_node {
     double value;
     int feature; /* -1 for a leaf */
     double threshold;
-    int missing_left;
+    int missing_left; /* 1, 0, or WT_MISSING_STOP */
     int left, right;
 };
 

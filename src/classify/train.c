@@ -109,20 +109,26 @@ static struct split best_split(struct trainer *t, const int *idx, size_t m, doub
             }
         }
         double lg = 0, lh = 0;
+        /* missing_stop: the windows without the feature keep this node's value
+         * vp; in score's units (minus twice the loss change) they give */
+        double vp = -G / (H + lambda), stay = -2 * mg * vp - mh * vp * vp;
         for (int j = 0; j < nb; j++) { /* left: bins 0..j (value <= thr[j]) */
             lg += bg[j];
             lh += bh[j];
-            for (int ml = 1; ml >= 0; ml--) {
-                double gl = lg + (ml ? mg : 0), hl = lh + (ml ? mh : 0);
-                double gr = G - gl, hr = H - hl;
+            for (int ml = 1; ml >= (t->o->missing_stop ? 1 : 0); ml--) {
+                double gl = lg + (ml && !t->o->missing_stop ? mg : 0);
+                double hl = lh + (ml && !t->o->missing_stop ? mh : 0);
+                double gr = G - gl - (t->o->missing_stop ? mg : 0);
+                double hr = H - hl - (t->o->missing_stop ? mh : 0);
                 if (hl < t->o->min_child || hr < t->o->min_child)
                     continue;
-                double gain = score(gl, hl, lambda) + score(gr, hr, lambda) - parent;
+                double gain = score(gl, hl, lambda) + score(gr, hr, lambda) - parent +
+                              (t->o->missing_stop ? stay : 0);
                 if (gain > best.gain + 1e-12) {
                     best.gain = gain;
                     best.fi = fi;
                     best.j = j;
-                    best.missing_left = ml;
+                    best.missing_left = t->o->missing_stop ? WT_MISSING_STOP : ml;
                 }
             }
         }
@@ -155,6 +161,10 @@ static int grow(struct trainer *t, struct wt_tree *tree, int id, int *idx, size_
     size_t nl = 0, nr = 0;
     for (size_t k = 0; k < m; k++) {
         int b = t->bin[(size_t)idx[k] * (size_t)t->nf + (size_t)s.fi];
+        if (b < 0 && s.missing_left == WT_MISSING_STOP) {
+            leafval_out[idx[k]] = nd->value; /* stops here, as wt_model_score does */
+            continue;
+        }
         int left = b < 0 ? s.missing_left : b <= s.j;
         if (left)
             idx[nl++] = idx[k];

@@ -23,6 +23,8 @@ struct wt_train_opts {
     int nthresholds;      /* candidate thresholds per feature */
     const enum wt_feature *features;
     size_t nfeatures;
+    int missing_stop; /* a window whose split feature is not measured stops at that
+                       * node (WT_MISSING_STOP) instead of taking a side */
 };
 
 /* y[i] is 1 for TRAINING, 0 for INFERENCE; w[i] > 0. */

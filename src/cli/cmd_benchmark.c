@@ -103,13 +103,14 @@ static int pick_family(void *vctx, const char *family, const struct wt_classifie
 }
 
 /* nfeatures: how many of h->flist the models may use (0: the physics set);
- * retime, sim_seed: as train's --retime, --sim-seed. */
+ * retime, sim_seed, missing_stop: as train's --retime, --sim-seed, --missing. */
 static int holdout_init(struct holdout *h, const struct wt_strlist *traces, size_t nfeatures,
-                        int retime, uint64_t sim_seed, struct wt_err *err)
+                        int retime, uint64_t sim_seed, int missing_stop, struct wt_err *err)
 {
     h->cfg = wt_train_default;
     h->cfg.retime = retime;
     h->cfg.sim_seed = sim_seed;
+    h->cfg.missing_stop = missing_stop;
     if (nfeatures) {
         h->cfg.features = h->flist;
         h->cfg.nfeatures = nfeatures;
@@ -155,7 +156,8 @@ int wt_cmd_benchmark(int argc, char **argv)
     int status = WT_EXIT_USAGE, rc;
     unsigned long long trials = 50, window = 30, seed = 0, retime = 0, sim_seed = 0;
     double seconds = 30, hz = 10;
-    const char *suite = "seed", *model_path = NULL;
+    const char *suite = "seed", *model_path = NULL, *missing = "side";
+    static const char *const missings[] = {"side", "stop", NULL};
     const char *clf_name = wt_classifier_default()->name;
     bool json = false, want_list = false;
     /* clang-format off */
@@ -173,6 +175,7 @@ int wt_cmd_benchmark(int argc, char **argv)
         {"--features", WT_OPT_STRING, &features, "LIST", "--holdout: the features the models may use (default: the physics set)", 0, 0, NULL, false},
         {"--retime", WT_OPT_UINT, &retime, "0|1", "--holdout: learn each trace window at the native rate as another poller's clock would time it (default 0)", 0, 1, NULL, false},
         {"--sim-seed", WT_OPT_UINT, &sim_seed, "N", "--holdout: draw the simulator windows of each model's training with this seed (default 0, the shipped model's)", 0, 4294967295.0, NULL, false},
+        {"--missing", WT_OPT_CHOICE, &missing, "side|stop", "--holdout: a split on a feature the window does not measure: side (learnt; default) or stop (no evidence either way), as train --missing", 0, 0, missings, false},
         {"--list", WT_OPT_FLAG, &want_list, NULL, "list the profiles and evasion families, then exit", 0, 0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (suite seed: the Python tool's shape)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
@@ -282,10 +285,11 @@ int wt_cmd_benchmark(int argc, char **argv)
     }
     if (holdout_by && wt_opts_no_stdin(&help, &traces, "--holdout")) /* once per view */
         goto out;
-    if (!holdout_by && (traces.n || features || wt_opts_get(opts, "--retime")->seen ||
-                        wt_opts_get(opts, "--sim-seed")->seen)) {
-        fprintf(stderr, "workloadtruth benchmark: --traces, --features, --retime and --sim-seed "
-                        "go with --holdout (see --help)\n");
+    if (!holdout_by &&
+        (traces.n || features || wt_opts_get(opts, "--retime")->seen ||
+         wt_opts_get(opts, "--sim-seed")->seen || wt_opts_get(opts, "--missing")->seen)) {
+        fprintf(stderr, "workloadtruth benchmark: --traces, --features, --retime, --sim-seed and "
+                        "--missing go with --holdout (see --help)\n");
         goto out;
     }
     if (model_path && clf != &wt_classifier_physics) {
@@ -318,7 +322,8 @@ int wt_cmd_benchmark(int argc, char **argv)
         fprintf(stderr, "workloadtruth benchmark: out of memory\n");
         goto out;
     }
-    if (holdout_by && holdout_init(&ho, &traces, nfeatures, (int)retime, sim_seed, &err) != WT_OK) {
+    if (holdout_by && holdout_init(&ho, &traces, nfeatures, (int)retime, sim_seed,
+                                   !strcmp(missing, "stop"), &err) != WT_OK) {
         fprintf(stderr, "workloadtruth benchmark: %s\n", err.msg);
         goto out;
     }

@@ -123,6 +123,8 @@ int wt_cmd_train(int argc, char **argv)
                        alone = (unsigned long long)cfg.alone_views, per_tick = 0,
                        retime = (unsigned long long)cfg.retime, sim_seed = cfg.sim_seed;
     double interval = 1;
+    const char *missing = "side";
+    static const char *const missings[] = {"side", "stop", NULL};
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--traces", WT_OPT_LIST, &paths, "DIR|FILE", "labelled traces, or directories searched for *.csv", 0, 0, NULL, false},
@@ -135,6 +137,7 @@ int wt_cmd_train(int argc, char **argv)
         {"--alone-views", WT_OPT_UINT, &alone, "0|1", "also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
         {"--retime", WT_OPT_UINT, &retime, "0|1", "learn each trace window at the native rate as another poller's clock would time it: up to 0.6% fast or slow, each sample up to 5 ms off (default 0)", 0, 1, NULL, false},
         {"--sim-seed", WT_OPT_UINT, &sim_seed, "N", "draw the simulator windows with this seed (default 0, the shipped model's)", 0, 4294967295.0, NULL, false},
+        {"--missing", WT_OPT_CHOICE, &missing, "side|stop", "what a split on a feature the window does not measure does: side (the side learnt in training; default) or stop (the tree stops there: no evidence either way)", 0, 0, missings, false},
         {"--depth", WT_OPT_UINT, &depth, "N", "tree depth (default 3)", 1, 3, NULL, false},
         {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect)", 1, WT_MAX_GPUS, NULL, false},
         {"--interval", WT_OPT_DOUBLE, &interval, "S", "nvidia-smi CSV without timestamps: seconds per tick (default 1)", 0.001, 3600, NULL, false},
@@ -233,6 +236,7 @@ int wt_cmd_train(int argc, char **argv)
     cfg.alone_views = (int)alone;
     cfg.retime = (int)retime;
     cfg.sim_seed = sim_seed;
+    cfg.missing_stop = !strcmp(missing, "stop");
     cfg.depth = (int)depth;
     cfg.trace_opts.rows_per_tick = (unsigned)per_tick;
     cfg.trace_opts.interval_s = interval;
@@ -302,6 +306,9 @@ int wt_cmd_train(int argc, char **argv)
     if (sim_seed)
         snprintf(more_opts + strlen(more_opts), sizeof(more_opts) - strlen(more_opts),
                  " --sim-seed %llu", sim_seed);
+    if (cfg.missing_stop)
+        snprintf(more_opts + strlen(more_opts), sizeof(more_opts) - strlen(more_opts),
+                 " --missing stop");
     if (per_tick)
         snprintf(more_opts + strlen(more_opts), sizeof(more_opts) - strlen(more_opts),
                  " --gpus-per-tick %llu", per_tick);

@@ -246,6 +246,7 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
         cfg.rounds = o->train_rounds;
     cfg.retime = o->train_retime;
     cfg.sim_seed = o->train_sim_seed;
+    cfg.missing_stop = o->train_missing_stop;
     cfg.nfeatures = o->train_nfeatures;
     cfg.trace_opts = o->trace_opts; /* read the traces as they are scored */
     for (int i = 0; i < npaths; i++)

@@ -25,6 +25,7 @@ const struct wt_train_config wt_train_default = {
     .alone_views = 1,
     .retime = 0,
     .sim_seed = 0,
+    .missing_stop = 0,
 };
 
 #define POWER_ONLY                                                                                 \
@@ -537,6 +538,7 @@ int wt_trainset_fit(const struct wt_trainset *ts, const unsigned char *exclude,
         .lambda = c->lambda,
         .min_child = c->min_child * (double)n / 100.0,
         .nthresholds = c->nthresholds,
+        .missing_stop = c->missing_stop,
         .features = c->features ? c->features : wt_physics_model_features,
         .nfeatures = c->features ? c->nfeatures : wt_physics_model_nfeatures,
     };

@@ -55,6 +55,7 @@ struct wt_train_config {
     int alone_views;                 /* also learn each multi-GPU window without its peers */
     int retime;                      /* learn native-rate trace windows retimed (see .c) */
     uint64_t sim_seed;               /* mixed into the simulator windows' seeds (0: shipped) */
+    int missing_stop;                /* wt_train_opts.missing_stop (0: shipped) */
     const enum wt_feature *features; /* NULL: wt_physics_model_features */
     size_t nfeatures;
     struct wt_trace_opts trace_opts; /* nvidia-smi CSV: rows per tick, seconds per tick */
