@@ -2,7 +2,8 @@
  * text.  A model that parses must score any feature vector to a finite
  * log-odds (its values are bounded), and must round-trip: what
  * wt_model_write writes parses again to the same numbers (no digit lost) and
- * is written again byte for byte.
+ * the same tree (each split's missing side, left, right or stop, and its
+ * children), and is written again byte for byte.
  * Any crash, leak, sanitizer report, non-finite score or broken round trip
  * is a bug; parse errors are fine.
  *
@@ -47,7 +48,9 @@ static int same_model(const struct wt_model *a, const struct wt_model *b)
         for (int i = 0; i < a->tree[t].nnodes; i++) {
             const struct wt_tree_node *p = &a->tree[t].node[i], *q = &b->tree[t].node[i];
             if (!same(p->value, q->value) || p->feature != q->feature ||
-                (p->feature >= 0 && !same(p->threshold, q->threshold)))
+                (p->feature >= 0 &&
+                 (!same(p->threshold, q->threshold) || p->missing_left != q->missing_left ||
+                  p->left != q->left || p->right != q->right)))
                 return 0;
         }
     }
