@@ -272,13 +272,14 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
                              w->gpu_model ? w->gpu_model : "unknown");
     /* likewise with no power at all: the model is trained on windows that
      * have it, so a utilization-only window is decided partly by those
-     * branches (measured: in-sample 66.4% with 66 INFERENCE windows called
+     * branches (measured: in-sample 63.5% with 72 INFERENCE windows called
      * TRAINING, docs/classifier.md) */
     if (wt_stat_count(w->s, w->n, WT_COL_POWER) == 0)
         wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
                              "power not measured: the model learnt from windows with power, so "
-                             "its power features decide by missing-value branches: weaker "
-                             "evidence (docs/classifier.md); record power_w");
+                             "its power features decide by missing-value branches (a model "
+                             "trained with --missing stop: give no evidence): weaker evidence "
+                             "(docs/classifier.md); record power_w");
     return WT_OK;
 }
 
