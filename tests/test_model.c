@@ -234,6 +234,20 @@ static char *model_text(const struct wt_model *a, size_t *len)
     return text;
 }
 
+/* What is stored is what was trained: a's file, parsed, scores x[0..n) as a
+ * does; returns the file text (malloc'd). */
+static char *assert_file_scores_same(const struct wt_model *a, const struct wt_features *x, int n)
+{
+    static struct wt_model b;
+    struct wt_err err;
+    size_t len;
+    char *text = model_text(a, &len);
+    assert_int_equal(wt_model_parse(&b, text, len, "t", &err), WT_OK);
+    for (int i = 0; i < n; i++)
+        assert_true(wt_model_score(a, &x[i], NULL) == wt_model_score(&b, &x[i], NULL));
+    return text;
+}
+
 /* A separable problem: TRAINING iff util_acf_peak > 0.5, power_cv noise. */
 static void test_train(void **state)
 {
@@ -261,13 +275,7 @@ static void test_train(void **state)
     for (int i = 0; i < N; i++)
         correct += (wt_model_score(&a, &x[i], NULL) > 0) == y[i];
     assert_true(correct >= N - 8); /* thresholds are quantiles: near-exact */
-    /* what is stored is what was trained: write, parse, same scores */
-    size_t len;
-    char *text = model_text(&a, &len);
-    assert_int_equal(wt_model_parse(&b, text, len, "t", &err), WT_OK);
-    for (int i = 0; i < N; i++)
-        assert_true(wt_model_score(&a, &x[i], NULL) == wt_model_score(&b, &x[i], NULL));
-    free(text);
+    free(assert_file_scores_same(&a, x, N));
     /* one class only is an error */
     memset(y, 0, sizeof(y));
     assert_int_equal(wt_train_boost(x, y, w, N, &o, &a, &err), WT_EINVAL);
@@ -392,12 +400,8 @@ static void test_train_missing_stop(void **state)
     }
     assert_true(correct >= N - 8); /* power_cv still separates them */
     /* what is stored is what was trained */
-    size_t len;
-    char *text = model_text(&b, &len);
+    char *text = assert_file_scores_same(&b, x, N);
     assert_contains(text, " stop ");
-    assert_int_equal(wt_model_parse(&a, text, len, "t", &err), WT_OK);
-    for (int i = 0; i < N; i++)
-        assert_true(wt_model_score(&a, &x[i], NULL) == wt_model_score(&b, &x[i], NULL));
     free(text);
 }
 
