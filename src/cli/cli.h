@@ -63,4 +63,9 @@ int wt_cmd_report(int argc, char **argv);
 /* Names of the classifiers, NULL-terminated, for option choices. */
 const char *const *wt_cli_classifier_names(void);
 
+/* --missing (train, eval and benchmark with --holdout): the choices, and
+ * whether a value means wt_train_opts.missing_stop. */
+extern const char *const wt_cli_missing_choices[];
+int wt_cli_missing_stop(const char *choice);
+
 #endif

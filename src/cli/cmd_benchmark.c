@@ -157,7 +157,6 @@ int wt_cmd_benchmark(int argc, char **argv)
     unsigned long long trials = 50, window = 30, seed = 0, retime = 0, sim_seed = 0;
     double seconds = 30, hz = 10;
     const char *suite = "seed", *model_path = NULL, *missing = "side";
-    static const char *const missings[] = {"side", "stop", NULL};
     const char *clf_name = wt_classifier_default()->name;
     bool json = false, want_list = false;
     /* clang-format off */
@@ -175,7 +174,7 @@ int wt_cmd_benchmark(int argc, char **argv)
         {"--features", WT_OPT_STRING, &features, "LIST", "--holdout: the features the models may use (default: the physics set)", 0, 0, NULL, false},
         {"--retime", WT_OPT_UINT, &retime, "0|1", "--holdout: learn each trace window at the native rate as another poller's clock would time it (default 0)", 0, 1, NULL, false},
         {"--sim-seed", WT_OPT_UINT, &sim_seed, "N", "--holdout: draw the simulator windows of each model's training with this seed (default 0, the shipped model's)", 0, 4294967295.0, NULL, false},
-        {"--missing", WT_OPT_CHOICE, &missing, "side|stop", "--holdout: a split on a feature the window does not measure: side (learnt; default) or stop (no evidence either way), as train --missing", 0, 0, missings, false},
+        {"--missing", WT_OPT_CHOICE, &missing, "side|stop", "--holdout: a split on a feature the window does not measure: side (learnt; default) or stop (no evidence either way), as train --missing", 0, 0, wt_cli_missing_choices, false},
         {"--list", WT_OPT_FLAG, &want_list, NULL, "list the profiles and evasion families, then exit", 0, 0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (suite seed: the Python tool's shape)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
@@ -323,7 +322,7 @@ int wt_cmd_benchmark(int argc, char **argv)
         goto out;
     }
     if (holdout_by && holdout_init(&ho, &traces, nfeatures, (int)retime, sim_seed,
-                                   !strcmp(missing, "stop"), &err) != WT_OK) {
+                                   wt_cli_missing_stop(missing), &err) != WT_OK) {
         fprintf(stderr, "workloadtruth benchmark: %s\n", err.msg);
         goto out;
     }

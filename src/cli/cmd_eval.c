@@ -33,7 +33,6 @@ int wt_cmd_eval(int argc, char **argv)
                        retime_u = 0, sim_seed_u = 0;
     const char *columns = NULL, *dump_path = NULL, *holdout = NULL, *features = NULL;
     const char *model_path = NULL, *family = NULL, *missing = "side";
-    static const char *const missings[] = {"side", "stop", NULL};
     double strength = -1;
     static const char *const families[] = {"duty-fixed", "duty-random", NULL};
     struct wt_sleep_opts sleep = {0};
@@ -59,7 +58,7 @@ int wt_cmd_eval(int argc, char **argv)
         {"--alone-views", WT_OPT_UINT, &alone_u, "0|1", "--holdout: also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
         {"--retime", WT_OPT_UINT, &retime_u, "0|1", "--holdout: learn each trace window at the native rate as another poller's clock would time it (default 0)", 0, 1, NULL, false},
         {"--sim-seed", WT_OPT_UINT, &sim_seed_u, "N", "--holdout: draw the simulator windows of each fold's training with this seed (default 0, the shipped model's)", 0, 4294967295.0, NULL, false},
-        {"--missing", WT_OPT_CHOICE, &missing, "side|stop", "--holdout: a split on a feature the window does not measure: side (learnt; default) or stop (no evidence either way), as train --missing", 0, 0, missings, false},
+        {"--missing", WT_OPT_CHOICE, &missing, "side|stop", "--holdout: a split on a feature the window does not measure: side (learnt; default) or stop (no evidence either way), as train --missing", 0, 0, wt_cli_missing_choices, false},
         {"--depth", WT_OPT_UINT, &depth_u, "N", "--holdout: tree depth of each fold's model (default 3)", 1, 3, NULL, false},
         {"--rounds", WT_OPT_UINT, &rounds_u, "N", "--holdout: boosting rounds of each fold's model (default 300)", 1, WT_MODEL_MAX_TREES, NULL, false},
         {"--evasion-family", WT_OPT_CHOICE, &family, "NAME", "inject this sleep-injection evasion into the recorded training before scoring (duty-fixed or duty-random)", 0, 0, families, false},
@@ -119,7 +118,7 @@ int wt_cmd_eval(int argc, char **argv)
     o.train_rounds = (int)rounds_u;
     o.train_retime = (int)retime_u;
     o.train_sim_seed = sim_seed_u;
-    o.train_missing_stop = !strcmp(missing, "stop");
+    o.train_missing_stop = wt_cli_missing_stop(missing);
     struct wt_eval_report rep;
     struct wt_err err = {{0}};
     int status = WT_EXIT_OK;

@@ -124,7 +124,6 @@ int wt_cmd_train(int argc, char **argv)
                        retime = (unsigned long long)cfg.retime, sim_seed = cfg.sim_seed;
     double interval = 1;
     const char *missing = "side";
-    static const char *const missings[] = {"side", "stop", NULL};
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--traces", WT_OPT_LIST, &paths, "DIR|FILE", "labelled traces, or directories searched for *.csv", 0, 0, NULL, false},
@@ -137,7 +136,7 @@ int wt_cmd_train(int argc, char **argv)
         {"--alone-views", WT_OPT_UINT, &alone, "0|1", "also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
         {"--retime", WT_OPT_UINT, &retime, "0|1", "learn each trace window at the native rate as another poller's clock would time it: up to 0.6% fast or slow, each sample up to 5 ms off (default 0)", 0, 1, NULL, false},
         {"--sim-seed", WT_OPT_UINT, &sim_seed, "N", "draw the simulator windows with this seed (default 0, the shipped model's)", 0, 4294967295.0, NULL, false},
-        {"--missing", WT_OPT_CHOICE, &missing, "side|stop", "what a split on a feature the window does not measure does: side (the side learnt in training; default) or stop (the tree stops there: no evidence either way)", 0, 0, missings, false},
+        {"--missing", WT_OPT_CHOICE, &missing, "side|stop", "what a split on a feature the window does not measure does: side (the side learnt in training; default) or stop (the tree stops there: no evidence either way)", 0, 0, wt_cli_missing_choices, false},
         {"--depth", WT_OPT_UINT, &depth, "N", "tree depth (default 3)", 1, 3, NULL, false},
         {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect)", 1, WT_MAX_GPUS, NULL, false},
         {"--interval", WT_OPT_DOUBLE, &interval, "S", "nvidia-smi CSV without timestamps: seconds per tick (default 1)", 0.001, 3600, NULL, false},
@@ -236,7 +235,7 @@ int wt_cmd_train(int argc, char **argv)
     cfg.alone_views = (int)alone;
     cfg.retime = (int)retime;
     cfg.sim_seed = sim_seed;
-    cfg.missing_stop = !strcmp(missing, "stop");
+    cfg.missing_stop = wt_cli_missing_stop(missing);
     cfg.depth = (int)depth;
     cfg.trace_opts.rows_per_tick = (unsigned)per_tick;
     cfg.trace_opts.interval_s = interval;

@@ -56,6 +56,13 @@ const char *const *wt_cli_classifier_names(void)
     return names;
 }
 
+const char *const wt_cli_missing_choices[] = {"side", "stop", NULL};
+
+int wt_cli_missing_stop(const char *choice)
+{
+    return !strcmp(choice, "stop");
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: workloadtruth [--version] [--help] <command> [options]\n\n"
