@@ -649,6 +649,7 @@ run bench-evasion 0 "$WT" benchmark --suite evasion --trials 2 --json
 has out '"suite": "evasion"'
 has out '"per_family": ['
 has out '"throughput_cost":'
+! grep -q '"training":' "$TMP/out" || { echo "FAIL [bench-evasion]: a training object without --holdout"; fails=$((fails + 1)); }
 run bench-sim 0 "$WT" benchmark --suite sim --trials 2 && has out "inference-periodic"
 run eval-resample 0 "$WT" eval --traces "$DATA/labelled.csv" --resample 0.5 --window 5 --classifier rules --json
 has out '"windows": 1'
@@ -690,6 +691,16 @@ run eval-holdout-copy 0 "$WT" eval --traces "$TMP/ho" --holdout source --simulat
 has out "\"$TMP/ho/notes.csv\""
 has out '"same_as": "'"$TMP/ho/a/train.csv"'"'
 [ "$(grep -c 'copy.csv' "$TMP/out")" = 1 ] || { echo "FAIL [eval-holdout-copy]: copy.csv scored"; fails=$((fails + 1)); }
+# the report says how the folds' models were trained, as train's options
+# (JSON: each setting, the features resolved), so two runs differing only
+# there are told apart
+has out '"options": "--window 10 --rounds 300 --depth 3 --simulate 2 --python-windows 2 --alone-views 1"'
+has out '"missing": "side"'
+has out '"active_acf_peak"'
+run eval-holdout-trained 0 "$WT" eval --traces "$TMP/ho" --holdout source --simulate 2 --python-windows 2 --window 10 --sim-seed 3 --missing stop --features spin_frac,on_len_s
+has out "models trained as: workloadtruth train --window 10 --rounds 300 --depth 3 --simulate 2 --python-windows 2 --alone-views 1 --features spin_frac,on_len_s --sim-seed 3 --missing stop"
+run eval-plain-untrained 0 "$WT" eval --traces "$TMP/ho" --window 10 --json
+! grep -q '"training":' "$TMP/out" || { echo "FAIL [eval-plain-untrained]: a training object without --holdout"; fails=$((fails + 1)); }
 run eval-holdout-rules 2 "$WT" eval --traces "$DATA" --holdout source --classifier rules && has err "has nothing to train"
 # traces in directories named like the generated windows' pseudo-sources are
 # held out and scored like any other (they were taken for the built-in windows:
@@ -886,6 +897,11 @@ run bench-retime-2 2 "$WT" benchmark --suite evasion --holdout family --traces "
 run bench-holdout-seed0 0 "$WT" benchmark --suite evasion --holdout family --traces "$DATA/labelled.csv" --trials 2 --json && cp "$TMP/out" "$TMP/hf0.json" && has out '"holdout": "family"'
 run bench-holdout-seed1 0 "$WT" benchmark --suite evasion --holdout family --traces "$DATA/labelled.csv" --trials 2 --sim-seed 1 --json
 ! cmp -s "$TMP/out" "$TMP/hf0.json" || { echo "FAIL [bench-holdout-seed1]: the same report as --sim-seed 0"; fails=$((fails + 1)); }
+has out '"options": "--window 30 --rounds 300 --depth 3 --simulate 60 --python-windows 40 --alone-views 1 --sim-seed 1"'
+has out '"sim_seed": 1,'
+grep -q '"sim_seed": 0,' "$TMP/hf0.json" || { echo "FAIL [bench-holdout-seed0]: no sim_seed 0 in its training object"; fails=$((fails + 1)); }
+run bench-holdout-trained 0 "$WT" benchmark --suite evasion --holdout family --traces "$DATA/labelled.csv" --trials 1 --missing stop --retime 1
+has out "models trained as: workloadtruth train --window 30 --rounds 300 --depth 3 --simulate 60 --python-windows 40 --alone-views 1 --retime 1 --missing stop"
 run bench-features-bad 2 "$WT" benchmark --suite evasion --holdout family --traces "$DATA" --features duty,bogus && has err "--features: unknown feature 'bogus'" && oneline
 
 # ---- outputs never replace inputs or devices; input is never lost

@@ -323,12 +323,44 @@ static void test_group_names(void **state)
     rmdir(sub);
 }
 
+/* A report of --holdout says how its models were trained as the options of
+ * `train`: the shipped settings as train's "made by" line writes them, every
+ * other one named, and too small a buffer is an error, not a silent cut. */
+static void test_train_args(void **state)
+{
+    (void)state;
+    char buf[512];
+    struct wt_train_config c = wt_train_default;
+    assert_int_equal(wt_train_config_args(&c, 1, buf, sizeof(buf)), 0);
+    assert_string_equal(buf, "--window 30 --rounds 300 --depth 3 --simulate 60 "
+                             "--python-windows 40 --alone-views 1");
+    const enum wt_feature fl[] = {WT_F_SPIN_FRAC, WT_F_ON_LEN};
+    c.features = fl;
+    c.nfeatures = 2;
+    c.retime = 1;
+    c.sim_seed = 4294967295u;
+    c.missing_stop = 1;
+    c.trace_opts.rows_per_tick = 8;
+    c.trace_opts.interval_s = 0.5;
+    assert_int_equal(wt_train_config_args(&c, 1, buf, sizeof(buf)), 0);
+    assert_string_equal(buf, "--window 30 --rounds 300 --depth 3 --simulate 60 "
+                             "--python-windows 40 --alone-views 1 --features spin_frac,on_len_s "
+                             "--retime 1 --sim-seed 4294967295 --missing stop --gpus-per-tick 8 "
+                             "--interval 0.5");
+    assert_int_equal(wt_train_config_args(&c, 0, buf, sizeof(buf)), 0);
+    assert_non_null(strstr(buf, "--alone-views 1 --features (listed below) --retime 1"));
+    assert_int_equal(wt_train_config_args(&c, 1, buf, 40), -1);
+    assert_int_equal(strlen(buf), 39);
+    assert_int_equal(wt_train_config_args(&c, 1, buf, 0), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_family),  cmocka_unit_test(test_scoring),
         cmocka_unit_test(test_directory),   cmocka_unit_test(test_named_twice),
         cmocka_unit_test(test_group_names), cmocka_unit_test(test_retime),
+        cmocka_unit_test(test_train_args),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

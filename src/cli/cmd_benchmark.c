@@ -346,6 +346,7 @@ int wt_cmd_benchmark(int argc, char **argv)
     }
     rep->model = model_path;
     rep->holdout = holdout_by;
+    rep->train = holdout_by ? &ho.cfg : NULL;
     if (json) {
         json_t *j = wt_json_benchmark(rep);
         int jrc = wt_json_print(stdout, j);

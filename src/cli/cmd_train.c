@@ -298,28 +298,10 @@ int wt_cmd_train(int argc, char **argv)
         fprintf(stderr, "workloadtruth train: out of memory\n");
         goto out;
     }
-    char more_opts[120] = "";
-    /* printed when not the default, so the shipped model's line stays as it was */
-    if (retime)
-        snprintf(more_opts, sizeof(more_opts), " --retime 1");
-    if (sim_seed)
-        snprintf(more_opts + strlen(more_opts), sizeof(more_opts) - strlen(more_opts),
-                 " --sim-seed %llu", sim_seed);
-    if (cfg.missing_stop)
-        snprintf(more_opts + strlen(more_opts), sizeof(more_opts) - strlen(more_opts),
-                 " --missing stop");
-    if (per_tick)
-        snprintf(more_opts + strlen(more_opts), sizeof(more_opts) - strlen(more_opts),
-                 " --gpus-per-tick %llu", per_tick);
-    if (interval != 1)
-        snprintf(more_opts + strlen(more_opts), sizeof(more_opts) - strlen(more_opts),
-                 " --interval %.6g", interval);
-    char made[400]; /* a meta line holds 199 bytes: longer is cut there */
-    snprintf(made, sizeof(made),
-             "made by: workloadtruth train --window %g --rounds %d --depth %d --simulate %u "
-             "--python-windows %u --alone-views %d%s%s",
-             cfg.window_s, cfg.rounds, cfg.depth, cfg.sim_per_cell, cfg.py_per_cell,
-             cfg.alone_views, cfg.features ? " --features (listed below)" : "", more_opts);
+    char args[400]; /* a meta line holds 199 bytes: longer is cut there */
+    (void)wt_train_config_args(&cfg, 0, args, sizeof(args));
+    char made[440];
+    snprintf(made, sizeof(made), "made by: workloadtruth train %s", args);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "%.199s", made);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "data: %zu trace files; sources %s", nreal,
              groups);

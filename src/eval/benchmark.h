@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "classify/classifier.h"
+#include "eval/trainset.h"
 
 #define WT_BENCH_MAX_CELLS 128
 
@@ -41,6 +42,7 @@ struct wt_bench_report {
         *model; /* the physics model file scored (NULL: the built-in one); set by the caller */
     const char
         *holdout; /* "family": each family scored by a model trained without it (NULL: none) */
+    const struct wt_train_config *train; /* with holdout: how those models were trained */
     struct wt_bench_cell cells[WT_BENCH_MAX_CELLS];
     unsigned ncells;
 };

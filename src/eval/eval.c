@@ -260,6 +260,8 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
         cfg.py_per_cell = (unsigned)o->train_py;
     if (cfg.py_per_cell && (rc = wt_trainset_add_python(&ts, cfg.py_per_cell, err)) != WT_OK)
         goto out;
+    rep->train = cfg; /* as the report's reader would retrain a fold */
+    rep->trained = 1;
     for (size_t i = 0; i < ts.skipped_files.n; i++)
         if ((rc = wt_ds_skips_add(&rep->skipped_files, ts.skipped_files.v[i].path,
                                   ts.skipped_files.v[i].same_as, err)) != WT_OK)

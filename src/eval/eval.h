@@ -20,6 +20,7 @@
 
 #include "classify/classifier.h"
 #include "eval/dataset.h"
+#include "eval/trainset.h"
 #include "telemetry/trace_reader.h"
 
 #define WT_NPRED 4 /* predicted: TRAINING, INFERENCE, IDLE, UNKNOWN */
@@ -74,6 +75,10 @@ struct wt_eval_report {
     int classifier_owned; /* classifier name was malloc'd */
     const char *evasion;  /* sleep-injection family applied to training, or NULL */
     double evasion_strength;
+    /* --holdout: how each fold's model was trained (its features point into
+     * the caller's wt_eval_opts.train_features, or are NULL: the physics set) */
+    struct wt_train_config train;
+    int trained;
     struct wt_ds_seen seen; /* files read so far: each is scored once */
 };
 

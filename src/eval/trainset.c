@@ -2,6 +2,8 @@
 #include "eval/trainset.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +29,45 @@ const struct wt_train_config wt_train_default = {
     .sim_seed = 0,
     .missing_stop = 0,
 };
+
+/* Appends printf-style text at buf's end; 0, or -1 once cap is exceeded. */
+static int append(char *buf, size_t cap, const char *fmt, ...) WT_PRINTF(3, 4);
+static int append(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + len, cap - len, fmt, ap);
+    va_end(ap);
+    return n < 0 || (size_t)n >= cap - len ? -1 : 0;
+}
+
+int wt_train_config_args(const struct wt_train_config *c, int list_features, char *buf, size_t cap)
+{
+    if (!cap)
+        return -1;
+    buf[0] = 0;
+    int rc =
+        append(buf, cap,
+               "--window %g --rounds %d --depth %d --simulate %u --python-windows %u "
+               "--alone-views %d",
+               c->window_s, c->rounds, c->depth, c->sim_per_cell, c->py_per_cell, c->alone_views);
+    if (c->features && !list_features)
+        rc |= append(buf, cap, " --features (listed below)");
+    for (size_t i = 0; c->features && list_features && i < c->nfeatures; i++)
+        rc |= append(buf, cap, "%s%s", i ? "," : " --features ", wt_feature_name(c->features[i]));
+    if (c->retime)
+        rc |= append(buf, cap, " --retime 1");
+    if (c->sim_seed)
+        rc |= append(buf, cap, " --sim-seed %llu", (unsigned long long)c->sim_seed);
+    if (c->missing_stop)
+        rc |= append(buf, cap, " --missing stop");
+    if (c->trace_opts.rows_per_tick)
+        rc |= append(buf, cap, " --gpus-per-tick %u", c->trace_opts.rows_per_tick);
+    if (c->trace_opts.interval_s != 1 && c->trace_opts.interval_s > 0)
+        rc |= append(buf, cap, " --interval %.6g", c->trace_opts.interval_s);
+    return rc ? -1 : 0;
+}
 
 #define POWER_ONLY                                                                                 \
     ((1u << WT_COL_POWER) | (1u << WT_COL_POWER_LIMIT) | (1u << WT_COL_POWER_DEFAULT_LIMIT))

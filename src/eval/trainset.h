@@ -69,6 +69,16 @@ struct wt_train_config {
 /* The settings that made models/physics.model (documented in docs/classifier.md). */
 extern const struct wt_train_config wt_train_default;
 
+/* Writes c as the options of `workloadtruth train` that make it, to buf (cap
+ * bytes): --window, --rounds, --depth, --simulate, --python-windows and
+ * --alone-views always; then --features (its comma-separated list when
+ * list_features, else "(listed below)"), only when c names features; then
+ * --retime, --sim-seed, --missing, --gpus-per-tick and --interval, each only
+ * when not the default (so the shipped model's line stays as it was).  Learning
+ * rate, lambda, min_child and thresholds have no option and are not written.
+ * Returns 0, or -1 when cap is too small (buf then holds a cut string). */
+int wt_train_config_args(const struct wt_train_config *c, int list_features, char *buf, size_t cap);
+
 /* Adds path (file or directory) to ts in every view. */
 int wt_trainset_add(struct wt_trainset *ts, const char *path, const struct wt_train_config *c,
                     struct wt_err *err) WT_WARN_UNUSED;

@@ -114,6 +114,34 @@ json_t *wt_json_result(const struct wt_result *r)
     return o;
 }
 
+/* How a --holdout's models were trained: the `train` options that rebuild
+ * them, and each setting (features resolved: the physics set when none was
+ * named). */
+static json_t *train_json(const struct wt_train_config *c, int *bad)
+{
+    json_t *o = json_object();
+    json_t *fl = json_array();
+    char args[2048];
+    if (wt_train_config_args(c, 1, args, sizeof(args)) != 0)
+        *bad = 1; /* 28 feature names fit many times over */
+    put(o, "options", jstr(args), bad);
+    put(o, "window_seconds", wt_json_number(c->window_s, 4), bad);
+    put(o, "rounds", json_integer(c->rounds), bad);
+    put(o, "depth", json_integer(c->depth), bad);
+    put(o, "simulate", json_integer(c->sim_per_cell), bad);
+    put(o, "python_windows", json_integer(c->py_per_cell), bad);
+    put(o, "alone_views", json_integer(c->alone_views), bad);
+    put(o, "retime", json_integer(c->retime), bad);
+    put(o, "sim_seed", json_integer((json_int_t)c->sim_seed), bad);
+    put(o, "missing", jstr(c->missing_stop ? "stop" : "side"), bad);
+    const enum wt_feature *f = c->features ? c->features : wt_physics_model_features;
+    size_t n = c->features ? c->nfeatures : wt_physics_model_nfeatures;
+    for (size_t i = 0; i < n; i++)
+        push(fl, jstr(wt_feature_name(f[i])), bad);
+    put(o, "features", fl, bad);
+    return o;
+}
+
 static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
 {
     json_t *o = json_object();
@@ -133,6 +161,8 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
     put(o, "seed", json_integer((json_int_t)b->seed), bad);
     put(o, "holdout", b->holdout ? jstr(b->holdout) : json_null(), bad);
     put(o, "model", b->model ? jstr(b->model) : json_null(), bad);
+    if (b->holdout && b->train)
+        put(o, "training", train_json(b->train, bad), bad);
     put(o, "accuracy", wt_json_number(t ? (double)c / t : NAN, 4), bad);
     if (!strcmp(b->suite, "evasion")) {
         put(o, "default_strength_accuracy", wt_json_number(wt_bench_default_accuracy(b), 4), bad);
@@ -290,6 +320,8 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
         put(ev, "applied_to", jstr("recorded TRAINING stretches (sleep injection)"), &bad);
         put(first, "evasion", ev, &bad);
     }
+    if (e->trained)
+        put(first, "training", train_json(&e->train, &bad), &bad);
     if (json_object_update(first, o) != 0)
         bad = 1;
     json_decref(o);

@@ -29,6 +29,14 @@ static void pct(FILE *f, double x)
         fprintf(f, "%6.1f%%", 100.0 * x);
 }
 
+/* How a --holdout's models were trained, as the options of `train`. */
+static void train_line(FILE *f, const struct wt_train_config *c)
+{
+    char args[2048];
+    (void)wt_train_config_args(c, 1, args, sizeof(args)); /* a cut list still reads */
+    fprintf(f, "models trained as: workloadtruth train %s\n", args);
+}
+
 /* The end of the header line: which model scored (two runs that differ in
  * these alone printed the same header) */
 static void model_note(FILE *f, const struct wt_bench_report *b)
@@ -38,6 +46,8 @@ static void model_note(FILE *f, const struct wt_bench_report *b)
     if (b->holdout)
         fprintf(f, ", each %s scored by a model trained without it", b->holdout);
     fputc('\n', f);
+    if (b->holdout && b->train)
+        train_line(f, b->train);
 }
 
 void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
@@ -129,6 +139,8 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
     if (e->evasion)
         fprintf(f, "evasion: %s at strength %.2f injected into the recorded training\n", e->evasion,
                 e->evasion_strength);
+    if (e->trained)
+        train_line(f, &e->train);
     fprintf(f, "windows scored: %zu   skipped: %zu unlabelled/mixed, %zu short\n", t.scored,
             t.skipped_unlabelled, t.skipped_short);
     fprintf(f, "accuracy: ");
