@@ -242,12 +242,42 @@ static void test_limits(void **state)
     free(s);
 }
 
+/* A few rows around a long gap: the sleeps that would fill it are bounded by
+ * the input (the review's 245-byte trace made 15 million samples, 2.1 GB),
+ * while the same rows without the gap still take their 20-fold share. */
+static void test_gap_bounded(void **state)
+{
+    (void)state;
+    struct wt_err err;
+    const struct wt_sleep_opts o = {.asleep = 0.95, .period_s = 4};
+    size_t n = 12;
+    struct wt_sample *s = malloc(n * sizeof(*s));
+    assert_non_null(s);
+    for (size_t i = 0; i < n; i++) {
+        wt_sample_clear(&s[i], 0);
+        s[i].t_s = i < 11 ? (double)i / 100 : 8000;
+        s[i].label = WT_CLASS_TRAINING;
+        s[i].v[WT_COL_UTIL_GPU] = 90;
+    }
+    assert_int_equal(wt_sleep_inject(&s, &n, 1, &o, &err), WT_ENOMEM);
+    assert_non_null(strstr(err.msg, "mostly gaps"));
+    assert_int_equal(n, 12);
+    assert_true(s[11].t_s == 8000);
+    free(s);
+    /* a gap-free trace at the highest strength is still stretched */
+    s = make(0, 0, &n);
+    assert_int_equal(wt_sleep_inject(&s, &n, 1, &o, &err), WT_OK);
+    assert_true(n > 300 * 10);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed),       cmocka_unit_test(test_gpus_sleep_together),
         cmocka_unit_test(test_avg1s_ramps), cmocka_unit_test(test_random_share),
         cmocka_unit_test(test_left_alone),  cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_gap_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

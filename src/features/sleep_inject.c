@@ -134,7 +134,14 @@ int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_
         goto out;
     }
     /* sizes first, so nothing is half done when the result is too large */
-    size_t limit = o->max_samples ? o->max_samples : WT_SLEEP_MAX_SAMPLES;
+    size_t limit = o->max_samples ? o->max_samples : WT_SLEEP_MAX_SAMPLES, nin = 0;
+    for (int g = 0; g < ngpus; g++)
+        nin += n[g];
+    /* bounded by the input too: a handful of rows around a long gap would
+     * otherwise make 2^24 samples (2.4 GB) of sleeps */
+    int relative = limit > WT_SLEEP_SLACK && nin < (limit - WT_SLEEP_SLACK) / WT_SLEEP_MAX_GROWTH;
+    if (relative)
+        limit = nin * WT_SLEEP_MAX_GROWTH + WT_SLEEP_SLACK;
     for (int g = 0; g < ngpus; g++) {
         if (n[g] == 0) { /* an index the trace does not use: nothing to insert */
             nout[g] = 0;
@@ -147,8 +154,15 @@ int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_
         for (size_t k = 0; k < nsl && m <= (double)limit; k++)
             m += inserted(sl[k].len, dt[g]);
         if (!(m <= (double)limit) || (total += (size_t)m) > limit) {
-            rc = wt_errf(err, WT_ENOMEM,
-                         "sleep injection would make more than %zu samples of this trace", limit);
+            if (relative)
+                rc = wt_errf(err, WT_ENOMEM,
+                             "sleep injection would make more than %zu samples of this trace's "
+                             "%zu (%d times as many, plus %zu): its time span is mostly gaps",
+                             limit, nin, WT_SLEEP_MAX_GROWTH, WT_SLEEP_SLACK);
+            else
+                rc = wt_errf(err, WT_ENOMEM,
+                             "sleep injection would make more than %zu samples of this trace",
+                             limit);
             goto out;
         }
         nout[g] = (size_t)m;

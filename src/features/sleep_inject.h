@@ -39,6 +39,12 @@
 
 #define WT_SLEEP_MAX_ASLEEP 0.95               /* more would stretch a trace 20-fold and beyond */
 #define WT_SLEEP_MAX_SAMPLES ((size_t)1 << 24) /* output limit per file, all GPUs */
+/* and at most this many times the file's own samples, plus WT_SLEEP_SLACK:
+ * a trace recorded without gaps grows at most 1 / (1 - 0.95) = 20-fold on
+ * average; a few rows around a long gap (12 rows spanning 8000 s: 15 million
+ * samples, 2.1 GB) would otherwise be filled with sleeps up to the limit */
+#define WT_SLEEP_MAX_GROWTH 32
+#define WT_SLEEP_SLACK ((size_t)1 << 16)
 
 struct wt_sleep_opts {
     double asleep;      /* mean share of the time asleep, 0 .. WT_SLEEP_MAX_ASLEEP */
@@ -52,8 +58,9 @@ struct wt_sleep_opts {
 /* Transforms the ngpus streams of one file (s[i] with n[i] samples each,
  * time-ordered, malloc'd) in place: each s[i] may be reallocated.  A file
  * without TRAINING samples, or asleep 0, is unchanged.  Fails (leaving the
- * streams unchanged) when the result would exceed its sample limit or
- * memory runs out. */
+ * streams unchanged) when the result would exceed its sample limit (also
+ * WT_SLEEP_MAX_GROWTH times its input plus WT_SLEEP_SLACK) or memory runs
+ * out. */
 int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_sleep_opts *o,
                     struct wt_err *err) WT_WARN_UNUSED;
 
