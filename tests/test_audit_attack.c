@@ -1245,27 +1245,38 @@ static void test_torn_genesis(void **state)
 {
     (void)state;
     struct wt_err err = {{0}};
-    for (int kind = 0; kind < 3; kind++) {
+    for (int kind = 0; kind < 4; kind++) {
         const char *d = new_dir();
         struct wt_log_paths p;
         must(wt_log_paths_dir(&p, d, &err), &err, "paths");
         copy_file(B.p.key, p.key, 0600);
         char buf[4096];
-        size_t len = kind == 0 ? 100 : kind == 1 ? 512 : 0;
+        size_t len = kind == 0 ? 100 : kind == 1 ? 512 : kind == 3 ? 8 : 0;
         if (kind == 0)
             memcpy(buf, B.log, len); /* a cut inside the genesis line */
+        else if (kind == 3)
+            memcpy(buf, "garbage\n", len); /* one complete line that is no record */
         else
             memset(buf, 0, len); /* a NUL block where the genesis line should be; or empty */
         write_file(p.log, buf, len, 0640);
         struct wt_verify_report r;
-        verify_path(p.log, NULL, NULL, &r);
-        assert_int_equal(r.entries, 0);
+        /* damage, as the writers below say, never "intact with warnings"
+         * (a torn tail): the whole history is gone, the key pinned or not */
+        for (int pin = 0; pin < 2; pin++) {
+            struct wt_verify_opts vo = {.vkey = pin ? &B.vk : NULL, .side_path = p.checkpoint};
+            int st = wt_verify_file(p.log, &vo, &r);
+            if (st != WT_VERIFY_DAMAGED)
+                fail_msg("a log with no genesis record (kind %d) verified with status %d: %s", kind,
+                         st, r.message);
+            assert_int_equal(r.entries, 0);
+        }
         struct wt_log *l = NULL;
         struct wt_log_recovery rec;
         if (wt_log_open(&l, &p, &log_opts, &rec, &err) == WT_OK)
             fail_msg("the writer appended to a log with no genesis record (%s)",
                      kind == 0   ? "100 bytes of the genesis line"
                      : kind == 1 ? "512 NUL bytes"
+                     : kind == 3 ? "a line of garbage"
                                  : "empty");
         assert_null(l);
         assert_contains(err.msg, "damaged log");

@@ -500,8 +500,13 @@ static int finish(struct vs *v)
     /* damage the lines themselves show stands whatever the checkpoints are:
      * an attacker who also spoils the side file must not turn it into "no
      * conclusion" (exit 2) or hide which line is bad */
-    int line_damage = v->stopped && r->damage != WT_DMG_NONE && r->damage != WT_DMG_TORN_TAIL &&
-                      !(v->torn_candidate && v->lines_after == 0);
+    /* a bad last line is a torn write only after a genesis record: init
+     * links the log with its genesis line whole, so a log whose first line
+     * is torn or junk was emptied or cut (like an empty one), not
+     * interrupted; the writers refuse it as damaged, and so does this */
+    int tearable = v->torn_candidate && v->lines_after == 0 && r->have_genesis;
+    int line_damage =
+        v->stopped && r->damage != WT_DMG_NONE && r->damage != WT_DMG_TORN_TAIL && !tearable;
     /* external checkpoints that could not be used.  One that cannot be read
      * (or a damaged --against file) leaves the question open only if the
      * others conclude nothing: an attacker who spoils the side file must not
@@ -584,7 +589,10 @@ static int finish(struct vs *v)
         goto out;
     }
     if (v->stopped) {
-        int torn = v->torn_candidate && v->lines_after == 0 && v->max_ext <= v->n;
+        int torn = tearable && v->max_ext <= v->n;
+        if (!r->have_genesis && v->torn_candidate && v->lines_after == 0)
+            append_msg(r, "; no complete genesis record (init never leaves a torn one: the log "
+                          "was emptied or cut)");
         if (!torn && v->partial && v->max_ext > v->n) {
             char label[300] = "a signed checkpoint";
             for (size_t i = 0; i < v->next; i++)
