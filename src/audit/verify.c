@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "audit/entry.h"
@@ -60,6 +61,7 @@ struct vs {
     int torn_candidate;
     int partial;          /* the bad line had no newline */
     uint64_t lines_after; /* lines (complete or not) after the first bad one */
+    int cut;              /* not read to its end: over 64 MiB from the first bad line on */
     int pending;          /* broken link awaiting look-ahead */
     uint8_t alt_root[32];
     uint64_t last_seal;   /* size sealed by the last good checkpoint record */
@@ -504,7 +506,7 @@ static int finish(struct vs *v)
      * links the log with its genesis line whole, so a log whose first line
      * is torn or junk was emptied or cut (like an empty one), not
      * interrupted; the writers refuse it as damaged, and so does this */
-    int tearable = v->torn_candidate && v->lines_after == 0 && r->have_genesis;
+    int tearable = v->torn_candidate && v->lines_after == 0 && r->have_genesis && !v->cut;
     int line_damage =
         v->stopped && r->damage != WT_DMG_NONE && r->damage != WT_DMG_TORN_TAIL && !tearable;
     /* external checkpoints that could not be used.  One that cannot be read
@@ -593,6 +595,14 @@ static int finish(struct vs *v)
         if (!r->have_genesis && v->torn_candidate && v->lines_after == 0)
             append_msg(r, "; no complete genesis record (init never leaves a torn one: the log "
                           "was emptied or cut)");
+        if (v->cut) {
+            char more[200];
+            snprintf(more, sizeof(more),
+                     "; over 64 MiB from offset %llu on without a valid record (not read "
+                     "further): too much for a torn write, which is one record of at most 64 KiB",
+                     (unsigned long long)r->valid_bytes);
+            append_msg(r, more);
+        }
         if (!torn && v->partial && v->max_ext > v->n) {
             char label[300] = "a signed checkpoint";
             for (size_t i = 0; i < v->next; i++)
@@ -614,11 +624,7 @@ static int finish(struct vs *v)
               (unsigned long long)r->line, (unsigned long long)torn_bytes,
               (unsigned long long)r->valid_bytes,
               v->partial ? "no final newline" : "not a valid record",
-              torn_bytes > WT_VERIFY_MAX_TORN_BYTES
-                  ? "too much for an interrupted write (over 64 MiB): `workloadtruth recover` and "
-                    "the writers refuse to cut it; move the log aside and investigate"
-                  : "an interrupted write, quarantined by `workloadtruth recover` or the next "
-                    "writer");
+              "an interrupted write, quarantined by `workloadtruth recover` or the next writer");
     }
     /* checkpoints larger than the log, or not signed by its key */
     for (size_t i = 0; i < v->next; i++) {
@@ -957,6 +963,27 @@ static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
                 pos++;
             }
         }
+        /* nothing further can change the verdict once a line follows the first
+         * bad one (it is no torn tail), or once more than a torn write could
+         * leave (one record) follows it: a sparse hole of terabytes made the
+         * verifier, and every writer opening the log, read for hours */
+        if (v->stopped && !v->pending && v->lines_after > 0)
+            break;
+        if (!v->stopped && real > WT_VERIFY_MAX_TORN_BYTES) {
+            damage(v, WT_DMG_MALFORMED, v->n + 1, v->off, "line longer than 64 KiB");
+            v->torn_candidate = 1;
+            stop(v);
+            v->off += real;
+            real = 0;
+            v->cut = 1;
+            break;
+        }
+        if (v->stopped && v->off + real - r->valid_bytes > WT_VERIFY_MAX_TORN_BYTES) {
+            v->off += real;
+            real = 0;
+            v->cut = 1;
+            break;
+        }
     }
     if (ferror(f)) {
         st = finish(v);
@@ -976,6 +1003,10 @@ static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
             v->off += real - ll;
     }
     st = finish(v);
+    struct stat fs;
+    if ((v->cut || (v->stopped && v->lines_after > 0)) && fstat(fileno(f), &fs) == 0 &&
+        S_ISREG(fs.st_mode) && (uint64_t)fs.st_size > r->file_bytes)
+        r->file_bytes = (uint64_t)fs.st_size; /* the part not read */
 out:
     /* one line, whatever the path's or the log's bytes (a newline in
      * --log-dir forged a second line on stderr) */
