@@ -333,6 +333,13 @@ run "big tail: recover refuses" 1 "$WT" recover --log-dir "$T" && has err "too m
 truncate -s +1T "$T/log.jsonl"
 run "sparse tail: verify-log" 1 timeout 60 "$WT" verify-log --log-dir "$T" --json && has out '"status": "damaged"'
 run "sparse tail: watch refuses" 1 timeout 60 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 1 --log-dir "$T" && has err "refusing to append to a damaged log"
+# --- a key file swapped for another log's: the writer refuses, and says the
+# key file may be what changed (it called the intact log damaged)
+"$WT" init --log-dir "$TMP/kx1" >/dev/null 2>&1
+"$WT" init --log-dir "$TMP/kx2" >/dev/null 2>&1
+cp "$TMP/kx2/log.key" "$TMP/kx1/log.key"
+run "swapped key file: watch refuses" 1 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 1 --log-dir "$TMP/kx1" && has err "the key file was replaced, or the log re-created with another key"
+run "swapped key file: log intact" 0 "$WT" verify-log --log-dir "$TMP/kx1"
 rm -rf "$T"
 # --- a file-size limit is said as such (a short write was reported as "No
 # space left on device"), and the log stays intact

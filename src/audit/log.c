@@ -854,6 +854,17 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
         rc = wt_errf(err, WT_EIO, "%s", vr->message);
         goto fail;
     }
+    if (st_v == WT_VERIFY_DAMAGED && vr->damage == WT_DMG_WRONG_KEY && vr->line == 1) {
+        /* the genesis line is whole and intact as far as the log shows: the
+         * key file may be what changed, so the log is not called damaged */
+        rc = wt_errf(err, WT_EINVAL,
+                     "%s: the log's genesis key (%.80s) is not the key in %s: the key file was "
+                     "replaced, or the log re-created with another key; refusing to append "
+                     "(`workloadtruth verify-log --vkey` with the verifier key published at init "
+                     "tells which: the log verifies against it if the key file was replaced)",
+                     p->log, vr->origin, p->key);
+        goto fail;
+    }
     if (st_v == WT_VERIFY_DAMAGED) {
         rc = wt_errf(err, WT_EINVAL,
                      "%s; refusing to append to a damaged log (see `workloadtruth verify-log`; "
