@@ -333,6 +333,18 @@ run "big tail: recover refuses" 1 "$WT" recover --log-dir "$T" && has err "too m
 truncate -s +1T "$T/log.jsonl"
 run "sparse tail: verify-log" 1 timeout 60 "$WT" verify-log --log-dir "$T" --json && has out '"status": "damaged"'
 run "sparse tail: watch refuses" 1 timeout 60 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 1 --log-dir "$T" && has err "refusing to append to a damaged log"
+# a junk first line, then a line over 64 MiB, then the log's other lines: the
+# verdict a whole read gives (the first line malformed), not "lines 1..N are
+# missing" on an unchecked side file, as when the junk line were the last
+# (found in review, 2026-12-04)
+run "big line after junk: watch" 0 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 2 --log-dir "$T.2"
+tail -n +2 "$T.2/log.jsonl" >"$TMP/rest"
+echo junk >"$T.2/log.jsonl"
+truncate -s +65M "$T.2/log.jsonl"
+{ echo; cat "$TMP/rest"; } >>"$T.2/log.jsonl"
+run "big line after junk: verify-log" 1 "$WT" verify-log --log-dir "$T.2" --json &&
+    has out '"damage": "malformed"' && has out '"line": 1,'
+rm -rf "$T.2"
 # --- a key file swapped for another log's: the writer refuses, and says the
 # key file may be what changed (it called the intact log damaged)
 "$WT" init --log-dir "$TMP/kx1" >/dev/null 2>&1

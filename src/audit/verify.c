@@ -564,7 +564,8 @@ static int finish(struct vs *v)
             break;
         }
     }
-    if (v->n == 0 && !r->have_genesis && v->lines_after == 0) {
+    /* (not after a cut: what follows an over-long first line is unknown) */
+    if (v->n == 0 && !r->have_genesis && v->lines_after == 0 && !v->cut) {
         /* nothing (or only one broken first line) left, but a checkpoint says
          * the log had lines: it was cut (the signature can only be checked
          * with --vkey, there being no genesis key).  A damaged first line
@@ -979,6 +980,16 @@ static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
             break;
         }
         if (v->stopped && v->off + real - r->valid_bytes > WT_VERIFY_MAX_TORN_BYTES) {
+            /* what follows the bad line is known as well as a whole read
+             * would know it: a line (complete or not) if a byte does; such a
+             * line, over 64 KiB, resolves no broken link (finish() must not
+             * take the bad line for the last one: a checkpoint of its size
+             * would name another line, and one of a log with no genesis
+             * record would call the lines after it missing) */
+            if (v->lines_after == 0 && (real > 0 || getc(f) != EOF)) {
+                v->lines_after = 1;
+                v->pending = 0;
+            }
             v->off += real;
             real = 0;
             v->cut = 1;
