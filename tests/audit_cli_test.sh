@@ -345,6 +345,14 @@ truncate -s +65M "$T.2/log.jsonl"
 run "big line after junk: verify-log" 1 "$WT" verify-log --log-dir "$T.2" --json &&
     has out '"damage": "malformed"' && has out '"line": 1,'
 rm -rf "$T.2"
+# a cut log with a hole after it: still "truncated" by the side file, as a
+# whole read of the hole says
+run "cut then hole: watch" 0 "$WT" watch --backend synthetic --interval 0 --window 5 --iterations 4 --log-dir "$T.3"
+head -n 3 "$T.3/log.jsonl" >"$TMP/head3"
+cat "$TMP/head3" >"$T.3/log.jsonl"
+truncate -s +65M "$T.3/log.jsonl"
+run "cut then hole: verify-log" 1 "$WT" verify-log --log-dir "$T.3" --json && has out '"damage": "truncated"'
+rm -rf "$T.3"
 # --- a key file swapped for another log's: the writer refuses, and says the
 # key file may be what changed (it called the intact log damaged)
 "$WT" init --log-dir "$TMP/kx1" >/dev/null 2>&1

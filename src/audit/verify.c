@@ -973,6 +973,9 @@ static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
         if (!v->stopped && real > WT_VERIFY_MAX_TORN_BYTES) {
             damage(v, WT_DMG_MALFORMED, v->n + 1, v->off, "line longer than 64 KiB");
             v->torn_candidate = 1;
+            /* taken as the file's end, as a whole read of a hole (no newline)
+             * does: a signed checkpoint covering more lines says "truncated" */
+            v->partial = 1;
             stop(v);
             v->off += real;
             real = 0;
