@@ -633,6 +633,47 @@ static void test_prescan_inplace_change_seen_later(void **state)
     remove_dir(dir);
 }
 
+/* A stop asked (watch's SIGTERM sets the flag) ends the verification and
+ * the open it is part of, with WT_ESTOP, and leaves the log as it was; the
+ * same log opens when no stop is asked. */
+static void test_open_cancelled(void **state)
+{
+    (void)state;
+    char dir[64], vkey[512];
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    struct wt_log *l = new_log(
+        dir, sizeof(dir), &p, "workloadtruth.example.invalid/0000000000000005", vkey, sizeof(vkey));
+    append_class(l, "training", 500000);
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    wt_log_close(l);
+    size_t before_len;
+    char *before = slurp(p.log, &before_len);
+    atomic_int stop = 1;
+    struct wt_verify_opts vo = {.side_path = p.checkpoint, .cancel = &stop};
+    struct wt_verify_report *vr = malloc(sizeof(*vr));
+    assert_non_null(vr);
+    assert_int_equal(wt_verify_file(p.log, &vo, vr), WT_VERIFY_ERROR);
+    assert_non_null(strstr(vr->message, "interrupted"));
+    struct wt_log_opts lo = {.cancel = &stop};
+    l = NULL;
+    assert_int_equal(wt_log_open(&l, &p, &lo, NULL, &err), WT_ESTOP);
+    assert_null(l);
+    assert_non_null(strstr(err.msg, "a stop was asked"));
+    size_t after_len;
+    char *after = slurp(p.log, &after_len);
+    assert_int_equal(after_len, before_len);
+    assert_memory_equal(after, before, before_len);
+    stop = 0;
+    if (wt_log_open(&l, &p, &lo, NULL, &err))
+        fail_msg("%s", err.msg);
+    wt_log_close(l);
+    free(after);
+    free(before);
+    free(vr);
+    remove_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -644,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_flat_limits),
         cmocka_unit_test(test_prescan_torn_recovery_race),
         cmocka_unit_test(test_prescan_inplace_change_seen_later),
+        cmocka_unit_test(test_open_cancelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

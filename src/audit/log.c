@@ -829,7 +829,7 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
 
     struct wt_note_vkey vk;
     wt_note_key_public(&l->key, &vk);
-    struct wt_verify_opts vo = {.vkey = &vk, .side_path = p->checkpoint};
+    struct wt_verify_opts vo = {.vkey = &vk, .side_path = p->checkpoint, .cancel = l->o.cancel};
     int st_v;
     if (l->o.prescan && l->o.prescan->v.valid) {
         /* the lines after a prescan of this very file (not a log put in its
@@ -851,7 +851,9 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
         st_v = wt_verify_file(p->log, &vo, vr);
     }
     if (st_v == WT_VERIFY_ERROR) {
-        rc = wt_errf(err, WT_EIO, "%s", vr->message);
+        /* a stop asked meanwhile (wt_log_opts.cancel) ended the reading */
+        int stopped = l->o.cancel && atomic_load(l->o.cancel);
+        rc = wt_errf(err, stopped ? WT_ESTOP : WT_EIO, "%s", vr->message);
         goto fail;
     }
     if (st_v == WT_VERIFY_DAMAGED && vr->damage == WT_DMG_WRONG_KEY && vr->line == 1) {

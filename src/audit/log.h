@@ -67,6 +67,9 @@ struct wt_log_opts {
     /* a scan of this log made without its lock (wt_log_prescan): open
      * verifies the lines after it, not all of them again (NULL: all) */
     const struct wt_log_prescan *prescan;
+    /* as wt_verify_opts.cancel: a stop asked while open verifies the log
+     * ends the open with an error (NULL: never) */
+    const atomic_int *cancel;
 };
 
 /* A writer's scan of the log before it waits for the lock, so that writers

@@ -941,6 +941,13 @@ static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
     size_t got;
     while ((got = fread(chunk, 1, 1 << 16, f)) > 0) {
         size_t pos = 0;
+        if (o && o->cancel && atomic_load(o->cancel)) {
+            snprintf(r->message, sizeof(r->message),
+                     "verification of %s interrupted at offset %llu: a stop was asked", path,
+                     (unsigned long long)v->off);
+            st = r->status = WT_VERIFY_ERROR;
+            goto out;
+        }
         while (pos < got) {
             const char *nl = memchr(chunk + pos, '\n', got - pos);
             size_t l = nl ? (size_t)(nl - (chunk + pos)) : got - pos;

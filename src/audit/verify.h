@@ -14,6 +14,7 @@
 #ifndef WT_AUDIT_VERIFY_H
 #define WT_AUDIT_VERIFY_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +57,9 @@ struct wt_verify_opts {
     size_t nagainst;
     int64_t now_ms;   /* for staleness */
     int64_t stale_ms; /* warn when the last signed entry is older than this (0: never) */
+    /* when set (a stop was asked: watch's SIGTERM), reading ends within 64 KiB
+     * with WT_VERIFY_ERROR and a message saying so; NULL: never */
+    const atomic_int *cancel;
 };
 
 struct wt_verify_report {

@@ -65,6 +65,10 @@ static const struct wt_log_opts log_opts = {.publish_later = 1};
 
 static atomic_int stop_flag;
 static atomic_int signalled; /* a signal asked for the stop */
+/* the first open only: a stop asked while it verifies a long log ends it
+ * (nothing is written yet); a reopen while stopping must finish, to write
+ * the queue */
+static const struct wt_log_opts first_open_opts = {.publish_later = 1, .cancel = &stop_flag};
 /* for /healthz: GPUs watched, log writable; read by the exporter's thread */
 static atomic_int healthy_flag;
 
@@ -1015,9 +1019,13 @@ int wt_cmd_watch(int argc, char **argv)
     {
         /* open it now so a damaged log or a held lock fails before sampling */
         struct wt_log_recovery rec;
-        if (wt_log_open(&w->log, &w->paths, &log_opts, &rec, &err) != WT_OK) {
+        int orc = wt_log_open(&w->log, &w->paths, &first_open_opts, &rec, &err);
+        if (orc != WT_OK) {
             w->log = NULL;
-            fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+            fprintf(stderr, "%s: %s%s\n", help.prog, err.msg,
+                    orc == WT_ESTOP ? "; stopped before sampling, nothing written" : "");
+            if (orc == WT_ESTOP)
+                status = WT_EXIT_OK; /* a stop asked, as after sampling */
             goto out;
         }
         char msg[2 * PATH_MAX + 128];

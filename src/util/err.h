@@ -22,6 +22,7 @@
 #define WT_ENODEV (-5)  /* no such device */
 #define WT_EFORMAT (-6) /* input is not of the expected kind (e.g. a CSV that is not a trace) */
 #define WT_EBUSY (-7)   /* held by another process (a writer's lock) */
+#define WT_ESTOP (-8)   /* ended early because a stop was asked (a signal) */
 
 #if defined(__GNUC__)
 #define WT_WARN_UNUSED __attribute__((warn_unused_result))
