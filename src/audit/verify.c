@@ -942,6 +942,9 @@ static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
     while ((got = fread(chunk, 1, 1 << 16, f)) > 0) {
         size_t pos = 0;
         if (o && o->cancel && atomic_load(o->cancel)) {
+            st = finish(v);          /* frees what begin() loaded; its verdict is replaced */
+            r->damage = WT_DMG_NONE; /* no conclusion about the lines not read */
+            r->line = r->offset = 0;
             snprintf(r->message, sizeof(r->message),
                      "verification of %s interrupted at offset %llu: a stop was asked", path,
                      (unsigned long long)v->off);
