@@ -339,7 +339,7 @@ static void test_prescan_resume(void **state)
                         struct wt_verify_resume pre;
                         f = fmemopen(v, cut, "r");
                         assert_non_null(f);
-                        assert_int_equal(wt_verify_prescan(f, &pre), 0);
+                        assert_int_equal(wt_verify_prescan(f, NULL, &pre), 0);
                         fclose(f);
                         resumed += pre.valid;
                         f = fmemopen(v, vl, "r");
@@ -386,7 +386,7 @@ static void test_prescan_resume(void **state)
                             assert_true(kept.n <= pre.n);
                             f = fmemopen(v, kept.off, "r");
                             assert_non_null(f);
-                            assert_int_equal(wt_verify_prescan(f, &upto), 0);
+                            assert_int_equal(wt_verify_prescan(f, NULL, &upto), 0);
                             fclose(f);
                             same_resume(&upto, &kept, what);
                         }
@@ -545,7 +545,7 @@ static void test_prescan_torn_recovery_race(void **state)
     assert_non_null(pf);
     struct wt_log_prescan ps;
     memset(&ps, 0, sizeof(ps));
-    assert_int_equal(wt_verify_prescan(pf, &ps.v), 0);
+    assert_int_equal(wt_verify_prescan(pf, NULL, &ps.v), 0);
     struct stat st;
     assert_int_equal(fstat(r.fd, &st), 0);
     ps.dev = (uint64_t)st.st_dev;
@@ -595,7 +595,7 @@ static void test_prescan_inplace_change_seen_later(void **state)
     assert_int_equal(wt_log_publish(l, &err), 0);
     wt_log_close(l);
     struct wt_log_prescan ps;
-    wt_log_prescan(&p, &ps);
+    wt_log_prescan(&p, NULL, &ps);
     assert_true(ps.v.valid);
     assert_int_equal(ps.v.n, 5);
     size_t len;
@@ -626,7 +626,7 @@ static void test_prescan_inplace_change_seen_later(void **state)
     assert_int_equal(wt_verify_file(p.log, &vo, vr), WT_VERIFY_DAMAGED);
     assert_int_equal(vr->damage, WT_DMG_BROKEN_LINK);
     assert_int_equal(vr->line, 3);
-    wt_log_prescan(&p, &ps);
+    wt_log_prescan(&p, NULL, &ps);
     assert_int_not_equal(wt_log_open(&l, &p, &lo, NULL, &err), WT_OK);
     free(vr);
     free(log);
@@ -655,6 +655,14 @@ static void test_open_cancelled(void **state)
     assert_non_null(vr);
     assert_int_equal(wt_verify_file(p.log, &vo, vr), WT_VERIFY_ERROR);
     assert_non_null(strstr(vr->message, "interrupted"));
+    /* the writers' scan before the lock: nothing to resume from */
+    struct wt_log_prescan ps;
+    wt_log_prescan(&p, &stop, &ps);
+    assert_false(ps.v.valid);
+    stop = 0;
+    wt_log_prescan(&p, &stop, &ps);
+    assert_true(ps.v.valid);
+    stop = 1;
     struct wt_log_opts lo = {.cancel = &stop};
     l = NULL;
     assert_int_equal(wt_log_open(&l, &p, &lo, NULL, &err), WT_ESTOP);

@@ -1,6 +1,8 @@
 /* Declared-vs-observed verdicts and job-level results. */
 #include "testutil.h"
 
+#include <sys/stat.h>
+
 #include "classify/run.h"
 #include "classify/verdict.h"
 
@@ -232,6 +234,56 @@ static void test_stream_without_gpu(void **state)
     unlink(path);
 }
 
+/* A record to log, and a stop asked (the MCP call cancelled, the server
+ * stopping) while the log is verified: nothing appended, WT_ESTOP; the same
+ * record goes in once no stop is asked. */
+static void test_log_result_cancelled(void **state)
+{
+    (void)state;
+    struct wt_run_request rq = {
+        .backend = "synthetic",
+        .cfg = {.profile = "idle", .seed = 3},
+        .samples = 10,
+        .windows = 1,
+        .start = NAN,
+        .clf = &wt_classifier_physics,
+    };
+    struct wt_run_outcome out;
+    struct wt_err err = {{0}};
+    memset(&out, 0, sizeof(out));
+    assert_int_equal(wt_run_classify(&rq, &out, &err), WT_OK);
+    char dir[] = "/tmp/wt_test_logcancel_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    atomic_int stop = 0;
+    struct wt_run_log_opts lo = {"synthetic:idle", NULL, 0, "test_verdict", NULL, &stop};
+    json_t *where = NULL;
+    /* creates the log (a line on stderr with its verifier key), appends */
+    if (wt_run_log_result(&out, dir, &lo, &where, &err) != WT_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(json_integer_value(json_object_get(where, "seq")), 1);
+    json_decref(where);
+    char log[128];
+    snprintf(log, sizeof(log), "%s/log.jsonl", dir);
+    struct stat before, after;
+    assert_int_equal(stat(log, &before), 0);
+    stop = 1;
+    where = NULL;
+    assert_int_equal(wt_run_log_result(&out, dir, &lo, &where, &err), WT_ESTOP);
+    assert_null(where);
+    assert_contains(err.msg, "a stop was asked");
+    assert_int_equal(stat(log, &after), 0);
+    assert_int_equal(after.st_size, before.st_size);
+    stop = 0;
+    if (wt_run_log_result(&out, dir, &lo, &where, &err) != WT_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(json_integer_value(json_object_get(where, "seq")), 2);
+    json_decref(where);
+    wt_run_free(&out);
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_job_features),
         cmocka_unit_test(test_trace_ends_early),
         cmocka_unit_test(test_stream_without_gpu),
+        cmocka_unit_test(test_log_result_cancelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -690,7 +690,8 @@ static int same_file(int fd, const char *path)
            a.st_ino == b.st_ino;
 }
 
-void wt_log_prescan(const struct wt_log_paths *p, struct wt_log_prescan *out)
+void wt_log_prescan(const struct wt_log_paths *p, const atomic_int *cancel,
+                    struct wt_log_prescan *out)
 {
     memset(out, 0, sizeof(*out));
     /* as open does before it verifies: what the file holds made durable,
@@ -710,7 +711,7 @@ void wt_log_prescan(const struct wt_log_paths *p, struct wt_log_prescan *out)
         close(fd);
         return;
     }
-    if (wt_verify_prescan(f, &out->v) != 0)
+    if (wt_verify_prescan(f, cancel, &out->v) != 0)
         memset(&out->v, 0, sizeof(out->v));
     out->dev = (uint64_t)st.st_dev;
     out->ino = (uint64_t)st.st_ino;

@@ -81,8 +81,10 @@ struct wt_log_prescan {
     uint64_t dev, ino;
 };
 /* Fills *out (out->v.valid 0 when there is nothing to resume: no log yet,
- * a bad line, an I/O error; open then scans it all). */
-void wt_log_prescan(const struct wt_log_paths *p, struct wt_log_prescan *out);
+ * a bad line, an I/O error, a stop asked through cancel (may be NULL);
+ * open then scans it all). */
+void wt_log_prescan(const struct wt_log_paths *p, const atomic_int *cancel,
+                    struct wt_log_prescan *out);
 
 /* What open found and did. */
 struct wt_log_recovery {

@@ -457,11 +457,14 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
      * waited in turn for one another's whole-log verification, and gave up
      * after lock_wait_s on a long log) */
     struct wt_log_prescan ps;
-    wt_log_prescan(&p, &ps);
-    struct wt_log_opts lo = {.prescan = &ps};
+    wt_log_prescan(&p, o->cancel, &ps);
+    struct wt_log_opts lo = {.prescan = &ps, .cancel = o->cancel};
     for (double waited = 0;; waited += 0.1) { /* another writer: wait for it */
         if ((rc = wt_log_open(&l, &p, &lo, &rec, err)) == WT_OK)
             break;
+        if (rc == WT_EBUSY && o->cancel && atomic_load(o->cancel))
+            return wt_errf(err, WT_ESTOP, "%s is in use by another writer, and a stop was asked",
+                           p.log);
         if (rc != WT_EBUSY || waited >= o->lock_wait_s)
             return rc;
         struct timespec ts = {0, 100000000L};

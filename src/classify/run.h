@@ -81,6 +81,10 @@ struct wt_run_log_opts {
     /* the model file's short hash (struct wt_model's file_id), named in the record's
      * model; NULL or "" for the built-in model */
     const char *model_id;
+    /* a stop asked (the MCP call cancelled, the server stopping) ends the
+     * verification of the log, or the wait for its lock, before anything is
+     * appended: WT_ESTOP (NULL: never) */
+    const atomic_int *cancel;
 };
 #define WT_RUN_LOG_MAX_EXTRA 4
 

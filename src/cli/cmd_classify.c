@@ -277,7 +277,7 @@ int wt_cmd_classify(int argc, char **argv)
         char model_id[17] = "";
         if (model)
             snprintf(model_id, sizeof(model_id), "%s", model->file_id); /* as watch names it */
-        struct wt_run_log_opts lo = {source, extra, 30, "workloadtruth classify", model_id};
+        struct wt_run_log_opts lo = {source, extra, 30, "workloadtruth classify", model_id, NULL};
         int lrc = extra ? wt_run_log_result(&run, log_dir, &lo, &where, &err)
                         : wt_errf(&err, WT_ENOMEM, "out of memory");
         json_decref(extra);

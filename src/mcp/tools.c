@@ -608,8 +608,16 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
         json_t *where = NULL;
         wt_source_label(sa.backend, sa.trace ? sa.trace_path : NULL, sa.profile, source,
                         sizeof(source));
-        struct wt_run_log_opts lo = {source, NULL, 0, "workloadtruth mcp", NULL};
-        if (wt_run_log_result(&run, s->cfg.log_dir, &lo, &where, &err) != WT_OK) {
+        struct wt_run_log_opts lo = {source, NULL, 0, "workloadtruth mcp", NULL, call->cancel};
+        int lrc = wt_run_log_result(&run, s->cfg.log_dir, &lo, &where, &err);
+        if (lrc == WT_ESTOP && !where) {
+            /* cancelled (or the server stopping) while the log was verified:
+             * nothing appended, as for a cancel while sampling */
+            json_decref(res);
+            wt_run_free(&run);
+            return tool_error("cancelled");
+        }
+        if (lrc != WT_OK) {
             int appended = where != NULL; /* appended, but not sealed */
             json_decref(where);
             json_decref(res);
@@ -744,7 +752,7 @@ static int log_target(struct wt_mcp_server *s, struct args *a, struct wt_log_pat
     return 0;
 }
 
-static json_t *verify_tool(struct wt_mcp_server *s, struct args *a)
+static json_t *verify_tool(struct wt_mcp_server *s, struct args *a, const struct wt_mcp_call *call)
 {
     struct wt_log_paths p;
     if (log_target(s, a, &p))
@@ -754,9 +762,12 @@ static json_t *verify_tool(struct wt_mcp_server *s, struct args *a)
         return tool_error("out of memory");
     struct wt_verify_opts vo = {0};
     vo.side_path = p.checkpoint;
+    vo.cancel = call ? call->cancel : NULL; /* a long log: a cancel ends the reading */
     int status = wt_verify_file(p.log, &vo, r);
     json_t *out;
-    if (status == WT_VERIFY_ERROR)
+    if (vo.cancel && *vo.cancel)
+        out = tool_error("cancelled");
+    else if (status == WT_VERIFY_ERROR)
         out = tool_error("verify_audit_log: %s", r->message);
     else
         out = tool_ok(wt_json_verify(r, status, 0, p.log));
@@ -781,7 +792,7 @@ static struct wt_mcp_verify_cache *vcache_slot(struct wt_mcp_server *s, const st
     return c;
 }
 
-static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
+static json_t *recent_tool(struct wt_mcp_server *s, struct args *a, const struct wt_mcp_call *call)
 {
     struct wt_log_paths p;
     long long limit, gpu;
@@ -798,6 +809,7 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
         return tool_error("out of memory");
     struct wt_verify_opts vo = {0};
     vo.side_path = p.checkpoint;
+    vo.cancel = call ? call->cancel : NULL;
     /* one open file: a log replaced (or a FIFO planted) meanwhile is not
      * taken for the one whose state was kept */
     const char *why = NULL;
@@ -840,6 +852,11 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a)
         status = wt_verify_stream_keep(lf, p.log, &vo, NULL, mark, r, keep, &tail);
     }
     vc->at = *keep; /* not valid: the next call reads the whole log */
+    if (vo.cancel && *vo.cancel) {
+        memset(&vc->at, 0, sizeof(vc->at)); /* a scan cut short: nothing kept */
+        out = tool_error("cancelled");
+        goto done;
+    }
     if (status == WT_VERIFY_ERROR) {
         out = tool_error("recent_classifications: %s", r->message);
         goto done;
@@ -1046,9 +1063,9 @@ json_t *wt_mcp_tool_call(struct wt_mcp_server *s, const char *name, json_t *args
     else if (!strcmp(name, "run_benchmark"))
         r = benchmark_tool(&a, &pg);
     else if (!strcmp(name, "verify_audit_log"))
-        r = verify_tool(s, &a);
+        r = verify_tool(s, &a, call);
     else if (!strcmp(name, "recent_classifications"))
-        r = recent_tool(s, &a);
+        r = recent_tool(s, &a, call);
     else
         r = gpus_tool(s, &a);
     pthread_mutex_unlock(&s->tool_lock);
