@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FILE *f = fmemopen((void *)log, cut, "r");
         if (!f)
             return 0;
-        int prc = wt_verify_prescan(f, NULL, &pre);
+        int prc = wt_verify_prescan(f, NULL, NULL, &pre);
         fclose(f);
         if (prc != 0 || !(f = fmemopen((void *)log, len, "r")))
             return 0;

@@ -339,7 +339,7 @@ static void test_prescan_resume(void **state)
                         struct wt_verify_resume pre;
                         f = fmemopen(v, cut, "r");
                         assert_non_null(f);
-                        assert_int_equal(wt_verify_prescan(f, NULL, &pre), 0);
+                        assert_int_equal(wt_verify_prescan(f, NULL, NULL, &pre), 0);
                         fclose(f);
                         resumed += pre.valid;
                         f = fmemopen(v, vl, "r");
@@ -386,7 +386,7 @@ static void test_prescan_resume(void **state)
                             assert_true(kept.n <= pre.n);
                             f = fmemopen(v, kept.off, "r");
                             assert_non_null(f);
-                            assert_int_equal(wt_verify_prescan(f, NULL, &upto), 0);
+                            assert_int_equal(wt_verify_prescan(f, NULL, NULL, &upto), 0);
                             fclose(f);
                             same_resume(&upto, &kept, what);
                         }
@@ -545,7 +545,7 @@ static void test_prescan_torn_recovery_race(void **state)
     assert_non_null(pf);
     struct wt_log_prescan ps;
     memset(&ps, 0, sizeof(ps));
-    assert_int_equal(wt_verify_prescan(pf, NULL, &ps.v), 0);
+    assert_int_equal(wt_verify_prescan(pf, NULL, NULL, &ps.v), 0);
     struct stat st;
     assert_int_equal(fstat(r.fd, &st), 0);
     ps.dev = (uint64_t)st.st_dev;
@@ -622,10 +622,22 @@ static void test_prescan_inplace_change_seen_later(void **state)
         assert_int_equal(wt_log_publish(l, &err), 0);
         wt_log_close(l);
     }
-    /* not laundered: a whole scan, and the next writer, see the alteration */
+    /* not laundered: a whole scan sees the alteration; so do a writer that
+     * reads every line (recover) and one without the state file; one with
+     * the state its predecessor left (the lines it read, as the prescan read
+     * them) does not read line 3 again, the same limit */
     assert_int_equal(wt_verify_file(p.log, &vo, vr), WT_VERIFY_DAMAGED);
     assert_int_equal(vr->damage, WT_DMG_BROKEN_LINK);
     assert_int_equal(vr->line, 3);
+    struct wt_log_opts whole = {.whole = 1};
+    wt_log_prescan(&p, NULL, &ps);
+    whole.prescan = &ps;
+    assert_int_not_equal(wt_log_open(&l, &p, &whole, NULL, &err), WT_OK);
+    wt_log_prescan(&p, NULL, &ps);
+    if (wt_log_open(&l, &p, &lo, NULL, &err))
+        fail_msg("%s", err.msg);
+    wt_log_close(l);
+    assert_int_equal(unlink(p.state), 0);
     wt_log_prescan(&p, NULL, &ps);
     assert_int_not_equal(wt_log_open(&l, &p, &lo, NULL, &err), WT_OK);
     free(vr);
@@ -682,6 +694,153 @@ static void test_open_cancelled(void **state)
     remove_dir(dir);
 }
 
+/* Opens the log (no prescan) and returns the lines it did not read again. */
+static uint64_t open_resumed(const struct wt_log_paths *p, const struct wt_log_opts *lo)
+{
+    struct wt_err err = {{0}};
+    struct wt_log *l = NULL;
+    struct wt_log_recovery rec;
+    if (wt_log_open(&l, p, lo, &rec, &err))
+        fail_msg("%s", err.msg);
+    wt_log_close(l);
+    return rec.resumed;
+}
+
+static void flip_byte(const char *path, long at)
+{
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, at, at < 0 ? SEEK_END : SEEK_SET), 0);
+    int c = fgetc(f);
+    assert_int_equal(fseek(f, -1, SEEK_CUR), 0);
+    fputc(c ^ 1, f);
+    fclose(f);
+}
+
+/* The writers' verification state (log.verified): an open reads only the
+ * lines after it; one not authenticated by the log's key, for another
+ * file, or cut short is not taken up (a whole scan); a line changed after
+ * it is found by the writer, one before it by every verifier. */
+static void test_state_file(void **state)
+{
+    (void)state;
+    char dir[64], vkey[512];
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    struct wt_log *l = new_log(
+        dir, sizeof(dir), &p, "workloadtruth.example.invalid/0000000000000006", vkey, sizeof(vkey));
+    for (int i = 0; i < 40; i++)
+        append_class(l, "training", 500000 + i);
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    wt_log_close(l);
+    (void)unlink(p.state); /* left by new_log's open (of 1 line) */
+    struct wt_log_opts lo = {0};
+    /* an open without a state reads it all and leaves the state: the lines
+     * before the checkpoint file's last one */
+    assert_int_equal(open_resumed(&p, &lo), 0);
+    assert_int_equal(access(p.state, F_OK), 0);
+    uint64_t n = open_resumed(&p, &lo);
+    assert_true(n >= 40);
+    /* a writer's prescan starts there too, and open takes it up */
+    struct wt_log_prescan *ps = malloc(sizeof(*ps));
+    assert_non_null(ps);
+    wt_log_prescan(&p, NULL, ps);
+    assert_true(ps->based && ps->v.valid);
+    lo.prescan = ps;
+    assert_true(open_resumed(&p, &lo) >= n);
+    lo.prescan = NULL;
+
+    /* a state not authenticated by this key (a byte of its Merkle range,
+     * of its MAC): a whole scan, by open and by open after a prescan that
+     * started from it, which writes it anew */
+    long in_range = 32 + (long)offsetof(struct wt_verify_resume, range.stack) + 5;
+    for (int k = 0; k < 2; k++) {
+        flip_byte(p.state, k ? -1 : in_range);
+        wt_log_prescan(&p, NULL, ps);
+        lo.prescan = ps;
+        assert_int_equal(open_resumed(&p, &lo), 0);
+        assert_true(ps->based);
+        lo.prescan = NULL;
+        flip_byte(p.state, k ? -1 : in_range);
+        assert_int_equal(open_resumed(&p, &lo), 0); /* the same byte of the new state */
+        assert_true(open_resumed(&p, &lo) >= n);
+    }
+    /* another log's state (a log of another key), for this same file: a whole scan */
+    char dir2[64], vkey2[512];
+    struct wt_log_paths p2;
+    struct wt_log *l2 =
+        new_log(dir2, sizeof(dir2), &p2, "workloadtruth.example.invalid/0000000000000007", vkey2,
+                sizeof(vkey2));
+    wt_log_close(l2);
+    size_t slen, llen;
+    char *mine = slurp(p.state, &slen);
+    char *logb = slurp(p.log, &llen);
+    FILE *o = fopen(p2.log, "wb"); /* this log's lines in the other's place: its own key */
+    assert_non_null(o);
+    assert_int_equal(fwrite(logb, 1, llen, o), llen);
+    fclose(o);
+    assert_int_equal(rename(p.checkpoint, p2.checkpoint), 0);
+    assert_int_equal(rename(p.key, p2.key), 0);
+    assert_int_equal(open_resumed(&p2, &lo), 0); /* p2's state was none: read all */
+    struct stat st2;
+    assert_int_equal(stat(p2.log, &st2), 0);
+    char *theirs = slurp(p2.state, &slen);
+    assert_int_equal(rename(p2.checkpoint, p.checkpoint), 0);
+    assert_int_equal(rename(p2.key, p.key), 0);
+    /* the other file's state (its device and inode) for this file: not taken up */
+    o = fopen(p.state, "wb");
+    assert_non_null(o);
+    assert_int_equal(fwrite(theirs, 1, slen, o), slen);
+    fclose(o);
+    assert_int_equal(open_resumed(&p, &lo), 0);
+    assert_true(open_resumed(&p, &lo) >= n);
+    /* a state of another size (another build, a cut file): not taken up */
+    assert_int_equal(truncate(p.state, (off_t)slen - 1), 0);
+    assert_int_equal(open_resumed(&p, &lo), 0);
+
+    /* a line after the state changed: the writer finds it */
+    l = NULL;
+    if (wt_log_open(&l, &p, &lo, NULL, &err))
+        fail_msg("%s", err.msg);
+    for (int i = 0; i < 5; i++)
+        append_class(l, "idle", 100 + i);
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    wt_log_close(l);
+    char *now = slurp(p.log, &llen);
+    char *last = now + llen - 1;
+    while (last > now && last[-1] != '\n')
+        last--; /* the last line: after the state, which stops before it */
+    char *cls = strstr(last, "\"idle\"");
+    assert_non_null(cls);
+    flip_byte(p.log, (long)(cls + 2 - now));
+    l = NULL;
+    assert_int_not_equal(wt_log_open(&l, &p, &lo, NULL, &err), WT_OK);
+    assert_null(l);
+    assert_contains(err.msg, "damaged log");
+    flip_byte(p.log, (long)(cls + 2 - now));
+    assert_true(open_resumed(&p, &lo) >= n);
+    /* a line before it changed: not read again by the writer (the accepted
+     * cost of the state, as for a prescan), but every verifier finds it */
+    char *mid = strstr(now + llen / 2, "\"training\"");
+    assert_non_null(mid);
+    flip_byte(p.log, (long)(mid + 2 - now));
+    assert_true(open_resumed(&p, &lo) >= n);
+    struct wt_note_vkey vk;
+    assert_int_equal(wt_note_parse_vkey(vkey, &vk, &err), 0);
+    struct wt_verify_opts vo = {.vkey = &vk, .side_path = p.checkpoint};
+    struct wt_verify_report *vr = malloc(sizeof(*vr));
+    assert_non_null(vr);
+    assert_int_equal(wt_verify_file(p.log, &vo, vr), WT_VERIFY_DAMAGED);
+    free(vr);
+    free(now);
+    free(theirs);
+    free(logb);
+    free(mine);
+    free(ps);
+    remove_dir(dir2);
+    remove_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -694,6 +853,7 @@ int main(void)
         cmocka_unit_test(test_prescan_torn_recovery_race),
         cmocka_unit_test(test_prescan_inplace_change_seen_later),
         cmocka_unit_test(test_open_cancelled),
+        cmocka_unit_test(test_state_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

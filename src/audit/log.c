@@ -56,7 +56,8 @@ int wt_log_paths_dir(struct wt_log_paths *p, const char *dir, struct wt_err *err
     if ((rc = set_path(p->dir, dir, "", err)) || (rc = set_path(p->log, dir, "/log.jsonl", err)) ||
         (rc = set_path(p->checkpoint, dir, "/checkpoint", err)) ||
         (rc = set_path(p->key, dir, "/log.key", err)) ||
-        (rc = set_path(p->lock, dir, "/log.lock", err)))
+        (rc = set_path(p->lock, dir, "/log.lock", err)) ||
+        (rc = set_path(p->state, dir, "/log.verified", err)))
         return rc;
     return WT_OK;
 }
@@ -69,7 +70,9 @@ int wt_log_paths_file(struct wt_log_paths *p, const char *file, struct wt_err *e
     int rc;
     if ((rc = set_path(p->log, file, "", err)) ||
         (rc = set_path(p->checkpoint, file, ".checkpoint", err)) ||
-        (rc = set_path(p->key, file, ".key", err)) || (rc = set_path(p->lock, file, ".lock", err)))
+        (rc = set_path(p->key, file, ".key", err)) ||
+        (rc = set_path(p->lock, file, ".lock", err)) ||
+        (rc = set_path(p->state, file, ".verified", err)))
         return rc;
     const char *slash = strrchr(file, '/');
     if (!slash)
@@ -690,6 +693,95 @@ static int same_file(int fd, const char *path)
            a.st_ino == b.st_ino;
 }
 
+/* --- the writers' verification state (log.verified) ---------------------------
+ *
+ * Where the last writer's verification of the log stopped, so that the next
+ * one verifies only the lines after it (about 20 us a line: minutes for a
+ * long log, at every start of watch and at every Slurm job end).  The file
+ * is a cache: missing, unreadable, for another log file, or not
+ * authenticated by this log's key, it is ignored and the whole log is
+ * verified.  Authenticated with a key derived from the log's signing key
+ * (BLAKE2b, keyed), so someone who can write the log directory but not
+ * read the key cannot make a writer skip lines.  The lines before it are
+ * not read again by writers: one changed later is caught by every verifier
+ * (the writers' checkpoints sign the Merkle root of the lines as they were
+ * verified), not by the writer.  The bytes are this build's struct: a file
+ * from another build (another size) is ignored. */
+static const unsigned char STATE_MAGIC[8] = {'W', 'T', 'V', 'S', 1, 0, 0, 0};
+#define STATE_MAC_AT (WT_LOG_STATE_BYTES - 32)
+
+static void state_mac(const struct wt_note_key *k, const unsigned char *blob, uint8_t mac[32])
+{
+    static const char ctx[] = "workloadtruth log.verified v1";
+    uint8_t sub[32];
+    /* a key of its own, from the secret seed (sk = seed || pk) */
+    crypto_generichash(sub, sizeof(sub), (const unsigned char *)ctx, sizeof(ctx) - 1, k->sk, 32);
+    crypto_generichash(mac, 32, blob, STATE_MAC_AT, sub, sizeof(sub));
+    sodium_memzero(sub, sizeof(sub));
+}
+
+static int state_genuine(const struct wt_note_key *k, const unsigned char *blob)
+{
+    uint8_t mac[32];
+    state_mac(k, blob, mac);
+    return sodium_memcmp(mac, blob + STATE_MAC_AT, 32) == 0;
+}
+
+/* Reads the state file into blob and its fields (not authenticated: see
+ * state_genuine); 0, or -1 when there is none of this build's size. */
+static int state_read(const char *path, unsigned char *blob, struct wt_verify_resume *v,
+                      uint64_t *dev, uint64_t *ino)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    ssize_t got = -1;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == (off_t)WT_LOG_STATE_BYTES)
+        got = read(fd, blob, WT_LOG_STATE_BYTES);
+    close(fd);
+    uint32_t size;
+    memcpy(&size, blob + 8, 4);
+    if (got != (ssize_t)WT_LOG_STATE_BYTES || memcmp(blob, STATE_MAGIC, 8) ||
+        size != (uint32_t)sizeof(*v))
+        return -1;
+    memcpy(dev, blob + 16, 8);
+    memcpy(ino, blob + 24, 8);
+    memcpy(v, blob + 32, sizeof(*v));
+    /* authenticated or not, nothing out of range is taken up */
+    if (!v->valid || v->range.top < 0 || v->range.top > 64 || v->n != v->range.size)
+        return -1;
+    return 0;
+}
+
+/* Replaces the state file (a tmp file renamed; not synced: a state lost
+ * in a crash costs a whole scan).  Failures are ignored likewise. */
+static void state_write(const struct wt_log_paths *p, const struct wt_note_key *k, uint64_t dev,
+                        uint64_t ino, const struct wt_verify_resume *v)
+{
+    unsigned char *blob = calloc(1, WT_LOG_STATE_BYTES);
+    char tmp[PATH_MAX + 8];
+    uint32_t size = (uint32_t)sizeof(*v);
+    if (!blob)
+        return;
+    memcpy(blob, STATE_MAGIC, 8);
+    memcpy(blob + 8, &size, 4);
+    memcpy(blob + 16, &dev, 8);
+    memcpy(blob + 24, &ino, 8);
+    memcpy(blob + 32, v, sizeof(*v));
+    state_mac(k, blob, blob + STATE_MAC_AT);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", p->state);
+    (void)unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
+    if (fd >= 0) {
+        int ok = write(fd, blob, WT_LOG_STATE_BYTES) == (ssize_t)WT_LOG_STATE_BYTES;
+        ok &= close(fd) == 0;
+        if (!ok || rename(tmp, p->state) != 0)
+            (void)unlink(tmp);
+    }
+    free(blob);
+}
+
 void wt_log_prescan(const struct wt_log_paths *p, const atomic_int *cancel,
                     struct wt_log_prescan *out)
 {
@@ -711,8 +803,16 @@ void wt_log_prescan(const struct wt_log_paths *p, const atomic_int *cancel,
         close(fd);
         return;
     }
-    if (wt_verify_prescan(f, cancel, &out->v) != 0)
+    /* from where the last writer's verification stopped, if it was this file */
+    struct wt_verify_resume *base = malloc(sizeof(*base));
+    uint64_t sdev, sino;
+    out->based = base && state_read(p->state, out->state, base, &sdev, &sino) == 0 &&
+                 sdev == (uint64_t)st.st_dev && sino == (uint64_t)st.st_ino &&
+                 (uint64_t)st.st_size >= base->off;
+    out->based_n = out->based ? base->n : 0;
+    if (wt_verify_prescan(f, out->based ? base : NULL, cancel, &out->v) != 0)
         memset(&out->v, 0, sizeof(out->v));
+    free(base);
     out->dev = (uint64_t)st.st_dev;
     out->ino = (uint64_t)st.st_ino;
     fclose(f);
@@ -729,6 +829,11 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
     struct wt_log_recovery dummy;
     struct wt_verify_report *vr = NULL;
     struct wt_log *l = NULL;
+    struct wt_log_prescan *own = NULL; /* the state file, when no prescan is taken */
+    struct wt_verify_resume *keep = NULL;
+    struct stat vst = {0};                      /* the log file as verified */
+    const struct wt_verify_resume *from = NULL; /* where verification started */
+    uint64_t state_n = 0;                       /* the lines of the state file it started from */
     int rc = WT_OK, locked = 0, loglocked = 0;
     *out = NULL;
     if (!rec)
@@ -832,24 +937,38 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
     wt_note_key_public(&l->key, &vk);
     struct wt_verify_opts vo = {.vkey = &vk, .side_path = p->checkpoint, .cancel = l->o.cancel};
     int st_v;
-    if (l->o.prescan && l->o.prescan->v.valid) {
-        /* the lines after a prescan of this very file (not a log put in its
-         * place since, nor one cut shorter) */
+    {
+        /* The lines after a prescan of this very file (not a log put in its
+         * place since, nor one cut shorter), taken only if the state file it
+         * started from is genuine; else after the state file; else all. */
+        const struct wt_log_prescan *ps = l->o.prescan;
+        l->o.prescan = NULL; /* a reopen scans the log as it is then */
+        if (ps &&
+            (!ps->v.valid || (ps->based && (l->o.whole || !state_genuine(&l->key, ps->state)))))
+            ps = NULL;
+        if (!ps && !l->o.whole && (own = malloc(sizeof(*own))) &&
+            state_read(p->state, own->state, &own->v, &own->dev, &own->ino) == 0 &&
+            state_genuine(&l->key, own->state))
+            ps = own;
         const char *why = NULL;
         FILE *vf = wt_fopen_regular(p->log, &why);
-        struct stat vst;
         if (!vf) {
             rc = wt_errf(err, WT_EIO, "cannot open %s: %s", p->log, why);
             goto fail;
         }
-        const struct wt_log_prescan *ps = l->o.prescan;
-        int same = fstat(fileno(vf), &vst) == 0 && (uint64_t)vst.st_dev == ps->dev &&
+        if (fstat(fileno(vf), &vst) != 0)
+            memset(&vst, 0, sizeof(vst)); /* not resumed, no state written */
+        int same = ps && vst.st_ino && (uint64_t)vst.st_dev == ps->dev &&
                    (uint64_t)vst.st_ino == ps->ino && (uint64_t)vst.st_size >= ps->v.off;
-        st_v = wt_verify_stream_from(vf, p->log, &vo, same ? &ps->v : NULL, vr);
+        from = same ? &ps->v : NULL;
+        state_n = !from ? 0 : ps == own ? own->v.n : ps->based ? ps->based_n : 0;
+        /* kept: the state before the first external checkpoint is compared
+         * (a resumed scan cannot compare one behind it), for the next open */
+        if (!keep)
+            keep = malloc(sizeof(*keep));
+        st_v = keep ? wt_verify_stream_keep(vf, p->log, &vo, from, UINT64_MAX, vr, keep, NULL)
+                    : wt_verify_stream_from(vf, p->log, &vo, from, vr);
         fclose(vf);
-        l->o.prescan = NULL; /* a reopen scans the log as it is then */
-    } else {
-        st_v = wt_verify_file(p->log, &vo, vr);
     }
     if (st_v == WT_VERIFY_ERROR) {
         /* a stop asked meanwhile (wt_log_opts.cancel) ended the reading */
@@ -911,6 +1030,7 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
     l->bytes = vr->valid_bytes;
     l->published = vr->side_size;
     rec->entries = vr->entries;
+    rec->resumed = vr->resumed_lines;
     rec->unsealed = vr->entries > vr->sealed ? vr->entries - vr->sealed : 0;
     if (unpublished_init)
         rec->unsealed = 0; /* the genesis record, which CHECKPOINT.init covers */
@@ -956,10 +1076,23 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
         (void)unlink(l->init_checkpoint);
     if (l->published > 0)
         remove_init_checkpoints(p);
+    {
+        /* the state for the next open: where this verification would have
+         * stopped keeping, else the prescan it took up (read without the
+         * lock, up to the end), if either goes further than the state file */
+        const struct wt_verify_resume *save =
+            keep && keep->valid && (!from || keep->n > from->n) ? keep : from;
+        if (save && save->n > state_n && vst.st_ino && !from_init)
+            state_write(p, &l->key, (uint64_t)vst.st_dev, (uint64_t)vst.st_ino, save);
+    }
+    free(own);
+    free(keep);
     free(vr);
     *out = l;
     return WT_OK;
 fail:
+    free(own);
+    free(keep);
     free(vr);
     if (held) { /* the locks stay the writer's */
         if (locked) {

@@ -13,10 +13,16 @@
  * file and a `recovery` record says so; any other damage makes open refuse.
  * This module does not classify, sample or print.
  *
+ * Opening verifies the lines after the writers' last verification when it
+ * can: D/log.verified holds the verifier's state there (the lines, bytes,
+ * Merkle range and last line read), authenticated with a key derived from
+ * the log's signing key, so that only a writer can have written it.  A
+ * missing, stale or forged one costs a whole scan, nothing else.
+ *
  * Files, given a log directory D:  D/log.jsonl, D/checkpoint, D/log.key,
- * D/log.lock (and D/log.jsonl.torn.<offset> after a recovery).  Given a log
- * file F instead (the Python tool's --log-file): F, F.checkpoint, F.key,
- * F.lock.
+ * D/log.lock, D/log.verified (and D/log.jsonl.torn.<offset> after a
+ * recovery).  Given a log file F instead (the Python tool's --log-file): F,
+ * F.checkpoint, F.key, F.lock, F.verified.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -42,6 +48,7 @@ struct wt_log_paths {
     char checkpoint[PATH_MAX];
     char key[PATH_MAX];
     char lock[PATH_MAX];
+    char state[PATH_MAX]; /* the writers' verification state (log.verified) */
 };
 
 int wt_log_paths_dir(struct wt_log_paths *p, const char *dir, struct wt_err *err) WT_WARN_UNUSED;
@@ -67,6 +74,8 @@ struct wt_log_opts {
     /* a scan of this log made without its lock (wt_log_prescan): open
      * verifies the lines after it, not all of them again (NULL: all) */
     const struct wt_log_prescan *prescan;
+    /* verify every line, not only those after the state file (recover) */
+    int whole;
     /* as wt_verify_opts.cancel: a stop asked while open verifies the log
      * ends the open with an error (NULL: never) */
     const atomic_int *cancel;
@@ -76,13 +85,22 @@ struct wt_log_opts {
  * that meet (Slurm job ends) verify a long log in parallel, not in turn
  * under the lock (see wt_verify_prescan).  Only for the same log file:
  * open scans it all when it was replaced meanwhile. */
+/* The state file's size: a header (magic, size, the log's device and
+ * inode), the state, and its authenticator. */
+#define WT_LOG_STATE_BYTES (32 + sizeof(struct wt_verify_resume) + 32)
 struct wt_log_prescan {
     struct wt_verify_resume v;
     uint64_t dev, ino;
+    /* the scan resumed from the state file, as read (open takes the scan
+     * only if the file's authenticator is the log key's) */
+    int based;
+    uint64_t based_n; /* the lines of that state */
+    unsigned char state[WT_LOG_STATE_BYTES];
 };
 /* Fills *out (out->v.valid 0 when there is nothing to resume: no log yet,
  * a bad line, an I/O error, a stop asked through cancel (may be NULL);
- * open then scans it all). */
+ * open then scans it all).  It starts from the state file (log.verified)
+ * when that is for this file. */
 void wt_log_prescan(const struct wt_log_paths *p, const atomic_int *cancel,
                     struct wt_log_prescan *out);
 
@@ -92,6 +110,7 @@ struct wt_log_recovery {
     uint64_t offset, dropped; /* where it started, how many bytes */
     char quarantine[PATH_MAX + 32];
     uint64_t entries;  /* records found */
+    uint64_t resumed;  /* of them, verified before (a prescan, the state file): not read */
     uint64_t unsealed; /* of them, past the last signed checkpoint (now sealed): the
                         * last `unsealed` lines, which this writer did not write */
     /* publish_later: why the checkpoint file could not be written, so that

@@ -1063,14 +1063,15 @@ int wt_verify_stream_keep(FILE *f, const char *path, const struct wt_verify_opts
     return scan(f, path, o, from, r, NULL, mark, keep, tail);
 }
 
-int wt_verify_prescan(FILE *f, const atomic_int *cancel, struct wt_verify_resume *out)
+int wt_verify_prescan(FILE *f, const struct wt_verify_resume *from, const atomic_int *cancel,
+                      struct wt_verify_resume *out)
 {
     struct wt_verify_report *r = malloc(sizeof(*r));
     struct wt_verify_opts o = {.cancel = cancel};
     memset(out, 0, sizeof(*out));
     if (!r)
         return -1;
-    int st = scan(f, "log", &o, NULL, r, out, 0, NULL, NULL);
+    int st = scan(f, "log", &o, from, r, out, 0, NULL, NULL);
     free(r);
     return st == WT_VERIFY_ERROR && !out->valid ? -1 : 0;
 }

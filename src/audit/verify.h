@@ -126,11 +126,13 @@ struct wt_verify_resume {
     int64_t last_ts_ms, sealed_ts_ms;
 };
 
-/* Scans f's complete lines from its current position (the start of the log)
- * and fills *out; out->valid is 0 when a line is bad (damage is for the
- * whole scan to report) or cancel (as wt_verify_opts.cancel; may be NULL)
- * ended the reading.  Returns 0, or -1 on a read error or a cancel. */
-int wt_verify_prescan(FILE *f, const atomic_int *cancel, struct wt_verify_resume *out);
+/* Scans f's complete lines from its start (from `from`, an earlier scan's
+ * state, when not NULL and its last line is still there as it read it) and
+ * fills *out; out->valid is 0 when a line is bad (damage is for the whole
+ * scan to report) or cancel (as wt_verify_opts.cancel; may be NULL) ended
+ * the reading.  Returns 0, or -1 on a read error or a cancel. */
+int wt_verify_prescan(FILE *f, const struct wt_verify_resume *from, const atomic_int *cancel,
+                      struct wt_verify_resume *out);
 
 /* wt_verify_stream from a prescan of the same file: reads f from from->off
  * on.  It scans the whole file instead (from its start) when the prescan

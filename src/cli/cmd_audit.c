@@ -931,6 +931,7 @@ int wt_cmd_recover(int argc, char **argv)
     struct wt_err err = {{0}};
     struct wt_log_opts lo = {0};
     lo.reseal = reseal;
+    lo.whole = 1; /* every line read again, whatever the writers verified before */
     if (wt_log_open(&l, &p, &lo, &rec, &err) != WT_OK) {
         fprintf(stderr, "%s: %s\n", help.prog, err.msg);
         return WT_EXIT_ERROR;
