@@ -485,6 +485,78 @@ static void test_flat_limits(void **state)
     assert_int_not_equal(wt_entry_parse(line, strlen(line), &e, &err), WT_OK); /* jansson */
 }
 
+/* The reader's string rules and the unsupported keyroll record, as
+ * docs/audit-log.md states them: both are stricter than spec §5 (which lets
+ * jansson escape control characters and bounds neither gpu nor model) and
+ * §7 (FS mode), and were untested; a spec-conforming record outside them is
+ * "malformed", so the docs must say so. */
+static int class_rec(const char *fields)
+{
+    char line[1024];
+    struct wt_entry e;
+    struct wt_err err;
+    snprintf(line, sizeof(line),
+             "{\"v\":1,\"seq\":2,\"ts_ms\":1767225660000,\"type\":\"class\","
+             "\"prev\":\"3uymI7Exm4u7R1JkAG8ZyaB/42goLmrAK5s2/lLHB7E=\",%s}",
+             fields);
+    int rc = wt_entry_parse(line, strlen(line), &e, &err);
+    wt_entry_free(&e);
+    return rc;
+}
+
+static void test_string_rules(void **state)
+{
+    (void)state;
+    char f[600], s128[129], s129[130];
+    memset(s128, 'g', 128);
+    s128[128] = '\0';
+    memset(s129, 'g', 129);
+    s129[129] = '\0';
+    const char *tail = "\"class\":\"idle\",\"conf_ppm\":1";
+    snprintf(f, sizeof(f), "\"gpu\":\"%s\",%s", s128, tail);
+    assert_int_equal(class_rec(f), WT_OK);
+    snprintf(f, sizeof(f), "\"gpu\":\"%s\",%s", s129, tail);
+    assert_int_not_equal(class_rec(f), WT_OK);
+    snprintf(f, sizeof(f), "\"gpu\":\"G\",%s,\"model\":\"%s\"", tail, s128);
+    assert_int_equal(class_rec(f), WT_OK);
+    snprintf(f, sizeof(f), "\"gpu\":\"G\",%s,\"model\":\"%s\"", tail, s129);
+    assert_int_not_equal(class_rec(f), WT_OK);
+    snprintf(f, sizeof(f), "\"gpu\":\"G\",\"gpu_idx\":65535,%s", tail);
+    assert_int_equal(class_rec(f), WT_OK);
+    snprintf(f, sizeof(f), "\"gpu\":\"G\",\"gpu_idx\":65536,%s", tail);
+    assert_int_not_equal(class_rec(f), WT_OK);
+    /* control characters, escaped as jansson writes them: refused */
+    snprintf(f, sizeof(f), "\"gpu\":\"G\",%s,\"model\":\"a\\tb\"", tail);
+    assert_int_not_equal(class_rec(f), WT_OK);
+    snprintf(f, sizeof(f), "\"gpu\":\"G\",%s,\"evidence\":{\"proc\":\"a\\u001bb\"}", tail);
+    assert_int_not_equal(class_rec(f), WT_OK);
+    snprintf(f, sizeof(f), "\"gpu\":\"G\",%s,\"evidence\":{\"proc\":\"caf\xc3\xa9\"}", tail);
+    assert_int_equal(class_rec(f), WT_OK); /* UTF-8 is fine */
+
+    /* a keyroll record, well formed and linked (seq 3 of the example log):
+     * reported as malformed, "not supported", not taken as a torn tail */
+    size_t n;
+    char *ex = slurp(VEC "example_log.jsonl", &n);
+    char *l4 = ex;
+    for (int i = 0; i < 3; i++)
+        l4 = strchr(l4, '\n') + 1;
+    *l4 = '\0';
+    char *buf = NULL;
+    assert_true(
+        asprintf(&buf,
+                 "%s{\"v\":1,\"seq\":3,\"ts_ms\":1767225660001,\"type\":\"keyroll\","
+                 "\"prev\":\"LxFLuD2UQY+OTkyA+3UEYhtTHYK/C1WqTSWu9XY8ZvQ=\",\"epoch\":1,"
+                 "\"pk\":\"ETgcvCGeSNLblOXbU1gbuZ4Ly/rI5knZLUtsWWOolxk=\",\"note\":\"x\"}\n",
+                 ex) > 0);
+    struct wt_verify_report r;
+    assert_int_equal(wt_verify_buffer(buf, strlen(buf), NULL, &r), WT_VERIFY_DAMAGED);
+    assert_int_equal(r.damage, WT_DMG_MALFORMED);
+    assert_int_equal(r.line, 4);
+    assert_non_null(strstr(r.message, "not supported"));
+    free(buf);
+    free(ex);
+}
+
 /* A prescan whose reads straddle a cut-and-regrow of the log's tail (a torn
  * last line quarantined by another writer, which then appends its recovery
  * record; or a short write cut back and the next writer's line): the read
@@ -850,6 +922,7 @@ int main(void)
         cmocka_unit_test(test_unsealed_msg),
         cmocka_unit_test(test_verify_vector),
         cmocka_unit_test(test_flat_limits),
+        cmocka_unit_test(test_string_rules),
         cmocka_unit_test(test_prescan_torn_recovery_race),
         cmocka_unit_test(test_prescan_inplace_change_seen_later),
         cmocka_unit_test(test_open_cancelled),
