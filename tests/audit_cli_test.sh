@@ -645,6 +645,29 @@ check "watch: no log left by a failed --listen" test ! -e "$TMP/lport"
 run "watch: --listen ''" 0 "$WT" watch --backend synthetic --iterations 1 --interval 0 --log-dir "$TMP/lnone" --listen '' && check "watch: --listen '': nothing listened" sh -c "! grep -q 'metrics at' '$TMP/err'"
 check "watch: no raw library line" sh -c "! grep -q 'Failed to bind' '$TMP/err'"
 
+# --- the writers' verification state (log.verified) --------------------
+# writers leave it and take it up; one not authenticated by the log's key is
+# ignored and written anew; a line changed before its point is found by
+# verify-log and by recover (which read every line), not by a writer that
+# takes the state up (the documented limit), and by one without the state
+V=$TMP/lv
+run "state: init" 0 "$WT" init --log-dir "$V" --origin test.example/state
+for i in 1 2 3; do
+    run "state: classify $i" 0 "$WT" classify --backend synthetic --samples 10 --interval 0.001 --log-dir "$V"
+done
+check "state: left by the writers" test -s "$V/log.verified"
+printf 'X' | dd of="$V/log.verified" bs=1 seek=100 conv=notrunc 2>/dev/null
+cp "$V/log.verified" "$TMP/forged.state"
+run "state: forged state ignored" 0 "$WT" classify --backend synthetic --samples 10 --interval 0.001 --log-dir "$V"
+check "state: written anew" sh -c "! cmp -s '$V/log.verified' '$TMP/forged.state'"
+off=$(grep -bo '"type":"class"' "$V/log.jsonl" | head -1 | cut -d: -f1)
+printf 'z' | dd of="$V/log.jsonl" bs=1 seek=$((off + 12)) conv=notrunc 2>/dev/null # line 2, in place
+run "state: a line before the point: verify-log finds it" 1 "$WT" verify-log --log-dir "$V" && has out "log.jsonl:2: malformed"
+run "state: recover reads every line" 1 "$WT" recover --log-dir "$V" && has err "damaged log"
+run "state: a writer taking the state up does not" 0 "$WT" classify --backend synthetic --samples 10 --interval 0.001 --log-dir "$V"
+rm "$V/log.verified"
+run "state: one without it does" 1 "$WT" classify --backend synthetic --samples 10 --interval 0.001 --log-dir "$V" && has err "damaged log"
+
 # --- SIGKILL mid-run: verifiable (perhaps unsealed), then recovered ----
 before=$(grep -c '"type":"class"' "$L/log.jsonl")
 "$WT" watch --backend synthetic --interval 0.005 --heartbeat 0.05 --log-dir "$L" >/dev/null 2>&1 &
