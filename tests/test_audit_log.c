@@ -652,7 +652,7 @@ static void test_prescan_torn_recovery_race(void **state)
  * with one byte of a middle line altered (same inode, same size: not seen
  * as replaced or cut), is not seen by the writer, which appends and signs.
  * What it signs is the root of the lines as the prescan read them, so every
- * later verifier (and writer) finds the alteration. */
+ * later verifier (and a writer that reads every line) finds the alteration. */
 static void test_prescan_inplace_change_seen_later(void **state)
 {
     (void)state;
