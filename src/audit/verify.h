@@ -158,12 +158,13 @@ struct wt_verify_tail {
 
 /* wt_verify_stream_from (from may be NULL: the whole file) that also keeps,
  * in *keep, the state at the last line boundary at or before byte `mark`
- * that it passed with the lines before it intact (keep->valid 0 when none):
- * a reader that verifies the same log again and again (the MCP server)
- * resumes there next time, reading again every line from that boundary
- * on.  Lines before it changed in place since are not seen by that later
- * scan; every whole scan sees them.  tail (may be NULL) receives the last
- * lines verified. */
+ * that it passed with the lines before it intact and before it compared an
+ * external checkpoint (keep->valid 0 when none; mark UINT64_MAX: the last
+ * such boundary): a reader that verifies the same log again and again (the
+ * MCP server, a writer's log.verified) resumes there next time, reading
+ * again every line from that boundary on.  Lines before it changed in place since are not seen by
+ * that later scan; every whole scan sees them.  tail (may be NULL) receives the last lines
+ * verified. */
 int wt_verify_stream_keep(FILE *f, const char *path, const struct wt_verify_opts *o,
                           const struct wt_verify_resume *from, uint64_t mark,
                           struct wt_verify_report *r, struct wt_verify_resume *keep,
