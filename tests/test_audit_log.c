@@ -913,6 +913,423 @@ static void test_state_file(void **state)
     remove_dir(dir);
 }
 
+/* --- differential: an open with the state file (log.verified) against the
+ * same open with it deleted, for damage after the state's point ---------- */
+
+struct open_out {
+    int rc;
+    char msg[1024];
+    struct wt_log_recovery rec;
+    uint64_t size, published;
+    int vst; /* verify-log after the open (and an append if it opened) */
+    enum wt_damage vdmg;
+    uint64_t vline;
+    int rc2; /* a second open after it */
+    uint64_t entries2, unsealed2;
+};
+
+static void copy_file(const char *from, const char *to)
+{
+    size_t n;
+    char *b = slurp(from, &n);
+    FILE *o = fopen(to, "wb"); /* an existing file keeps its inode */
+    assert_non_null(o);
+    assert_int_equal(fwrite(b, 1, n, o), n);
+    fclose(o);
+    free(b);
+}
+
+static void write_bytes(const char *path, const char *b, size_t n)
+{
+    FILE *o = fopen(path, "wb"); /* in place: the same inode */
+    assert_non_null(o);
+    if (n)
+        assert_int_equal(fwrite(b, 1, n, o), n);
+    fclose(o);
+}
+
+/* s with every occurrence of dir replaced by "D" */
+static void strip_dir(char *s, const char *dir)
+{
+    size_t dl = strlen(dir);
+    char *at;
+    while ((at = strstr(s, dir)) != NULL) {
+        *at = 'D';
+        memmove(at + 1, at + dl, strlen(at + dl) + 1);
+    }
+}
+
+static void diff_open(const char *dir, const struct wt_note_vkey *vk, int prescan, int twice,
+                      struct open_out *o)
+{
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    assert_int_equal(wt_log_paths_dir(&p, dir, &err), 0);
+    memset(o, 0, sizeof(*o));
+    struct wt_log_prescan *ps = malloc(sizeof(*ps));
+    assert_non_null(ps);
+    struct wt_log_opts lo = {0};
+    for (int k = 0; k <= twice; k++) {
+        if (prescan) {
+            wt_log_prescan(&p, NULL, ps);
+            lo.prescan = ps;
+        }
+        struct wt_log *l = NULL;
+        struct wt_log_recovery rec2;
+        memset(&err, 0, sizeof(err));
+        if (k) {
+            o->rc2 = wt_log_open(&l, &p, &lo, &rec2, &err);
+            o->entries2 = rec2.entries;
+            o->unsealed2 = rec2.unsealed;
+        } else {
+            o->rc = wt_log_open(&l, &p, &lo, &o->rec, &err);
+            snprintf(o->msg, sizeof(o->msg), "%s", err.msg);
+            strip_dir(o->msg, dir);
+            strip_dir(o->rec.quarantine, dir);
+            o->rec.resumed = 0;
+        }
+        if (l) {
+            if (!k) {
+                o->size = wt_log_size(l);
+                o->published = wt_log_published(l);
+            }
+            if (k == 0)
+                append_class(l, "idle", 1);
+            assert_int_equal(wt_log_publish(l, &err), 0);
+            wt_log_close(l);
+        }
+    }
+    struct wt_verify_opts vo = {.vkey = vk, .side_path = p.checkpoint};
+    struct wt_verify_report *vr = malloc(sizeof(*vr));
+    assert_non_null(vr);
+    o->vst = wt_verify_file(p.log, &vo, vr);
+    o->vdmg = vr->damage;
+    o->vline = vr->line;
+    free(vr);
+    free(ps);
+}
+
+static int same_out(const struct open_out *a, const struct open_out *b)
+{
+    return a->rc == b->rc && !strcmp(a->msg, b->msg) && a->rec.repaired == b->rec.repaired &&
+           a->rec.offset == b->rec.offset && a->rec.dropped == b->rec.dropped &&
+           !strcmp(a->rec.quarantine, b->rec.quarantine) && a->rec.entries == b->rec.entries &&
+           a->rec.unsealed == b->rec.unsealed && a->size == b->size &&
+           a->published == b->published && a->vst == b->vst && a->vdmg == b->vdmg &&
+           a->vline == b->vline && a->rc2 == b->rc2 && a->entries2 == b->entries2 &&
+           a->unsealed2 == b->unsealed2;
+}
+
+/* cfg 1: a torn tail repaired (a recovery record) before the point, whose
+ * last line is a checkpoint record; full: every line and every side file
+ * with every damage (WT_TEST_FULL set; minutes) */
+static void state_diff(int cfg, int full)
+{
+    char d0[64], vkey[512], cmd[512];
+    struct wt_log_paths p0;
+    struct wt_err err = {{0}};
+    struct wt_log *l = new_log(
+        d0, sizeof(d0), &p0, "workloadtruth.example.invalid/00000000000000d1", vkey, sizeof(vkey));
+    char side[5][128]; /* old (before the point), at the point, mid, other key, garbage */
+    for (int i = 0; i < 5; i++)
+        snprintf(side[i], sizeof(side[i]), "%s/side%d", d0, i);
+    for (int i = 0; i < 5; i++)
+        append_class(l, "training", 1000 + i);
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    copy_file(p0.checkpoint, side[0]);
+    if (cfg) {
+        wt_log_close(l);
+        FILE *t = fopen(p0.log, "ab");
+        assert_non_null(t);
+        fputs("{\"seq\":6,", t);
+        fclose(t);
+        struct wt_log_recovery rec;
+        if (wt_log_open(&l, &p0, NULL, &rec, &err))
+            fail_msg("%s", err.msg);
+        assert_true(rec.repaired);
+    }
+    for (int i = 0; i < 10; i++) {
+        append_class(l, "training", 2000 + i);
+        if (i == (cfg ? 9 : 4))
+            assert_int_equal(wt_log_seal(l, &err), 0);
+    }
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    copy_file(p0.checkpoint, side[1]);
+    uint64_t point = wt_log_size(l);
+    for (int i = 0; i < 6; i++)
+        append_class(l, "inference", 3000 + i);
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    copy_file(p0.checkpoint, side[2]);
+    for (int i = 0; i < 7; i++) {
+        append_class(l, "idle", 4000 + i);
+        if (i == 3)
+            assert_int_equal(wt_log_seal(l, &err), 0);
+    }
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    wt_log_close(l);
+    {
+        char dx[64], vx[512];
+        struct wt_log_paths px;
+        struct wt_log *lx = new_log(
+            dx, sizeof(dx), &px, "workloadtruth.example.invalid/00000000000000d1", vx, sizeof(vx));
+        for (int i = 0; i < 40; i++)
+            append_class(lx, "training", 1000 + i);
+        assert_int_equal(wt_log_publish(lx, &err), 0);
+        wt_log_close(lx);
+        copy_file(px.checkpoint, side[3]);
+        remove_dir(dx);
+        write_bytes(side[4], "junk\n", 5);
+    }
+    struct wt_note_vkey vk;
+    assert_int_equal(wt_note_parse_vkey(vkey, &vk, &err), 0);
+    size_t len;
+    char *log = slurp(p0.log, &len);
+    size_t starts[64], nl = 0;
+    for (size_t i = 0; i < len && nl < 63; i++)
+        if (i == 0 || log[i - 1] == '\n')
+            starts[nl++] = i;
+    starts[nl] = len;
+    char *v = malloc(2 * len + 256);
+    assert_non_null(v);
+    int mismatches = 0, cases = 0;
+    const char *only = getenv("WT_DIFF_ONLY");
+    for (int sv = 0; sv < 8; sv++)
+        for (int kind = 0; kind < 11; kind++)
+            for (size_t t = 1; t < nl; t++) {
+                if (kind == 0 && t > 1)
+                    continue;
+                if ((kind == 9 || kind == 10) && t > 1)
+                    continue;
+                if (sv > 0 && t + 2 < point && kind != 0)
+                    continue;
+                if (!full && (sv == 3 || sv == 4 || sv == 5 || sv == 7))
+                    continue;
+                if (!full && t + 3 < point && t != 3)
+                    continue;
+                if (!full && sv > 0 && (kind == 3 || kind == 4 || kind == 7 || kind == 8))
+                    continue;
+                size_t ts = starts[t], te = starts[t + 1], vl = 0;
+                switch (kind) {
+                case 0:
+                    memcpy(v, log, vl = len);
+                    break;
+                case 1:
+                    memcpy(v, log, vl = len);
+                    v[ts + (te - ts) / 2] ^= 1;
+                    break;
+                case 2:
+                    memcpy(v, log, ts);
+                    memcpy(v + ts, log + te, len - te);
+                    vl = len - (te - ts);
+                    break;
+                case 3:
+                    memcpy(v, log, te);
+                    memcpy(v + te, log + ts, len - ts);
+                    vl = len + (te - ts);
+                    break;
+                case 4:
+                    if (t + 1 >= nl)
+                        continue;
+                    memcpy(v, log, ts);
+                    memcpy(v + ts, log + te, starts[t + 2] - te);
+                    memcpy(v + ts + (starts[t + 2] - te), log + ts, te - ts);
+                    memcpy(v + starts[t + 2], log + starts[t + 2], len - starts[t + 2]);
+                    vl = len;
+                    break;
+                case 5:
+                    memcpy(v, log, vl = ts + (te - ts) / 2);
+                    break;
+                case 6:
+                    memcpy(v, log, vl = ts);
+                    break;
+                case 7:
+                    memcpy(v, log, ts);
+                    memcpy(v + ts, "{\"x\":1}\n", 8);
+                    memcpy(v + ts + 8, log + te, len - te);
+                    vl = ts + 8 + len - te;
+                    break;
+                case 8: { /* the prev field */
+                    memcpy(v, log, vl = len);
+                    char *pv = memmem(v + ts, te - ts, "\"prev\":\"", 8);
+                    assert_non_null(pv);
+                    pv[10] ^= 1;
+                    break;
+                }
+                case 9:
+                    memcpy(v, log, len);
+                    memcpy(v + len, "{\"seq\":", 7);
+                    vl = len + 7;
+                    break;
+                case 10:
+                    memcpy(v, log, len);
+                    memcpy(v + len, "junk\n", 5);
+                    vl = len + 5;
+                    break;
+                }
+                for (int prescan = 0; prescan < (full || sv == 0 ? 2 : 1); prescan++) {
+                    if (only && atoi(only) != cases) {
+                        cases++;
+                        continue;
+                    }
+                    char a[64], b[64];
+                    mktempdir(a, sizeof(a));
+                    mktempdir(b, sizeof(b));
+                    snprintf(
+                        cmd, sizeof(cmd),
+                        "cp -a '%s'/. '%s'/ && rm -f '%s'/log.verified && cp '%s' '%s'/checkpoint",
+                        d0, a, a, side[1], a);
+                    assert_int_equal(system(cmd), 0);
+                    struct wt_log_paths pa;
+                    assert_int_equal(wt_log_paths_dir(&pa, a, &err), 0);
+                    struct wt_log *la = NULL;
+                    struct wt_log_recovery rec;
+                    if (wt_log_open(&la, &pa, NULL, &rec, &err))
+                        fail_msg("%s", err.msg);
+                    wt_log_close(la);
+                    assert_int_equal(access(pa.state, F_OK), 0);
+                    snprintf(cmd, sizeof(cmd), "cp -a '%s'/. '%s'/ && rm -f '%s'/log.verified", a,
+                             b, b);
+                    assert_int_equal(system(cmd), 0);
+                    char pb[128];
+                    snprintf(pb, sizeof(pb), "%s/log.jsonl", b);
+                    write_bytes(pa.log, v, vl);
+                    write_bytes(pb, v, vl);
+                    if (sv > 0) {
+                        char cb[128];
+                        snprintf(cb, sizeof(cb), "%s/checkpoint", b);
+                        if (sv == 6) {
+                            assert_int_equal(unlink(pa.checkpoint), 0);
+                            assert_int_equal(unlink(cb), 0);
+                        } else if (sv == 7) {
+                            /* newer: a checkpoint of the whole log before the damage, i.e. as it is
+                             */
+                        } else {
+                            copy_file(side[sv - 1], pa.checkpoint);
+                            copy_file(side[sv - 1], cb);
+                        }
+                    }
+                    struct open_out oa, ob;
+                    diff_open(a, &vk, prescan, 1, &oa);
+                    diff_open(b, &vk, prescan, 1, &ob);
+                    int after = t + 1 >= point; /* line t (0-based): the point's last or after */
+                    if (kind == 0 || kind >= 9)
+                        after = 1;
+                    if (!same_out(&oa, &ob)) {
+                        if (after) {
+                            mismatches++;
+                            print_message(
+                                "MISMATCH case %d sv=%d kind=%d t=%zu prescan=%d\n  with : rc=%d "
+                                "unsealed=%llu entries=%llu repaired=%d pub=%llu size=%llu "
+                                "v=%d/%d/%llu %s\n  w/out: rc=%d unsealed=%llu entries=%llu "
+                                "repaired=%d pub=%llu size=%llu v=%d/%d/%llu %s\n",
+                                cases, sv, kind, t, prescan, oa.rc,
+                                (unsigned long long)oa.rec.unsealed,
+                                (unsigned long long)oa.rec.entries, oa.rec.repaired,
+                                (unsigned long long)oa.published, (unsigned long long)oa.size,
+                                oa.vst, oa.vdmg, (unsigned long long)oa.vline, oa.msg, ob.rc,
+                                (unsigned long long)ob.rec.unsealed,
+                                (unsigned long long)ob.rec.entries, ob.rec.repaired,
+                                (unsigned long long)ob.published, (unsigned long long)ob.size,
+                                ob.vst, ob.vdmg, (unsigned long long)ob.vline, ob.msg);
+                        }
+                    }
+                    if (!after && oa.rc == WT_OK && ob.rc != WT_OK)
+                        assert_int_equal(oa.vst, WT_VERIFY_DAMAGED); /* the accepted limit */
+                    remove_dir(a);
+                    remove_dir(b);
+                    cases++;
+                }
+            }
+    print_message("%d cases, %d mismatches (point %llu of %zu lines)\n", cases, mismatches,
+                  (unsigned long long)point, nl);
+    assert_int_equal(mismatches, 0);
+    free(v);
+    free(log);
+    remove_dir(d0);
+}
+
+/* An open with the writers' state file (log.verified) reaches what the
+ * same open reaches with it deleted (accepted or refused, the message, what
+ * it repaired, counted and published, and what verify-log says after it and
+ * a second open), for damage from the state's last line on: a line changed,
+ * removed, repeated, swapped or replaced, the log cut (inside a line or
+ * between two), a torn or junk tail, and the checkpoint file older than the
+ * state, between it and the log's end, of another key, junk or missing.  A
+ * line before the point changed is the documented limit: opened, and
+ * verify-log finds it. */
+static void test_state_differential(void **state)
+{
+    (void)state;
+    int full = getenv("WT_TEST_FULL") != NULL;
+    state_diff(0, full);
+    state_diff(1, full);
+}
+
+/* An open that could not take up its prescan (the last line it read is not
+ * in the file as it read it: the lines were rewritten in place meanwhile)
+ * scans the whole file; the state it leaves is that scan's, not the
+ * prescan's (a state of lines never in the file, which the next writers
+ * could not take up either, made them all read the whole log). */
+static void test_state_not_from_unused_prescan(void **state)
+{
+    (void)state;
+    char dir[64], vkey[512];
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    struct wt_log *l = new_log(
+        dir, sizeof(dir), &p, "workloadtruth.example.invalid/00000000000000d2", vkey, sizeof(vkey));
+    for (int i = 0; i < 29; i++)
+        append_class(l, "training", 500000 + i);
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    wt_log_close(l);
+    char side30[128];
+    snprintf(side30, sizeof(side30), "%s/side30", dir);
+    size_t n30, nck, na = 0, nb = 0;
+    char *f30 = slurp(p.log, &n30), *ck30 = slurp(p.checkpoint, &nck);
+    write_bytes(side30, ck30, nck);
+    /* two logs of 31 lines, the same 30 and a last one of each its own */
+    char *fa = NULL, *fb = NULL;
+    for (int k = 0; k < 2; k++) {
+        write_bytes(p.log, f30, n30);
+        write_bytes(p.checkpoint, ck30, nck);
+        if (wt_log_open(&l, &p, NULL, NULL, &err))
+            fail_msg("%s", err.msg);
+        append_class(l, "idle", k ? 600000 : 700000);
+        wt_log_close(l);
+        if (k)
+            fb = slurp(p.log, &nb);
+        else
+            fa = slurp(p.log, &na);
+    }
+    assert_int_equal(na, nb);
+    /* a prescan reads one, the writer's open finds the other */
+    write_bytes(p.log, fa, na);
+    write_bytes(p.checkpoint, ck30, nck);
+    assert_int_equal(unlink(p.state), 0);
+    struct wt_log_prescan *ps = malloc(sizeof(*ps));
+    assert_non_null(ps);
+    wt_log_prescan(&p, NULL, ps);
+    assert_true(ps->v.valid && ps->v.n == 31);
+    write_bytes(p.log, fb, nb);
+    struct wt_log_opts lo = {.prescan = ps};
+    struct wt_log_recovery rec;
+    if (wt_log_open(&l, &p, &lo, &rec, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(rec.resumed, 0);
+    assert_int_equal(rec.entries, 31);
+    wt_log_close(l);
+    /* the next writer resumes from that scan's state (the checkpoint
+     * file's 30 lines, as read under the lock) */
+    lo.prescan = NULL;
+    assert_int_equal(open_resumed(&p, &lo), 30);
+    free(ps);
+    free(fa);
+    free(fb);
+    free(ck30);
+    free(f30);
+    remove_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -927,6 +1344,8 @@ int main(void)
         cmocka_unit_test(test_prescan_inplace_change_seen_later),
         cmocka_unit_test(test_open_cancelled),
         cmocka_unit_test(test_state_file),
+        cmocka_unit_test(test_state_differential),
+        cmocka_unit_test(test_state_not_from_unused_prescan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -968,6 +968,11 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
         st_v = keep ? wt_verify_stream_keep(vf, p->log, &vo, from, UINT64_MAX, vr, keep, NULL)
                     : wt_verify_stream_from(vf, p->log, &vo, from, vr);
         fclose(vf);
+        /* not taken up (its last line not in the file as it read it, an
+         * older checkpoint file): read from the start, it is no state of
+         * this file to save */
+        if (from && (vr->resumed_lines != from->n || vr->resumed_off != from->off))
+            from = NULL;
     }
     if (st_v == WT_VERIFY_ERROR) {
         /* a stop asked meanwhile (wt_log_opts.cancel) ended the reading */
