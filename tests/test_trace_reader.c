@@ -296,8 +296,9 @@ static void test_metadata_limit(void **state)
     free(t);
 }
 
-/* The writer writes a long metadata value whole (a newline in it becomes a
- * space) and refuses one the reader could not read back, never cutting it. */
+/* The writer writes a long metadata value whole (a newline or any other
+ * control character in it becomes a space) and refuses one the reader
+ * could not read back, never cutting it. */
 static void test_writer_metadata(void **state)
 {
     (void)state;
@@ -306,6 +307,11 @@ static void test_writer_metadata(void **state)
     assert_non_null(v);
     memset(v, 'x', n);
     v[10] = '\n';
+    v[11] = '\x01';
+    v[12] = '\x1b';
+    v[13] = '\t';
+    v[14] = '\x7f';
+    v[15] = '\r';
     v[n] = '\0';
     const char *keys[] = {"gpu_models"};
     const char *vals[] = {v};
@@ -326,7 +332,8 @@ static void test_writer_metadata(void **state)
     const char *back = wt_trace_meta_value(r, "gpu_models");
     assert_non_null(back);
     assert_int_equal(strlen(back), n);
-    assert_true(back[10] == ' ' && back[n - 1] == 'x');
+    assert_memory_equal(back + 9, "x      x", 8);
+    assert_true(back[n - 1] == 'x');
     wt_trace_close(r);
     memset(v, 'x', 69999);
     v[69999] = '\0';

@@ -95,8 +95,10 @@ int wt_trace_writer_flush(struct wt_trace_writer *w, struct wt_err *err)
     return WT_OK;
 }
 
-/* One metadata line, "# key: value\n", newlines in the value becoming
- * spaces. */
+/* One metadata line, "# key: value\n", every control character in the
+ * value (a newline, a tab, an escape) becoming a space: text a user gave
+ * (record --workload, --evasion-note) cannot end the line or reach a
+ * terminal that later shows the header. */
 static int put_meta(struct wt_trace_writer *w, const char *key, const char *value,
                     struct wt_err *err)
 {
@@ -112,7 +114,7 @@ static int put_meta(struct wt_trace_writer *w, const char *key, const char *valu
         size_t from = w->len;
         rc = put(w, value, strlen(value), err);
         for (size_t i = from; rc == WT_OK && i < w->len; i++)
-            if (w->buf[i] == '\n' || w->buf[i] == '\r')
+            if ((unsigned char)w->buf[i] < 0x20 || w->buf[i] == 0x7f)
                 w->buf[i] = ' ';
     }
     if (rc == WT_OK)
