@@ -668,6 +668,37 @@ run "state: a writer taking the state up does not" 0 "$WT" classify --backend sy
 rm "$V/log.verified"
 run "state: one without it does" 1 "$WT" classify --backend synthetic --samples 10 --interval 0.001 --log-dir "$V" && has err "damaged log"
 
+# watch verifies the whole log every --verify-every seconds (a writer's open
+# reads only past the state's point): a line changed while it runs is
+# reported on stderr and by workloadtruth_audit_log_damaged (0 before)
+B=$TMP/lbg
+mkdir -p "$TMP/bgprom"
+"$WT" watch --backend synthetic --interval 0.01 --window 5 --heartbeat 3600 --verify-every 0.2 \
+    --log-dir "$B" --textfile "$TMP/bgprom" >/dev/null 2>"$TMP/bg.err" &
+pid=$!
+wait_prom() {
+    i=0
+    while ! grep -q "^workloadtruth_audit_log_damaged $1\$" "$TMP/bgprom/workloadtruth.prom" 2>/dev/null &&
+        [ $i -lt 200 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    grep -q "^workloadtruth_audit_log_damaged $1\$" "$TMP/bgprom/workloadtruth.prom"
+}
+check "background verification: intact" wait_prom 0
+off=$(grep -bo '"type":"class"' "$B/log.jsonl" | head -1 | cut -d: -f1)
+printf 'z' | dd of="$B/log.jsonl" bs=1 seek=$((off + 12)) conv=notrunc 2>/dev/null
+check "background verification: the change found" wait_prom 1
+kill -TERM $pid
+wait $pid
+check "background verification: watch went on (exit 0)" test $? = 0
+cp "$TMP/bg.err" "$TMP/err"
+name="background verification: stderr"
+has err "verification of the whole audit log $B/log.jsonl: intact,"
+has err "verification of the whole audit log $B/log.jsonl: DAMAGED: log.jsonl:2: malformed"
+check "background verification: the last textfile says so" grep -q '^workloadtruth_audit_log_damaged 1$' "$TMP/bgprom/workloadtruth.prom"
+run "background verification: --verify-every range" 2 "$WT" watch --backend synthetic --verify-every -1 --log-dir "$B"
+
 # --- SIGKILL mid-run: verifiable (perhaps unsealed), then recovered ----
 before=$(grep -c '"type":"class"' "$L/log.jsonl")
 "$WT" watch --backend synthetic --interval 0.005 --heartbeat 0.05 --log-dir "$L" >/dev/null 2>&1 &

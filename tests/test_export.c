@@ -91,6 +91,10 @@ static void exposition(void **state)
     const char *ck = strstr(t, ckname);
     assert_true(ck && strtod(ck + strlen(ckname), NULL) > 1.7e9);
     assert_non_null(strstr(t, "workloadtruth_audit_dropped_records_total 2\n"));
+    /* no verification of the whole log yet: NaN, not "intact" */
+    assert_non_null(strstr(t, "\nworkloadtruth_audit_log_damaged NaN\n"));
+    assert_non_null(
+        strstr(t, "\nworkloadtruth_audit_log_last_verification_timestamp_seconds NaN\n"));
     assert_non_null(strstr(t, "workloadtruth_up 1\n"));
     assert_non_null(strstr(t, "workloadtruth_scrapes_total 0\n")); /* rendering is not a scrape */
     /* the counter counts both windows */
@@ -115,6 +119,17 @@ static void exposition(void **state)
         }
         line = nl + 1;
     }
+    free(t);
+    wt_metrics_audit_verified(&m, 0);
+    t = wt_metrics_render(&m, 1e9, &len);
+    assert_non_null(strstr(t, "\nworkloadtruth_audit_log_damaged 0\n"));
+    const char *vname = "\nworkloadtruth_audit_log_last_verification_timestamp_seconds ";
+    const char *vt = strstr(t, vname);
+    assert_true(vt && strtod(vt + strlen(vname), NULL) > 1.7e9);
+    free(t);
+    wt_metrics_audit_verified(&m, 1);
+    t = wt_metrics_render(&m, 1e9, &len);
+    assert_non_null(strstr(t, "\nworkloadtruth_audit_log_damaged 1\n"));
     free(t);
     m.label_style_dcgm = 1;
     t = wt_metrics_render(&m, 1e9, &len);

@@ -1146,6 +1146,11 @@ const char *wt_log_origin(const struct wt_log *l)
     return l->origin;
 }
 
+void wt_log_public_key(const struct wt_log *l, struct wt_note_vkey *v)
+{
+    wt_note_key_public(&l->key, v);
+}
+
 int wt_log_vkey(const struct wt_log *l, char *out, size_t cap)
 {
     struct wt_note_vkey v;

@@ -183,6 +183,8 @@ void wt_log_root(const struct wt_log *l, uint8_t root[32]);
 int wt_log_unsynced(const struct wt_log *l, uint64_t *size, uint8_t root[32]);
 const char *wt_log_origin(const struct wt_log *l);
 int wt_log_vkey(const struct wt_log *l, char *out, size_t cap);
+/* The log's public key, as a verifier holds the log to it. */
+void wt_log_public_key(const struct wt_log *l, struct wt_note_vkey *v);
 void wt_log_close(struct wt_log *l);
 
 /* Reads a key file (PRIVATE+KEY+...), refusing one readable by group or

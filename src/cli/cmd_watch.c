@@ -14,6 +14,9 @@
  * pause between tries doubles while they fail (a reopen reads the whole log).
  * A full disk at the start is the same: the log opens with its checkpoint
  * file not yet written, and records queue until it can be.
+ * A third thread verifies the whole log every --verify-every seconds, as
+ * verify-log does (writers resume from their last verification, so without
+ * it a line changed before that point waits for someone's verify-log).
  * SIGINT/SIGTERM stop sampling; the queue is drained and a final checkpoint
  * record sealed.  A GPU that fails is reported and the others go on.
  *
@@ -78,11 +81,14 @@ static int healthy(void *ctx)
     return atomic_load_explicit(&healthy_flag, memory_order_relaxed);
 }
 
+static atomic_int verify_stop; /* ends the whole-log verification (below) */
+
 static void on_signal(int sig)
 {
     (void)sig;
     signalled = 1;
     stop_flag = 1;
+    verify_stop = 1;
 }
 
 /* Sleeps s seconds unless asked to stop. */
@@ -98,6 +104,91 @@ static void nap(double s)
         struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
         nanosleep(&ts, NULL);
     }
+}
+
+/* --- the whole-log verification -------------------------------------- */
+
+/* Every --verify-every seconds (the first that long after the start) a
+ * thread verifies the whole log as `verify-log` does, held to the log's own
+ * key and its checkpoint file.  A writer's open resumes from the last
+ * verification (log.verified), so a line changed before that point would
+ * otherwise wait for someone's verify-log, however long this agent runs.
+ * It reads without the lock, as verify-log does, while this agent's writer
+ * appends: a line read half-written is a torn tail (a warning, not damage),
+ * and damage is read again before it is reported, so a read that raced the
+ * writer's own repair of a torn tail (its reopen after a write error) is
+ * not taken for tampering.  Reported on stderr and as the
+ * workloadtruth_audit_log_damaged gauge; nothing is written to the log. */
+struct verifier {
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* signalled at the end: the wait ends at once */
+    int done;          /* under mu */
+    double every_s;
+    const struct wt_log_paths *paths;
+    struct wt_note_vkey vkey;
+    struct wt_metrics *metrics; /* NULL: no exporter */
+    const char *prog;
+};
+
+/* Waits s seconds; 0 at the end, or once a stop was asked. */
+static int verifier_wait(struct verifier *v, double s)
+{
+    double end = wt_mono_s() + s;
+    pthread_mutex_lock(&v->mu);
+    while (!v->done && !atomic_load(&verify_stop) && wt_mono_s() < end) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += 200 * 1000000L; /* a stop signal is seen within 0.2 s */
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&v->cv, &v->mu, &ts);
+    }
+    int go = !v->done && !atomic_load(&verify_stop);
+    pthread_mutex_unlock(&v->mu);
+    return go;
+}
+
+static void *verifier_main(void *arg)
+{
+    struct verifier *v = arg;
+    const struct wt_verify_opts o = {
+        .vkey = &v->vkey, .side_path = v->paths->checkpoint, .cancel = &verify_stop};
+    struct wt_verify_report *r = malloc(sizeof(*r));
+    if (!r) {
+        fprintf(stderr, "%s: out of memory: the audit log will not be verified while watch runs\n",
+                v->prog);
+        return NULL;
+    }
+    while (verifier_wait(v, v->every_s)) {
+        double t0 = wt_mono_s();
+        int st = wt_verify_file(v->paths->log, &o, r);
+        if (st == WT_VERIFY_DAMAGED && !atomic_load(&verify_stop))
+            st = wt_verify_file(v->paths->log, &o, r); /* read again (above) */
+        if (atomic_load(&verify_stop))
+            break; /* cut short: nothing concluded */
+        if (st == WT_VERIFY_DAMAGED) {
+            fprintf(stderr,
+                    "%s: verification of the whole audit log %s: DAMAGED: %s (`workloadtruth "
+                    "verify-log` gives the diagnosis)\n",
+                    v->prog, v->paths->log, r->message);
+        } else if (st == WT_VERIFY_ERROR) {
+            fprintf(stderr,
+                    "%s: verification of the whole audit log %s concluded nothing: %s (tried "
+                    "again in %g s)\n",
+                    v->prog, v->paths->log, r->message, v->every_s);
+            continue;
+        } else {
+            fprintf(stderr,
+                    "%s: verification of the whole audit log %s: intact, %llu records (%.1f s)\n",
+                    v->prog, v->paths->log, (unsigned long long)r->entries, wt_mono_s() - t0);
+        }
+        if (v->metrics)
+            wt_metrics_audit_verified(v->metrics, st == WT_VERIFY_DAMAGED);
+    }
+    free(r);
+    return NULL;
 }
 
 /* --- the writer thread ------------------------------------------------ */
@@ -597,7 +688,7 @@ int wt_cmd_watch(int argc, char **argv)
     static const char *const label_styles[] = {"prometheus", "dcgm", NULL};
     char model_id[17] = "";
     unsigned long long gpu_index = 0, window = 10, iterations = 0, seed = 0, seal_every = 100;
-    double interval = 1.0, beat = 60, pace = 0;
+    double interval = 1.0, beat = 60, pace = 0, verify_every = 86400;
     bool json = false;
     /* clang-format off */
     struct wt_opt opts[] = {
@@ -613,6 +704,7 @@ int wt_cmd_watch(int argc, char **argv)
         {"--log-file", WT_OPT_STRING, &file, "FILE", "audit log file instead (side files FILE.key, FILE.checkpoint, FILE.lock)", 0, 0, NULL, false},
         {"--heartbeat", WT_OPT_DOUBLE, &beat, "S", "seconds between heartbeat + checkpoint records (default 60)", 0.01, 86400, NULL, false},
         {"--seal-every", WT_OPT_UINT, &seal_every, "N", "also a heartbeat + checkpoint record every N windows (default 100; 0: only every --heartbeat)", 0, 1e9, NULL, false},
+        {"--verify-every", WT_OPT_DOUBLE, &verify_every, "S", "verify the whole audit log every S seconds while watching, as verify-log does (default 86400, a day; 0: never)", 0, 31536000, NULL, false},
         {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: physics)", 0, 0, wt_cli_classifier_names(), false},
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model", 0, 0, NULL, false},
         {"--seed", WT_OPT_UINT, &seed, "N", "synthetic: random seed (default 0)", 0, 18446744073709551615.0, NULL, false},
@@ -1054,11 +1146,32 @@ int wt_cmd_watch(int argc, char **argv)
     pthread_condattr_destroy(&ca);
     w->heartbeat_s = beat;
     w->seal_every = (unsigned long)seal_every;
+    /* the key the log was opened with, taken before the writer thread owns
+     * the log */
+    struct verifier ver = {
+        .every_s = verify_every, .paths = &w->paths, .metrics = metrics, .prog = help.prog};
+    wt_log_public_key(w->log, &ver.vkey);
     if (pthread_create(&tid, NULL, writer_main, w) != 0) {
         fprintf(stderr, "%s: cannot start the log writer thread\n", help.prog);
         goto out;
     }
     writer_started = 1;
+    pthread_t vtid;
+    int verifier_started = 0;
+    if (verify_every > 0) {
+        pthread_mutex_init(&ver.mu, NULL);
+        pthread_condattr_t vca;
+        pthread_condattr_init(&vca);
+        pthread_condattr_setclock(&vca, CLOCK_MONOTONIC);
+        pthread_cond_init(&ver.cv, &vca);
+        pthread_condattr_destroy(&vca);
+        verifier_started = pthread_create(&vtid, NULL, verifier_main, &ver) == 0;
+        if (!verifier_started)
+            fprintf(stderr,
+                    "%s: cannot start the verification thread: the audit log will not be "
+                    "verified while watch runs (run verify-log)\n",
+                    help.prog);
+    }
 
     int synthetic = !strcmp(src->ops->name, "synthetic");
     /* A live GPU's window is --window polls, --window x --interval seconds:
@@ -1295,7 +1408,18 @@ int wt_cmd_watch(int argc, char **argv)
                 nap((double)window * interval - (wt_mono_s() - t_start));
         }
     }
-    /* stop: the writer drains the queue and seals */
+    /* stop: a verification under way ends (within 64 KiB of reading) */
+    if (verifier_started) {
+        atomic_store(&verify_stop, 1);
+        pthread_mutex_lock(&ver.mu);
+        ver.done = 1;
+        pthread_cond_signal(&ver.cv);
+        pthread_mutex_unlock(&ver.mu);
+        pthread_join(vtid, NULL);
+        pthread_cond_destroy(&ver.cv);
+        pthread_mutex_destroy(&ver.mu);
+    }
+    /* the writer drains the queue and seals */
     pthread_mutex_lock(&w->mu);
     w->done = 1;
     pthread_cond_signal(&w->cv);

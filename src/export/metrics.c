@@ -241,6 +241,16 @@ void wt_metrics_audit(struct wt_metrics *m, unsigned long long appends, unsigned
     pthread_mutex_unlock(&m->mu);
 }
 
+void wt_metrics_audit_verified(struct wt_metrics *m, int damaged)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    pthread_mutex_lock(&m->mu);
+    m->log_verdict = damaged ? 2 : 1;
+    m->last_verification = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    pthread_mutex_unlock(&m->mu);
+}
+
 void wt_metrics_escape(const char *in, char *out, size_t cap)
 {
     size_t j = 0;
@@ -532,6 +542,17 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
            "time() - it stays right in a textfile the agent no longer rewrites.");
     put(&b, "workloadtruth_audit_last_checkpoint_timestamp_seconds ");
     timestamp(&b, m->last_checkpoint);
+    family(&b, "workloadtruth_audit_log_damaged", "gauge",
+           "1 when the agent's last verification of the whole audit log (every --verify-every "
+           "seconds) found it damaged, as verify-log would (exit 1): run verify-log for the "
+           "diagnosis; 0 when intact; NaN before the first.");
+    put(&b, "workloadtruth_audit_log_damaged ");
+    number(&b, m->log_verdict ? (double)(m->log_verdict == 2) : NAN);
+    family(&b, "workloadtruth_audit_log_last_verification_timestamp_seconds", "gauge",
+           "Unix time of the agent's last verification of the whole audit log that concluded "
+           "(NaN before the first).");
+    put(&b, "workloadtruth_audit_log_last_verification_timestamp_seconds ");
+    timestamp(&b, m->log_verdict ? m->last_verification : 0);
     family(&b, "workloadtruth_scrapes_total", "counter", "Scrapes of this exporter.");
     put(&b, "workloadtruth_scrapes_total %llu\n", m->scrapes);
     pthread_mutex_unlock(&m->mu);

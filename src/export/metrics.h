@@ -77,7 +77,10 @@ struct wt_metrics {
     char hostname[256]; /* a Kubernetes node name is up to 253 bytes */
     struct wt_gpu_metrics gpu[WT_METRICS_MAX_GPUS];
     unsigned long long appends, append_errors, dropped;
-    double last_checkpoint; /* unix seconds; 0: none yet */
+    double last_checkpoint;   /* unix seconds; 0: none yet */
+    int log_verdict;          /* watch's last whole-log verification: 0 none yet, 1 intact,
+                               * 2 damaged */
+    double last_verification; /* unix seconds of that verification */
     unsigned long long scrapes;
     int label_style_dcgm;
     int stopped; /* the agent has stopped: workloadtruth_up 0 (the last textfile says so) */
@@ -115,6 +118,10 @@ void wt_metrics_gpu_ended(struct wt_metrics *m, int i);
  * lost because the writer fell behind (the queue overflowed). */
 void wt_metrics_audit(struct wt_metrics *m, unsigned long long appends, unsigned long long errors,
                       unsigned long long dropped, int checkpointed);
+/* A whole-log verification by the running agent concluded: the log is
+ * damaged (verify-log would exit 1) or not (workloadtruth_audit_log_damaged
+ * 1 or 0, with the time). */
+void wt_metrics_audit_verified(struct wt_metrics *m, int damaged);
 /* The agent is stopping: `workloadtruth_up` becomes 0. */
 void wt_metrics_stop(struct wt_metrics *m);
 /* Counts a scrape of the HTTP exporter (a textfile write is not one). */
