@@ -805,6 +805,17 @@ run "watch more" 0 "$WT" watch --backend synthetic --interval 0 --iterations 3 -
 "$WT" consistency --log-dir "$L" --old "$OLD" >"$TMP/req" 2>"$TMP/err"
 run "witness grow" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req"
 run "witness conflict" 1 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req" && has err "409"
+# an old size larger than the checkpoint's own can never be valid (C2SP
+# tlog-witness): 400 before the 409 comparison with the size held, whether the
+# witness holds this log or nothing yet; nothing stored
+cp "$WCK" "$TMP/wck_before"
+sed 's/^old .*/old 99999/' "$TMP/req" >"$TMP/req_big"
+run "witness: old larger than the checkpoint" 1 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req_big" &&
+    has err "400: bad request: old size 99999 is larger than the checkpoint's size"
+check "witness: old larger than the checkpoint, not stored" cmp -s "$WCK" "$TMP/wck_before"
+run "witness (new): old larger than the checkpoint" 1 "$WT" witness --state "$TMP/wbig" --vkey "$VKEY" --request "$TMP/req_big" &&
+    has err "400: bad request: old size 99999 is larger than the checkpoint's size"
+check "witness (new): old larger than the checkpoint, nothing stored" sh -c '! ls "$1"/log-*.checkpoint 2>/dev/null' sh "$TMP/wbig"
 # a cosignature that could not be printed (stdout full) after the checkpoint was
 # stored: the message says how to get it again, and a request from the size
 # held gets the same checkpoint cosigned again

@@ -132,12 +132,12 @@ static void copy_file(const char *from, const char *to, mode_t mode)
 }
 
 /* Temporary directories, removed (flat, plus one level) by the teardown. */
-static char tmpdirs[64][64];
+static char tmpdirs[80][64];
 static int ntmpdirs;
 
 static const char *new_dir(void)
 {
-    assert_true(ntmpdirs < 64);
+    assert_true(ntmpdirs < (int)(sizeof(tmpdirs) / sizeof(tmpdirs[0])));
     char *d = tmpdirs[ntmpdirs++];
     snprintf(d, 64, "/tmp/wt_attack_XXXXXX");
     assert_non_null(mkdtemp(d));
@@ -748,11 +748,12 @@ static void set_line(struct lines *L, size_t i, json_t *o)
 }
 
 /* Signed checkpoint note of (origin, size, root) by k. */
-static char *sign_cp(const struct wt_note_key *k, uint64_t size, const uint8_t root[32])
+static char *sign_cp_for(const struct wt_note_key *k, const char *origin, uint64_t size,
+                         const uint8_t root[32])
 {
     struct wt_checkpoint cp = {.size = size};
     char body[512];
-    snprintf(cp.origin, sizeof(cp.origin), "%s", ORIGIN);
+    snprintf(cp.origin, sizeof(cp.origin), "%s", origin);
     memcpy(cp.root, root, 32);
     int n = wt_checkpoint_format(&cp, body, sizeof(body));
     assert_true(n > 0);
@@ -760,6 +761,11 @@ static char *sign_cp(const struct wt_note_key *k, uint64_t size, const uint8_t r
     struct wt_err err = {{0}};
     must(wt_note_sign(k, body, (size_t)n, &note, &err), &err, "sign");
     return note;
+}
+
+static char *sign_cp(const struct wt_note_key *k, uint64_t size, const uint8_t root[32])
+{
+    return sign_cp_for(k, ORIGIN, size, root);
 }
 
 /* Recomputes every `prev` from line `from` on, the way the writer would;
@@ -982,6 +988,12 @@ static void test_witness(void **state)
     free(leaves);
     char *note100 = sign_cp(&B.key, 100, root100);
     struct wt_witness_result res;
+    /* an old size larger than the checkpoint's can never be valid (C2SP
+     * tlog-witness): 400, not the 409 of an old size other than the one
+     * held (none here), and nothing stored */
+    assert_int_equal(witness_send(wdir, &wk, B.p.log, 101, note100, &res), WT_WITNESS_BAD_REQUEST);
+    assert_contains(res.message, "old size 101 is larger than the checkpoint's size 100");
+    assert_int_equal(count_files(wdir, "log-"), 0);
     assert_int_equal(witness_send(wdir, &wk, B.p.log, 0, note100, &res), WT_WITNESS_OK);
     free(note100);
     char *note = side_note(B.dir);
@@ -991,6 +1003,22 @@ static void test_witness(void **state)
     const uint64_t W = B.n;
     char state_path[sizeof(res.state_path)];
     snprintf(state_path, sizeof(state_path), "%s", res.state_path);
+    /* holding W: old W + 3 with the checkpoint of size W is 400 as well (it
+     * is checked before the size held), old W - 1 still a 409 */
+    {
+        size_t l0, l1;
+        char *s0 = read_file(state_path, &l0);
+        note = side_note(B.dir);
+        assert_int_equal(witness_send(wdir, &wk, B.p.log, W + 3, note, &res),
+                         WT_WITNESS_BAD_REQUEST);
+        assert_contains(res.message, "is larger than the checkpoint's size");
+        assert_int_equal(witness_send(wdir, &wk, B.p.log, W - 1, note, &res), WT_WITNESS_CONFLICT);
+        free(note);
+        char *s1 = read_file(state_path, &l1);
+        assert_true(l0 == l1 && !memcmp(s0, s1, l0));
+        free(s0);
+        free(s1);
+    }
     struct wt_verify_report r;
     if (verify_path(B.p.log, B.p.checkpoint, state_path, &r) != WT_VERIFY_OK)
         fail_msg("the base log against the witness: %s", r.message);
@@ -1130,6 +1158,76 @@ static void test_witness(void **state)
     free(dup);
     free(note);
     wt_note_key_wipe(&wk);
+}
+
+/* A checkpoint of another origin signed with the log's own key (the key's
+ * name, the log's origin, is in the signature line, but the body names
+ * another log): not this log's, so it is neither compared with the log
+ * (REWRITTEN, TRUNCATED) nor taken to seal it, but is an error of its own,
+ * as the side file and as --against, pinned or not. */
+static void test_other_origin(void **state)
+{
+    (void)state;
+    static const char other[] = "workloadtruth.attack.invalid/another-log";
+    struct wt_err err = {{0}};
+    struct wt_note nt;
+    struct wt_checkpoint side;
+    char *sn = side_note(B.dir);
+    must(wt_note_parse(sn, strlen(sn), &nt, &err), &err, "side note");
+    must(wt_checkpoint_parse(nt.text, nt.body_len, &side, &err), &err, "side checkpoint");
+    wt_note_free(&nt);
+    free(sn);
+    assert_int_equal(side.size, B.n);
+    uint8_t bad_root[32];
+    memcpy(bad_root, side.root, 32);
+    bad_root[0] ^= 1;
+    const char *dw = new_dir();
+    copy_log_dir(B.dir, dw);
+    char path[128];
+    snprintf(path, sizeof(path), "%s/other.checkpoint", dw);
+    struct wt_verify_report r;
+    /* control: the log's own origin with another root is a rewrite */
+    char *note = sign_cp(&B.key, B.n, bad_root);
+    write_file(path, note, strlen(note), 0644);
+    free(note);
+    int st = verify_buf(B.log, B.len, B.p.checkpoint, path, 1, &r);
+    if (st != WT_VERIFY_DAMAGED || r.damage != WT_DMG_REWRITTEN)
+        fail_msg("control (same origin, other root): status %d, %s", st, r.message);
+    /* the log's own root and size (would seal it), another root (would be
+     * REWRITTEN), a larger size (would be TRUNCATED) */
+    const struct {
+        uint64_t size;
+        const uint8_t *root;
+    } cases[] = {{B.n, side.root}, {B.n, bad_root}, {B.n + 5, bad_root}, {2, bad_root}};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        note = sign_cp_for(&B.key, other, cases[c].size, cases[c].root);
+        write_file(path, note, strlen(note), 0644);
+        free(note);
+        for (int pin = 0; pin <= 1; pin++)
+            for (int as_side = 0; as_side <= 1; as_side++) {
+                st = as_side ? verify_buf(B.log, B.len, path, NULL, pin, &r)
+                             : verify_buf(B.log, B.len, B.p.checkpoint, path, pin, &r);
+                if (st != WT_VERIFY_DAMAGED || r.damage != WT_DMG_WRONG_KEY || r.line != 0)
+                    fail_msg("another origin's checkpoint (size %llu, case %zu, pin %d, %s): "
+                             "status %d, %s",
+                             (unsigned long long)cases[c].size, c, pin,
+                             as_side ? "side file" : "--against", st, r.message);
+                assert_contains(r.message, "belongs to another log");
+                assert_contains(r.message, other);
+                assert_contains(r.message, ORIGIN);
+                if (as_side) /* not taken as the log's published size */
+                    assert_int_equal(r.side_size, 0);
+            }
+    }
+    /* a writer does not take such a side file up either */
+    struct wt_log_paths pw;
+    must(wt_log_paths_dir(&pw, dw, &err), &err, "paths");
+    note = sign_cp_for(&B.key, other, B.n, side.root);
+    write_file(pw.checkpoint, note, strlen(note), 0644);
+    free(note);
+    struct wt_log *l;
+    assert_int_equal(wt_log_open(&l, &pw, &log_opts, NULL, &err), WT_EINVAL);
+    assert_contains(err.msg, "belongs to another log");
 }
 
 /* ---- power loss --------------------------------------------------------------- */
@@ -1601,6 +1699,7 @@ int main(void)
         cmocka_unit_test(test_rewrite_without_key),
         cmocka_unit_test(test_rewrite_other_key),
         cmocka_unit_test(test_edit_and_spoil_side),
+        cmocka_unit_test(test_other_origin),
         cmocka_unit_test(test_witness),
         cmocka_unit_test(test_power_loss),
         cmocka_unit_test(test_torn_genesis),

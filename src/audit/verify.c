@@ -13,7 +13,9 @@
  *     origin/size/root differ from the log: BAD_SIGNATURE;
  *   - a signed external checkpoint (side file, --against) of size s whose
  *     root differs from the root of lines 0..s-1: REWRITTEN; with s larger
- *     than the log: TRUNCATED.
+ *     than the log: TRUNCATED;
+ *   - an external checkpoint not signed by the log key, or signed by it for
+ *     another origin (another log's): WRONG_KEY, and never compared.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -44,7 +46,8 @@ struct ext {
     int loaded; /* parsed */
     struct wt_note note;
     struct wt_checkpoint cp;
-    int sig;       /* 1 verified by the log key, 0 absent, -1 invalid */
+    int sig;       /* 1 verified by the log key, 0 absent, -1 invalid, 2 verified by
+                    * the log key but for another origin (another log's checkpoint) */
     int checked;   /* root compared */
     char why[300]; /* loaded < 0: what was wrong with it */
 };
@@ -118,6 +121,12 @@ static void stop(struct vs *v)
 static void ext_check_sig(struct vs *v, struct ext *e)
 {
     e->sig = wt_note_verify(&e->note, &v->key, NULL);
+    /* the key's name is the log's origin (init names the key after it, the
+     * genesis record and --vkey pin the pair), but the signature binds the
+     * name only to the key, not to the body: a note signed with the log's
+     * key for another origin says nothing about this log's lines */
+    if (e->sig == 1 && strcmp(e->cp.origin, v->key.name) != 0)
+        e->sig = 2;
     if (e->sig == 1 && e->cp.size > v->max_ext)
         v->max_ext = e->cp.size;
 }
@@ -627,11 +636,20 @@ static int finish(struct vs *v)
               v->partial ? "no final newline" : "not a valid record",
               "an interrupted write, quarantined by `workloadtruth recover` or the next writer");
     }
-    /* checkpoints larger than the log, or not signed by its key */
+    /* checkpoints larger than the log, not signed by its key, or of another log */
     for (size_t i = 0; i < v->next; i++) {
         struct ext *e = &v->ext[i];
         if (e->loaded != 1)
             continue;
+        if (e->sig == 2) {
+            damage(v, WT_DMG_WRONG_KEY, 0, 0,
+                   "%s belongs to another log: its origin is %s, the log's is %s (it is signed "
+                   "with the log's key, so it was made with that key for another log, or given "
+                   "for the wrong log); it is not compared with this log",
+                   e->label, e->cp.origin, r->origin);
+            r->status = WT_VERIFY_DAMAGED;
+            goto out;
+        }
         if (e->sig != 1) {
             if (!r->have_genesis)
                 continue;

@@ -200,19 +200,31 @@ int wt_witness_add(const char *dir, const struct wt_note_key *wkey,
         rc = wt_errf(err, WT_EIO, "cannot read %s: %s", res->state_path, strerror(errno));
         goto out;
     }
-    if (r.old_size != res->stored_size) {
-        refuse(res, WT_WITNESS_CONFLICT,
-               "conflict: the request is from size %llu but this witness holds size %llu",
-               (unsigned long long)r.old_size, (unsigned long long)res->stored_size);
-        goto out;
-    }
-    if (cp.size < res->stored_size) {
+    /* C2SP tlog-witness: an old size larger than the checkpoint's own can
+     * never be valid, whatever this witness holds: 400, before the 409
+     * comparison with the size held.  (A checkpoint smaller than the one
+     * held, sent from the size held, is one: the log shrank.) */
+    if (r.old_size > cp.size && cp.size < res->stored_size) {
         refuse(res, WT_WITNESS_BAD_REQUEST,
                "the checkpoint (size %llu) is smaller than the one this witness holds (%llu): "
                "the log shrank",
                (unsigned long long)cp.size, (unsigned long long)res->stored_size);
         goto out;
     }
+    if (r.old_size > cp.size) {
+        refuse(res, WT_WITNESS_BAD_REQUEST,
+               "bad request: old size %llu is larger than the checkpoint's size %llu (no "
+               "consistency proof leads from a larger tree to a smaller one)",
+               (unsigned long long)r.old_size, (unsigned long long)cp.size);
+        goto out;
+    }
+    if (r.old_size != res->stored_size) {
+        refuse(res, WT_WITNESS_CONFLICT,
+               "conflict: the request is from size %llu but this witness holds size %llu",
+               (unsigned long long)r.old_size, (unsigned long long)res->stored_size);
+        goto out;
+    }
+    /* from here old == the size held <= the checkpoint's size */
     if (have_old && wt_merkle_verify_consistency(oldcp.size, cp.size, oldcp.root, cp.root,
                                                  (const uint8_t(*)[32])r.proof, r.nproof) != 0) {
         refuse(res, WT_WITNESS_BAD_PROOF,

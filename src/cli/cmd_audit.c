@@ -836,7 +836,8 @@ int wt_cmd_witness(int argc, char **argv)
         "verify-log --against takes.",
         "exit status: 0 cosigned, 1 refused (409 conflict: wrong --old; 422: the log\n"
         "was rewritten or forked; 403: not signed by the log; 400: a malformed request,\n"
-        "or a checkpoint smaller than the one held), 2 usage or I/O error.",
+        "old larger than the checkpoint's size, or a checkpoint smaller than the one\n"
+        "held), 2 usage or I/O error.",
         NULL,
     };
     int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
