@@ -821,6 +821,241 @@ static void test_many_gpus(void **state)
     unlink(path);
 }
 
+/* --- one read: the page from the verifier's records is the page from a
+ * second read (report.c's feed), for every kind of damage --------------- */
+
+/* Writes the signed checkpoint of the lines written so far to path, as the
+ * writer's side file. */
+static void mk_side(struct mk *m, const char *path)
+{
+    struct wt_checkpoint cp;
+    char body[WT_NOTE_NAME_MAX + 128], *note = NULL;
+    struct wt_err err = {{0}};
+    memset(&cp, 0, sizeof(cp));
+    snprintf(cp.origin, sizeof(cp.origin), "%s", m->key.name);
+    cp.size = m->seq;
+    wt_merkle_range_root(&m->range, cp.root);
+    int n = wt_checkpoint_format(&cp, body, sizeof(body));
+    assert_true(n > 0);
+    if (wt_note_sign(&m->key, body, (size_t)n, &note, &err) != WT_OK)
+        fail_msg("%s", err.msg);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(note, f);
+    assert_int_equal(fclose(f), 0);
+    free(note);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *buf = NULL;
+    size_t cap = 0, n = 0, got;
+    do {
+        if (n + 65536 > cap) {
+            cap = (n + 65536) * 2;
+            buf = realloc(buf, cap);
+            assert_non_null(buf);
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+    } while (got > 0);
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static void spill(const char *path, const char *a, size_t alen, const char *b, size_t blen)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(a, 1, alen, f), alen);
+    if (blen)
+        assert_int_equal(fwrite(b, 1, blen, f), blen);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The page (and info) of the log at path, from one read and from two:
+ * the same, byte for byte. */
+static int same_page(const char *path, const char *side, const char *what)
+{
+    struct wt_report_opts o = {0}, o2;
+    o.side_path = side;
+    o.now_ms = 1767225600000 + 86400000;
+    o.stale_ms = 3600000;
+    o2 = o;
+    o2.reread = 1;
+    struct wt_report_info i1, i2;
+    char *h1 = NULL, *h2 = NULL;
+    size_t l1 = 0, l2 = 0;
+    struct wt_err e1 = {{0}}, e2 = {{0}};
+    int r1 = wt_report_html(path, &o, &h1, &l1, &i1, &e1);
+    int r2 = wt_report_html(path, &o2, &h2, &l2, &i2, &e2);
+    int same = r1 == r2 &&
+               (r1 || (l1 == l2 && !memcmp(h1, h2, l1) && !memcmp(&i1, &i2, sizeof(i1)))) &&
+               (!r1 || !strcmp(e1.msg, e2.msg));
+    if (!same)
+        print_error("%s: the page from one read differs from the page from two\n", what);
+    free(h1);
+    free(h2);
+    return same;
+}
+
+/* A log with signed and unsigned stretches, heartbeats, mismatches and a
+ * recovery record, and stretches longer than the records report.c holds
+ * back (4096): every line changed, removed, repeated, cut, with and without
+ * the side file, with a side file of an earlier size, junk appended. */
+static void test_one_read_same_page(void **state)
+{
+    (void)state;
+    char path[64], side[80], old_side[80], work[80], work_side[96];
+    struct mk m;
+    mk_open(&m, path, sizeof(path));
+    snprintf(side, sizeof(side), "%s.checkpoint", path);
+    snprintf(old_side, sizeof(old_side), "%s.old", path);
+    snprintf(work, sizeof(work), "%s.w", path);
+    snprintf(work_side, sizeof(work_side), "%s.w.checkpoint", path);
+    const int64_t t0 = 1767225600000;
+    int64_t t = t0;
+    static const char *cls[] = {"training", "inference", "idle"};
+    for (int i = 0; i < 40; i++) {
+        json_t *ev = NULL;
+        if (i % 7 == 3)
+            ev = json_pack("{s:s}", "declared", "inference");
+        mk_class(&m, t += 1000, i % 2 ? "GPU-B" : "GPU-A", i % 2, cls[i % 3], 700000 + i * 1000,
+                 ev);
+        if (i % 9 == 8)
+            mk_line(&m, t += 10, WT_ENTRY_HEARTBEAT,
+                    json_pack("{s:i,s:i,s:i,s:i,s:i}", "windows", i, "dropped", i % 2,
+                              "write_errors", 0, "gpus", 2, "failed_gpus", 0));
+        if (i == 20)
+            mk_line(&m, t += 10, WT_ENTRY_RECOVERY,
+                    json_pack("{s:i,s:i,s:s}", "dropped_bytes", 17, "offset", 1234, "reason",
+                              "torn-tail"));
+        if (i % 6 == 5)
+            mk_seal(&m, t += 5000);
+        if (i == 30)
+            mk_side(&m, old_side);
+    }
+    mk_side(&m, side); /* covers all: the last lines are signed by it only */
+    assert_int_equal(fflush(m.f), 0);
+    size_t len;
+    char *log = slurp(path, &len);
+    size_t nl = 0, *start = malloc((len + 1) * sizeof(*start));
+    assert_non_null(start);
+    for (size_t i = 0; i < len; i++)
+        if (i == 0 || log[i - 1] == '\n')
+            start[nl++] = i;
+    start[nl] = len;
+    int ok = same_page(path, side, "intact");
+    ok &= same_page(path, NULL, "intact, no side file");
+    ok &= same_page(path, old_side, "intact, an older side file");
+    char what[160];
+    for (size_t k = 0; k < nl; k++) {
+        size_t a = start[k], b = start[k + 1]; /* line k+1, newline included */
+        char *mod = malloc(len + (b - a) + 16);
+        assert_non_null(mod);
+        for (int kind = 0; kind < 7; kind++) {
+            size_t ml = 0;
+            switch (kind) {
+            case 0: /* one byte of the line's middle (a digit or a letter: still JSON) */
+            case 1: /* a byte of its prev field */
+            case 2: /* its first byte: no longer a record */
+                memcpy(mod, log, len);
+                ml = len;
+                {
+                    size_t at = a + (b - a) / 2;
+                    if (kind == 1) {
+                        const char *pv = strstr(log + a, "\"prev\":\"");
+                        at = pv && (size_t)(pv - log) < b ? (size_t)(pv - log) + 12 : at;
+                    } else if (kind == 2) {
+                        at = a;
+                    }
+                    mod[at] = mod[at] == '7' ? '8' : kind == 2 ? '[' : '7';
+                }
+                break;
+            case 3: /* removed */
+                memcpy(mod, log, a);
+                memcpy(mod + a, log + b, len - b);
+                ml = len - (b - a);
+                break;
+            case 4: /* repeated */
+                memcpy(mod, log, b);
+                memcpy(mod + b, log + a, len - a);
+                ml = len + (b - a);
+                break;
+            case 5: /* cut in its middle */
+                memcpy(mod, log, a + (b - a) / 2);
+                ml = a + (b - a) / 2;
+                break;
+            default: /* cut after it */
+                memcpy(mod, log, b);
+                ml = b;
+                break;
+            }
+            spill(work, mod, ml, NULL, 0);
+            for (int s = 0; s < 3; s++) {
+                if (s < 2) {
+                    size_t sl;
+                    char *sb = slurp(s ? old_side : side, &sl);
+                    spill(work_side, sb, sl, NULL, 0);
+                    free(sb);
+                } else {
+                    unlink(work_side);
+                }
+                snprintf(what, sizeof(what), "line %zu, change %d, side file %d", k + 1, kind, s);
+                ok &= same_page(work, work_side, what);
+            }
+        }
+        free(mod);
+    }
+    spill(work, log, len, "{\"junk\":1}\n", 11);
+    ok &= same_page(work, side, "junk appended");
+    spill(work, log, len, "junk", 4);
+    ok &= same_page(work, side, "a torn tail");
+
+    /* longer than the records held back: a long unsigned stretch that a
+     * checkpoint record then signs, a long unsigned tail, and damage in them */
+    for (int i = 0; i < 4500; i++)
+        mk_class(&m, t += 1000, "GPU-C", 2, cls[i % 3], 800000, NULL);
+    mk_seal(&m, t += 5000);
+    for (int i = 0; i < 4300; i++)
+        mk_class(&m, t += 1000, "GPU-C", 2, cls[(i / 100) % 3], 800000, NULL);
+    assert_int_equal(fflush(m.f), 0);
+    free(log);
+    log = slurp(path, &len);
+    ok &= same_page(path, side, "long unsigned tail");
+    mk_side(&m, work_side);
+    spill(work, log, len, NULL, 0);
+    ok &= same_page(work, work_side, "long unsigned tail, signed by the side file");
+    ok &= same_page(work, side, "long unsigned tail, an old side file");
+    const double at[] = {0.3, 0.5, 0.52, 0.8, 0.99};
+    for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+        size_t cut = (size_t)(at[k] * (double)len);
+        spill(work, log, cut, NULL, 0);
+        snprintf(what, sizeof(what), "long log cut at %zu", cut);
+        ok &= same_page(work, side, what);
+        char *mod = malloc(len);
+        assert_non_null(mod);
+        memcpy(mod, log, len);
+        mod[cut] = mod[cut] == '7' ? '8' : '7';
+        spill(work, mod, len, NULL, 0);
+        snprintf(what, sizeof(what), "long log changed at %zu", cut);
+        ok &= same_page(work, side, what);
+        free(mod);
+    }
+    assert_int_equal(fclose(m.f), 0);
+    free(log);
+    free(start);
+    unlink(path);
+    unlink(side);
+    unlink(old_side);
+    unlink(work);
+    unlink(work_side);
+    assert_true(ok);
+}
+
 int main(void)
 {
     if (sodium_init() < 0)
@@ -842,6 +1077,7 @@ int main(void)
         cmocka_unit_test(test_empty_and_missing),
         cmocka_unit_test(test_downsampled),
         cmocka_unit_test(test_many_gpus),
+        cmocka_unit_test(test_one_read_same_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

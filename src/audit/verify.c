@@ -417,6 +417,8 @@ static void check_line(struct vs *v, const char *p, size_t len, int complete)
     r->valid_bytes = v->off;
     r->last_line_len = len + 1;
     r->last_ts_ms = e.ts_ms;
+    if (v->o->on_entry)
+        v->o->on_entry(v->o->on_entry_arg, &e, p, len, r);
     wt_entry_free(&e);
     return;
 bad:

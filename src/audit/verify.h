@@ -22,6 +22,9 @@
 #include "audit/merkle.h"
 #include "audit/note.h"
 
+struct wt_entry;
+struct wt_verify_report;
+
 /* Exit statuses of verify-log (spec §7). */
 #define WT_VERIFY_OK 0
 #define WT_VERIFY_DAMAGED 1 /* tampering or corruption */
@@ -60,6 +63,22 @@ struct wt_verify_opts {
     /* when set (a stop was asked: watch's SIGTERM), reading ends within 64 KiB
      * with WT_VERIFY_ERROR and a message saying so; NULL: never */
     const atomic_int *cancel;
+    /* when set, called with each record of the valid prefix as the scan
+     * accepts it, in order (each line hashed and checked as the scan does):
+     * e is the parsed record, valid during the call only (json_incref
+     * e->obj to keep it), line its bytes without the newline, r the report
+     * so far (r->entries is the record's line number; r->sealed_through,
+     * r->sealed what verified signatures cover up to here).  A reader that
+     * needs the records reads the log once this way.  What the final report
+     * says can still take back a record delivered: damage found on a later
+     * line or at the end (a broken link on the next line blames the line
+     * before it; an external checkpoint compared at the end) is for the
+     * caller to apply to what it kept, from the final report.  Lines a
+     * resume state covers (wt_verify_stream_from, _keep) are not read, so
+     * not delivered. */
+    void (*on_entry)(void *arg, const struct wt_entry *e, const char *line, size_t len,
+                     const struct wt_verify_report *r);
+    void *on_entry_arg;
 };
 
 struct wt_verify_report {

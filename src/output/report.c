@@ -1,6 +1,8 @@
-/* The audit log as a self-contained HTML page (see report.h): verify, read
- * the verified prefix once more (hashing it), gather per-GPU counts, a
- * bounded ring of timeline points and bounded lists, then print.
+/* The audit log as a self-contained HTML page (see report.h): verify,
+ * gathering from the records the verifier accepts as it reads them (a
+ * second read of the verified prefix, hashing it, only when later damage
+ * takes back records used) per-GPU counts, a bounded ring of timeline
+ * points and bounded lists, then print.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -600,6 +602,135 @@ cleanup:
     if (f)
         fclose(f);
     return rc;
+}
+
+/* The records come from the verifier as it reads the log (one read, one
+ * parse: wt_verify_opts.on_entry), but which of them the page shows is known
+ * only at its end (m->shown, from the final report): a later line or an
+ * external checkpoint compared at the end can take back records delivered
+ * (a broken link blames the line before it, a checkpoint file of the log
+ * up to a size with another root, one signed by another key).  So a record
+ * is ingested once a verified signature covers it (r->sealed_through) and
+ * another record followed it; the others wait here, in order, up to
+ * FEED_MAX of them (or FEED_MAX_BYTES of lines): past that the oldest is
+ * ingested anyway (most often a log that a signature covers at its end, as a
+ * side file does).  At the end the waiting records up to m->shown are
+ * ingested; when records ingested are not to be shown after all, the page
+ * is built again from a second read (read_prefix: damage taking back signed
+ * records, or a long unsigned stretch not shown), as it was before the one
+ * read: the page is the same either way (test_one_read_same_page).  The
+ * time of the last signed line shown is that of the last or the one before
+ * it (sealed_through <= sealed + 1): else a second read too. */
+#ifndef WT_REPORT_FEED_MAX
+#define WT_REPORT_FEED_MAX 4096
+#endif
+#define FEED_MAX_BYTES (2u << 20)
+
+struct feed {
+    struct model *m;
+    struct wt_entry *q; /* ring of WT_REPORT_FEED_MAX records not ingested yet */
+    size_t head, n;
+    size_t *len; /* their line lengths */
+    size_t bytes;
+    uint64_t fed;             /* records ingested: lines 1..fed */
+    int64_t ts_prev, ts_last; /* ts_ms of lines fed-1 and fed */
+    int failed;               /* out of memory or an ingest error: read again */
+};
+
+static int feed_one(struct feed *fd)
+{
+    struct wt_entry *e = &fd->q[fd->head];
+    int rc = fd->failed ? WT_OK : ingest(fd->m, e, &(struct wt_err){{0}});
+    if (rc)
+        fd->failed = 1;
+    fd->ts_prev = fd->ts_last;
+    fd->ts_last = e->ts_ms;
+    fd->bytes -= fd->len[fd->head];
+    wt_entry_free(e);
+    fd->head = (fd->head + 1) % WT_REPORT_FEED_MAX;
+    fd->n--;
+    fd->fed++;
+    return rc;
+}
+
+static void feed_entry(void *arg, const struct wt_entry *e, const char *line, size_t len,
+                       const struct wt_verify_report *r)
+{
+    struct feed *fd = arg;
+    (void)line;
+    if (fd->failed)
+        return;
+    if (!fd->q) {
+        fd->q = calloc(WT_REPORT_FEED_MAX, sizeof(*fd->q));
+        fd->len = calloc(WT_REPORT_FEED_MAX, sizeof(*fd->len));
+        if (!fd->q || !fd->len) {
+            fd->failed = 1;
+            return;
+        }
+    }
+    /* signed, and not the last line delivered (the one e follows) */
+    uint64_t upto = r->entries - 1 < r->sealed_through ? r->entries - 1 : r->sealed_through;
+    while (fd->n && fd->fed < upto)
+        feed_one(fd);
+    while (fd->n && (fd->n == WT_REPORT_FEED_MAX || fd->bytes + len > FEED_MAX_BYTES))
+        feed_one(fd);
+    if (fd->fed + fd->n + 1 != r->entries) { /* not the verifier's order */
+        fd->failed = 1;
+        return;
+    }
+    size_t k = (fd->head + fd->n) % WT_REPORT_FEED_MAX;
+    fd->q[k] = *e;
+    json_incref(e->obj);
+    fd->len[k] = len;
+    fd->bytes += len;
+    fd->n++;
+}
+
+static void feed_free(struct feed *fd)
+{
+    for (; fd->q && fd->n; fd->n--, fd->head = (fd->head + 1) % WT_REPORT_FEED_MAX)
+        wt_entry_free(&fd->q[fd->head]);
+    free(fd->q);
+    free(fd->len);
+    fd->q = NULL;
+    fd->len = NULL;
+}
+
+/* Ingests the waiting records up to m->shown: 1, or 0 when the page must be
+ * built from a second read instead (records ingested that are not shown). */
+static int feed_finish(struct feed *fd)
+{
+    struct model *m = fd->m;
+    uint64_t sealed = m->vr.sealed < m->shown ? m->vr.sealed : m->shown;
+    if (fd->failed || fd->fed > m->shown || fd->fed + fd->n != m->vr.entries ||
+        sealed + 1 < m->shown)
+        return 0;
+    while (fd->fed < m->shown)
+        if (feed_one(fd))
+            return 0;
+    /* as read_prefix: the time of the last line shown that a signed root covers */
+    if (sealed && sealed == m->shown)
+        m->last_sealed_ts = fd->ts_last;
+    else if (sealed)
+        m->last_sealed_ts = fd->ts_prev;
+    return 1;
+}
+
+/* The model emptied (what ingest() built), for a second read. */
+static int model_restart(struct model *m)
+{
+    struct model *fresh = calloc(1, sizeof(*fresh));
+    if (!fresh)
+        return -1;
+    fresh->vr = m->vr;
+    fresh->o = m->o;
+    fresh->log_path = m->log_path;
+    fresh->max_windows = m->max_windows;
+    fresh->shown = m->shown;
+    model_free(m);
+    *m = *fresh;
+    free(fresh);
+    return 0;
 }
 
 /* --- formatting -------------------------------------------------------- */
@@ -1687,9 +1818,13 @@ int wt_report_write(FILE *out, const char *log_path, const struct wt_report_opts
     m->log_path = log_path;
     m->max_windows = m->o->max_windows ? m->o->max_windows : WT_REPORT_DEFAULT_WINDOWS;
     struct wt_verify_opts vo = {0};
+    struct feed fd = {0};
+    fd.m = m;
     vo.vkey = m->o->vkey;
     vo.side_path = m->o->side_path;
     vo.now_ms = m->o->now_ms;
+    vo.on_entry = m->o->reread ? NULL : feed_entry;
+    vo.on_entry_arg = &fd;
     int st = wt_verify_file(log_path, &vo, &m->vr);
     if (st == WT_VERIFY_ERROR) {
         rc = wt_errf(err, WT_EIO, "%s", m->vr.message);
@@ -1713,9 +1848,17 @@ int wt_report_write(FILE *out, const char *log_path, const struct wt_report_opts
          * after a cut, by someone without the key): not shown as the log's */
         m->shown = m->vr.sealed_through;
     }
-    rc = read_prefix(m, err);
-    if (rc)
-        goto cleanup;
+    if (!feed_finish(&fd)) {
+        feed_free(&fd);
+        if (model_restart(m)) {
+            rc = wt_errf(err, WT_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        rc = m->shown ? read_prefix(m, err) : WT_OK;
+        if (rc)
+            goto cleanup;
+    }
+    feed_free(&fd);
     /* stale: judged on the last line a signed root covers, not on a line
      * anyone could have appended with a later time, nor on the time of the
      * last checkpoint record itself (its signature covers the lines before
@@ -1759,6 +1902,7 @@ int wt_report_write(FILE *out, const char *log_path, const struct wt_report_opts
         snprintf(info->message, sizeof(info->message), "%s", m->vr.message);
     }
 cleanup:
+    feed_free(&fd);
     model_free(m);
     free(m);
     return rc;

@@ -11,10 +11,12 @@
  * declarations) is treated as untrusted text: HTML-escaped, with control and
  * bidirectional-override characters replaced.
  *
- * It verifies the log with the verifier (audit/verify.h) and reads only the
- * prefix the verifier accepted, hashing it again to be sure it read the
- * same bytes; when the log is damaged it shows the records before the first
- * bad line and says where and how the log is damaged.  Memory is bounded:
+ * It verifies the log with the verifier (audit/verify.h), which hands it the
+ * records of the prefix it accepted as it reads them (one read, one parse);
+ * when damage found later takes back records it already used, it reads that
+ * prefix again, hashing it to be sure it read the same bytes.  When the log
+ * is damaged it shows the records before the first bad line and says where
+ * and how the log is damaged.  Memory is bounded:
  * the timeline keeps the last max_windows windows of each GPU (counts in the
  * summary cover all of them), lists keep their latest entries, and a
  * timeline has at most one column per pixel (consecutive windows are merged
@@ -49,6 +51,8 @@ struct wt_report_opts {
     size_t max_windows;              /* per GPU on the timeline (0: WT_REPORT_DEFAULT_WINDOWS) */
     int64_t now_ms;                  /* "generated at" (0: not shown) */
     int64_t stale_ms; /* warn when the last signed line is older than this at now_ms (0: never) */
+    int reread;       /* tests: the page from a second read of the log (what a damaged log
+                       * taking back signed records gets), not from the verifier's one */
 };
 
 /* What the page says, for the caller's one-line summary. */
