@@ -877,29 +877,40 @@ static void spill(const char *path, const char *a, size_t alen, const char *b, s
 }
 
 /* The page (and info) of the log at path, from one read and from two:
- * the same, byte for byte. */
+ * the same, byte for byte; also with only 3 records held back (the oldest
+ * used early, and a second read when they are not to be shown). */
 static int same_page(const char *path, const char *side, const char *what)
 {
-    struct wt_report_opts o = {0}, o2;
+    struct wt_report_opts o = {0}, o2, o3;
     o.side_path = side;
     o.now_ms = 1767225600000 + 86400000;
     o.stale_ms = 3600000;
     o2 = o;
     o2.reread = 1;
-    struct wt_report_info i1, i2;
-    char *h1 = NULL, *h2 = NULL;
-    size_t l1 = 0, l2 = 0;
-    struct wt_err e1 = {{0}}, e2 = {{0}};
+    o3 = o;
+    o3.feed_max = 3;
+    struct wt_report_info i1, i2, i3;
+    char *h1 = NULL, *h2 = NULL, *h3 = NULL;
+    size_t l1 = 0, l2 = 0, l3 = 0;
+    struct wt_err e1 = {{0}}, e2 = {{0}}, e3 = {{0}};
     int r1 = wt_report_html(path, &o, &h1, &l1, &i1, &e1);
     int r2 = wt_report_html(path, &o2, &h2, &l2, &i2, &e2);
+    int r3 = wt_report_html(path, &o3, &h3, &l3, &i3, &e3);
     int same = r1 == r2 &&
                (r1 || (l1 == l2 && !memcmp(h1, h2, l1) && !memcmp(&i1, &i2, sizeof(i1)))) &&
                (!r1 || !strcmp(e1.msg, e2.msg));
+    int same3 = r3 == r2 &&
+                (r3 || (l3 == l2 && !memcmp(h3, h2, l3) && !memcmp(&i3, &i2, sizeof(i3)))) &&
+                (!r3 || !strcmp(e3.msg, e2.msg));
     if (!same)
         print_error("%s: the page from one read differs from the page from two\n", what);
+    if (!same3)
+        print_error("%s: with 3 records held back, the page differs from the page from two\n",
+                    what);
     free(h1);
     free(h2);
-    return same;
+    free(h3);
+    return same && same3;
 }
 
 /* A log with signed and unsigned stretches, heartbeats, mismatches and a

@@ -612,7 +612,8 @@ cleanup:
  * up to a size with another root, one signed by another key).  So a record
  * is ingested once a verified signature covers it (r->sealed_through) and
  * another record followed it; the others wait here, in order, up to
- * FEED_MAX of them (or FEED_MAX_BYTES of lines): past that the oldest is
+ * fd->cap of them (WT_REPORT_FEED_MAX unless wt_report_opts.feed_max says
+ * otherwise, for tests; or FEED_MAX_BYTES of lines): past that the oldest is
  * ingested anyway (most often a log that a signature covers at its end, as a
  * side file does).  At the end the waiting records up to m->shown are
  * ingested; when records ingested are not to be shown after all, the page
@@ -621,15 +622,13 @@ cleanup:
  * read: the page is the same either way (test_one_read_same_page).  The
  * time of the last signed line shown is that of the last or the one before
  * it (sealed_through <= sealed + 1): else a second read too. */
-#ifndef WT_REPORT_FEED_MAX
 #define WT_REPORT_FEED_MAX 4096
-#endif
 #define FEED_MAX_BYTES (2u << 20)
 
 struct feed {
     struct model *m;
-    struct wt_entry *q; /* ring of WT_REPORT_FEED_MAX records not ingested yet */
-    size_t head, n;
+    struct wt_entry *q; /* ring of cap records not ingested yet */
+    size_t cap, head, n;
     size_t *len; /* their line lengths */
     size_t bytes;
     uint64_t fed;             /* records ingested: lines 1..fed */
@@ -647,7 +646,7 @@ static int feed_one(struct feed *fd)
     fd->ts_last = e->ts_ms;
     fd->bytes -= fd->len[fd->head];
     wt_entry_free(e);
-    fd->head = (fd->head + 1) % WT_REPORT_FEED_MAX;
+    fd->head = (fd->head + 1) % fd->cap;
     fd->n--;
     fd->fed++;
     return rc;
@@ -661,8 +660,8 @@ static void feed_entry(void *arg, const struct wt_entry *e, const char *line, si
     if (fd->failed)
         return;
     if (!fd->q) {
-        fd->q = calloc(WT_REPORT_FEED_MAX, sizeof(*fd->q));
-        fd->len = calloc(WT_REPORT_FEED_MAX, sizeof(*fd->len));
+        fd->q = calloc(fd->cap, sizeof(*fd->q));
+        fd->len = calloc(fd->cap, sizeof(*fd->len));
         if (!fd->q || !fd->len) {
             fd->failed = 1;
             return;
@@ -672,13 +671,13 @@ static void feed_entry(void *arg, const struct wt_entry *e, const char *line, si
     uint64_t upto = r->entries - 1 < r->sealed_through ? r->entries - 1 : r->sealed_through;
     while (fd->n && fd->fed < upto)
         feed_one(fd);
-    while (fd->n && (fd->n == WT_REPORT_FEED_MAX || fd->bytes + len > FEED_MAX_BYTES))
+    while (fd->n && (fd->n == fd->cap || fd->bytes + len > FEED_MAX_BYTES))
         feed_one(fd);
     if (fd->fed + fd->n + 1 != r->entries) { /* not the verifier's order */
         fd->failed = 1;
         return;
     }
-    size_t k = (fd->head + fd->n) % WT_REPORT_FEED_MAX;
+    size_t k = (fd->head + fd->n) % fd->cap;
     fd->q[k] = *e;
     json_incref(e->obj);
     fd->len[k] = len;
@@ -688,7 +687,7 @@ static void feed_entry(void *arg, const struct wt_entry *e, const char *line, si
 
 static void feed_free(struct feed *fd)
 {
-    for (; fd->q && fd->n; fd->n--, fd->head = (fd->head + 1) % WT_REPORT_FEED_MAX)
+    for (; fd->q && fd->n; fd->n--, fd->head = (fd->head + 1) % fd->cap)
         wt_entry_free(&fd->q[fd->head]);
     free(fd->q);
     free(fd->len);
@@ -1820,6 +1819,7 @@ int wt_report_write(FILE *out, const char *log_path, const struct wt_report_opts
     struct wt_verify_opts vo = {0};
     struct feed fd = {0};
     fd.m = m;
+    fd.cap = m->o->feed_max ? m->o->feed_max : WT_REPORT_FEED_MAX;
     vo.vkey = m->o->vkey;
     vo.side_path = m->o->side_path;
     vo.now_ms = m->o->now_ms;

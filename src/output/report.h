@@ -53,6 +53,7 @@ struct wt_report_opts {
     int64_t stale_ms; /* warn when the last signed line is older than this at now_ms (0: never) */
     int reread;       /* tests: the page from a second read of the log (what a damaged log
                        * taking back signed records gets), not from the verifier's one */
+    size_t feed_max;  /* tests: records held back before the verifier's end (0: 4096) */
 };
 
 /* What the page says, for the caller's one-line summary. */
