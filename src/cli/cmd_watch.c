@@ -60,6 +60,7 @@
 #define REOPEN_TRIES_AT_EXIT 3 /* after the stop: attempts in a row that write nothing */
 #define RETRY_MIN_S 0.5        /* the writer's first pause after a failed try */
 #define RETRY_MAX_S 30.0       /* its longest, while the disk stays full */
+#define FIRST_VERIFY_S 300.0   /* the first whole-log verification after the start */
 
 /* a checkpoint file that cannot be written when the log is opened (a full
  * disk) is a failed publish to retry, as in a running writer, not a reason
@@ -108,7 +109,10 @@ static void nap(double s)
 
 /* --- the whole-log verification -------------------------------------- */
 
-/* Every --verify-every seconds (the first that long after the start) a
+/* Every --verify-every seconds (the first FIRST_VERIFY_S after the start,
+ * or --verify-every if shorter: an agent restarted more often than every
+ * --verify-every seconds, a pod on a node that is updated, must still
+ * verify the log now and then) a
  * thread verifies the whole log as `verify-log` does, held to the log's own
  * key and its checkpoint file.  A writer's open resumes from the last
  * verification (log.verified), so a line changed before that point would
@@ -161,7 +165,8 @@ static void *verifier_main(void *arg)
                 v->prog);
         return NULL;
     }
-    while (verifier_wait(v, v->every_s)) {
+    double wait = v->every_s < FIRST_VERIFY_S ? v->every_s : FIRST_VERIFY_S;
+    for (; verifier_wait(v, wait); wait = v->every_s) {
         double t0 = wt_mono_s();
         int st = wt_verify_file(v->paths->log, &o, r);
         if (st == WT_VERIFY_DAMAGED && !atomic_load(&verify_stop))
