@@ -112,14 +112,12 @@ static void nap(double s)
 /* Every --verify-every seconds (the first FIRST_VERIFY_S after the start,
  * or --verify-every if shorter: an agent restarted more often than every
  * --verify-every seconds, a pod on a node that is updated, must still
- * verify the log now and then) a
- * thread verifies the whole log as `verify-log` does, held to the log's own
- * key and its checkpoint file.  A writer's open resumes from the last
- * verification (log.verified), so a line changed before that point would
- * otherwise wait for someone's verify-log, however long this agent runs.
- * It reads without the lock, as verify-log does, while this agent's writer
- * appends: a line read half-written is a torn tail (a warning, not damage),
- * and damage is read again before it is reported, so a read that raced the
+ * verify the log now and then) a thread verifies the whole log as
+ * `verify-log` does, held to the log's own key and its checkpoint file.  A writer's open resumes
+ * from the last verification (log.verified), so a line changed before that point would otherwise
+ * wait for someone's verify-log, however long this agent runs. It reads without the lock, as
+ * verify-log does, while this agent's writer appends: a line read half-written is a torn tail (a
+ * warning, not damage), and damage is read again before it is reported, so a read that raced the
  * writer's own repair of a torn tail (its reopen after a write error) is
  * not taken for tampering.  Reported on stderr and as the
  * workloadtruth_audit_log_damaged gauge; nothing is written to the log. */
