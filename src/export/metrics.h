@@ -1,7 +1,8 @@
 /* What the agent exposes to Prometheus: a small, thread-safe store of the
  * latest state of each watched GPU (class, confidence, declared type,
  * mismatch, tamper indicators, counters per class, samples and read errors)
- * and of the agent (audit-log appends and errors, last checkpoint), rendered
+ * and of the agent (audit-log appends and errors, last checkpoint, last
+ * verification of the whole log), rendered
  * in the Prometheus text format 0.0.4.  GPU labels are gpu, uuid, pci_bus_id,
  * model_name and hostname (snake case, which `promtool check metrics`
  * requires), or with label_style_dcgm dcgm-exporter's spellings (gpu, UUID,
