@@ -134,9 +134,8 @@ static void mk_open(struct mk *m, char *path, size_t cap)
                       "pk", pk));
 }
 
-/* Seals the lines written: a checkpoint record, as wt_log_seal writes (the
- * report shows only signed lines). */
-static void mk_seal(struct mk *m, int64_t ts)
+/* The signed checkpoint note of the lines written so far (malloc'd). */
+static char *mk_note(struct mk *m)
 {
     struct wt_checkpoint cp;
     char body[WT_NOTE_NAME_MAX + 128], *note = NULL;
@@ -149,6 +148,14 @@ static void mk_seal(struct mk *m, int64_t ts)
     assert_true(n > 0);
     if (wt_note_sign(&m->key, body, (size_t)n, &note, &err) != WT_OK)
         fail_msg("%s", err.msg);
+    return note;
+}
+
+/* Seals the lines written: a checkpoint record, as wt_log_seal writes (the
+ * report shows only signed lines). */
+static void mk_seal(struct mk *m, int64_t ts)
+{
+    char *note = mk_note(m);
     mk_line(m, ts, WT_ENTRY_CHECKPOINT, json_pack("{s:s}", "note", note));
     free(note);
 }
@@ -828,17 +835,7 @@ static void test_many_gpus(void **state)
  * writer's side file. */
 static void mk_side(struct mk *m, const char *path)
 {
-    struct wt_checkpoint cp;
-    char body[WT_NOTE_NAME_MAX + 128], *note = NULL;
-    struct wt_err err = {{0}};
-    memset(&cp, 0, sizeof(cp));
-    snprintf(cp.origin, sizeof(cp.origin), "%s", m->key.name);
-    cp.size = m->seq;
-    wt_merkle_range_root(&m->range, cp.root);
-    int n = wt_checkpoint_format(&cp, body, sizeof(body));
-    assert_true(n > 0);
-    if (wt_note_sign(&m->key, body, (size_t)n, &note, &err) != WT_OK)
-        fail_msg("%s", err.msg);
+    char *note = mk_note(m);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs(note, f);
