@@ -43,6 +43,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 
 printing = "--print" in sys.argv
 updating = "--update" in sys.argv
@@ -68,8 +69,11 @@ def run(args):
 
 
 def run_once(args):
+    t0 = time.monotonic()
     p = subprocess.run([wt] + args + ["--json"], cwd=root, capture_output=True, text=True,
                        timeout=600)
+    # each command's time, for whoever trims the suite (ctest -V shows it)
+    print("%6.1f s  workloadtruth %s" % (time.monotonic() - t0, " ".join(args)), flush=True)
     try:
         return json.loads(p.stdout)
     except ValueError:
