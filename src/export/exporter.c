@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -178,6 +179,29 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const cha
                  MHD_RESPMEM_PERSISTENT, allow);
 }
 
+struct hcount {
+    const char *name;
+    unsigned n;
+};
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+    (void)kind;
+    (void)value;
+    struct hcount *h = cls;
+    if (key && !strcasecmp(key, h->name))
+        h->n++;
+    return MHD_YES;
+}
+
+static unsigned header_count(struct MHD_Connection *c, const char *name)
+{
+    struct hcount h = {name, 0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &h);
+    return h.n;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
@@ -187,6 +211,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     struct wt_exporter *e = cls;
     if (!*con_cls) { /* first call: headers only */
         *con_cls = e;
+        /* a body framed two ways is a framing error (RFC 9112 6.3): a proxy
+         * in front that framed it by the other header would see another
+         * request (libmicrohttpd takes the first Content-Length); answered
+         * on the headers, so the body is not read and the connection closes */
+        unsigned cl = header_count(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        unsigned te = header_count(c, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+        if (cl > 1 || te > 1 || (cl && te)) {
+            conn_mark(e, c, 1);
+            return text(c, MHD_HTTP_BAD_REQUEST,
+                        "bad request: one Content-Length or one Transfer-Encoding, not both or "
+                        "two\n",
+                        NULL);
+        }
         return MHD_YES;
     }
     if (*upload_size) { /* a body is not wanted: read and drop it (still under the
