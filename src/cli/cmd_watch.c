@@ -167,10 +167,15 @@ static void *verifier_main(void *arg)
     for (; verifier_wait(v, wait); wait = v->every_s) {
         double t0 = wt_mono_s();
         int st = wt_verify_file(v->paths->log, &o, r);
-        if (st == WT_VERIFY_DAMAGED && !atomic_load(&verify_stop))
+        if (st == WT_VERIFY_DAMAGED) {
+            if (atomic_load(&verify_stop))
+                break; /* damage read once: nothing concluded (above) */
             st = wt_verify_file(v->paths->log, &o, r); /* read again (above) */
-        if (atomic_load(&verify_stop))
-            break; /* cut short: nothing concluded */
+        }
+        /* cut short by the stop: nothing concluded; a verification that was
+         * done when the stop came is still reported */
+        if (st == WT_VERIFY_ERROR && atomic_load(&verify_stop))
+            break;
         if (st == WT_VERIFY_DAMAGED) {
             fprintf(stderr,
                     "%s: verification of the whole audit log %s: DAMAGED: %s (`workloadtruth "
