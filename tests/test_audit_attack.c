@@ -1219,6 +1219,20 @@ static void test_other_origin(void **state)
                     assert_int_equal(r.side_size, 0);
             }
     }
+    /* the log cut by its last 5 lines, another log's checkpoint as the side
+     * file and the log's own (for all B.n lines) given with --against: the
+     * truncation is what is reported, not hidden behind the other log's
+     * checkpoint (it was, until 2026-12-04, when that one came first) */
+    note = sign_cp_for(&B.key, other, B.n, side.root);
+    write_file(path, note, strlen(note), 0644);
+    free(note);
+    for (int pin = 0; pin <= 1; pin++) {
+        st = verify_buf(B.log, B.start[B.n - 5], path, B.p.checkpoint, pin, &r);
+        if (st != WT_VERIFY_DAMAGED || r.damage != WT_DMG_TRUNCATED || r.line != B.n - 4)
+            fail_msg("cut log, another origin's side file, its own checkpoint (pin %d): status "
+                     "%d, %s",
+                     pin, st, r.message);
+    }
     /* a writer does not take such a side file up either */
     struct wt_log_paths pw;
     must(wt_log_paths_dir(&pw, dw, &err), &err, "paths");

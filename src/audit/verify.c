@@ -638,10 +638,13 @@ static int finish(struct vs *v)
               v->partial ? "no final newline" : "not a valid record",
               "an interrupted write, quarantined by `workloadtruth recover` or the next writer");
     }
-    /* checkpoints larger than the log, not signed by its key, or of another log */
-    for (size_t i = 0; i < v->next; i++) {
-        struct ext *e = &v->ext[i];
-        if (e->loaded != 1)
+    /* checkpoints larger than the log, not signed by its key, or of another log:
+     * the log's own checkpoints first (pass 0), so that what they show
+     * (truncation, a rewrite) is not hidden behind a checkpoint given for
+     * another log or signed by another key (pass 1) */
+    for (size_t k = 0; k < 2 * v->next; k++) {
+        struct ext *e = &v->ext[k % v->next];
+        if (e->loaded != 1 || (k < v->next) != (e->sig == 1))
             continue;
         if (e->sig == 2) {
             damage(v, WT_DMG_WRONG_KEY, 0, 0,
