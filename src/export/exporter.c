@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -179,29 +178,6 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const cha
                  MHD_RESPMEM_PERSISTENT, allow);
 }
 
-struct hcount {
-    const char *name;
-    unsigned n;
-};
-
-static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
-                                    const char *value)
-{
-    (void)kind;
-    (void)value;
-    struct hcount *h = cls;
-    if (key && !strcasecmp(key, h->name))
-        h->n++;
-    return MHD_YES;
-}
-
-static unsigned header_count(struct MHD_Connection *c, const char *name)
-{
-    struct hcount h = {name, 0};
-    MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &h);
-    return h.n;
-}
-
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
@@ -215,8 +191,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
          * in front that framed it by the other header would see another
          * request (libmicrohttpd takes the first Content-Length); answered
          * on the headers, so the body is not read and the connection closes */
-        unsigned cl = header_count(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        unsigned te = header_count(c, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+        unsigned cl = wt_mhd_header_count(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        unsigned te = wt_mhd_header_count(c, MHD_HTTP_HEADER_TRANSFER_ENCODING);
         if (cl > 1 || te > 1 || (cl && te)) {
             conn_mark(e, c, 1);
             return text(c, MHD_HTTP_BAD_REQUEST,

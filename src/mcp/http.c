@@ -219,7 +219,7 @@ static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const ch
 
 /* How many times the request carries a header (a second Host, Origin or
  * Authorization would let the check and the use read different ones). */
-static unsigned header_count(struct MHD_Connection *c, const char *name)
+unsigned wt_mhd_header_count(struct MHD_Connection *c, const char *name)
 {
     struct hcount h = {name, 0};
     MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &h);
@@ -1071,18 +1071,18 @@ static enum MHD_Result refuse(struct http_srv *x, struct MHD_Connection *c, cons
 {
     char hbuf[300], obuf[300];
     *refused = 1;
-    if (header_count(c, MHD_HTTP_HEADER_HOST) > 1 || header_count(c, "Origin") > 1 ||
-        header_count(c, MHD_HTTP_HEADER_AUTHORIZATION) > 1)
+    if (wt_mhd_header_count(c, MHD_HTTP_HEADER_HOST) > 1 || wt_mhd_header_count(c, "Origin") > 1 ||
+        wt_mhd_header_count(c, MHD_HTTP_HEADER_AUTHORIZATION) > 1)
         return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
                          "Bad Request: Host, Origin and Authorization may appear once each\n", NULL,
                          NULL);
     /* a body framed two ways is a framing error (RFC 9112 6.3): a proxy in
      * front that framed it by the other header would see another request
      * (libmicrohttpd took the first Content-Length) */
-    if (header_count(c, MHD_HTTP_HEADER_CONTENT_LENGTH) > 1 ||
-        header_count(c, MHD_HTTP_HEADER_TRANSFER_ENCODING) > 1 ||
-        (header_count(c, MHD_HTTP_HEADER_CONTENT_LENGTH) &&
-         header_count(c, MHD_HTTP_HEADER_TRANSFER_ENCODING)))
+    if (wt_mhd_header_count(c, MHD_HTTP_HEADER_CONTENT_LENGTH) > 1 ||
+        wt_mhd_header_count(c, MHD_HTTP_HEADER_TRANSFER_ENCODING) > 1 ||
+        (wt_mhd_header_count(c, MHD_HTTP_HEADER_CONTENT_LENGTH) &&
+         wt_mhd_header_count(c, MHD_HTTP_HEADER_TRANSFER_ENCODING)))
         return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
                          "Bad Request: one Content-Length or one Transfer-Encoding, not both or "
                          "two\n",

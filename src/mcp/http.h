@@ -29,6 +29,11 @@ void wt_mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(pr
 int wt_mcp_http_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len,
                            int *loopback, char *msg, size_t cap);
 
+struct MHD_Connection;
+/* How many times the request carries a header (names compared without
+ * case); for the MCP server and the exporter. */
+unsigned wt_mhd_header_count(struct MHD_Connection *c, const char *name);
+
 /* Serves until *stop becomes non-zero.  Refuses a non-loopback address
  * without a token.  Prints "listening on http://HOST:PORT/mcp" to stderr.
  * Returns 0, 1 on an error, 2 on a bad address. */
