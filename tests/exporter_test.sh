@@ -413,9 +413,19 @@ APORT=$(sed -n 's/.*localhost:\([0-9]*\)\/metrics.*/\1/p' "$TMP/any.err")
 if [ -z "$APORT" ]; then
     fail "--listen :0 did not start: $(cat "$TMP/any.err")"
 else
-    [ "$(curl -s "http://127.0.0.1:$APORT/healthz")" = ok ] || fail "--listen :0: not on IPv4"
+    # the port is served before the log is open, and /healthz says
+    # "unhealthy" until it is (a loaded machine: CI once asked too early):
+    # wait for ok, at most 20 s, then ask over IPv6 too
+    i=0
+    until answer=$(curl -s "http://127.0.0.1:$APORT/healthz") && [ "$answer" = ok ] ||
+        [ $i -ge 200 ]; do
+        i=$((i + 1))
+        sleep 0.1
+    done
+    [ "$answer" = ok ] || fail "--listen :0: not on IPv4 (/healthz answered '$answer')"
     if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
-        [ "$(curl -s -g "http://[::1]:$APORT/healthz")" = ok ] || fail "--listen :0: not on IPv6"
+        answer=$(curl -s -g "http://[::1]:$APORT/healthz")
+        [ "$answer" = ok ] || fail "--listen :0: not on IPv6 (/healthz answered '$answer')"
     fi
 fi
 kill "$WPID" 2>/dev/null
