@@ -52,6 +52,25 @@ check() { # NAME CONDITION-COMMAND...
     fi
 }
 
+# until_true SECONDS COMMAND...: runs COMMAND every 0.1 s until it succeeds
+# (0) or SECONDS pass (1): for a state a background process reaches later,
+# however loaded the machine (a fixed sleep before one look failed in CI)
+until_true() {
+    _ut=$(($1 * 10))
+    shift
+    while ! "$@"; do
+        [ "$_ut" -gt 0 ] || return 1
+        _ut=$((_ut - 1))
+        sleep 0.1
+    done
+}
+# catches PID: the process has installed its SIGINT and SIGTERM handlers (a
+# signal before that ends it, or is ignored in a background job)
+catches() {
+    _m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) && [ -n "$_m" ] || return 1
+    _m=${_m#????????}
+    [ $((0x$_m & 0x4002)) = $((0x4002)) ]
+}
 L=$TMP/log
 # --- init -------------------------------------------------------------
 run init 0 "$WT" init --log-dir "$L" --origin test.example/log1 && has out "verifier key"
@@ -125,7 +144,7 @@ run "watch stdin, GPU never sent" 1 sh -c "sh '$TMP/gen.sh' | /usr/bin/time -f '
     has err "<stdin>: stopped before a row of GPU 1 arrived (GPUs so far: 0)"
 check "GPU never sent: memory bounded (under 100 MB)" test "$(awk '/^maxrss/ { print $2 }' "$TMP/rss")" -lt 100000
 # a stop before the first row: said as such (it said "the trace has no data rows")
-run "watch stdin, stopped before a row" 1 sh -c "(head -5 '$DATA/fake_gpu.csv'; sleep 3) | timeout --foreground --preserve-status -s TERM 1 '$WT' watch --trace - --window 20 --log-dir '$TMP/lstdin4'" &&
+run "watch stdin, stopped before a row" 1 sh -c "(head -5 '$DATA/fake_gpu.csv'; sleep 6) | timeout --foreground --preserve-status -s TERM 3 '$WT' watch --trace - --window 20 --log-dir '$TMP/lstdin4'" &&
     has err "<stdin>: stopped before a data row arrived"
 
 # sustained load: the writer's queue never empties, yet a heartbeat and a
@@ -438,11 +457,13 @@ fi
 if command -v flock >/dev/null 2>&1; then
     KB=$TMP/lbusy
     mkdir -p "$KB"
-    flock "$KB/log.lock" sleep 6 &
+    # (the sleep holds the lock itself, so killing it frees the lock)
+    (exec 9>"$KB/log.lock" && flock 9 && exec sleep 60) &
     holder=$!
-    sleep 0.5
+    until_true 20 sh -c "! flock -n '$KB/log.lock' true"
     run "init while the lock is held: busy" 1 "$WT" init --log-dir "$KB" && has err "is in use"
     check "init while the lock is held: no log" test ! -e "$KB/log.jsonl"
+    kill $holder
     wait $holder
 fi
 # writers remove only init's own checkpoint.init.HASH: in a --log-file
@@ -541,7 +562,10 @@ mkfifo "$TMP/fifo"
 feeder=$!
 "$WT" watch --trace - --log-dir "$TMP/lq" <"$TMP/fifo" >/dev/null 2>"$TMP/wq.err" &
 pid=$!
-sleep 1
+# the rows read and logged, the pipe quiet (the new log's creation is slow
+# under the sanitizers)
+until_true 20 grep -qs '"type":"class"' "$TMP/lq/log.jsonl"
+sleep 0.5
 term_within_5s "quiet pipe" $pid
 kill $feeder 2>/dev/null
 wait $feeder 2>/dev/null
@@ -556,7 +580,9 @@ mkfifo "$TMP/outfifo"
 reader=$!
 "$WT" watch --backend synthetic --interval 0 --iterations 100000 --json --log-dir "$TMP/slow" >"$TMP/outfifo" 2>"$TMP/slow.err" &
 pid=$!
-sleep 2 # far more than the few ms it takes to fill the pipe
+# once windows are logged, the pipe fills in a few ms
+until_true 20 grep -qs '"type":"class"' "$TMP/slow/log.jsonl"
+sleep 1
 kill -TERM $pid
 wait $pid
 rc=$?
@@ -1065,7 +1091,7 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
     "$WT" watch --backend synthetic --interval 0.1 --window 5 --log-dir "$FD" --listen 127.0.0.1:0 \
         >"$TMP/fs.out" 2>"$TMP/fs.err" &
     wpid=$!
-    sleep 2
+    until_true 20 grep -q 'checkpoint.tmp: No space left on device; will retry' "$TMP/fs.err"
     port=$(sed -n 's/.*http:\/\/127\.0\.0\.1:\([0-9]*\)\/metrics.*/\1/p' "$TMP/fs.err")
     why=""
     if ! kill -0 "$wpid" 2>/dev/null; then
@@ -1117,7 +1143,9 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
     "$WT" watch --backend synthetic --interval 0.1 --window 10 --heartbeat 60 --seal-every 0 \
         --log-dir "$TMP/full/log" >/dev/null 2>"$TMP/st.err" &
     wpid=$!
-    sleep 2.5
+    # the log open and written to before the disk fills
+    until_true 20 grep -qs '"type":"class"' "$TMP/full/log/log.jsonl"
+    sleep 0.5
     dd if=/dev/zero of="$TMP/full/fill" bs=4k count=256 2>/dev/null # 1 MiB: more than the tmpfs holds (bounded, should a mount have failed)
     t0=$(date +%s%N)
     kill -TERM "$wpid" 2>/dev/null
@@ -1137,7 +1165,7 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
     "$WT" watch --backend synthetic --interval 0.02 --window 10 --heartbeat 5 --log-dir "$TMP/full/log" \
         >/dev/null 2>"$TMP/w1.err" &
     wpid=$!
-    sleep 1.5
+    until_true 20 grep -qs '"type":"class"' "$TMP/full/log/log.jsonl"
     dd if=/dev/zero of="$TMP/full/fill" bs=4k count=256 2>/dev/null # 1 MiB: more than the tmpfs holds (bounded, should a mount have failed)
     sleep 2
     timeout 20 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$TMP/full/log" \

@@ -35,7 +35,6 @@ has() {
         fails=$((fails + 1))
     fi
 }
-# oneline : stderr is exactly one line and stdout is empty
 check() { # NAME CONDITION-COMMAND...: a check that runs no command of its own
     name=$1
     shift
@@ -44,6 +43,32 @@ check() { # NAME CONDITION-COMMAND...: a check that runs no command of its own
         fails=$((fails + 1))
     fi
 }
+# until_true SECONDS COMMAND...: runs COMMAND every 0.1 s until it succeeds
+# (0) or SECONDS pass (1): for a state a background process reaches later,
+# however loaded the machine (a fixed sleep before one look failed in CI)
+until_true() {
+    _ut=$(($1 * 10))
+    shift
+    while ! "$@"; do
+        [ "$_ut" -gt 0 ] || return 1
+        _ut=$((_ut - 1))
+        sleep 0.1
+    done
+}
+# lines_at_least N PATTERN FILE: FILE has at least N lines matching PATTERN
+# (a file not there yet has none)
+lines_at_least() {
+    _c=$(grep -c -- "$2" "$3" 2>/dev/null)
+    [ "${_c:-0}" -ge "$1" ]
+}
+# catches PID: the process has installed its SIGINT and SIGTERM handlers (a
+# signal before that ends it, or is ignored in a background job)
+catches() {
+    _m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) && [ -n "$_m" ] || return 1
+    _m=${_m#????????}
+    [ $((0x$_m & 0x4002)) = $((0x4002)) ]
+}
+# oneline : stderr is exactly one line and stdout is empty
 oneline() {
     lines=$(wc -l <"$TMP/err")
     if [ "$lines" != 1 ] || [ -s "$TMP/out" ]; then
@@ -184,7 +209,10 @@ for sig in INT TERM; do
     for prof in training dense-training; do
         "$WT" record --backend synthetic --profile "$prof" --duration 31536000 --out "$TMP/long.csv" 2>"$TMP/long.err" &
         rp=$!
-        sleep 0.5
+        # once its handlers are in (a signal before would kill it, or be
+        # ignored: SIGINT in a background job)
+        until_true 20 catches $rp
+        sleep 0.2
         kill -"$sig" $rp
         i=0
         while kill -0 $rp 2>/dev/null && [ $i -lt 50 ]; do i=$((i + 1)); sleep 0.1; done
@@ -201,8 +229,10 @@ done
 # output ended in half a row); now the rows are written and it stops cleanly
 sh -c 'echo $$ >"$1"; exec "$2" record --backend synthetic --duration 31536000 --out - 2>"$3"' \
     sh "$TMP/slow.pid" "$WT" "$TMP/slow.err" | (sleep 3; cat >"$TMP/slow.csv") &
-sleep 1
+until_true 20 test -s "$TMP/slow.pid"
 rp=$(cat "$TMP/slow.pid")
+until_true 20 catches "$rp"
+sleep 0.5 # the pipe fills in milliseconds
 kill -TERM $rp
 sleep 0.5
 kill -TERM $rp 2>/dev/null
@@ -296,12 +326,14 @@ run gpus-profile 2 "$WT" gpus --trace "$DATA/labelled.csv" --profile idle && has
 # record from standard input: rows are written as they arrive (SIGINT while the
 # pipe is still open keeps them), GPU 0 unless --gpus names others.
 # record_sigint NAME ROWS OUT ARGS...: feeds ROWS (t_s,gpu,power_w lines) and
-# keeps the pipe open, interrupts record after 1.5 s; sets rc
+# keeps the pipe open, interrupts record a second after its handlers are in;
+# sets rc
 record_sigint() {
     name=$1; rows=$2; out=$3; shift 3
-    (printf 't_s,gpu,power_w\n%s' "$rows"; sleep 5) | "$WT" record --trace - --out "$out" "$@" 2>"$TMP/err" &
+    (printf 't_s,gpu,power_w\n%s' "$rows"; sleep 8) | "$WT" record --trace - --out "$out" "$@" 2>"$TMP/err" &
     rpid=$!
-    sleep 1.5
+    until_true 6 catches "$rpid"
+    sleep 1 # the rows, already in the pipe, are read in milliseconds
     kill -INT "$rpid" 2>/dev/null
     wait "$rpid"
     rc=$?
@@ -948,13 +980,12 @@ fi
 (
     (echo "timestamp, name, utilization.gpu [%], power.draw [W]"
         for i in 10 11 12 13 14; do echo "2024/04/03 10:47:$i.000, NVIDIA A100-SXM4-40GB, 97 %, 300 W"; done
-        sleep 4) | "$WT" record --trace - --gpus-per-tick 1 --out "$TMP/pt.csv" 2>/dev/null
+        sleep 8) | "$WT" record --trace - --gpus-per-tick 1 --out "$TMP/pt.csv" 2>/dev/null
 ) &
 ptp=$!
-sleep 2
 # (all but the last: a row is held until the next shows it is not the rest
-# of the same sample)
-check "record --gpus-per-tick: rows written as they arrive" test "$(grep -c '^[0-9]' "$TMP/pt.csv" 2>/dev/null)" -ge 4
+# of the same sample); looked for while the pipe is still open
+check "record --gpus-per-tick: rows written as they arrive" until_true 7 lines_at_least 4 '^[0-9]' "$TMP/pt.csv"
 wait $ptp
 run record-per-tick-needs-trace 2 "$WT" record --backend synthetic --duration 1 --gpus-per-tick 1 --out "$TMP/x.csv" && has err "--gpus-per-tick goes with --trace"
 # a MISMATCH keeps its 3 when the output cannot be written (it was 1)

@@ -439,11 +439,20 @@ rc=$?
 [ $rc = 2 ] && grep -q "an IPv6 address goes in brackets" "$TMP/any4.err" && [ ! -e "$TMP/anylog4" ] ||
     fail "--listen ::1:0: rc $rc, $(cat "$TMP/any4.err")"
 if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
-    # --foreground: no SIGCONT after the TERM (see audit_cli_test.sh)
-    timeout --foreground 3 "$WT" watch --backend synthetic --interval 0.5 --window 5 --log-dir "$TMP/anylog3" \
-        --listen '[::1]:0' >/dev/null 2>"$TMP/any3.err"
+    "$WT" watch --backend synthetic --interval 0.5 --window 5 --log-dir "$TMP/anylog3" \
+        --listen '[::1]:0' >/dev/null 2>"$TMP/any3.err" &
+    WPID=$!
+    i=0
+    while ! grep -q "serving metrics at http://\[::1\]:[0-9]*/metrics$" "$TMP/any3.err" &&
+        kill -0 "$WPID" 2>/dev/null && [ $i -lt 200 ]; do
+        i=$((i + 1))
+        sleep 0.1
+    done
     grep -q "serving metrics at http://\[::1\]:[0-9]*/metrics$" "$TMP/any3.err" ||
         fail "--listen [::1]:0: $(cat "$TMP/any3.err")"
+    kill "$WPID" 2>/dev/null
+    wait "$WPID"
+    WPID=
 fi
 "$WT" watch --backend synthetic --log-dir "$TMP/anylog2" --listen :99999 2>"$TMP/any2.err"
 rc=$?
@@ -451,13 +460,13 @@ rc=$?
     fail "--listen :99999: rc $rc, $(cat "$TMP/any2.err")"
 # a replayed GPU whose trace ends before the others' kept its class gauges
 # (and its last-window time, which the stall alert reads) until every GPU's
-# trace had ended: GPU 1 has 2 windows of 10 samples, GPU 0 20, at 0.5 s each
+# trace had ended: GPU 1 has 2 windows of 10 samples, GPU 0 100, at 0.5 s each
 python3 - "$TMP/short1.csv" <<'EOF'
 import sys
 with open(sys.argv[1], "w") as f:
     f.write("# format: workloadtruth-trace/1\n# gpu_model: NVIDIA H100 80GB HBM3\n"
             "# power_semantics: avg1s\nt_s,gpu,util_gpu_pct,util_mem_pct,mem_used_mib,mem_total_mib,power_w\n")
-    for i in range(200):
+    for i in range(1000):
         f.write("%d,0,0,0,500,81559,70\n" % i)
         if i < 20:
             f.write("%d,1,0,0,500,81559,70\n" % i)
@@ -466,13 +475,22 @@ mkdir -p "$TMP/endtf"
 "$WT" watch --trace "$TMP/short1.csv" --gpus all --window 10 --pace 0.5 --textfile "$TMP/endtf" \
     --log-dir "$TMP/endlog" >/dev/null 2>"$TMP/end.err" &
 EPID=$!
-sleep 5 # GPU 1 ended at about 1 s; GPU 0 goes on to 10 s
+# GPU 1 ends about 1 s after the log is open; GPU 0 goes on for 50 s: wait
+# for GPU 1's gauges to go, at most 30 s
 P="$TMP/endtf/workloadtruth.prom"
-grep -q 'workloadtruth_gpu_workload_class{gpu="0".*class="idle"} 1' "$P" &&
-    ! grep -q 'workloadtruth_gpu_workload_class{gpu="1"' "$P" &&
-    ! grep -q 'workloadtruth_gpu_last_window_timestamp_seconds{gpu="1"' "$P" &&
-    grep -q 'workloadtruth_gpu_failed{gpu="1"} 0' "$P" ||
-    fail "a GPU whose trace ended kept its gauges: $(grep 'gpu="1"' "$P" | cut -c1-100)"
+gone() { # (after GPU 1's two windows were logged: not before its first)
+    [ "$(grep -c '"type":"class".*"gpu_idx":1,' "$TMP/endlog/log.jsonl")" -ge 2 ] &&
+        grep -q 'workloadtruth_gpu_workload_class{gpu="0".*class="idle"} 1' "$P" &&
+        ! grep -q 'workloadtruth_gpu_workload_class{gpu="1"' "$P" &&
+        ! grep -q 'workloadtruth_gpu_last_window_timestamp_seconds{gpu="1"' "$P" &&
+        grep -q 'workloadtruth_gpu_failed{gpu="1"} 0' "$P"
+}
+i=0
+while ! gone 2>/dev/null && [ $i -lt 300 ]; do
+    i=$((i + 1))
+    sleep 0.1
+done
+gone || fail "a GPU whose trace ended kept its gauges: $(grep 'gpu="1"' "$P" | cut -c1-100)"
 kill "$EPID" 2>/dev/null
 wait "$EPID" 2>/dev/null
 [ $fails = 0 ] && echo "exporter: all checks passed"

@@ -472,6 +472,11 @@ JOB=${JOB%%;*}
 [ -n "$JOB" ] || die "sbatch (m): $(cat "$D/sbatch.err")"
 i=0
 while [ "$(job_field JobState)" != RUNNING ] && [ $i -lt 300 ]; do i=$((i + 1)); sleep 0.1; done
+# RUNNING is set before slurmstepd starts the batch step: wait for the step
+# (its output file), so the cancellation ends the step and its agent's first
+# run is there, not in the job epilog
+i=0
+while [ ! -e "$D/jobs/job-$JOB.out" ] && [ $i -lt 300 ]; do i=$((i + 1)); sleep 0.1; done
 sleep 1
 scancel "$JOB"
 i=0

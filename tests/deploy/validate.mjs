@@ -964,10 +964,22 @@ async function liveExporter(doc, dash, sm, policy) {
     }
     if (!check("watch --listen 127.0.0.1:0 --policy (the documented policy) starts serving", port, err)) return;
     const base = `http://127.0.0.1:${port}`;
-    const m = await get(`${base}/metrics`);
+    // the port is served before the log is open (/healthz is 503 until it
+    // is) and before the first window is classified (the class and verdict
+    // series appear then): on a loaded machine, wait for both, at most 30 s
+    let h = null;
+    await waitFor(async () => {
+      h = await get(`${base}/healthz`);
+      return h.status === 200 && h.text.trim() === "ok";
+    }, 30000, 100);
+    check("/healthz: 200 ok", h && h.status === 200 && h.text.trim() === "ok", h ? `${h.status} ${h.text}` : "no answer");
+    let m = null;
+    const classified = await waitFor(async () => {
+      m = await get(`${base}/metrics`);
+      return m.status === 200 && /^workloadtruth_gpu_declaration_verdict\{/m.test(m.text);
+    }, 30000, 100);
+    if (!check("/metrics: a classified window within 30 s", classified && m, m ? `${m.status}\n${m.text.slice(0, 400)}` : "no answer")) return;
     check("/metrics: 200, text/plain; version=0.0.4", m.status === 200 && m.type.startsWith("text/plain; version=0.0.4"), `${m.status} ${m.type}`);
-    const h = await get(`${base}/healthz`);
-    check("/healthz: 200 ok", h.status === 200 && h.text.trim() === "ok", `${h.status} ${h.text}`);
     check("/: 200, a landing page", (await get(`${base}/`)).status === 200);
     const families = [...m.text.matchAll(/^# TYPE (\S+) \S+$/gm)].map((x) => x[1]);
     const documented = docList(doc, "metrics") || [];
