@@ -34,6 +34,16 @@ static void write_trace(const char *name, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
+/* A tools/call that keeps the server busy for SAMPLES x 0.1 s of live
+ * sampling from the NVML test double, whatever the build's speed, and stops
+ * within 0.1 s when cancelled: the tests that need the reader thread to read
+ * further lines while a request runs.  (The 0.1 s benchmark used before left
+ * the reader, kept off the CPU on a loaded machine, a window to miss.) */
+#define BUSY(ID, SAMPLES)                                                                          \
+    "{\"jsonrpc\":\"2.0\",\"id\":" #ID ",\"method\":\"tools/call\",\"params\":{\"name\":"          \
+    "\"classify_workload\",\"arguments\":{\"backend\":\"nvml\",\"samples\":" #SAMPLES              \
+    ",\"interval_seconds\":0.1}}}"
+
 static struct wt_mcp_server *new_server(const char *trace_dir)
 {
     static struct wt_mcp_server s;
@@ -44,6 +54,8 @@ static struct wt_mcp_server *new_server(const char *trace_dir)
     cfg.log_dir = logdir;
     cfg.trace_dir = trace_dir;
     cfg.max_seconds = 300;
+    cfg.nvml_lib = WT_FAKE_NVML; /* (BUSY) */
+    setenv("WT_FAKE_NVML_TRACE", WT_TEST_DATA "/fake_gpu.csv", 1);
     assert_int_equal(wt_mcp_server_init(&s, &cfg), 0);
     return &s;
 }
@@ -1334,14 +1346,15 @@ static void stdio_transport(void **state)
     assert_int_equal(error_code(r), WT_RPC_INVALID_REQUEST);
     json_decref(r);
     /* a request cancelled before it runs gets no response; the next one does */
+    /* clang-format off */
     const char *b =
-        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
-        "\"run_benchmark\",\"arguments\":{\"trials\":1000}}}\n"
+        BUSY(2, 30) "\n"
         "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
         "\"run_benchmark\",\"arguments\":{\"trials\":200}}}\n"
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
         "3,\"reason\":\"test\"}}\n"
         "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
+    /* clang-format on */
     write_all(to[1], b, strlen(b));
     int seen2 = 0, seen3 = 0, seen4 = 0;
     while (!seen4 && getline(&line, &cap, rd) > 0) {
@@ -1387,9 +1400,9 @@ static void stdio_transport(void **state)
      * are not answered; a cancel inside a batch does not reach a request sent
      * after it (14).  11's cancel comes first: sent after 10's, the reader
      * could be preempted between the two lines while 10 stopped and 11 ran */
+    /* clang-format off */
     const char *e =
-        "[{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":"
-        "\"run_benchmark\",\"arguments\":{\"trials\":1000}}},"
+        "[" BUSY(10, 600) ","
         "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"ping\"},"
         "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"ping\"}]\n"
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
@@ -1399,6 +1412,7 @@ static void stdio_transport(void **state)
         "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
         "14}},{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\"}]\n"
         "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"ping\"}\n";
+    /* clang-format on */
     write_all(to[1], e, strlen(e));
     assert_true(getline(&line, &cap, rd) > 0);
     assert_string_equal(line, "[{\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{}}]\n");
@@ -1438,15 +1452,17 @@ static void stdio_reads_ahead(void **state)
     struct served x;
     pthread_t th;
     FILE *rd = stdio_start(s, to, &x, &th);
-    const char *a = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
-                    "\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{"
-                    "\"name\":\"t\",\"version\":\"1\"}}}\n"
-                    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
-                    "\"run_benchmark\",\"arguments\":{\"trials\":1000}}}\n"
-                    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n"
-                    "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
-                    "\"requestId\":3}}]\n"
-                    "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
+    /* clang-format off */
+    const char *a =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+        "\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{"
+        "\"name\":\"t\",\"version\":\"1\"}}}\n"
+        BUSY(2, 30) "\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n"
+        "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+        "\"requestId\":3}}]\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
+    /* clang-format on */
     write_all(to[1], a, strlen(a));
     char *line = NULL;
     size_t cap = 0;
@@ -1489,9 +1505,10 @@ static void stdio_reads_ahead(void **state)
     wt_mcp_server_free(s);
 }
 
-/* A cancel of a queued initialize is ignored (MCP forbids it): a batch read
- * after it was judged by the session it opens, and the batch's cancels had
- * acted on that; dropped, the batch was refused after its cancels ran. */
+/* A cancel of an initialize, queued (here) or running, is ignored (MCP
+ * forbids it): a batch read after it was judged by the session it opens, and
+ * the batch's cancels had acted on that; dropped, the batch was refused after
+ * its cancels ran. */
 static void stdio_initialize_not_cancelled(void **state)
 {
     (void)state;
@@ -1500,14 +1517,16 @@ static void stdio_initialize_not_cancelled(void **state)
     struct served x;
     pthread_t th;
     FILE *rd = stdio_start(s, to, &x, &th);
-    const char *a = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tools/call\",\"params\":{\"name\":"
-                    "\"run_benchmark\",\"arguments\":{\"trials\":1000}}}\n"
-                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
-                    "\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{"
-                    "\"name\":\"t\",\"version\":\"1\"}}}\n"
-                    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
-                    "\"requestId\":1}}\n"
-                    "[{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]\n";
+    /* clang-format off */
+    const char *a =
+        BUSY(0, 30) "\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+        "\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{"
+        "\"name\":\"t\",\"version\":\"1\"}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+        "\"requestId\":1}}\n"
+        "[{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]\n";
+    /* clang-format on */
     write_all(to[1], a, strlen(a));
     close(to[1]);
     char *line = NULL;

@@ -841,7 +841,11 @@ static void test_quiet_pipe_stops(void **state)
         assert_non_null(f);
         pipe_stop = 0;
         pthread_t th;
-        assert_int_equal(pthread_create(&th, NULL, set_stop_later, NULL), 0);
+        /* with a header, the stop comes once the whole lines are read (a
+         * stop also ends a read of lines already there: a reader slower
+         * than the 0.3 s lost the header on a loaded machine) */
+        if (!with_header)
+            assert_int_equal(pthread_create(&th, NULL, set_stop_later, NULL), 0);
         alarm(20); /* a hang fails the test instead of the CI job */
         struct wt_trace_opts o = {0};
         o.stop = &pipe_stop;
@@ -856,6 +860,7 @@ static void test_quiet_pipe_stops(void **state)
             struct wt_sample s;
             assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
             assert_true(s.v[WT_COL_UTIL_GPU] == 50);
+            assert_int_equal(pthread_create(&th, NULL, set_stop_later, NULL), 0);
             assert_int_equal(wt_trace_next(r, &s, &err), WT_DONE); /* partial line dropped */
             assert_int_equal(wt_trace_next(r, &s, &err), WT_DONE);
             wt_trace_close(r);

@@ -324,7 +324,12 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
         xp->qweight -= q->m.weight;
         xp->cancel = 0;
         json_decref(xp->current_id);
-        xp->current_id = q->m.kind == WT_RPC_REQUEST ? json_deep_copy(q->m.id) : NULL;
+        /* not an initialize, running or queued (cancel_request): MCP forbids
+         * cancelling it, and its answer opens the session */
+        xp->current_id =
+            q->m.kind == WT_RPC_REQUEST && !(q->m.method && !strcmp(q->m.method, "initialize"))
+                ? json_deep_copy(q->m.id)
+                : NULL;
         pthread_cond_broadcast(&xp->cv);
         pthread_mutex_unlock(&xp->mu);
 
