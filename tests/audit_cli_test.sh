@@ -7,6 +7,7 @@
 #
 # usage: audit_cli_test.sh WORKLOADTRUTH TESTDATA_DIR
 set -u
+. "$(dirname "$0")/wait.sh"
 WT=$1
 DATA=$2
 TMP=$(mktemp -d)
@@ -52,25 +53,6 @@ check() { # NAME CONDITION-COMMAND...
     fi
 }
 
-# until_true SECONDS COMMAND...: runs COMMAND every 0.1 s until it succeeds
-# (0) or SECONDS pass (1): for a state a background process reaches later,
-# however loaded the machine (a fixed sleep before one look failed in CI)
-until_true() {
-    _ut=$(($1 * 10))
-    shift
-    while ! "$@"; do
-        [ "$_ut" -gt 0 ] || return 1
-        _ut=$((_ut - 1))
-        sleep 0.1
-    done
-}
-# catches PID: the process has installed its SIGINT and SIGTERM handlers (a
-# signal before that ends it, or is ignored in a background job)
-catches() {
-    _m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) && [ -n "$_m" ] || return 1
-    _m=${_m#????????}
-    [ $((0x$_m & 0x4002)) = $((0x4002)) ]
-}
 L=$TMP/log
 # --- init -------------------------------------------------------------
 run init 0 "$WT" init --log-dir "$L" --origin test.example/log1 && has out "verifier key"

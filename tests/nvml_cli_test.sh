@@ -5,6 +5,7 @@
 #
 # usage: nvml_cli_test.sh WORKLOADTRUTH TESTDATA FAKE_NVML FAKE_NVML_OLD CLOCKSTEP_SHIM asan|plain
 set -u
+. "$(dirname "$0")/wait.sh"
 WT=$1
 DATA=$2
 FAKE=$3
@@ -46,31 +47,6 @@ check() { # NAME CONDITION-COMMAND...: a check that runs no command of its own
         echo "FAIL [$name]: $*"
         fails=$((fails + 1))
     fi
-}
-# until_true SECONDS COMMAND...: runs COMMAND every 0.1 s until it succeeds
-# (0) or SECONDS pass (1): for a state a background process reaches later,
-# however loaded the machine (a fixed sleep before one look failed in CI)
-until_true() {
-    _ut=$(($1 * 10))
-    shift
-    while ! "$@"; do
-        [ "$_ut" -gt 0 ] || return 1
-        _ut=$((_ut - 1))
-        sleep 0.1
-    done
-}
-# lines_at_least N PATTERN FILE: FILE has at least N lines matching PATTERN
-# (a file not there yet has none)
-lines_at_least() {
-    _c=$(grep -c -- "$2" "$3" 2>/dev/null)
-    [ "${_c:-0}" -ge "$1" ]
-}
-# catches PID: the process has installed its SIGINT and SIGTERM handlers (a
-# signal before that ends it, or is ignored in a background job)
-catches() {
-    _m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) && [ -n "$_m" ] || return 1
-    _m=${_m#????????}
-    [ $((0x$_m & 0x4002)) = $((0x4002)) ]
 }
 has() {
     if ! grep -qF -- "$2" "$TMP/$1"; then
