@@ -76,10 +76,12 @@ nonempty() { # the answer has a result
     grep -q '"result":\[{' "$1"
 }
 
-# ---- 1. Prometheus scrapes the exporter (the replay lasts about a minute at
-# --pace 0.8: every check below must be done by then, even on a loaded machine)
+# ---- 1. Prometheus scrapes the exporter (the replay, 68 rounds of windows,
+# lasts about 100 s at --pace 1.5: every check below must be done by then, even
+# on a loaded machine where Prometheus takes a minute to be ready; it is
+# stopped once they are)
 mkdir -p "$TMP/textfile"
-start_watch --trace "$TRACE" --gpus all --window 100 --pace 0.8 --declared inference \
+start_watch --trace "$TRACE" --gpus all --window 100 --pace 1.5 --declared inference \
     --textfile "$TMP/textfile"
 # the first round of windows may not be classified yet (slow under ASan on a
 # loaded machine): wait for it, at most 20 s
