@@ -446,6 +446,12 @@ i=0
 while [ $i -lt 260 ]; do
     curl -s -o /dev/null -X POST -H 'Content-Type: application/json' --data-binary "$INIT" "$URL"
     i=$((i + 1))
+    # the session stays in use (a flood slower than the 60 s idle limit, on a
+    # loaded machine, would otherwise find it idle and free to end)
+    [ $((i % 50)) != 0 ] ||
+        curl -s -o /dev/null -X POST -H 'Content-Type: application/json' \
+            -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $KEEP" \
+            --data-binary "$PING" "$URL"
 done
 post flood-full 503 "$INIT" && has body 'sessions in use'
 post flood-kept 200 "$PING" -H "Mcp-Session-Id: $KEEP"
