@@ -544,9 +544,9 @@ mkfifo "$TMP/fifo"
 feeder=$!
 "$WT" watch --trace - --log-dir "$TMP/lq" <"$TMP/fifo" >/dev/null 2>"$TMP/wq.err" &
 pid=$!
-# the rows read and logged, the pipe quiet (the new log's creation is slow
-# under the sanitizers)
-until_true 20 grep -qs '"type":"class"' "$TMP/lq/log.jsonl"
+# the rows read and logged (fake_gpu.csv's 12 windows of GPU 0), the pipe
+# quiet (the new log's creation is slow under the sanitizers)
+until_true 20 lines_at_least 12 '"type":"class"' "$TMP/lq/log.jsonl"
 sleep 0.5
 term_within_5s "quiet pipe" $pid
 kill $feeder 2>/dev/null
@@ -558,7 +558,8 @@ check "quiet pipe: sealed" sh -c "tail -1 '$TMP/lq/log.jsonl' | grep -q '\"type\
 # --- SIGTERM while a slow reader holds standard output back: the stop, not
 # an output error (it exited 1, "cannot write to standard output") ------
 mkfifo "$TMP/outfifo"
-(sleep 5; cat >/dev/null) <"$TMP/outfifo" &
+# (the reader starts once watch has ended, at most 60 s on)
+(until_true 60 test -e "$TMP/slow.go"; cat >/dev/null) <"$TMP/outfifo" &
 reader=$!
 "$WT" watch --backend synthetic --interval 0 --iterations 100000 --json --log-dir "$TMP/slow" >"$TMP/outfifo" 2>"$TMP/slow.err" &
 pid=$!
@@ -568,6 +569,7 @@ sleep 1
 kill -TERM $pid
 wait $pid
 rc=$?
+: >"$TMP/slow.go"
 wait $reader
 check "slow reader: SIGTERM exit 0" test $rc = 0
 check "slow reader: says the line was cut" grep -q "stopped while writing a window line to standard output" "$TMP/slow.err"

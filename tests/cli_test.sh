@@ -203,8 +203,10 @@ done
 # a signal while a write waits on a full pipe (a slow reader): the write was
 # not resumed (exit 1, "Interrupted system call"; after a second signal the
 # output ended in half a row); now the rows are written and it stops cleanly
+# (the reader starts once both signals are sent, at most 60 s on)
 sh -c 'echo $$ >"$1"; exec "$2" record --backend synthetic --duration 31536000 --out - 2>"$3"' \
-    sh "$TMP/slow.pid" "$WT" "$TMP/slow.err" | (sleep 3; cat >"$TMP/slow.csv") &
+    sh "$TMP/slow.pid" "$WT" "$TMP/slow.err" |
+    (until_true 60 test -e "$TMP/slow.go"; cat >"$TMP/slow.csv") &
 until_true 20 test -s "$TMP/slow.pid"
 rp=$(cat "$TMP/slow.pid")
 until_true 20 catches "$rp"
@@ -212,6 +214,7 @@ sleep 0.5 # the pipe fills in milliseconds
 kill -TERM $rp
 sleep 0.5
 kill -TERM $rp 2>/dev/null
+: >"$TMP/slow.go"
 wait
 n=$((n + 1))
 grep -q "samples written to standard output" "$TMP/slow.err" ||
@@ -302,13 +305,18 @@ run gpus-profile 2 "$WT" gpus --trace "$DATA/labelled.csv" --profile idle && has
 # record from standard input: rows are written as they arrive (SIGINT while the
 # pipe is still open keeps them), GPU 0 unless --gpus names others.
 # record_sigint NAME ROWS OUT ARGS...: feeds ROWS (t_s,gpu,power_w lines) and
-# keeps the pipe open, interrupts record a second after its handlers are in;
-# sets rc
+# keeps the pipe open until record has ended (its pid in rs.pid; `wait` waits
+# for the whole pipeline), interrupts record a second after its handlers are
+# in; sets rc
 record_sigint() {
     name=$1; rows=$2; out=$3; shift 3
-    (printf 't_s,gpu,power_w\n%s' "$rows"; sleep 8) | "$WT" record --trace - --out "$out" "$@" 2>"$TMP/err" &
+    rm -f "$TMP/rs.pid"
+    (printf 't_s,gpu,power_w\n%s' "$rows"
+        until_true 60 sh -c '[ -s "$1" ] && ! kill -0 "$(cat "$1")" 2>/dev/null' sh "$TMP/rs.pid") |
+        sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$TMP/rs.pid" "$WT" record --trace - --out "$out" "$@" \
+            2>"$TMP/err" &
     rpid=$!
-    until_true 6 catches "$rpid"
+    until_true 20 catches "$rpid"
     sleep 1 # the rows, already in the pipe, are read in milliseconds
     kill -INT "$rpid" 2>/dev/null
     wait "$rpid"
@@ -956,12 +964,15 @@ fi
 (
     (echo "timestamp, name, utilization.gpu [%], power.draw [W]"
         for i in 10 11 12 13 14; do echo "2024/04/03 10:47:$i.000, NVIDIA A100-SXM4-40GB, 97 %, 300 W"; done
-        sleep 8) | "$WT" record --trace - --gpus-per-tick 1 --out "$TMP/pt.csv" 2>/dev/null
+        sleep 8
+        : >"$TMP/pt.eof") | "$WT" record --trace - --gpus-per-tick 1 --out "$TMP/pt.csv" 2>/dev/null
 ) &
 ptp=$!
 # (all but the last: a row is held until the next shows it is not the rest
-# of the same sample); looked for while the pipe is still open
-check "record --gpus-per-tick: rows written as they arrive" until_true 7 lines_at_least 4 '^[0-9]' "$TMP/pt.csv"
+# of the same sample); seen while the pipe is still open (pt.eof is made
+# just before it closes)
+before_eof() { lines_at_least 4 '^[0-9]' "$TMP/pt.csv" && [ ! -e "$TMP/pt.eof" ]; }
+check "record --gpus-per-tick: rows written as they arrive" until_true 10 before_eof
 wait $ptp
 run record-per-tick-needs-trace 2 "$WT" record --backend synthetic --duration 1 --gpus-per-tick 1 --out "$TMP/x.csv" && has err "--gpus-per-tick goes with --trace"
 # a MISMATCH keeps its 3 when the output cannot be written (it was 1)

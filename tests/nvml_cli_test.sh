@@ -417,8 +417,8 @@ fi
 # interrupted recordings are valid traces
 "$WT" record --nvml-lib "$FAKE" --out "$TMP/int.csv" --interval 0.1 >/dev/null 2>&1 &
 pid=$!
-# 5 rows of GPU 0 at least (the trace is written from the device probe on,
-# at 10 Hz)
+# 5 whole rows of GPU 0 at least: a sixth has begun (the trace is written
+# from the device probe on, at 10 Hz)
 until_true 20 lines_at_least 6 '^[0-9.]*,0,' "$TMP/int.csv"
 kill -INT $pid
 wait $pid

@@ -4,13 +4,13 @@
 # CI).  Not a test framework: run/check/has stay in each script.
 
 # until_true SECONDS COMMAND...: runs COMMAND every 0.1 s until it succeeds
-# (0) or SECONDS pass (1)
+# (0) or SECONDS of wall-clock time have passed (1; to the second: the last
+# run starts at most SECONDS + 1 s after the first)
 until_true() {
-    _ut=$(($1 * 10))
+    _end=$(($(date +%s) + $1))
     shift
     while ! "$@"; do
-        [ "$_ut" -gt 0 ] || return 1
-        _ut=$((_ut - 1))
+        [ "$(date +%s)" -lt "$_end" ] || return 1
         sleep 0.1
     done
 }

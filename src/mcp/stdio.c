@@ -7,7 +7,8 @@
  * handles notifications/cancelled itself: a queued request with that id is
  * dropped, the one in progress has its cancel flag set and its response is
  * not sent, and a batch element not started yet is skipped when its turn
- * comes (the cancels inside a batch act when the batch is read).  The main
+ * comes (the cancels inside a batch act when the batch is read).  An
+ * initialize, queued or in progress, is never cancelled (MCP forbids it).  The main
  * thread runs the requests in order (a batch, in a session that negotiated
  * 2025-03-26, element by element, answered with one array).  At end of
  * input the requests already read are answered and the server exits (a
@@ -45,6 +46,7 @@ struct stdio_srv {
     size_t qweight; /* sum of the queued messages' weight */
     int eof;
     json_t *current_id;                /* the request in progress (a copy) */
+    int current_init;                  /* ... is an initialize: not cancelled */
     struct wt_mcp_cancelled cancelled; /* cancels that found nothing yet (batches) */
     struct wt_mcp_session expect;      /* the session as it will be when what was read runs */
     atomic_int cancel;
@@ -89,7 +91,8 @@ static void cancel_request(struct stdio_srv *x, const json_t *id)
     if (!id)
         return;
     if (x->current_id && json_equal(x->current_id, id)) {
-        x->cancel = 1;
+        if (!x->current_init) /* MCP forbids cancelling an initialize */
+            x->cancel = 1;
         return;
     }
     for (struct qitem **pp = &x->head; *pp; pp = &(*pp)->next) {
@@ -271,6 +274,7 @@ static int batch_begin(void *ctx, const struct wt_rpc_msg *e)
     x->cancel = 0;
     json_decref(x->current_id);
     x->current_id = e->kind == WT_RPC_REQUEST && !skip ? json_deep_copy(e->id) : NULL;
+    x->current_init = 0; /* (server.c refuses an initialize in a batch) */
     pthread_mutex_unlock(&x->mu);
     return skip; /* cancelled before it started: not run, not answered */
 }
@@ -324,12 +328,9 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
         xp->qweight -= q->m.weight;
         xp->cancel = 0;
         json_decref(xp->current_id);
-        /* not an initialize, running or queued (cancel_request): MCP forbids
-         * cancelling it, and its answer opens the session */
-        xp->current_id =
-            q->m.kind == WT_RPC_REQUEST && !(q->m.method && !strcmp(q->m.method, "initialize"))
-                ? json_deep_copy(q->m.id)
-                : NULL;
+        xp->current_id = q->m.kind == WT_RPC_REQUEST ? json_deep_copy(q->m.id) : NULL;
+        xp->current_init =
+            q->m.kind == WT_RPC_REQUEST && q->m.method && !strcmp(q->m.method, "initialize");
         pthread_cond_broadcast(&xp->cv);
         pthread_mutex_unlock(&xp->mu);
 
