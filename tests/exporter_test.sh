@@ -14,6 +14,7 @@
 # Under AddressSanitizer ("asan"), freed memory waits in ASan's quarantine, so
 # the agent runs with a small quarantine and the memory bound is looser.
 set -u
+. "$(dirname "$0")/wait.sh"
 WT=$1
 TRACES=$2
 MODE=${3:-plain}
@@ -418,13 +419,8 @@ else
     # the port is served before the log is open, and /healthz says
     # "unhealthy" until it is (a loaded machine: CI once asked too early):
     # wait for ok, at most 20 s, then ask over IPv6 too
-    i=0
-    until answer=$(curl -s "http://127.0.0.1:$APORT/healthz") && [ "$answer" = ok ] ||
-        [ $i -ge 200 ]; do
-        i=$((i + 1))
-        sleep 0.1
-    done
-    [ "$answer" = ok ] || fail "--listen :0: not on IPv4 (/healthz answered '$answer')"
+    healthz_ok() { answer=$(curl -s "http://127.0.0.1:$APORT/healthz") && [ "$answer" = ok ]; }
+    until_true 20 healthz_ok || fail "--listen :0: not on IPv4 (/healthz answered '$answer')"
     if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
         answer=$(curl -s -g "http://[::1]:$APORT/healthz")
         [ "$answer" = ok ] || fail "--listen :0: not on IPv6 (/healthz answered '$answer')"
@@ -444,13 +440,7 @@ if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2
     "$WT" watch --backend synthetic --interval 0.5 --window 5 --log-dir "$TMP/anylog3" \
         --listen '[::1]:0' >/dev/null 2>"$TMP/any3.err" &
     WPID=$!
-    i=0
-    while ! grep -q "serving metrics at http://\[::1\]:[0-9]*/metrics$" "$TMP/any3.err" &&
-        kill -0 "$WPID" 2>/dev/null && [ $i -lt 200 ]; do
-        i=$((i + 1))
-        sleep 0.1
-    done
-    grep -q "serving metrics at http://\[::1\]:[0-9]*/metrics$" "$TMP/any3.err" ||
+    until_true 20 grep -q "serving metrics at http://\[::1\]:[0-9]*/metrics$" "$TMP/any3.err" ||
         fail "--listen [::1]:0: $(cat "$TMP/any3.err")"
     kill "$WPID" 2>/dev/null
     wait "$WPID"
@@ -481,18 +471,13 @@ EPID=$!
 # for GPU 1's gauges to go, at most 30 s
 P="$TMP/endtf/workloadtruth.prom"
 gone() { # (after GPU 1's two windows were logged: not before its first)
-    [ "$(grep -c '"type":"class".*"gpu_idx":1,' "$TMP/endlog/log.jsonl")" -ge 2 ] &&
+    lines_at_least 2 '"type":"class".*"gpu_idx":1,' "$TMP/endlog/log.jsonl" &&
         grep -q 'workloadtruth_gpu_workload_class{gpu="0".*class="idle"} 1' "$P" &&
         ! grep -q 'workloadtruth_gpu_workload_class{gpu="1"' "$P" &&
         ! grep -q 'workloadtruth_gpu_last_window_timestamp_seconds{gpu="1"' "$P" &&
         grep -q 'workloadtruth_gpu_failed{gpu="1"} 0' "$P"
 }
-i=0
-while ! gone 2>/dev/null && [ $i -lt 300 ]; do
-    i=$((i + 1))
-    sleep 0.1
-done
-gone || fail "a GPU whose trace ended kept its gauges: $(grep 'gpu="1"' "$P" | cut -c1-100)"
+until_true 30 gone 2>/dev/null || fail "a GPU whose trace ended kept its gauges: $(grep 'gpu="1"' "$P" | cut -c1-100)"
 kill "$EPID" 2>/dev/null
 wait "$EPID" 2>/dev/null
 [ $fails = 0 ] && echo "exporter: all checks passed"
