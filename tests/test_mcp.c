@@ -846,6 +846,41 @@ static void files_stay_inside_their_directories(void **state)
     wt_mcp_server_free(s);
 }
 
+/* A simulator profile without 'samples' gets a 30 s window (300 samples at
+ * 10 Hz), as `classify` does: 10 samples were 1 s, every answer UNKNOWN.  The
+ * Python tool's profiles keep its 10. */
+static void simulator_profile_window(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    json_t *resp;
+    json_t *res = call_tool(s, "classify_workload", "{\"profile\":\"dense-training\"}", &resp);
+    assert_false(is_error(res));
+    json_t *sc = json_object_get(res, "structuredContent");
+    assert_int_equal(json_integer_value(json_object_get(sc, "sample_count")), 300);
+    assert_string_equal(json_string_value(json_object_get(sc, "workload_type")), "TRAINING");
+    json_decref(resp);
+    res = call_tool(s, "check_declaration",
+                    "{\"profile\":\"dense-training\",\"declared\":\"training\",\"windows\":1}",
+                    &resp);
+    assert_false(is_error(res));
+    sc = json_object_get(res, "structuredContent");
+    assert_string_equal(json_string_value(json_object_get(sc, "verdict")), "MATCH");
+    json_decref(resp);
+    res =
+        call_tool(s, "classify_workload", "{\"profile\":\"dense-training\",\"samples\":20}", &resp);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(res, "structuredContent"),
+                                                        "sample_count")),
+                     20);
+    json_decref(resp);
+    res = call_tool(s, "classify_workload", "{\"profile\":\"training\"}", &resp);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(res, "structuredContent"),
+                                                        "sample_count")),
+                     10);
+    json_decref(resp);
+    wt_mcp_server_free(s);
+}
+
 static void classify_then_read_the_log(void **state)
 {
     (void)state;
@@ -1594,6 +1629,7 @@ int main(void)
         cmocka_unit_test(unknown_tool_is_a_protocol_error),
         cmocka_unit_test(bad_arguments_are_tool_errors),
         cmocka_unit_test(files_stay_inside_their_directories),
+        cmocka_unit_test(simulator_profile_window),
         cmocka_unit_test(classify_then_read_the_log),
         cmocka_unit_test(recent_resumes_verification),
         cmocka_unit_test(progress_increases),

@@ -57,8 +57,9 @@ static const char classify_input[] =
     "\"profile\":{\"type\":\"string\",\"description\":\"synthetic profile: training, "
     "inference, idle or a simulator profile (default training)\"},"
     "\"gpu_index\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1023,\"default\":0},"
-    "\"samples\":{\"type\":\"integer\",\"minimum\":5,\"maximum\":3600,\"default\":10,"
-    "\"description\":\"samples per window\"},"
+    "\"samples\":{\"type\":\"integer\",\"minimum\":5,\"maximum\":3600,"
+    "\"description\":\"samples per window (default 10; a simulator profile: 300, 30 s at "
+    "10 Hz)\"},"
     "\"interval_seconds\":{\"type\":\"number\",\"minimum\":0.01,\"maximum\":60,\"default\":1,"
     "\"description\":\"seconds between live samples\"},"
     "\"write_to_audit_log\":{\"type\":\"boolean\",\"default\":false,\"description\":\"append "
@@ -532,7 +533,10 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     const char *declared_s;
     source_args(s, a, &sa);
     arg_int(a, "gpu_index", 0, 0, WT_MAX_GPUS - 1, &gpu);
-    arg_int(a, "samples", 10, MIN_SAMPLES, MAX_SAMPLES, &samples);
+    /* a simulator profile samples at 10 Hz: 10 samples would be a window of
+     * 1 s, too short to judge (UNKNOWN), so 30 s of them, as `classify` */
+    int sim = !a->err[0] && !strcmp(sa.backend, "synthetic") && !wt_synth_profile_find(sa.profile);
+    arg_int(a, "samples", sim ? 300 : 10, MIN_SAMPLES, MAX_SAMPLES, &samples);
     arg_num(a, "interval_seconds", 1.0, 0.01, 60, &interval);
     arg_str(a, "declared", NULL, classes, &declared_s);
     if (declaration)
