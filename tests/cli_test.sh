@@ -300,6 +300,8 @@ run replay-gpu 1 "$WT" classify --trace "$DATA/labelled.csv" --gpu-index 3 && ha
 run replay-profile 2 "$WT" classify --trace "$DATA/labelled.csv" --profile idle && has err "--profile goes with --backend synthetic, not --trace" && oneline
 # the default backend reads the GPUs: a profile or seed there would be ignored
 run auto-profile 2 "$WT" classify --profile idle && has err "--profile goes with --backend synthetic, not the default backend auto" && oneline
+# the Python tool's default profile spelled out reads the GPUs, as auto does
+run auto-python-default 1 env WT_NVML_LIB=/nonexistent/libnvidia-ml.so.1 "$WT" classify --profile training && has err "no NVIDIA GPU to read" && oneline
 run auto-seed 2 "$WT" classify --seed 3 && has err "--seed goes with --backend synthetic" && oneline
 run gpus-profile 2 "$WT" gpus --trace "$DATA/labelled.csv" --profile idle && has err "--profile goes with" && oneline
 # record from standard input: rows are written as they arrive (SIGINT while the

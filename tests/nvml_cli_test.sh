@@ -136,6 +136,12 @@ has out '"pid": 4242'
 WT_NVML_LIB="$FAKE" run classify-auto 0 "$WT" classify --samples 5 --interval 0.2
 has out "samples       : "
 run classify-nvml 0 "$WT" classify --backend nvml --nvml-lib "$FAKE" --gpu-index 1 --samples 5 --interval 0.2
+# the Python tool's command line with its defaults spelled out (--profile
+# training beside --backend nvml) reads the GPU; another profile is still an error
+run classify-python-defaults 0 "$WT" classify --backend nvml --profile training --gpu-index 0 --samples 5 --interval 0.2 --json --nvml-lib "$FAKE"
+has out '"processes": ['
+run watch-python-defaults 0 "$WT" watch --backend nvml --profile training --nvml-lib "$FAKE" --interval 0.2 --window 5 --iterations 1 --log-dir "$TMP/pyd"
+run classify-nvml-profile 2 "$WT" classify --backend nvml --profile inference --nvml-lib "$FAKE" && has err "--profile goes with --backend synthetic, not --backend nvml"
 
 # record through the test double reproduces the trace it served
 run classify-nvml-start 1 "$WT" classify --backend nvml --nvml-lib "$FAKE" --samples 5 --interval 0.2 --start 5 && has err "--start is trace time"

@@ -768,7 +768,9 @@ int wt_cmd_watch(int argc, char **argv)
         fprintf(stderr, "%s: give --gpus or --gpu-index, not both (see --help)\n", help.prog);
         return WT_EXIT_USAGE;
     }
-    if ((wt_opts_get(opts, "--profile")->seen || wt_opts_get(opts, "--seed")->seen) &&
+    const struct wt_opt *prof = wt_opts_get(opts, "--profile");
+    if (((prof->seen && !wt_opts_python_default_profile(prof, backend)) ||
+         wt_opts_get(opts, "--seed")->seen) &&
         strcmp(backend, "synthetic")) {
         fprintf(stderr, "%s: --profile and --seed go with --backend synthetic (see --help)\n",
                 help.prog);

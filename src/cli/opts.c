@@ -368,15 +368,24 @@ int wt_opts_gpu_list(const char *list, int ngpus, unsigned char *sel)
     return 0;
 }
 
+bool wt_opts_python_default_profile(const struct wt_opt *profile, const char *backend)
+{
+    const char *v = *(const char *const *)profile->target;
+    return (!strcmp(backend, "nvml") || !strcmp(backend, "auto")) && v && !strcmp(v, "training");
+}
+
 int wt_opts_profile_fits(const struct wt_cmd_help *h, const struct wt_opt *opts,
                          const char *backend)
 {
     /* auto reads the GPUs (or fails without a driver): a profile there would
-     * be silently ignored, as with nvml */
+     * be silently ignored, as with nvml.  Except the Python tool's default,
+     * `--profile training`, spelled out: its command lines name it beside
+     * `--backend nvml`, and it asks for nothing the GPUs do not give. */
     const struct wt_opt *seed = wt_opts_get(opts, "--seed");
-    const char *what = wt_opts_get(opts, "--profile")->seen ? "--profile"
-                       : seed && seed->seen                 ? "--seed"
-                                                            : NULL;
+    const struct wt_opt *prof = wt_opts_get(opts, "--profile");
+    const char *what = prof->seen && !wt_opts_python_default_profile(prof, backend) ? "--profile"
+                       : seed && seed->seen                                         ? "--seed"
+                                                                                    : NULL;
     if (what && strcmp(backend, "synthetic"))
         return bad(h, "%s goes with --backend synthetic, not %s", what,
                    !strcmp(backend, "replay") ? "--trace"

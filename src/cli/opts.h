@@ -77,9 +77,15 @@ const char *wt_opts_clean(char *dst, size_t cap, const char *s);
 
 int wt_opts_no_stdin(const struct wt_cmd_help *h, const struct wt_strlist *paths, const char *what);
 /* A usage error (printed; returns 2) when --profile was given with a source
- * that has none (a trace, or --backend nvml); else 0. */
+ * that has none (a trace, or --backend nvml or auto); else 0.  The Python
+ * tool's default spelled out, `--profile training` with nvml or auto, is
+ * accepted (and has no effect): see wt_opts_python_default_profile. */
 int wt_opts_profile_fits(const struct wt_cmd_help *h, const struct wt_opt *opts,
                          const char *backend);
+/* True when the option --profile (profile, seen or not) holds "training" and
+ * backend is "nvml" or "auto": the Python tool's default, which its command
+ * lines may spell out beside its default backend nvml. */
+bool wt_opts_python_default_profile(const struct wt_opt *profile, const char *backend);
 
 /* The synthetic and simulator profile names, NULL-terminated: the choices
  * of every command's --profile. */
