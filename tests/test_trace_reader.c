@@ -208,7 +208,13 @@ static void test_malformed(void **state)
     expect_error("t_s,gpu,power_w\n0,0,1\n1,0", "t.csv:3: 2 cells, but the header has 3 columns "
                                                 "(the last line, with no newline: a recording "
                                                 "cut off mid-row? Delete that line");
-    expect_error("t_s,power_w\n\"0,1\n", "unterminated quoted field");
+    expect_error("t_s,power_w\n\"0,1\n", "t.csv:2: column 't_s': unterminated quoted field");
+    /* a quoting error names its column */
+    expect_error("t_s,power_w,util_gpu_pct\n0,\"1.5\"x,3\n",
+                 "t.csv:2: column 'power_w': text after the closing quote");
+    expect_error("t_s,power_w\n0,1,2,\"x\n",
+                 "t.csv:2: cell 4 (the header has 2 columns): unterminated quoted field");
+    expect_error("t_s,\"power_w\n0,1\n", "t.csv:1: header, column 2: unterminated quoted field");
     /* duplicate columns */
     expect_error("t_s,power_w,power_w\n", "column 'power_w' appears twice");
     expect_error("t_s,t_s\n", "column 't_s' appears twice");
@@ -800,6 +806,12 @@ static void test_nvsmi_malformed(void **state)
     expect_error("index, power.draw [W]\n0, lots W\n", "column 'power.draw [W]': not a number");
     expect_error("index, power.draw [W]\n, 5 W\n", "column 'index': empty");
     expect_error("index, power.draw [W], power.draw [W]\n", "appears twice");
+    /* two spellings of one reading: both named as the file has them */
+    expect_error("timestamp,index,clocks_event_reasons.active,clocks_throttle_reasons.active\n",
+                 "columns 'clocks_event_reasons.active' and 'clocks_throttle_reasons.active' "
+                 "both give clock_reasons");
+    expect_error("index,clocks.sm [MHz],clocks.sm [MHz]\n",
+                 "column 'clocks.sm [MHz]' appears twice");
     /* only nvidia-smi's own units are stripped: another is not a number */
     expect_error("index, power.draw [W]\n0, 100 kW\n", "not a number: '100 kW'");
     /* nvidia-smi's units, but each only in its own column */

@@ -260,10 +260,12 @@ static void trim(char **p, size_t *len)
 }
 
 /* Splits r->line into cells in place.  Returns the count, or -1 (too many
- * cells) or -2 (unterminated quote). */
-static int split_cells(char *line, size_t len, struct cell *cells, int cap)
+ * cells), -2 (unterminated quote) or -3 (text after a closing quote), with
+ * *bad the 0-based index of that cell. */
+static int split_cells(char *line, size_t len, struct cell *cells, int cap, int *bad)
 {
     int n = 0;
+    *bad = 0;
     size_t i = 0;
     for (;;) {
         if (n == cap)
@@ -276,8 +278,10 @@ static int split_cells(char *line, size_t len, struct cell *cells, int cap)
             char *out = line + j;
             size_t k = j + 1, w = 0;
             for (;;) {
-                if (k >= len)
+                if (k >= len) {
+                    *bad = n;
                     return -2;
+                }
                 if (line[k] == '"') {
                     if (k + 1 < len && line[k + 1] == '"') {
                         out[w++] = '"';
@@ -296,8 +300,10 @@ static int split_cells(char *line, size_t len, struct cell *cells, int cap)
             n++;
             if (k >= len)
                 return n;
-            if (line[k] != ',')
-                return -2;
+            if (line[k] != ',') {
+                *bad = n - 1;
+                return -3;
+            }
             i = k + 1;
             continue;
         }
@@ -461,12 +467,14 @@ static int looks_like_data(const struct cell *c)
 static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
 {
     struct cell cells[WT_TRACE_MAX_COLS];
-    int n = split_cells(r->line, r->line_len, cells, WT_TRACE_MAX_COLS);
+    int bad;
+    int n = split_cells(r->line, r->line_len, cells, WT_TRACE_MAX_COLS, &bad);
     if (n == -1)
         return fail(r, err, WT_EINVAL, r->lineno, "header has more than %d columns",
                     WT_TRACE_MAX_COLS);
     if (n < 0)
-        return fail(r, err, WT_EINVAL, r->lineno, "header: unterminated quoted field");
+        return fail(r, err, WT_EINVAL, r->lineno, "header, column %d: %s", bad + 1,
+                    n == -2 ? "unterminated quoted field" : "text after the closing quote");
     int native = 0, nvsmi = 0, data = 0, col = -1;
     for (int i = 0; i < n; i++) {
         if (col < 0 && wt_col_lookup(cells[i].p, cells[i].len) >= 0)
@@ -579,9 +587,16 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
             if (nf->col == WT_COL_POWER)
                 r->meta.power_semantics = nf->semantics;
         } else {
-            if (seen_col[nf->col] >= 0)
-                return fail(r, err, WT_EINVAL, r->lineno, "column '%s' appears twice",
-                            wt_col_name(nf->col));
+            if (seen_col[nf->col] >= 0) {
+                /* two spellings of one reading (clocks_throttle_reasons and
+                 * clocks_event_reasons): name both as the file does */
+                const char *prev = r->fields[seen_col[nf->col]].name;
+                if (strcasecmp(prev, f->name))
+                    return fail(r, err, WT_EINVAL, r->lineno,
+                                "columns '%s' and '%s' both give %s: keep one", prev, f->name,
+                                wt_col_name(nf->col));
+                return fail(r, err, WT_EINVAL, r->lineno, "column '%s' appears twice", f->name);
+            }
             seen_col[nf->col] = i;
         }
     }
@@ -780,9 +795,15 @@ static int ident_index(struct wt_trace_reader *r, const struct cell *c, int *gpu
 static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err *err)
 {
     struct cell cells[WT_TRACE_MAX_COLS];
-    int n = split_cells(r->line, r->line_len, cells, WT_TRACE_MAX_COLS);
-    if (n == -2)
-        return fail(r, err, WT_EINVAL, r->lineno, "unterminated quoted field");
+    int bad;
+    int n = split_cells(r->line, r->line_len, cells, WT_TRACE_MAX_COLS, &bad);
+    if (n <= -2) {
+        const char *what = n == -2 ? "unterminated quoted field" : "text after the closing quote";
+        if (bad < r->ncols)
+            return fail(r, err, WT_EINVAL, r->lineno, "column '%s': %s", r->fields[bad].name, what);
+        return fail(r, err, WT_EINVAL, r->lineno, "cell %d (the header has %d columns): %s",
+                    bad + 1, r->ncols, what);
+    }
     if (n == -1)
         return fail(r, err, WT_EINVAL, r->lineno,
                     "more than %d cells, but the header has %d columns", WT_TRACE_MAX_COLS,
