@@ -225,6 +225,16 @@ static void test_malformed(void **state)
                  "t.csv:3: t_s 1.0001 is earlier than the previous sample of GPU 0 (1.0002)");
     /* metadata after the header */
     expect_error("t_s\n0\n# label: IDLE\n", "t.csv:3: metadata line after the header");
+    expect_error("t_s,power_w\n0,1\n# end of run\n", "t.csv:3: metadata line after the header");
+    /* a row whose first cell (an unknown text column) starts with '#' is a row */
+    const char *hash = "note,t_s,power_w\nwarmup,0,100\n#2 retry,1,100\n";
+    struct wt_trace_reader *hr = NULL;
+    struct wt_err herr = {{0}};
+    size_t hrows = 0;
+    assert_int_equal(tu_open(hash, strlen(hash), NULL, &hr, &herr), WT_OK);
+    assert_int_equal(tu_drain(hr, &hrows, &herr), WT_DONE);
+    assert_int_equal(hrows, 2);
+    wt_trace_close(hr);
 }
 
 static void test_huge_and_binary(void **state)

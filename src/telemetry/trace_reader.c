@@ -949,6 +949,27 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
     return WT_OK;
 }
 
+/* After the header, a line starting with '#' is a misplaced metadata line or
+ * comment when it has a key's shape (`# key: ...`) or, with a header of
+ * several columns, no comma; otherwise it is a row whose first cell (an
+ * unknown text column written unquoted) starts with '#'. */
+static int meta_after_header(const struct wt_trace_reader *r)
+{
+    const char *p = r->line + 1, *end = r->line + r->line_len;
+    if (r->ncols > 1 && !memchr(r->line, ',', r->line_len))
+        return 1;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    const char *key = p;
+    while (p < end && (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.'))
+        p++;
+    if (p == key)
+        return 0;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    return p < end && *p == ':';
+}
+
 /* Reads the next non-blank data line and parses it. */
 static int next_raw(struct wt_trace_reader *r, struct wt_sample *s, unsigned long *lineno,
                     struct wt_err *err)
@@ -959,7 +980,7 @@ static int next_raw(struct wt_trace_reader *r, struct wt_sample *s, unsigned lon
             return rc;
         if (is_blank(r->line, r->line_len))
             continue;
-        if (r->line[0] == '#')
+        if (r->line[0] == '#' && meta_after_header(r))
             return fail(r, err, WT_EINVAL, r->lineno,
                         "metadata line after the header (metadata must come first)");
         rc = parse_row(r, s, err);
