@@ -17,7 +17,8 @@
 //  - checks what docs/deployment.md promises about the manifests (hostPID,
 //    GPU-node selector, non-root, dropped capabilities, read-only root, port
 //    "metrics" 9400, the probes, resources, the watch arguments, the state
-//    volume), that the Service and ServiceMonitor select the agent, and that
+//    volume), that the Service and ServiceMonitor select the agent, that
+//    the NetworkPolicy lets only selected pods reach port "metrics", and that
 //    the PrometheusRule has the ServiceMonitor's labels;
 //  - every YAML file under deploy/kubernetes is used by a kustomization;
 //  - the Kubernetes examples of docs/deployment.md ("# kubernetes:" blocks)
@@ -391,7 +392,7 @@ function manifestChecks(name, objs) {
   const problems = [];
   const need = (cond, msg) => { if (!cond) problems.push(msg); };
   const kinds = objs.map((o) => o.kind).sort().join(",");
-  need(kinds === "DaemonSet,Namespace,PrometheusRule,Service,ServiceAccount,ServiceMonitor", `objects: ${kinds}`);
+  need(kinds === "DaemonSet,Namespace,NetworkPolicy,PrometheusRule,Service,ServiceAccount,ServiceMonitor", `objects: ${kinds}`);
   for (const o of objs)
     if (o.kind !== "Namespace") need(o.metadata.namespace === "workloadtruth", `${objKey(o)}: namespace is not workloadtruth`);
   const [ds] = by("DaemonSet");
@@ -440,6 +441,19 @@ function manifestChecks(name, objs) {
   const sport = (svc.spec.ports || []).find((p) => p.name === "metrics");
   need(sport && sport.port === 9400 && sport.targetPort === "metrics", "the Service has no port metrics 9400 -> metrics");
   need(matches(sm.spec.selector.matchLabels, svc.metadata.labels), "the ServiceMonitor does not select the Service");
+  // the NetworkPolicy: ingress to the agent's pods, port metrics only, from
+  // pods a namespace and a pod selector name together (Prometheus), nothing else
+  const [np] = by("NetworkPolicy");
+  need(np && Object.keys(np.spec.podSelector.matchLabels || {}).length && matches(np.spec.podSelector.matchLabels, podLabels),
+    "the NetworkPolicy does not select the agent's pods");
+  need(np && JSON.stringify(np.spec.policyTypes) === JSON.stringify(["Ingress"]) && (np.spec.ingress || []).length === 1,
+    "the NetworkPolicy is not one ingress rule");
+  const rule = np && (np.spec.ingress || [])[0];
+  need(rule && JSON.stringify(rule.ports) === JSON.stringify([{ port: "metrics", protocol: "TCP" }]),
+    "the NetworkPolicy's rule is not for port metrics alone");
+  need(rule && (rule.from || []).length === 1 && rule.from[0].namespaceSelector && rule.from[0].podSelector &&
+    Object.keys(rule.from[0].podSelector.matchLabels || {}).length && Object.keys(rule.from[0].namespaceSelector.matchLabels || {}).length,
+    "the NetworkPolicy lets in more than pods chosen by a namespace and a pod label");
   need(sm.spec.namespaceSelector && (sm.spec.namespaceSelector.matchNames || []).includes(svc.metadata.namespace),
     "the ServiceMonitor's namespaceSelector does not include the Service's namespace");
   need((sm.spec.endpoints || []).some((e) => e.port === "metrics" && (e.path || "/metrics") === "/metrics"), "the ServiceMonitor scrapes no port metrics /metrics");
