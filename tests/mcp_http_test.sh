@@ -25,13 +25,14 @@ trap cleanup EXIT
 fails=0
 n=0
 
-# start ARGS...: starts the server on a free port; sets PID and URL
+# start ARGS...: starts the server on a free port of $ADDR; sets PID and URL
+ADDR=127.0.0.1:0
 start() {
     # a fresh file: the child truncates it only after the fork, so the loop
     # below could otherwise find the previous server's line and read an
     # empty URL from the file truncated a moment later (a CI run under ASan)
     rm -f "$TMP/server.err"
-    "$WT" mcp --http 127.0.0.1:0 --backend synthetic --log-dir "$TMP/log" "$@" 2>"$TMP/server.err" &
+    "$WT" mcp --http "$ADDR" --backend synthetic --log-dir "$TMP/log" "$@" 2>"$TMP/server.err" &
     PID=$!
     i=0
     # the whole URL, read in the loop itself, so that what was matched is
@@ -51,7 +52,7 @@ start() {
     # it answers before the checks begin (any HTTP status will do; 000 is
     # no answer: a refused or dropped connection)
     i=0
-    while [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/.well-known/agent.json")" = 000 ]; do
+    while [ "$(curl -s -o /dev/null -w '%{http_code}' "${URL%/mcp}/.well-known/agent.json")" = 000 ]; do
         i=$((i + 1))
         if [ $i -gt 100 ]; then
             echo "FAIL: the server said it listens on '$URL' but does not answer there"
@@ -162,6 +163,14 @@ for case in '406 application/jsonx' '406 application/json;q=0' '406 x-applicatio
         -H "Accept: $a" -H "Mcp-Session-Id: $SID" --data-binary "$PING" "$URL")
     [ "$status" = "$want" ] || { echo "FAIL [accept '$a']: HTTP $status, wanted $want"; fails=$((fails + 1)); }
 done
+# Accept on two lines is one list (RFC 9110 5.3), not its first line
+n=$((n + 1))
+status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -H 'Accept: text/html' -H 'Accept: application/json' -H "Mcp-Session-Id: $SID" --data-binary "$PING" "$URL")
+[ "$status" = 200 ] || { echo "FAIL [accept-two-lines]: HTTP $status, wanted 200"; fails=$((fails + 1)); }
+# a second Mcp-Session-Id or MCP-Protocol-Version would be ignored unseen: 400
+post two-session-ids 400 "$PING" -H "Mcp-Session-Id: $SID" -H "Mcp-Session-Id: $SID" && has body 'may appear once each'
+post two-versions 400 "$PING" -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25' -H 'MCP-Protocol-Version: 2025-11-25'
 # an invalid notification: 400 with an error that has no id (JSON-RPC's rule
 # against replies is stdio's; HTTP must answer with a status)
 post bad-notification 400 '{"jsonrpc":"2.0","method":"notifications/initialized","params":[]}' -H "Mcp-Session-Id: $SID"
@@ -178,6 +187,14 @@ fi
 # a tool call with a progress token streams its progress (SSE)
 post sse 200 '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"check_declaration","arguments":{"declared":"training"},"_meta":{"progressToken":"p"}}}' -H "Mcp-Session-Id: $SID" \
     && has headers 'text/event-stream' && has body 'event: message' && has body '"notifications/progress"' && has body '"verdict'
+# the same with text/event-stream on a second Accept line
+n=$((n + 1))
+status=$(curl -s -o "$TMP/body" -D "$TMP/headers" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -H 'Accept: application/json' -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $SID" \
+    --data-binary '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"check_declaration","arguments":{"declared":"training"},"_meta":{"progressToken":"p"}}}' "$URL")
+name=sse-accept-two-lines
+[ "$status" = 200 ] || { echo "FAIL [sse-accept-two-lines]: HTTP $status"; fails=$((fails + 1)); }
+has headers 'text/event-stream'
 # the same without text/event-stream in Accept: one JSON response
 n=$((n + 1))
 status=$(curl -s -o "$TMP/body" -D "$TMP/headers" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
@@ -437,6 +454,15 @@ if [ -f "$FAKE" ] && [ -f "$REPO/tests/data/fake_gpu.csv" ]; then
         fails=$((fails + 1))
     fi
 fi
+
+# ---- a server bound to another loopback address answers at the URL it
+# printed (a literal address cannot be rebound by DNS); other names still 403
+ADDR=127.0.0.2:0
+start
+ADDR=127.0.0.1:0
+post bound-address 200 "$INIT" && has body '"protocolVersion"'
+post bound-address-other 403 "$INIT" -H "Host: 127.0.0.3:$PORT"
+stop
 
 # ---- a flood of initialize requests cannot end a session in use
 start

@@ -83,6 +83,9 @@ struct http_srv {
     struct session_slot sessions[MAX_SESSIONS];
     struct inflight flight[MAX_INFLIGHT];
     int stopping; /* every call from now on starts cancelled */
+    /* the address bound, as a Host names it ("127.0.0.2", "[fd00::1]"), or
+     * "" for a wildcard: a literal address cannot be rebound by DNS */
+    char bind_host[INET6_ADDRSTRLEN + 2];
 };
 
 struct conn {
@@ -300,10 +303,13 @@ static int ieq(const char *a, const char *b, size_t n)
     return strlen(b) == n && strncasecmp(a, b, n) == 0;
 }
 
-/* host (without port) is loopback or allowed */
-static int host_ok(const struct wt_mcp_http_config *hc, const char *h, size_t n)
+/* host (without port) is loopback, the address bound, or allowed */
+static int host_ok(const struct http_srv *x, const char *h, size_t n)
 {
+    const struct wt_mcp_http_config *hc = x->hc;
     if (ieq(h, "localhost", n) || ieq(h, "127.0.0.1", n) || ieq(h, "[::1]", n) || ieq(h, "::1", n))
+        return 1;
+    if (x->bind_host[0] && ieq(h, x->bind_host, n))
         return 1;
     for (size_t i = 0; i < hc->nallow; i++)
         if (ieq(h, hc->allow_hosts[i], n))
@@ -312,7 +318,7 @@ static int host_ok(const struct wt_mcp_http_config *hc, const char *h, size_t n)
 }
 
 /* "host", "host:port", "[v6]" or "[v6]:port" */
-static int authority_ok(const struct wt_mcp_http_config *hc, const char *a)
+static int authority_ok(const struct http_srv *x, const char *a)
 {
     size_t n;
     if (a[0] == '[') {
@@ -331,10 +337,10 @@ static int authority_ok(const struct wt_mcp_http_config *hc, const char *a)
         for (port++; *port; port++)
             if (!isdigit((unsigned char)*port))
                 return 0;
-    return n > 0 && host_ok(hc, a, n);
+    return n > 0 && host_ok(x, a, n);
 }
 
-static int origin_ok(const struct wt_mcp_http_config *hc, const char *o)
+static int origin_ok(const struct http_srv *x, const char *o)
 {
     const char *p = strstr(o, "://");
     if (!p || !(ieq(o, "http", (size_t)(p - o)) || ieq(o, "https", (size_t)(p - o))))
@@ -346,7 +352,7 @@ static int origin_ok(const struct wt_mcp_http_config *hc, const char *o)
         return 0;
     memcpy(auth, p, n);
     auth[n] = '\0';
-    return authority_ok(hc, auth);
+    return authority_ok(x, auth);
 }
 
 static int token_ok(const struct wt_mcp_http_config *hc, struct MHD_Connection *c)
@@ -421,21 +427,48 @@ static int accept_allows(const char *a, const char *type, int exact)
     return 0;
 }
 
+/* Every Accept line of a request, as one list (RFC 9110 5.3: a field sent
+ * on several lines is the comma-joined list; libmicrohttpd's lookup returns
+ * the first line only). */
+struct accept_scan {
+    const char *type;
+    int exact;
+    unsigned lines, allowed;
+};
+
+static enum MHD_Result accept_line(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    (void)kind;
+    struct accept_scan *s = cls;
+    if (key && value && !strcasecmp(key, MHD_HTTP_HEADER_ACCEPT)) {
+        s->lines++;
+        if (accept_allows(value, s->type, s->exact))
+            s->allowed = 1;
+    }
+    return MHD_YES;
+}
+
+static struct accept_scan accept_scan(struct MHD_Connection *c, const char *type, int exact)
+{
+    struct accept_scan s = {type, exact, 0, 0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, accept_line, &s);
+    return s;
+}
+
 /* The client lists TYPE itself in its Accept (the streaming answer is only
  * for a client that asked for it by name, as the specification has it). */
 static int accepts(struct MHD_Connection *c, const char *type)
 {
-    return accept_allows(header(c, MHD_HTTP_HEADER_ACCEPT), type, 1);
+    return accept_scan(c, type, 1).allowed;
 }
 
 /* A POST's Accept, when present, must allow one of the types this server
  * answers with (a missing one allows anything: curl's habit). */
 static int accept_ok(struct MHD_Connection *c)
 {
-    const char *a = header(c, MHD_HTTP_HEADER_ACCEPT);
-    if (!a)
-        return 1;
-    return accept_allows(a, "application/json", 0) || accept_allows(a, "text/event-stream", 0);
+    struct accept_scan s = accept_scan(c, "application/json", 0);
+    return !s.lines || s.allowed || accept_scan(c, "text/event-stream", 0).allowed;
 }
 
 /* --- sessions and in-flight requests ---------------------------------------- */
@@ -1071,11 +1104,16 @@ static enum MHD_Result refuse(struct http_srv *x, struct MHD_Connection *c, cons
 {
     char hbuf[300], obuf[300];
     *refused = 1;
+    /* the session and version headers too: the lookup reads the first line
+     * only, so a second would be ignored unseen */
     if (wt_mhd_header_count(c, MHD_HTTP_HEADER_HOST) > 1 || wt_mhd_header_count(c, "Origin") > 1 ||
-        wt_mhd_header_count(c, MHD_HTTP_HEADER_AUTHORIZATION) > 1)
+        wt_mhd_header_count(c, MHD_HTTP_HEADER_AUTHORIZATION) > 1 ||
+        wt_mhd_header_count(c, "Mcp-Session-Id") > 1 ||
+        wt_mhd_header_count(c, "MCP-Protocol-Version") > 1)
         return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
-                         "Bad Request: Host, Origin and Authorization may appear once each\n", NULL,
-                         NULL);
+                         "Bad Request: Host, Origin, Authorization, Mcp-Session-Id and "
+                         "MCP-Protocol-Version may appear once each\n",
+                         NULL, NULL);
     /* a body framed two ways is a framing error (RFC 9112 6.3): a proxy in
      * front that framed it by the other header would see another request
      * (libmicrohttpd took the first Content-Length) */
@@ -1089,12 +1127,12 @@ static enum MHD_Result refuse(struct http_srv *x, struct MHD_Connection *c, cons
                          NULL, NULL);
     const char *host = header_trim(c, MHD_HTTP_HEADER_HOST, hbuf, sizeof(hbuf));
     const char *origin = header_trim(c, "Origin", obuf, sizeof(obuf));
-    if (!host || !authority_ok(x->hc, host))
+    if (!host || !authority_ok(x, host))
         return send_text(c, MHD_HTTP_FORBIDDEN, "text/plain",
                          "Forbidden: Host is not this server's (DNS rebinding protection; see "
                          "--allow-host)\n",
                          NULL, NULL);
-    if (origin && !origin_ok(x->hc, origin))
+    if (origin && !origin_ok(x, origin))
         return send_text(c, MHD_HTTP_FORBIDDEN, "text/plain",
                          "Forbidden: Origin not allowed (see --allow-host)\n", NULL, NULL);
     if (!strcmp(url, "/.well-known/agent.json") && strcmp(method, "GET") &&
@@ -1351,6 +1389,16 @@ int wt_mcp_serve_http(struct wt_mcp_server *s, const struct wt_mcp_http_config *
     }
     x->s = s;
     x->hc = hc;
+    if (ss.ss_family == AF_INET6) {
+        const struct in6_addr *a6 = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+        char h[INET6_ADDRSTRLEN];
+        if (!IN6_IS_ADDR_UNSPECIFIED(a6) && inet_ntop(AF_INET6, a6, h, sizeof(h)))
+            snprintf(x->bind_host, sizeof(x->bind_host), "[%s]", h);
+    } else {
+        const struct in_addr *a4 = &((struct sockaddr_in *)&ss)->sin_addr;
+        if (a4->s_addr != htonl(INADDR_ANY))
+            inet_ntop(AF_INET, a4, x->bind_host, sizeof(x->bind_host));
+    }
     pthread_mutex_init(&x->mu, NULL);
     unsigned flags =
         MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
