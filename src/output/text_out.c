@@ -162,6 +162,18 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
             fprintf(f, " %10zu", t.confusion[c][p]);
         fputc('\n', f);
     }
+    /* the README's "non-training called TRAINING" (--json: false_training_rate) */
+    size_t nontrain = 0, false_train = 0;
+    for (int c = 0; c < WT_NCLASSES; c++)
+        if (c != WT_CLASS_TRAINING) {
+            nontrain += wt_eval_class_total(&t, c);
+            false_train += t.confusion[c][WT_CLASS_TRAINING];
+        }
+    if (nontrain)
+        fprintf(f, "non-training windows called TRAINING: %.1f%% (%zu of %zu)\n",
+                100.0 * (double)false_train / (double)nontrain, false_train, nontrain);
+    else
+        fprintf(f, "non-training windows called TRAINING: - (0 of 0)\n");
     fprintf(f, "per source (directory, or GPU model with --holdout gpu_model):\n");
     counts_header(f, "source");
     for (size_t i = 0; i < e->nfiles; i++) {
