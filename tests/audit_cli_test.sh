@@ -208,6 +208,16 @@ if [ -w /dev/full ]; then
             fails=$((fails + 1))
         fi
     done
+    # report says it as every command does (it said "writing the report: ...")
+    n=$((n + 1))
+    "$WT" report --log-dir "$L" --out - >/dev/full 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" != 1 ] || [ "$(grep -c . "$TMP/err")" != 1 ] ||
+        ! grep -q "^workloadtruth report: cannot write to standard output: " "$TMP/err"; then
+        echo "FAIL [report to /dev/full]: exit $rc, wanted 1 and one line:"
+        sed 's/^/    stderr: /' "$TMP/err" | head -3
+        fails=$((fails + 1))
+    fi
 fi
 run "checkpoint: log file name ends in /" 2 "$WT" checkpoint --log-file "$TMP/nope/" && has err "is not a file name"
 run "prove: --checkpoint missing" 2 "$WT" prove --log-dir "$L" --checkpoint "$TMP/no/such" 1 && has err "cannot open"

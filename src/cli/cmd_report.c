@@ -118,7 +118,10 @@ int wt_cmd_report(int argc, char **argv)
     if (wt_cli_out_open(&o, "report", "--out", out) != 0)
         goto cleanup;
     if (wt_report_write(o.f, p.log, &ro, &info, &err) != WT_OK) {
-        fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+        if (to_stdout && ferror(stdout)) /* as every command says it (docs/cli.md) */
+            wt_cli_stdout_failed("report");
+        else
+            fprintf(stderr, "%s: %s\n", help.prog, err.msg);
         if (to_stdout)
             wt_cli_stdout_reported = 1;
         goto cleanup;
