@@ -416,8 +416,9 @@ declared_case() { # TAG WHAT DECLARED VERDICT(grep pattern for the line's end)
         echo "$rec" | grep -q "\"declared\":\"$3\"" && ok "($1) $2: audit record declared $3" ||
             bad "($1) $2: audit record: ${rec:-none}"
     fi
+    # "none" for a job without a declaration: the agent then does not read
+    # the job's own SLURM_SPANK_WORKLOAD_TYPE as one
     want=$3
-    [ "$3" = none ] && want=
     grep -q "^declared=$want\$" "$D/jobs/job-$JOB.out" &&
         ok "($1) $2: the job's WORKLOADTRUTH_DECLARED is '$want'" ||
         bad "($1) $2: the job's WORKLOADTRUTH_DECLARED: $(grep '^declared=' "$D/jobs/job-$JOB.out")"

@@ -184,6 +184,15 @@ static void test_review_cases(void **state)
     wt_proc_owner(root, &q2);
     assert_string_equal(q2.declared, "inference");
 
+    /* the Slurm plugin's "none" (a job that declared nothing) ends the search:
+     * the job's own SLURM_SPANK_WORKLOAD_TYPE is not its declaration */
+    static const char env716[] = "WORKLOADTRUTH_DECLARED=none\0"
+                                 "SLURM_SPANK_WORKLOAD_TYPE=training\0WORKLOAD_TYPE=training\0";
+    put("proc/716/environ", env716, sizeof(env716) - 1);
+    struct wt_proc q3 = {.pid = 716};
+    wt_proc_owner(root, &q3);
+    assert_string_equal(q3.declared, "");
+
     PUT("proc/720/cgroup",
         "0::/system.slice/build-runner.service/"
         "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef-job."

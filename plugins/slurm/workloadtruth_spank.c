@@ -1213,11 +1213,12 @@ static int tasks_declared(spank_t sp, int ac, char **av)
     /* a refused or missing spool was logged by the job prolog */
     if (spool_check(&c, 0, why, sizeof(why)) != 0 || decl_read(&c, job, &decl, why, sizeof(why)))
         return 0;
-    if (decl) {
-        spank_err_t e = spank_setenv(sp, "WORKLOADTRUTH_DECLARED", decl, 1);
-        if (e != ESPANK_SUCCESS)
-            slurm_error("workloadtruth: cannot set WORKLOADTRUTH_DECLARED: %s", spank_strerror(e));
-    }
+    /* "none" when the job declared nothing: the agent then stops there, and
+     * does not read the job's own SLURM_SPANK_WORKLOAD_TYPE (or
+     * WORKLOADTRUTH_DECLARED) as a declaration the job never made */
+    spank_err_t e = spank_setenv(sp, "WORKLOADTRUTH_DECLARED", decl ? decl : "none", 1);
+    if (e != ESPANK_SUCCESS)
+        slurm_error("workloadtruth: cannot set WORKLOADTRUTH_DECLARED: %s", spank_strerror(e));
     return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -341,6 +342,11 @@ void wt_proc_owner(const char *root, struct wt_proc *p)
                 type[vl] = '\0';
                 if (wt_class_parse(type, false) != WT_CLASS_NONE)
                     memcpy(p->declared, type, vl + 1);
+                /* the Slurm plugin's word for a job that declared nothing:
+                 * the job's own SLURM_SPANK_WORKLOAD_TYPE (which the plugin
+                 * ignores) must not stand in for a declaration */
+                else if (i == 0 && !strcasecmp(type, "none"))
+                    break;
             }
         }
         /* a partition name longer than the field is no partition: cut, it
