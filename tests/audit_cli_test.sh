@@ -59,6 +59,13 @@ run init 0 "$WT" init --log-dir "$L" --origin test.example/log1 && has out "veri
 VKEY=$(tail -1 "$TMP/out")
 check "key mode 0600" test "$(stat -c %a "$L/log.key")" = 600
 run "init twice" 1 "$WT" init --log-dir "$L" && has err "already exists"
+# a verifier key that cannot be printed goes to standard error: the log exists
+# now and init never makes it again
+if [ -w /dev/full ]; then
+    run "init to /dev/full" 1 sh -c 'exec "$@" >/dev/full' sh "$WT" init --log-dir "$TMP/initfull" &&
+        has err "but cannot write to standard output" && has err "its verifier key" &&
+        check "init to /dev/full: the key on standard error" grep -q "+[0-9a-f]\{8\}+" "$TMP/err"
+fi
 run "init both" 2 "$WT" init --log-dir "$L" --log-file "$TMP/x.jsonl"
 # the default origin names the node the DaemonSet passes as NODE_NAME (the
 # host name in a pod is the pod's, gone with it), else the host name

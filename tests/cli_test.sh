@@ -142,6 +142,11 @@ run eval-power-scale-known 0 "$WT" eval --traces "$TMP/h100.csv" --window 5 && c
 # --label over a replayed trace whose own label line said another class: the
 # file said both (rows INFERENCE, "# label: TRAINING")
 printf '# label: TRAINING\nt_s,power_w,util_gpu_pct\n0,100,50\n1,100,50\n' >"$TMP/flabel.csv"
+# a note that is not UTF-8 is written with '?' for its bad bytes, and read back
+run record-note-not-utf8 0 "$WT" record --backend synthetic --duration 0.5 --out "$TMP/note8.csv" --evasion-note "$(printf 'x\377y')" &&
+    check record-note-not-utf8-written grep -q "^# evasion: x?y\$" "$TMP/note8.csv"
+run record-note-not-utf8-read 0 "$WT" record --trace "$TMP/note8.csv" --out - && has out "# evasion: x?y" &&
+    check record-note-not-utf8-not-cut sh -c "! grep -q 'is cut' \"\$0\"" "$TMP/err"
 run record-label-replaces-trace-label 0 "$WT" record --trace "$TMP/flabel.csv" --label INFERENCE --out - && has out "# label: INFERENCE"
 check record-label-no-old-label-line sh -c "! grep -q '^# label: TRAINING' \"\$0\"" "$TMP/out"
 # recording a trace over itself emptied it while it was read (exit 0, the trace lost)

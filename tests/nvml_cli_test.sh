@@ -118,6 +118,9 @@ if command -v promtool >/dev/null 2>&1; then
 fi
 run gpus-old 0 "$WT" gpus --nvml-lib "$OLD" && has out "no utilization sample buffer"
 run gpus-nodriver 1 "$WT" gpus --nvml-lib "$TMP/none.so" && has err "use --backend synthetic, or --trace FILE"
+# a FIFO as the library is refused (dlopen would wait for a writer for ever)
+mkfifo "$TMP/nvml.fifo"
+run gpus-fifo-lib 1 timeout 10 "$WT" gpus --backend nvml --nvml-lib "$TMP/nvml.fifo" && has err "not a regular file"
 WT_FAKE_NVML_FAULTS=init=18 run gpus-mismatch 1 "$WT" gpus --nvml-lib "$FAKE" && has err "are different versions"
 
 # a live window is --samples polls (8 x 0.2 s), with every buffered reading of

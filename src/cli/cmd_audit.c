@@ -230,15 +230,28 @@ int wt_cmd_init(int argc, char **argv)
                 "%s: note: kept the existing key %s (an earlier init did not finish, or its "
                 "log was deleted); a checkpoint of the old log held elsewhere will not match\n",
                 help.prog, p.key);
+    int rc = 0;
     if (json) {
         json_t *j = json_pack("{s:s,s:s,s:s,s:s}", "log", p.log, "key", p.key, "checkpoint",
                               p.checkpoint, "vkey", vkey);
-        int rc = wt_json_print(stdout, j);
+        rc = wt_json_print(stdout, j);
         json_decref(j);
-        return rc ? WT_EXIT_ERROR : WT_EXIT_OK;
+    } else {
+        printf("created %s (key %s, checkpoint %s)\n", p.log, p.key, p.checkpoint);
+        printf("verifier key (keep a copy off this host; verify-log --vkey):\n%s\n", vkey);
     }
-    printf("created %s (key %s, checkpoint %s)\n", p.log, p.key, p.checkpoint);
-    printf("verifier key (keep a copy off this host; verify-log --vkey):\n%s\n", vkey);
+    errno = 0;
+    if (rc || fflush(stdout) != 0 || ferror(stdout)) {
+        /* the log exists now and init will not make it again: the verifier
+         * key, printed nowhere else, goes to standard error */
+        int e = errno;
+        fprintf(stderr,
+                "%s: created %s, but cannot write to standard output%s%s; its verifier key "
+                "(keep a copy off this host; verify-log --vkey): %s\n",
+                help.prog, p.log, e ? ": " : "", e ? strerror(e) : "", vkey);
+        wt_cli_stdout_reported = 1;
+        return WT_EXIT_ERROR;
+    }
     return WT_EXIT_OK;
 }
 

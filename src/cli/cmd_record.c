@@ -559,7 +559,7 @@ int wt_cmd_record(int argc, char **argv)
     }
     w = NULL;
     fprintf(stderr, "workloadtruth record: %lu samples written to %s in %.1f s\n", rows,
-            strcmp(out_path, "-") ? out_path : "standard output", wt_mono_s() - t_start);
+            strcmp(out_path, "-") ? WT_CLEAN(out_path) : "standard output", wt_mono_s() - t_start);
     for (int g = 0; g < ngpus; g++) {
         struct wt_device_info d;
         if (sel[g] && wt_source_device_info(src, g, &d, &err) == WT_OK &&

@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "telemetry/nvml_api.h"
@@ -242,6 +243,12 @@ static int load(struct nvml *s, const char *path, struct wt_err *err)
                        "refusing '%s': a CUDA toolkit stub, not the driver's library "
                        "(point --nvml-lib at the driver's libnvidia-ml.so.1)",
                        path);
+    /* a path (not a name the loader searches for) must be a regular file:
+     * dlopen of a FIFO waits for a writer for ever */
+    struct stat st;
+    if (strchr(path, '/') && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return wt_errf(err, WT_ENODEV,
+                       "cannot load the NVIDIA management library: %s: not a regular file", path);
     snprintf(s->path, sizeof(s->path), "%s", path);
     s->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!s->lib) {

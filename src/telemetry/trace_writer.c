@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "telemetry/trace_reader.h"
+#include "util/text.h"
 
 #define PENDING_MAX (1 << 20)
 
@@ -98,7 +99,9 @@ int wt_trace_writer_flush(struct wt_trace_writer *w, struct wt_err *err)
 /* One metadata line, "# key: value\n", every control character in the
  * value (a newline, a tab, an escape) becoming a space: text a user gave
  * (record --workload, --evasion-note) cannot end the line or reach a
- * terminal that later shows the header. */
+ * terminal that later shows the header.  A byte that is not valid UTF-8
+ * becomes '?': the reader keeps metadata whole only up to its first
+ * invalid byte (a note of one 0xFF byte came back empty, "cut"). */
 static int put_meta(struct wt_trace_writer *w, const char *key, const char *value,
                     struct wt_err *err)
 {
@@ -113,9 +116,17 @@ static int put_meta(struct wt_trace_writer *w, const char *key, const char *valu
     if (rc == WT_OK) {
         size_t from = w->len;
         rc = put(w, value, strlen(value), err);
-        for (size_t i = from; rc == WT_OK && i < w->len; i++)
+        for (size_t i = from; rc == WT_OK && i < w->len;) {
+            uint32_t cp;
+            size_t k = wt_utf8_next((const unsigned char *)w->buf + i, w->len - i, &cp);
+            if (k == 0) {
+                w->buf[i++] = '?';
+                continue;
+            }
             if ((unsigned char)w->buf[i] < 0x20 || w->buf[i] == 0x7f)
                 w->buf[i] = ' ';
+            i += k;
+        }
     }
     if (rc == WT_OK)
         rc = put(w, "\n", 1, err);
