@@ -212,6 +212,20 @@ static int grid_build(struct grid *g, const struct wt_sample *s, size_t n, enum 
     return 0;
 }
 
+/* x to two significant digits (29.86 and 30.04 are 30, 1.999 and 2.03 are
+ * 2.0).  For a window busy throughout, the mean run length and the bursts per
+ * minute measure only how long the window spans on the grid, which moves with
+ * the poller's step, jitter and clock: the model had learnt each source's
+ * sample period from their third and fourth digits (docs/evaluation.md,
+ * item 19). */
+static double two_digits(double x)
+{
+    if (!(x > 0) || !isfinite(x))
+        return x;
+    double p = pow(10.0, 1.0 - floor(log10(x)));
+    return round(x * p) / p;
+}
+
 static double series_mean(const double *v, size_t n, size_t *k)
 {
     double sum = 0;
@@ -773,12 +787,12 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
         }
         if (runs) {
             double m = son / (double)runs;
-            f->v[WT_F_ON_LEN] = m;
+            f->v[WT_F_ON_LEN] = two_digits(m);
             double var = sson / (double)runs - m * m;
             f->v[WT_F_ON_LEN_CV] = runs > 1 && m > 0 ? sqrt(var > 0 ? var : 0) / m : 0;
         }
         f->v[WT_F_GAP_LEN] = gaps ? sgap / (double)gaps : 0;
-        f->v[WT_F_BURST_RATE] = (double)runs / ((double)len * h / 60.0);
+        f->v[WT_F_BURST_RATE] = two_digits((double)runs / ((double)len * h / 60.0));
         if (act && avg)
             active_cells(act, s, n, s[0].t_s, h, len, use_util, ref,
                          gu.v ? WT_COL_UTIL_GPU : WT_COL_POWER);
