@@ -223,7 +223,7 @@ static double two_digits(double x)
     if (!(x > 0) || !isfinite(x))
         return x;
     double p = pow(10.0, 1.0 - floor(log10(x)));
-    return round(x * p) / p;
+    return isfinite(p) ? round(x * p) / p : x; /* p overflows below ~1e-307 */
 }
 
 static double series_mean(const double *v, size_t n, size_t *k)
