@@ -44,6 +44,16 @@ size_t wt_eval_class_total(const struct wt_eval_counts *c, enum wt_class cls)
     return n;
 }
 
+void wt_eval_false_training(const struct wt_eval_counts *c, size_t *called, size_t *of)
+{
+    *called = *of = 0;
+    for (int t = 0; t < WT_NCLASSES; t++)
+        if (t != WT_CLASS_TRAINING) {
+            *of += wt_eval_class_total(c, t);
+            *called += c->confusion[t][WT_CLASS_TRAINING];
+        }
+}
+
 double wt_eval_class_accuracy(const struct wt_eval_counts *c, enum wt_class cls)
 {
     size_t n = wt_eval_class_total(c, cls);

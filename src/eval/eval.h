@@ -112,6 +112,10 @@ double wt_eval_class_accuracy(const struct wt_eval_counts *c, enum wt_class cls)
  * V100-SXM2-32GB" -> "V100", "NVIDIA GeForce RTX 4090" -> "RTX 4090"). */
 void wt_eval_gpu_family(const char *model, char *out, size_t cap);
 size_t wt_eval_class_total(const struct wt_eval_counts *c, enum wt_class cls);
+
+/* INFERENCE and IDLE windows called TRAINING (*called) of all INFERENCE and
+ * IDLE windows (*of): the README's "non-training called TRAINING". */
+void wt_eval_false_training(const struct wt_eval_counts *c, size_t *called, size_t *of);
 void wt_eval_free(struct wt_eval_report *rep);
 
 #endif

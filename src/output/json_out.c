@@ -278,7 +278,6 @@ static json_t *counts_json(const struct wt_eval_counts *c, int *bad)
     put(sk, "unlabelled", json_integer((json_int_t)c->skipped_unlabelled), bad);
     put(sk, "short", json_integer((json_int_t)c->skipped_short), bad);
     put(o, "skipped", sk, bad);
-    size_t nontrain = 0, false_train = 0;
     for (int t = 0; t < WT_NCLASSES; t++) {
         json_t *cls = json_object();
         json_t *row = json_object();
@@ -289,11 +288,9 @@ static json_t *counts_json(const struct wt_eval_counts *c, int *bad)
         for (int p = 0; p < WT_NPRED; p++)
             put(row, pred_name(p), json_integer((json_int_t)c->confusion[t][p]), bad);
         put(conf, wt_class_name(t), row, bad);
-        if (t != WT_CLASS_TRAINING) {
-            nontrain += wt_eval_class_total(c, t);
-            false_train += c->confusion[t][WT_CLASS_TRAINING];
-        }
     }
+    size_t false_train, nontrain;
+    wt_eval_false_training(c, &false_train, &nontrain);
     put(o, "per_class", pc, bad);
     put(o, "confusion", conf, bad);
     put(o, "false_training_rate",

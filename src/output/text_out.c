@@ -163,12 +163,8 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
         fputc('\n', f);
     }
     /* the README's "non-training called TRAINING" (--json: false_training_rate) */
-    size_t nontrain = 0, false_train = 0;
-    for (int c = 0; c < WT_NCLASSES; c++)
-        if (c != WT_CLASS_TRAINING) {
-            nontrain += wt_eval_class_total(&t, c);
-            false_train += t.confusion[c][WT_CLASS_TRAINING];
-        }
+    size_t false_train, nontrain;
+    wt_eval_false_training(&t, &false_train, &nontrain);
     if (nontrain)
         fprintf(f, "non-training windows called TRAINING: %.1f%% (%zu of %zu)\n",
                 100.0 * (double)false_train / (double)nontrain, false_train, nontrain);

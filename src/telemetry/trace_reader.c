@@ -421,25 +421,39 @@ static size_t meta_line(const struct wt_trace_reader *r, const char *key)
 }
 
 /* "# key: value" -> metadata; "#" lines without "key:" are comments. */
-static int parse_meta_line(struct wt_trace_reader *r, struct wt_err *err)
+/* A '#' line of r->line shaped `# key: value` (a key of 1 to 64 letters,
+ * digits, '_', '-' or '.'): its key and value, trimmed; else 0 (a free-text
+ * comment, even one that happens to contain a colon). */
+static int meta_shape(const struct wt_trace_reader *r, char **key, size_t *klen, char **val,
+                      size_t *vlen)
 {
     char *p = r->line + 1;
     size_t len = r->line_len - 1;
     trim(&p, &len);
     char *colon = memchr(p, ':', len);
     if (!colon)
+        return 0;
+    *key = p;
+    *klen = (size_t)(colon - p);
+    *val = colon + 1;
+    *vlen = len - *klen - 1;
+    trim(key, klen);
+    trim(val, vlen);
+    if (*klen == 0 || *klen > 64)
+        return 0;
+    for (size_t i = 0; i < *klen; i++)
+        if (!(isalnum((unsigned char)(*key)[i]) || (*key)[i] == '_' || (*key)[i] == '-' ||
+              (*key)[i] == '.'))
+            return 0;
+    return 1;
+}
+
+static int parse_meta_line(struct wt_trace_reader *r, struct wt_err *err)
+{
+    char *key, *val;
+    size_t klen, vlen;
+    if (!meta_shape(r, &key, &klen, &val, &vlen))
         return WT_OK;
-    char *key = p;
-    size_t klen = (size_t)(colon - p);
-    char *val = colon + 1;
-    size_t vlen = len - klen - 1;
-    trim(&key, &klen);
-    trim(&val, &vlen);
-    if (klen == 0 || klen > 64)
-        return WT_OK;
-    for (size_t i = 0; i < klen; i++)
-        if (!(isalnum((unsigned char)key[i]) || key[i] == '_' || key[i] == '-' || key[i] == '.'))
-            return WT_OK; /* free-text comment that happens to contain a colon */
     return add_meta(r, key, klen, val, vlen, err);
 }
 
@@ -955,19 +969,10 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
  * unknown text column written unquoted) starts with '#'. */
 static int meta_after_header(const struct wt_trace_reader *r)
 {
-    const char *p = r->line + 1, *end = r->line + r->line_len;
-    if (r->ncols > 1 && !memchr(r->line, ',', r->line_len))
-        return 1;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    const char *key = p;
-    while (p < end && (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.'))
-        p++;
-    if (p == key)
-        return 0;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    return p < end && *p == ':';
+    char *key, *val;
+    size_t klen, vlen;
+    return (r->ncols > 1 && !memchr(r->line, ',', r->line_len)) ||
+           meta_shape(r, &key, &klen, &val, &vlen);
 }
 
 /* Reads the next non-blank data line and parses it. */
