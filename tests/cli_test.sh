@@ -467,8 +467,9 @@ run gpus-no-rows 1 "$WT" gpus --trace "$TMP/hdronly.csv" --json && has err "hdro
 run gpus-no-rows-stdin 1 sh -c '"$1" gpus --trace - <"$2"' sh "$WT" "$TMP/hdronly.csv" && has err "<stdin>: the trace has no data rows" && oneline
 run record-absent 0 "$WT" record --trace "$TMP/g2.csv" --out "$TMP/g2r.csv"
 grep -q "^# gpu_models: 2=unknown$" "$TMP/g2r.csv" || { echo "FAIL [record-absent]: $(grep gpu_models "$TMP/g2r.csv")"; fails=$((fails + 1)); }
+# GPU 0's rows, not GPU 1's (the class of 5 samples is the model's business)
 run nvsmi-index 0 "$WT" classify --trace "$DATA/nvsmi_index.csv" --samples 5 --json
-has out '"workload_type": "TRAINING"'
+has out '"avg_gpu_util_pct": 88.4' && has out '"gpu_index": 0'
 run nvsmi-index-gpu1 0 "$WT" classify --trace "$DATA/nvsmi_index.csv" --samples 5 --gpu-index 1 && has out "workload_type : IDLE"
 # a timestamp whose seconds have many digits (64 or more characters in all) is
 # a time (it was "not a time")

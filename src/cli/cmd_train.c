@@ -148,7 +148,8 @@ int wt_cmd_train(int argc, char **argv)
         "workloadtruth train",
         "Derive the physics classifier's model from labelled traces (TRAINING and\n"
         "INFERENCE windows that the IDLE rule does not claim, at the native rate and\n"
-        "at 1 Hz, with all columns, utilization and power, and power only), plus\n"
+        "at 1 Hz, with all columns, utilization and power, and power only, and at\n"
+        "0.2 Hz with all columns), plus\n"
         "windows of the simulator's profiles and evasion families and of the Python\n"
         "tool's synthetic profiles.",
         "The shipped model is: workloadtruth train --traces ../shared/traces --out "
@@ -306,8 +307,8 @@ int wt_cmd_train(int argc, char **argv)
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "data: %zu trace files; sources %s", nreal,
              groups);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
-             "windows: %zu active (TRAINING %zu, INFERENCE %zu), each trace window in 6 views: "
-             "native and 1 Hz x all columns, util+power, power only",
+             "windows: %zu active (TRAINING %zu, INFERENCE %zu), each trace window in 7 views: "
+             "native and 1 Hz x all columns, util+power, power only; 0.2 Hz all columns",
              ts.n, ntrain, ts.n - ntrain);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
              "boosting: learning rate %g, lambda %g, %d thresholds per feature; score = "

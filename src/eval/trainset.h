@@ -28,7 +28,7 @@ struct wt_trainset_file {
                   * trace file (whatever its group is named) */
 };
 
-#define WT_TRAINSET_VIEWS 6 /* native and 1 Hz, each with all columns, util + power, power only */
+#define WT_TRAINSET_VIEWS 7 /* native and 1 Hz x all columns, util + power, power only; 0.2 Hz */
 #define WT_TRAINSET_SIM_MAX_WINDOW_S 360 /* the longest simulated training window, seconds */
 
 struct wt_trainset {
