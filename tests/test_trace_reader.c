@@ -169,6 +169,25 @@ static void test_malformed(void **state)
             tu_parse("# label: IDLE\n# label: IDLE\n# note: a\n# note: b\nt_s,power_w\n0,1\n", &e3),
             WT_DONE);
     }
+    /* the keys the reader acts on are matched in any letter case (`# GPU_Model:`
+     * was an unknown key: the power had no scale), and a case variant that
+     * changes the value is the same conflict */
+    {
+        const char *t = "# FORMAT: workloadtruth-trace/1\n# GPU_Model: NVIDIA H100 80GB HBM3\n"
+                        "# Power_Semantics: AVG1S\n# Label: training\n# Note: kept\n"
+                        "t_s,power_w\n0,1\n";
+        struct wt_trace_reader *r;
+        struct wt_err e2;
+        assert_int_equal(tu_open(t, strlen(t), NULL, &r, &e2), WT_OK);
+        assert_string_equal(wt_trace_meta_value(r, "gpu_model"), "NVIDIA H100 80GB HBM3");
+        assert_string_equal(wt_trace_meta(r)->power_semantics, "avg1s");
+        assert_int_equal(wt_trace_meta(r)->label, WT_CLASS_TRAINING);
+        assert_string_equal(wt_trace_meta_value(r, "Note"), "kept"); /* others as written */
+        assert_null(wt_trace_meta_value(r, "note"));
+        wt_trace_close(r);
+    }
+    expect_error("# gpu_model: NVIDIA H100\n# GPU_MODEL: NVIDIA A100\nt_s,power_w\n0,1\n",
+                 "t.csv:2: metadata 'gpu_model' given again with another value (first on line 1)");
     /* power_semantics is one of three words (any case); other text reads as unknown */
     {
         static const char *const in[] = {"AVG1S", "Instant", "bogus", "\033[31mRED"};

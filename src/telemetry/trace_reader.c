@@ -386,8 +386,11 @@ static int add_meta(struct wt_trace_reader *r, const char *key, size_t klen, con
     static const char *const acted_on[] = {"format",    "label",      "power_semantics",
                                            "gpu_model", "gpu_models", "power_semantics_per_gpu"};
     for (size_t k = 0; k < sizeof(acted_on) / sizeof(acted_on[0]); k++) {
-        if (strlen(acted_on[k]) != klen || memcmp(acted_on[k], key, klen))
+        /* in any letter case, as the header's names: `# GPU_Model:` is kept
+         * as `gpu_model` (it was an unknown key, silently unrated power) */
+        if (strlen(acted_on[k]) != klen || strncasecmp(acted_on[k], key, klen))
             continue;
+        key = acted_on[k];
         for (size_t i = 0; i < r->meta.n; i++)
             if (!strcmp(r->meta.kv[i].key, acted_on[k]) &&
                 (strlen(r->meta.kv[i].value) != vlen || memcmp(r->meta.kv[i].value, val, vlen)))
