@@ -19,6 +19,17 @@ n=0
 export WT_FAKE_NVML_TRACE="$DATA/fake_gpu.csv"
 export WT_FAKE_NVML_PROCS="0:4242:2048,1:4343:1024"
 unset WT_FAKE_NVML_FAULTS WT_NVML_LIB
+# The declared-type tests below need a GPU the classifier calls TRAINING in
+# every window, whatever the model: fake_gpu.csv ends after 12 s, and the
+# flat last sample it then shows has no class a test may count on.  This is
+# 150 s of 2 s steps (1.7 s forward/backward, 0.3 s optimizer) at 10 Hz: a
+# 5.5 s window of it (--window 11 at 0.5 s) reads TRAINING at 0.98 or more.
+{
+    printf '# format: workloadtruth-trace/1\n# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n'
+    printf 't_s,gpu,util_gpu_pct,util_mem_pct,mem_used_mib,mem_total_mib,power_w,power_limit_w,power_default_limit_w,sm_clock_mhz,sm_clock_max_mhz,procs\n'
+    awk 'BEGIN { for (i = 0; i < 1500; i++) { p = i % 20; fb = p < 17
+        printf "%.1f,0,%d,%d,30000,40960,%d,400,400,1410,1410,1\n", i / 10, fb ? 99 : 60, fb ? 40 : 70, fb ? 370 + (p % 3) * 5 : 120 } }'
+} >"$TMP/steps.csv"
 # a fake /proc so process owners resolve
 mkdir -p "$TMP/root/proc/4242" "$TMP/root/etc"
 printf 'python\n' >"$TMP/root/proc/4242/comm"
@@ -327,7 +338,7 @@ printf 'SLURM_JOB_ID=222\0WORKLOADTRUTH_DECLARED=inference\0' >"$TMP/root/proc/6
 printf 'SLURM_JOB_ID=333\0WORKLOADTRUTH_DECLARED=training\0' >"$TMP/root/proc/6002/environ"
 echo "0:6000:30000,0:6002:500" >"$TMP/procs.txt"
 n=$((n + 1))
-WT_FAKE_NVML_PROCS_FILE="$TMP/procs.txt" "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --window 11 \
+WT_FAKE_NVML_TRACE="$TMP/steps.csv" WT_FAKE_NVML_PROCS_FILE="$TMP/procs.txt" "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --window 11 \
     --iterations 4 --json --log-dir "$TMP/wchg" --textfile "$TMP/promchg" >"$TMP/chg.out" 2>"$TMP/chg.err" &
 pid=$!
 # after_window K LINE: once K windows are out, 1 s into window K+1 (5.5 s long),
@@ -361,17 +372,17 @@ if [ "$rc" != 0 ] || [ "$recs" != 4 ] ||
 fi
 # a job's own claim beat the operator's --declared (and every policy rule):
 # pid 6000 declares training; --operator-declared makes --declared the type
-WT_FAKE_NVML_PROCS=0:6000:30000 run watch-job-claim-wins 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 \
+WT_FAKE_NVML_TRACE="$TMP/steps.csv" WT_FAKE_NVML_PROCS=0:6000:30000 run watch-job-claim-wins 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 \
     --interval 0.5 --window 11 --iterations 1 --log-dir "$TMP/wop1" --declared inference &&
     has out "declared training: MATCH"
-WT_FAKE_NVML_PROCS=0:6000:30000 run watch-operator-declared 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 \
+WT_FAKE_NVML_TRACE="$TMP/steps.csv" WT_FAKE_NVML_PROCS=0:6000:30000 run watch-operator-declared 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 \
     --interval 0.5 --window 11 --iterations 1 --log-dir "$TMP/wop2" --declared inference --operator-declared &&
     has out "declared inference: MISMATCH"
 check "watch-operator-declared: by the command line" grep -q '"declared_by":"command-line"' "$TMP/wop2/log.jsonl"
 # every process NVML lists is read: 64 helpers listed first hid the 65th,
 # pid 6000 (the main owner, job 111, declaring training; watch read 64)
 MANY=$(i=7000; while [ $i -lt 7064 ]; do printf '0:%d:10,' $i; i=$((i + 1)); done)0:6000:30000
-WT_FAKE_NVML_PROCS=$MANY run watch-65-processes 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 \
+WT_FAKE_NVML_TRACE="$TMP/steps.csv" WT_FAKE_NVML_PROCS=$MANY run watch-65-processes 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 \
     --interval 0.5 --window 11 --iterations 1 --log-dir "$TMP/w65" --declared inference &&
     has out "declared training: MATCH"
 check "watch-65-processes: the 65th's job" grep -q '"slurm_job_id":"111"' "$TMP/w65/log.jsonl"
@@ -384,7 +395,7 @@ for mode in plain operator; do
     echo "0:7000:30000" >"$TMP/procs7.txt"
     extra=
     [ $mode = operator ] && extra=--operator-declared
-    WT_FAKE_NVML_PROCS_FILE="$TMP/procs7.txt" "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --window 11 \
+    WT_FAKE_NVML_TRACE="$TMP/steps.csv" WT_FAKE_NVML_PROCS_FILE="$TMP/procs7.txt" "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --window 11 \
         --iterations 1 --log-dir "$TMP/wstage$mode" --declared inference $extra >"$TMP/stage$mode.out" 2>&1 &
     sp=$!
     # the change lands inside the only window, which starts once the new log
