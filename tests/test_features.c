@@ -6,6 +6,7 @@
  */
 #include "testutil.h"
 
+#include "classify/classifier.h"
 #include "features/features.h"
 #include "features/gpu_models.h"
 #include "features/stats.h"
@@ -610,6 +611,89 @@ static void test_peer_skew(void **state)
     assert_true(f.v[WT_F_PEER_SYNC] > 0.99); /* was 1/3 with a one-cell lag */
 }
 
+/* Features without some columns: computed from a copy (the window and its
+ * peers are left as they were), the dropped columns' features not measured,
+ * activity and cross-GPU synchrony read from power instead. */
+static void test_without_columns(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    struct wt_sample a[N], b[N];
+    double u[N];
+    for (int i = 0; i < N; i++)
+        u[i] = (i / 3) % 2 ? 100 : 0;
+    fill(a, N, u, NULL);
+    fill(b, N, u, NULL);
+    for (int i = 0; i < N; i++) {
+        a[i].t_s = b[i].t_s = 0.1 * i;
+        a[i].v[WT_COL_UTIL_MEM] = a[i].v[WT_COL_UTIL_GPU] / 2;
+        a[i].v[WT_COL_POWER] = b[i].v[WT_COL_POWER] = u[i] ? 600 : 80;
+    }
+    struct wt_window peer = {
+        .s = b, .n = N, .gpu = 1, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_window w = {.s = a,
+                          .n = N,
+                          .power_semantics = "instant",
+                          .gpu_model = "NVIDIA H100",
+                          .peers = &peer,
+                          .npeers = 1};
+    struct wt_features full, pv;
+    wt_features_compute(&w, &full);
+    wt_features_compute_without(&w, (1u << WT_COL_UTIL_GPU) | (1u << WT_COL_UTIL_MEM), &pv);
+    assert_true(wt_measured(full.v[WT_F_AVG_GPU_UTIL]) && wt_measured(full.v[WT_F_MEMUTIL_RATIO]));
+    assert_false(wt_measured(pv.v[WT_F_AVG_GPU_UTIL]));
+    assert_false(wt_measured(pv.v[WT_F_MEMUTIL_RATIO]));
+    assert_false(wt_measured(pv.v[WT_F_SPIN_FRAC]));
+    assert_true(fabs(pv.v[WT_F_DUTY] - full.v[WT_F_DUTY]) < 0.02); /* from power */
+    assert_true(pv.v[WT_F_PEER_SYNC] > 0.99);                      /* from power */
+    assert_true(fabs(pv.v[WT_F_AVG_POWER] - full.v[WT_F_AVG_POWER]) < 1e-9);
+    assert_true(a[5].v[WT_COL_UTIL_GPU] == 100); /* the window is untouched */
+    assert_true(b[5].v[WT_COL_UTIL_GPU] == 100);
+}
+
+/* The physics model reads power, not utilization, when power is on a scale:
+ * the same power under another utilization is the same score; without a
+ * scale (an unrated GPU model, no limit) it reads utilization, and does not
+ * say it read power. */
+static void test_model_reads_power(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    struct wt_sample a[N], b[N];
+    double u[N];
+    for (int i = 0; i < N; i++)
+        u[i] = i % 12 < 10 ? 99 : 60; /* 1.2 s steps at 10 Hz */
+    fill(a, N, u, NULL);
+    fill(b, N, u, NULL);
+    for (int i = 0; i < N; i++) {
+        a[i].t_s = b[i].t_s = 0.1 * i;
+        a[i].v[WT_COL_POWER] = b[i].v[WT_COL_POWER] = i % 12 < 10 ? 330 + (i % 3) * 5 : 180;
+        b[i].v[WT_COL_UTIL_GPU] = 20 + (i * 7) % 50; /* another stack's utilization */
+    }
+    struct wt_window wa = {
+        .s = a, .n = N, .power_semantics = "instant", .gpu_model = "NVIDIA A100-SXM4-40GB"};
+    struct wt_window wb = wa;
+    wb.s = b;
+    struct wt_result ra, rb;
+    struct wt_err err;
+    assert_int_equal(wt_classify_window(&wt_classifier_physics, &wa, &ra, &err), WT_OK);
+    assert_int_equal(wt_classify_window(&wt_classifier_physics, &wb, &rb, &err), WT_OK);
+    assert_true(isfinite(ra.score));
+    assert_true(ra.score == rb.score);
+    assert_int_equal(ra.cls, rb.cls);
+    assert_true(wt_measured(ra.features.v[WT_F_AVG_GPU_UTIL])); /* shown, not read */
+    int said = 0;
+    for (size_t i = 0; i < ra.nreasons; i++)
+        said |= strstr(ra.reasons[i].text, "the model read power, not utilization") != NULL;
+    assert_true(said);
+    wa.gpu_model = wb.gpu_model = "Mystery Accelerator";
+    assert_int_equal(wt_classify_window(&wt_classifier_physics, &wa, &ra, &err), WT_OK);
+    said = 0;
+    for (size_t i = 0; i < ra.nreasons; i++)
+        said |= strstr(ra.reasons[i].text, "the model read power") != NULL;
+    assert_false(said);
+}
+
 /* The rhythm inside bursts: a pure on/off square wave has none (constant
  * while on), however periodic its duty cycle; a training step rhythm keeps
  * it through sleeps of irregular length, which blur the whole-window
@@ -778,6 +862,8 @@ int main(void)
         cmocka_unit_test(test_clock_origin),
         cmocka_unit_test(test_resample_jitter),
         cmocka_unit_test(test_peer_skew),
+        cmocka_unit_test(test_without_columns),
+        cmocka_unit_test(test_model_reads_power),
         cmocka_unit_test(test_run_length_rounding),
         cmocka_unit_test(test_slope_and_counter_reset),
         cmocka_unit_test(test_windows),

@@ -84,6 +84,13 @@ struct wt_classifier wt_classifier_physics_with(const struct wt_model *m);
 void wt_physics_tamper(struct wt_result *out, const struct wt_features *f);
 /* The physics classifier's IDLE rule (also used to pick training windows). */
 int wt_physics_is_idle(const struct wt_features *f);
+/* The features the physics model reads for window w whose features are full:
+ * when power has a scale (a limit or a rated GPU model) and tells when the
+ * GPU is active, those of w with utilization (GPU and memory) not measured,
+ * computed into *pview; otherwise full itself (docs/classifier.md). */
+const struct wt_features *wt_physics_model_view(const struct wt_window *w,
+                                                const struct wt_features *full,
+                                                struct wt_features *pview);
 /* The features the physics model may use, and their count. */
 extern const enum wt_feature wt_physics_model_features[];
 extern const size_t wt_physics_model_nfeatures;

@@ -9,7 +9,12 @@
  * 3. IDLE when the GPU was active (utilization >= 5%, or power above 20% of
  *    its reference when utilization is not measured) in at most 20% of the
  *    window and its mean power is at most 40% of the reference.
- * 4. Otherwise the model's log-odds s of TRAINING: TRAINING when
+ * 4. Otherwise the model's log-odds s of TRAINING, read from power: when
+ *    power has a scale and tells when the GPU is active, the model sees the
+ *    window's features with utilization (GPU and memory) left out, in
+ *    training as here (wt_physics_model_view; utilization's shape did not
+ *    carry to a source the model had not seen, docs/evaluation.md item 28).
+ *    TRAINING when
  *    p = 1 / (1 + e^-s) >= 0.5 + WT_PHYSICS_MARGIN, INFERENCE when
  *    p <= 0.5 - WT_PHYSICS_MARGIN, else UNKNOWN (too little evidence to call).
  *
@@ -118,6 +123,16 @@ void wt_physics_tamper(struct wt_result *out, const struct wt_features *f)
                  wt_measured(pin) && pin >= 0.5 ? ", power pinned at the limit" : "");
 }
 
+const struct wt_features *wt_physics_model_view(const struct wt_window *w,
+                                                const struct wt_features *full,
+                                                struct wt_features *pview)
+{
+    if (!wt_measured(full->v[WT_F_POWER_REF]) || wt_stat_count(w->s, w->n, WT_COL_POWER) == 0)
+        return full;
+    wt_features_compute_without(w, (1u << WT_COL_UTIL_GPU) | (1u << WT_COL_UTIL_MEM), pview);
+    return wt_measured(pview->v[WT_F_DUTY]) ? pview : full;
+}
+
 struct credit {
     int f;
     double c;
@@ -217,6 +232,9 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
                                                                    : ", power without a scale");
         return no_evidence(out);
     }
+    struct wt_features pview;
+    const struct wt_features *full = f;
+    f = wt_physics_model_view(w, full, &pview);
     if (!model_has_evidence(m, f)) {
         wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
                              "none of the model's features can be computed from this window "
@@ -262,6 +280,10 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
         if (out->nreasons)
             out->reasons[out->nreasons - 1].weight = cr[i].c;
     }
+    if (f != full && wt_stat_count(w->s, w->n, WT_COL_UTIL_GPU) > 0)
+        wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
+                             "the model read power, not utilization (utilization decides IDLE "
+                             "only): the values above are those without utilization");
     /* said, since "not measured" features then decide by the branches the
      * model learnt for missing values */
     if (!wt_measured(f->v[WT_F_POWER_REF]) && wt_stat_count(w->s, w->n, WT_COL_POWER) > 0)

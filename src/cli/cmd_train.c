@@ -151,7 +151,8 @@ int wt_cmd_train(int argc, char **argv)
         "at 1 Hz, with all columns, utilization and power, and power only, and at\n"
         "0.2 Hz with all columns), plus\n"
         "windows of the simulator's profiles and evasion families and of the Python\n"
-        "tool's synthetic profiles.",
+        "tool's synthetic profiles.  Each window is learnt as the classifier shows it\n"
+        "to the model: where power has a scale, without utilization.",
         "The shipped model is: workloadtruth train --traces ../shared/traces --out "
         "models/physics.model",
         NULL,
@@ -310,6 +311,9 @@ int wt_cmd_train(int argc, char **argv)
              "windows: %zu active (TRAINING %zu, INFERENCE %zu), each trace window in 7 views: "
              "native and 1 Hz x all columns, util+power, power only; 0.2 Hz all columns",
              ts.n, ntrain, ts.n - ntrain);
+    snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
+             "reads: power, not utilization, wherever power has a scale (features without "
+             "util_gpu_pct and util_mem_pct), in training and in use");
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),
              "boosting: learning rate %g, lambda %g, %d thresholds per feature; score = "
              "log-odds of TRAINING",

@@ -238,6 +238,10 @@ static int add_window(struct wt_trainset *ts, int file, const struct wt_ds_windo
     wt_features_compute(dw->w, &f);
     if (wt_physics_is_idle(&f))
         return WT_OK; /* the rule decides these; the model sees active windows */
+    struct wt_features pview;
+    const struct wt_features *mf = wt_physics_model_view(dw->w, &f, &pview);
+    if (mf != &f)
+        f = *mf; /* what the classifier will show the model */
     if (ts->n == ts->cap) {
         size_t ncap = ts->cap ? ts->cap * 2 : 4096;
         struct wt_features *nx = realloc(ts->x, ncap * sizeof(*nx));

@@ -15,6 +15,7 @@
 
 #include "features/gpu_models.h"
 #include "features/stats.h"
+#include "features/transform.h"
 
 #define MAX_GRID 4096
 #define MIN_STEP_S 0.05 /* the finest grid step: 20 Hz */
@@ -847,4 +848,33 @@ out:
     free(gu.v);
     free(gp.v);
     free(tmp);
+}
+
+void wt_features_compute_without(const struct wt_window *w, uint32_t drop, struct wt_features *f)
+{
+    size_t total = w->n;
+    for (size_t p = 0; p < w->npeers; p++)
+        total += w->peers[p].n;
+    struct wt_sample *copy = malloc((total ? total : 1) * sizeof(*copy));
+    struct wt_window *peers = w->npeers ? malloc(w->npeers * sizeof(*peers)) : NULL;
+    for (int i = 0; i < WT_NFEATURES; i++)
+        f->v[i] = NAN;
+    if (!copy || (w->npeers && !peers))
+        goto out;
+    struct wt_window v = *w;
+    memcpy(copy, w->s, w->n * sizeof(*copy));
+    v.s = copy;
+    size_t at = w->n;
+    for (size_t p = 0; p < w->npeers; p++) {
+        peers[p] = w->peers[p];
+        memcpy(copy + at, w->peers[p].s, w->peers[p].n * sizeof(*copy));
+        peers[p].s = copy + at;
+        at += w->peers[p].n;
+    }
+    v.peers = peers;
+    wt_keep_columns(copy, total, WT_COLS_ALL & ~drop);
+    wt_features_compute(&v, f);
+out:
+    free(copy);
+    free(peers);
 }

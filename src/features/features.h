@@ -98,6 +98,9 @@ int wt_feature_lookup(const char *name);
 int wt_features_parse(const char *list, enum wt_feature *out, size_t *n, struct wt_err *err);
 
 void wt_features_compute(const struct wt_window *w, struct wt_features *f);
+/* The features of w (and its peers) as if the columns in drop (bit 1 << enum
+ * wt_col) were not measured; every feature NaN when out of memory. */
+void wt_features_compute_without(const struct wt_window *w, uint32_t drop, struct wt_features *f);
 /* Only the Python tool's six (the rest NaN): what the rule classifier needs. */
 void wt_features_compute_basic(const struct wt_window *w, struct wt_features *f);
 
