@@ -584,6 +584,20 @@ static void test_resample_jitter(void **state)
 
 /* Two GPUs running the same steps, polled 3 ms apart, are in step: each grid
  * cell takes each GPU's nearest sample (the later GPU lagged a whole cell). */
+/* An H100 (GPU 0, samples a) with one peer (GPU 1, samples b), n each. */
+static void h100_pair(const struct wt_sample *a, const struct wt_sample *b, size_t n,
+                      struct wt_window *w, struct wt_window *peer)
+{
+    *peer = (struct wt_window){
+        .s = b, .n = n, .gpu = 1, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    *w = (struct wt_window){.s = a,
+                            .n = n,
+                            .power_semantics = "instant",
+                            .gpu_model = "NVIDIA H100",
+                            .peers = peer,
+                            .npeers = 1};
+}
+
 static void test_peer_skew(void **state)
 {
     (void)state;
@@ -598,14 +612,8 @@ static void test_peer_skew(void **state)
         a[i].t_s = 0.1 * i;
         b[i].t_s = 0.1 * i + 0.003;
     }
-    struct wt_window peer = {
-        .s = b, .n = N, .gpu = 1, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
-    struct wt_window w = {.s = a,
-                          .n = N,
-                          .power_semantics = "instant",
-                          .gpu_model = "NVIDIA H100",
-                          .peers = &peer,
-                          .npeers = 1};
+    struct wt_window peer, w;
+    h100_pair(a, b, N, &w, &peer);
     struct wt_features f;
     wt_features_compute(&w, &f);
     assert_true(f.v[WT_F_PEER_SYNC] > 0.99); /* was 1/3 with a one-cell lag */
@@ -629,14 +637,8 @@ static void test_without_columns(void **state)
         a[i].v[WT_COL_UTIL_MEM] = a[i].v[WT_COL_UTIL_GPU] / 2;
         a[i].v[WT_COL_POWER] = b[i].v[WT_COL_POWER] = u[i] ? 600 : 80;
     }
-    struct wt_window peer = {
-        .s = b, .n = N, .gpu = 1, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
-    struct wt_window w = {.s = a,
-                          .n = N,
-                          .power_semantics = "instant",
-                          .gpu_model = "NVIDIA H100",
-                          .peers = &peer,
-                          .npeers = 1};
+    struct wt_window peer, w;
+    h100_pair(a, b, N, &w, &peer);
     struct wt_features full, pv;
     wt_features_compute(&w, &full);
     wt_features_compute_without(&w, (1u << WT_COL_UTIL_GPU) | (1u << WT_COL_UTIL_MEM), &pv);
