@@ -34,6 +34,8 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -337,9 +339,29 @@ static int ensure_open(struct writer *w, int *reported)
 
 /* A key without its log: another writer's init may be at work (it writes
  * the key, then the log, within milliseconds); given 2 s to finish. */
+/* Whether another process holds the writers' lock of p: an init holds it
+ * from just after writing the key until the log exists.  Probed with a shared
+ * lock, released at once (an init that finds it taken retries for 2 s). */
+static int lock_held(const struct wt_log_paths *p)
+{
+    int fd = open(p->lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 0;
+    int held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);
+    return held;
+}
+
+/* A key without its log: another agent's init may be making it.  Waits 2 s
+ * (between its key and its lock), and for as long as an init holds the lock,
+ * up to INIT_WAIT_MAX_S: under load (sanitizers, a busy disk) an init took
+ * more than 2 s and a second agent started with it called the log deleted. */
+#define INIT_WAIT_MAX_S 60
 static void wait_for_init(const struct wt_log_paths *p)
 {
-    for (int t = 0; t < 200 && access(p->log, F_OK) != 0 && access(p->key, F_OK) == 0; t++)
+    for (int t = 0; t < INIT_WAIT_MAX_S * 100 && access(p->log, F_OK) != 0 &&
+                    access(p->key, F_OK) == 0 && (t < 200 || lock_held(p));
+         t++)
         nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
 }
 
