@@ -24,6 +24,7 @@
  */
 #define _DEFAULT_SOURCE /* nanosleep, gmtime_r */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sodium.h>
@@ -34,7 +35,6 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -337,8 +337,6 @@ static int ensure_open(struct writer *w, int *reported)
     return 0;
 }
 
-/* A key without its log: another writer's init may be at work (it writes
- * the key, then the log, within milliseconds); given 2 s to finish. */
 /* Whether another process holds the writers' lock of p: an init holds it
  * from just after writing the key until the log exists.  Probed with a shared
  * lock, released at once (an init that finds it taken retries for 2 s). */
