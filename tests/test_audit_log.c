@@ -10,7 +10,9 @@
 
 #include <fcntl.h>
 #include <sodium.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit/entry.h"
@@ -175,6 +177,45 @@ static void test_deleted_log(void **state)
     fclose(f);
     assert_int_equal(wt_log_append(l, WT_ENTRY_HEARTBEAT, NULL, NULL, &err), WT_EIO);
     wt_log_close(l);
+    remove_dir(dir);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A key without its log is waited for while an init may be making it: the
+ * key young, or the writers' lock held; not for an old key nobody holds. */
+static void test_wait_for_init(void **state)
+{
+    (void)state;
+    char dir[64], vkey[512];
+    struct wt_log_paths p;
+    struct wt_log *l = new_log(dir, sizeof(dir), &p, NULL, vkey, sizeof(vkey));
+    wt_log_close(l);
+    assert_int_equal(wt_log_wait_for_init(&p, 2, 30), 1); /* the log exists */
+    assert_int_equal(unlink(p.log), 0);
+    double t0 = now_s();
+    assert_int_equal(wt_log_wait_for_init(&p, 0, 0.3), 0); /* young key: up to max_s */
+    assert_true(now_s() - t0 >= 0.25);
+    struct timespec old[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, p.key, old, 0), 0);
+    t0 = now_s();
+    assert_int_equal(wt_log_wait_for_init(&p, 0.2, 30), 0); /* old key: min_s only */
+    double took = now_s() - t0;
+    assert_true(took >= 0.15 && took < 20);
+    int fd = open(p.lock, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX), 0); /* an init holding the lock */
+    t0 = now_s();
+    assert_int_equal(wt_log_wait_for_init(&p, 0, 0.3), 0);
+    assert_true(now_s() - t0 >= 0.25);
+    close(fd);
+    assert_int_equal(unlink(p.key), 0);
+    assert_int_equal(wt_log_wait_for_init(&p, 2, 30), 0); /* no key: nothing to wait for */
     remove_dir(dir);
 }
 
@@ -1335,6 +1376,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_example_log),
         cmocka_unit_test(test_deleted_log),
+        cmocka_unit_test(test_wait_for_init),
         cmocka_unit_test(test_prescan_resume),
         cmocka_unit_test(test_unsealed_msg),
         cmocka_unit_test(test_verify_vector),

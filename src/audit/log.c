@@ -412,6 +412,32 @@ out:
     return rc;
 }
 
+/* Whether another process holds the writers' lock: probed with a shared
+ * lock, released at once (the lock file is not created here). */
+static int lock_held(const struct wt_log_paths *p)
+{
+    int fd = open(p->lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 0;
+    int held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);
+    return held;
+}
+
+int wt_log_wait_for_init(const struct wt_log_paths *p, double min_s, double max_s)
+{
+    struct stat st;
+    for (long t = 0;; t++) {
+        if (stat(p->log, &st) == 0)
+            return 1;
+        if (stat(p->key, &st) != 0 || t >= max_s * 100)
+            return 0;
+        if (t >= min_s * 100 && !lock_held(p) && time(NULL) - st.st_mtime >= WT_LOG_KEY_YOUNG_S)
+            return 0;
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+}
+
 int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct wt_note_key *key,
                 const struct wt_log_opts *o, char *vkey, size_t cap, struct wt_err *err)
 {

@@ -127,6 +127,17 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
                 const struct wt_log_opts *o, char *vkey, size_t cap,
                 struct wt_err *err) WT_WARN_UNUSED;
 
+/* A key without its log: another process's wt_log_init may be making it
+ * (it writes the key, takes the writers' lock, then links the log).  Waits,
+ * polling every 10 ms, while the log is missing and its key exists, for at
+ * least min_s seconds (the key linked, the lock not yet taken), then for as
+ * long as another process holds the writers' lock or the key is younger than
+ * WT_LOG_KEY_YOUNG_S seconds, up to max_s in all.  Returns 1 when the log
+ * exists at the end, else 0: missing with its key (deleted, or an init
+ * interrupted; never re-created here) or without one. */
+#define WT_LOG_KEY_YOUNG_S 10
+int wt_log_wait_for_init(const struct wt_log_paths *p, double min_s, double max_s);
+
 /* What a writer says of what open found, the same words for every writer:
  * the torn tail it quarantined, and the lines past the last signed
  * checkpoint that it has now signed without having written them (a killed

@@ -399,8 +399,6 @@ static int check_extra(const json_t *extra, const json_t *ev, struct wt_err *err
     return WT_OK;
 }
 
-#define KEY_YOUNG_S 10 /* a key file this new may belong to an init still running */
-
 int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
                       const struct wt_run_log_opts *o, json_t **where, struct wt_err *err)
 {
@@ -427,29 +425,22 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
                 fprintf(stderr, "%s: created the audit log in %s; verifier key: %s\n",
                         o->who ? o->who : "workloadtruth", p.dir, vkey);
         }
-        /* A key without its log: another job creating it (a key written in
-         * the last KEY_YOUNG_S seconds; wait for its log as for a busy lock),
-         * else a deleted log, which is not started again here under the same
-         * key: that is `init`'s to do, deliberately (as for watch). */
-        for (double waited = 0; stat(p.log, &st) != 0; waited += 0.1) {
-            struct stat ks;
-            int young = stat(p.key, &ks) == 0 && time(NULL) - ks.st_mtime < KEY_YOUNG_S;
-            /* at least 2 s, even for callers that do not wait for locks (MCP):
-             * an init takes milliseconds */
-            if (!young || waited >= (o->lock_wait_s > 2 ? o->lock_wait_s : 2)) {
-                if (irc != WT_OK) {
-                    *err = ierr;
-                    return irc;
-                }
-                return wt_errf(err, WT_EINVAL,
-                               "%s is missing but its key %s exists: the log was deleted, or an "
-                               "init was interrupted; check, then start a new log with this key "
-                               "by running `workloadtruth init --log-dir %s` (after moving its "
-                               "checkpoint file aside, keeping it as evidence, if there is one)",
-                               p.log, p.key, log_dir);
+        /* A key without its log: another job creating it (wait for its log
+         * as for a busy lock, at least 2 s even for callers that do not
+         * wait for locks, such as MCP: an init takes milliseconds), else a
+         * deleted log, which is not started again here under the same key:
+         * that is `init`'s to do, deliberately (as for watch). */
+        if (!wt_log_wait_for_init(&p, 2, o->lock_wait_s > 2 ? o->lock_wait_s : 2)) {
+            if (irc != WT_OK) {
+                *err = ierr;
+                return irc;
             }
-            struct timespec ts = {0, 100000000L};
-            nanosleep(&ts, NULL);
+            return wt_errf(err, WT_EINVAL,
+                           "%s is missing but its key %s exists: the log was deleted, or an "
+                           "init was interrupted; check, then start a new log with this key "
+                           "by running `workloadtruth init --log-dir %s` (after moving its "
+                           "checkpoint file aside, keeping it as evidence, if there is one)",
+                           p.log, p.key, log_dir);
         }
     }
     /* verified first without the lock, as other writers may be doing:

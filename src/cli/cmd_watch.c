@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -337,31 +336,11 @@ static int ensure_open(struct writer *w, int *reported)
     return 0;
 }
 
-/* Whether another process holds the writers' lock of p: an init holds it
- * from just after writing the key until the log exists.  Probed with a shared
- * lock, released at once (an init that finds it taken retries for 2 s). */
-static int lock_held(const struct wt_log_paths *p)
-{
-    int fd = open(p->lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return 0;
-    int held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-    close(fd);
-    return held;
-}
-
-/* A key without its log: another agent's init may be making it.  Waits 2 s
- * (between its key and its lock), and for as long as an init holds the lock,
- * up to INIT_WAIT_MAX_S: under load (sanitizers, a busy disk) an init took
- * more than 2 s and a second agent started with it called the log deleted. */
+/* A key without its log: another agent's init may be making it (waited
+ * for up to INIT_WAIT_MAX_S: under load, sanitizers or a busy disk, an init
+ * took more than 2 s and a second agent started with it called the log
+ * deleted). */
 #define INIT_WAIT_MAX_S 60
-static void wait_for_init(const struct wt_log_paths *p)
-{
-    for (int t = 0; t < INIT_WAIT_MAX_S * 100 && access(p->log, F_OK) != 0 &&
-                    access(p->key, F_OK) == 0 && (t < 200 || lock_held(p));
-         t++)
-        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-}
 
 /* A record written.  The first after failed writes says so: the journal
  * showed each failure and the retries, and nothing when writes came back. */
@@ -1108,7 +1087,7 @@ int wt_cmd_watch(int argc, char **argv)
     /* the log, once the source and GPUs are known to be fine: create it
      * when missing, then open it so a damaged log or a held lock fails
      * before sampling */
-    wait_for_init(&w->paths);
+    (void)wt_log_wait_for_init(&w->paths, 2, INIT_WAIT_MAX_S);
     if (access(w->paths.log, F_OK) != 0 && access(w->paths.key, F_OK) == 0) {
         /* not created again on its own: someone who can delete the log but
          * not read the key would get a fresh log that verifies */
@@ -1126,7 +1105,7 @@ int wt_cmd_watch(int argc, char **argv)
             /* another writer's init made it meanwhile (or is making it: its
              * key is there, its log follows within milliseconds): opened as
              * any log (in use while that writer holds it) */
-            wait_for_init(&w->paths);
+            (void)wt_log_wait_for_init(&w->paths, 2, INIT_WAIT_MAX_S);
             if (access(w->paths.log, F_OK) != 0) {
                 fprintf(stderr, "%s: %s\n", help.prog, err.msg);
                 goto out;
