@@ -129,6 +129,15 @@ const struct wt_features *wt_physics_model_view(const struct wt_window *w,
 {
     if (!wt_measured(full->v[WT_F_POWER_REF]) || wt_stat_count(w->s, w->n, WT_COL_POWER) == 0)
         return full;
+    /* no utilization here nor at the peers: the view is the full features */
+    int util = 0;
+    for (size_t i = 0; i <= w->npeers && !util; i++) {
+        const struct wt_window *x = i ? &w->peers[i - 1] : w;
+        util = wt_stat_count(x->s, x->n, WT_COL_UTIL_GPU) ||
+               wt_stat_count(x->s, x->n, WT_COL_UTIL_MEM);
+    }
+    if (!util)
+        return full;
     wt_features_compute_without(w, (1u << WT_COL_UTIL_GPU) | (1u << WT_COL_UTIL_MEM), pview);
     return wt_measured(pview->v[WT_F_DUTY]) ? pview : full;
 }
