@@ -738,6 +738,12 @@ static void bad_arguments_are_tool_errors(void **state)
         call_tool(s, "run_benchmark", "{\"suite\":\"evasion\",\"window\":30,\"trials\":1}", &resp);
     assert_false(is_error(res));
     json_decref(resp);
+    /* serving under the board settings: the share called TRAINING */
+    res = call_tool(s, "run_benchmark", "{\"suite\":\"board\",\"trials\":1}", &resp);
+    assert_false(is_error(res));
+    assert_true(json_is_number(
+        json_object_get(json_object_get(res, "structuredContent"), "called_training")));
+    json_decref(resp);
     res = call_tool(s, "list_gpus", "{\"profile\":null,\"backend\":null}", &resp);
     assert_false(is_error(res));
     /* the keys of gpus --json: driver_version null for a source without one */

@@ -384,6 +384,31 @@ static void test_clock_lock(void **state)
     assert_true(w_lock < 0.95 * w_base);
 }
 
+/* The board settings also apply to serving and idle GPUs, as operators set
+ * them there: locked clocks lower serving power; a cap pins it. */
+static void test_board_on_serving(void **state)
+{
+    (void)state;
+    struct wt_sim_config c = cfg("inference-continuous", NULL, -1);
+    run(&c, N, NULL);
+    double p_base = mean_col(0, 10 * HZ, N, WT_COL_POWER);
+    c = cfg("inference-continuous", "clock-lock", 1.0); /* half the max clock */
+    run(&c, N, NULL);
+    for (size_t i = 0; i < N; i++) {
+        assert_true(buf[0][i].v[WT_COL_SM_CLOCK] == 990);
+        assert_true((unsigned)buf[0][i].v[WT_COL_CLOCK_REASONS] & 2);
+    }
+    assert_true(mean_col(0, 10 * HZ, N, WT_COL_POWER) < 0.9 * p_base);
+    c = cfg("inference-continuous", "power-cap", 1.0); /* 40 % of the default limit */
+    run(&c, N, NULL);
+    for (size_t i = 0; i < N; i++)
+        assert_true(buf[0][i].v[WT_COL_POWER] <= 1.05 * buf[0][i].v[WT_COL_POWER_LIMIT]);
+    assert_true(buf[0][0].v[WT_COL_POWER_LIMIT] < 0.45 * buf[0][0].v[WT_COL_POWER_DEFAULT_LIMIT]);
+    c = cfg("idle-bare", "clock-lock", -1);
+    run(&c, N, NULL);
+    assert_true(mean_col(0, 0, N, WT_COL_UTIL_GPU) == 0);
+}
+
 static void test_duty_fixed(void **state)
 {
     (void)state;
@@ -595,7 +620,8 @@ static void test_errors(void **state)
     expect_error(cfg("mining", NULL, -1), "unknown simulator profile 'mining'");
     expect_error(cfg("dense-training", "teleport", -1), "unknown evasion family 'teleport'");
     expect_error(cfg("idle-bare", "duty-fixed", -1),
-                 "evasion 'duty-fixed' applies to training profiles, not 'idle-bare'");
+                 "evasion 'duty-fixed' applies to training profiles, not 'idle-bare' (only the "
+                 "board settings power-cap and clock-lock apply to any profile)");
     expect_error(cfg("inference-vllm", "burn", 0.5),
                  "evasion 'burn' applies to training profiles, not 'inference-vllm'");
     expect_error(cfg("dense-training", "duty-fixed", 1.5), "strength 1.5 is above 1");
@@ -649,6 +675,7 @@ int main(void)
         cmocka_unit_test(test_idle),
         cmocka_unit_test(test_power_cap),
         cmocka_unit_test(test_clock_lock),
+        cmocka_unit_test(test_board_on_serving),
         cmocka_unit_test(test_duty_fixed),
         cmocka_unit_test(test_util_cap),
         cmocka_unit_test(test_util_cap_lockstep),

@@ -1,7 +1,8 @@
 /* `workloadtruth benchmark`: the Python tool's synthetic benchmark (`--suite
  * seed`, its flags and JSON shape), and the simulator's suites (`sim`: every
  * workload profile; `evasion`: every evasion family at several strengths,
- * with the throughput an evader gives up).  Deterministic for a given --seed.
+ * with the throughput an evader gives up; `board`: serving under the board
+ * settings operators use, power cap and clock lock).  Deterministic for a given --seed.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -39,9 +40,9 @@ static int list_json(void)
                                              pr[i].description));
     const struct wt_sim_evasion_info *e = wt_sim_evasions(&n);
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(ev,
-                              json_pack("{s:s,s:f,s:s}", "name", e[i].name, "default_strength",
-                                        e[i].default_strength, "description", e[i].description));
+        json_array_append_new(ev, json_pack("{s:s,s:f,s:s,s:b}", "name", e[i].name,
+                                            "default_strength", e[i].default_strength,
+                                            "description", e[i].description, "board", e[i].board));
     int rc = wt_json_print(stdout, j);
     json_decref(j);
     return rc ? WT_EXIT_ERROR : WT_EXIT_OK;
@@ -60,9 +61,11 @@ static void list(void)
         printf("  %-22s %-9s %s\n", pr[i].name, wt_class_name(pr[i].cls), pr[i].description);
     const struct wt_sim_evasion_info *ev = wt_sim_evasions(&n);
     printf("\nevasion families (suite evasion; classify --evasion-family NAME "
-           "[--evasion-strength S]):\n");
+           "[--evasion-strength S]; board settings, marked +, also apply to serving and idle "
+           "profiles: suite board):\n");
     for (size_t i = 0; i < n; i++)
-        printf("  %-22s default %.2f  %s\n", ev[i].name, ev[i].default_strength, ev[i].description);
+        printf("  %-22s default %.2f %s %s\n", ev[i].name, ev[i].default_strength,
+               ev[i].board ? "+" : " ", ev[i].description);
 }
 
 /* --holdout family: the physics model is refitted without each evasion
@@ -145,7 +148,7 @@ static void holdout_free(struct holdout *h)
 
 int wt_cmd_benchmark(int argc, char **argv)
 {
-    static const char *const suites[] = {"seed", "sim", "evasion", NULL};
+    static const char *const suites[] = {"seed", "sim", "evasion", "board", NULL};
     static const char *const holdouts[] = {"family", NULL};
     struct wt_strlist traces = {0};
     const char *holdout_by = NULL, *features = NULL;
@@ -163,10 +166,10 @@ int wt_cmd_benchmark(int argc, char **argv)
     struct wt_opt opts[] = {
         {"--trials", WT_OPT_UINT, &trials, "N", "windows per cell (default 50)", 1, 100000, NULL, false},
         {"--window", WT_OPT_UINT, &window, "N", "suite seed: samples per window (default 30)", 2, 100000, NULL, false},
-        {"--seconds", WT_OPT_DOUBLE, &seconds, "S", "suites sim, evasion: window length in seconds (default 30)", 1, 3600, NULL, false},
-        {"--sample-hz", WT_OPT_DOUBLE, &hz, "HZ", "suites sim, evasion: samples per second (default 10)", 0.1, 100, NULL, false},
+        {"--seconds", WT_OPT_DOUBLE, &seconds, "S", "suites sim, evasion, board: window length in seconds (default 30)", 1, 3600, NULL, false},
+        {"--sample-hz", WT_OPT_DOUBLE, &hz, "HZ", "suites sim, evasion, board: samples per second (default 10)", 0.1, 100, NULL, false},
         {"--seed", WT_OPT_UINT, &seed, "N", "random seed; same seed, same result (default 0)", 0, 9007199254740992.0, NULL, false},
-        {"--suite", WT_OPT_CHOICE, &suite, "NAME", "seed (the Python tool's; default), sim, evasion", 0, 0, suites, false},
+        {"--suite", WT_OPT_CHOICE, &suite, "NAME", "seed (the Python tool's; default), sim, evasion, board", 0, 0, suites, false},
         {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: physics)", 0, 0, wt_cli_classifier_names(), false},
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},
         {"--holdout", WT_OPT_CHOICE, &holdout_by, "BY", "suite evasion: score each family with a physics model trained without that family's simulator windows (needs --traces)", 0, 0, holdouts, false},
@@ -186,7 +189,9 @@ int wt_cmd_benchmark(int argc, char **argv)
         "profiles x clean/evasion, --trials windows of --window samples.  Suite sim: every\n"
         "simulator profile.  Suite evasion: every evasion family at strengths 0.25, 0.5,\n"
         "0.75, 1 and its default, with the throughput the evader gives up.  With\n"
-        "--holdout family, each family is scored by a model trained without it.",
+        "--holdout family, each family is scored by a model trained without it.  Suite\n"
+        "board: every serving profile under each board setting (power cap, clock lock)\n"
+        "at its default strength and at 1, and the share called TRAINING.",
         "Leave-one-family-out: workloadtruth benchmark --suite evasion --holdout family "
         "--traces ../shared/traces",
         NULL,
@@ -216,13 +221,13 @@ int wt_cmd_benchmark(int argc, char **argv)
     }
     if (strcmp(suite, "seed") && wt_opts_get(opts, "--window")->seen) {
         fprintf(stderr, "workloadtruth benchmark: --window (samples) is for --suite seed; the "
-                        "sim and evasion suites take --seconds (see --help)\n");
+                        "sim, evasion and board suites take --seconds (see --help)\n");
         goto out;
     }
     if (!strcmp(suite, "seed") &&
         (wt_opts_get(opts, "--seconds")->seen || wt_opts_get(opts, "--sample-hz")->seen)) {
-        fprintf(stderr, "workloadtruth benchmark: --seconds and --sample-hz are for the sim and "
-                        "evasion suites; --suite seed takes --window (see --help)\n");
+        fprintf(stderr, "workloadtruth benchmark: --seconds and --sample-hz are for the sim, "
+                        "evasion and board suites; --suite seed takes --window (see --help)\n");
         goto out;
     }
     if (!strcmp(suite, "seed") && seed == WT_TRAINSET_PY_SEED) {

@@ -45,7 +45,7 @@ int wt_cmd_classify(int argc, char **argv)
         {"--backend", WT_OPT_CHOICE, &backend, "B", "telemetry source: auto (default: nvml when a driver is present), nvml, synthetic, replay", 0, 0, backends, false},
         {"--profile", WT_OPT_CHOICE, &profile, "P", "synthetic profile (default training; see `benchmark --list`)", 0, 0, wt_opts_profile_names(), false},
         {"--evasion", WT_OPT_FLAG, &evasion, NULL, "synthetic: apply the Python tool's evasion transform", 0, 0, NULL, false},
-        {"--evasion-family", WT_OPT_STRING, &family, "NAME", "simulator: evasion family applied to a training profile", 0, 0, NULL, false},
+        {"--evasion-family", WT_OPT_STRING, &family, "NAME", "simulator: evasion family applied to a training profile (power-cap, clock-lock: to any profile)", 0, 0, NULL, false},
         {"--evasion-strength", WT_OPT_DOUBLE, &strength, "S", "simulator: evasion strength 0..1 (default: the family's)", 0, 1, NULL, false},
         {"--sample-hz", WT_OPT_DOUBLE, &sim_hz, "HZ", "simulator: samples per second (default 10)", 0.1, 100, NULL, false},
         {"--gpu-index", WT_OPT_UINT, &gpu, "N", "GPU to classify (default 0)", 0, WT_MAX_GPUS - 1, NULL, false},

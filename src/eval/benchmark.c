@@ -164,8 +164,9 @@ static int run_cell(const struct wt_classifier *c, struct wt_bench_cell *cell, u
             return rc;
         cell->trials++;
         cell->correct += cls == cell->truth;
+        cell->training += cls == WT_CLASS_TRAINING;
         work += wk;
-        if (cell->family) {
+        if (cell->family && cell->truth == WT_CLASS_TRAINING) {
             /* the same job without the evasion, on as many GPUs (migration
              * spreads one job over 4: its cost is against 4 GPUs' work) */
             cfg.evasion = NULL;
@@ -176,7 +177,7 @@ static int run_cell(const struct wt_classifier *c, struct wt_bench_cell *cell, u
             work_clean += wk;
         }
     }
-    cell->throughput_cost = (cell->family && work_clean > 0) ? 1 - work / work_clean : NAN;
+    cell->throughput_cost = work_clean > 0 ? 1 - work / work_clean : NAN;
     return WT_OK;
 }
 
@@ -192,9 +193,9 @@ int wt_benchmark_sim(const struct wt_classifier *c, const char *suite, unsigned 
     out->window_s = window_s;
     out->sample_hz = sample_hz;
     out->seed = seed;
-    int evasion = !strcmp(suite, "evasion");
-    if (!evasion && strcmp(suite, "sim"))
-        return wt_errf(err, WT_EINVAL, "unknown suite '%s' (seed, sim, evasion)", suite);
+    int evasion = !strcmp(suite, "evasion"), board = !strcmp(suite, "board");
+    if (!evasion && !board && strcmp(suite, "sim"))
+        return wt_errf(err, WT_EINVAL, "unknown suite '%s' (seed, sim, evasion, board)", suite);
     size_t np, ne;
     const struct wt_sim_profile_info *prof = wt_sim_profiles(&np);
     const struct wt_sim_evasion_info *ev = wt_sim_evasions(&ne);
@@ -221,6 +222,22 @@ int wt_benchmark_sim(const struct wt_classifier *c, const char *suite, unsigned 
                 cell->truth = WT_CLASS_TRAINING;
             }
         }
+    } else if (board) {
+        /* serving GPUs under the board settings operators also use: each at
+         * its family's default strength and at full strength */
+        for (size_t f = 0; f < ne; f++)
+            for (size_t p = 0; p < np && ev[f].board; p++)
+                for (int k = 0; k < 2 && prof[p].cls == WT_CLASS_INFERENCE; k++) {
+                    if (out->ncells == WT_BENCH_MAX_CELLS)
+                        return wt_errf(err, WT_EINVAL, "too many benchmark cells");
+                    struct wt_bench_cell *cell = &out->cells[out->ncells++];
+                    cell->profile = prof[p].name;
+                    cell->family = ev[f].name;
+                    cell->evasion = true;
+                    cell->strength = k ? 1.0 : ev[f].default_strength;
+                    cell->is_default = !k;
+                    cell->truth = WT_CLASS_INFERENCE;
+                }
     } else {
         for (size_t p = 0; p < np && out->ncells < WT_BENCH_MAX_CELLS; p++) {
             struct wt_bench_cell *cell = &out->cells[out->ncells++];

@@ -5,6 +5,9 @@
  * simulator profile, clean.  `evasion`: every evasion family of the simulator
  * at several strengths, applied to dense training, with the accuracy and the
  * throughput an evader gives up (1 - useful work with evasion / without).
+ * `board`: the serving profiles under the board settings an operator also
+ * applies to serving GPUs (power cap, clock lock), at each one's default
+ * strength and at 1: a setting of the board is no evidence of training.
  * Deterministic: every trial's data comes from a sub-seed derived from (seed,
  * cell, trial).
  *
@@ -28,6 +31,7 @@ struct wt_bench_cell {
     double strength;    /* NaN: not applicable */
     bool is_default;    /* the family's default strength */
     unsigned trials, correct;
+    unsigned training;      /* sim suites: windows called TRAINING */
     double throughput_cost; /* evasion suite: share of useful work given up (NaN otherwise) */
     enum wt_class truth;
 };
@@ -60,7 +64,7 @@ typedef int (*wt_bench_pick_fn)(void *ctx, const char *family, const struct wt_c
  * many seconds in: the simulator steps through it whatever the sample rate. */
 #define WT_BENCH_SIM_MAX_OFFSET_S 330.0
 
-/* suite "sim" or "evasion"; window_s seconds at sample_hz.  pick (may be
+/* suite "sim", "evasion" or "board"; window_s seconds at sample_hz.  pick (may be
  * NULL) chooses a classifier per family instead of c. */
 int wt_benchmark_sim(const struct wt_classifier *c, const char *suite, unsigned trials,
                      double window_s, double sample_hz, uint64_t seed, wt_bench_pick_fn pick,

@@ -95,10 +95,12 @@ static const char result_output[] =
 static const char benchmark_input[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
     "\"trials\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"description\":\"windows "
-    "per cell (default 50 for suite seed, 5 for sim and evasion; at most 20 for those)\"},"
+    "per cell (default 50 for suite seed, 5 for sim, evasion and board; at most 20 for "
+    "those)\"},"
     "\"window\":{\"type\":\"integer\",\"minimum\":5,\"maximum\":600,\"default\":30,"
     "\"description\":\"suite seed: samples per window\"},"
-    "\"suite\":{\"type\":\"string\",\"enum\":[\"seed\",\"sim\",\"evasion\"],\"default\":"
+    "\"suite\":{\"type\":\"string\",\"enum\":[\"seed\",\"sim\",\"evasion\",\"board\"],"
+    "\"default\":"
     "\"seed\"},"
     "\"seed\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4294967295,\"default\":0}}}";
 
@@ -168,8 +170,9 @@ static const struct tool_def defs[] = {
      classify_input, result_output, 0, 0, 0, 1},
     {"run_benchmark", "Benchmark the classifier",
      "Score the classifier on synthetic telemetry: suite seed (the Python tool's 3 profiles x "
-     "clean/evasion), sim (every simulator profile) or evasion (every evasion family at "
-     "several strengths). Deterministic for a given seed.",
+     "clean/evasion), sim (every simulator profile), evasion (every evasion family at "
+     "several strengths) or board (serving under a power cap or locked clocks: how often it "
+     "is called TRAINING). Deterministic for a given seed.",
      benchmark_input, benchmark_output, 1, 0, 1, 0},
     {"verify_audit_log", "Verify the audit log",
      "Verify the tamper-evident audit log: every record, the hash links, the signed "
@@ -658,7 +661,7 @@ oom:
 
 static json_t *benchmark_tool(struct args *a, struct progress *pg)
 {
-    static const char *const suites[] = {"seed", "sim", "evasion", NULL};
+    static const char *const suites[] = {"seed", "sim", "evasion", "board", NULL};
     const char *suite;
     long long trials, window, seed;
     arg_str(a, "suite", "seed", suites, &suite);
@@ -669,7 +672,8 @@ static json_t *benchmark_tool(struct args *a, struct progress *pg)
     /* 30, the schema's default (which form-filling clients send), is what
      * sim and evasion use anyway: accepted */
     if (!a->err[0] && !is_seed && given(a, "window") && window != 30)
-        arg_fail(a, "'window' (samples) is for suite seed; sim and evasion use 30 s windows");
+        arg_fail(a, "'window' (samples) is for suite seed; sim, evasion and board use 30 s "
+                    "windows");
     if (a->err[0])
         return tool_error("Invalid arguments: %s", a->err);
     struct wt_bench_report *rep = malloc(sizeof(*rep));

@@ -147,10 +147,11 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
     json_t *o = json_object();
     json_t *cells = json_array();
     json_t *fams = json_array();
-    unsigned t = 0, c = 0;
+    unsigned t = 0, c = 0, tr = 0;
     for (unsigned i = 0; i < b->ncells; i++) {
         t += b->cells[i].trials;
         c += b->cells[i].correct;
+        tr += b->cells[i].training;
     }
     put(o, "suite", jstr(b->suite), bad);
     put(o, "classifier", jstr(b->classifier), bad);
@@ -164,6 +165,10 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
     if (b->holdout && b->train)
         put(o, "training", train_json(b->train, bad), bad);
     put(o, "accuracy", wt_json_number(t ? (double)c / t : NAN, 4), bad);
+    if (!strcmp(b->suite, "board")) {
+        put(o, "default_strength_accuracy", wt_json_number(wt_bench_default_accuracy(b), 4), bad);
+        put(o, "called_training", wt_json_number(t ? (double)tr / t : NAN, 4), bad);
+    }
     if (!strcmp(b->suite, "evasion")) {
         put(o, "default_strength_accuracy", wt_json_number(wt_bench_default_accuracy(b), 4), bad);
         for (unsigned i = 0; i < b->ncells; i++) {
@@ -191,6 +196,7 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
         put(cj, "strength", wt_json_number(x->strength, 4), bad);
         put(cj, "trials", json_integer(x->trials), bad);
         put(cj, "correct", json_integer(x->correct), bad);
+        put(cj, "called_training", json_integer(x->training), bad);
         put(cj, "accuracy", wt_json_number(x->trials ? (double)x->correct / x->trials : NAN, 4),
             bad);
         put(cj, "throughput_cost", wt_json_number(x->throughput_cost, 6), bad);

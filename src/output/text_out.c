@@ -61,11 +61,12 @@ void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
         model_note(f, b);
         fprintf(f, "%-22s %-16s %8s %7s %9s %10s\n", "profile", "evasion", "strength", "trials",
                 "accuracy", "given up");
-        unsigned t = 0, c = 0;
+        unsigned t = 0, c = 0, tr = 0;
         for (unsigned i = 0; i < b->ncells; i++) {
             const struct wt_bench_cell *x = &b->cells[i];
             t += x->trials;
             c += x->correct;
+            tr += x->training;
             fprintf(f, "%-22s %-16s ", x->profile, x->family ? x->family : "-");
             if (isnan(x->strength))
                 fprintf(f, "%8s", "-");
@@ -81,6 +82,13 @@ void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
         fprintf(f, "accuracy: ");
         pct(f, t ? (double)c / t : NAN);
         fputc('\n', f);
+        if (!strcmp(b->suite, "board")) {
+            fprintf(f, "accuracy at each setting's default strength (*): ");
+            pct(f, wt_bench_default_accuracy(b));
+            fprintf(f, "\ncalled TRAINING (serving accused of training): ");
+            pct(f, t ? (double)tr / t : NAN);
+            fputc('\n', f);
+        }
         if (!strcmp(b->suite, "evasion")) {
             fprintf(f, "accuracy at each family's default strength (*): ");
             pct(f, wt_bench_default_accuracy(b));

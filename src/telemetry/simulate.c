@@ -14,7 +14,9 @@
  * duty cycle: the share of the last max(1/6 s, sample period) in which a
  * kernel ran; util_mem_pct likewise for memory traffic.  Evasion families
  * change the training state machine (sleeps, throttles, fake passes, burn,
- * random step sizes, hops between GPUs) or the board (power cap, clock lock).
+ * random step sizes, hops between GPUs) or the board (power cap, clock lock;
+ * these two apply to every profile, as operators set them on serving GPUs
+ * too).
  *
  * What it is not: a performance, power or thermal model validated against any
  * board or job; the values are calibrations to the public traces and
@@ -293,30 +295,36 @@ enum evasion {
 static const struct wt_sim_evasion_info evasions[] = {
     {"duty-fixed", 0.5,
      "sleep injection with a fixed 4 s on/off period; strength = fraction of time asleep "
-     "(0: never, 1: always)"},
+     "(0: never, 1: always)",
+     0},
     {"duty-random", 0.5,
-     "sleeps and runs of exponential length (mean cycle 4 s); strength = mean fraction asleep"},
+     "sleeps and runs of exponential length (mean cycle 4 s); strength = mean fraction asleep", 0},
     {"util-cap", 0.5,
      "fine-grained sleeps between kernels keep util below 100*(1-0.6*strength) % (0: none, "
-     "1: 40 %)"},
+     "1: 40 %)",
+     0},
     {"power-cap", 0.5,
      "enforced power limit = default*(1-0.6*strength) (0: default, 1: 40 %); power pinned at "
-     "the limit, SW power cap bit, lower SM clock"},
+     "the limit, SW power cap bit, lower SM clock",
+     1},
     {"clock-lock", 0.5,
-     "SM clock locked at max*(1-0.5*strength) (0: max, 1: half), applications-clocks bit"},
+     "SM clock locked at max*(1-0.5*strength) (0: max, 1: half), applications-clocks bit", 1},
     {"mem-minimal", 0.5,
      "smaller micro-batches: batch x (1-0.85*strength), memory plateau towards 10 % of total "
-     "at 1, shorter steps, lower util"},
+     "at 1, shorter steps, lower util",
+     0},
     {"dilution", 0.21,
-     "N = round(1+19*strength) fake inference forward passes per training step (0: 1, 1: 20)"},
+     "N = round(1+19*strength) fake inference forward passes per training step (0: 1, 1: 20)", 0},
     {"burn", 0.8,
      "dummy GEMMs fill optimizer, data-loader and checkpoint gaps; strength = share of the "
-     "util and power gap filled (0: none, 1: flat)"},
+     "util and power gap filled (0: none, 1: flat)",
+     0},
     {"work-variation", 0.5,
-     "random work per step: forward/backward time x lognormal (mean 1, sigma = strength)"},
+     "random work per step: forward/backward time x lognormal (mean 1, sigma = strength)", 0},
     {"migration", 0.5,
      "the job hops between the host's GPUs; one GPU works at a time for 1+6*(1-strength) s "
-     "(0: 7 s, 1: 1 s); needs >= 2 GPUs (default 4)"},
+     "(0: 7 s, 1: 1 s); needs >= 2 GPUs (default 4)",
+     0},
 };
 
 #define NPROFILES (sizeof(profiles) / sizeof(profiles[0]))
@@ -1163,8 +1171,10 @@ int wt_sim_open(struct wt_sim **out, const struct wt_sim_config *c, struct wt_er
         const struct wt_sim_evasion_info *e = wt_sim_evasion_find(evname);
         if (!e)
             return wt_errf(err, WT_EINVAL, "unknown evasion family '%s'", evname);
-        if (pd->kind != JOB_TRAIN)
-            return wt_errf(err, WT_EINVAL, "evasion '%s' applies to training profiles, not '%s'",
+        if (pd->kind != JOB_TRAIN && !e->board)
+            return wt_errf(err, WT_EINVAL,
+                           "evasion '%s' applies to training profiles, not '%s' (only the board "
+                           "settings power-cap and clock-lock apply to any profile)",
                            evname, prof->name);
         ev = (enum evasion)(e - evasions);
     }

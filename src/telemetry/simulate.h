@@ -52,6 +52,10 @@ struct wt_sim_evasion_info {
     const char *name;
     double default_strength;
     const char *description; /* what the knob does at strength 0 and 1 */
+    /* 1: a setting of the board (enforced power limit, locked clocks), which
+     * operators also apply to serving and idle GPUs: allowed with any
+     * profile; 0: a change of the training job, training profiles only */
+    int board;
 };
 
 /* Tables (n set to their length). */
