@@ -24,7 +24,6 @@
  */
 #define _DEFAULT_SOURCE /* nanosleep, gmtime_r */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sodium.h>
@@ -1087,8 +1086,8 @@ int wt_cmd_watch(int argc, char **argv)
     /* the log, once the source and GPUs are known to be fine: create it
      * when missing, then open it so a damaged log or a held lock fails
      * before sampling */
-    (void)wt_log_wait_for_init(&w->paths, 2, INIT_WAIT_MAX_S);
-    if (access(w->paths.log, F_OK) != 0 && access(w->paths.key, F_OK) == 0) {
+    int have_log = wt_log_wait_for_init(&w->paths, 2, INIT_WAIT_MAX_S);
+    if (!have_log && access(w->paths.key, F_OK) == 0) {
         /* not created again on its own: someone who can delete the log but
          * not read the key would get a fresh log that verifies */
         fprintf(stderr,
@@ -1099,14 +1098,13 @@ int wt_cmd_watch(int argc, char **argv)
                 help.prog, w->paths.log, w->paths.key);
         goto out;
     }
-    if (access(w->paths.log, F_OK) != 0) {
+    if (!have_log) {
         char vkey[600];
         if (wt_log_init(&w->paths, NULL, NULL, NULL, vkey, sizeof(vkey), &err) != WT_OK) {
             /* another writer's init made it meanwhile (or is making it: its
              * key is there, its log follows within milliseconds): opened as
              * any log (in use while that writer holds it) */
-            (void)wt_log_wait_for_init(&w->paths, 2, INIT_WAIT_MAX_S);
-            if (access(w->paths.log, F_OK) != 0) {
+            if (!wt_log_wait_for_init(&w->paths, 2, INIT_WAIT_MAX_S)) {
                 fprintf(stderr, "%s: %s\n", help.prog, err.msg);
                 goto out;
             }
