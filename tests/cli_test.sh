@@ -718,11 +718,11 @@ has out '"same_as": "'"$TMP/ho/a/train.csv"'"'
 # the report says how the folds' models were trained, as train's options
 # (JSON: each setting, the features resolved), so two runs differing only
 # there are told apart
-has out '"options": "--window 10 --rounds 300 --depth 3 --simulate 2 --python-windows 2 --alone-views 1"'
+has out '"options": "--window 10 --rounds 300 --depth 3 --simulate 2 --sim-weight 0.4 --python-windows 2 --alone-views 1"'
 has out '"missing": "side"'
 has out '"active_acf_peak"'
 run eval-holdout-trained 0 "$WT" eval --traces "$TMP/ho" --holdout source --simulate 2 --python-windows 2 --window 10 --sim-seed 3 --missing stop --features spin_frac,on_len_s
-has out "models trained as: workloadtruth train --window 10 --rounds 300 --depth 3 --simulate 2 --python-windows 2 --alone-views 1 --features spin_frac,on_len_s --sim-seed 3 --missing stop"
+has out "models trained as: workloadtruth train --window 10 --rounds 300 --depth 3 --simulate 2 --sim-weight 0.4 --python-windows 2 --alone-views 1 --features spin_frac,on_len_s --sim-seed 3 --missing stop"
 run eval-plain-untrained 0 "$WT" eval --traces "$TMP/ho" --window 10 --json
 ! grep -q '"training":' "$TMP/out" || { echo "FAIL [eval-plain-untrained]: a training object without --holdout"; fails=$((fails + 1)); }
 run eval-holdout-rules 2 "$WT" eval --traces "$DATA" --holdout source --classifier rules && has err "has nothing to train"
@@ -803,6 +803,15 @@ run train-retime-seed 0 "$WT" train --traces "$TMP/nots.csv" --window 10 --out "
 grep -q -- '--alone-views 1 --retime 1 --sim-seed 7$' "$TMP/m" || { echo "FAIL [train-retime-seed]: $(grep 'made by' "$TMP/m")"; fails=$((fails + 1)); }
 run train-retime-0 0 "$WT" train --traces "$TMP/nots.csv" --window 10 --out "$TMP/m" --simulate 1 --python-windows 5 --rounds 2 --retime 0 --sim-seed 0
 grep -q -- '--alone-views 1$' "$TMP/m" || { echo "FAIL [train-retime-0]: $(grep 'made by' "$TMP/m")"; fails=$((fails + 1)); }
+# --sim-weight: the simulator windows' weight factor, named in the "made by"
+# line; another weight, other trees (the same options as just above)
+run train-sim-weight 0 "$WT" train --traces "$TMP/nots.csv" --window 10 --out "$TMP/mw" --simulate 1 --python-windows 5 --rounds 2 --sim-weight 3
+grep -v '^meta' "$TMP/m" > "$TMP/m.trees" && grep -v '^meta' "$TMP/mw" > "$TMP/mw.trees" &&
+    grep -q -- '--simulate 1 --sim-weight 3 --python-windows 5' "$TMP/mw" && ! cmp -s "$TMP/m.trees" "$TMP/mw.trees" ||
+    { echo "FAIL [train-sim-weight]: $(grep 'made by' "$TMP/mw"), or the same trees as weight 0.4"; fails=$((fails + 1)); }
+run train-sim-weight-0 2 "$WT" train --traces "$TMP/nots.csv" --out "$TMP/mw" --sim-weight 0 && has err "--sim-weight" && oneline
+run eval-sim-weight-alone 2 "$WT" eval --traces "$DATA" --sim-weight 1 && has err "--sim-weight goes with --holdout" && oneline
+run bench-sim-weight-alone 2 "$WT" benchmark --suite evasion --sim-weight 1 && has err "--sim-weight and --missing go with --holdout" && oneline
 run train-retime-2 2 "$WT" train --traces "$TMP/nots.csv" --out "$TMP/m" --retime 2 && has err "--retime" && oneline
 # --missing stop: splits on a feature a window lacks stop there ("stop" in
 # the file), named in the "made by" line; the default writes left/right only
@@ -811,7 +820,7 @@ grep -q -- '--alone-views 1 --missing stop$' "$TMP/m" && grep -q ' stop [0-9]* [
     { echo "FAIL [train-missing-stop]: $(grep 'made by' "$TMP/m"), $(grep -c ' stop ' "$TMP/m") stop splits"; fails=$((fails + 1)); }
 run train-missing-bad 2 "$WT" train --traces "$TMP/nots.csv" --out "$TMP/m" --missing both && has err "--missing" && oneline
 run eval-missing-alone 2 "$WT" eval --traces "$DATA" --missing stop && has err "--missing goes with --holdout" && oneline
-run bench-missing-alone 2 "$WT" benchmark --suite evasion --missing stop && has err "--sim-seed and --missing go with --holdout" && oneline
+run bench-missing-alone 2 "$WT" benchmark --suite evasion --missing stop && has err "--sim-seed, --sim-weight and --missing go with --holdout" && oneline
 run eval-sim-seed-alone 2 "$WT" eval --traces "$DATA" --sim-seed 3 && has err "--sim-seed goes with --holdout" && oneline
 run eval-retime-alone 2 "$WT" eval --traces "$DATA" --retime 1 && has err "--retime goes with --holdout" && oneline
 run train-both-stdout 2 "$WT" train --traces "$DATA/labelled.csv" --out - --dump-features - && has err "would both write to standard output" && oneline
@@ -911,10 +920,10 @@ run eval-dump-stdout 2 "$WT" eval --traces "$DATA/labelled.csv" --dump-features 
 run bench-sim-cap 2 "$WT" benchmark --suite evasion --trials 100000 --seconds 3600 --sample-hz 100 && has err "limited to 10000000 samples per cell" && oneline
 run bench-holdout-suite 2 "$WT" benchmark --suite sim --holdout family --traces "$DATA" && has err "--holdout family goes with --suite evasion" && oneline
 run bench-holdout-notraces 2 "$WT" benchmark --suite evasion --holdout family && has err "--traces DIR" && oneline
-run bench-traces-alone 2 "$WT" benchmark --suite evasion --traces "$DATA" && has err "--traces, --features, --retime, --sim-seed and --missing go with --holdout" && oneline
-run bench-features-alone 2 "$WT" benchmark --suite evasion --features duty && has err "--traces, --features, --retime, --sim-seed and --missing go with --holdout" && oneline
-run bench-sim-seed-alone 2 "$WT" benchmark --suite evasion --sim-seed 1 && has err "--sim-seed and --missing go with --holdout" && oneline
-run bench-retime-alone 2 "$WT" benchmark --suite evasion --retime 1 && has err "--sim-seed and --missing go with --holdout" && oneline
+run bench-traces-alone 2 "$WT" benchmark --suite evasion --traces "$DATA" && has err "--traces, --features, --retime, --sim-seed, --sim-weight and --missing go with --holdout" && oneline
+run bench-features-alone 2 "$WT" benchmark --suite evasion --features duty && has err "--traces, --features, --retime, --sim-seed, --sim-weight and --missing go with --holdout" && oneline
+run bench-sim-seed-alone 2 "$WT" benchmark --suite evasion --sim-seed 1 && has err "--sim-seed, --sim-weight and --missing go with --holdout" && oneline
+run bench-retime-alone 2 "$WT" benchmark --suite evasion --retime 1 && has err "--sim-seed, --sim-weight and --missing go with --holdout" && oneline
 run bench-retime-2 2 "$WT" benchmark --suite evasion --holdout family --traces "$DATA" --retime 2 && has err "--retime" && oneline
 # --holdout family trains each fold's model as train does: another --sim-seed
 # draws other simulator windows, so the held-out families score otherwise.
@@ -926,12 +935,12 @@ if [ "${WT_TEST_SANITIZED:-0}" != 1 ]; then
     run bench-holdout-seed0 0 "$WT" benchmark --suite evasion --holdout family --traces "$DATA/labelled.csv" --trials 2 --json && cp "$TMP/out" "$TMP/hf0.json" && has out '"holdout": "family"'
     run bench-holdout-seed1 0 "$WT" benchmark --suite evasion --holdout family --traces "$DATA/labelled.csv" --trials 2 --sim-seed 1 --json
     ! cmp -s "$TMP/out" "$TMP/hf0.json" || { echo "FAIL [bench-holdout-seed1]: the same report as --sim-seed 0"; fails=$((fails + 1)); }
-    has out '"options": "--window 30 --rounds 300 --depth 3 --simulate 60 --python-windows 40 --alone-views 1 --sim-seed 1"'
+    has out '"options": "--window 30 --rounds 300 --depth 3 --simulate 60 --sim-weight 0.4 --python-windows 40 --alone-views 1 --sim-seed 1"'
     has out '"sim_seed": 1,'
     grep -q '"sim_seed": 0,' "$TMP/hf0.json" || { echo "FAIL [bench-holdout-seed0]: no sim_seed 0 in its training object"; fails=$((fails + 1)); }
 fi
 run bench-holdout-trained 0 "$WT" benchmark --suite evasion --holdout family --traces "$DATA/labelled.csv" --trials 1 --missing stop --retime 1
-has out "models trained as: workloadtruth train --window 30 --rounds 300 --depth 3 --simulate 60 --python-windows 40 --alone-views 1 --retime 1 --missing stop"
+has out "models trained as: workloadtruth train --window 30 --rounds 300 --depth 3 --simulate 60 --sim-weight 0.4 --python-windows 40 --alone-views 1 --retime 1 --missing stop"
 run bench-features-bad 2 "$WT" benchmark --suite evasion --holdout family --traces "$DATA" --features duty,bogus && has err "--features: unknown feature 'bogus'" && oneline
 
 # ---- outputs never replace inputs or devices; input is never lost

@@ -333,18 +333,20 @@ static void test_train_args(void **state)
     struct wt_train_config c = wt_train_default;
     assert_int_equal(wt_train_config_args(&c, 1, buf, sizeof(buf)), 0);
     assert_string_equal(buf, "--window 30 --rounds 300 --depth 3 --simulate 60 "
-                             "--python-windows 40 --alone-views 1");
+                             "--sim-weight 0.4 --python-windows 40 --alone-views 1");
     const enum wt_feature fl[] = {WT_F_SPIN_FRAC, WT_F_ON_LEN};
     c.features = fl;
     c.nfeatures = 2;
     c.retime = 1;
     c.sim_seed = 4294967295u;
+    c.sim_weight = 0.125;
     c.missing_stop = 1;
     c.trace_opts.rows_per_tick = 8;
     c.trace_opts.interval_s = 0.5;
     assert_int_equal(wt_train_config_args(&c, 1, buf, sizeof(buf)), 0);
     assert_string_equal(buf, "--window 30 --rounds 300 --depth 3 --simulate 60 "
-                             "--python-windows 40 --alone-views 1 --features spin_frac,on_len_s "
+                             "--sim-weight 0.125 --python-windows 40 --alone-views 1 "
+                             "--features spin_frac,on_len_s "
                              "--retime 1 --sim-seed 4294967295 --missing stop --gpus-per-tick 8 "
                              "--interval 0.5");
     assert_int_equal(wt_train_config_args(&c, 0, buf, sizeof(buf)), 0);

@@ -106,13 +106,16 @@ static int pick_family(void *vctx, const char *family, const struct wt_classifie
 }
 
 /* nfeatures: how many of h->flist the models may use (0: the physics set);
- * retime, sim_seed, missing_stop: as train's --retime, --sim-seed, --missing. */
+ * retime, sim_seed, sim_weight, missing_stop: as train's --retime, --sim-seed,
+ * --sim-weight, --missing. */
 static int holdout_init(struct holdout *h, const struct wt_strlist *traces, size_t nfeatures,
-                        int retime, uint64_t sim_seed, int missing_stop, struct wt_err *err)
+                        int retime, uint64_t sim_seed, double sim_weight, int missing_stop,
+                        struct wt_err *err)
 {
     h->cfg = wt_train_default;
     h->cfg.retime = retime;
     h->cfg.sim_seed = sim_seed;
+    h->cfg.sim_weight = sim_weight;
     h->cfg.missing_stop = missing_stop;
     if (nfeatures) {
         h->cfg.features = h->flist;
@@ -158,7 +161,7 @@ int wt_cmd_benchmark(int argc, char **argv)
     struct wt_err err = {{0}};
     int status = WT_EXIT_USAGE, rc;
     unsigned long long trials = 50, window = 30, seed = 0, retime = 0, sim_seed = 0;
-    double seconds = 30, hz = 10;
+    double seconds = 30, hz = 10, sim_weight = wt_train_default.sim_weight;
     const char *suite = "seed", *model_path = NULL, *missing = "side";
     const char *clf_name = wt_classifier_default()->name;
     bool json = false, want_list = false;
@@ -177,6 +180,7 @@ int wt_cmd_benchmark(int argc, char **argv)
         {"--features", WT_OPT_STRING, &features, "LIST", "--holdout: the features the models may use (default: the physics set)", 0, 0, NULL, false},
         {"--retime", WT_OPT_UINT, &retime, "0|1", "--holdout: learn each trace window at the native rate as another poller's clock would time it (default 0)", 0, 1, NULL, false},
         {"--sim-seed", WT_OPT_UINT, &sim_seed, "N", "--holdout: draw the simulator windows of each model's training with this seed (default 0, the shipped model's)", 0, 4294967295.0, NULL, false},
+        {"--sim-weight", WT_OPT_DOUBLE, &sim_weight, "W", "--holdout: the simulator's windows weigh W times what a source of as many windows would (default 0.4)", 0.01, 100, NULL, false},
         {"--missing", WT_OPT_CHOICE, &missing, "side|stop", "--holdout: a split on a feature the window does not measure: side (learnt; default) or stop (no evidence either way), as train --missing", 0, 0, wt_cli_missing_choices, false},
         {"--list", WT_OPT_FLAG, &want_list, NULL, "list the profiles and evasion families, then exit", 0, 0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (suite seed: the Python tool's shape)", 0, 0, NULL, false},
@@ -291,9 +295,10 @@ int wt_cmd_benchmark(int argc, char **argv)
         goto out;
     if (!holdout_by &&
         (traces.n || features || wt_opts_get(opts, "--retime")->seen ||
-         wt_opts_get(opts, "--sim-seed")->seen || wt_opts_get(opts, "--missing")->seen)) {
-        fprintf(stderr, "workloadtruth benchmark: --traces, --features, --retime, --sim-seed and "
-                        "--missing go with --holdout (see --help)\n");
+         wt_opts_get(opts, "--sim-seed")->seen || wt_opts_get(opts, "--sim-weight")->seen ||
+         wt_opts_get(opts, "--missing")->seen)) {
+        fprintf(stderr, "workloadtruth benchmark: --traces, --features, --retime, --sim-seed, "
+                        "--sim-weight and --missing go with --holdout (see --help)\n");
         goto out;
     }
     if (model_path && clf != &wt_classifier_physics) {
@@ -326,7 +331,7 @@ int wt_cmd_benchmark(int argc, char **argv)
         fprintf(stderr, "workloadtruth benchmark: out of memory\n");
         goto out;
     }
-    if (holdout_by && holdout_init(&ho, &traces, nfeatures, (int)retime, sim_seed,
+    if (holdout_by && holdout_init(&ho, &traces, nfeatures, (int)retime, sim_seed, sim_weight,
                                    wt_cli_missing_stop(missing), &err) != WT_OK) {
         fprintf(stderr, "workloadtruth benchmark: %s\n", err.msg);
         goto out;

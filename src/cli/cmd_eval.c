@@ -31,6 +31,7 @@ int wt_cmd_eval(int argc, char **argv)
     long long train_sim = -1;
     unsigned long long train_sim_u = 0, train_py_u = 0, alone_u = 1, depth_u = 0, rounds_u = 0,
                        retime_u = 0, sim_seed_u = 0;
+    double sim_weight = wt_train_default.sim_weight;
     const char *columns = NULL, *dump_path = NULL, *holdout = NULL, *features = NULL;
     const char *model_path = NULL, *family = NULL, *missing = "side";
     double strength = -1;
@@ -53,6 +54,7 @@ int wt_cmd_eval(int argc, char **argv)
         {"--holdout", WT_OPT_CHOICE, &holdout, "BY", "leave one out: train the physics model without each source (or gpu_model) and score it", 0, 0, holdouts, false},
         {"--features", WT_OPT_STRING, &features, "LIST", "--holdout: the features the model may use (default: the physics set)", 0, 0, NULL, false},
         {"--simulate", WT_OPT_UINT, &train_sim_u, "N", "--holdout: simulator windows per profile/evasion cell added to each fold's training (default 60; 0: real traces only)", 0, 1000, NULL, false},
+        {"--sim-weight", WT_OPT_DOUBLE, &sim_weight, "W", "--holdout: the simulator's windows weigh W times what a source of as many windows would (default 0.4)", 0.01, 100, NULL, false},
         {"--python-windows", WT_OPT_UINT, &train_py_u, "N", "--holdout: windows per Python-profile cell added to each fold's training (default 40; 0: none)", 0, 10000, NULL, false},
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},
         {"--alone-views", WT_OPT_UINT, &alone_u, "0|1", "--holdout: also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
@@ -118,6 +120,7 @@ int wt_cmd_eval(int argc, char **argv)
     o.train_rounds = (int)rounds_u;
     o.train_retime = (int)retime_u;
     o.train_sim_seed = sim_seed_u;
+    o.train_sim_weight = sim_weight;
     o.train_missing_stop = wt_cli_missing_stop(missing);
     struct wt_eval_report rep;
     struct wt_err err = {{0}};
@@ -191,8 +194,9 @@ int wt_cmd_eval(int argc, char **argv)
         rep.evasion_strength = sleep.asleep;
     }
     static const char *const train_only[] = {
-        "--features", "--simulate", "--python-windows", "--alone-views", "--retime",
-        "--sim-seed", "--missing",  "--depth",          "--rounds",      NULL};
+        "--features", "--simulate", "--sim-weight", "--python-windows", "--alone-views",
+        "--retime",   "--sim-seed", "--missing",    "--depth",          "--rounds",
+        NULL};
     for (int i = 0; train_only[i]; i++)
         if (!holdout && wt_opts_get(opts, train_only[i])->seen) {
             fprintf(stderr, "workloadtruth eval: %s goes with --holdout (see --help)\n",

@@ -132,6 +132,7 @@ int wt_cmd_train(int argc, char **argv)
         {"--rounds", WT_OPT_UINT, &rounds, "N", "boosting rounds: trees (default 300)", 1, WT_MODEL_MAX_TREES, NULL, false},
         {"--features", WT_OPT_STRING, &features, "LIST", "features the model may use (default: the physics set)", 0, 0, NULL, false},
         {"--simulate", WT_OPT_UINT, &sim, "N", "simulator windows per profile/evasion cell added to the traces (default 60; 0: none)", 0, 1000, NULL, false},
+        {"--sim-weight", WT_OPT_DOUBLE, &cfg.sim_weight, "W", "the simulator's windows weigh W times what a source of as many windows would (default 0.4)", 0.01, 100, NULL, false},
         {"--python-windows", WT_OPT_UINT, &py, "N", "windows per Python-profile cell added (default 40; 0: none)", 0, 10000, NULL, false},
         {"--alone-views", WT_OPT_UINT, &alone, "0|1", "also learn each multi-GPU window without its peers (default 1)", 0, 1, NULL, false},
         {"--retime", WT_OPT_UINT, &retime, "0|1", "learn each trace window at the native rate as another poller's clock would time it: up to 0.6% fast or slow, each sample up to 5 ms off (default 0)", 0, 1, NULL, false},

@@ -256,6 +256,8 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
         cfg.rounds = o->train_rounds;
     cfg.retime = o->train_retime;
     cfg.sim_seed = o->train_sim_seed;
+    if (o->train_sim_weight > 0)
+        cfg.sim_weight = o->train_sim_weight;
     cfg.missing_stop = o->train_missing_stop;
     cfg.nfeatures = o->train_nfeatures;
     cfg.trace_opts = o->trace_opts; /* read the traces as they are scored */

@@ -42,6 +42,7 @@ struct wt_eval_opts {
     int train_rounds;   /* --holdout: boosting rounds (0: the default) */
     int train_retime;   /* --holdout: learn native-rate trace windows retimed (0: no) */
     uint64_t train_sim_seed; /* --holdout: mixed into the simulator windows' seeds (0: shipped) */
+    double train_sim_weight; /* --holdout: the simulator windows' weight factor (0: the default) */
     int train_missing_stop;  /* --holdout: wt_train_opts.missing_stop */
     const struct wt_sleep_opts *sleep; /* sleeps injected into scored training (NULL: none);
                                         * --holdout still trains on the traces as recorded */

@@ -23,6 +23,7 @@ const struct wt_train_config wt_train_default = {
     .min_child = 0.02,
     .nthresholds = 32,
     .sim_per_cell = 60,
+    .sim_weight = 0.4,
     .py_per_cell = 40,
     .alone_views = 1,
     .retime = 0,
@@ -47,11 +48,11 @@ int wt_train_config_args(const struct wt_train_config *c, int list_features, cha
     if (!cap)
         return -1;
     buf[0] = 0;
-    int rc =
-        append(buf, cap,
-               "--window %g --rounds %d --depth %d --simulate %u --python-windows %u "
-               "--alone-views %d",
-               c->window_s, c->rounds, c->depth, c->sim_per_cell, c->py_per_cell, c->alone_views);
+    int rc = append(buf, cap,
+                    "--window %g --rounds %d --depth %d --simulate %u --sim-weight %g "
+                    "--python-windows %u --alone-views %d",
+                    c->window_s, c->rounds, c->depth, c->sim_per_cell, c->sim_weight,
+                    c->py_per_cell, c->alone_views);
     if (c->features && !list_features)
         rc |= append(buf, cap, " --features (listed below)");
     for (size_t i = 0; c->features && list_features && i < c->nfeatures; i++)
@@ -536,6 +537,12 @@ static int same_source(const struct wt_trainset_file *a, const struct wt_trainse
     return a->builtin == b->builtin && !strcmp(a->group, b->group);
 }
 
+/* The simulator's windows (not a trace directory named "simulator"). */
+static int is_simulator(const struct wt_trainset_file *f)
+{
+    return f->builtin && !strcmp(f->group, "simulator");
+}
+
 int wt_trainset_fit(const struct wt_trainset *ts, const unsigned char *exclude,
                     const struct wt_train_config *c, struct wt_model *out, struct wt_err *err)
 {
@@ -568,6 +575,8 @@ int wt_trainset_fit(const struct wt_trainset *ts, const unsigned char *exclude,
         x[n] = ts->x[i];
         y[n] = ts->y[i];
         w[n] = 1.0 / sqrt((double)count[g * 2 + ts->y[i]]);
+        if (is_simulator(&ts->files[ts->file[i]]))
+            w[n] *= c->sim_weight;
         n++;
     }
     if ((rc = canonical_order(x, y, w, n, err)) != WT_OK)

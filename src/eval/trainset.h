@@ -51,6 +51,7 @@ struct wt_train_config {
     double learning_rate, lambda, min_child;
     int nthresholds;
     unsigned sim_per_cell;           /* simulator windows per cell (0: none) */
+    double sim_weight;               /* the simulator's windows' weight, times (see fit) */
     unsigned py_per_cell;            /* Python-profile windows per cell (0: none) */
     int alone_views;                 /* also learn each multi-GPU window without its peers */
     int retime;                      /* learn native-rate trace windows retimed (see .c) */
@@ -70,8 +71,8 @@ struct wt_train_config {
 extern const struct wt_train_config wt_train_default;
 
 /* Writes c as the options of `workloadtruth train` that make it, to buf (cap
- * bytes): --window, --rounds, --depth, --simulate, --python-windows and
- * --alone-views always; then --features (its comma-separated list when
+ * bytes): --window, --rounds, --depth, --simulate, --sim-weight,
+ * --python-windows and --alone-views always; then --features (its comma-separated list when
  * list_features, else "(listed below)"), only when c names features; then
  * --retime, --sim-seed, --missing, --gpus-per-tick and --interval, each only
  * when not the default (so the shipped model's line stays as it was).  Learning
@@ -99,7 +100,10 @@ int wt_trainset_sim_family(const struct wt_trainset_file *f, char *fam, size_t c
  * "python-synthetic".  Seeds are disjoint from the benchmark's. */
 int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell,
                            struct wt_err *err) WT_WARN_UNUSED;
-/* Trains on the windows whose file's `exclude` flag is 0 (exclude may be NULL). */
+/* Trains on the windows whose file's `exclude` flag is 0 (exclude may be NULL).
+ * Weights: the two classes weigh the same; within a class each source's
+ * windows share a weight that grows with the square root of their number, the
+ * simulator's times c->sim_weight (docs/evaluation.md item 30). */
 int wt_trainset_fit(const struct wt_trainset *ts, const unsigned char *exclude,
                     const struct wt_train_config *c, struct wt_model *out,
                     struct wt_err *err) WT_WARN_UNUSED;

@@ -129,6 +129,7 @@ static json_t *train_json(const struct wt_train_config *c, int *bad)
     put(o, "rounds", json_integer(c->rounds), bad);
     put(o, "depth", json_integer(c->depth), bad);
     put(o, "simulate", json_integer(c->sim_per_cell), bad);
+    put(o, "sim_weight", wt_json_number(c->sim_weight, 4), bad);
     put(o, "python_windows", json_integer(c->py_per_cell), bad);
     put(o, "alone_views", json_integer(c->alone_views), bad);
     put(o, "retime", json_integer(c->retime), bad);
