@@ -370,6 +370,51 @@ if [ "$rc" != 0 ] || [ "$recs" != 4 ] ||
     grep owner_changed "$TMP/promchg/workloadtruth.prom" | sed 's/^/    textfile: /'
     fails=$((fails + 1))
 fi
+# peers are the GPUs of one job: two GPUs in lock-step, each with a process
+# of its own Slurm job (cgroups Slurm made), are read alone (eight single-GPU
+# servers on one host read as one synchronous job, docs/evaluation.md item
+# 20); of one job, side by side; a GPU without a process is not the job's; a
+# GPU whose process has no owner (a bare process) keeps every GPU as a peer,
+# as a trace does, and so do job ids the processes only claim in their
+# environment (one per rank would read a data-parallel job apart)
+awk 'BEGIN { for (i = 0; i < 1500; i++) for (g = 0; g < 2; g++) { p = i % 20; fb = p < 17
+    printf "%.1f,%d,%d,%d,30000,40960,%d,400,400,1410,1410,1\n", i / 10, g, fb ? 99 : 60, fb ? 40 : 70, fb ? 370 + (p % 3) * 5 : 120 } }' >"$TMP/steps2.rows"
+{ head -4 "$TMP/steps.csv"; cat "$TMP/steps2.rows"; } >"$TMP/steps2.csv"
+for p in 7000:501 7001:502 7002:501; do
+    mkdir -p "$TMP/root/proc/${p%:*}"
+    printf '0::/system.slice/slurmstepd.scope/job_%s/step_0\n' "${p#*:}" >"$TMP/root/proc/${p%:*}/cgroup"
+done
+mkdir -p "$TMP/root/proc/7003" "$TMP/root/proc/7004" "$TMP/root/proc/7005"
+printf 'HOME=/root\0' >"$TMP/root/proc/7003/environ"
+printf 'SLURM_JOB_ID=503\0' >"$TMP/root/proc/7004/environ"
+printf 'SLURM_JOB_ID=504\0' >"$TMP/root/proc/7005/environ"
+# peers PROCS: whether each GPU's peer_sync was measured ("sync" or "none";
+# its value depends on when each GPU was polled) and peers_other_jobs (or 0),
+# from the audit log's class records, "GPU:SYNC:OTHERS" in GPU order
+peers() {
+    rm -rf "$TMP/wp"
+    WT_FAKE_NVML_TRACE="$TMP/steps2.csv" WT_FAKE_NVML_PROCS=$1 WT_FAKE_NVML_SPEED=5 "$WT" watch --nvml-lib "$FAKE" --gpus all \
+        --interval 0.2 --window 11 --iterations 1 --json --log-dir "$TMP/wp" >"$TMP/wp.out" 2>"$TMP/wp.err" || echo "exit $?"
+    grep '"type":"class"' "$TMP/wp/log.jsonl" | sed 's/.*"gpu_idx":\([0-9]*\).*/\1 &/' | sort -n | while read -r g line; do
+        s=$(echo "$line" | sed -n 's/.*"peer_sync":"\([^"]*\)".*/\1/p')
+        o=$(echo "$line" | sed -n 's/.*"peers_other_jobs":\([0-9]*\).*/\1/p')
+        [ -n "$s" ] && s=sync || s=none
+        printf '%s:%s:%s ' "$g" "$s" "${o:-0}"
+    done
+}
+for pc in "0:7000:30000,1:7001:30000=0:none:1 1:none:1 " "0:7000:30000,1:7002:30000=0:sync:0 1:sync:0 " \
+    "0:7000:30000=0:none:1 1:sync:0 " "0:7003:30000,1:7001:30000=0:sync:0 1:none:1 " \
+    "0:7004:30000,1:7005:30000=0:sync:0 1:sync:0 "; do
+    n=$((n + 1))
+    got=$(peers "${pc%%=*}")
+    if [ "$got" != "${pc#*=}" ]; then
+        echo "FAIL [watch-peers-same-job]: processes ${pc%%=*}: got '$got', wanted '${pc#*=}'"
+        sed 's/^/    stderr: /' "$TMP/wp.err" | head -3
+        fails=$((fails + 1))
+    fi
+done
+peers "0:7000:30000,1:7001:30000" >/dev/null
+grep -q 'ran no process of this GPU' "$TMP/wp.out" || { echo "FAIL [watch-peers-same-job]: no reason says why the GPUs were read alone"; fails=$((fails + 1)); }
 # a job's own claim beat the operator's --declared (and every policy rule):
 # pid 6000 declares training; --operator-declared makes --declared the type
 WT_FAKE_NVML_TRACE="$TMP/steps.csv" WT_FAKE_NVML_PROCS=0:6000:30000 run watch-job-claim-wins 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 \

@@ -116,11 +116,13 @@ static void test_slurm(void **state)
     struct wt_proc p = {.pid = 300};
     wt_proc_owner(root, &p);
     assert_string_equal(p.slurm_job_id, "98765");
+    assert_int_equal(p.slurm_job_from_cgroup, 1);
     assert_string_equal(p.user, "root");
     struct wt_proc q = {.pid = 400};
     wt_proc_owner(root, &q);
     assert_string_equal(q.slurm_job_id, "555");
-    assert_string_equal(q.user, "bob"); /* from USER= when status is unreadable */
+    assert_int_equal(q.slurm_job_from_cgroup, 0); /* the environment's: a claim */
+    assert_string_equal(q.user, "bob");           /* from USER= when status is unreadable */
     struct wt_proc r = {.pid = 999};
     wt_proc_owner(root, &r);
     assert_string_equal(r.comm, "");
@@ -239,6 +241,7 @@ static void test_nested_cgroups(void **state)
     struct wt_proc b2 = {.pid = 815};
     wt_proc_owner(root, &b2);
     assert_string_equal(b2.slurm_job_id, "321");
+    assert_int_equal(b2.slurm_job_from_cgroup, 1);
     /* a privileged pod's container that nests another pod and container */
     PUT("proc/820/cgroup",
         "0::/kubepods.slice/kubepods-burstable.slice/"

@@ -618,24 +618,35 @@ struct attribution {
     uint64_t set[MAX_PROCS];
     uint64_t main; /* 0: no owner */
     enum wt_class declared;
+    /* the same of the owners the kernel names (a Slurm job from its cgroup,
+     * pod UID, container), which a process cannot change: for peers */
+    size_t kn;
+    uint64_t kset[MAX_PROCS];
+    uint64_t kmain;
 };
 
-static uint64_t owner_hash(const struct wt_proc *c)
+static uint64_t owner_hash(const struct wt_proc *c, int kernel_only)
 {
     char key[200];
-    snprintf(key, sizeof(key), "%s|%s|%s", c->slurm_job_id, c->pod_uid, c->container_id);
+    const char *job = kernel_only && !c->slurm_job_from_cgroup ? "" : c->slurm_job_id;
+    snprintf(key, sizeof(key), "%s|%s|%s", job, c->pod_uid, c->container_id);
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
     for (const char *p = key; *p; p++)
         h = (h ^ (unsigned char)*p) * 1099511628211ULL;
     return h ? h : 1;
 }
 
-static int in_set(const struct attribution *a, uint64_t h)
+static int in_list(const uint64_t *set, size_t n, uint64_t h)
 {
-    for (size_t i = 0; i < a->n; i++)
-        if (a->set[i] == h)
+    for (size_t i = 0; i < n; i++)
+        if (set[i] == h)
             return 1;
     return 0;
+}
+
+static int in_set(const struct attribution *a, uint64_t h)
+{
+    return in_list(a->set, a->n, h);
 }
 
 /* --operator-declared: the declared type is --declared or the policy's
@@ -653,14 +664,14 @@ static enum wt_class declared_of(const struct wt_policy *policy, enum wt_class c
 static void attribution_of(const struct wt_policy *policy, enum wt_class cli,
                            const struct wt_proc *procs, size_t n, struct attribution *a)
 {
-    a->n = 0;
-    a->main = 0;
-    double main_mib = -2;
+    a->n = a->kn = 0;
+    a->main = a->kmain = 0;
+    double main_mib = -2, kmain_mib = -2;
     for (size_t i = 0; i < n; i++) {
         const struct wt_proc *c = &procs[i];
         if (!(c->slurm_job_id[0] || c->pod_uid[0] || c->container_id[0]))
             continue;
-        uint64_t h = owner_hash(c);
+        uint64_t h = owner_hash(c, 0);
         if (!in_set(a, h) && a->n < MAX_PROCS)
             a->set[a->n++] = h;
         double mib = wt_measured(c->used_mib) ? c->used_mib : -1;
@@ -668,10 +679,35 @@ static void attribution_of(const struct wt_policy *policy, enum wt_class cli,
             main_mib = mib;
             a->main = h;
         }
+        if (!(c->slurm_job_from_cgroup || c->pod_uid[0] || c->container_id[0]))
+            continue;
+        uint64_t k = owner_hash(c, 1);
+        if (!in_list(a->kset, a->kn, k) && a->kn < MAX_PROCS)
+            a->kset[a->kn++] = k;
+        if (mib > kmain_mib) {
+            kmain_mib = mib;
+            a->kmain = k;
+        }
     }
     enum wt_declared_source dsrc;
     a->known = 1;
     a->declared = declared_of(policy, cli, procs, n, &dsrc);
+}
+
+/* Whether GPU h's window may be read beside GPU g's as one job's (cross-GPU
+ * synchrony, `peer_sync`): g has no owner the kernel names (a bare process, a
+ * job id from the environment only, or no process list: every GPU is a peer,
+ * as in a trace), h's processes could not be listed, or g's main such owner
+ * has a process on h.  A GPU with no process of that owner, idle or another
+ * job's, is not part of g's job: eight single-GPU servers on one host read as
+ * one synchronous job otherwise (docs/evaluation.md item 20).  Owners a
+ * process names itself (SLURM_JOB_ID) do not count: one per rank would read a
+ * data-parallel job's GPUs apart. */
+static int same_job(const struct attribution *g, const struct attribution *h)
+{
+    if (!g->known || !g->kmain || !h->known)
+        return 1;
+    return in_list(h->kset, h->kn, g->kmain);
 }
 
 /* Whether a window that began with a and ended with b was partly another's. */
@@ -1250,14 +1286,25 @@ int wt_cmd_watch(int argc, char **argv)
         for (int g = 0; g < ngpus; g++) {
             if (!nbuf[g])
                 continue;
-            size_t np = 0;
-            for (int h = 0; h < ngpus; h++)
-                if (h != g && nbuf[h])
-                    peers[np++] = (struct wt_window){.s = buf[h],
-                                                     .n = nbuf[h],
-                                                     .gpu = h,
-                                                     .power_semantics = info[h].power_semantics,
-                                                     .gpu_model = info[h].name};
+            /* peers: the other watched GPUs, less those on which this GPU's
+             * owner as the kernel names it (Slurm job cgroup, pod UID,
+             * container) had no process as the window began (another job's,
+             * or idle); without such an owner here, or a process list there,
+             * every GPU is a peer, as in a trace (same_job) */
+            size_t np = 0, other_jobs = 0;
+            for (int h = 0; h < ngpus; h++) {
+                if (h == g || !nbuf[h])
+                    continue;
+                if (!same_job(&at_start[g], &at_start[h])) {
+                    other_jobs++;
+                    continue;
+                }
+                peers[np++] = (struct wt_window){.s = buf[h],
+                                                 .n = nbuf[h],
+                                                 .gpu = h,
+                                                 .power_semantics = info[h].power_semantics,
+                                                 .gpu_model = info[h].name};
+            }
             struct wt_window win = {.s = buf[g],
                                     .n = nbuf[g],
                                     .gpu = g,
@@ -1269,6 +1316,17 @@ int wt_cmd_watch(int argc, char **argv)
                 fprintf(stderr, "%s: GPU %d: %s\n", help.prog, g, err.msg);
                 continue;
             }
+            if (other_jobs && np)
+                wt_result_add_reason(&res, -1, NAN, WT_CLASS_NONE,
+                                     "%zu of the host's other GPUs ran no process of this GPU's "
+                                     "job (Slurm job, pod, container): cross-GPU synchrony read "
+                                     "only the %zu that did",
+                                     other_jobs, np);
+            else if (other_jobs)
+                wt_result_add_reason(&res, -1, NAN, WT_CLASS_NONE,
+                                     "the host's other GPUs ran no process of this GPU's job "
+                                     "(Slurm job, pod, container): read alone, without "
+                                     "cross-GPU synchrony");
             /* who runs there, what they declared */
             size_t np2 = 0;
             struct wt_err perr = {{0}};
@@ -1318,6 +1376,8 @@ int wt_cmd_watch(int argc, char **argv)
             if (changed)
                 json_object_set_new(ev, "owner_changed",
                                     json_integer(1)); /* log values: integers or strings */
+            if (other_jobs)
+                json_object_set_new(ev, "peers_other_jobs", json_integer((json_int_t)other_jobs));
             if (metrics) {
                 /* the owner's labels; a failed process list keeps the last */
                 if (!perr.msg[0]) {

@@ -301,6 +301,7 @@ void wt_proc_owner(const char *root, struct wt_proc *p)
         parse_cgroup(t, p);
         free(t);
     }
+    p->slurm_job_from_cgroup = p->slurm_job_id[0] != '\0';
     snprintf(path, sizeof(path), "proc/%u/environ", p->pid);
     int cut = 0;
     if ((t = slurp_max(root, path, MAX_ENVIRON, &len, &cut)) != NULL) {

@@ -25,6 +25,8 @@ struct wt_proc {
     char container_id[72]; /* docker / containerd / CRI-O container id */
     char pod_uid[40];      /* Kubernetes pod UID */
     char slurm_job_id[24];
+    int slurm_job_from_cgroup; /* slurm_job_id is the kernel's (a cgroup Slurm made), not
+                                * the environment's, which the process sets */
     /* from the environment, for the declared type (declared.h) */
     char declared[16];        /* WORKLOADTRUTH_DECLARED, else SPANK_WORKLOAD_TYPE,
                                * SLURM_SPANK_WORKLOAD_TYPE, WORKLOAD_TYPE: the first not empty */
