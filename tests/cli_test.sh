@@ -700,6 +700,21 @@ run eval-evade-strength 2 "$WT" eval --traces "$TMP/dense.csv" --evasion-family 
 run eval-evade-alone 2 "$WT" eval --traces "$TMP/dense.csv" --evasion-strength 0.5 && has err "--evasion-strength goes with --evasion-family" && oneline
 run eval-dump 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 --classifier rules --dump-features "$TMP/f.csv"
 grep -q "^file,source,gpu_model,gpu,t_start,truth,predicted,confidence,score,avg_gpu_util_pct" "$TMP/f.csv" || { echo "FAIL [eval-dump]: no header"; fails=$((fails + 1)); }
+# --peers none: each GPU of a file read without the others (a host whose GPUs
+# ran unrelated jobs); peer_sync is then not measured, and the report says so
+awk 'BEGIN { print "# gpu_model: NVIDIA A100-SXM4-40GB"; print "t_s,gpu,util_gpu_pct,power_w,label";
+    for (i = 0; i < 600; i++) for (g = 0; g < 2; g++) { p = i % 20
+        printf "%.1f,%d,%d,%d,TRAINING\n", i / 10, g, p < 17 ? 99 : 60, p < 17 ? 370 : 120 } }' >"$TMP/two.csv"
+# peer_sync_cells FILE: the dump's peer_sync cells, one per line
+peer_sync_cells() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "peer_sync") c = i; next } { print $c }' "$1"; }
+run eval-peers-all 0 "$WT" eval --traces "$TMP/two.csv" --dump-features "$TMP/pa.csv"
+check eval-peers-all [ "$(peer_sync_cells "$TMP/pa.csv" | grep -c .)" = 4 ]
+run eval-peers-none 0 "$WT" eval --traces "$TMP/two.csv" --peers none --dump-features "$TMP/pn.csv" && has out "peers: none"
+check eval-peers-none [ "$(peer_sync_cells "$TMP/pn.csv" | grep -c .)" = 0 ] && [ "$(wc -l <"$TMP/pn.csv")" = 5 ]
+run eval-peers-none-json 0 "$WT" eval --traces "$TMP/two.csv" --peers none --json && has out '"peers": "none"'
+run eval-peers-bad 2 "$WT" eval --traces "$TMP/two.csv" --peers some && has err "--peers" && oneline
+run classify-peers-none 0 "$WT" classify --trace "$TMP/two.csv" --samples 300 --peers none --json && has out '"peer_sync": null'
+run classify-peers-all 0 "$WT" classify --trace "$TMP/two.csv" --samples 300 --json && has out '"peer_sync": 1'
 # a copy of a trace under another name (another source's folder) is read once,
 # named, and neither trained on nor scored twice; --holdout lists non-traces too
 mkdir -p "$TMP/ho/a" "$TMP/ho/b" "$TMP/ho/c"

@@ -393,8 +393,10 @@ printf 'SLURM_JOB_ID=504\0' >"$TMP/root/proc/7005/environ"
 # from the audit log's class records, "GPU:SYNC:OTHERS" in GPU order
 peers() {
     rm -rf "$TMP/wp"
-    WT_FAKE_NVML_TRACE="$TMP/steps2.csv" WT_FAKE_NVML_PROCS=$1 WT_FAKE_NVML_SPEED=5 "$WT" watch --nvml-lib "$FAKE" --gpus all \
-        --interval 0.2 --window 11 --iterations 1 --json --log-dir "$TMP/wp" >"$TMP/wp.out" 2>"$TMP/wp.err" || echo "exit $?"
+    procs=$1
+    shift
+    WT_FAKE_NVML_TRACE="$TMP/steps2.csv" WT_FAKE_NVML_PROCS=$procs WT_FAKE_NVML_SPEED=5 "$WT" watch --nvml-lib "$FAKE" --gpus all \
+        --interval 0.2 --window 11 --iterations 1 --json --log-dir "$TMP/wp" "$@" >"$TMP/wp.out" 2>"$TMP/wp.err" || echo "exit $?"
     grep '"type":"class"' "$TMP/wp/log.jsonl" | sed 's/.*"gpu_idx":\([0-9]*\).*/\1 &/' | sort -n | while read -r g line; do
         s=$(echo "$line" | sed -n 's/.*"peer_sync":"\([^"]*\)".*/\1/p')
         o=$(echo "$line" | sed -n 's/.*"peers_other_jobs":\([0-9]*\).*/\1/p')
@@ -415,6 +417,14 @@ for pc in "0:7000:30000,1:7001:30000=0:none:1 1:none:1 " "0:7000:30000,1:7002:30
 done
 peers "0:7000:30000,1:7001:30000" >/dev/null
 grep -q 'ran no process of this GPU' "$TMP/wp.out" || { echo "FAIL [watch-peers-same-job]: no reason says why the GPUs were read alone"; fails=$((fails + 1)); }
+# --peers all: every watched GPU, whoever runs it (as before owners counted);
+# --peers none: each GPU alone, even within one job
+n=$((n + 1))
+got="$(peers "0:7000:30000,1:7001:30000" --peers all) / $(peers "0:7000:30000,1:7002:30000" --peers none)"
+if [ "$got" != "0:sync:0 1:sync:0  / 0:none:0 1:none:0 " ]; then
+    echo "FAIL [watch-peers-option]: got '$got'"
+    fails=$((fails + 1))
+fi
 # a job's own claim beat the operator's --declared (and every policy rule):
 # pid 6000 declares training; --operator-declared makes --declared the type
 WT_FAKE_NVML_TRACE="$TMP/steps.csv" WT_FAKE_NVML_PROCS=0:6000:30000 run watch-job-claim-wins 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 \

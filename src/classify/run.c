@@ -284,7 +284,7 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
     if (!(trace && !strcmp(trace, "-")) && !live &&
         (rc = wt_source_device_count(src, &ngpu, err)) != WT_OK)
         goto out;
-    if (ngpu > 1) {
+    if (ngpu > 1 && !rq->alone) {
         peers = calloc((size_t)ngpu, sizeof(*peers));
         pw = calloc((size_t)ngpu, sizeof(*pw));
         if (!peers || !pw) {

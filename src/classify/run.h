@@ -26,6 +26,7 @@ struct wt_run_request {
     size_t min_agree; /* job level k (0: a strict majority) */
     double start;     /* skip samples before this t_s (NaN: from the start) */
     const struct wt_classifier *clf;
+    int alone; /* the GPU without the source's other GPUs as peers (--peers none) */
     /* optional: called after each window (done of total) */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;

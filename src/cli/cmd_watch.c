@@ -726,7 +726,8 @@ int wt_cmd_watch(int argc, char **argv)
     const char *clf_name = wt_classifier_default()->name, *model_path = NULL, *nvml_lib = NULL;
     const char *dir = NULL, *file = NULL;
     const char *listen = NULL, *textfile = NULL, *declared_s = NULL, *policy_path = NULL;
-    const char *label_style = "prometheus";
+    const char *label_style = "prometheus", *peer_mode = "job";
+    static const char *const peer_modes[] = {"job", "all", "none", NULL};
     static const char *const label_styles[] = {"prometheus", "dcgm", NULL};
     char model_id[17] = "";
     unsigned long long gpu_index = 0, window = 10, iterations = 0, seed = 0, seal_every = 100;
@@ -739,6 +740,7 @@ int wt_cmd_watch(int argc, char **argv)
         {"--trace", WT_OPT_STRING, &trace, "FILE", "replay a trace ('-' = stdin); implies --backend replay", 0, 0, NULL, false},
         {"--gpu-index", WT_OPT_UINT, &gpu_index, "N", "GPU to watch (default 0)", 0, WT_MAX_GPUS - 1, NULL, false},
         {"--gpus", WT_OPT_STRING, &gpus, "LIST", "GPUs to watch: all, or 0,1,... (instead of --gpu-index)", 0, 0, NULL, false},
+        {"--peers", WT_OPT_CHOICE, &peer_mode, "job|all|none", "the other watched GPUs read beside each: those of its job when the kernel names it, else all (job; default), all, or none", 0, 0, peer_modes, false},
         {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between samples (default 1; simulator profiles: 0.1; 0: no pacing, synthetic only)", 0, 3600, NULL, false},
         {"--window", WT_OPT_UINT, &window, "N", "samples per window; live GPUs: polls per window (default 10; simulator profiles: 300, 30 s)", 2, MAX_WINDOW, NULL, false},
         {"--iterations", WT_OPT_UINT, &iterations, "N", "windows per GPU, then stop (default 0: until interrupted or the trace ends)", 0, 1e12, NULL, false},
@@ -1293,9 +1295,9 @@ int wt_cmd_watch(int argc, char **argv)
              * every GPU is a peer, as in a trace (same_job) */
             size_t np = 0, other_jobs = 0;
             for (int h = 0; h < ngpus; h++) {
-                if (h == g || !nbuf[h])
+                if (h == g || !nbuf[h] || !strcmp(peer_mode, "none"))
                     continue;
-                if (!same_job(&at_start[g], &at_start[h])) {
+                if (!strcmp(peer_mode, "job") && !same_job(&at_start[g], &at_start[h])) {
                     other_jobs++;
                     continue;
                 }

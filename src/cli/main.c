@@ -58,6 +58,8 @@ const char *const *wt_cli_classifier_names(void)
 
 const char *const wt_cli_missing_choices[] = {"side", "stop", NULL};
 
+const char *const wt_cli_peer_choices[] = {"all", "none", NULL};
+
 int wt_cli_missing_stop(const char *choice)
 {
     return !strcmp(choice, "stop");

@@ -352,7 +352,7 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
             };
             double t0 = it.t0 + o->window_s * it.k;
             double t1 = t0 + o->window_s;
-            for (int j = 0; j < ngpus; j++) {
+            for (int j = 0; j < ngpus && !o->alone; j++) {
                 if (j == i)
                     continue;
                 size_t a = lower_bound(g[j].s, g[j].n, t0), b = lower_bound(g[j].s, g[j].n, t1);

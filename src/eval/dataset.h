@@ -55,6 +55,7 @@ struct wt_ds_opts {
     const struct wt_sleep_opts *sleep; /* NULL, or sleep injection into training (eval only) */
     double truth_s; /* > 0: a longer window's truth is that of its last truth_s seconds,
                      * the part the classifier scores (its max_seconds) */
+    int alone;      /* each GPU without its file's other GPUs as peers */
 };
 
 enum wt_ds_skip { WT_DS_SCORED = 0, WT_DS_UNLABELLED = 1, WT_DS_SHORT = 2 };

@@ -16,6 +16,7 @@ void wt_eval_init(struct wt_eval_report *rep, const struct wt_eval_opts *o)
     memset(rep, 0, sizeof(*rep));
     rep->window_s = o->window_s;
     rep->classifier = o->clf->name;
+    rep->alone = o->alone;
 }
 
 void wt_eval_add_counts(struct wt_eval_counts *dst, const struct wt_eval_counts *src)
@@ -213,6 +214,7 @@ int wt_eval_add_path(struct wt_eval_report *rep, const char *path, const struct 
         .min_samples = o->clf->min_samples,
         .truth_s = o->clf->max_seconds,
         .sleep = o->sleep,
+        .alone = o->alone,
     };
     struct wt_ds_callbacks cb = {on_file, on_window, on_not_trace, on_duplicate, &c};
     return wt_ds_walk(path, &dso, &cb, err);

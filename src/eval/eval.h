@@ -46,6 +46,7 @@ struct wt_eval_opts {
     int train_missing_stop;  /* --holdout: wt_train_opts.missing_stop */
     const struct wt_sleep_opts *sleep; /* sleeps injected into scored training (NULL: none);
                                         * --holdout still trains on the traces as recorded */
+    int alone; /* score each GPU without its file's other GPUs as peers (--peers none) */
 };
 
 struct wt_eval_counts {
@@ -76,6 +77,7 @@ struct wt_eval_report {
     int classifier_owned; /* classifier name was malloc'd */
     const char *evasion;  /* sleep-injection family applied to training, or NULL */
     double evasion_strength;
+    int alone; /* scored without peers (--peers none) */
     /* --holdout: how each fold's model was trained (its features point into
      * the caller's wt_eval_opts.train_features, or are NULL: the physics set) */
     struct wt_train_config train;

@@ -144,6 +144,8 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
     wt_eval_total(e, &t);
     fprintf(f, "classifier '%s', %g-second windows, %zu trace files\n", e->classifier, e->window_s,
             e->nfiles);
+    if (e->alone)
+        fprintf(f, "peers: none (each GPU read without its file's other GPUs)\n");
     if (e->evasion)
         fprintf(f, "evasion: %s at strength %.2f injected into the recorded training\n", e->evasion,
                 e->evasion_strength);
