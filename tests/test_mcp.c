@@ -793,6 +793,31 @@ static void files_stay_inside_their_directories(void **state)
     write_trace("--samples asks for.csv", "t_s,gpu,util_gpu_pct\n0,0,1\n1,0,1\n2,0,1\n");
     tool_fails(s, "classify_workload", "{\"trace\":\"--samples asks for.csv\",\"samples\":10}",
                "/--samples asks for.csv: GPU 0 has only 3 samples; 'samples' asks for 10");
+    /* peers: a trace's other GPUs read beside the classified one, or not */
+    {
+        static char two[8192];
+        size_t len = (size_t)snprintf(
+            two, sizeof(two), "# gpu_model: NVIDIA A100-SXM4-40GB\nt_s,gpu,util_gpu_pct,power_w\n");
+        for (int i = 0; i < 120; i++)
+            for (int g = 0; g < 2; g++)
+                len += (size_t)snprintf(two + len, sizeof(two) - len, "%.1f,%d,%d,%d\n", i / 10.0,
+                                        g, i % 20 < 17 ? 99 : 60, i % 20 < 17 ? 370 : 120);
+        write_trace("two.csv", two);
+        const char *const args[] = {"{\"trace\":\"two.csv\",\"samples\":100}",
+                                    "{\"trace\":\"two.csv\",\"samples\":100,\"peers\":\"none\"}"};
+        for (int k = 0; k < 2; k++) {
+            json_t *resp;
+            json_t *res = call_tool(s, "classify_workload", args[k], &resp);
+            assert_false(is_error(res));
+            json_t *ps = json_object_get(
+                json_object_get(json_object_get(res, "structuredContent"), "features"),
+                "peer_sync");
+            assert_true(k ? json_is_null(ps) : json_is_number(ps));
+            json_decref(resp);
+        }
+        tool_fails(s, "classify_workload", "{\"trace\":\"two.csv\",\"peers\":\"job\"}",
+                   "'peers' must be one of all, none");
+    }
     tool_fails(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}", "the server's directory");
     /* ... the server's setup at fault, not the client's arguments */
     {
