@@ -1320,13 +1320,13 @@ int wt_cmd_watch(int argc, char **argv)
             }
             if (other_jobs && np)
                 wt_result_add_reason(&res, -1, NAN, WT_CLASS_NONE,
-                                     "%zu of the host's other GPUs ran no process of this GPU's "
+                                     "%zu of the other watched GPUs ran no process of this GPU's "
                                      "job (Slurm job, pod, container): cross-GPU synchrony read "
                                      "only the %zu that did",
                                      other_jobs, np);
             else if (other_jobs)
                 wt_result_add_reason(&res, -1, NAN, WT_CLASS_NONE,
-                                     "the host's other GPUs ran no process of this GPU's job "
+                                     "the other watched GPUs ran no process of this GPU's job "
                                      "(Slurm job, pod, container): read alone, without "
                                      "cross-GPU synchrony");
             /* who runs there, what they declared */
