@@ -661,6 +661,19 @@ static enum wt_class declared_of(const struct wt_policy *policy, enum wt_class c
     return wt_declared_for(policy, cli, procs, operator_declared ? 0 : n, src);
 }
 
+/* Adds owner h, using mib of GPU memory, to set (n of them); the one using
+ * the most is *main (the first of equals, as main_owner). */
+static void owner_add(uint64_t *set, size_t *n, uint64_t *main, double *main_mib, uint64_t h,
+                      double mib)
+{
+    if (!in_list(set, *n, h) && *n < MAX_PROCS)
+        set[(*n)++] = h;
+    if (mib > *main_mib) {
+        *main_mib = mib;
+        *main = h;
+    }
+}
+
 static void attribution_of(const struct wt_policy *policy, enum wt_class cli,
                            const struct wt_proc *procs, size_t n, struct attribution *a)
 {
@@ -669,25 +682,11 @@ static void attribution_of(const struct wt_policy *policy, enum wt_class cli,
     double main_mib = -2, kmain_mib = -2;
     for (size_t i = 0; i < n; i++) {
         const struct wt_proc *c = &procs[i];
-        if (!(c->slurm_job_id[0] || c->pod_uid[0] || c->container_id[0]))
-            continue;
-        uint64_t h = owner_hash(c, 0);
-        if (!in_set(a, h) && a->n < MAX_PROCS)
-            a->set[a->n++] = h;
         double mib = wt_measured(c->used_mib) ? c->used_mib : -1;
-        if (mib > main_mib) { /* the first of equals, as main_owner */
-            main_mib = mib;
-            a->main = h;
-        }
-        if (!(c->slurm_job_from_cgroup || c->pod_uid[0] || c->container_id[0]))
-            continue;
-        uint64_t k = owner_hash(c, 1);
-        if (!in_list(a->kset, a->kn, k) && a->kn < MAX_PROCS)
-            a->kset[a->kn++] = k;
-        if (mib > kmain_mib) {
-            kmain_mib = mib;
-            a->kmain = k;
-        }
+        if (c->slurm_job_id[0] || c->pod_uid[0] || c->container_id[0])
+            owner_add(a->set, &a->n, &a->main, &main_mib, owner_hash(c, 0), mib);
+        if (c->slurm_job_from_cgroup || c->pod_uid[0] || c->container_id[0])
+            owner_add(a->kset, &a->kn, &a->kmain, &kmain_mib, owner_hash(c, 1), mib);
     }
     enum wt_declared_source dsrc;
     a->known = 1;
@@ -1219,6 +1218,7 @@ int wt_cmd_watch(int argc, char **argv)
     }
 
     int synthetic = !strcmp(src->ops->name, "synthetic");
+    int peers_none = !strcmp(peer_mode, "none"), peers_job = !strcmp(peer_mode, "job");
     /* A live GPU's window is --window polls, --window x --interval seconds:
      * each poll may bring several of the driver's buffered readings, and
      * counting samples would make windows too short to judge. */
@@ -1295,9 +1295,9 @@ int wt_cmd_watch(int argc, char **argv)
              * every GPU is a peer, as in a trace (same_job) */
             size_t np = 0, other_jobs = 0;
             for (int h = 0; h < ngpus; h++) {
-                if (h == g || !nbuf[h] || !strcmp(peer_mode, "none"))
+                if (h == g || !nbuf[h] || peers_none)
                     continue;
-                if (!strcmp(peer_mode, "job") && !same_job(&at_start[g], &at_start[h])) {
+                if (peers_job && !same_job(&at_start[g], &at_start[h])) {
                     other_jobs++;
                     continue;
                 }
