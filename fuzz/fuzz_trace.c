@@ -3,8 +3,8 @@
  * interval) so the grouping paths are exercised too.  The same bytes are then
  * replayed through the replay source (its per-GPU queues, rows of one sample
  * merged, GPUs a trace does not name): every sample it hands out must keep
- * time order per GPU.  Any crash, leak, hang or sanitizer report is a bug;
- * errors are expected and fine.
+ * time order per GPU, and an owners id must name a cell of the source's table.  Any crash, leak,
+ * hang or sanitizer report is a bug; errors are expected and fine.
  *
  * build: cmake -DWT_FUZZ=ON -DCMAKE_C_COMPILER=clang ...; run: fuzz_trace -max_total_time=60
  *
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "telemetry/owners.h"
 #include "telemetry/source.h"
 #include "telemetry/trace_reader.h"
 
@@ -53,9 +54,13 @@ static void replay(const char *path, const struct wt_trace_opts *o)
                     continue;
                 }
                 any = 1;
+                const struct wt_owners *ow = wt_source_owners(src);
                 for (size_t i = 0; i < got; i++) {
                     if (buf[i].gpu != g || buf[i].t_s < last[g])
                         abort(); /* out of order, or another GPU's sample */
+                    if (buf[i].owner && !*wt_owners_text(ow, buf[i].owner))
+                        abort(); /* an id of no cell */
+                    (void)wt_owners_same_job(ow, buf[i].owner, buf[0].owner);
                     last[g] = buf[i].t_s;
                 }
             }

@@ -715,6 +715,48 @@ run eval-peers-none-json 0 "$WT" eval --traces "$TMP/two.csv" --peers none --jso
 run eval-peers-bad 2 "$WT" eval --traces "$TMP/two.csv" --peers some && has err "--peers" && oneline
 run classify-peers-none 0 "$WT" classify --trace "$TMP/two.csv" --samples 300 --peers none --json && has out '"peer_sync": null'
 run classify-peers-all 0 "$WT" classify --trace "$TMP/two.csv" --samples 300 --json && has out '"peer_sync": 1'
+# an owners column (what record writes from each GPU's processes): a GPU's
+# peers are the GPUs of its job (its first owner among theirs); a GPU whose
+# cell names no owner ("-") or is empty (not known) reads every GPU beside it,
+# and an empty cell is every GPU's peer, as without the column
+owners_trace() { # FILE CELL0 CELL1: two.csv with those owners cells
+    awk -v a="$2" -v b="$3" 'NR == 2 { print $0 ",owners"; next } NR == 1 { print; next }
+        { split($0, f, ","); print $0 "," (f[2] == 0 ? a : b) }' "$TMP/two.csv" >"$1"
+}
+# (cells "CELL0 CELL1 WINDOWS-WITH-PEERS" of 4; "." for an empty cell)
+for oc in "slurm:501 slurm:502 0" "slurm:501 slurm:501 4" "slurm:501 pod:u1;slurm:501 2" \
+    "slurm:501;pod:u1 pod:u1 2" "- slurm:502 2" "slurm:501 - 2" "slurm:501 . 4"; do
+    set -- $oc
+    owners_trace "$TMP/own.csv" "$1" "$(echo "$2" | sed 's/^\.$//')"
+    n=$((n + 1))
+    "$WT" eval --traces "$TMP/own.csv" --dump-features "$TMP/po.csv" >/dev/null 2>&1
+    got=$(peer_sync_cells "$TMP/po.csv" | grep -c .)
+    [ "$got" = "$3" ] || { echo "FAIL [eval-peers-owners]: owners '$1' '$2': $got windows read peers, wanted $3"; fails=$((fails + 1)); }
+done
+owners_trace "$TMP/own.csv" slurm:501 slurm:502
+run eval-peers-owners-all 0 "$WT" eval --traces "$TMP/own.csv" --peers all --dump-features "$TMP/pall.csv" && has out "peers: all"
+check eval-peers-owners-all [ "$(peer_sync_cells "$TMP/pall.csv" | grep -c .)" = 4 ]
+run eval-peers-owners-all-json 0 "$WT" eval --traces "$TMP/own.csv" --peers all --json && has out '"peers": "all"'
+run classify-peers-owners 0 "$WT" classify --trace "$TMP/own.csv" --samples 300 --json && has out '"peer_sync": null' &&
+    has out "the other GPUs of the trace ran no process of this GPU's job"
+run classify-peers-owners-job 0 "$WT" classify --trace "$TMP/own.csv" --samples 300 --peers job --json && has out '"peer_sync": null'
+run classify-peers-owners-all 0 "$WT" classify --trace "$TMP/own.csv" --samples 300 --peers all --json && has out '"peer_sync": 1'
+# watch replaying the trace applies the same rule (its class records count
+# the GPUs of other jobs, as live)
+run watch-replay-owners 0 "$WT" watch --trace "$TMP/own.csv" --gpus all --window 300 --iterations 1 --log-dir "$TMP/wown"
+check "watch-replay-owners: the other GPU is another job's" [ "$(grep -c '"peers_other_jobs":1' "$TMP/wown/log.jsonl")" = 2 ]
+run watch-replay-owners-all 0 "$WT" watch --trace "$TMP/own.csv" --gpus all --window 300 --iterations 1 --log-dir "$TMP/wown2" --peers all
+check "watch-replay-owners-all: peers read" sh -c "! grep -q peers_other_jobs '$TMP/wown2/log.jsonl' && grep -q '\"peer_sync\":' '$TMP/wown2/log.jsonl'"
+# re-recorded, a trace keeps its owners column; --no-owners leaves it out
+run record-owners-kept 0 "$WT" record --trace "$TMP/own.csv" --out "$TMP/own.rec.csv"
+check "record-owners-kept: the same cells" [ "$(grep -v '^#' "$TMP/own.rec.csv" | awk -F, 'NR > 1 { print $2, $NF }' | sort -u | tr '\n' ' ')" = "0 slurm:501 1 slurm:502 " ]
+run record-no-owners 0 "$WT" record --trace "$TMP/own.csv" --out "$TMP/own.rec2.csv" --no-owners
+check "record-no-owners: no column" sh -c "! grep -q -e owners -e slurm: '$TMP/own.rec2.csv'"
+# a bad owners cell names its line and column
+sed '3s/slurm:501$/slurm:5 01/' "$TMP/own.csv" >"$TMP/ownbad.csv"
+run eval-owners-bad-cell 1 "$WT" eval --traces "$TMP/ownbad.csv" && has err "ownbad.csv:3: column 'owners': byte 8 (0x20) is not in an owner name" && oneline
+sed '3s/slurm:501$/a;;b/' "$TMP/own.csv" >"$TMP/ownbad.csv"
+run eval-owners-empty-name 1 "$WT" eval --traces "$TMP/ownbad.csv" && has err "ownbad.csv:3: column 'owners': owner 2 is empty" && oneline
 # a copy of a trace under another name (another source's folder) is read once,
 # named, and neither trained on nor scored twice; --holdout lists non-traces too
 mkdir -p "$TMP/ho/a" "$TMP/ho/b" "$TMP/ho/c"

@@ -803,20 +803,40 @@ static void files_stay_inside_their_directories(void **state)
                 len += (size_t)snprintf(two + len, sizeof(two) - len, "%.1f,%d,%d,%d\n", i / 10.0,
                                         g, i % 20 < 17 ? 99 : 60, i % 20 < 17 ? 370 : 120);
         write_trace("two.csv", two);
-        const char *const args[] = {"{\"trace\":\"two.csv\",\"samples\":100}",
-                                    "{\"trace\":\"two.csv\",\"samples\":100,\"peers\":\"none\"}"};
-        for (int k = 0; k < 2; k++) {
+        /* the same with an owners column: each GPU another Slurm job's */
+        static char jobs[8192];
+        len = (size_t)snprintf(jobs, sizeof(jobs),
+                               "# gpu_model: NVIDIA A100-SXM4-40GB\nt_s,gpu,util_gpu_pct,power_w,"
+                               "owners\n");
+        for (int i = 0; i < 120; i++)
+            for (int g = 0; g < 2; g++)
+                len += (size_t)snprintf(jobs + len, sizeof(jobs) - len, "%.1f,%d,%d,%d,slurm:%d\n",
+                                        i / 10.0, g, i % 20 < 17 ? 99 : 60, i % 20 < 17 ? 370 : 120,
+                                        501 + g);
+        write_trace("jobs.csv", jobs);
+        /* peer_sync measured (1) or not (0) */
+        static const struct {
+            const char *args;
+            int measured;
+        } cases[] = {
+            {"{\"trace\":\"two.csv\",\"samples\":100}", 1},
+            {"{\"trace\":\"two.csv\",\"samples\":100,\"peers\":\"none\"}", 0},
+            {"{\"trace\":\"jobs.csv\",\"samples\":100}", 0},
+            {"{\"trace\":\"jobs.csv\",\"samples\":100,\"peers\":\"job\"}", 0},
+            {"{\"trace\":\"jobs.csv\",\"samples\":100,\"peers\":\"all\"}", 1},
+        };
+        for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
             json_t *resp;
-            json_t *res = call_tool(s, "classify_workload", args[k], &resp);
+            json_t *res = call_tool(s, "classify_workload", cases[k].args, &resp);
             assert_false(is_error(res));
             json_t *ps = json_object_get(
                 json_object_get(json_object_get(res, "structuredContent"), "features"),
                 "peer_sync");
-            assert_true(k ? json_is_null(ps) : json_is_number(ps));
+            assert_true(cases[k].measured ? json_is_number(ps) : json_is_null(ps));
             json_decref(resp);
         }
-        tool_fails(s, "classify_workload", "{\"trace\":\"two.csv\",\"peers\":\"job\"}",
-                   "'peers' must be one of all, none");
+        tool_fails(s, "classify_workload", "{\"trace\":\"two.csv\",\"peers\":\"some\"}",
+                   "'peers' must be one of job, all, none");
     }
     tool_fails(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}", "the server's directory");
     /* ... the server's setup at fault, not the client's arguments */

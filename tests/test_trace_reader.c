@@ -353,7 +353,7 @@ static void test_writer_metadata(void **state)
     const char *path = tu_temp("");
     struct wt_trace_writer *w = NULL;
     struct wt_err err = {{0}};
-    assert_int_equal(wt_trace_writer_open(path, keys, vals, 1, &w, &err), WT_OK);
+    assert_int_equal(wt_trace_writer_open(path, keys, vals, 1, NULL, &w, &err), WT_OK);
     struct wt_sample s;
     wt_sample_clear(&s, 0);
     s.v[WT_COL_POWER] = 100;
@@ -372,7 +372,7 @@ static void test_writer_metadata(void **state)
     wt_trace_close(r);
     memset(v, 'x', 69999);
     v[69999] = '\0';
-    assert_int_equal(wt_trace_writer_open(path, keys, vals, 1, &w, &err), WT_EINVAL);
+    assert_int_equal(wt_trace_writer_open(path, keys, vals, 1, NULL, &w, &err), WT_EINVAL);
     assert_contains(err.msg,
                     "metadata 'gpu_models' is 70013 bytes, more than a trace line holds (65536)");
     assert_null(w);
@@ -391,7 +391,7 @@ static void test_writer_plain_numbers(void **state)
     const char *path = tu_temp("");
     struct wt_trace_writer *w = NULL;
     struct wt_err err = {{0}};
-    assert_int_equal(wt_trace_writer_open(path, NULL, NULL, 0, &w, &err), WT_OK);
+    assert_int_equal(wt_trace_writer_open(path, NULL, NULL, 0, NULL, &w, &err), WT_OK);
     struct wt_sample s;
     wt_sample_clear(&s, 0);
     s.t_s = 1;

@@ -53,6 +53,21 @@ void wt_result_add_reason(struct wt_result *r, int feature, double value, enum w
     x->weight = NAN;
 }
 
+void wt_result_note_other_jobs(struct wt_result *r, size_t other_jobs, size_t npeers,
+                               const char *gpus)
+{
+    if (other_jobs && npeers)
+        wt_result_add_reason(r, -1, NAN, WT_CLASS_NONE,
+                             "%zu of the other %s ran no process of this GPU's job (Slurm job, "
+                             "pod, container): cross-GPU synchrony read only the %zu that did",
+                             other_jobs, gpus, npeers);
+    else if (other_jobs)
+        wt_result_add_reason(r, -1, NAN, WT_CLASS_NONE,
+                             "the other %s ran no process of this GPU's job (Slurm job, pod, "
+                             "container): read alone, without cross-GPU synchrony",
+                             gpus);
+}
+
 int wt_classify_window(const struct wt_classifier *c, const struct wt_window *w,
                        struct wt_result *out, struct wt_err *err)
 {

@@ -108,5 +108,11 @@ int wt_classify_window(const struct wt_classifier *c, const struct wt_window *w,
 /* Appends a reason (silently drops beyond WT_MAX_REASONS). */
 void wt_result_add_reason(struct wt_result *r, int feature, double value, enum wt_class favours,
                           const char *fmt, ...) WT_PRINTF(5, 6);
+/* The reason saying that other_jobs of the other GPUs (GPUs: "watched GPUs",
+ * "GPUs of the trace") ran no process of this GPU's job and that cross-GPU
+ * synchrony read only the npeers that did (none: read alone).  No reason
+ * when other_jobs is 0. */
+void wt_result_note_other_jobs(struct wt_result *r, size_t other_jobs, size_t npeers,
+                               const char *gpus);
 
 #endif

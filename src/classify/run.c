@@ -20,6 +20,7 @@
 #include "audit/log.h"
 #include "classify/verdict.h"
 #include "output/output.h"
+#include "telemetry/owners.h"
 
 /* Reads `want` samples of gpu at or after time `start` (NaN = from the start). */
 #define LIVE_MAX_SAMPLES 1000000      /* a live window's buffer, samples at most */
@@ -295,6 +296,8 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
             if (g2 != rq->gpu)
                 peers[npeers++].gpu = g2;
     }
+    /* a trace's owners column: a GPU's peers are its job's (as under watch) */
+    const struct wt_owners *owners = rq->all_peers ? NULL : wt_source_owners(src);
     double t_first = NAN, t_last = NAN;
     for (size_t wi = 0; wi < rq->windows; wi++) {
         size_t n = 0;
@@ -330,10 +333,14 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
                               .gpu_model = out->info.name,
                               .peers = pw,
                               .npeers = 0};
+        size_t other_jobs = 0;
         for (size_t p = 0; p < npeers; p++) {
             if ((rc = peer_fill(src, &peers[p], buf[0].t_s, buf[n - 1].t_s, err)) != WT_OK)
                 goto out;
-            if (peers[p].n)
+            /* not of this GPU's job when the window began */
+            if (peers[p].n && !wt_owners_same_job(owners, buf[0].owner, peers[p].s[0].owner))
+                other_jobs++;
+            else if (peers[p].n)
                 pw[w.npeers++] = (struct wt_window){.s = peers[p].s,
                                                     .n = peers[p].n,
                                                     .gpu = peers[p].gpu,
@@ -342,6 +349,7 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
         }
         if ((rc = wt_classify_window(rq->clf, &w, &out->w[wi], err)) != WT_OK)
             goto out;
+        wt_result_note_other_jobs(&out->w[wi], other_jobs, w.npeers, "GPUs of the trace");
         out->n = wi + 1;
         if (rq->progress)
             rq->progress(rq->progress_ctx, wi + 1, rq->windows);

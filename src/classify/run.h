@@ -26,7 +26,9 @@ struct wt_run_request {
     size_t min_agree; /* job level k (0: a strict majority) */
     double start;     /* skip samples before this t_s (NaN: from the start) */
     const struct wt_classifier *clf;
-    int alone; /* the GPU without the source's other GPUs as peers (--peers none) */
+    int alone;     /* the GPU without the source's other GPUs as peers (--peers none) */
+    int all_peers; /* every other GPU a peer, whatever a trace's owners column says
+                    * (--peers all; default: the GPUs of this GPU's job) */
     /* optional: called after each window (done of total) */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;

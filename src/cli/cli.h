@@ -68,8 +68,9 @@ const char *const *wt_cli_classifier_names(void);
 extern const char *const wt_cli_missing_choices[];
 int wt_cli_missing_stop(const char *choice);
 
-/* --peers of classify and eval (a trace's other GPUs: all or none); watch
- * adds "job" (its default: the GPUs of the same job, docs/cli.md#watch). */
+/* --peers of classify, eval and watch: job (the default: the GPUs of the
+ * same job where a trace's owners column or the kernel names it, else all),
+ * all or none (docs/cli.md). */
 extern const char *const wt_cli_peer_choices[];
 
 #endif

@@ -36,7 +36,7 @@ int wt_cmd_classify(int argc, char **argv)
     static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
     const char *backend = "auto", *profile = "training", *trace = NULL, *declared_s = NULL;
     const char *clf_name = wt_classifier_default()->name, *model_path = NULL;
-    const char *family = NULL, *nvml_lib = NULL, *log_dir = NULL, *job_id = NULL, *peers = "all";
+    const char *family = NULL, *nvml_lib = NULL, *log_dir = NULL, *job_id = NULL, *peers = "job";
     unsigned long long gpu = 0, samples = 10, seed = 0, per_tick = 0, nwin = 1, kagree = 0;
     double interval = 1.0, start = NAN, strength = -1, sim_hz = 10;
     bool json = false, evasion = false;
@@ -56,7 +56,7 @@ int wt_cmd_classify(int argc, char **argv)
         {"--trace", WT_OPT_STRING, &trace, "FILE", "replay a trace or nvidia-smi CSV ('-' = stdin); implies --backend replay", 0, 0, NULL, false},
         {"--start", WT_OPT_DOUBLE, &start, "SECONDS", "skip samples before this t_s (trace time; the Python tool's synthetic profiles start at 1, the simulator's at 0)", -1e12, 1e12, NULL, false},
         {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect)", 1, WT_MAX_GPUS, NULL, false},
-        {"--peers", WT_OPT_CHOICE, &peers, "all|none", "read the GPU beside the trace's or simulator's other GPUs (all; default) or alone (none: they ran unrelated jobs)", 0, 0, wt_cli_peer_choices, false},
+        {"--peers", WT_OPT_CHOICE, &peers, "job|all|none", "the trace's or simulator's other GPUs read beside the GPU: those of its job where the trace's owners column names it, else all (job; default), all, or none (they ran unrelated jobs)", 0, 0, wt_cli_peer_choices, false},
         {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: physics)", 0, 0, wt_cli_classifier_names(), false},
         {"--model", WT_OPT_STRING, &model_path, "FILE", "physics classifier: use this model instead of the built-in one", 0, 0, NULL, false},
         {"--nvml-lib", WT_OPT_STRING, &nvml_lib, "PATH", "NVML library to load (default: $WT_NVML_LIB, else libnvidia-ml.so.1)", 0, 0, NULL, false},
@@ -244,6 +244,7 @@ int wt_cmd_classify(int argc, char **argv)
     rq.start = start;
     rq.clf = clf;
     rq.alone = !strcmp(peers, "none");
+    rq.all_peers = !strcmp(peers, "all");
     if (wt_run_classify(&rq, &run, &err) != WT_OK) {
         fail(err.msg);
         goto out;

@@ -33,7 +33,7 @@ int wt_cmd_eval(int argc, char **argv)
                        retime_u = 0, sim_seed_u = 0;
     double sim_weight = wt_train_default.sim_weight;
     const char *columns = NULL, *dump_path = NULL, *holdout = NULL, *features = NULL;
-    const char *model_path = NULL, *family = NULL, *missing = "side", *peers = "all";
+    const char *model_path = NULL, *family = NULL, *missing = "side", *peers = "job";
     double strength = -1;
     static const char *const families[] = {"duty-fixed", "duty-random", NULL};
     struct wt_sleep_opts sleep = {0};
@@ -65,7 +65,7 @@ int wt_cmd_eval(int argc, char **argv)
         {"--rounds", WT_OPT_UINT, &rounds_u, "N", "--holdout: boosting rounds of each fold's model (default 300)", 1, WT_MODEL_MAX_TREES, NULL, false},
         {"--evasion-family", WT_OPT_CHOICE, &family, "NAME", "inject this sleep-injection evasion into the recorded training before scoring (duty-fixed or duty-random)", 0, 0, families, false},
         {"--evasion-strength", WT_OPT_DOUBLE, &strength, "S", "--evasion-family: mean share of time asleep, 0..0.95 (default 0.5)", 0, WT_SLEEP_MAX_ASLEEP, NULL, false},
-        {"--peers", WT_OPT_CHOICE, &peers, "all|none", "read each GPU beside its file's other GPUs (all; default) or alone (none: a host whose GPUs ran unrelated jobs)", 0, 0, wt_cli_peer_choices, false},
+        {"--peers", WT_OPT_CHOICE, &peers, "job|all|none", "each GPU read beside its file's other GPUs of its job where the file's owners column names it, else all (job; default), beside all, or alone (none: a host whose GPUs ran unrelated jobs)", 0, 0, wt_cli_peer_choices, false},
         {"--per-file", WT_OPT_FLAG, &per_file, NULL, "text output: also one row per file", 0, 0, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON (totals, per class, confusion, per source, per file)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
@@ -113,6 +113,7 @@ int wt_cmd_eval(int argc, char **argv)
     o.trace_opts.interval_s = interval;
     o.resample_hz = resample;
     o.alone = !strcmp(peers, "none");
+    o.all_peers = !strcmp(peers, "all");
     if (wt_opts_get(opts, "--simulate")->seen)
         train_sim = (long long)train_sim_u;
     o.train_sim = (int)train_sim;

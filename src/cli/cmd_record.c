@@ -20,6 +20,7 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "util/fileio.h"
+#include "telemetry/owners.h"
 #include "telemetry/source.h"
 #include "telemetry/trace_reader.h" /* WT_TRACE_MAX_META */
 #include "telemetry/trace_writer.h"
@@ -27,6 +28,7 @@
 #include "util/text.h"
 
 #define CHUNK 4096
+#define OWNER_PROCS 1024 /* processes of a GPU whose owners are read (NVML's list) */
 /* --workload, --evasion-note: the longest text taken (one metadata line each) */
 #define NOTE_MAX 999
 /* metadata carried from a replayed trace: fits a trace line (65536 bytes)
@@ -50,6 +52,22 @@ static void writer_failed(const char *out_path, const struct wt_err *err)
         wt_cli_stdout_reported = 1;
 }
 
+/* The owners cell id of GPU g now, interned in t: 0 (not measured) when its
+ * processes cannot be listed or the cell cannot be kept. */
+static uint32_t owners_of(struct wt_source *src, int g, struct wt_proc *procs, struct wt_owners *t)
+{
+    size_t n = 0;
+    struct wt_err perr = {{0}};
+    if (wt_source_processes(src, g, procs, OWNER_PROCS, &n, &perr) != WT_OK)
+        return 0;
+    char cell[WT_OWNERS_CELL_MAX + 1], why[160];
+    size_t len = wt_owners_cell(procs, n, cell, sizeof(cell));
+    uint32_t id = 0;
+    if (wt_owners_intern(t, cell, len, &id, why, sizeof(why)))
+        return 0;
+    return id;
+}
+
 int wt_cmd_record(int argc, char **argv)
 {
     static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
@@ -58,6 +76,7 @@ int wt_cmd_record(int argc, char **argv)
     const char *evasion_s = NULL;
     double interval = 1, duration = 0;
     unsigned long long seed = 0, per_tick = 0;
+    int no_owners = 0;
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--backend", WT_OPT_CHOICE, &backend, "B", "auto (default: nvml when a driver is present), nvml, synthetic, replay", 0, 0, backends, false},
@@ -73,6 +92,7 @@ int wt_cmd_record(int argc, char **argv)
         {"--profile", WT_OPT_CHOICE, &profile, "P", "synthetic: the profile (default training)", 0, 0, wt_opts_profile_names(), false},
         {"--seed", WT_OPT_UINT, &seed, "N", "synthetic: random seed (default 0)", 0, 18446744073709551615.0, NULL, false},
         {"--nvml-lib", WT_OPT_STRING, &nvml_lib, "PATH", "NVML library to load (default: $WT_NVML_LIB, else libnvidia-ml.so.1)", 0, 0, NULL, false},
+        {"--no-owners", WT_OPT_FLAG, &no_owners, NULL, "write no owners column (the Slurm jobs, pod UIDs and containers of each GPU's processes; a replayed trace's own)", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
     };
     /* clang-format on */
@@ -208,6 +228,13 @@ int wt_cmd_record(int argc, char **argv)
     char *cuts[WT_TRACE_MAX_META]; /* carried metadata values cut to fit a line */
     size_t ncuts = 0;
     unsigned long rows = 0;
+    /* owners: read from each live GPU's process list (at most once a second
+     * per GPU: the /proc reads of a long list), or a replayed trace's own */
+    struct wt_owners *live_owners = NULL;
+    const struct wt_owners *owners = NULL;
+    struct wt_proc *procs = NULL;
+    uint32_t *owner_id = NULL;
+    double *owner_at = NULL;
     if (!buf) {
         fprintf(stderr, "workloadtruth record: out of memory\n");
         return WT_EXIT_ERROR;
@@ -225,6 +252,21 @@ int wt_cmd_record(int argc, char **argv)
     if (!sel || !active || !first_t) {
         fprintf(stderr, "workloadtruth record: out of memory\n");
         goto out;
+    }
+    if (!no_owners && src->ops->processes) {
+        live_owners = wt_owners_new();
+        procs = malloc(OWNER_PROCS * sizeof(*procs));
+        owner_id = calloc((size_t)ngpus + 1, sizeof(*owner_id));
+        owner_at = calloc((size_t)ngpus + 1, sizeof(*owner_at));
+        if (!live_owners || !procs || !owner_id || !owner_at) {
+            fprintf(stderr, "workloadtruth record: out of memory\n");
+            goto out;
+        }
+        for (int g = 0; g < ngpus; g++)
+            owner_at[g] = -INFINITY;
+        owners = live_owners;
+    } else if (!no_owners) {
+        owners = wt_source_owners(src);
     }
     if (ngpus == 0) { /* a trace with a header and no rows */
         fprintf(stderr, "workloadtruth record: %s: the trace has no data rows\n",
@@ -524,7 +566,17 @@ int wt_cmd_record(int argc, char **argv)
                 bad_input |= !stops_here;
                 continue;
             }
-            if (!w && n && wt_trace_writer_open(out_path, keys, vals, nk, &w, &err) != WT_OK) {
+            if (live_owners && n) {
+                double now_s = wt_mono_s();
+                if (now_s - owner_at[g] >= 1) {
+                    owner_id[g] = owners_of(src, g, procs, live_owners);
+                    owner_at[g] = now_s;
+                }
+                for (size_t i = 0; i < n; i++)
+                    buf[i].owner = owner_id[g];
+            }
+            if (!w && n &&
+                wt_trace_writer_open(out_path, keys, vals, nk, owners, &w, &err) != WT_OK) {
                 writer_failed(out_path, &err);
                 goto out;
             }
@@ -591,6 +643,10 @@ out:
     free(sel);
     free(active);
     free(first_t);
+    free(procs);
+    free(owner_id);
+    free(owner_at);
     wt_source_close(src);
+    wt_owners_free(live_owners); /* after the writer, which wrote its cells */
     return status;
 }

@@ -49,6 +49,7 @@
 #include "export/exporter.h"
 #include "export/metrics.h"
 #include "output/output.h"
+#include "telemetry/owners.h"
 #include "telemetry/source.h"
 #include "util/clock.h"
 
@@ -1219,6 +1220,9 @@ int wt_cmd_watch(int argc, char **argv)
 
     int synthetic = !strcmp(src->ops->name, "synthetic");
     int peers_none = !strcmp(peer_mode, "none"), peers_job = !strcmp(peer_mode, "job");
+    /* a replayed trace's owners column names each GPU's job as the kernel
+     * does live (record writes it): the same rule */
+    const struct wt_owners *owners = wt_source_owners(src);
     /* A live GPU's window is --window polls, --window x --interval seconds:
      * each poll may bring several of the driver's buffered readings, and
      * counting samples would make windows too short to judge. */
@@ -1291,13 +1295,15 @@ int wt_cmd_watch(int argc, char **argv)
             /* peers: the other watched GPUs, less those on which this GPU's
              * owner as the kernel names it (Slurm job cgroup, pod UID,
              * container) had no process as the window began (another job's,
-             * or idle); without such an owner here, or a process list there,
-             * every GPU is a peer, as in a trace (same_job) */
+             * or idle), or, replaying a trace, its owners column says so;
+             * without such an owner here, or a process list there, every GPU
+             * is a peer (same_job, wt_owners_same_job) */
             size_t np = 0, other_jobs = 0;
             for (int h = 0; h < ngpus; h++) {
                 if (h == g || !nbuf[h] || peers_none)
                     continue;
-                if (peers_job && !same_job(&at_start[g], &at_start[h])) {
+                if (peers_job && (!same_job(&at_start[g], &at_start[h]) ||
+                                  !wt_owners_same_job(owners, buf[g][0].owner, buf[h][0].owner))) {
                     other_jobs++;
                     continue;
                 }
@@ -1318,17 +1324,7 @@ int wt_cmd_watch(int argc, char **argv)
                 fprintf(stderr, "%s: GPU %d: %s\n", help.prog, g, err.msg);
                 continue;
             }
-            if (other_jobs && np)
-                wt_result_add_reason(&res, -1, NAN, WT_CLASS_NONE,
-                                     "%zu of the other watched GPUs ran no process of this GPU's "
-                                     "job (Slurm job, pod, container): cross-GPU synchrony read "
-                                     "only the %zu that did",
-                                     other_jobs, np);
-            else if (other_jobs)
-                wt_result_add_reason(&res, -1, NAN, WT_CLASS_NONE,
-                                     "the other watched GPUs ran no process of this GPU's job "
-                                     "(Slurm job, pod, container): read alone, without "
-                                     "cross-GPU synchrony");
+            wt_result_note_other_jobs(&res, other_jobs, np, "watched GPUs");
             /* who runs there, what they declared */
             size_t np2 = 0;
             struct wt_err perr = {{0}};

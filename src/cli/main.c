@@ -58,7 +58,7 @@ const char *const *wt_cli_classifier_names(void)
 
 const char *const wt_cli_missing_choices[] = {"side", "stop", NULL};
 
-const char *const wt_cli_peer_choices[] = {"all", "none", NULL};
+const char *const wt_cli_peer_choices[] = {"job", "all", "none", NULL};
 
 int wt_cli_missing_stop(const char *choice)
 {

@@ -15,6 +15,7 @@
 
 #include "features/sleep_inject.h"
 #include "features/transform.h"
+#include "telemetry/owners.h"
 #include "telemetry/source.h"
 
 #define MAX_DEPTH 16
@@ -336,6 +337,8 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
     }
     if (cb->file && (rc = cb->file(cb->ctx, path, group, g[0].info.name, err)) != WT_OK)
         goto out;
+    /* a trace's owners column: a GPU's peers are its job's (as under watch) */
+    const struct wt_owners *owners = o->all_peers ? NULL : wt_source_owners(src);
     for (int i = 0; i < ngpus; i++) {
         struct wt_window_iter it;
         size_t start, count;
@@ -356,7 +359,8 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
                 if (j == i)
                     continue;
                 size_t a = lower_bound(g[j].s, g[j].n, t0), b = lower_bound(g[j].s, g[j].n, t1);
-                if (b > a) {
+                if (b > a &&
+                    wt_owners_same_job(owners, count ? g[i].s[start].owner : 0, g[j].s[a].owner)) {
                     peers[w.npeers] = (struct wt_window){
                         .s = g[j].s + a,
                         .n = b - a,

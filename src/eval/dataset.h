@@ -56,6 +56,8 @@ struct wt_ds_opts {
     double truth_s; /* > 0: a longer window's truth is that of its last truth_s seconds,
                      * the part the classifier scores (its max_seconds) */
     int alone;      /* each GPU without its file's other GPUs as peers */
+    int all_peers;  /* every other GPU of a file a peer, whatever its owners
+                     * column says (default: the GPUs of the GPU's job) */
 };
 
 enum wt_ds_skip { WT_DS_SCORED = 0, WT_DS_UNLABELLED = 1, WT_DS_SHORT = 2 };

@@ -17,6 +17,7 @@ void wt_eval_init(struct wt_eval_report *rep, const struct wt_eval_opts *o)
     rep->window_s = o->window_s;
     rep->classifier = o->clf->name;
     rep->alone = o->alone;
+    rep->all_peers = o->all_peers;
 }
 
 void wt_eval_add_counts(struct wt_eval_counts *dst, const struct wt_eval_counts *src)
@@ -215,6 +216,7 @@ int wt_eval_add_path(struct wt_eval_report *rep, const char *path, const struct 
         .truth_s = o->clf->max_seconds,
         .sleep = o->sleep,
         .alone = o->alone,
+        .all_peers = o->all_peers,
     };
     struct wt_ds_callbacks cb = {on_file, on_window, on_not_trace, on_duplicate, &c};
     return wt_ds_walk(path, &dso, &cb, err);

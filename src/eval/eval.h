@@ -46,7 +46,8 @@ struct wt_eval_opts {
     int train_missing_stop;  /* --holdout: wt_train_opts.missing_stop */
     const struct wt_sleep_opts *sleep; /* sleeps injected into scored training (NULL: none);
                                         * --holdout still trains on the traces as recorded */
-    int alone; /* score each GPU without its file's other GPUs as peers (--peers none) */
+    int alone;     /* score each GPU without its file's other GPUs as peers (--peers none) */
+    int all_peers; /* ... with all of them, whatever the owners column says (--peers all) */
 };
 
 struct wt_eval_counts {
@@ -77,7 +78,8 @@ struct wt_eval_report {
     int classifier_owned; /* classifier name was malloc'd */
     const char *evasion;  /* sleep-injection family applied to training, or NULL */
     double evasion_strength;
-    int alone; /* scored without peers (--peers none) */
+    int alone;     /* scored without peers (--peers none) */
+    int all_peers; /* scored with every GPU of a file as a peer (--peers all) */
     /* --holdout: how each fold's model was trained (its features point into
      * the caller's wt_eval_opts.train_features, or are NULL: the physics set) */
     struct wt_train_config train;

@@ -66,9 +66,10 @@ static const char classify_input[] =
     "the result to the server's audit log\"},"
     "\"trace\":{\"type\":\"string\",\"description\":\"a trace file inside the server's "
     "--trace-dir (implies backend replay)\"},"
-    "\"peers\":{\"type\":\"string\",\"enum\":[\"all\",\"none\"],\"default\":\"all\","
-    "\"description\":\"a trace's or the simulator's other GPUs read beside this one (all), or "
-    "none: they ran unrelated jobs\"},"
+    "\"peers\":{\"type\":\"string\",\"enum\":[\"job\",\"all\",\"none\"],\"default\":"
+    "\"job\",\"description\":\"a trace's or the simulator's other GPUs read beside this one: "
+    "those of its job where the trace's owners column names it, else all (job); all; or none: "
+    "they ran unrelated jobs\"},"
     "\"declared\":{\"type\":\"string\",\"enum\":[\"training\",\"inference\",\"idle\"],"
     "\"description\":\"the owner's declared type: adds a verdict\"}}}";
 
@@ -487,7 +488,7 @@ static void run_progress(void *ctx, size_t done, size_t total)
 
 static const char *const backends[] = {"auto", "nvml", "synthetic", "replay", NULL};
 static const char *const classes[] = {"training", "inference", "idle", NULL};
-static const char *const peer_modes[] = {"all", "none", NULL};
+static const char *const peer_modes[] = {"job", "all", "none", NULL};
 
 struct source_args {
     const char *backend, *profile, *trace;
@@ -547,7 +548,7 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     arg_num(a, "interval_seconds", 1.0, 0.01, 60, &interval);
     arg_str(a, "declared", NULL, classes, &declared_s);
     const char *peers;
-    arg_str(a, "peers", "all", peer_modes, &peers);
+    arg_str(a, "peers", "job", peer_modes, &peers);
     if (declaration)
         arg_int(a, "windows", 3, 1, MAX_WINDOWS, &windows);
     else
@@ -593,6 +594,7 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     rq.start = NAN;
     rq.clf = wt_classifier_default();
     rq.alone = peers && !strcmp(peers, "none");
+    rq.all_peers = peers && !strcmp(peers, "all");
     rq.progress = run_progress;
     rq.progress_ctx = pg;
     rq.cancel = call->cancel;

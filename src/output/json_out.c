@@ -317,8 +317,8 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
     put(first, "classifier", jstr(e->classifier), &bad);
     put(first, "window_seconds", wt_json_number(e->window_s, 4), &bad);
     put(first, "files", json_integer((json_int_t)e->nfiles), &bad);
-    if (e->alone)
-        put(first, "peers", jstr("none"), &bad);
+    if (e->alone || e->all_peers)
+        put(first, "peers", jstr(e->alone ? "none" : "all"), &bad);
     if (e->evasion) {
         json_t *ev = json_object();
         put(ev, "family", jstr(e->evasion), &bad);

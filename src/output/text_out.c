@@ -146,6 +146,9 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
             e->nfiles);
     if (e->alone)
         fprintf(f, "peers: none (each GPU read without its file's other GPUs)\n");
+    else if (e->all_peers)
+        fprintf(f, "peers: all (each GPU read beside all its file's other GPUs, whatever their "
+                   "owners)\n");
     if (e->evasion)
         fprintf(f, "evasion: %s at strength %.2f injected into the recorded training\n", e->evasion,
                 e->evasion_strength);

@@ -60,7 +60,8 @@ static int merge(struct queue *q, const struct wt_sample *s)
         return 0;
     struct wt_sample *last = &q->s[q->len - 1];
     if (last->t_s != s->t_s ||
-        (last->label != WT_CLASS_NONE && s->label != WT_CLASS_NONE && last->label != s->label))
+        (last->label != WT_CLASS_NONE && s->label != WT_CLASS_NONE && last->label != s->label) ||
+        (last->owner && s->owner && last->owner != s->owner))
         return 0;
     for (int c = 0; c < WT_NCOLS; c++)
         if (wt_measured(last->v[c]) && wt_measured(s->v[c]))
@@ -70,6 +71,8 @@ static int merge(struct queue *q, const struct wt_sample *s)
             last->v[c] = s->v[c];
     if (last->label == WT_CLASS_NONE)
         last->label = s->label;
+    if (!last->owner)
+        last->owner = s->owner;
     return 1;
 }
 
@@ -408,6 +411,12 @@ static const char *replay_meta_at(struct wt_source *src, size_t i, const char **
     return m->kv[i].value;
 }
 
+static const struct wt_owners *replay_owners(struct wt_source *src)
+{
+    struct replay *rp = src->priv;
+    return wt_trace_owners(rp->r);
+}
+
 static void replay_close(struct wt_source *src)
 {
     struct replay *rp = src->priv;
@@ -444,6 +453,7 @@ const struct wt_source_ops wt_source_replay = {
     .read = replay_read,
     .meta = replay_meta,
     .meta_at = replay_meta_at,
+    .owners = replay_owners,
     .ignore = replay_ignore,
     .close = replay_close,
 };

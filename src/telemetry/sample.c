@@ -88,6 +88,7 @@ void wt_sample_clear(struct wt_sample *s, int gpu)
     s->t_s = 0;
     s->gpu = gpu;
     s->label = WT_CLASS_NONE;
+    s->owner = 0;
     for (int i = 0; i < WT_NCOLS; i++)
         s->v[i] = NAN;
 }

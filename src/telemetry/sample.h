@@ -66,10 +66,12 @@ struct wt_sample {
     double t_s;          /* seconds since the start of the stream */
     int gpu;             /* GPU index within the host */
     enum wt_class label; /* ground truth, WT_CLASS_NONE if unlabelled */
+    uint32_t owner;      /* the GPU's owners: an id of the source's table
+                          * (telemetry/owners.h), 0 = not measured */
     double v[WT_NCOLS];  /* NaN = not measured */
 };
 
-/* Sets t_s = 0, gpu, label NONE and every column to "not measured". */
+/* Sets t_s = 0, gpu, label NONE, owner and every column to "not measured". */
 void wt_sample_clear(struct wt_sample *s, int gpu);
 
 /* The values column c can take ([*lo, *hi]): utilization 0..100 %, power and

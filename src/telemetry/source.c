@@ -153,6 +153,11 @@ const char *wt_source_meta_at(struct wt_source *src, size_t i, const char **key)
     return src->ops->meta_at ? src->ops->meta_at(src, i, key) : NULL;
 }
 
+const struct wt_owners *wt_source_owners(struct wt_source *src)
+{
+    return src && src->ops->owners ? src->ops->owners(src) : NULL;
+}
+
 void wt_source_ignore(struct wt_source *src, int gpu)
 {
     if (src && src->ops->ignore)

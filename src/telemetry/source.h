@@ -100,6 +100,9 @@ struct wt_source_ops {
     /* Optional: the i-th metadata line in the order read: its value, and
      * *key; NULL past the last. */
     const char *(*meta_at)(struct wt_source *src, size_t i, const char **key);
+    /* Optional: the table of owners cells whose ids the samples carry
+     * (telemetry/owners.h), NULL when none. */
+    const struct wt_owners *(*owners)(struct wt_source *src);
     /* Optional: the caller will not read GPU gpu again; a source that reads
      * every GPU's rows together (replay) stops keeping that GPU's. */
     void (*ignore)(struct wt_source *src, int gpu);
@@ -147,6 +150,9 @@ const char *wt_source_meta_at(struct wt_source *src, size_t i, const char **key)
 /* Processes on gpu (WT_ENOTSUP when the source cannot tell). */
 int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap, size_t *n,
                         struct wt_err *err) WT_WARN_UNUSED;
+/* The owners table of the samples' owner ids (a trace's `owners` column),
+ * or NULL: then every id is 0 and every GPU is a peer. */
+const struct wt_owners *wt_source_owners(struct wt_source *src);
 /* The caller will not read GPU gpu (a no-op for sources that read GPUs one
  * by one): `record --gpus 0` of a multi-GPU file queued every other GPU's
  * rows until the end. */

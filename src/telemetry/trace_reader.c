@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "telemetry/owners.h"
 #include "util/num.h"
 
 #define RBUF_SIZE 65536
@@ -31,13 +32,14 @@
 
 enum field_kind {
     F_IGNORE,
-    F_TIME,  /* native t_s */
-    F_GPU,   /* native gpu / nvidia-smi index */
-    F_LABEL, /* native label */
-    F_COL,   /* a numeric column */
-    F_STAMP, /* nvidia-smi timestamp */
-    F_IDENT, /* nvidia-smi uuid / pci.bus_id: GPU identity */
-    F_NAME,  /* nvidia-smi name: the GPU's model, kept as metadata (note_model) */
+    F_TIME,   /* native t_s */
+    F_GPU,    /* native gpu / nvidia-smi index */
+    F_LABEL,  /* native label */
+    F_OWNERS, /* native owners (telemetry/owners.h) */
+    F_COL,    /* a numeric column */
+    F_STAMP,  /* nvidia-smi timestamp */
+    F_IDENT,  /* nvidia-smi uuid / pci.bus_id: GPU identity */
+    F_NAME,   /* nvidia-smi name: the GPU's model, kept as metadata (note_model) */
 };
 
 struct field {
@@ -87,6 +89,7 @@ struct wt_trace_reader {
     int power_limit_prio;
     int has_stamp, has_index, has_ident;
     int power_field, limit_field;
+    struct wt_owners *owners; /* the owners column's cells; NULL: no such column */
 
     /* nvidia-smi state */
     double stamp0;
@@ -536,7 +539,7 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
     r->power_prio = r->power_limit_prio = -1;
     r->power_field = r->limit_field = -1;
     int seen_col[WT_NCOLS];
-    int seen_t = 0, seen_gpu = 0, seen_label = 0;
+    int seen_t = 0, seen_gpu = 0, seen_label = 0, seen_owners = 0;
     for (int i = 0; i < WT_NCOLS; i++)
         seen_col[i] = -1;
     for (int i = 0; i < n; i++) {
@@ -556,6 +559,12 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
                 f->kind = F_LABEL;
                 if (seen_label++)
                     return fail(r, err, WT_EINVAL, r->lineno, "column 'label' appears twice");
+            } else if (cells[i].len == 6 && !memcmp(cells[i].p, "owners", 6)) {
+                f->kind = F_OWNERS;
+                if (seen_owners++)
+                    return fail(r, err, WT_EINVAL, r->lineno, "column 'owners' appears twice");
+                if (!r->owners && !(r->owners = wt_owners_new()))
+                    return fail(r, err, WT_ENOMEM, r->lineno, "out of memory");
             } else {
                 int c = wt_col_lookup(cells[i].p, cells[i].len);
                 if (c >= 0) {
@@ -908,6 +917,13 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
                 }
             }
             break;
+        case F_OWNERS: {
+            char why[160];
+            if (wt_owners_intern(r->owners, c->p, c->len, &s->owner, why, sizeof(why)))
+                return fail(r, err, !strcmp(why, "out of memory") ? WT_ENOMEM : WT_EINVAL,
+                            r->lineno, "column 'owners': %s", why);
+            break;
+        }
         case F_COL: {
             int rc = parse_value(r, f, c, &d, err);
             if (rc)
@@ -1455,5 +1471,11 @@ void wt_trace_close(struct wt_trace_reader *r)
     free(r->line);
     free(r->last_t);
     free(r->named);
+    wt_owners_free(r->owners);
     free(r);
+}
+
+const struct wt_owners *wt_trace_owners(const struct wt_trace_reader *r)
+{
+    return r->owners;
 }

@@ -10,7 +10,8 @@
  *
  * Limits (every parsed input is bounded): a line is at most WT_TRACE_MAX_LINE
  * bytes, a header at most WT_TRACE_MAX_COLS columns, at most
- * WT_TRACE_MAX_META metadata lines, GPU indices below WT_MAX_GPUS.
+ * WT_TRACE_MAX_META metadata lines, GPU indices below WT_MAX_GPUS, an
+ * `owners` cell as telemetry/owners.h bounds it.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -22,6 +23,8 @@
 
 #include "telemetry/sample.h"
 #include "util/err.h"
+
+struct wt_owners;
 
 #define WT_TRACE_MAX_LINE 65536
 #define WT_TRACE_MAX_COLS 128
@@ -88,6 +91,9 @@ const char *wt_trace_name(const struct wt_trace_reader *r);
 unsigned long wt_trace_lineno(const struct wt_trace_reader *r);
 /* 1 when the input ended because opts.stop was set, not at its end. */
 int wt_trace_stopped(const struct wt_trace_reader *r);
+/* The cells of the trace's `owners` column, whose ids the samples' owner
+ * fields hold (telemetry/owners.h); NULL when the trace has no such column. */
+const struct wt_owners *wt_trace_owners(const struct wt_trace_reader *r);
 
 void wt_trace_close(struct wt_trace_reader *r);
 

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "telemetry/owners.h"
 #include "telemetry/trace_reader.h"
 #include "util/text.h"
 
@@ -23,6 +24,7 @@ struct wt_trace_writer {
     char *buf;
     size_t len, cap;
     unsigned long rows;
+    const struct wt_owners *owners; /* NULL: no owners column */
 };
 
 static int put(struct wt_trace_writer *w, const char *s, size_t n, struct wt_err *err)
@@ -136,13 +138,15 @@ static int put_meta(struct wt_trace_writer *w, const char *key, const char *valu
 }
 
 int wt_trace_writer_open(const char *path, const char *const *keys, const char *const *values,
-                         size_t n, struct wt_trace_writer **out, struct wt_err *err)
+                         size_t n, const struct wt_owners *owners, struct wt_trace_writer **out,
+                         struct wt_err *err)
 {
     *out = NULL;
     struct wt_trace_writer *w = calloc(1, sizeof(*w));
     if (!w)
         return wt_errf(err, WT_ENOMEM, "out of memory");
     snprintf(w->name, sizeof(w->name), "%s", strcmp(path, "-") ? path : "standard output");
+    w->owners = owners;
     /* a line the reader could not read back whole is an error, never cut;
      * checked before the file is created or emptied */
     for (size_t i = 0; i < n; i++) {
@@ -179,7 +183,7 @@ int wt_trace_writer_open(const char *path, const char *const *keys, const char *
             strncat(line, ",", sizeof(line) - strlen(line) - 1);
             strncat(line, wt_col_name(c), sizeof(line) - strlen(line) - 1);
         }
-        strncat(line, ",label\n", sizeof(line) - strlen(line) - 1);
+        strncat(line, owners ? ",label,owners\n" : ",label\n", sizeof(line) - strlen(line) - 1);
         rc = put(w, line, strlen(line), err);
     }
     if (rc == WT_OK)
@@ -283,10 +287,21 @@ int wt_trace_writer_row(struct wt_trace_writer *w, const struct wt_sample *s, st
             off += plain(line + off, sizeof(line) - (size_t)off, x);
         }
     }
-    off += snprintf(line + off, sizeof(line) - (size_t)off, ",%s\n", wt_class_name(s->label));
+    off += snprintf(line + off, sizeof(line) - (size_t)off, ",%s", wt_class_name(s->label));
+    size_t at = w->len; /* a row is put whole or not at all */
     int rc = put(w, line, (size_t)off, err);
-    if (rc)
+    if (rc == WT_OK && w->owners) {
+        const char *o = wt_owners_text(w->owners, s->owner);
+        rc = put(w, ",", 1, err);
+        if (rc == WT_OK)
+            rc = put(w, o, strlen(o), err);
+    }
+    if (rc == WT_OK)
+        rc = put(w, "\n", 1, err);
+    if (rc) {
+        w->len = at;
         return rc;
+    }
     w->rows++;
     if (w->len >= PENDING_MAX)
         return wt_trace_writer_flush(w, err);

@@ -14,13 +14,19 @@
 #include "telemetry/sample.h"
 #include "util/err.h"
 
+struct wt_owners;
+
 struct wt_trace_writer;
 
 /* Opens path ("-" = standard output) and writes the metadata (keys[i]:
  * values[i], n pairs; a line longer than WT_TRACE_MAX_LINE is an error, not
- * cut) and the header.  *out owns the file. */
+ * cut) and the header.  With owners (not NULL), the header ends with an
+ * `owners` column and each row's cell is the text of its sample's owner id
+ * in that table (telemetry/owners.h), which must outlive the writer.  *out
+ * owns the file. */
 int wt_trace_writer_open(const char *path, const char *const *keys, const char *const *values,
-                         size_t n, struct wt_trace_writer **out, struct wt_err *err) WT_WARN_UNUSED;
+                         size_t n, const struct wt_owners *owners, struct wt_trace_writer **out,
+                         struct wt_err *err) WT_WARN_UNUSED;
 /* Appends one row to the pending buffer (flushed when it grows large). */
 int wt_trace_writer_row(struct wt_trace_writer *w, const struct wt_sample *s,
                         struct wt_err *err) WT_WARN_UNUSED;
