@@ -282,17 +282,25 @@ EOF
 # (libclockstep, not under ASan), as though the clock had been stepped back
 # an hour after it read it: the deadline sweeper waited on CLOCK_REALTIME, so
 # its wait lasted an hour and the trickle held every slot again.
-TPORT=$(free_port)
+# (port 0: the agent takes a free port and says which; a port found free and
+# closed first could be taken by another process before the agent binds it)
 STEP=$(dirname "$WT")/libclockstep.so
 if [ -f "$STEP" ] && [ "$MODE" != asan ]; then
     LD_PRELOAD="$STEP" WT_CLOCKSTEP_AFTER_S=2 WT_CLOCKSTEP_S=-3600 "$WT" watch --backend synthetic \
         --window 10 --interval 0 --pace 0.05 --log-dir "$TMP/tricklelog" \
-        --listen "127.0.0.1:$TPORT" >/dev/null 2>"$TMP/trickle.err" &
+        --listen "127.0.0.1:0" >/dev/null 2>"$TMP/trickle.err" &
 else
     "$WT" watch --backend synthetic --window 10 --interval 0 --pace 0.05 --log-dir "$TMP/tricklelog" \
-        --listen "127.0.0.1:$TPORT" >/dev/null 2>"$TMP/trickle.err" &
+        --listen "127.0.0.1:0" >/dev/null 2>"$TMP/trickle.err" &
 fi
 TPID=$!
+i=0
+TPORT=
+until [ -n "$TPORT" ] || [ $i -gt 100 ]; do
+    i=$((i + 1))
+    sleep 0.1
+    TPORT=$(sed -n 's/.*serving metrics at http:\/\/127.0.0.1:\([0-9][0-9]*\)\/metrics.*/\1/p' "$TMP/trickle.err")
+done
 i=0
 until curl -sf "http://127.0.0.1:$TPORT/healthz" >/dev/null || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.1; done
 # trickle.py PORT header|body: eight connections from 127.0.0.1 that trickle
