@@ -47,6 +47,14 @@ static void test_intern(void **state)
     refused(t, "a;;b", "owner 2 is empty");
     refused(t, ";a", "owner 1 is empty");
     refused(t, "a;", "owner 2 is empty");
+    refused(t, "-;slurm:1", "owner 1 is '-', which means none");
+    refused(t, "slurm:1;-", "owner 2 is '-'");
+    refused(t, "slurm:1/", "owner 1 has an empty part");
+    refused(t, "/slurm:1", "owner 1 has an empty part");
+    refused(t, "a;pod:1//container:2", "owner 2 has an empty part");
+    refused(t, "/", "owner 1 has an empty part");
+    assert_string_equal(wt_owners_text(t, intern(t, "pod:1f0c-aa/container:ab;-x")),
+                        "pod:1f0c-aa/container:ab;-x");
     refused(t, "caf\xc3\xa9", "byte 4 (0xc3)");
     char many[WT_OWNERS_CELL_MAX + 2];
     memset(many, 'x', sizeof(many) - 1);

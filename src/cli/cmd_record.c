@@ -53,8 +53,11 @@ static void writer_failed(const char *out_path, const struct wt_err *err)
 }
 
 /* The owners cell id of GPU g now, interned in t: 0 (not measured) when its
- * processes cannot be listed or the cell cannot be kept. */
-static uint32_t owners_of(struct wt_source *src, int g, struct wt_proc *procs, struct wt_owners *t)
+ * processes cannot be listed or the cell cannot be kept (a trace's limit of
+ * distinct cells, reached on a long recording of a busy node: said once, on
+ * standard error, as the rows that follow read as "not known"). */
+static uint32_t owners_of(struct wt_source *src, int g, struct wt_proc *procs, struct wt_owners *t,
+                          int *warned)
 {
     size_t n = 0;
     struct wt_err perr = {{0}};
@@ -63,8 +66,15 @@ static uint32_t owners_of(struct wt_source *src, int g, struct wt_proc *procs, s
     char cell[WT_OWNERS_CELL_MAX + 1], why[160];
     size_t len = wt_owners_cell(procs, n, cell, sizeof(cell));
     uint32_t id = 0;
-    if (wt_owners_intern(t, cell, len, &id, why, sizeof(why)))
+    if (wt_owners_intern(t, cell, len, &id, why, sizeof(why))) {
+        if (!*warned)
+            fprintf(stderr,
+                    "workloadtruth record: GPU %d: owners '%.80s' not kept (%s): such rows get "
+                    "an empty owners cell (not known)\n",
+                    g, cell, why);
+        *warned = 1;
         return 0;
+    }
     return id;
 }
 
@@ -76,7 +86,7 @@ int wt_cmd_record(int argc, char **argv)
     const char *evasion_s = NULL;
     double interval = 1, duration = 0;
     unsigned long long seed = 0, per_tick = 0;
-    int no_owners = 0;
+    int no_owners = 0, owners_warned = 0;
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--backend", WT_OPT_CHOICE, &backend, "B", "auto (default: nvml when a driver is present), nvml, synthetic, replay", 0, 0, backends, false},
@@ -569,7 +579,7 @@ int wt_cmd_record(int argc, char **argv)
             if (live_owners && n) {
                 double now_s = wt_mono_s();
                 if (now_s - owner_at[g] >= 1) {
-                    owner_id[g] = owners_of(src, g, procs, live_owners);
+                    owner_id[g] = owners_of(src, g, procs, live_owners, &owners_warned);
                     owner_at[g] = now_s;
                 }
                 for (size_t i = 0; i < n; i++)

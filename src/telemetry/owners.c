@@ -62,7 +62,9 @@ static int why_f(char *why, size_t cap, const char *fmt, ...)
     return -1;
 }
 
-/* A cell's shape: "-", or names of name_byte()s joined by ';'. */
+/* A cell's shape: "-", or names joined by ';', each of name_byte()s, not
+ * "-" (which means none, and only as the whole cell), and with no empty part
+ * between the '/' that join one process's owners. */
 static int check_cell(const char *p, size_t len, char *why, size_t cap)
 {
     if (len > WT_OWNERS_CELL_MAX)
@@ -70,24 +72,30 @@ static int check_cell(const char *p, size_t len, char *why, size_t cap)
                      WT_OWNERS_CELL_MAX);
     if (len == 1 && p[0] == '-')
         return 0;
-    size_t names = 1, at = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (c == ';') {
-            if (i == at)
-                return why_f(why, cap, "owner %zu is empty (owners are joined by ';')", names);
-            if (++names > WT_OWNERS_MAX_NAMES)
-                return why_f(why, cap, "more than %d owners", WT_OWNERS_MAX_NAMES);
-            at = i + 1;
-        } else if (!name_byte(c)) {
-            return why_f(why, cap,
-                         "byte %zu (0x%02x) is not in an owner name (letters, digits, _ . : @ + "
-                         "= - /; owners joined by ';'; '-' for none)",
-                         i + 1, c);
+    size_t names = 0;
+    for (size_t at = 0; at <= len;) {
+        size_t end = at;
+        while (end < len && p[end] != ';')
+            end++;
+        if (++names > WT_OWNERS_MAX_NAMES)
+            return why_f(why, cap, "more than %d owners", WT_OWNERS_MAX_NAMES);
+        if (end == at)
+            return why_f(why, cap, "owner %zu is empty (owners are joined by ';')", names);
+        if (end - at == 1 && p[at] == '-')
+            return why_f(why, cap, "owner %zu is '-', which means none and stands alone", names);
+        for (size_t i = at; i < end; i++) {
+            unsigned char c = (unsigned char)p[i];
+            if (!name_byte(c))
+                return why_f(why, cap,
+                             "byte %zu (0x%02x) is not in an owner name (letters, digits, _ . : "
+                             "@ + = - /; owners joined by ';'; '-' for none)",
+                             i + 1, c);
+            if (c == '/' && (i == at || i + 1 == end || p[i + 1] == '/'))
+                return why_f(why, cap, "owner %zu has an empty part (parts are joined by '/')",
+                             names);
         }
+        at = end + 1;
     }
-    if (at == len)
-        return why_f(why, cap, "owner %zu is empty (owners are joined by ';')", names);
     return 0;
 }
 
