@@ -1124,33 +1124,37 @@ int wt_cmd_watch(int argc, char **argv)
     /* the log, once the source and GPUs are known to be fine: create it
      * when missing, then open it so a damaged log or a held lock fails
      * before sampling */
-    int have_log = wt_log_wait_for_init(&w->paths, 2, INIT_WAIT_MAX_S);
-    if (!have_log && access(w->paths.key, F_OK) == 0) {
-        /* not created again on its own: someone who can delete the log but
-         * not read the key would get a fresh log that verifies */
-        fprintf(stderr,
-                "%s: %s is missing but its key %s exists: the log was deleted, or an init was "
-                "interrupted; check, then start a new log with this key by running "
-                "`workloadtruth init` with the same log option (after moving its checkpoint file "
-                "aside, keeping it as evidence, if there is one)\n",
-                help.prog, w->paths.log, w->paths.key);
-        goto out;
-    }
-    if (!have_log) {
+    /* neither log nor key: create them, as classify does; another agent's
+     * init may win (its key is there, its log follows): then its log is
+     * waited for.  Deciding on the key after a wait that found none raced
+     * such an init: its key, linked just after the wait looked, read as a
+     * deleted log's (cli_audit, "two watch agents on a new log"). */
+    int have_log = access(w->paths.log, F_OK) == 0;
+    struct wt_err ierr = {{0}};
+    if (!have_log && access(w->paths.key, F_OK) != 0) {
         char vkey[600];
-        if (wt_log_init(&w->paths, NULL, NULL, NULL, vkey, sizeof(vkey), &err) != WT_OK) {
-            /* another writer's init made it meanwhile (or is making it: its
-             * key is there, its log follows within milliseconds): opened as
-             * any log (in use while that writer holds it) */
-            if (!wt_log_wait_for_init(&w->paths, 2, INIT_WAIT_MAX_S)) {
-                fprintf(stderr, "%s: %s\n", help.prog, err.msg);
-                goto out;
-            }
-        } else {
+        if (wt_log_init(&w->paths, NULL, NULL, NULL, vkey, sizeof(vkey), &ierr) == WT_OK) {
             fprintf(stderr,
                     "%s: created audit log %s; verifier key (keep a copy off this host):\n%s\n",
                     help.prog, w->paths.log, vkey);
+            have_log = 1;
         }
+    }
+    if (!have_log && !wt_log_wait_for_init(&w->paths, 2, INIT_WAIT_MAX_S)) {
+        if (access(w->paths.key, F_OK) == 0)
+            /* not created again on its own: someone who can delete the log
+             * but not read the key would get a fresh log that verifies */
+            fprintf(stderr,
+                    "%s: %s is missing but its key %s exists: the log was deleted, or an init "
+                    "was interrupted; check, then start a new log with this key by running "
+                    "`workloadtruth init` with the same log option (after moving its checkpoint "
+                    "file aside, keeping it as evidence, if there is one)\n",
+                    help.prog, w->paths.log, w->paths.key);
+        else
+            fprintf(stderr, "%s: %s\n", help.prog,
+                    ierr.msg[0] ? ierr.msg
+                                : "the audit log's key vanished while its log was awaited");
+        goto out;
     }
     w->log_ok = 1;
     {
