@@ -26,9 +26,17 @@
  *                     working nvmlDeviceGetRunningProcessDetailList
  *     empty_samples   sample buffers always empty (NOT_FOUND)
  *     boottime        sample timestamps count from boot, not from the epoch
- *     mig=G           GPU G is in MIG mode with two MIG devices
+ *     mig=G           GPU G is in MIG mode with two MIG devices (GPU instances
+ *                     7 and 9, compute instance 0 each)
+ *     mig_samegi      with mig=G: both MIG devices are compute instances 0 and
+ *                     1 of GPU instance 7
  *     procutil_hist   per-process utilization as the driver keeps it: the last
  *                     busy sample, however old (boottime: real CLOCK_BOOTTIME)
+ *     procutil_epoch  per-process utilization stamped from the epoch even with
+ *                     boottime (the two calls on different clocks)
+ * Per-process utilization has a sample only for a process with non-zero
+ * utilization, as the driver's ("one ... per process ... that had some
+ * non-zero utilization"); none at all is NOT_FOUND.
  * Build variants: -DFAKE_OLD exports only the old, unversioned entry points
  * (a driver before the _v2 symbols, without sample buffers or field values);
  * -DFAKE_BROKEN lacks nvmlDeviceGetCount (a required function).
@@ -98,7 +106,8 @@ static struct {
     unsigned long lost_after;
     int lost_code;
     char notsup[512], noperm[512];
-    int init_code, nogpus, proc535, empty, boottime, mig_gpu, procutil_hist;
+    int init_code, nogpus, proc535, empty, boottime, mig_gpu, mig_samegi, procutil_hist,
+        procutil_epoch;
     /* processes */
     int pgpu[128];
     unsigned ppid[128];
@@ -219,8 +228,12 @@ static void parse_faults(void)
             F.empty = 1;
         } else if (!strcmp(tok, "procutil_hist")) {
             F.procutil_hist = 1;
+        } else if (!strcmp(tok, "procutil_epoch")) {
+            F.procutil_epoch = 1;
         } else if (!strcmp(tok, "boottime")) {
             F.boottime = 1;
+        } else if (!strcmp(tok, "mig_samegi")) {
+            F.mig_samegi = 1;
         } else if (!strncmp(tok, "mig=", 4)) {
             F.mig_gpu = atoi(tok + 4);
         }
@@ -802,7 +815,9 @@ EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t h,
         util = F.v[g][i][C_UTIL];
         ts = stamp_us(F.t[g][i]);
     }
-    if (ts <= last)
+    if (F.procutil_epoch && F.boottime) /* the same moment on the epoch's clock */
+        ts = (unsigned long long)((double)ts + (F.start_epoch - F.start_boot) * 1e6);
+    if (ts <= last || !(util > 0))
         return NVML_ERROR_NOT_FOUND;
     unsigned k = 0;
     for (int i = 0; i < F.nproc; i++)
@@ -869,7 +884,22 @@ EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t h, unsigned int *id)
         return r;
     if (!d->is_mig)
         return NVML_ERROR_INVALID_ARGUMENT;
-    *id = 7 + 2 * (unsigned)(d - F.mig);
+    *id = F.mig_samegi ? 7 : 7 + 2 * (unsigned)(d - F.mig);
+    return NVML_SUCCESS;
+}
+
+/* compute instance 0 of its GPU instance (mig_samegi: MIG device k is
+ * compute instance k of GPU instance 7) */
+EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t h, unsigned int *id);
+EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t h, unsigned int *id)
+{
+    struct fdev *d;
+    nvmlReturn_t r = enter(h, "nvmlDeviceGetComputeInstanceId", &d);
+    if (r)
+        return r;
+    if (!d->is_mig)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *id = F.mig_samegi ? (unsigned)(d - F.mig) : 0;
     return NVML_SUCCESS;
 }
 #endif

@@ -98,6 +98,35 @@ for f in procutil_hist procutil_hist,boottime; do
         run gpus-fresh-procutil 0 "$WT" gpus --nvml-lib "$FAKE"
     has out "SM 95%"
 done
+# a listed process without a sample in the last second ran no kernel: SM 0%,
+# not "not known" (the driver has a sample only for a process that was busy)
+WT_FAKE_NVML_TRACE="$TMP/stale.csv" WT_FAKE_NVML_PREROLL=70 run gpus-idle-procutil 0 "$WT" gpus --nvml-lib "$FAKE" --json
+has out '"sm_util_pct": 0.0'
+# per-process utilization stamped from the epoch while the sample buffers
+# count from boot: each sample is judged on its own clock, so the busy
+# sample of a minute ago is not "the last second" once the buffers have
+# anchored the driver's clock (classify reads them first; it showed 95)
+for pre in 70 5; do
+    WT_FAKE_NVML_TRACE="$TMP/stale.csv" WT_FAKE_NVML_PREROLL=$pre \
+        WT_FAKE_NVML_FAULTS=procutil_hist,boottime,procutil_epoch \
+        run classify-procutil-clocks-$pre 0 "$WT" classify --backend nvml --nvml-lib "$FAKE" --json \
+        --samples 10 --interval 0.1
+    if [ $pre = 70 ]; then has out '"sm_util_pct": 0.0'; else has out '"sm_util_pct": 95.0'; fi
+done
+# unified memory (a DGX Spark-class board): the driver's total is 0, so
+# neither memory column is measured (recorded 0 of 0 MiB before)
+awk 'BEGIN { print "t_s,gpu,util_gpu_pct,util_mem_pct,mem_used_mib,mem_total_mib,power_w";
+             for (i = 0; i < 100; i++) printf "%.1f,0,50,0,0,0,30\n", i / 10 }' >"$TMP/uma.csv"
+WT_FAKE_NVML_TRACE="$TMP/uma.csv" run gpus-uma 0 "$WT" gpus --nvml-lib "$FAKE" --json
+has out '"memory_total_mib": null'
+WT_FAKE_NVML_TRACE="$TMP/uma.csv" run record-uma 0 "$WT" record --nvml-lib "$FAKE" --duration 1 \
+    --interval 0.2 --out "$TMP/uma_rec.csv"
+uma_rows_unmeasured() {
+    grep -v '^#' "$TMP/uma_rec.csv" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        { n++; if ($c["mem_used_mib"] != "" || $c["mem_total_mib"] != "") bad++ }
+        END { exit !(n > 0 && !bad) }'
+}
+check record-uma-rows uma_rows_unmeasured
 run gpus-json 0 "$WT" gpus --nvml-lib "$FAKE" --json
 has out '"driver_version": "550.54.15"'
 has out '"pci_bus_id": "00000000:17:00.0"'
@@ -127,6 +156,14 @@ if command -v promtool >/dev/null 2>&1; then
     # dcgm's camelCase labels are the point of the style: only that lint is expected
     check "watch-mig-dcgm: promtool" sh -c "promtool check metrics <'$P' 2>&1 | grep -v camelCase | grep -q . && exit 1 || exit 0"
 fi
+# two compute instances of one GPU instance: GPU_CI_ID tells their series
+# apart (they were one series, and one device's class never reached Prometheus)
+mkdir "$TMP/migci"
+WT_FAKE_NVML_FAULTS=mig=0,mig_samegi WT_FAKE_NVML_SPEED=5 run watch-mig-ci 0 "$WT" watch --nvml-lib "$FAKE" --gpus all --label-style dcgm --interval 0.2 --window 5 --iterations 1 --log-dir "$TMP/migcil" --textfile "$TMP/migci"
+P="$TMP/migci/workloadtruth.prom"
+check "watch-mig-ci: no duplicate series" sh -c "test -s '$P' && test -z \"\$(grep -v '^#' '$P' | sed 's/ [^ ]*\$//' | sort | uniq -d)\""
+check "watch-mig-ci: compute instance labels" sh -c "grep -q 'samples_read_total{gpu=\"0\",GPU_I_ID=\"7\",GPU_CI_ID=\"0\"}' '$P' && grep -q 'samples_read_total{gpu=\"0\",GPU_I_ID=\"7\",GPU_CI_ID=\"1\"}' '$P' && grep -q 'GPU_I_ID=\"7\",GPU_CI_ID=\"1\",Hostname=' '$P'"
+check "watch-mig-dcgm: no GPU_CI_ID with one compute instance per GPU instance" sh -c "! grep -q GPU_CI_ID '$TMP/migprom/workloadtruth.prom'"
 run gpus-old 0 "$WT" gpus --nvml-lib "$OLD" && has out "no utilization sample buffer"
 run gpus-nodriver 1 "$WT" gpus --nvml-lib "$TMP/none.so" && has err "use --backend synthetic, or --trace FILE"
 # a FIFO as the library is refused (dlopen would wait for a writer for ever)

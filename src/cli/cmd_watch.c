@@ -1089,6 +1089,14 @@ int wt_cmd_watch(int argc, char **argv)
                     snprintf(l.uuid, sizeof(l.uuid), "%s", info[g].parent_uuid);
                 snprintf(l.gi_profile, sizeof(l.gi_profile), "%s", info[g].mig_profile);
                 snprintf(l.gi_id, sizeof(l.gi_id), "%d", info[g].gpu_instance_id);
+                /* another watched device of this GPU instance: its compute
+                 * instance tells their series apart */
+                for (int h = 0; h < ngpus && info[g].compute_instance_id >= 0; h++)
+                    if (h != g && alive[h] && info[h].is_mig && info[h].parent == info[g].parent &&
+                        info[h].gpu_instance_id == info[g].gpu_instance_id) {
+                        snprintf(l.ci_id, sizeof(l.ci_id), "%d", info[g].compute_instance_id);
+                        break;
+                    }
             }
             snprintf(l.pci_bus_id, sizeof(l.pci_bus_id), "%s", info[g].pci_bus_id);
             snprintf(l.model, sizeof(l.model), "%s", info[g].name);

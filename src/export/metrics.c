@@ -318,7 +318,7 @@ static void family(struct buf *b, const char *name, const char *type, const char
 static void gpu_labels(const struct wt_metrics *m, const struct wt_gpu_metrics *g, char *out,
                        size_t cap)
 {
-    char e[11][512]; /* a pod name is up to 253 bytes, escaped up to twice that */
+    char e[12][512]; /* a pod name is up to 253 bytes, escaped up to twice that */
     wt_metrics_escape(g->l.gpu, e[0], sizeof(e[0]));
     wt_metrics_escape(g->l.uuid, e[1], sizeof(e[1]));
     wt_metrics_escape(g->l.pci_bus_id, e[2], sizeof(e[2]));
@@ -331,11 +331,13 @@ static void gpu_labels(const struct wt_metrics *m, const struct wt_gpu_metrics *
     int dcgm = m->label_style_dcgm;
     /* dcgm-exporter's MIG labels, between modelName and Hostname as it
      * writes them; only in that style, only for MIG devices */
-    char mig[1100] = "";
+    char mig[1700] = "";
     if (dcgm && (g->l.gi_profile[0] || g->l.gi_id[0])) {
         wt_metrics_escape(g->l.gi_profile, e[9], sizeof(e[9]));
         wt_metrics_escape(g->l.gi_id, e[10], sizeof(e[10]));
-        snprintf(mig, sizeof(mig), "GPU_I_PROFILE=\"%s\",GPU_I_ID=\"%s\",", e[9], e[10]);
+        wt_metrics_escape(g->l.ci_id, e[11], sizeof(e[11]));
+        snprintf(mig, sizeof(mig), "GPU_I_PROFILE=\"%s\",GPU_I_ID=\"%s\",%s%s%s", e[9], e[10],
+                 e[11][0] ? "GPU_CI_ID=\"" : "", e[11], e[11][0] ? "\"," : "");
     }
     snprintf(out, cap,
              "gpu=\"%s\",%s=\"%s\",pci_bus_id=\"%s\",%s=\"%s\",%s%s=\"%s\","
@@ -349,10 +351,13 @@ static void gpu_labels(const struct wt_metrics *m, const struct wt_gpu_metrics *
 static const char *gpu_only(const struct wt_metrics *m, const struct wt_gpu_metrics *g, char *out,
                             size_t cap)
 {
-    char e[2][512];
+    char e[3][512];
     wt_metrics_escape(g->l.gpu, e[0], sizeof(e[0]));
     wt_metrics_escape(g->l.gi_id, e[1], sizeof(e[1]));
-    if (m->label_style_dcgm && g->l.gi_id[0])
+    wt_metrics_escape(g->l.ci_id, e[2], sizeof(e[2]));
+    if (m->label_style_dcgm && g->l.gi_id[0] && g->l.ci_id[0])
+        snprintf(out, cap, "gpu=\"%s\",GPU_I_ID=\"%s\",GPU_CI_ID=\"%s\"", e[0], e[1], e[2]);
+    else if (m->label_style_dcgm && g->l.gi_id[0])
         snprintf(out, cap, "gpu=\"%s\",GPU_I_ID=\"%s\"", e[0], e[1]);
     else
         snprintf(out, cap, "gpu=\"%s\"", e[0]);

@@ -42,6 +42,10 @@ struct wt_gpu_labels {
      * GPU_I_PROFILE, GPU_I_ID; gpu and UUID are then its parent GPU's) */
     char gi_profile[32];
     char gi_id[12];
+    /* its compute instance (label GPU_CI_ID), set only where another device
+     * of the same GPU instance is watched: without it their series would be
+     * one (dcgm-exporter reports a GPU instance, not its compute instances) */
+    char ci_id[12];
 };
 
 /* The counts of an owner the GPU had before (its labels' hash), so that an

@@ -84,7 +84,7 @@ struct fns {
     nvml_dev_mig_mode_fn mig_mode;
     nvml_dev_uint_fn max_mig;
     nvml_dev_mig_handle_fn mig_handle;
-    nvml_dev_uint_fn gi_id;
+    nvml_dev_uint_fn gi_id, ci_id;
     void *conf_compute; /* nvmlDeviceGetConfComputeMemSizeInfo: only probed */
 };
 
@@ -131,6 +131,7 @@ static const struct sym syms[] = {
     {{"nvmlDeviceGetMaxMigDeviceCount", NULL, NULL}, F(max_mig), 0},
     {{"nvmlDeviceGetMigDeviceHandleByIndex", NULL, NULL}, F(mig_handle), 0},
     {{"nvmlDeviceGetGpuInstanceId", NULL, NULL}, F(gi_id), 0},
+    {{"nvmlDeviceGetComputeInstanceId", NULL, NULL}, F(ci_id), 0},
     {{"nvmlDeviceGetConfComputeMemSizeInfo", NULL, NULL}, F(conf_compute), 0},
 };
 #undef F
@@ -139,6 +140,7 @@ struct dev {
     nvmlDevice_t h;
     int index, is_mig, parent, mig_mode;
     int gi_id; /* a MIG device's GPU instance id (-1: not known) */
+    int ci_id; /* and its compute instance id (-1: not known) */
     int lost, unusable;
     char why[200]; /* why it is lost or unusable */
     char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE], uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
@@ -153,6 +155,7 @@ struct dev {
     double last_poll; /* monotonic seconds of the last poll of the buffers (NaN: none) */
     int read;         /* its rows or its info have been asked for */
     int have_offset;
+    int buf_epoch; /* the buffers' time stamps count from the epoch (>= 1e15 us), not boot */
     double last_t;
     double last_buf_t; /* t_s of the newest row from the utilization buffer (NaN: none yet) */
     double buf_step;   /* the spacing of its last two rows (NaN: not seen) */
@@ -359,6 +362,8 @@ static void probe_device(struct nvml *s, struct dev *d)
         d->mem_total_mib = (double)m2.total / 1048576.0;
     else if (s->f.mem && ok(s, d, s->f.mem(d->h, &m1), "nvmlDeviceGetMemoryInfo"))
         d->mem_total_mib = (double)m1.total / 1048576.0;
+    if (d->mem_total_mib == 0) /* unified memory (e.g. DGX Spark): no device memory to report */
+        d->mem_total_mib = NAN;
     unsigned int u;
     if (s->f.enforced_limit &&
         ok(s, d, s->f.enforced_limit(d->h, &u), "nvmlDeviceGetEnforcedPowerLimit"))
@@ -468,7 +473,7 @@ static int add_dev(struct nvml *s, int *cap, struct dev **out)
     memset(*out, 0, sizeof(**out));
     (*out)->index = s->ndev++;
     (*out)->parent = -1;
-    (*out)->gi_id = -1;
+    (*out)->gi_id = (*out)->ci_id = -1;
     (*out)->mig_mode = -1;
     return 0;
 }
@@ -521,6 +526,9 @@ static int enumerate(struct nvml *s, struct wt_err *err)
             d->parent = (int)i;
             unsigned gi = 0;
             d->gi_id = s->f.gi_id && s->f.gi_id(mh, &gi) == NVML_SUCCESS ? (int)gi : -1;
+            /* a GPU instance may hold several compute instances, each
+             * enumerated as a MIG device */
+            d->ci_id = s->f.ci_id && s->f.ci_id(mh, &gi) == NVML_SUCCESS ? (int)gi : -1;
             probe_device(s, d);
             d->mig_mode = -1;
             usable += !d->unusable;
@@ -590,8 +598,9 @@ static unsigned drain(struct nvml *s, struct dev *d, int type, nvmlSample_t *out
     }
     if (n == 0)
         return 0;
-    if (n > MAX_BUF_SAMPLES)
-        n = MAX_BUF_SAMPLES;
+    /* the whole buffer, not the count just reported: a reading that
+     * arrives between the two calls would make an exact-size fetch fail */
+    n = MAX_BUF_SAMPLES;
     rc = s->f.samples(d->h, type, d->seen[type], vtype, &n, out);
     if (!ok(s, d, rc, "nvmlDeviceGetSamples"))
         return 0;
@@ -640,6 +649,10 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
         pt.v[WT_COL_MEM_USED] = (double)m1.used / 1048576.0;
         pt.v[WT_COL_MEM_TOTAL] = (double)m1.total / 1048576.0;
     }
+    /* a total of 0 is unified memory (the driver's answer on DGX Spark-class
+     * boards): its "used" is no device memory either, so neither is measured */
+    if (pt.v[WT_COL_MEM_TOTAL] == 0)
+        pt.v[WT_COL_MEM_USED] = pt.v[WT_COL_MEM_TOTAL] = NAN;
     if (d->instant_ok) {
         nvmlFieldValue_t fv;
         memset(&fv, 0, sizeof(fv));
@@ -737,6 +750,7 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
             cand > d->offset + (stale > REANCHOR_S ? stale : REANCHOR_S)) {
             d->offset = cand;
             d->have_offset = 1;
+            d->buf_epoch = (double)newest >= 1e15;
         }
     }
     d->last_poll = now;
@@ -926,6 +940,7 @@ static int nvml_info(struct wt_source *src, int gpu, struct wt_device_info *info
     info->is_mig = d->is_mig;
     info->parent = d->parent;
     info->gpu_instance_id = d->is_mig ? d->gi_id : -1;
+    info->compute_instance_id = d->is_mig ? d->ci_id : -1;
     if (d->is_mig) {
         /* NVML names a MIG device "<parent's name> MIG <profile>" */
         const char *p = strstr(d->name, " MIG ");
@@ -1016,6 +1031,16 @@ static int fresh(unsigned long long ts)
     return (double)ts >= now - 2e6;
 }
 
+/* Whether a per-process sample stamped ts (us) is from the last second:
+ * on the sample buffers' clock (since_s, the driver's seconds a second ago)
+ * when ts counts from the same origin as theirs, else fresh(). */
+static int in_last_second(const struct dev *d, unsigned long long ts, double since_s)
+{
+    if (d->have_offset && ((double)ts >= 1e15) == d->buf_epoch && !isnan(since_s))
+        return (double)ts * 1e-6 >= since_s;
+    return fresh(ts);
+}
+
 static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap,
                           size_t *n, struct wt_err *err)
 {
@@ -1071,26 +1096,37 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
     }
     if (count > MAX_PROCS)
         count = MAX_PROCS;
-    /* per-process SM utilization over the last second, where available */
+    /* per-process SM utilization over the last second, where available.
+     * The whole buffer is read (since 0) and each sample judged on its own
+     * clock: the sample buffers' offset (d->offset) where its time stamp
+     * counts from the same origin as theirs (epoch or boot), else the clock
+     * its size points to (fresh()); the two calls need not share a clock,
+     * and the driver keeps a process's last busy sample however old. */
     nvmlProcessUtilizationSample_t *pu = NULL;
     unsigned npu = 0;
+    int pu_known = 0; /* the call works: a listed process without a sample ran no kernel */
+    double since_s = d->have_offset ? wt_mono_s() - 1.0 - d->offset : NAN;
     if (s->f.proc_util && !d->is_mig) {
-        /* "the last second" on the driver's clock, which the sample buffers
-         * tie to ours (d->offset): it may count from boot, not the epoch, and
-         * the wall clock may step; unknown, every buffered sample (the
-         * newest per process is taken below) */
-        unsigned long long since = 0;
-        double drv = wt_mono_s() - 1.0 - d->offset;
-        if (d->have_offset && drv > 0)
-            since = (unsigned long long)(drv * 1e6);
-        rc = s->f.proc_util(d->h, NULL, &npu, since);
-        if ((rc == NVML_ERROR_INSUFFICIENT_SIZE || rc == NVML_SUCCESS) && npu > 0) {
-            if (npu > MAX_PROCS)
-                npu = MAX_PROCS;
+        rc = s->f.proc_util(d->h, NULL, &npu, 0);
+        if (rc == NVML_ERROR_NOT_FOUND) {
+            pu_known = 1;
+            npu = 0;
+        } else if ((rc == NVML_ERROR_INSUFFICIENT_SIZE || rc == NVML_SUCCESS) && npu > 0) {
+            /* the whole array, not the count just reported (headroom for a
+             * process that starts between the two calls) */
+            npu = MAX_PROCS;
             pu = calloc(npu, sizeof(*pu));
-            if (pu && s->f.proc_util(d->h, pu, &npu, since) != NVML_SUCCESS)
+            rc = pu ? s->f.proc_util(d->h, pu, &npu, 0) : NVML_ERROR_UNKNOWN;
+            if (rc == NVML_SUCCESS) {
+                pu_known = 1;
+                if (npu > MAX_PROCS)
+                    npu = MAX_PROCS;
+            } else {
+                pu_known = rc == NVML_ERROR_NOT_FOUND;
                 npu = 0;
+            }
         } else {
+            pu_known = rc == NVML_SUCCESS; /* no sample at all */
             npu = 0;
         }
     }
@@ -1114,11 +1150,11 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
         memset(p, 0, sizeof(*p));
         p->pid = pid;
         p->used_mib = mem == NVML_VALUE_NOT_AVAILABLE_ULL ? NAN : (double)mem / 1048576.0;
-        p->sm_util_pct = NAN;
+        p->sm_util_pct = pu_known ? 0 : NAN;
         unsigned long long newest = 0;
         for (unsigned k = 0; pu && k < npu; k++)
             if (pu[k].pid == pid && pu[k].smUtil <= 100 && pu[k].timeStamp >= newest &&
-                (d->have_offset || fresh(pu[k].timeStamp))) {
+                in_last_second(d, pu[k].timeStamp, since_s)) {
                 newest = pu[k].timeStamp;
                 p->sm_util_pct = pu[k].smUtil;
             }

@@ -70,7 +70,7 @@ int wt_source_device_info(struct wt_source *src, int gpu, struct wt_device_info 
     memset(info, 0, sizeof(*info));
     info->mig_mode = -1;
     info->parent = -1;
-    info->gpu_instance_id = -1;
+    info->gpu_instance_id = info->compute_instance_id = -1;
     info->achieved_hz = NAN;
     info->util_buffer_period_s = NAN;
     info->power_buffer_period_s = NAN;

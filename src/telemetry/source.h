@@ -30,6 +30,7 @@ struct wt_device_info {
     int is_mig; /* a MIG device (its parent's index in parent) */
     int parent;
     int gpu_instance_id;     /* a MIG device's GPU instance id (-1: not known) */
+    int compute_instance_id; /* and its compute instance id within it (-1: not known) */
     char mig_profile[32];    /* a MIG device's profile ("3g.40gb", from its name; "" unknown) */
     char parent_uuid[96];    /* a MIG device's parent GPU's UUID ("" unknown) */
     int mig_mode;            /* 1 enabled, 0 disabled, -1 not known */
