@@ -611,6 +611,29 @@ EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t h, int sensor, unsigne
     return uint_col(h, "nvmlDeviceGetTemperature", C_TEMP, 1, t);
 }
 
+#ifndef FAKE_OLD
+/* the versioned call (12.8 header); a wrong version is refused as the
+ * driver refuses it */
+typedef struct {
+    unsigned int version;
+    int sensorType, temperature;
+} fake_temperature_t;
+EXPORT nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t h, fake_temperature_t *t);
+EXPORT nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t h, fake_temperature_t *t)
+{
+    unsigned int u;
+    if (!t)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (t->version != 0x0100000Cu)
+        return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    nvmlReturn_t r = uint_col(h, "nvmlDeviceGetTemperatureV", C_TEMP, 1, &u);
+    if (r)
+        return r;
+    t->temperature = (int)u;
+    return NVML_SUCCESS;
+}
+#endif
+
 EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t h, int counter, unsigned int *v);
 EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t h, int counter, unsigned int *v)
 {

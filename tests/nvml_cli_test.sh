@@ -164,6 +164,17 @@ P="$TMP/migci/workloadtruth.prom"
 check "watch-mig-ci: no duplicate series" sh -c "test -s '$P' && test -z \"\$(grep -v '^#' '$P' | sed 's/ [^ ]*\$//' | sort | uniq -d)\""
 check "watch-mig-ci: compute instance labels" sh -c "grep -q 'samples_read_total{gpu=\"0\",GPU_I_ID=\"7\",GPU_CI_ID=\"0\"}' '$P' && grep -q 'samples_read_total{gpu=\"0\",GPU_I_ID=\"7\",GPU_CI_ID=\"1\"}' '$P' && grep -q 'GPU_I_ID=\"7\",GPU_CI_ID=\"1\",Hostname=' '$P'"
 check "watch-mig-dcgm: no GPU_CI_ID with one compute instance per GPU instance" sh -c "! grep -q GPU_CI_ID '$TMP/migprom/workloadtruth.prom'"
+# temperature from nvmlDeviceGetTemperatureV (the old call is deprecated
+# from NVML 13), the old call where the new one does not answer
+temp_of() { # FILE: the temp_c cell of its first row
+    grep -v '^#' "$1" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "temp_c") c = i; next } { print $c; exit }'
+}
+for f in notsup=nvmlDeviceGetTemperature notsup=nvmlDeviceGetTemperatureV \
+    notsup=nvmlDeviceGetTemperature,notsup=nvmlDeviceGetTemperatureV; do
+    WT_FAKE_NVML_FAULTS=$f run record-temp-$f 0 "$WT" record --nvml-lib "$FAKE" --gpus 0 --duration 1 --out "$TMP/temp.csv"
+    want=55; case $f in *,*) want= ;; esac
+    check "record-temp-$f: temp_c '$want'" test "$(temp_of "$TMP/temp.csv")" = "$want"
+done
 run gpus-old 0 "$WT" gpus --nvml-lib "$OLD" && has out "no utilization sample buffer"
 run gpus-nodriver 1 "$WT" gpus --nvml-lib "$TMP/none.so" && has err "use --backend synthetic, or --trace FILE"
 # a FIFO as the library is refused (dlopen would wait for a writer for ever)

@@ -495,9 +495,12 @@ static void test_mig(void **state)
 static void test_not_supported(void **state)
 {
     (void)state;
-    env("notsup=nvmlDeviceGetTemperature noperm=nvmlDeviceGetPcieThroughput");
+    env(NULL);
+    /* both temperature calls (the versioned one and its fallback) */
     setenv("WT_FAKE_NVML_FAULTS",
-           "notsup=nvmlDeviceGetTemperature,noperm=nvmlDeviceGetPcieThroughput", 1);
+           "notsup=nvmlDeviceGetTemperatureV,notsup=nvmlDeviceGetTemperature,"
+           "noperm=nvmlDeviceGetPcieThroughput",
+           1);
     struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
     static struct wt_sample buf[100];
     struct wt_err err;

@@ -76,6 +76,7 @@ struct fns {
     nvml_dev_uint_fn power_usage, enforced_limit, default_limit, arch;
     nvml_dev_ull_fn energy, reasons;
     nvml_dev_int_uint_fn clock, max_clock, temp, pcie;
+    nvml_dev_temp_v_fn temp_v;
     nvml_dev_samples_fn samples;
     nvml_dev_fields_fn fields;
     nvml_dev_procs_fn procs_v3, procs_v2, procs_v1;
@@ -119,6 +120,7 @@ static const struct sym syms[] = {
     {{"nvmlDeviceGetClockInfo", NULL, NULL}, F(clock), 0},
     {{"nvmlDeviceGetMaxClockInfo", NULL, NULL}, F(max_clock), 0},
     {{"nvmlDeviceGetTemperature", NULL, NULL}, F(temp), 0},
+    {{"nvmlDeviceGetTemperatureV", NULL, NULL}, F(temp_v), 0},
     {{"nvmlDeviceGetPcieThroughput", NULL, NULL}, F(pcie), 0},
     {{"nvmlDeviceGetSamples", NULL, NULL}, F(samples), 0},
     {{"nvmlDeviceGetFieldValues", NULL, NULL}, F(fields), 0},
@@ -678,8 +680,14 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
     if (s->f.reasons &&
         ok(s, d, s->f.reasons(d->h, &ull), "nvmlDeviceGetCurrentClocksEventReasons"))
         pt.v[WT_COL_CLOCK_REASONS] = (double)(ull & ((1ULL << 53) - 1));
-    if (s->f.temp &&
-        ok(s, d, s->f.temp(d->h, NVML_TEMPERATURE_GPU, &u), "nvmlDeviceGetTemperature"))
+    /* the versioned call first (the old one is deprecated from NVML 13);
+     * the old one where the new one does not answer */
+    nvmlTemperature_v1_t tv = {.version = nvmlTemperature_v1, .sensorType = NVML_TEMPERATURE_GPU};
+    nvmlReturn_t trc = s->f.temp_v ? s->f.temp_v(d->h, &tv) : NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (trc == NVML_SUCCESS)
+        pt.v[WT_COL_TEMP] = tv.temperature;
+    else if (!ok(s, d, trc, "nvmlDeviceGetTemperatureV") && !d->lost && s->f.temp &&
+             ok(s, d, s->f.temp(d->h, NVML_TEMPERATURE_GPU, &u), "nvmlDeviceGetTemperature"))
         pt.v[WT_COL_TEMP] = u;
     if (s->f.pcie &&
         ok(s, d, s->f.pcie(d->h, NVML_PCIE_UTIL_TX_BYTES, &u), "nvmlDeviceGetPcieThroughput"))

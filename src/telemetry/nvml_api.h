@@ -98,6 +98,15 @@ typedef struct {
 } nvmlMemory_v2_t;
 #define nvmlMemory_v2 WT_NVML_STRUCT_VERSION(sizeof(nvmlMemory_v2_t), 2)
 
+/* nvmlDeviceGetTemperatureV (12.8 header): nvmlDeviceGetTemperature is
+ * deprecated from NVML 13 */
+typedef struct {
+    unsigned int version;
+    int sensorType; /* nvmlTemperatureSensors_t */
+    int temperature;
+} nvmlTemperature_v1_t;
+#define nvmlTemperature_v1 WT_NVML_STRUCT_VERSION(sizeof(nvmlTemperature_v1_t), 1)
+
 typedef struct {
     char busIdLegacy[16];
     unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
@@ -166,6 +175,8 @@ _Static_assert(sizeof(nvmlUtilization_t) == 8, "nvmlUtilization_t");
 _Static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t");
 _Static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t");
 _Static_assert(nvmlMemory_v2 == 0x02000028u, "nvmlMemory_v2");
+_Static_assert(sizeof(nvmlTemperature_v1_t) == 12, "nvmlTemperature_v1_t");
+_Static_assert(nvmlTemperature_v1 == 0x0100000Cu, "nvmlTemperature_v1");
 _Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t");
 _Static_assert(sizeof(nvmlValue_t) == 8, "nvmlValue_t");
 _Static_assert(sizeof(nvmlSample_t) == 16, "nvmlSample_t");
@@ -194,6 +205,7 @@ typedef nvmlReturn_t (*nvml_dev_mem2_fn)(nvmlDevice_t, nvmlMemory_v2_t *);
 typedef nvmlReturn_t (*nvml_dev_uint_fn)(nvmlDevice_t, unsigned int *);
 typedef nvmlReturn_t (*nvml_dev_ull_fn)(nvmlDevice_t, unsigned long long *);
 typedef nvmlReturn_t (*nvml_dev_int_uint_fn)(nvmlDevice_t, int, unsigned int *);
+typedef nvmlReturn_t (*nvml_dev_temp_v_fn)(nvmlDevice_t, nvmlTemperature_v1_t *);
 typedef nvmlReturn_t (*nvml_dev_samples_fn)(nvmlDevice_t, int, unsigned long long, int *,
                                             unsigned int *, nvmlSample_t *);
 typedef nvmlReturn_t (*nvml_dev_fields_fn)(nvmlDevice_t, int, nvmlFieldValue_t *);
