@@ -432,6 +432,41 @@ if [ -f "$FAKE" ] && [ -f "$REPO/tests/data/fake_gpu.csv" ]; then
         echo "FAIL [stream-keepalive]: no SSE comment line during 8 s of sampling"
         fails=$((fails + 1))
     fi
+    # a plain call the client cancels gets no JSON-RPC answer (MCP: the
+    # receiver should "not respond"; the SDK clients reported the answer
+    # "cancelled" as one for an unknown id): an event stream that ends without
+    # a message. A client that takes JSON only still gets "cancelled".
+    for acc in 'application/json, text/event-stream' 'application/json'; do
+        rm -f "$TMP/c_headers" "$TMP/c_body"
+        curl -s -D "$TMP/c_headers" -o "$TMP/c_body" --max-time 40 -X POST -H 'Content-Type: application/json' \
+            -H "Accept: $acc" -H "Mcp-Session-Id: $HSID" \
+            --data-binary '{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"classify_workload","arguments":{"samples":30,"interval_seconds":1}}}' "$URL" &
+        cpid=$!
+        # until the call has ended (a cancel before it is in flight is not its)
+        i=0
+        while kill -0 $cpid 2>/dev/null && [ $i -lt 60 ]; do
+            i=$((i + 1))
+            sleep 0.5
+            curl -s -o /dev/null --max-time 5 -X POST -H 'Content-Type: application/json' \
+                -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $HSID" \
+                --data-binary '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11}}' "$URL"
+        done
+        wait $cpid
+        n=$((n + 1))
+        case $acc in
+        *event-stream*)
+            grep -qi '^content-type: text/event-stream' "$TMP/c_headers" && ! grep -q '"id"' "$TMP/c_body" ;;
+        *)
+            grep -q '"id":11,"result"' "$TMP/c_body" && grep -q 'cancelled' "$TMP/c_body" ;;
+        esac
+        if [ $? != 0 ]; then
+            echo "FAIL [cancel-plain, Accept: $acc]: not as MCP asks"
+            sed 's/^/    headers: /' "$TMP/c_headers" | head -8
+            head -c 300 "$TMP/c_body" | sed 's/^/    body: /'
+            echo
+            fails=$((fails + 1))
+        fi
+    done
     # a streamed call still running when the server stops gets its answer
     # ("cancelled"): the stream used to end without one, and the client
     # waited out its own timeout

@@ -828,6 +828,15 @@ static enum MHD_Result run_request(struct http_srv *x, struct MHD_Connection *c,
     struct wt_mcp_call call = {NULL, NULL, &cancel};
     json_t *resp = wt_mcp_handle(x->s, sess, m, &call);
     flight_remove(x, f);
+    if (resp && atomic_load(&cancel) == CANCEL_BY_CLIENT && accepts(c, "text/event-stream")) {
+        /* the client cancelled it: MCP asks for no answer (the SDK clients
+         * report one for a forgotten id as an error), and HTTP needs a
+         * response, so it is an event stream that ends without a message,
+         * as a streamed call's does; a client that takes JSON only still
+         * gets "cancelled" */
+        json_decref(resp);
+        return send_text(c, MHD_HTTP_OK, "text/event-stream", "", session_id, NULL);
+    }
     if (!resp)
         return send_text(c, MHD_HTTP_ACCEPTED, "text/plain", "", session_id, NULL);
     return send_json(c, session_id ? MHD_HTTP_OK : status_for(resp), resp, session_id);
