@@ -245,6 +245,24 @@ post modern-unsupported-progress 400 "$V" -H 'MCP-Protocol-Version: 2031-01-01' 
 V='{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"nosuch","arguments":{},"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
 post modern-unknown-tool-progress 400 "$V" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: nosuch' \
     && has body 'Unknown tool' && has headers 'application/json'
+# a name a header cannot carry as it is comes base64-encoded, as the SDK
+# clients write it ("=?base64?...?="; "café" here): decoded, it matches, so the
+# answer is the tool's (unknown), not a header mismatch; a wrong or broken one
+# is still a mismatch
+V='{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"café","arguments":{},'$META'}}'
+post modern-name-base64 400 "$V" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: =?base64?Y2Fmw6k=?=' \
+    && has body 'Unknown tool'
+if grep -q -- '-32020' "$TMP/body"; then
+    echo "FAIL [modern-name-base64]: a header mismatch"
+    fails=$((fails + 1))
+fi
+post modern-name-base64-other 400 "$V" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: =?base64?Y2FmZQ==?=' \
+    && has body '-32020'
+post modern-name-base64-broken 400 "$V" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: =?base64?Y2Fmw6k?=' \
+    && has body '-32020'
+C2='{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"list_gpus","arguments":{},'$META'}}'
+post modern-name-base64-ascii 200 "$C2" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: =?base64?bGlzdF9ncHVz?=' \
+    && has body '"resultType":"complete"'
 # a progress token over 256 bytes is refused before the call too (it was a
 # -32602 inside a 200 event stream when Accept named text/event-stream)
 LONGTOK=$(printf 'p%.0s' $(seq 1 300))

@@ -298,6 +298,32 @@ static int header_is(const char *value, const char *want)
     return n == strlen(want) && strncmp(value, want, n) == 0;
 }
 
+/* An Mcp-Name header's value equals the name want: as header_is, or, in the
+ * form "=?base64?B64?=" that the SDK clients write for a name a header cannot
+ * carry as it is (not ASCII, empty, blanks at an end), once B64 is decoded. */
+static int name_header_is(const char *value, const char *want)
+{
+    static const char pre[] = "=?base64?", post[] = "?=";
+    if (!value)
+        return 0;
+    while (*value == ' ' || *value == '\t')
+        value++;
+    size_t n = strlen(value);
+    while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'))
+        n--;
+    size_t lp = sizeof(pre) - 1, lq = sizeof(post) - 1;
+    if (n < lp + lq || strncmp(value, pre, lp) != 0 || strncmp(value + n - lq, post, lq) != 0)
+        return header_is(value, want);
+    size_t b64 = n - lp - lq, len = 0;
+    unsigned char *bin = malloc(b64 + 1);
+    int same = bin &&
+               sodium_base642bin(bin, b64 + 1, value + lp, b64, NULL, &len, NULL,
+                                 sodium_base64_VARIANT_ORIGINAL) == 0 &&
+               len == strlen(want) && memcmp(bin, want, len) == 0;
+    free(bin);
+    return same;
+}
+
 static int ieq(const char *a, const char *b, size_t n)
 {
     return strlen(b) == n && strncasecmp(a, b, n) == 0;
@@ -864,7 +890,7 @@ static enum MHD_Result handle_modern(struct http_srv *x, struct MHD_Connection *
         const char *hn = header(c, "Mcp-Name");
         json_t *name = json_object_get(m->params, "name");
         /* without a string name the server's -32602 says what is wrong */
-        if (json_is_string(name) && !header_is(hn, json_string_value(name)))
+        if (json_is_string(name) && !name_header_is(hn, json_string_value(name)))
             snprintf(why, sizeof(why), "the Mcp-Name header (%.60s) differs from the tool name",
                      hn ? hn : "missing");
     }
