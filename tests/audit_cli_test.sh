@@ -233,7 +233,8 @@ NL='
 '
 run "prove: --checkpoint path with a newline" 2 "$WT" prove --log-dir "$L" --checkpoint "$TMP/c${NL}d" 1 && has err "c?d" && oneline
 mkdir -p "$TMP/x${NL}y" && cp "$L/log.jsonl" "$TMP/x${NL}y/"
-run "verify: a log dir with a newline" 3 "$WT" verify-log --log-dir "$TMP/x${NL}y" && has out "x?y/checkpoint"
+# (its checkpoint file not copied: damage, since a log has one from init on)
+run "verify: a log dir with a newline" 1 "$WT" verify-log --log-dir "$TMP/x${NL}y" && has out "x?y/checkpoint"
 check "verify: warnings one line each" test -z "$(grep '^y/' "$TMP/out")"
 run "verify missing" 2 "$WT" verify-log --log-dir "$TMP/nope"
 # --stale-after: a last record older than S warns (exit 3); below a
@@ -255,6 +256,35 @@ printf 'garbage\n' >"$TMP/vk2"
 run "verify vkey file: not a key" 2 "$WT" verify-log --log-dir "$L" --vkey "$TMP/vk2" && has err "--vkey: $TMP/vk2: verifier key:"
 printf '%s\r\n' "$VKEY" >"$TMP/vk2"
 run "verify vkey file: CRLF" 0 "$WT" verify-log --log-dir "$L" --vkey "$TMP/vk2"
+# key text is the key, whatever a file of that name holds: the text is also a
+# relative path, and a file planted there (in the directory the verifier runs
+# in) with the key of another log of the same origin made that log verify as
+# "pinned by --vkey" in place of this one
+cp -a "$L" "$TMP/plant"
+"$WT" init --log-dir "$TMP/evil" --origin "${VKEY%%+*}" >"$TMP/evil.out" 2>/dev/null
+EVKEY=$(tail -1 "$TMP/evil.out")
+"$WT" classify --backend synthetic --samples 10 --log-dir "$TMP/evil" >/dev/null 2>&1
+cp "$TMP/evil/log.jsonl" "$TMP/evil/checkpoint" "$TMP/plant/"
+mkdir -p "$TMP/plant/$(dirname "$VKEY")"
+printf '%s\n' "$EVKEY" >"$TMP/plant/$VKEY"
+run "verify vkey: the text, not a file of that name" 1 sh -c 'cd "$1" && exec "$2" verify-log --log-dir . --vkey "$3"' \
+    sh "$TMP/plant" "$WT" "$VKEY" && has out "wrong-key"
+# a log whose checkpoint file was deleted is damaged, not "intact with
+# warnings" (exit 3): init writes it with the genesis record and writers only
+# replace it, and without it signed lines rewritten or cut without the key
+# passed a check that alerted on exit 1
+cp -a "$L" "$TMP/noside" && rm "$TMP/noside/checkpoint"
+run "verify: no checkpoint file" 1 "$WT" verify-log --log-dir "$TMP/noside" --vkey "$VKEY" \
+    && has out "bad-checkpoint" && has out "is missing"
+run "verify: no checkpoint file, json" 1 "$WT" verify-log --log-dir "$TMP/noside" --json && has out '"valid": false'
+# a signing key another user put in place is not used (root signed the
+# history of whoever could write the directory)
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    cp -a "$L" "$TMP/keyown"
+    chown nobody "$TMP/keyown/log.key"
+    run "key file: another user's" 1 "$WT" classify --backend synthetic --samples 10 --log-dir "$TMP/keyown" \
+        && has err "belongs to user"
+fi
 # nor is the log's key file a key followed by a NUL byte and anything
 cp -a "$L" "$TMP/keynul"
 printf '\000garbage' >>"$TMP/keynul/log.key"

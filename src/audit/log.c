@@ -118,6 +118,17 @@ int wt_log_read_key(const char *path, struct wt_note_key *k, struct wt_err *err)
                      path, (unsigned)(st.st_mode & 07777));
         goto out;
     }
+    /* a key another user put there (anyone who can write the directory can
+     * replace the file, mode 0600 and all) would sign that user's log: root
+     * read such a key and appended to a history it had rewritten */
+    if (st.st_uid != geteuid()) {
+        rc = wt_errf(err, WT_EINVAL,
+                     "key file %s belongs to user %u, not to this user (%u): a key someone else "
+                     "put there would sign their log; run as its owner, or chown it if it is "
+                     "yours",
+                     path, (unsigned)st.st_uid, (unsigned)geteuid());
+        goto out;
+    }
     /* the whole file: a key followed by a NUL byte and anything, or by
      * blanks to the buffer's end and more, was taken as the key alone */
     size_t got = 0;
@@ -961,7 +972,8 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
 
     struct wt_note_vkey vk;
     wt_note_key_public(&l->key, &vk);
-    struct wt_verify_opts vo = {.vkey = &vk, .side_path = p->checkpoint, .cancel = l->o.cancel};
+    struct wt_verify_opts vo = {
+        .vkey = &vk, .side_path = p->checkpoint, .side_optional = 1, .cancel = l->o.cancel};
     int st_v;
     {
         /* The lines after a prescan of this very file (not a log put in its

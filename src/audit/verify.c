@@ -62,6 +62,7 @@ struct vs {
     uint64_t off; /* offset of the next line */
     int stopped;
     int torn_candidate;
+    int side_missing;     /* side_path does not exist (and is not optional) */
     int partial;          /* the bad line had no newline */
     uint64_t lines_after; /* lines (complete or not) after the first bad one */
     int cut;              /* not read to its end: over 64 MiB from the first bad line on */
@@ -435,7 +436,10 @@ static void load_ext(struct vs *v, const char *path, int side)
     FILE *f = wt_fopen_regular(path, &why);
     if (!f) {
         if (side && errno == ENOENT) {
-            warnf(v, "no checkpoint file %s: only checkpoint records seal the log", path);
+            if (v->o->side_optional)
+                warnf(v, "no checkpoint file %s: only checkpoint records seal the log", path);
+            else
+                v->side_missing = 1;
             return;
         }
         v->next++;
@@ -719,6 +723,23 @@ static int finish(struct vs *v)
             r->line = 0;
         }
         r->status = WT_VERIFY_ERROR;
+        goto out;
+    }
+    if (v->side_missing && v->n >= 1) {
+        /* init writes it with the genesis record and writers only ever
+         * replace it: gone, lines rewritten or cut by someone without the
+         * key would show nowhere else (the writers refuse such a log too) */
+        damage(v, WT_DMG_CHECKPOINT, 0, 0,
+               "the checkpoint file %s is missing: a log has one from its genesis record on, so "
+               "it was deleted (or an init was killed before writing it: the next writer takes "
+               "up the checkpoint.init file it left), and the lines could have been rewritten "
+               "or cut without the key; check the log against a copy held elsewhere "
+               "(--against), then `workloadtruth recover --reseal` signs it as it is%s",
+               v->o->side_path,
+               v->o->nagainst ? " (the checkpoints given with --against match the lines they "
+                                "cover)"
+                              : "");
+        r->status = WT_VERIFY_DAMAGED;
         goto out;
     }
     r->status = r->nwarn ? WT_VERIFY_WARN : WT_VERIFY_OK;

@@ -56,6 +56,11 @@ const char *wt_damage_name(enum wt_damage d);
 struct wt_verify_opts {
     const struct wt_note_vkey *vkey; /* expected log key; NULL: the genesis key is trusted */
     const char *side_path;           /* the `checkpoint` side file (NULL: none) */
+    /* a side_path that does not exist is a warning, not damage: for a
+     * writer, which applies its own rule (an interrupted init, --reseal);
+     * otherwise a log with a genesis record and no side file is damaged
+     * (init writes it with the genesis record, writers only replace it) */
+    int side_optional;
     const char *against[WT_VERIFY_MAX_AGAINST]; /* more signed checkpoints to hold the log to */
     size_t nagainst;
     int64_t now_ms;   /* for staleness */

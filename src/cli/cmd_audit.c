@@ -112,6 +112,17 @@ static int read_any_vkey(const char *prog, const char *opt, const char *arg, str
 {
     struct wt_err err = {{0}};
     char text[1024];
+    /* key text is the key, whatever a file of that name holds: a log's key
+     * text (origin+id+base64) is also a relative path, which anyone who
+     * can write the directory the verifier runs in (the log directory, an
+     * unpacked proof bundle) could create with a key of their own, and the
+     * "pinned" key was then theirs */
+    if (strlen(arg) < sizeof(text)) {
+        snprintf(text, sizeof(text), "%s", arg);
+        if (wt_note_parse_vkey(text, v, &err) == WT_OK)
+            return 0;
+        err.msg[0] = '\0';
+    }
     int is_file = access(arg, R_OK) == 0;
     if (is_file) {
         /* the whole file, the key alone (blanks after it): only its first
