@@ -897,33 +897,31 @@ EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t h, unsigned
     return NVML_SUCCESS;
 }
 
-/* MIG device k is GPU instance 7 + 2k (as a 3g profile's ids go) */
-EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t h, unsigned int *id);
-EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t h, unsigned int *id)
+/* MIG device k is GPU instance 7 + 2k (as a 3g profile's ids go), compute
+ * instance 0 of it; mig_samegi: compute instance k of GPU instance 7 */
+static nvmlReturn_t mig_id(nvmlDevice_t h, const char *fn, int compute, unsigned int *id)
 {
     struct fdev *d;
-    nvmlReturn_t r = enter(h, "nvmlDeviceGetGpuInstanceId", &d);
+    nvmlReturn_t r = enter(h, fn, &d);
     if (r)
         return r;
     if (!d->is_mig)
         return NVML_ERROR_INVALID_ARGUMENT;
-    *id = F.mig_samegi ? 7 : 7 + 2 * (unsigned)(d - F.mig);
+    unsigned k = (unsigned)(d - F.mig);
+    *id = compute ? (F.mig_samegi ? k : 0) : (F.mig_samegi ? 7 : 7 + 2 * k);
     return NVML_SUCCESS;
 }
 
-/* compute instance 0 of its GPU instance (mig_samegi: MIG device k is
- * compute instance k of GPU instance 7) */
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t h, unsigned int *id);
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t h, unsigned int *id)
+{
+    return mig_id(h, "nvmlDeviceGetGpuInstanceId", 0, id);
+}
+
 EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t h, unsigned int *id);
 EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t h, unsigned int *id)
 {
-    struct fdev *d;
-    nvmlReturn_t r = enter(h, "nvmlDeviceGetComputeInstanceId", &d);
-    if (r)
-        return r;
-    if (!d->is_mig)
-        return NVML_ERROR_INVALID_ARGUMENT;
-    *id = F.mig_samegi ? (unsigned)(d - F.mig) : 0;
-    return NVML_SUCCESS;
+    return mig_id(h, "nvmlDeviceGetComputeInstanceId", 1, id);
 }
 #endif
 

@@ -176,6 +176,19 @@ static const char *header(struct MHD_Connection *c, const char *name)
     return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
 }
 
+/* A header's value without the whitespace around it (RFC 9110 section 5.5:
+ * a field value excludes the optional whitespace around it): its start, and
+ * its length in *n. */
+static const char *ows_trim(const char *value, size_t *n)
+{
+    while (*value == ' ' || *value == '\t')
+        value++;
+    *n = strlen(value);
+    while (*n > 0 && (value[*n - 1] == ' ' || value[*n - 1] == '\t'))
+        (*n)--;
+    return value;
+}
+
 /* A header's value without the whitespace around it (RFC 9110 section 5.5;
  * libmicrohttpd keeps trailing blanks), in buf; a value too long for buf is
  * returned as it is (it then matches nothing a shorter one would). */
@@ -184,11 +197,8 @@ static const char *header_trim(struct MHD_Connection *c, const char *name, char 
     const char *v = header(c, name);
     if (!v)
         return NULL;
-    while (*v == ' ' || *v == '\t')
-        v++;
-    size_t n = strlen(v);
-    while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-        n--;
+    size_t n;
+    v = ows_trim(v, &n);
     if (n >= cap)
         return v;
     memcpy(buf, v, n);
@@ -284,17 +294,13 @@ static enum MHD_Result send_rpc_error(struct MHD_Connection *c, unsigned status,
     return send_json(c, status, wt_rpc_error(id, code, message, NULL), NULL);
 }
 
-/* A header's value equals want, leading and trailing whitespace aside (RFC
- * 9110 section 5.5: a field value excludes the optional whitespace around it). */
+/* A header's value equals want, leading and trailing whitespace aside. */
 static int header_is(const char *value, const char *want)
 {
+    size_t n;
     if (!value)
         return 0;
-    while (*value == ' ' || *value == '\t')
-        value++;
-    size_t n = strlen(value);
-    while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'))
-        n--;
+    value = ows_trim(value, &n);
     return n == strlen(want) && strncmp(value, want, n) == 0;
 }
 
@@ -304,13 +310,10 @@ static int header_is(const char *value, const char *want)
 static int name_header_is(const char *value, const char *want)
 {
     static const char pre[] = "=?base64?", post[] = "?=";
+    size_t n;
     if (!value)
         return 0;
-    while (*value == ' ' || *value == '\t')
-        value++;
-    size_t n = strlen(value);
-    while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'))
-        n--;
+    value = ows_trim(value, &n);
     size_t lp = sizeof(pre) - 1, lq = sizeof(post) - 1;
     if (n < lp + lq || strncmp(value, pre, lp) != 0 || strncmp(value + n - lq, post, lq) != 0)
         return header_is(value, want);
