@@ -277,6 +277,19 @@ cp -a "$L" "$TMP/noside" && rm "$TMP/noside/checkpoint"
 run "verify: no checkpoint file" 1 "$WT" verify-log --log-dir "$TMP/noside" --vkey "$VKEY" \
     && has out "bad-checkpoint" && has out "is missing"
 run "verify: no checkpoint file, json" 1 "$WT" verify-log --log-dir "$TMP/noside" --json && has out '"valid": false'
+# but an init killed before writing it is told apart, as the writers tell it:
+# the genesis record alone, and the signed checkpoint.init.HASH of that line
+# (HASH: the first 8 bytes of its leaf hash, SHA-256 of 0x00 and the line)
+"$WT" init --log-dir "$TMP/killedinit" >/dev/null 2>&1
+H=$(head -n 1 "$TMP/killedinit/log.jsonl" | tr -d '\n' | { printf '\000'; cat; } | sha256sum | cut -c1-16)
+mv "$TMP/killedinit/checkpoint" "$TMP/killedinit/checkpoint.init.$H"
+run "verify: an init killed before its checkpoint file" 3 "$WT" verify-log --log-dir "$TMP/killedinit" \
+    && has out "an init was killed before writing it"
+mv "$TMP/killedinit/checkpoint.init.$H" "$TMP/killedinit/checkpoint.init.0123456789abcdef"
+run "verify: a checkpoint.init of another line" 1 "$WT" verify-log --log-dir "$TMP/killedinit" && has out "bad-checkpoint"
+# a --log-dir log named as a file (DIR/log.jsonl) has the directory's side
+# files (it was read without its checkpoint: damaged)
+run "verify: the directory's log named with --log-file" 0 "$WT" verify-log --log-file "$L/log.jsonl" --vkey "$VKEY"
 # a signing key another user put in place is not used (root signed the
 # history of whoever could write the directory)
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then

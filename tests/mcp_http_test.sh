@@ -485,6 +485,32 @@ if [ -f "$FAKE" ] && [ -f "$REPO/tests/data/fake_gpu.csv" ]; then
             fails=$((fails + 1))
         fi
     done
+    # a 2026-07-28 call (no session) cancelled is still answered "cancelled":
+    # the cancel names an id any client may use, so it may be another
+    # client's, whose call must not be left without an answer
+    rm -f "$TMP/c_body"
+    curl -s -o "$TMP/c_body" --max-time 40 -X POST -H 'Content-Type: application/json' \
+        -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
+        -H 'Mcp-Method: tools/call' -H 'Mcp-Name: classify_workload' \
+        --data-binary '{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"classify_workload","arguments":{"samples":30,"interval_seconds":1},'"$META"'}}' "$URL" &
+    cpid=$!
+    i=0
+    while kill -0 $cpid 2>/dev/null && [ $i -lt 60 ]; do
+        i=$((i + 1))
+        sleep 0.5
+        curl -s -o /dev/null --max-time 5 -X POST -H 'Content-Type: application/json' \
+            -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
+            -H 'Mcp-Method: notifications/cancelled' \
+            --data-binary '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12,'"$META"'}}' "$URL"
+    done
+    wait $cpid
+    n=$((n + 1))
+    if ! grep -q '"id":12,"result"' "$TMP/c_body" || ! grep -q 'cancelled' "$TMP/c_body"; then
+        echo "FAIL [cancel-modern]: a 2026-07-28 call cancelled got no answer"
+        head -c 300 "$TMP/c_body" | sed 's/^/    body: /'
+        echo
+        fails=$((fails + 1))
+    fi
     # a streamed call still running when the server stops gets its answer
     # ("cancelled"): the stream used to end without one, and the client
     # waited out its own timeout

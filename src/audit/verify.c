@@ -22,12 +22,15 @@
 #include "audit/verify.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#include <sodium.h>
 
 #include "audit/entry.h"
 #include "util/fileio.h"
@@ -427,6 +430,35 @@ bad:
     stop(v);
 }
 
+/* Reads a signed checkpoint from f (closed here) into note and cp: 1, or
+ * -1 (cannot be read) or -2 (not a signed checkpoint) with msg saying why. */
+static int read_checkpoint(FILE *f, const char *path, struct wt_note *note,
+                           struct wt_checkpoint *cp, char *msg, size_t cap)
+{
+    char *buf = malloc(WT_NOTE_MAX_LEN + 1);
+    size_t n = buf ? fread(buf, 1, WT_NOTE_MAX_LEN + 1, f) : 0;
+    int rerr = ferror(f);
+    fclose(f);
+    struct wt_err err = {{0}};
+    int loaded = 1;
+    if (!buf || rerr) {
+        loaded = -1;
+        snprintf(msg, cap, "cannot read checkpoint %s", path);
+    } else if (n > WT_NOTE_MAX_LEN) {
+        loaded = -2;
+        snprintf(msg, cap, "%s: larger than 64 KiB", path);
+    } else if (wt_note_parse(buf, n, note, &err) != WT_OK) {
+        loaded = -2;
+        snprintf(msg, cap, "%s: %s", path, err.msg);
+    } else if (wt_checkpoint_parse(note->text, note->body_len, cp, &err) != WT_OK) {
+        loaded = -2;
+        wt_note_free(note);
+        snprintf(msg, cap, "%s: %s", path, err.msg);
+    }
+    free(buf);
+    return loaded;
+}
+
 static void load_ext(struct vs *v, const char *path, int side)
 {
     struct ext *e = &v->ext[v->next];
@@ -448,31 +480,38 @@ static void load_ext(struct vs *v, const char *path, int side)
         snprintf(e->why, sizeof(e->why), "%.299s", v->r->message);
         return;
     }
-    char *buf = malloc(WT_NOTE_MAX_LEN + 1);
-    size_t n = buf ? fread(buf, 1, WT_NOTE_MAX_LEN + 1, f) : 0;
-    int rerr = ferror(f);
-    fclose(f);
     v->next++;
-    struct wt_err err = {{0}};
-    if (!buf || rerr) {
-        e->loaded = -1;
-        snprintf(v->r->message, sizeof(v->r->message), "cannot read checkpoint %s", path);
-    } else if (n > WT_NOTE_MAX_LEN) {
-        e->loaded = -2;
-        snprintf(v->r->message, sizeof(v->r->message), "%s: larger than 64 KiB", path);
-    } else if (wt_note_parse(buf, n, &e->note, &err) != WT_OK) {
-        e->loaded = -2;
-        snprintf(v->r->message, sizeof(v->r->message), "%s: %s", path, err.msg);
-    } else if (wt_checkpoint_parse(e->note.text, e->note.body_len, &e->cp, &err) != WT_OK) {
-        e->loaded = -2;
-        wt_note_free(&e->note);
-        snprintf(v->r->message, sizeof(v->r->message), "%s: %s", path, err.msg);
-    } else {
-        e->loaded = 1;
-    }
+    e->loaded = read_checkpoint(f, path, &e->note, &e->cp, v->r->message, sizeof(v->r->message));
     if (e->loaded < 0)
         snprintf(e->why, sizeof(e->why), "%.299s", v->r->message);
-    free(buf);
+}
+
+/* Whether the missing side file is an init's that was killed before it
+ * wrote it: the log holds its genesis record alone, and the
+ * checkpoint.init.HASH that init made durable first (HASH: the first 8
+ * bytes of the genesis line's leaf hash) is the log key's signed checkpoint
+ * of that very line (which nobody without the key can make); the next
+ * writer takes it up. */
+static int interrupted_init(struct vs *v)
+{
+    char path[PATH_MAX], hex[17], msg[400];
+    if (v->n != 1 || !v->have_key || !v->o->side_path)
+        return 0;
+    sodium_bin2hex(hex, sizeof(hex), v->last_leaf, 8);
+    if (snprintf(path, sizeof(path), "%s.init.%s", v->o->side_path, hex) >= (int)sizeof(path))
+        return 0;
+    const char *why = NULL;
+    FILE *f = wt_fopen_regular(path, &why);
+    if (!f)
+        return 0;
+    struct wt_note note;
+    struct wt_checkpoint cp;
+    if (read_checkpoint(f, path, &note, &cp, msg, sizeof(msg)) != 1)
+        return 0;
+    int ok = wt_note_verify(&note, &v->key, NULL) == 1 && !strcmp(cp.origin, v->key.name) &&
+             cp.size == 1 && !memcmp(cp.root, v->last_leaf, 32);
+    wt_note_free(&note);
+    return ok;
 }
 
 static void begin(struct vs *v, const char *name, const struct wt_verify_opts *o,
@@ -725,15 +764,20 @@ static int finish(struct vs *v)
         r->status = WT_VERIFY_ERROR;
         goto out;
     }
-    if (v->side_missing && v->n >= 1) {
+    if (v->side_missing && v->n >= 1 && interrupted_init(v)) {
+        warnf(v,
+              "no checkpoint file %s: an init was killed before writing it, and the signed "
+              "checkpoint of the genesis record it left (%s.init.*) matches the log; the next "
+              "writer, or `workloadtruth recover`, takes it up",
+              v->o->side_path, v->o->side_path);
+    } else if (v->side_missing && v->n >= 1) {
         /* init writes it with the genesis record and writers only ever
          * replace it: gone, lines rewritten or cut by someone without the
          * key would show nowhere else (the writers refuse such a log too) */
         damage(v, WT_DMG_CHECKPOINT, 0, 0,
                "the checkpoint file %s is missing: a log has one from its genesis record on, so "
-               "it was deleted (or an init was killed before writing it: the next writer takes "
-               "up the checkpoint.init file it left), and the lines could have been rewritten "
-               "or cut without the key; check the log against a copy held elsewhere "
+               "it was deleted, and the lines could have been rewritten or cut without the key; "
+               "check the log against a copy held elsewhere "
                "(--against), then `workloadtruth recover --reseal` signs it as it is%s",
                v->o->side_path,
                v->o->nagainst ? " (the checkpoints given with --against match the lines they "

@@ -64,6 +64,19 @@ int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct
             return 2;
         }
         rc = wt_log_paths_file(p, file, &err);
+        /* the log of a --log-dir directory named as a file (DIR/log.jsonl):
+         * its side files are the directory's (DIR/checkpoint, DIR/log.key),
+         * not FILE.checkpoint, as the MCP tools read it; a healthy log was
+         * reported without its checkpoint (damaged), and writers refused it */
+        const char *base = strrchr(file, '/');
+        base = base ? base + 1 : file;
+        if (rc == WT_OK && !strcmp(base, "log.jsonl") && access(p->checkpoint, F_OK) != 0 &&
+            access(p->key, F_OK) != 0) {
+            struct wt_log_paths d;
+            if (wt_log_paths_dir(&d, p->dir, &err) == WT_OK &&
+                (access(d.checkpoint, F_OK) == 0 || access(d.key, F_OK) == 0))
+                *p = d;
+        }
     } else {
         if (!dir)
             dir = getenv("WT_LOG_DIR");

@@ -706,9 +706,11 @@ static void *stream_run(void *arg)
     struct stream *st = arg;
     struct wt_mcp_call call = {stream_emit, st, &st->cancel};
     json_t *resp = wt_mcp_handle(st->x->s, &st->sess, &st->m, &call);
-    /* a call the client cancelled gets no answer; one stopped by the server
-     * (or whose client seems gone) does, as over a plain response */
-    if (resp && st->cancel != CANCEL_BY_CLIENT)
+    /* a call the client cancelled in its session gets no answer; one
+     * stopped by the server (or whose client seems gone) does, as over a
+     * plain response, and so does a 2026-07-28 one (no session: the cancel
+     * may be another client's, which uses the same id) */
+    if (resp && (st->cancel != CANCEL_BY_CLIENT || !st->session[0]))
         stream_push(st, resp);
     else
         json_decref(resp);
@@ -857,12 +859,15 @@ static enum MHD_Result run_request(struct http_srv *x, struct MHD_Connection *c,
     struct wt_mcp_call call = {NULL, NULL, &cancel};
     json_t *resp = wt_mcp_handle(x->s, sess, m, &call);
     flight_remove(x, f);
-    if (resp && atomic_load(&cancel) == CANCEL_BY_CLIENT && accepts(c, "text/event-stream")) {
-        /* the client cancelled it: MCP asks for no answer (the SDK clients
-         * report one for a forgotten id as an error), and HTTP needs a
-         * response, so it is an event stream that ends without a message,
-         * as a streamed call's does; a client that takes JSON only still
-         * gets "cancelled" */
+    if (resp && session_id && atomic_load(&cancel) == CANCEL_BY_CLIENT &&
+        accepts(c, "text/event-stream")) {
+        /* its client cancelled it (in its session): MCP asks for no answer
+         * (the SDK clients report one for a forgotten id as an error), and
+         * HTTP needs a response, so it is an event stream that ends without
+         * a message, as a streamed call's does. A client that takes JSON
+         * only still gets "cancelled", and so does a 2026-07-28 request:
+         * without a session, a cancel names an id any client may use, so
+         * it may be another client's, which must not be left unanswered */
         json_decref(resp);
         return send_text(c, MHD_HTTP_OK, "text/event-stream", "", session_id, NULL);
     }
