@@ -450,6 +450,21 @@ if [ -f "$FAKE" ] && [ -f "$REPO/tests/data/fake_gpu.csv" ]; then
         echo "FAIL [stream-keepalive]: no SSE comment line during 8 s of sampling"
         fails=$((fails + 1))
     fi
+    # cancel_until_done PID BODY [curl args...]: posts the cancel notification
+    # BODY every 0.5 s until the call PID (a curl in the background) has ended
+    # (a cancel sent before the call is in flight is not its), at most 30 s
+    cancel_until_done() {
+        cpid=$1 cbody=$2
+        shift 2
+        i=0
+        while kill -0 "$cpid" 2>/dev/null && [ $i -lt 60 ]; do
+            i=$((i + 1))
+            sleep 0.5
+            curl -s -o /dev/null --max-time 5 -X POST -H 'Content-Type: application/json' \
+                -H 'Accept: application/json, text/event-stream' "$@" --data-binary "$cbody" "$URL"
+        done
+        wait "$cpid"
+    }
     # a plain call the client cancels gets no JSON-RPC answer (MCP: the
     # receiver should "not respond"; the SDK clients reported the answer
     # "cancelled" as one for an unknown id): an event stream that ends without
@@ -459,17 +474,8 @@ if [ -f "$FAKE" ] && [ -f "$REPO/tests/data/fake_gpu.csv" ]; then
         curl -s -D "$TMP/c_headers" -o "$TMP/c_body" --max-time 40 -X POST -H 'Content-Type: application/json' \
             -H "Accept: $acc" -H "Mcp-Session-Id: $HSID" \
             --data-binary '{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"classify_workload","arguments":{"samples":30,"interval_seconds":1}}}' "$URL" &
-        cpid=$!
-        # until the call has ended (a cancel before it is in flight is not its)
-        i=0
-        while kill -0 $cpid 2>/dev/null && [ $i -lt 60 ]; do
-            i=$((i + 1))
-            sleep 0.5
-            curl -s -o /dev/null --max-time 5 -X POST -H 'Content-Type: application/json' \
-                -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $HSID" \
-                --data-binary '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11}}' "$URL"
-        done
-        wait $cpid
+        cancel_until_done $! '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11}}' \
+            -H "Mcp-Session-Id: $HSID"
         n=$((n + 1))
         case $acc in
         *event-stream*)
@@ -493,17 +499,8 @@ if [ -f "$FAKE" ] && [ -f "$REPO/tests/data/fake_gpu.csv" ]; then
         -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
         -H 'Mcp-Method: tools/call' -H 'Mcp-Name: classify_workload' \
         --data-binary '{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"classify_workload","arguments":{"samples":30,"interval_seconds":1},'"$META"'}}' "$URL" &
-    cpid=$!
-    i=0
-    while kill -0 $cpid 2>/dev/null && [ $i -lt 60 ]; do
-        i=$((i + 1))
-        sleep 0.5
-        curl -s -o /dev/null --max-time 5 -X POST -H 'Content-Type: application/json' \
-            -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
-            -H 'Mcp-Method: notifications/cancelled' \
-            --data-binary '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12,'"$META"'}}' "$URL"
-    done
-    wait $cpid
+    cancel_until_done $! '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12,'"$META"'}}' \
+        -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: notifications/cancelled'
     n=$((n + 1))
     if ! grep -q '"id":12,"result"' "$TMP/c_body" || ! grep -q 'cancelled' "$TMP/c_body"; then
         echo "FAIL [cancel-modern]: a 2026-07-28 call cancelled got no answer"
