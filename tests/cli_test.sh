@@ -905,6 +905,34 @@ run util-only-caveat 0 "$WT" classify --trace "$TMP/utilonly.csv" --samples 30 &
 # ... and a job's text output, which shows the job's reasons only
 awk 'BEGIN { print "t_s,gpu,util_gpu_pct"; for (i = 0; i < 90; i++) printf "%d,0,%d\n", i, (i % 3 ? 95 : 20) }' >"$TMP/utilonly3.csv"
 run util-only-caveat-job 0 "$WT" classify --trace "$TMP/utilonly3.csv" --samples 30 --windows 3 && has out "power not measured"
+# ... whole: reasons were cut at 199 bytes, which lost this one's advice
+has out "record power_w"
+# a model name near its 60-byte limit keeps the "no scale" advice whole
+awk 'BEGIN { print "# gpu_model: Acme Accelerator Model Z9 Ultra Extreme Edition 96GB HBM3e";
+    print "t_s,gpu,util_gpu_pct,power_w"; for (i = 0; i < 30; i++) printf "%d,0,95,%d\n", i, (i % 3 ? 600 : 100) }' >"$TMP/longname.csv"
+run no-scale-advice-whole 0 "$WT" classify --trace "$TMP/longname.csv" --samples 30 && has out "or the GPU name"
+# JSON evidence values are the ones the model read (its view without
+# utilization), as the reasons' are: they had come from the full features
+awk 'BEGIN { print "# gpu_model: NVIDIA H100 80GB HBM3"; print "t_s,gpu,util_gpu_pct,power_w";
+    for (i = 0; i < 30; i++) printf "%d,0,95,%d\n", i, (int(i / 3) % 2 ? 100 : 600) }' >"$TMP/view.csv"
+run evidence-view-values 0 "$WT" classify --trace "$TMP/view.csv" --samples 30 --json
+check evidence-view-values-match python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+r = d["results"][0] if "results" in d else d
+texts = [t for t in r["reasons"] if " -> " in t and " = " in t]
+ev = r["evidence"]
+assert len(ev) == len(texts) and ev, (ev, texts)
+for t, e in zip(texts, ev):
+    name, val = re.match(r"(\S+) = (\S+)", t).groups()
+    assert name == e["feature"], (t, e)
+    assert ("%.3g" % e["value"]) == val, (t, e)
+' "$TMP/out"
+# no maximum SM clock: the clock-lock test is not judged (it read 0, "judged
+# and not locked")
+awk 'BEGIN { print "# gpu_model: NVIDIA H100 80GB HBM3"; print "t_s,gpu,util_gpu_pct,power_w,sm_clock_mhz";
+    for (i = 0; i < 30; i++) printf "%d,0,90,600,1200\n", i }' >"$TMP/clknomax.csv"
+run clocks-locked-no-max 0 "$WT" classify --trace "$TMP/clknomax.csv" --samples 30 --json && has out '"clocks_locked": null'
 # --nvml-lib with a source that never loads it: refused (it was ignored), as
 # gpus and record refuse it
 run classify-nvml-lib-synthetic 2 "$WT" classify --backend synthetic --nvml-lib /x.so && has err "--nvml-lib goes with" && oneline

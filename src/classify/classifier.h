@@ -19,7 +19,7 @@
 #include "util/err.h"
 
 #define WT_MAX_REASONS 16
-#define WT_REASON_LEN 200
+#define WT_REASON_LEN 320
 
 /* One piece of evidence: a sentence plus the feature, value and the class it
  * pointed to (WT_CLASS_NONE for sentences that are not a single vote). */

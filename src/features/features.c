@@ -593,10 +593,11 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     }
     /* the clock is judged under load (10 active samples with a clock) when
      * the column covers half the window's time: a GPU busy 40% of the time
-     * at a locked clock is as locked as one busy throughout */
-    int clk_judged = nclk >= 10 && col_time_share(s, n, WT_COL_SM_CLOCK, period) >= half;
-    if (clk_judged && wt_measured(smax) && smax > 0 && clk_hi - clk_lo <= 0.01 * clk_hi &&
-        clk_hi < 0.95 * smax)
+     * at a locked clock is as locked as one busy throughout; with no maximum
+     * to compare against, nothing is judged */
+    int clk_judged = nclk >= 10 && wt_measured(smax) && smax > 0 &&
+                     col_time_share(s, n, WT_COL_SM_CLOCK, period) >= half;
+    if (clk_judged && clk_hi - clk_lo <= 0.01 * clk_hi && clk_hi < 0.95 * smax)
         f->v[WT_F_CLOCKS_LOCKED] = 1;
     else if (clk_judged && !wt_measured(f->v[WT_F_CLOCKS_LOCKED]))
         /* judged and not locked; fewer is "not measured", not a 0 */

@@ -96,7 +96,9 @@ json_t *wt_json_result(const struct wt_result *r)
             continue;
         json_t *e = json_object();
         put(e, "feature", jstr(wt_feature_name(x->feature)), &bad);
-        put(e, "value", feature_number(x->feature, r->features.v[x->feature]), &bad);
+        /* the value the classifier read (the model's view may leave out
+         * utilization), not the full feature set's */
+        put(e, "value", feature_number(x->feature, x->value), &bad);
         put(e, "favours", jstr(wt_class_name(x->favours)), &bad);
         if (isfinite(x->weight))
             put(e, "log_odds", wt_json_number(x->weight, 4), &bad);
