@@ -148,6 +148,15 @@ run record-note-not-utf8 0 "$WT" record --backend synthetic --duration 0.5 --out
 run record-note-not-utf8-read 0 "$WT" record --trace "$TMP/note8.csv" --out - && has out "# evasion: x?y" &&
     check record-note-not-utf8-not-cut sh -c "! grep -q 'is cut' \"\$0\"" "$TMP/err"
 run record-label-replaces-trace-label 0 "$WT" record --trace "$TMP/flabel.csv" --label INFERENCE --out - && has out "# label: INFERENCE"
+# a last line with no newline is read, with a warning, once (the replay
+# source's counting pass is quiet): a recorder killed mid-row leaves 300.5 as 3
+printf 't_s,gpu,util_gpu_pct,power_w\n0,0,50,300.5\n1,0,50,300.5\n2,0,50,3' >"$TMP/cut.csv"
+run record-cut-last-line 0 "$WT" record --trace "$TMP/cut.csv" --out - && has out "2.000,0,50" &&
+    has err "cut.csv:4: the last line has no newline" &&
+    check record-cut-last-line-once test "$(grep -c 'no newline' "$TMP/err")" = 1
+# header names in any letter case: `GPU` had been dropped, two GPUs read as one
+printf 'T_S,GPU,util_gpu_pct,Power_W\n0,0,50,100\n0,1,0,50\n' >"$TMP/case.csv"
+run record-header-any-case 0 "$WT" record --trace "$TMP/case.csv" --out - && has out "0.000,1,0,"
 check record-label-no-old-label-line sh -c "! grep -q '^# label: TRAINING' \"\$0\"" "$TMP/out"
 # recording a trace over itself emptied it while it was read (exit 0, the trace lost)
 cp "$DATA/labelled.csv" "$TMP/inplace.csv"

@@ -101,8 +101,44 @@ static void test_native_details(void **state)
     for (int i = 0; i < 4; i++) {
         assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
         assert_int_equal(s.gpu, i < 3 ? i + 1 : 0);
+        if (i == 2)
+            break; /* an empty cell beside GPUs 1 to 3: whose row it is cannot be told */
     }
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_EINVAL);
+    assert_non_null(strstr(err.msg, "t.csv:5: column 'gpu': empty, but line 2 names GPU 1"));
     wt_trace_close(r);
+    /* ... in a file of one GPU it is GPU 0, whichever comes first */
+    t = "t_s,gpu,power_w\n0,,5\n1,0.0,5\n2,,5\n";
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+        assert_int_equal(s.gpu, 0);
+    }
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_DONE);
+    wt_trace_close(r);
+    expect_error("t_s,gpu,power_w\n0,,5\n0,1,5\n",
+                 "t.csv:3: column 'gpu': GPU 1, but line 2 has an empty cell");
+    /* native names in any letter case: `GPU` had been an unknown column
+     * (two GPUs read as one) */
+    t = "T_S,GPU,Power_W,Label\n0,0,5,idle\n0,1,6,TRAINING\n";
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(s.gpu, 0);
+    assert_true(s.v[WT_COL_POWER] == 5 && s.label == WT_CLASS_IDLE);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(s.gpu, 1);
+    assert_true(s.v[WT_COL_POWER] == 6 && s.label == WT_CLASS_TRAINING);
+    wt_trace_close(r);
+    expect_error("t_s,gpu,GPU\n0,0,0\n", "column 'gpu' appears twice");
+    expect_error("t_s,power_w,POWER_W\n0,1,1\n", "column 'power_w' appears twice");
+    /* a label repeated in another letter case says the same */
+    t = "# label: TRAINING\n# label: training\n# power_semantics: avg1s\n"
+        "# power_semantics: AVG1S\nt_s,power_w\n0,1\n";
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(s.label, WT_CLASS_TRAINING);
+    wt_trace_close(r);
+    expect_error("# label: TRAINING\n# label: IDLE\nt_s\n0\n", "given again with another value");
     expect_error("t_s,clock_reasons\n0,4.5\n", "column 'clock_reasons': not a bitmask");
     expect_error("t_s,clock_reasons\n0,-4\n", "column 'clock_reasons': not a bitmask");
 }
@@ -710,6 +746,20 @@ static void test_nvsmi_uuid(void **state)
     assert_int_equal(s.gpu, 1);
     assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
     assert_int_equal(s.gpu, 0);
+    wt_trace_close(r);
+    /* no identity is no GPU (it had become a GPU of its own) */
+    expect_error("timestamp, uuid, power.draw [W]\n2024/01/01 00:00:00.000, GPU-aaa, 10 W\n"
+                 "2024/01/01 00:00:01.000, [N/A], 10 W\n",
+                 "t.csv:3: column 'uuid': empty");
+    expect_error("timestamp, pci.bus_id, power.draw [W]\n2024/01/01 00:00:00.000, , 10 W\n",
+                 "t.csv:2: column 'pci.bus_id': empty");
+    /* ... unless the index says which GPU */
+    t = "timestamp, index, uuid, power.draw [W]\n2024/01/01 00:00:00.000, 0, [N/A], 10 W\n"
+        "2024/01/01 00:00:00.000, 1, , 10 W\n";
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(s.gpu, 1);
     wt_trace_close(r);
 }
 

@@ -81,6 +81,10 @@ struct wt_trace_reader {
     unsigned long row_lineno; /* line of the row last returned */
     int have_peek;            /* `line` holds an unconsumed line */
     int unterminated;         /* `line` is the last and has no newline */
+    /* native `gpu`: the first row with an empty cell, the first naming a
+     * GPU other than 0 (and that GPU); both in one file is an error */
+    unsigned long empty_gpu_line, other_gpu_line;
+    int other_gpu;
 
     /* header */
     int ncols;
@@ -394,9 +398,14 @@ static int add_meta(struct wt_trace_reader *r, const char *key, size_t klen, con
         if (strlen(acted_on[k]) != klen || strncasecmp(acted_on[k], key, klen))
             continue;
         key = acted_on[k];
+        /* values read in any letter case are compared so: `# label:
+         * TRAINING` then `# label: training` says the same */
+        int anycase = k == 1 || k == 2;
         for (size_t i = 0; i < r->meta.n; i++)
             if (!strcmp(r->meta.kv[i].key, acted_on[k]) &&
-                (strlen(r->meta.kv[i].value) != vlen || memcmp(r->meta.kv[i].value, val, vlen)))
+                (strlen(r->meta.kv[i].value) != vlen ||
+                 (anycase ? strncasecmp(r->meta.kv[i].value, val, vlen)
+                          : memcmp(r->meta.kv[i].value, val, vlen))))
                 return fail(r, err, WT_EINVAL, r->lineno,
                             "metadata '%s' given again with another value (first on line %lu)",
                             acted_on[k], (unsigned long)r->meta.kv[i].line);
@@ -495,11 +504,23 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
     if (n < 0)
         return fail(r, err, WT_EINVAL, r->lineno, "header, column %d: %s", bad + 1,
                     n == -2 ? "unterminated quoted field" : "text after the closing quote");
+    /* native names in any letter case, as the metadata keys: `GPU` or
+     * `Power_W` had been unknown columns, silently dropped (two GPUs read as
+     * one) */
+    char lower[WT_TRACE_MAX_COLS][32];
+    for (int i = 0; i < n; i++) {
+        lower[i][0] = '\0';
+        if (cells[i].len < sizeof(lower[i]) && !memchr(cells[i].p, '\0', cells[i].len)) {
+            for (size_t k = 0; k < cells[i].len; k++)
+                lower[i][k] = (char)tolower((unsigned char)cells[i].p[k]);
+            lower[i][cells[i].len] = '\0';
+        }
+    }
     int native = 0, nvsmi = 0, data = 0, col = -1;
     for (int i = 0; i < n; i++) {
-        if (col < 0 && wt_col_lookup(cells[i].p, cells[i].len) >= 0)
+        if (col < 0 && wt_col_lookup(lower[i], strlen(lower[i])) >= 0)
             col = i;
-        if (cells[i].len == 3 && !memcmp(cells[i].p, "t_s", 3))
+        if (!strcmp(lower[i], "t_s"))
             native = 1;
         else if (nvsmi_lookup(cells[i].p, cells[i].len) &&
                  nvsmi_lookup(cells[i].p, cells[i].len)->kind != F_NAME)
@@ -547,26 +568,26 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
         printable(f->name, sizeof(f->name), cells[i].p, cells[i].len);
         f->kind = F_IGNORE;
         if (native) {
-            if (cells[i].len == 3 && !memcmp(cells[i].p, "t_s", 3)) {
+            if (!strcmp(lower[i], "t_s")) {
                 f->kind = F_TIME;
                 if (seen_t++)
                     return fail(r, err, WT_EINVAL, r->lineno, "column 't_s' appears twice");
-            } else if (cells[i].len == 3 && !memcmp(cells[i].p, "gpu", 3)) {
+            } else if (!strcmp(lower[i], "gpu")) {
                 f->kind = F_GPU;
                 if (seen_gpu++)
                     return fail(r, err, WT_EINVAL, r->lineno, "column 'gpu' appears twice");
-            } else if (cells[i].len == 5 && !memcmp(cells[i].p, "label", 5)) {
+            } else if (!strcmp(lower[i], "label")) {
                 f->kind = F_LABEL;
                 if (seen_label++)
                     return fail(r, err, WT_EINVAL, r->lineno, "column 'label' appears twice");
-            } else if (cells[i].len == 6 && !memcmp(cells[i].p, "owners", 6)) {
+            } else if (!strcmp(lower[i], "owners")) {
                 f->kind = F_OWNERS;
                 if (seen_owners++)
                     return fail(r, err, WT_EINVAL, r->lineno, "column 'owners' appears twice");
                 if (!r->owners && !(r->owners = wt_owners_new()))
                     return fail(r, err, WT_ENOMEM, r->lineno, "out of memory");
             } else {
-                int c = wt_col_lookup(cells[i].p, cells[i].len);
+                int c = lower[i][0] ? wt_col_lookup(lower[i], strlen(lower[i])) : -1;
                 if (c >= 0) {
                     if (seen_col[c] >= 0)
                         return fail(r, err, WT_EINVAL, r->lineno, "column '%s' appears twice",
@@ -841,6 +862,12 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
                         ? " (the last line, with no newline: a recording cut off mid-row? "
                           "Delete that line to read the rest)"
                         : "");
+    if (r->unterminated && !r->opts.quiet)
+        /* read, but said: a recorder killed mid-row leaves "300.5" as "3" */
+        fprintf(stderr,
+                "workloadtruth: warning: %s:%lu: the last line has no newline; read as a "
+                "complete row (a recording cut off mid-row would leave its last cell short)\n",
+                r->name, r->lineno);
     wt_sample_clear(s, 0);
     s->label = r->meta.label;
     r->row_name[0] = '\0';
@@ -873,10 +900,21 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
             }
             break;
         case F_GPU:
-            if (c->len == 0 || (r->meta.kind == WT_TRACE_NVSMI && is_na(c->p, c->len))) {
-                if (r->meta.kind == WT_TRACE_NVSMI)
-                    return fail(r, err, WT_EINVAL, r->lineno, "column '%s': empty", f->name);
-                break; /* native: empty gpu cell = 0 */
+            if (r->meta.kind == WT_TRACE_NVSMI && (c->len == 0 || is_na(c->p, c->len)))
+                return fail(r, err, WT_EINVAL, r->lineno, "column '%s': empty", f->name);
+            /* native: an empty cell is GPU 0 in a file of one GPU (pandas
+             * writes the rows of files without the column so); beside
+             * another GPU's rows it cannot be told whose it is (it had
+             * silently joined GPU 0) */
+            if (c->len == 0) {
+                if (r->other_gpu_line)
+                    return fail(r, err, WT_EINVAL, r->lineno,
+                                "column 'gpu': empty, but line %lu names GPU %d: an empty cell "
+                                "is GPU 0 only in a file of one GPU",
+                                r->other_gpu_line, r->other_gpu);
+                if (!r->empty_gpu_line)
+                    r->empty_gpu_line = r->lineno;
+                break;
             }
             {
                 uint64_t g;
@@ -900,6 +938,15 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
                     return fail(r, err, WT_EINVAL, r->lineno,
                                 "column '%s': GPU index %llu is not below %d", f->name,
                                 (unsigned long long)g, WT_MAX_GPUS);
+                if (g && r->empty_gpu_line)
+                    return fail(r, err, WT_EINVAL, r->lineno,
+                                "column 'gpu': GPU %d, but line %lu has an empty cell: an empty "
+                                "cell is GPU 0 only in a file of one GPU",
+                                (int)g, r->empty_gpu_line);
+                if (g && !r->other_gpu_line) {
+                    r->other_gpu_line = r->lineno;
+                    r->other_gpu = (int)g;
+                }
                 s->gpu = (int)g;
                 gpu_set = 1;
             }
@@ -965,14 +1012,18 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
             }
             break;
         case F_IDENT: {
+            if (r->has_index)
+                break; /* the index says which GPU */
             int g = 0;
+            /* "[N/A]" or nothing is no GPU's identity (it had become a GPU
+             * of its own) */
+            if (c->len == 0 || is_na(c->p, c->len))
+                return fail(r, err, WT_EINVAL, r->lineno, "column '%s': empty", f->name);
             int rc = ident_index(r, c, &g, err);
             if (rc)
                 return rc;
-            if (!r->has_index) {
-                s->gpu = g;
-                gpu_set = 1;
-            }
+            s->gpu = g;
+            gpu_set = 1;
             break;
         }
         }

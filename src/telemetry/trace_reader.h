@@ -47,6 +47,8 @@ struct wt_trace_opts {
      * every 100 ms and, once it is non-zero, ends the input (WT_DONE; a
      * partial last line is dropped).  A signal handler sets it. */
     const atomic_int *stop;
+    /* No warnings on stderr (a second reader over the same file). */
+    int quiet;
 };
 
 struct wt_trace_kv {
