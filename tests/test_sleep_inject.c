@@ -155,6 +155,48 @@ static void test_random_share(void **state)
     free(s2);
 }
 
+/* Sleeps shorter than the poll: a poll lands in one with the chance its
+ * length gives (every such sleep had been a whole idle reading: 0.01% of the
+ * time asleep read as 1 reading in 40), and a 1-second power average holds
+ * the second's share asleep (it had fallen to idle after each). */
+static void test_short_sleeps(void **state)
+{
+    (void)state;
+    size_t n;
+    struct wt_sample *s = make(0, 0, &n);
+    /* 20 s of training at 10 Hz: runs of 0.95 s, sleeps of 0.05 s (half a poll) */
+    struct wt_sleep_opts o = {.asleep = 0.05, .period_s = 1, .avg1s = 1, .seed = 3};
+    struct wt_err err;
+    assert_int_equal(wt_sleep_inject(&s, &n, 1, &o, &err), WT_OK);
+    size_t asleep = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].label != WT_CLASS_TRAINING)
+            continue;
+        if (s[i].v[WT_COL_UTIL_GPU] == 0)
+            asleep++;
+        else /* awake: at most 0.1 s of the last second asleep */
+            assert_true(s[i].v[WT_COL_POWER] >= 300 - 240 * 0.1 - 1e-9);
+    }
+    /* 20 sleeps, each a reading with chance 1/2 (about 10; were 20) */
+    assert_int_equal(n - 300, asleep);
+    assert_true(asleep >= 4 && asleep <= 16);
+    for (size_t i = 1; i < n; i++)
+        assert_true(s[i].t_s > s[i - 1].t_s && s[i].v[WT_COL_ENERGY] > s[i - 1].v[WT_COL_ENERGY]);
+    /* the counter counts the sleeps' whole time at idle power */
+    assert_true(fabs(s[n - 1].v[WT_COL_ENERGY] -
+                     (1000 + 60 * 0.1 * 99 + 300 * 0.1 * 200 + 60 * (s[n - 1].t_s - 29.9))) <
+                1e-6);
+    free(s);
+    /* 0.01% asleep: almost never seen */
+    s = make(0, 0, &n);
+    o = (struct wt_sleep_opts){.asleep = 0.0001, .period_s = 4, .avg1s = 1, .seed = 3};
+    assert_int_equal(wt_sleep_inject(&s, &n, 1, &o, &err), WT_OK);
+    assert_int_equal(n, 300);
+    for (size_t i = 0; i < n; i++)
+        assert_true(s[i].v[WT_COL_POWER] >= (s[i].label == WT_CLASS_TRAINING ? 299.9 : 60));
+    free(s);
+}
+
 static void test_left_alone(void **state)
 {
     (void)state;
@@ -277,7 +319,7 @@ int main(void)
         cmocka_unit_test(test_fixed),       cmocka_unit_test(test_gpus_sleep_together),
         cmocka_unit_test(test_avg1s_ramps), cmocka_unit_test(test_random_share),
         cmocka_unit_test(test_left_alone),  cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_gap_bounded),
+        cmocka_unit_test(test_gap_bounded), cmocka_unit_test(test_short_sleeps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

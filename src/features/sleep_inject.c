@@ -21,6 +21,8 @@ static const enum wt_col idle_cols[] = {WT_COL_UTIL_GPU, WT_COL_UTIL_MEM,  WT_CO
 struct sleep {
     double at;  /* recorded time the sleep starts at */
     double len; /* seconds */
+    double u;   /* 0..1: where the poll falls in it (rounds its sample count) */
+    double out; /* output time it starts at (at plus the sleeps before) */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -61,11 +63,29 @@ static double draw(struct wt_rng *r, double mean, int random)
     return -mean * log(1.0 - wt_rng_uniform(r)); /* exponential, mean `mean` */
 }
 
-/* Samples inserted for a sleep of len seconds at dt spacing (a double: with
- * a sub-microsecond spacing it can exceed any size_t). */
-static double inserted(double len, double dt)
+/* Samples inserted for a sleep of len seconds at dt spacing: floor(len / dt
+ * + u), whose mean over the poll's phase u is len / dt (a poller lands in a
+ * 0.4 ms sleep at 10 Hz once in 250 times; rounding up had made every such
+ * sleep a whole idle reading). A double: with a sub-microsecond spacing it
+ * can exceed any size_t. */
+static double inserted(const struct sleep *k, double dt)
 {
-    return ceil(len / dt - 1e-6);
+    double c = floor(k->len / dt + k->u);
+    /* the samples stay inside the sleep (t0 + (c - 1) dt < t0 + len) */
+    return fmin(c, ceil(k->len / dt - 1e-6));
+}
+
+/* Share of the second before output time t that the job slept (sleeps k0..
+ * of the output schedule, the earliest one that can overlap first): what a
+ * 1-second power average then holds of idle. */
+static double asleep_share(const struct sleep *sl, size_t nsl, size_t *k0, double t)
+{
+    while (*k0 < nsl && sl[*k0].out + sl[*k0].len <= t - RAMP_S)
+        (*k0)++;
+    double a = 0;
+    for (size_t k = *k0; k < nsl && sl[k].out < t; k++)
+        a += fmin(t, sl[k].out + sl[k].len) - fmax(t - RAMP_S, sl[k].out);
+    return a <= 0 ? 0 : a >= RAMP_S ? 1 : a / RAMP_S;
 }
 
 int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_sleep_opts *o,
@@ -115,13 +135,20 @@ int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_
             sl = ns;
             cap = ncap;
         }
-        sl[nsl++] = (struct sleep){t, draw(&rng, sleep_mean, o->random)};
+        sl[nsl++] = (struct sleep){t, draw(&rng, sleep_mean, o->random), 0, 0};
         if (nsl > MAX_SLEEPS) {
             rc = wt_errf(err, WT_ENOMEM,
                          "sleep injection: the training spans %.0f s, more than %zu sleeps",
                          tb - ta, MAX_SLEEPS);
             goto out;
         }
+    }
+    /* drawn after the schedule, which stays what it was */
+    double moved = 0;
+    for (size_t k = 0; k < nsl; k++) {
+        sl[k].u = wt_rng_uniform(&rng);
+        sl[k].out = sl[k].at + moved; /* summed as the samples' shift is */
+        moved += sl[k].len;
     }
     for (int g = 0; g < ngpus; g++)
         maxn = n[g] > maxn ? n[g] : maxn;
@@ -152,7 +179,7 @@ int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_
             dt[g] = 0.1; /* fewer than 2 distinct times: NVML's usual 10 Hz */
         double m = (double)n[g];
         for (size_t k = 0; k < nsl && m <= (double)limit; k++)
-            m += inserted(sl[k].len, dt[g]);
+            m += inserted(&sl[k], dt[g]);
         if (!(m <= (double)limit) || (total += (size_t)m) > limit) {
             if (relative)
                 rc = wt_errf(err, WT_ENOMEM,
@@ -179,8 +206,8 @@ int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_
             if (idle_cols[c] == WT_COL_POWER)
                 p_idle = idle[c];
         }
-        double shift = 0, energy = 0, last_wake = -INFINITY, p_last = NAN;
-        size_t k = 0, m = 0;
+        double shift = 0, energy = 0, p_last = NAN;
+        size_t k = 0, m = 0, k0 = 0;
         for (size_t i = 0; i < n[g]; i++) {
             const struct wt_sample *x = &s[g][i];
             for (; k < nsl && sl[k].at <= x->t_s; k++) {
@@ -188,7 +215,10 @@ int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_
                  * in: the job's sleep only moves its samples back */
                 const struct wt_sample *tpl = i ? &s[g][i - 1] : NULL;
                 double t0 = sl[k].at + shift;
-                size_t cnt = tpl ? (size_t)inserted(sl[k].len, dt[g]) : 0;
+                size_t cnt = tpl ? (size_t)inserted(&sl[k], dt[g]) : 0;
+                double ran = tpl && wt_measured(tpl->v[WT_COL_POWER])
+                                 ? tpl->v[WT_COL_POWER] * (sl[k].at - tpl->t_s)
+                                 : 0;
                 for (size_t j = 0; j < cnt; j++) {
                     struct wt_sample *y = &out[g][m++];
                     *y = *tpl;
@@ -197,27 +227,33 @@ int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_
                         if (wt_measured(y->v[idle_cols[c]]))
                             y->v[idle_cols[c]] = idle[c];
                     double into = (double)j * dt[g];
-                    if (o->avg1s && wt_measured(p_last) && wt_measured(p_idle) && into < RAMP_S)
-                        y->v[WT_COL_POWER] = p_last + (p_idle - p_last) * into / RAMP_S;
+                    /* a 1-second average: the last second's share asleep
+                     * at idle, the rest at the power before the sleep */
+                    if (o->avg1s && wt_measured(p_last) && wt_measured(p_idle)) {
+                        double a = asleep_share(sl, nsl, &k0, y->t_s);
+                        y->v[WT_COL_POWER] = p_last + (p_idle - p_last) * a;
+                    }
                     if (wt_measured(y->v[WT_COL_CLOCK_REASONS]))
                         y->v[WT_COL_CLOCK_REASONS] = 0x1; /* GPU idle */
-                    if (wt_measured(y->v[WT_COL_ENERGY]) && wt_measured(p_idle)) {
-                        energy += p_idle * dt[g];
-                        y->v[WT_COL_ENERGY] = tpl->v[WT_COL_ENERGY] + energy;
-                    }
+                    /* the counter: the run up to the sleep at the last
+                     * recorded power, then idle */
+                    if (wt_measured(y->v[WT_COL_ENERGY]) && wt_measured(p_idle))
+                        y->v[WT_COL_ENERGY] = tpl->v[WT_COL_ENERGY] + energy + ran + p_idle * into;
                 }
+                /* the sleep's energy, whatever the polls saw of it */
+                if (tpl && wt_measured(p_idle))
+                    energy += p_idle * sl[k].len;
                 shift += sl[k].len;
-                last_wake = sl[k].at + shift;
             }
             struct wt_sample *y = &out[g][m++];
             *y = *x;
             y->t_s = x->t_s + shift;
             if (wt_measured(y->v[WT_COL_ENERGY]))
                 y->v[WT_COL_ENERGY] += energy;
-            double since = y->t_s - last_wake;
-            if (o->avg1s && since < RAMP_S && wt_measured(p_idle) &&
-                wt_measured(y->v[WT_COL_POWER]))
-                y->v[WT_COL_POWER] = p_idle + (y->v[WT_COL_POWER] - p_idle) * since / RAMP_S;
+            if (o->avg1s && wt_measured(p_idle) && wt_measured(y->v[WT_COL_POWER])) {
+                double a = asleep_share(sl, nsl, &k0, y->t_s);
+                y->v[WT_COL_POWER] += (p_idle - y->v[WT_COL_POWER]) * a;
+            }
             p_last = y->v[WT_COL_POWER];
         }
         nout[g] = m;
