@@ -135,6 +135,28 @@ check "GPU never sent: memory bounded (under 100 MB)" test "$(awk '/^maxrss/ { p
 # a stop before the first row: said as such (it said "the trace has no data rows")
 run "watch stdin, stopped before a row" 1 sh -c "(head -5 '$DATA/fake_gpu.csv'; sleep 6) | timeout --foreground --preserve-status -s TERM 3 '$WT' watch --trace - --window 20 --log-dir '$TMP/lstdin4'" &&
     has err "<stdin>: stopped before a data row arrived"
+# a named pipe is read to its end to count its GPUs: a stop during that read
+# cut the count short and was reported as a usage error (exit 2, "--gpu-index
+# 0: the source has 0 GPUs"), which a service does not restart after
+mkfifo "$TMP/wfifo1"
+(head -5 "$DATA/fake_gpu.csv"; sleep 6) >"$TMP/wfifo1" &
+run "watch fifo, stopped while counting" 1 timeout --foreground --preserve-status -s TERM 3 "$WT" watch --trace "$TMP/wfifo1" --window 20 --log-dir "$TMP/lfifo1" &&
+    has err "stopped while it was read to count its GPUs, before any window: nothing logged"
+check "fifo stopped while counting: no log made" test ! -e "$TMP/lfifo1/log.jsonl"
+wait
+# a stop while another agent's init is awaited (its key, young, without its
+# log yet) ends the wait: it had been ignored for up to a minute, then exit 1
+"$WT" init --log-dir "$TMP/lwait" >/dev/null 2>&1 && rm "$TMP/lwait/log.jsonl" "$TMP/lwait/log.jsonl.checkpoint" 2>/dev/null
+touch "$TMP/lwait/log.key"
+t0=$(date +%s)
+run "watch, stopped while an init is awaited" 0 timeout --foreground --preserve-status -s TERM 1 "$WT" watch --backend synthetic --interval 0 --log-dir "$TMP/lwait" &&
+    has err "stopped while waiting for $TMP/lwait/log.jsonl to be created: nothing logged"
+check "stopped while an init is awaited: within seconds ($(($(date +%s) - t0)) s)" test $(($(date +%s) - t0)) -le 5
+# --pace and the synthetic pacing are both floors: --pace 1 had cut a round
+# of 10 x 0.5 s to 1 s
+t0=$(date +%s)
+run "watch --pace below the synthetic round" 0 "$WT" watch --backend synthetic --interval 0.5 --window 10 --pace 1 --iterations 2 --log-dir "$TMP/lpace"
+check "--pace below the round: the round's 5 s ($(($(date +%s) - t0)) s)" test $(($(date +%s) - t0)) -ge 4
 
 # sustained load: the writer's queue never empties, yet a heartbeat and a
 # checkpoint still follow every --seal-every windows (none came before the end)

@@ -196,26 +196,30 @@ static void test_wait_for_init(void **state)
     struct wt_log_paths p;
     struct wt_log *l = new_log(dir, sizeof(dir), &p, NULL, vkey, sizeof(vkey));
     wt_log_close(l);
-    assert_int_equal(wt_log_wait_for_init(&p, 2, 30), 1); /* the log exists */
+    assert_int_equal(wt_log_wait_for_init(&p, 2, 30, NULL), 1); /* the log exists */
     assert_int_equal(unlink(p.log), 0);
     double t0 = now_s();
-    assert_int_equal(wt_log_wait_for_init(&p, 0, 0.3), 0); /* young key: up to max_s */
+    assert_int_equal(wt_log_wait_for_init(&p, 0, 0.3, NULL), 0); /* young key: up to max_s */
     assert_true(now_s() - t0 >= 0.25);
     struct timespec old[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
     assert_int_equal(utimensat(AT_FDCWD, p.key, old, 0), 0);
     t0 = now_s();
-    assert_int_equal(wt_log_wait_for_init(&p, 0.2, 30), 0); /* old key: min_s only */
+    assert_int_equal(wt_log_wait_for_init(&p, 0.2, 30, NULL), 0); /* old key: min_s only */
     double took = now_s() - t0;
     assert_true(took >= 0.15 && took < 20);
     int fd = open(p.lock, O_RDONLY | O_CLOEXEC);
     assert_true(fd >= 0);
     assert_int_equal(flock(fd, LOCK_EX), 0); /* an init holding the lock */
     t0 = now_s();
-    assert_int_equal(wt_log_wait_for_init(&p, 0, 0.3), 0);
+    assert_int_equal(wt_log_wait_for_init(&p, 0, 0.3, NULL), 0);
     assert_true(now_s() - t0 >= 0.25);
+    atomic_int stop = 1; /* a stop asked: the wait ends at once */
+    t0 = now_s();
+    assert_int_equal(wt_log_wait_for_init(&p, 2, 30, &stop), -1);
+    assert_true(now_s() - t0 < 1);
     close(fd);
     assert_int_equal(unlink(p.key), 0);
-    assert_int_equal(wt_log_wait_for_init(&p, 2, 30), 0); /* no key: nothing to wait for */
+    assert_int_equal(wt_log_wait_for_init(&p, 2, 30, NULL), 0); /* no key: nothing to wait for */
     remove_dir(dir);
 }
 

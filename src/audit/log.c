@@ -435,12 +435,15 @@ static int lock_held(const struct wt_log_paths *p)
     return held;
 }
 
-int wt_log_wait_for_init(const struct wt_log_paths *p, double min_s, double max_s)
+int wt_log_wait_for_init(const struct wt_log_paths *p, double min_s, double max_s,
+                         const atomic_int *cancel)
 {
     struct stat st;
     for (long t = 0;; t++) {
         if (stat(p->log, &st) == 0)
             return 1;
+        if (cancel && *cancel)
+            return -1;
         if (stat(p->key, &st) != 0 || t >= max_s * 100)
             return 0;
         if (t >= min_s * 100 && !lock_held(p) && time(NULL) - st.st_mtime >= WT_LOG_KEY_YOUNG_S)

@@ -134,9 +134,11 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
  * long as another process holds the writers' lock or the key is younger than
  * WT_LOG_KEY_YOUNG_S seconds, up to max_s in all.  Returns 1 when the log
  * exists at the end, else 0: missing with its key (deleted, or an init
- * interrupted; never re-created here) or without one. */
+ * interrupted; never re-created here) or without one; -1 when a stop was
+ * asked through cancel (may be NULL) while it waited. */
 #define WT_LOG_KEY_YOUNG_S 10
-int wt_log_wait_for_init(const struct wt_log_paths *p, double min_s, double max_s);
+int wt_log_wait_for_init(const struct wt_log_paths *p, double min_s, double max_s,
+                         const atomic_int *cancel);
 
 /* What a writer says of what open found, the same words for every writer:
  * the torn tail it quarantined, and the lines past the last signed

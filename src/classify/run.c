@@ -438,7 +438,7 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
          * wait for locks, such as MCP: an init takes milliseconds), else a
          * deleted log, which is not started again here under the same key:
          * that is `init`'s to do, deliberately (as for watch). */
-        if (!wt_log_wait_for_init(&p, 2, o->lock_wait_s > 2 ? o->lock_wait_s : 2)) {
+        if (wt_log_wait_for_init(&p, 2, o->lock_wait_s > 2 ? o->lock_wait_s : 2, NULL) != 1) {
             if (irc != WT_OK) {
                 *err = ierr;
                 return irc;

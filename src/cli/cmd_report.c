@@ -97,7 +97,7 @@ int wt_cmd_report(int argc, char **argv)
             fprintf(stderr,
                     "%s: --out %s: is a torn tail the log's recovery kept (evidence): choose "
                     "another name\n",
-                    help.prog, out);
+                    help.prog, WT_CLEAN(out));
             return WT_EXIT_USAGE;
         }
     }

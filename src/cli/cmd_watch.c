@@ -985,6 +985,16 @@ int wt_cmd_watch(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", help.prog, err.msg);
         goto out;
     }
+    /* a stop while a trace was read to count its GPUs cut the count short:
+     * not a usage error about --gpu-index (exit 2 stops a service for good),
+     * and no log is made for windows that will not be classified */
+    if (trace && !from_stdin && stop_flag) {
+        fprintf(stderr,
+                "%s: %s: stopped while it was read to count its GPUs, before any window: "
+                "nothing logged\n",
+                help.prog, WT_CLEAN(trace));
+        goto out;
+    }
     if (from_stdin)
         ngpus = (int)gpu_index + 1;
     sel = calloc((size_t)ngpus + 1, 1);
@@ -1148,7 +1158,16 @@ int wt_cmd_watch(int argc, char **argv)
             have_log = 1;
         }
     }
-    if (!have_log && !wt_log_wait_for_init(&w->paths, 2, INIT_WAIT_MAX_S)) {
+    int waited = have_log ? 1 : wt_log_wait_for_init(&w->paths, 2, INIT_WAIT_MAX_S, &stop_flag);
+    if (waited < 0) {
+        /* a signal while another agent's init was awaited: a stop, not a
+         * failure (it had been ignored for up to a minute, then exit 1) */
+        fprintf(stderr, "%s: stopped while waiting for %s to be created: nothing logged\n",
+                help.prog, WT_CLEAN(w->paths.log));
+        status = WT_EXIT_OK;
+        goto out;
+    }
+    if (!waited) {
         if (access(w->paths.key, F_OK) == 0)
             /* not created again on its own: someone who can delete the log
              * but not read the key would get a fresh log that verifies */
@@ -1157,7 +1176,7 @@ int wt_cmd_watch(int argc, char **argv)
                     "was interrupted; check, then start a new log with this key by running "
                     "`workloadtruth init` with the same log option (after moving its checkpoint "
                     "file aside, keeping it as evidence, if there is one)\n",
-                    help.prog, w->paths.log, w->paths.key);
+                    help.prog, WT_CLEAN(w->paths.log), WT_CLEAN(w->paths.key));
         else
             fprintf(stderr, "%s: %s\n", help.prog,
                     ierr.msg[0] ? ierr.msg
@@ -1479,10 +1498,13 @@ int wt_cmd_watch(int argc, char **argv)
         atomic_store_explicit(&healthy_flag, !w->gave_up && w->log_ok, memory_order_relaxed);
         pthread_mutex_unlock(&w->mu);
         if (!(iterations && it + 1 >= iterations)) {
-            if (pace > 0)
-                nap(pace - (wt_mono_s() - t_start));
-            else if (synthetic && interval > 0)
-                nap((double)window * interval - (wt_mono_s() - t_start));
+            /* both are floors: --pace 1 had cut a synthetic round of
+             * 10 x 0.5 s to 1 s */
+            double round_s = synthetic && interval > 0 ? (double)window * interval : 0;
+            if (pace > round_s)
+                round_s = pace;
+            if (round_s > 0)
+                nap(round_s - (wt_mono_s() - t_start));
         }
     }
     /* stop: a verification under way ends (within 64 KiB of reading) */
