@@ -184,8 +184,7 @@ static void test_short_sleeps(void **state)
         assert_true(s[i].t_s > s[i - 1].t_s && s[i].v[WT_COL_ENERGY] > s[i - 1].v[WT_COL_ENERGY]);
     /* the counter counts the sleeps' whole time at idle power */
     assert_true(fabs(s[n - 1].v[WT_COL_ENERGY] -
-                     (1000 + 60 * 0.1 * 99 + 300 * 0.1 * 200 + 60 * (s[n - 1].t_s - 29.9))) <
-                1e-6);
+                     (1000 + 60 * 0.1 * 99 + 300 * 0.1 * 200 + 60 * (s[n - 1].t_s - 29.9))) < 1e-6);
     free(s);
     /* 0.01% asleep: almost never seen */
     s = make(0, 0, &n);

@@ -250,11 +250,14 @@ int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_
             y->t_s = x->t_s + shift;
             if (wt_measured(y->v[WT_COL_ENERGY]))
                 y->v[WT_COL_ENERGY] += energy;
+            /* the recorded power: asleep_share counts every sleep of the
+             * second, so a sleep's readings start from this, not from a
+             * reading already lowered by the sleep before */
+            p_last = x->v[WT_COL_POWER];
             if (o->avg1s && wt_measured(p_idle) && wt_measured(y->v[WT_COL_POWER])) {
                 double a = asleep_share(sl, nsl, &k0, y->t_s);
                 y->v[WT_COL_POWER] += (p_idle - y->v[WT_COL_POWER]) * a;
             }
-            p_last = y->v[WT_COL_POWER];
         }
         nout[g] = m;
     }

@@ -16,9 +16,11 @@
  * median of its IDLE-labelled samples for power, clocks, utilization and
  * PCIe (when at least 5 are measured), else 0 for utilization and PCIe and
  * the lowest recorded value for power and clocks; throttle reasons say
- * "GPU idle"; the energy counter advances at the idle power.  With
- * 1-second-averaged power, power moves linearly between the two levels over
- * the first second of a sleep and of the run after it.
+ * "GPU idle"; the energy counter counts each sleep's length at the idle
+ * power.  A sleep of L seconds is floor(L / dt + u) readings (u uniform per
+ * sleep): L / dt on average, as a poll with a random phase sees it.  With
+ * 1-second-averaged power, each reading holds the share of the second before
+ * it spent asleep at the idle power and the rest at the recorded power.
  *
  * What it is not: a model of the board.  Temperature does not cool, the
  * utilization counter's own averaging is not redone, and an idle GPU with a
