@@ -154,6 +154,12 @@ printf 't_s,gpu,util_gpu_pct,power_w\n0,0,50,300.5\n1,0,50,300.5\n2,0,50,3' >"$T
 run record-cut-last-line 0 "$WT" record --trace "$TMP/cut.csv" --out - && has out "2.000,0,50" &&
     has err "cut.csv:4: the last line has no newline" &&
     check record-cut-last-line-once test "$(grep -c 'no newline' "$TMP/err")" = 1
+# ... once, though train reads the file once per view
+mkdir -p "$TMP/cutdir" && awk 'BEGIN { print "# label: TRAINING"; print "# gpu_model: NVIDIA H100 80GB HBM3";
+    print "t_s,gpu,util_gpu_pct,power_w"; for (i = 0; i < 40; i++) printf "%d,0,90,%d\n", i, (i % 3 ? 600 : 300);
+    printf "40,0,90,60" }' >"$TMP/cutdir/cut.csv"
+run train-cut-last-line 0 "$WT" train --traces "$TMP/cutdir" --out "$TMP/cut.model" --simulate 1 --python-windows 1 &&
+    check train-cut-last-line-once test "$(grep -c 'no newline' "$TMP/err")" = 1
 # header names in any letter case: `GPU` had been dropped, two GPUs read as one
 printf 'T_S,GPU,util_gpu_pct,Power_W\n0,0,50,100\n0,1,0,50\n' >"$TMP/case.csv"
 run record-header-any-case 0 "$WT" record --trace "$TMP/case.csv" --out - && has out "0.000,1,0,"

@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdbool.h>
@@ -837,6 +838,25 @@ static int ident_index(struct wt_trace_reader *r, const struct cell *c, int *gpu
     return WT_OK;
 }
 
+/* Whether a warning about the file `name` is the process's first: `train`
+ * and `eval --holdout` read a file once per view and fold, and said the same
+ * thing up to a dozen times (a file past the first 64 named is warned about
+ * each time). */
+static int first_warning(const char *name)
+{
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static char warned[64][256];
+    static size_t nwarned;
+    int first = 1;
+    pthread_mutex_lock(&mu);
+    for (size_t i = 0; i < nwarned && first; i++)
+        first = strncmp(warned[i], name, sizeof(warned[i]) - 1) != 0;
+    if (first && nwarned < sizeof(warned) / sizeof(warned[0]))
+        snprintf(warned[nwarned++], sizeof(warned[0]), "%s", name);
+    pthread_mutex_unlock(&mu);
+    return first;
+}
+
 /* Parses r->line into s.  gpu is -1 when it must still be derived from the
  * tick grouping (nvidia-smi without an index). */
 static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err *err)
@@ -862,7 +882,7 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
                         ? " (the last line, with no newline: a recording cut off mid-row? "
                           "Delete that line to read the rest)"
                         : "");
-    if (r->unterminated && !r->opts.quiet)
+    if (r->unterminated && !r->opts.quiet && first_warning(r->name))
         /* read, but said: a recorder killed mid-row leaves "300.5" as "3" */
         fprintf(stderr,
                 "workloadtruth: warning: %s:%lu: the last line has no newline; read as a "
