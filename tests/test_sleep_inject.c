@@ -196,6 +196,41 @@ static void test_short_sleeps(void **state)
     free(s);
 }
 
+/* A counter that is not the last power times the time (power changing
+ * between polls, a trapezoid rule): the readings inside a sleep take the
+ * recorded counter at the sleep's start, so it never goes back (a power
+ * times the elapsed time had passed the next recorded value). */
+static void test_energy_never_back(void **state)
+{
+    (void)state;
+    size_t n;
+    struct wt_sample *s = make(0, 0, &n);
+    for (size_t i = 0; i < n; i++)
+        if (s[i].label == WT_CLASS_TRAINING)
+            s[i].v[WT_COL_POWER] = i % 2 ? 300 : 100; /* 300 W at 6.9 s, before the 7 s sleep */
+    for (size_t i = 1; i < n; i++)
+        s[i].v[WT_COL_ENERGY] =
+            s[i - 1].v[WT_COL_ENERGY] + (s[i - 1].v[WT_COL_POWER] + s[i].v[WT_COL_POWER]) * 0.05;
+    struct wt_err err;
+    assert_int_equal(wt_sleep_inject(&s, &n, 1, &fixed_half, &err), WT_OK);
+    for (size_t i = 1; i < n; i++)
+        assert_true(s[i].v[WT_COL_ENERGY] >= s[i - 1].v[WT_COL_ENERGY]);
+    free(s);
+    /* ... and with random sleeps between polls */
+    s = make(0, 0, &n);
+    for (size_t i = 0; i < n; i++)
+        if (s[i].label == WT_CLASS_TRAINING)
+            s[i].v[WT_COL_POWER] = i % 2 ? 300 : 100;
+    for (size_t i = 1; i < n; i++)
+        s[i].v[WT_COL_ENERGY] =
+            s[i - 1].v[WT_COL_ENERGY] + (s[i - 1].v[WT_COL_POWER] + s[i].v[WT_COL_POWER]) * 0.05;
+    struct wt_sleep_opts o = {.asleep = 0.37, .period_s = 1.3, .random = 1, .seed = 11};
+    assert_int_equal(wt_sleep_inject(&s, &n, 1, &o, &err), WT_OK);
+    for (size_t i = 1; i < n; i++)
+        assert_true(s[i].v[WT_COL_ENERGY] >= s[i - 1].v[WT_COL_ENERGY]);
+    free(s);
+}
+
 static void test_left_alone(void **state)
 {
     (void)state;
@@ -315,10 +350,15 @@ static void test_gap_bounded(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fixed),       cmocka_unit_test(test_gpus_sleep_together),
-        cmocka_unit_test(test_avg1s_ramps), cmocka_unit_test(test_random_share),
-        cmocka_unit_test(test_left_alone),  cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_gap_bounded), cmocka_unit_test(test_short_sleeps),
+        cmocka_unit_test(test_fixed),
+        cmocka_unit_test(test_gpus_sleep_together),
+        cmocka_unit_test(test_avg1s_ramps),
+        cmocka_unit_test(test_random_share),
+        cmocka_unit_test(test_left_alone),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_gap_bounded),
+        cmocka_unit_test(test_short_sleeps),
+        cmocka_unit_test(test_energy_never_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,6 +139,12 @@ static void test_native_details(void **state)
     assert_int_equal(s.label, WT_CLASS_TRAINING);
     wt_trace_close(r);
     expect_error("# label: TRAINING\n# label: IDLE\nt_s\n0\n", "given again with another value");
+    t = "# power_semantics_per_gpu: 0=avg1s\n# power_semantics_per_gpu: "
+        "0=AVG1S\nt_s,power_w\n0,1\n";
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    wt_trace_close(r);
+    /* errors name the column as the header spells it */
+    expect_error("t_s,GPU,power_w\n0,,5\n0,1,5\n", "t.csv:3: column 'GPU': GPU 1, but line 2");
     expect_error("t_s,clock_reasons\n0,4.5\n", "column 'clock_reasons': not a bitmask");
     expect_error("t_s,clock_reasons\n0,-4\n", "column 'clock_reasons': not a bitmask");
 }

@@ -442,10 +442,10 @@ int wt_log_wait_for_init(const struct wt_log_paths *p, double min_s, double max_
     for (long t = 0;; t++) {
         if (stat(p->log, &st) == 0)
             return 1;
+        if (stat(p->key, &st) != 0 || t >= max_s * 100)
+            return 0; /* nothing to wait for (also when a stop was asked) */
         if (cancel && *cancel)
             return -1;
-        if (stat(p->key, &st) != 0 || t >= max_s * 100)
-            return 0;
         if (t >= min_s * 100 && !lock_held(p) && time(NULL) - st.st_mtime >= WT_LOG_KEY_YOUNG_S)
             return 0;
         nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);

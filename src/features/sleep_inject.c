@@ -216,9 +216,12 @@ int wt_sleep_inject(struct wt_sample **s, size_t *n, int ngpus, const struct wt_
                 const struct wt_sample *tpl = i ? &s[g][i - 1] : NULL;
                 double t0 = sl[k].at + shift;
                 size_t cnt = tpl ? (size_t)inserted(&sl[k], dt[g]) : 0;
-                double ran = tpl && wt_measured(tpl->v[WT_COL_POWER])
-                                 ? tpl->v[WT_COL_POWER] * (sl[k].at - tpl->t_s)
-                                 : 0;
+                /* the counter at the sleep's start: the recorded one
+                 * between tpl and x, in proportion (a power times
+                 * the time could pass x's own and go back) */
+                double ran = 0, de = tpl ? x->v[WT_COL_ENERGY] - tpl->v[WT_COL_ENERGY] : NAN;
+                if (tpl && de > 0 && x->t_s > tpl->t_s)
+                    ran = de * fmin(1, (sl[k].at - tpl->t_s) / (x->t_s - tpl->t_s));
                 for (size_t j = 0; j < cnt; j++) {
                     struct wt_sample *y = &out[g][m++];
                     *y = *tpl;

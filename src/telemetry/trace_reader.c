@@ -401,7 +401,7 @@ static int add_meta(struct wt_trace_reader *r, const char *key, size_t klen, con
         key = acted_on[k];
         /* values read in any letter case are compared so: `# label:
          * TRAINING` then `# label: training` says the same */
-        int anycase = k == 1 || k == 2;
+        int anycase = k == 1 || k == 2 || k == 5;
         for (size_t i = 0; i < r->meta.n; i++)
             if (!strcmp(r->meta.kv[i].key, acted_on[k]) &&
                 (strlen(r->meta.kv[i].value) != vlen ||
@@ -882,12 +882,15 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
                         ? " (the last line, with no newline: a recording cut off mid-row? "
                           "Delete that line to read the rest)"
                         : "");
-    if (r->unterminated && !r->opts.quiet && first_warning(r->name))
+    if (r->unterminated && !r->opts.quiet && first_warning(r->name)) {
         /* read, but said: a recorder killed mid-row leaves "300.5" as "3" */
+        char nm[256];
+        printable(nm, sizeof(nm), r->name, strlen(r->name));
         fprintf(stderr,
                 "workloadtruth: warning: %s:%lu: the last line has no newline; read as a "
                 "complete row (a recording cut off mid-row would leave its last cell short)\n",
-                r->name, r->lineno);
+                nm, r->lineno);
+    }
     wt_sample_clear(s, 0);
     s->label = r->meta.label;
     r->row_name[0] = '\0';
@@ -929,9 +932,9 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
             if (c->len == 0) {
                 if (r->other_gpu_line)
                     return fail(r, err, WT_EINVAL, r->lineno,
-                                "column 'gpu': empty, but line %lu names GPU %d: an empty cell "
+                                "column '%s': empty, but line %lu names GPU %d: an empty cell "
                                 "is GPU 0 only in a file of one GPU",
-                                r->other_gpu_line, r->other_gpu);
+                                f->name, r->other_gpu_line, r->other_gpu);
                 if (!r->empty_gpu_line)
                     r->empty_gpu_line = r->lineno;
                 break;
@@ -960,9 +963,9 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
                                 (unsigned long long)g, WT_MAX_GPUS);
                 if (g && r->empty_gpu_line)
                     return fail(r, err, WT_EINVAL, r->lineno,
-                                "column 'gpu': GPU %d, but line %lu has an empty cell: an empty "
+                                "column '%s': GPU %d, but line %lu has an empty cell: an empty "
                                 "cell is GPU 0 only in a file of one GPU",
-                                (int)g, r->empty_gpu_line);
+                                f->name, (int)g, r->empty_gpu_line);
                 if (g && !r->other_gpu_line) {
                     r->other_gpu_line = r->lineno;
                     r->other_gpu = (int)g;
