@@ -203,32 +203,25 @@ static void test_short_sleeps(void **state)
 static void test_energy_never_back(void **state)
 {
     (void)state;
-    size_t n;
-    struct wt_sample *s = make(0, 0, &n);
-    for (size_t i = 0; i < n; i++)
-        if (s[i].label == WT_CLASS_TRAINING)
-            s[i].v[WT_COL_POWER] = i % 2 ? 300 : 100; /* 300 W at 6.9 s, before the 7 s sleep */
-    for (size_t i = 1; i < n; i++)
-        s[i].v[WT_COL_ENERGY] =
-            s[i - 1].v[WT_COL_ENERGY] + (s[i - 1].v[WT_COL_POWER] + s[i].v[WT_COL_POWER]) * 0.05;
-    struct wt_err err;
-    assert_int_equal(wt_sleep_inject(&s, &n, 1, &fixed_half, &err), WT_OK);
-    for (size_t i = 1; i < n; i++)
-        assert_true(s[i].v[WT_COL_ENERGY] >= s[i - 1].v[WT_COL_ENERGY]);
-    free(s);
-    /* ... and with random sleeps between polls */
-    s = make(0, 0, &n);
-    for (size_t i = 0; i < n; i++)
-        if (s[i].label == WT_CLASS_TRAINING)
-            s[i].v[WT_COL_POWER] = i % 2 ? 300 : 100;
-    for (size_t i = 1; i < n; i++)
-        s[i].v[WT_COL_ENERGY] =
-            s[i - 1].v[WT_COL_ENERGY] + (s[i - 1].v[WT_COL_POWER] + s[i].v[WT_COL_POWER]) * 0.05;
-    struct wt_sleep_opts o = {.asleep = 0.37, .period_s = 1.3, .random = 1, .seed = 11};
-    assert_int_equal(wt_sleep_inject(&s, &n, 1, &o, &err), WT_OK);
-    for (size_t i = 1; i < n; i++)
-        assert_true(s[i].v[WT_COL_ENERGY] >= s[i - 1].v[WT_COL_ENERGY]);
-    free(s);
+    /* fixed sleeps (one starts at 7 s, after 300 W at 6.9 s), then random
+     * sleeps between polls */
+    const struct wt_sleep_opts sched[] = {
+        fixed_half, {.asleep = 0.37, .period_s = 1.3, .random = 1, .seed = 11}};
+    for (size_t k = 0; k < sizeof(sched) / sizeof(sched[0]); k++) {
+        size_t n;
+        struct wt_sample *s = make(0, 0, &n);
+        for (size_t i = 0; i < n; i++)
+            if (s[i].label == WT_CLASS_TRAINING)
+                s[i].v[WT_COL_POWER] = i % 2 ? 300 : 100;
+        for (size_t i = 1; i < n; i++)
+            s[i].v[WT_COL_ENERGY] = s[i - 1].v[WT_COL_ENERGY] +
+                                    (s[i - 1].v[WT_COL_POWER] + s[i].v[WT_COL_POWER]) * 0.05;
+        struct wt_err err;
+        assert_int_equal(wt_sleep_inject(&s, &n, 1, &sched[k], &err), WT_OK);
+        for (size_t i = 1; i < n; i++)
+            assert_true(s[i].v[WT_COL_ENERGY] >= s[i - 1].v[WT_COL_ENERGY]);
+        free(s);
+    }
 }
 
 static void test_left_alone(void **state)
