@@ -8,9 +8,10 @@
  * at most 10 ms, exactly through every phase boundary; and a board model that
  * turns each phase's activity into power (idle floor plus a dynamic part,
  * clipped at the enforced limit by lowering the SM clock, with the SW power
- * cap reason bit), SM clock, temperature (first-order lag), energy (integral
- * of power), memory (caching-allocator plateau, KV-cache high-water mark or a
- * serving engine's reservation) and PCIe traffic.  util_gpu_pct is NVML's
+ * cap reason bit once the power has reached the limit), SM clock,
+ * temperature (first-order lag), energy (integral of power), memory
+ * (caching-allocator plateau, KV-cache high-water mark or a serving engine's
+ * reservation) and PCIe traffic.  util_gpu_pct is NVML's
  * duty cycle: the share of the last max(1/6 s, sample period) in which a
  * kernel ran; util_mem_pct likewise for memory traffic.  Evasion families
  * change the training state machine (sleeps, throttles, fake passes, burn,
@@ -78,6 +79,7 @@
 
 /* duty-fixed / duty-random on+off period (mean), shared with `eval --evasion-family` */
 #define DUTY_PERIOD_S WT_SIM_DUTY_PERIOD_S
+#define DUTY_MAX_ASLEEP WT_SIM_DUTY_MAX_ASLEEP /* share asleep = min(strength, 0.95) */
 
 /* Decode with n requests in the batch (x = n - 1): util = DEC_BUSY0 + DEC_BUSY_GAIN *
  * (1 - exp(-x / DEC_BUSY_N)), power activity likewise, memory util = DEC_MEMU x util. */
@@ -88,9 +90,10 @@
 #define DEC_DYN_GAIN 0.30
 #define DEC_DYN_N 8.0
 #define DEC_MEMU 85.0
-#define DEC_KAPPA 0.1
-#define MIX_KAPPA 0.8 /* prefill + decode in one batch */
-#define MIX_MEMU 20.0 /* memory util a decode adds to a prefill */
+#define DEC_KAPPA 0.004  /* decode's speed: 1-6 % slower at a 16-fold lower clock */
+#define DEC_KAPPA_PW 0.6 /* ... its power: 42 % less energy there [MALIAKEL] */
+#define MIX_KAPPA 0.8    /* prefill + decode in one batch */
+#define MIX_MEMU 20.0    /* memory util a decode adds to a prefill */
 
 /* ---- evasion constants (strength s in 0..1) ---- */
 #define UTIL_CAP_SLOPE 0.6    /* util-cap: util <= 100 (1 - 0.6 s) */
@@ -146,7 +149,8 @@ struct act {
     double busy;   /* share of time a kernel runs, 0..1 (NVML util) */
     double dyn;    /* power above the idle floor, fraction of (default limit - context idle) */
     double memu;   /* share of time memory is read or written, % (NVML memory util) */
-    double kappa;  /* clock sensitivity: 1 compute-bound, ~0 memory-bound */
+    double kappa;  /* clock sensitivity of power and speed: 1 compute-bound (decode's
+                    * speed has its own, DEC_KAPPA) */
     double tx, rx; /* PCIe MiB/s */
 };
 
@@ -294,11 +298,13 @@ enum evasion {
 
 static const struct wt_sim_evasion_info evasions[] = {
     {"duty-fixed", 0.5,
-     "sleep injection with a fixed 4 s on/off period; strength = fraction of time asleep "
-     "(0: never, 1: always)",
+     "sleep injection with a fixed 4 s on/off period; strength = fraction of time asleep, at "
+     "most 0.95 (0: never, 1: 0.95, the job still runs 0.2 s of every 4 s)",
      0},
     {"duty-random", 0.5,
-     "sleeps and runs of exponential length (mean cycle 4 s); strength = mean fraction asleep", 0},
+     "sleeps and runs of exponential length (mean cycle 4 s); strength = mean fraction asleep "
+     "(at most 0.95, as duty-fixed)",
+     0},
     {"util-cap", 0.5,
      "fine-grained sleeps between kernels keep util below 100*(1-0.6*strength) % (0: none, "
      "1: 40 %)",
@@ -416,6 +422,7 @@ struct wt_sim {
     double util_window_s, step_jitter, noise_frac, dec_busy0, dec_dyn0, dec_memu;
     enum evasion ev;
     double strength;
+    double asleep; /* duty-fixed / duty-random: mean share of the time asleep */
     const struct gpu_model *m;
     int avg1s;
     double hz, dt, limit, r_lock, lock_mhz, base_w, util_max;
@@ -509,7 +516,7 @@ static void gate_next(const struct wt_sim *s, struct train_job *j, struct wt_rng
         return;
     }
     j->gate_on = !j->gate_on;
-    double mean = DUTY_PERIOD_S * (j->gate_on ? 1 - st : st);
+    double mean = DUTY_PERIOD_S * (j->gate_on ? 1 - s->asleep : s->asleep);
     j->gate_left = s->ev == EV_DUTY_FIXED ? mean : exp_draw(rng, mean);
 }
 
@@ -689,11 +696,13 @@ static void train_advance(const struct wt_sim *s, struct gpu_state *g, unsigned 
     double rem = dt;
     for (int guard = 0; rem > EPSILON_S && guard < 100000; guard++) {
         double seg;
+        int hop = 0;
         if (gated && !migr && !j->gate_on) { /* asleep: the job makes no progress */
             seg = mind(rem, j->gate_left);
             acc_add(s, ac, &act_sleep, seg);
         } else if (migr && j->hop_left > 0) { /* moving the job's state to the next GPU */
             seg = mind(rem, j->hop_left);
+            hop = 1;
             acc_add(s, ac,
                     gi == j->active ? &act_hop_in
                     : gi == j->prev ? &act_hop_out
@@ -724,7 +733,7 @@ static void train_advance(const struct wt_sim *s, struct gpu_state *g, unsigned 
                 train_next(s, g, !migr || gi == j->active);
         }
         rem -= seg;
-        if (gated) {
+        if (gated && !hop) { /* a migration slot is work time: the hop comes before it */
             j->gate_left -= seg;
             if (j->gate_left <= EPSILON_S)
                 gate_next(s, j, &g->job_rng);
@@ -773,7 +782,10 @@ static struct act infer_act(const struct wt_sim *s, const struct infer_job *j, i
         a.busy = clampd(s->dec_busy0 + DEC_BUSY_GAIN * (1 - exp(-x / DEC_BUSY_N)), 0, 1);
         a.dyn = (s->dec_dyn0 + DEC_DYN_GAIN * (1 - exp(-x / DEC_DYN_N))) * j->comp;
         a.memu = clampd(s->dec_memu * a.busy, 0, 100);
-        a.kappa = DEC_KAPPA;
+        /* the power's sensitivity: decode's speed has its own (DEC_KAPPA,
+         * infer_advance), as memory-bound work barely slows at a low clock
+         * while its SMs draw less */
+        a.kappa = DEC_KAPPA_PW;
         a.tx = 2 + 0.5 * nd; /* tokens in and out: tiny */
         a.rx = 2 + 0.5 * nd;
     }
@@ -915,7 +927,8 @@ static void micro_step(struct wt_sim *s, struct gpu_state *g, unsigned gi)
     g->p_lag += (ac.energy / dt - g->p_lag) * s->k_power;
     g->p_ar = g->p_ar * s->rho_noise + s->c_noise * wt_rng_gauss(&g->noise, 0, 1);
     double p = g->p_lag + (NOISE_W + s->noise_frac * (g->p_lag - s->base_w)) * g->p_ar;
-    if (ac.capped && g->p_lag >= (1 - CAP_SETTLE) * s->limit) /* the controller holds it */
+    int held = ac.capped && g->p_lag >= (1 - CAP_SETTLE) * s->limit;
+    if (held) /* the controller holds it */
         p = s->limit * (1 - fabs(wt_rng_gauss(&g->noise, 0, CAP_DITHER)));
     /* a lowered limit is never exceeded; the default one only by transients */
     double hi = s->limit < m->limit_w ? s->limit : 1.05 * s->limit;
@@ -924,9 +937,16 @@ static void micro_step(struct wt_sim *s, struct gpu_state *g, unsigned gi)
          * under: it is held there by the controller (SwPowerCap, a clock step
          * down), as when the demand exceeds it; no random draw, so the
          * power and every other reading stay what they were */
-        ac.capped = 1;
+        held = 1;
         ac.r = fmin(ac.r, 1 - CLOCK_STEP_MHZ / m->sm_max_mhz);
     }
+    /* the controller steps the clock down, and NVML shows SwPowerCap, once the
+     * power has reached the limit: while a phase's power still climbs to it
+     * (TAU_POWER_S) the readings show the board's own clock and no cap (the
+     * phase's progress already runs at the capped clock: a 50 ms shortcut) */
+    if (!held)
+        ac.r = s->r_lock;
+    ac.capped = held;
     p = clampd(p, 0.9 * m->idle_bare_w, hi);
     g->p_last = p;
     g->energy += p * dt;
@@ -1004,7 +1024,10 @@ void wt_sim_next(struct wt_sim *s, unsigned gpu, struct wt_sample *out)
     double util = 100 * ring_mean(g->busy, s->wu);
     if (util > 0.5) /* kernel-timing jitter; a throttler keeps util under its target */
         util = mind(util + wt_rng_gauss(&g->noise, 0, UTIL_NOISE), s->util_max);
-    v[WT_COL_UTIL_GPU] = util = round(clampd(util, 0, 100));
+    util = round(clampd(util, 0, 100));
+    if (util > s->util_max) /* a whole percent: 70.6 may read 70, never 71 */
+        util = floor(s->util_max);
+    v[WT_COL_UTIL_GPU] = util;
     double memu = ring_mean(g->memu, s->wu);
     if (memu > 0.5)
         memu += wt_rng_gauss(&g->noise, 0, UTIL_NOISE);
@@ -1122,8 +1145,8 @@ static void gpu_init(struct wt_sim *s, struct gpu_state *g, unsigned gi, uint64_
             g->tr.gate_left = migration_slot(s->strength, &g->job_rng);
         else
             g->tr.gate_left = s->ev == EV_DUTY_FIXED
-                                  ? DUTY_PERIOD_S * (1 - s->strength)
-                                  : exp_draw(&g->job_rng, DUTY_PERIOD_S * (1 - s->strength));
+                                  ? DUTY_PERIOD_S * (1 - s->asleep)
+                                  : exp_draw(&g->job_rng, DUTY_PERIOD_S * (1 - s->asleep));
     } else if (s->pd->kind == JOB_INFER) {
         const struct infer_params *p = &s->ip;
         struct infer_job *j = &g->in;
@@ -1217,6 +1240,7 @@ int wt_sim_open(struct wt_sim **out, const struct wt_sim_config *c, struct wt_er
     s->pd = pd;
     s->ev = ev;
     s->strength = strength;
+    s->asleep = ev == EV_DUTY_FIXED || ev == EV_DUTY_RANDOM ? mind(strength, DUTY_MAX_ASLEEP) : 0;
     s->m = m;
     s->avg1s = !strcmp(sem, "avg1s");
     s->hz = hz;

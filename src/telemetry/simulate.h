@@ -27,6 +27,10 @@
 /* duty-fixed / duty-random: mean run + sleep cycle (also used by `eval
  * --evasion-family`, which injects the same sleeps into recorded training) */
 #define WT_SIM_DUTY_PERIOD_S 4.0
+/* ... and the most of it asleep: at strength 1 the job still runs 5 % of the
+ * time (0.2 s of every 4 s), so the family stays a training job that hides,
+ * not a GPU that only holds memory; `eval --evasion-family` has the same bound */
+#define WT_SIM_DUTY_MAX_ASLEEP 0.95
 
 struct wt_sim_config {
     const char *profile;         /* a name from wt_sim_profiles() */
