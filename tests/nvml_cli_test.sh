@@ -163,6 +163,13 @@ WT_FAKE_NVML_FAULTS=mig=0,mig_samegi WT_FAKE_NVML_SPEED=5 run watch-mig-ci 0 "$W
 P="$TMP/migci/workloadtruth.prom"
 check "watch-mig-ci: no duplicate series" sh -c "test -s '$P' && test -z \"\$(grep -v '^#' '$P' | sed 's/ [^ ]*\$//' | sort | uniq -d)\""
 check "watch-mig-ci: compute instance labels" sh -c "grep -q 'samples_read_total{gpu=\"0\",GPU_I_ID=\"7\",GPU_CI_ID=\"0\"}' '$P' && grep -q 'samples_read_total{gpu=\"0\",GPU_I_ID=\"7\",GPU_CI_ID=\"1\"}' '$P' && grep -q 'GPU_I_ID=\"7\",GPU_CI_ID=\"1\",Hostname=' '$P'"
+# ... and where the driver cannot say the compute instance, our enumeration
+# index does (their series were one again: 8 lines of the textfile twice)
+mkdir "$TMP/migcu"
+WT_FAKE_NVML_FAULTS=mig=0,mig_samegi,notsup=nvmlDeviceGetComputeInstanceId WT_FAKE_NVML_SPEED=5 run watch-mig-ci-unknown 0 "$WT" watch --nvml-lib "$FAKE" --gpus all --label-style dcgm --interval 0.2 --window 5 --iterations 1 --log-dir "$TMP/migcul" --textfile "$TMP/migcu"
+P="$TMP/migcu/workloadtruth.prom"
+check "watch-mig-ci-unknown: no duplicate series" sh -c "test -s '$P' && test -z \"\$(grep -v '^#' '$P' | sed 's/ [^ ]*\$//' | sort | uniq -d)\""
+check "watch-mig-ci-unknown: index labels" sh -c "grep -q 'samples_read_total{gpu=\"0\",GPU_I_ID=\"7\",GPU_CI_ID=\"unknown-' '$P' && test \"\$(grep -c 'samples_read_total{gpu=\"0\",GPU_I_ID=\"7\",GPU_CI_ID=\"unknown-' '$P')\" = 2"
 check "watch-mig-dcgm: no GPU_CI_ID with one compute instance per GPU instance" sh -c "! grep -q GPU_CI_ID '$TMP/migprom/workloadtruth.prom'"
 # temperature from nvmlDeviceGetTemperatureV (the old call is deprecated
 # from NVML 13), the old call where the new one does not answer

@@ -1100,11 +1100,16 @@ int wt_cmd_watch(int argc, char **argv)
                 snprintf(l.gi_profile, sizeof(l.gi_profile), "%s", info[g].mig_profile);
                 snprintf(l.gi_id, sizeof(l.gi_id), "%d", info[g].gpu_instance_id);
                 /* another watched device of this GPU instance: its compute
-                 * instance tells their series apart */
-                for (int h = 0; h < ngpus && info[g].compute_instance_id >= 0; h++)
+                 * instance tells their series apart; a driver that cannot
+                 * say it leaves "unknown-" and our enumeration index, which
+                 * is unique (two devices' series were one) */
+                for (int h = 0; h < ngpus; h++)
                     if (h != g && alive[h] && info[h].is_mig && info[h].parent == info[g].parent &&
                         info[h].gpu_instance_id == info[g].gpu_instance_id) {
-                        snprintf(l.ci_id, sizeof(l.ci_id), "%d", info[g].compute_instance_id);
+                        if (info[g].compute_instance_id >= 0)
+                            snprintf(l.ci_id, sizeof(l.ci_id), "%d", info[g].compute_instance_id);
+                        else
+                            snprintf(l.ci_id, sizeof(l.ci_id), "unknown-%d", g);
                         break;
                     }
             }

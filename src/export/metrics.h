@@ -42,10 +42,11 @@ struct wt_gpu_labels {
      * GPU_I_PROFILE, GPU_I_ID; gpu and UUID are then its parent GPU's) */
     char gi_profile[32];
     char gi_id[12];
-    /* its compute instance (label GPU_CI_ID), set only where another device
+    /* its compute instance (label GPU_CI_ID; "unknown-" and the enumeration
+     * index where the driver cannot say it), set only where another device
      * of the same GPU instance is watched: without it their series would be
      * one (dcgm-exporter reports a GPU instance, not its compute instances) */
-    char ci_id[12];
+    char ci_id[24];
 };
 
 /* The counts of an owner the GPU had before (its labels' hash), so that an
