@@ -263,6 +263,15 @@ for framing in (b"Content-Length: 3\r\nContent-Length: 6\r\n",
     line = status_of(b"GET /metrics HTTP/1.1\r\nHost: x\r\n" + framing + b"\r\nabcdef")
     if b" 400 " not in line:
         sys.exit("a body framed two ways (%r): %r, not 400" % (framing, line))
+# a request target in absolute-form is accepted (RFC 9112 3.2.2: it was 404);
+# a "%00" in the path is not read as the end of the path (/metrics%00x was
+# served as /metrics); other escapes are still decoded
+for target, want in ((b"http://127.0.0.1:%d/metrics" % port, b" 200 "),
+                     (b"HTTP://agent/healthz?x=1", b" 200 "), (b"http://agent", b" 200 "),
+                     (b"/metrics%00x", b" 404 "), (b"/met%72ics", b" 200 ")):
+    line = status_of(b"GET " + target + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    if want not in line:
+        sys.exit("GET %r: %r, wanted%s" % (target, line, want.decode()))
 idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]  # idle connections
 for s in idle:
     s.close()

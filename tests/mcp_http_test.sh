@@ -273,6 +273,8 @@ post modern-long-token-progress 400 "$V" -H 'MCP-Protocol-Version: 2026-07-28' -
 # ---- other paths and methods
 req get-endpoint 405 GET /mcp && has headers 'Allow: POST'
 req not-found 404 GET /other
+# "%00" does not end the path: /mcp%00x was read as /mcp (405 here, not 404)
+req nul-in-path 404 GET '/mcp%00x'
 req agent-card 200 GET /.well-known/agent.json
 name=agent-card-matches-repo
 if ! python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(a!=b)' \

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -178,6 +179,22 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const cha
                  MHD_RESPMEM_PERSISTENT, allow);
 }
 
+/* The path of a request target in absolute-form ("http://host:9400/metrics"),
+ * which a server must accept (RFC 9112 3.2.2): what follows the authority, "/"
+ * when nothing does.  Origin-form ("/metrics") is returned as it is. */
+static const char *origin_path(const char *url)
+{
+    const char *p;
+    if (!strncasecmp(url, "http://", 7))
+        p = url + 7;
+    else if (!strncasecmp(url, "https://", 8))
+        p = url + 8;
+    else
+        return url;
+    p += strcspn(p, "/");
+    return *p ? p : "/";
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
@@ -210,6 +227,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     conn_mark(e, c, 1); /* the request is whole: being answered */
     int get = !strcmp(method, "GET"), head = !strcmp(method, "HEAD");
+    url = origin_path(url);
     if (strcmp(url, "/metrics") && strcmp(url, "/healthz") && strcmp(url, "/"))
         return text(c, MHD_HTTP_NOT_FOUND, "not found: see /metrics\n", NULL);
     if (!get && !head)
@@ -285,7 +303,8 @@ again:
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536,
                             MHD_OPTION_NOTIFY_CONNECTION, on_connection, (void *)e,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, (void *)e, MHD_OPTION_END);
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, (void *)e,
+                            MHD_OPTION_UNESCAPE_CALLBACK, wt_mhd_unescape, NULL, MHD_OPTION_END);
     if (!e->d && all && ss.ss_family == AF_INET6 && errno != EADDRINUSE && errno != EACCES) {
         /* no IPv6 here (ipv6.disable=1, a container without it): IPv4 only */
         struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;

@@ -239,6 +239,19 @@ unsigned wt_mhd_header_count(struct MHD_Connection *c, const char *name)
     return h.n;
 }
 
+/* The path's percent-escapes decoded by libmicrohttpd's own decoder, except in
+ * a path that holds "%00": a NUL would end the string the handler compares,
+ * so "/metrics%00x" read as "/metrics"; such a path is left as sent, and
+ * matches no endpoint (404). */
+size_t wt_mhd_unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    if (strstr(s, "%00"))
+        return strlen(s);
+    return MHD_http_unescape(s);
+}
+
 /* The media type is application/json (parameters such as charset aside). */
 static int is_json_type(const char *ct)
 {
@@ -1452,7 +1465,8 @@ int wt_mcp_serve_http(struct wt_mcp_server *s, const struct wt_mcp_http_config *
         (void *)"workloadtruth mcp", MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, x, MHD_OPTION_CONNECTION_LIMIT,
         (unsigned)MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MAX_PER_ADDRESS,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT_S, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT_S, MHD_OPTION_UNESCAPE_CALLBACK,
+        wt_mhd_unescape, NULL, MHD_OPTION_END);
     if (!d) {
         fprintf(stderr, "workloadtruth mcp: cannot listen on %s: %s\n", hc->addr,
                 strerror(errno ? errno : EADDRINUSE));

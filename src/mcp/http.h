@@ -34,6 +34,10 @@ struct MHD_Connection;
  * case); for the MCP server and the exporter. */
 unsigned wt_mhd_header_count(struct MHD_Connection *c, const char *name);
 
+/* MHD_OPTION_UNESCAPE_CALLBACK for both servers: libmicrohttpd's decoding,
+ * but a path holding "%00" is left as sent (a NUL would cut it short). */
+size_t wt_mhd_unescape(void *cls, struct MHD_Connection *c, char *s);
+
 /* Serves until *stop becomes non-zero.  Refuses a non-loopback address
  * without a token.  Prints "listening on http://HOST:PORT/mcp" to stderr.
  * Returns 0, 1 on an error, 2 on a bad address. */
