@@ -732,6 +732,19 @@ run "--log-file a directory" 2 "$WT" watch --backend synthetic --iterations 1 --
 run "watch: no whole window" 1 "$WT" watch --trace "$DATA/fake_gpu.csv" --window 100000 --log-dir "$TMP/lnw" && has err "no window"
 run "watch: a port it cannot have" 1 "$WT" watch --backend synthetic --iterations 1 --interval 0 --log-dir "$TMP/lport" --listen 192.0.2.1:9400 && has err "cannot listen there"
 check "watch: no log left by a failed --listen" test ! -e "$TMP/lport"
+# a port another process holds (dcgm-exporter's default 9400 is the same as the
+# examples'): the message says so, not only "Address already in use"
+python3 -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True)
+time.sleep(120)' >"$TMP/heldport" 2>/dev/null &
+HOLDER=$!
+i=0
+until [ -s "$TMP/heldport" ] || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.1; done
+run "watch: a port another process holds" 1 "$WT" watch --backend synthetic --iterations 1 --interval 0 --log-dir "$TMP/lport" --listen "127.0.0.1:$(cat "$TMP/heldport")" &&
+    has err "another process holds the port (dcgm-exporter listens on :9400 by default)"
+kill "$HOLDER" 2>/dev/null
+wait "$HOLDER" 2>/dev/null
 # --listen '' is no listener (the systemd unit passes --listen ${WT_LISTEN}, and
 # WT_LISTEN= empty is how a host without a new port is set up)
 run "watch: --listen ''" 0 "$WT" watch --backend synthetic --iterations 1 --interval 0 --log-dir "$TMP/lnone" --listen '' && check "watch: --listen '': nothing listened" sh -c "! grep -q 'metrics at' '$TMP/err'"

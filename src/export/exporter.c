@@ -323,8 +323,12 @@ again:
         pthread_cond_destroy(&e->wake);
         pthread_mutex_destroy(&e->mu);
         free(e);
-        return wt_errf(err, WT_EIO, "--listen %s: cannot listen there (%s)", addr,
-                       strerror(saved ? saved : EADDRINUSE));
+        if (!saved || saved == EADDRINUSE) /* dcgm-exporter's default is 9400 too */
+            return wt_errf(err, WT_EIO,
+                           "--listen %s: cannot listen there: another process holds the port "
+                           "(dcgm-exporter listens on :9400 by default); choose another port",
+                           addr);
+        return wt_errf(err, WT_EIO, "--listen %s: cannot listen there (%s)", addr, strerror(saved));
     }
     /* without the sweeper (no thread to be had) the idle timeout still holds */
     e->sweeping = pthread_create(&e->sweeper, NULL, sweep, e) == 0;
