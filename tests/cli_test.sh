@@ -186,6 +186,16 @@ check record-stdin-bad-row-once-said-once test "$(grep -c 'not a number' "$TMP/e
 python3 -c "import sys; open(sys.argv[1],'w').write('#k:'+'x'*65533+'\nt_s,power_w\n0,1\n1,1\n')" "$TMP/longmeta.csv"
 run record-long-meta 0 "$WT" record --trace "$TMP/longmeta.csv" --out "$TMP/longmeta.out.csv" && has err "the trace's k is cut to its first"
 run record-long-meta-reads 0 "$WT" gpus --trace "$TMP/longmeta.out.csv"
+# the trace being replayed is not standard output's file, nor is standard
+# input's file or pipe the output (the rows were appended to the trace, or
+# replaced it, exit 0; on one pipe record read its own rows back)
+cp "$DATA/fake_gpu.csv" "$TMP/self.csv"
+run record-out-stdout-is-trace 2 sh -c '"$0" record --trace "$1" --out - >>"$1"' "$WT" "$TMP/self.csv" && has err "is the trace being replayed"
+check record-out-stdout-is-trace-intact cmp "$TMP/self.csv" "$DATA/fake_gpu.csv"
+run record-out-stdout-is-stdin 2 sh -c '"$0" record --trace - --out - <"$1" 1<>"$1"' "$WT" "$TMP/self.csv" && has err "(standard output) is the file on standard input"
+check record-out-stdout-is-stdin-intact cmp "$TMP/self.csv" "$DATA/fake_gpu.csv"
+run record-out-stdin-pipe 2 sh -c 'cat "$1" | "$0" record --trace - --out /dev/stdin' "$WT" "$TMP/self.csv" && has err "is the pipe on standard input (--trace -): recording into it would read its own rows back"
+run record-stdin-pipe-to-pipe 0 sh -c 'cat "$1" | "$0" record --trace - --out - | cat >/dev/null' "$WT" "$TMP/self.csv"
 # standard output redirected to a file on a full disk (a 64 KiB tmpfs: needs
 # root, else skipped) is cut back to its last whole row, as --out FILE is (it
 # ended on half a row, which the reader refuses)
@@ -195,6 +205,13 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/small" 2>/dev/null; then
     run record-stdout-full 1 sh -c '"$0" record --trace "$1" --out - >"$2"' "$WT" "$TMP/big.csv" "$TMP/small/b.csv" && has err "No space left on device"
     check record-stdout-full-whole-rows test "$(tail -c 1 "$TMP/small/b.csv" | od -An -tx1 | tr -d ' ')" = 0a
     run record-stdout-full-reads 0 "$WT" gpus --trace "$TMP/small/b.csv"
+    rm -f "$TMP/small/b.csv"
+    # the rows of a failed write that reached the disk are kept up to the last
+    # whole one: a synthetic recording is one write of up to 1 MiB, and the
+    # file was cut back to its header (0 rows where about 900 fit)
+    run record-full-keeps-rows 1 "$WT" record --backend synthetic --duration 1000 --out "$TMP/small/s.csv" && has err "No space left on device"
+    check record-full-keeps-rows-count test "$(grep -c '^[0-9]' "$TMP/small/s.csv")" -gt 500
+    run record-full-keeps-rows-reads 0 "$WT" gpus --trace "$TMP/small/s.csv"
     umount "$TMP/small"
 fi
 run record-bad-profile 2 "$WT" record --backend synthetic --profile bogus --duration 1 --out "$TMP/bp.csv" && has err "invalid choice 'bogus'" && oneline

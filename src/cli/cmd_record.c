@@ -146,16 +146,27 @@ int wt_cmd_record(int argc, char **argv)
                     WT_SHOWN(out_path));
             return WT_EXIT_USAGE;
         }
-        /* the same with the trace on standard input (`--trace - --out F < F`,
-         * or --out /dev/stdin): it was replaced, and the run exited 0 */
+        /* the same through standard input or output: `--trace - --out F < F`
+         * or --out /dev/stdin (it was replaced, and the run exited 0), `--out -
+         * >> F` with --trace F or F on standard input (the rows were appended
+         * to the trace being read), and one pipe on both sides (record read
+         * its own rows back).  A file or a pipe, by device and inode; not a
+         * terminal or a socket, which one process may read and write. */
         struct stat si, so;
-        if (!strcmp(trace, "-") && strcmp(out_path, "-") && fstat(STDIN_FILENO, &si) == 0 &&
-            S_ISREG(si.st_mode) && stat(out_path, &so) == 0 && si.st_dev == so.st_dev &&
-            si.st_ino == so.st_ino) {
+        int in_ok = !strcmp(trace, "-") ? fstat(STDIN_FILENO, &si) == 0 : stat(trace, &si) == 0;
+        int out_ok =
+            !strcmp(out_path, "-") ? fstat(STDOUT_FILENO, &so) == 0 : stat(out_path, &so) == 0;
+        if (in_ok && out_ok && (S_ISREG(si.st_mode) || S_ISFIFO(si.st_mode)) &&
+            si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
             fprintf(stderr,
-                    "workloadtruth record: --out %s is the file on standard input (--trace -): "
-                    "recording over it would destroy it; write elsewhere (see --help)\n",
-                    WT_SHOWN(out_path));
+                    "workloadtruth record: --out %s is %s (--trace %s): recording into it "
+                    "would %s; write elsewhere (see --help)\n",
+                    strcmp(out_path, "-") ? WT_SHOWN(out_path) : "- (standard output)",
+                    !strcmp(trace, "-") ? (S_ISFIFO(si.st_mode) ? "the pipe on standard input"
+                                                                : "the file on standard input")
+                                        : "the trace being replayed",
+                    strcmp(trace, "-") ? WT_SHOWN(trace) : "-",
+                    S_ISFIFO(si.st_mode) ? "read its own rows back" : "destroy it");
             return WT_EXIT_USAGE;
         }
     } else if (!strcmp(backend, "replay")) {
@@ -296,7 +307,7 @@ int wt_cmd_record(int argc, char **argv)
             ngpus = g; /* up to the highest GPU named */
 
     /* metadata */
-    char host[128] = "unknown", started[64], sourcev[300], intv[32];
+    char host[128] = "unknown", started[64], sourcev[4096 + 400], intv[32];
     /* per-GPU lists, as long as the GPUs need (the writer refuses, never cuts) */
     mf = open_memstream(&models, &models_len);
     sf = open_memstream(&sems, &sems_len);
@@ -388,7 +399,7 @@ int wt_cmd_record(int argc, char **argv)
     }
     snprintf(sourcev, sizeof(sourcev), "record on %s by workloadtruth %s, backend %s%s%s", host,
              WT_VERSION, src->ops->name, trace ? ", from " : "", trace ? trace : "");
-    snprintf(intv, sizeof(intv), "%g", interval);
+    snprintf(intv, sizeof(intv), "%.15g", interval); /* as given: %g cut 0.1234567 */
     const char *keys[16 + WT_TRACE_MAX_META], *vals[16 + WT_TRACE_MAX_META];
     size_t nk = 0;
     keys[nk] = "source";

@@ -24,6 +24,7 @@ struct wt_trace_writer {
     char *buf;
     size_t len, cap;
     unsigned long rows;
+    int header_done; /* the header is in the file: a later flush holds whole rows only */
     const struct wt_owners *owners; /* NULL: no owners column */
 };
 
@@ -48,9 +49,11 @@ static int put(struct wt_trace_writer *w, const char *s, size_t n, struct wt_err
  * recording (SIGINT, SIGTERM, record's own --duration alarm, none of them
  * installed with SA_RESTART) while a write(2) waits on a full pipe must not
  * end the recording with an error, nor leave the part of a row already
- * written to it as its last line.  0, or -1 with errno set. */
-static int write_all(int fd, const char *p, size_t n)
+ * written to it as its last line.  0, or -1 with errno set; *done: the bytes
+ * written either way. */
+static int write_all(int fd, const char *p, size_t n, size_t *done)
 {
+    *done = 0;
     while (n) {
         ssize_t k = write(fd, p, n);
         if (k < 0) {
@@ -64,6 +67,7 @@ static int write_all(int fd, const char *p, size_t n)
         }
         p += k;
         n -= (size_t)k;
+        *done += (size_t)k;
     }
     return 0;
 }
@@ -86,15 +90,28 @@ int wt_trace_writer_flush(struct wt_trace_writer *w, struct wt_err *err)
     int cut_back =
         w->owns || (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !(fcntl(fd, F_GETFL) & O_APPEND));
     off_t before = cut_back && !ferr ? lseek(fd, 0, SEEK_CUR) : -1;
-    ferr = ferr || write_all(fd, w->buf, w->len) != 0;
+    size_t done = 0;
+    ferr = ferr || write_all(fd, w->buf, w->len, &done) != 0;
     int saved = errno;
-    w->len = 0;
     if (ferr) {
-        if (before >= 0 && ftruncate(fd, before) == 0)
-            lseek(fd, before, SEEK_SET);
+        /* the rows that reached the file are kept, up to the end of the
+         * last whole one (a 1 MiB write on a full disk had lost them all);
+         * the header goes whole or not at all (the first flush) */
+        size_t keep = 0;
+        if (w->header_done)
+            for (size_t i = done; i > 0; i--)
+                if (w->buf[i - 1] == '\n') {
+                    keep = i;
+                    break;
+                }
+        w->len = 0;
+        if (before >= 0 && ftruncate(fd, before + (off_t)keep) == 0)
+            lseek(fd, before + (off_t)keep, SEEK_SET);
         return wt_errf(err, WT_EIO, w->owns ? "cannot write '%s': %s" : "cannot write to %s: %s",
                        w->name, strerror(saved));
     }
+    w->len = 0;
+    w->header_done = 1;
     return WT_OK;
 }
 
