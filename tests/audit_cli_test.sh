@@ -678,6 +678,26 @@ printf '%s\n' "$VKEY" >"$TMP/vkey.txt"
 run "report over its --vkey file" 2 "$WT" report --log-dir "$L" --vkey "$TMP/vkey.txt" --out "$TMP/vkey.txt" && has err "or --vkey"
 check "report kept the vkey file" grep -q . "$TMP/vkey.txt"
 run "verify after report refusal" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY"
+# a file of the log that is missing now is refused by its name (the page
+# became the checkpoint `recover --reseal` would have made again, and the
+# log could no longer be repaired), and so are the writers' state and init's
+# files, which were replaced
+cp -a "$L" "$TMP/nocp"
+rm "$TMP/nocp/checkpoint"
+run "report over a missing checkpoint" 2 "$WT" report --log-dir "$TMP/nocp" --out "$TMP/nocp/checkpoint" && has err "is the audit log or one of its files" && oneline
+check "report over a missing checkpoint: not created" test ! -e "$TMP/nocp/checkpoint"
+for f in log.verified checkpoint.init.0123456789abcdef log.jsonl.init.1.2; do
+    run "report over $f" 2 "$WT" report --log-dir "$TMP/nocp" --out "$TMP/nocp/$f" && oneline
+    check "report over $f: no page written there" sh -c '! grep -qs "<html" "$1"' sh "$TMP/nocp/$f"
+done
+mkdir -p "$TMP/nokey"
+cp "$L/log.jsonl" "$TMP/nokey/a.jsonl"
+cp "$L/checkpoint" "$TMP/nokey/a.jsonl.checkpoint"
+run "report over a missing key (--log-file)" 2 "$WT" report --log-file "$TMP/nokey/a.jsonl" --vkey "$VKEY" --out "$TMP/nokey/a.jsonl.key" && has err "one of its files"
+run "report beside a --log-file" 0 "$WT" report --log-file "$TMP/nokey/a.jsonl" --vkey "$VKEY" --out "$TMP/nokey/a.jsonl.html"
+# the summary line shows control characters in --out as '?', as the errors do
+run "report --out with an escape" 0 "$WT" report --log-dir "$L" --out "$TMP/esc$(printf '\033')[31m.html" && has out "esc?[31m.html"
+check "report --out with an escape: one line out" test "$(wc -l <"$TMP/out")" = 1
 mkfifo "$TMP/notreg"
 run "report over a FIFO" 2 "$WT" report --log-dir "$L" --out "$TMP/notreg" && has err "not a regular file"
 check "the FIFO is still one" test -p "$TMP/notreg"

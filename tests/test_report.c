@@ -626,6 +626,36 @@ static void test_overview_ids(void **state)
     unlink(path);
 }
 
+/* Declared windows none of which contradicts the declaration: a GPU whose
+ * every verdict was inconclusive says that none could be judged (it said
+ * "none contradicts it"), one with some says how many. */
+static void test_declared_inconclusive(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    mk_open(&m, path, sizeof(path));
+    const int64_t t0 = 1767225600000;
+    for (int i = 0; i < 3; i++) {
+        mk_class(&m, t0 + i * 30000, "GPU-a", 0, "unknown", 300000,
+                 json_pack("{s:s,s:s}", "declared", "inference", "verdict", "INCONCLUSIVE"));
+        mk_class(&m, t0 + i * 30000, "GPU-b", 1, i ? "inference" : "unknown", 900000,
+                 json_pack("{s:s,s:s}", "declared", "inference", "verdict",
+                           i ? "MATCH" : "INCONCLUSIVE"));
+        mk_class(&m, t0 + i * 30000, "GPU-c", 2, "inference", 900000,
+                 json_pack("{s:s,s:s}", "declared", "inference", "verdict", "MATCH"));
+    }
+    mk_close(&m, t0 + 90000);
+    struct wt_report_info info;
+    char *html = report(path, NULL, &info);
+    has(html, "3 windows with a declaration: none could be judged (every verdict inconclusive");
+    has(html, "3 windows with a declaration: none contradicts it (1 inconclusive).");
+    has(html, "3 windows with a declaration: none contradicts it.");
+    assert_int_equal(count(html, "none contradicts it"), 2);
+    free(html);
+    unlink(path);
+}
+
 /* A log written by several classifiers (a model file changed, rules) says
  * which wrote which windows (the page named none). */
 static void test_classifiers_named(void **state)
@@ -1085,6 +1115,7 @@ int main(void)
         cmocka_unit_test(test_empty_and_missing),
         cmocka_unit_test(test_downsampled),
         cmocka_unit_test(test_many_gpus),
+        cmocka_unit_test(test_declared_inconclusive),
         cmocka_unit_test(test_one_read_same_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,15 +23,17 @@
 #define PATH_MAX 4096
 #endif
 
-/* Whether path names one of the log's quarantined torn tails
- * (LOG.torn.OFFSET, written by recover): evidence, not to be overwritten. */
-static int is_torn_copy(const char *path, const char *log)
+/* Whether path names, in the directory of log, log's name followed by suffix:
+ * a quarantined torn tail (LOG.torn.OFFSET, written by recover: evidence)
+ * or a file of init (LOG.init.PID.N, CHECKPOINT.init.HASH), not to be
+ * overwritten. */
+static int log_copy(const char *path, const char *log, const char *suffix)
 {
     char pd[PATH_MAX], ld[PATH_MAX], rp[PATH_MAX], rl[PATH_MAX];
     const char *ps = strrchr(path, '/'), *ls = strrchr(log, '/');
     const char *pb = ps ? ps + 1 : path, *lb = ls ? ls + 1 : log;
-    size_t lbl = strlen(lb);
-    if (strncmp(pb, lb, lbl) || strncmp(pb + lbl, ".torn.", 6))
+    size_t lbl = strlen(lb), sl = strlen(suffix);
+    if (strncmp(pb, lb, lbl) || strncmp(pb + lbl, suffix, sl))
         return 0;
     snprintf(pd, sizeof(pd), "%.*s", ps ? (ps == path ? 1 : (int)(ps - path)) : 1, ps ? path : ".");
     snprintf(ld, sizeof(ld), "%.*s", ls ? (ls == log ? 1 : (int)(ls - log)) : 1, ls ? log : ".");
@@ -93,7 +95,28 @@ int wt_cmd_report(int argc, char **argv)
                     strstr(clash, "input") ? ": choose another name" : "");
             return WT_EXIT_USAGE;
         }
-        if (is_torn_copy(out, p.log)) {
+        /* by name too: a file of the log that is missing now (a checkpoint
+         * `recover --reseal` would make again, the key of an auditor's copy)
+         * was created as the page, and the log could no longer be repaired */
+        const char *const names[] = {p.log, p.key, p.checkpoint, p.lock, p.state};
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+            if (wt_same_path(out, names[i])) {
+                fprintf(stderr,
+                        "%s: --out %s: is the audit log or one of its files: choose "
+                        "another name\n",
+                        help.prog, WT_CLEAN(out));
+                return WT_EXIT_USAGE;
+            }
+        /* init's files (the signed genesis checkpoint a writer takes up after
+         * an init killed before its own) */
+        if (log_copy(out, p.log, ".init.") || log_copy(out, p.checkpoint, ".init.")) {
+            fprintf(stderr,
+                    "%s: --out %s: is a file of the log's init (a writer takes it up): choose "
+                    "another name\n",
+                    help.prog, WT_CLEAN(out));
+            return WT_EXIT_USAGE;
+        }
+        if (log_copy(out, p.log, ".torn.")) {
             fprintf(stderr,
                     "%s: --out %s: is a torn tail the log's recovery kept (evidence): choose "
                     "another name\n",
@@ -147,7 +170,7 @@ int wt_cmd_report(int argc, char **argv)
                      (unsigned long long)info.entries);
         printf("wrote %s: log %s, %zu%s GPU%s, %llu window%s, %llu mismatch%s, %llu with tamper "
                "indicators\n",
-               out, state, info.gpus, info.more_gpus ? "+" : "",
+               WT_CLEAN(out), state, info.gpus, info.more_gpus ? "+" : "",
                info.gpus == 1 && !info.more_gpus ? "" : "s", (unsigned long long)info.windows,
                info.windows == 1 ? "" : "s", (unsigned long long)info.mismatches,
                info.mismatches == 1 ? "" : "es", (unsigned long long)info.tampered);

@@ -1567,12 +1567,22 @@ static void render_lists(FILE *f, const struct gpu *g)
             g->mismatches == 1 ? "" : "es");
     if (!g->declared)
         fputs("<p class=\"none\">No declaration is recorded for this GPU's windows.</p>\n", f);
+    else if (!g->mismatches && g->inconclusive >= g->declared)
+        /* not "none contradicts it": no window was judged */
+        fprintf(f,
+                "<p class=\"sub\">%" PRIu64 " window%s with a declaration: none could be judged "
+                "(every verdict inconclusive: the class was unknown).</p>\n",
+                g->declared, g->declared == 1 ? "" : "s");
+    else if (!g->mismatches && g->inconclusive)
+        fprintf(f,
+                "<p class=\"sub\">%" PRIu64 " window%s with a declaration: none contradicts it "
+                "(%" PRIu64 " inconclusive).</p>\n",
+                g->declared, g->declared == 1 ? "" : "s", g->inconclusive);
     else if (!g->mismatches)
         fprintf(f,
-                "<p class=\"sub\">%" PRIu64 " window%s with a declaration: none contradicts it"
-                "%s.</p>\n",
-                g->declared, g->declared == 1 ? "" : "s",
-                g->inconclusive ? " (some were inconclusive)" : "");
+                "<p class=\"sub\">%" PRIu64 " window%s with a declaration: none contradicts "
+                "it.</p>\n",
+                g->declared, g->declared == 1 ? "" : "s");
     else {
         fprintf(f, "<p class=\"sub\">%" PRIu64 " of %" PRIu64 " windows with a declaration",
                 g->mismatches, g->declared);
