@@ -903,6 +903,17 @@ sed 's/^index 2$/index 3/' "$TMP/proof" >"$TMP/proof2"
 run "verify-proof wrong index" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof2"
 run "verify-proof invalid --json" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof2" --json && has out '"valid": false' && has out '"reason": "the audit path does not lead'
 run "prove beyond" 1 "$WT" prove --log-dir "$L" 100000
+# a directory made for a log or a witness's state is made durable in its
+# parent (fsync of the directory holding it): a crash could take a new
+# witness's whole state away, and it would cosign a rollback
+if command -v strace >/dev/null 2>&1 && [ "${3:-}" != asan ]; then
+    "$WT" consistency --log-dir "$L" --old 0 >"$TMP/req0" 2>/dev/null
+    mkdir -p "$TMP/wdur"
+    strace -f -qq -y -o "$TMP/dsyncs" -e trace=fsync "$WT" witness --state "$TMP/wdur/state" --vkey "$VKEY" --request "$TMP/req0" >/dev/null 2>&1
+    check "witness state: its parent synced" grep -q "<$TMP/wdur>)" "$TMP/dsyncs"
+    strace -f -qq -y -o "$TMP/dsyncs" -e trace=fsync "$WT" init --log-dir "$TMP/ldur/a/b/" >/dev/null 2>&1
+    check "new log directories: their parents synced" sh -c 'grep -q "<$1/ldur/a>)" "$2" && grep -q "<$1/ldur>)" "$2" && grep -q "<$1>)" "$2"' sh "$TMP" "$TMP/dsyncs"
+fi
 
 # --- witness: cosign, grow, cosign again; a fork below it is caught ----
 W=$TMP/witness

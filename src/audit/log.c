@@ -164,20 +164,20 @@ out:
     return rc;
 }
 
+/* Each directory made is made durable in its parent (wt_mkdir_durable). */
 static int mkdir_p(const char *dir, struct wt_err *err)
 {
     char tmp[PATH_MAX];
+    int rc;
     snprintf(tmp, sizeof(tmp), "%s", dir);
     for (char *s = tmp + 1; *s; s++)
-        if (*s == '/') {
+        if (*s == '/' && s[-1] != '/') {
             *s = '\0';
-            if (mkdir(tmp, 0750) && errno != EEXIST)
-                return wt_errf(err, WT_EIO, "cannot create directory %s: %s", tmp, strerror(errno));
+            if ((rc = wt_mkdir_durable(tmp, 0750, err)) != WT_OK)
+                return rc;
             *s = '/';
         }
-    if (mkdir(tmp, 0750) && errno != EEXIST)
-        return wt_errf(err, WT_EIO, "cannot create directory %s: %s", tmp, strerror(errno));
-    return WT_OK;
+    return wt_mkdir_durable(tmp, 0750, err);
 }
 
 static void default_origin(char *out, size_t cap)

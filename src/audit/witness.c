@@ -40,8 +40,9 @@ int wt_witness_key(const char *dir, const char *name, struct wt_note_key *k, int
     *created = 0;
     if (sodium_init() < 0)
         return wt_errf(err, WT_EIO, "libsodium failed to initialise");
-    if (mkdir(dir, 0700) && errno != EEXIST)
-        return wt_errf(err, WT_EIO, "cannot create %s: %s", dir, strerror(errno));
+    int rc = wt_mkdir_durable(dir, 0700, err); /* the state must outlive a crash */
+    if (rc != WT_OK)
+        return rc;
     if (snprintf(path, sizeof(path), "%s/witness.key", dir) >= (int)sizeof(path))
         return wt_errf(err, WT_EINVAL, "path too long");
     if (stat(path, &st) == 0)
@@ -61,7 +62,7 @@ int wt_witness_key(const char *dir, const char *name, struct wt_note_key *k, int
                 *c = '-';
         snprintf(nm, sizeof(nm), "witness.%s", host[0] ? host : "localhost");
     }
-    int rc = wt_note_key_generate(k, nm, WT_KEY_COSIG, err);
+    rc = wt_note_key_generate(k, nm, WT_KEY_COSIG, err);
     if (rc)
         return rc;
     char text[600];

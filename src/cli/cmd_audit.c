@@ -873,8 +873,8 @@ int wt_cmd_witness(int argc, char **argv)
         "verify-log --against takes.",
         "exit status: 0 cosigned, 1 refused (409 conflict: wrong --old; 422: the log\n"
         "was rewritten or forked; 403: not signed by the log; 400: a malformed request,\n"
-        "old larger than the checkpoint's size, or a checkpoint smaller than the one\n"
-        "held), 2 usage or I/O error.",
+        "or old larger than the checkpoint's size, as when a checkpoint smaller than\n"
+        "the one held comes from the size held), 2 usage or I/O error.",
         NULL,
     };
     int prc = wt_opts_parse(&help, opts, argc, argv, NULL);

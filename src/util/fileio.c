@@ -34,6 +34,32 @@ int wt_fsync_dir(const char *dir, struct wt_err *err)
     return WT_OK;
 }
 
+int wt_mkdir_durable(const char *dir, mode_t mode, struct wt_err *err)
+{
+    if (mkdir(dir, mode) != 0) {
+        if (errno == EEXIST)
+            return WT_OK;
+        return wt_errf(err, WT_EIO, "cannot create directory %s: %s", dir, strerror(errno));
+    }
+    /* the new entry is in its parent: made durable there, or a crash could
+     * take the directory, and all that is written into it, away */
+    char parent[PATH_MAX];
+    if (snprintf(parent, sizeof(parent), "%s", dir) >= (int)sizeof(parent))
+        return wt_errf(err, WT_EINVAL, "path too long: %.80s", dir);
+    size_t n = strlen(parent);
+    while (n > 1 && parent[n - 1] == '/') /* "a/b/": the parent of "a/b" */
+        parent[--n] = '\0';
+    char *slash = strrchr(parent, '/');
+    if (!slash)
+        snprintf(parent, sizeof(parent), ".");
+    else {
+        while (slash > parent && slash[-1] == '/')
+            slash--;
+        slash[slash == parent] = '\0'; /* "/a": "/" */
+    }
+    return wt_fsync_dir(parent, err);
+}
+
 int wt_open_temp(const char *path, mode_t mode, char *tmp, size_t cap)
 {
     static unsigned counter; /* a name taken (a crash's leftover) moves on */

@@ -37,6 +37,10 @@ int wt_open_temp(const char *path, mode_t mode, char *tmp, size_t cap);
 /* fsync()s the directory dir. */
 int wt_fsync_dir(const char *dir, struct wt_err *err) WT_WARN_UNUSED;
 
+/* mkdir(dir, mode); when it made the directory, fsync()s the directory
+ * that holds it.  A directory that exists already is WT_OK. */
+int wt_mkdir_durable(const char *dir, mode_t mode, struct wt_err *err) WT_WARN_UNUSED;
+
 /* Writes len bytes of buf to path (in directory dir) with mode, as `how`
  * says, then fsyncs the file and dir.  On failure nothing is left at path
  * (or its old content, for WT_FILE_REPLACE) and errno says why. */
