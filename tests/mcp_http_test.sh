@@ -282,6 +282,19 @@ if ! python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(op
     echo "FAIL [$name]: .well-known/agent.json differs from what the server serves (regenerate it: see docs/mcp.md)"
     fails=$((fails + 1))
 fi
+# the card's CLI commands are the ones `workloadtruth --help` lists (report
+# was missing)
+name=agent-card-commands
+n=$((n + 1))
+"$WT" --help >"$TMP/help.txt" 2>&1
+if ! python3 -c 'import json,sys
+card = json.load(open(sys.argv[1]))["cli"]["commands"]
+lines = open(sys.argv[2]).read().split("commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+cli = [l.split()[0] for l in lines if l.startswith("  ") and l.split()]
+sys.exit(0 if card == cli else "card %s, --help %s" % (card, cli))' "$TMP/body" "$TMP/help.txt"; then
+    echo "FAIL [$name]: the agent card's commands are not those of workloadtruth --help"
+    fails=$((fails + 1))
+fi
 # two GETs of the card on one connection (keep-alive): answering a request
 # without a body on its headers' call made libmicrohttpd close every one
 n=$((n + 1))

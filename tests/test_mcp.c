@@ -403,6 +403,37 @@ static void errors_keep_the_id(void **state)
     wt_mcp_server_free(s);
 }
 
+/* --max-seconds bounds the time live sampling takes, not only the time asked
+ * for: 200 samples 0.01 s apart are 2 s asked, but a poll between the
+ * driver's readings adds no sample, and the test double's readings took 13 s
+ * (a real GPU's driver, sampling once a second, would have taken 200 s).
+ * Stopped at 2 s + the grace (5.1 s), a tool error; a call within it still
+ * succeeds. */
+static void live_sampling_deadline(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    s->cfg.max_seconds = 2;
+    json_t *resp;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    json_t *res =
+        call_tool(s, "classify_workload",
+                  "{\"backend\":\"nvml\",\"samples\":200,\"interval_seconds\":0.01}", &resp);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    assert_true(is_error(res));
+    if (!strstr(result_text(res), "live sampling stopped after 7 s"))
+        fail_msg("wanted the deadline's error, got %s", result_text(res));
+    assert_true(took >= 6.5 && took < 10);
+    json_decref(resp);
+    res = call_tool(s, "classify_workload",
+                    "{\"backend\":\"nvml\",\"samples\":10,\"interval_seconds\":0.1}", &resp);
+    assert_false(is_error(res));
+    json_decref(resp);
+    wt_mcp_server_free(s);
+}
+
 static void oversized_message(void **state)
 {
     (void)state;
@@ -1670,6 +1701,7 @@ int main(void)
         cmocka_unit_test(parse_kinds),
         cmocka_unit_test(errors_keep_the_id),
         cmocka_unit_test(oversized_message),
+        cmocka_unit_test(live_sampling_deadline),
         cmocka_unit_test(invalid_notifications),
         cmocka_unit_test(too_many_values),
         cmocka_unit_test(dump_is_one_line),

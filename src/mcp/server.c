@@ -487,7 +487,7 @@ json_t *wt_mcp_agent_card(const struct wt_mcp_server *s)
                                                "description", json_object_get(t, "description")));
     }
     return json_pack(
-        "{s:s,s:s,s:s,s:s,s:{s:s,s:[s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s]},"
+        "{s:s,s:s,s:s,s:s,s:{s:s,s:[s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s]},"
         "s:{s:[s,s,s,s],s:{s:s,s:[s]},s:{s:s,s:s,s:s},s:o}}",
         "name", "workloadtruth", "description",
         "Tells whether a GPU runs TRAINING, INFERENCE or is IDLE from telemetry alone, and keeps "
@@ -495,7 +495,7 @@ json_t *wt_mcp_agent_card(const struct wt_mcp_server *s)
         "version", WT_VERSION, "documentation", "README.md", "cli", "command", "workloadtruth",
         "commands", "classify", "benchmark", "eval", "train", "gpus", "record", "watch",
         "verify-log", "init", "checkpoint", "prove", "verify-proof", "consistency", "witness",
-        "recover", "mcp", "mcp", "protocolVersions", WT_MCP_MODERN_VERSION, "2025-11-25",
+        "recover", "report", "mcp", "mcp", "protocolVersions", WT_MCP_MODERN_VERSION, "2025-11-25",
         "2025-06-18", "2025-03-26", "stdio", "command", "workloadtruth", "args", "mcp", "http",
         "command", "workloadtruth mcp --http 127.0.0.1:8765", "endpoint", "/mcp", "auth",
         "optional bearer token (--token-file)", "tools", tools);

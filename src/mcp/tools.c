@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit/entry.h"
@@ -33,6 +36,7 @@
 #include "output/output.h"
 #include "telemetry/simulate.h"
 #include "telemetry/source.h"
+#include "util/clock.h"
 #include "util/fileio.h"
 #include "util/text.h"
 
@@ -46,6 +50,9 @@
 #define MAX_RECENT 100
 #define RECENT_TAIL_BYTES (4u << 20) /* recent_classifications reads at most this much */
 #define MAX_PROCS 256
+/* seconds past --max-seconds before live sampling is stopped: the driver's
+ * start and the polls' own cost (5 s, and 5% of --max-seconds) */
+#define DEADLINE_GRACE_S(max) (5.0 + 0.05 * (max))
 
 /* --- definitions ------------------------------------------------------- */
 
@@ -54,7 +61,8 @@ static const char classify_input[] =
     "\"backend\":{\"type\":\"string\",\"enum\":[\"auto\",\"nvml\",\"synthetic\",\"replay\"],"
     "\"description\":\"telemetry source (default: the server's --backend; replay needs "
     "trace)\"},"
-    "\"profile\":{\"type\":\"string\",\"description\":\"synthetic profile: training, "
+    "\"profile\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024,"
+    "\"description\":\"synthetic profile: training, "
     "inference, idle or a simulator profile (default training)\"},"
     "\"gpu_index\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1023,\"default\":0},"
     "\"samples\":{\"type\":\"integer\",\"minimum\":5,\"maximum\":3600,"
@@ -64,8 +72,9 @@ static const char classify_input[] =
     "\"description\":\"seconds between live samples\"},"
     "\"write_to_audit_log\":{\"type\":\"boolean\",\"default\":false,\"description\":\"append "
     "the result to the server's audit log\"},"
-    "\"trace\":{\"type\":\"string\",\"description\":\"a trace file inside the server's "
-    "--trace-dir (implies backend replay)\"},"
+    "\"trace\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024,"
+    "\"description\":\"a trace file inside the server's --trace-dir (implies backend "
+    "replay)\"},"
     "\"peers\":{\"type\":\"string\",\"enum\":[\"job\",\"all\",\"none\"],\"default\":"
     "\"job\",\"description\":\"a trace's or the simulator's other GPUs read beside this one: "
     "those of its job where the trace's owners column names it, else all (job); all; or none: "
@@ -106,13 +115,18 @@ static const char benchmark_input[] =
     "\"suite\":{\"type\":\"string\",\"enum\":[\"seed\",\"sim\",\"evasion\",\"board\"],"
     "\"default\":"
     "\"seed\"},"
-    "\"seed\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4294967295,\"default\":0}}}";
+    "\"seed\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4294967295,\"default\":0}},"
+    /* the simulator's suites: at most 20 trials, and their 30 s windows */
+    "\"if\":{\"required\":[\"suite\"],\"properties\":{\"suite\":{\"enum\":[\"sim\","
+    "\"evasion\",\"board\"]}}},"
+    "\"then\":{\"properties\":{\"trials\":{\"maximum\":20},\"window\":{\"const\":30}}}}";
 
 static const char benchmark_output[] = "{\"type\":\"object\"}";
 
 static const char verify_input[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"log_file\":{\"type\":\"string\",\"description\":\"a log file inside the server's log "
+    "\"log_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024,"
+    "\"description\":\"a log file inside the server's log "
     "directory (default: its log.jsonl)\"}}}";
 
 static const char verify_output[] =
@@ -124,9 +138,9 @@ static const char verify_output[] =
 static const char gpus_input[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
     "\"backend\":{\"type\":\"string\",\"enum\":[\"auto\",\"nvml\",\"synthetic\",\"replay\"]},"
-    "\"profile\":{\"type\":\"string\"},"
-    "\"trace\":{\"type\":\"string\",\"description\":\"a trace file inside the server's "
-    "--trace-dir\"}}}";
+    "\"profile\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},"
+    "\"trace\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024,"
+    "\"description\":\"a trace file inside the server's --trace-dir\"}}}";
 
 static const char gpus_output[] =
     "{\"type\":\"object\",\"required\":[\"gpus\"],\"properties\":{\"gpus\":{\"type\":"
@@ -531,6 +545,40 @@ static int source_args(struct wt_mcp_server *s, struct args *a, struct source_ar
 
 static int confined_path(struct args *a, const char *dir, const char *path, int optional);
 
+/* --max-seconds as a wall-clock limit on live sampling: the bound on the
+ * arguments (samples x windows x interval_seconds) is the time asked for, and
+ * a poll that finds no new driver reading adds no sample, so a short
+ * interval_seconds on a GPU whose driver samples once a second took many
+ * times that (one call held every other for hours).  A thread stops the run
+ * at the deadline, or when the call is cancelled: the run reads one flag. */
+struct deadline {
+    atomic_int stop; /* the run's stop flag: the cancel or the deadline */
+    atomic_int done, expired;
+    const atomic_int *cancel; /* the transport's */
+    double until;             /* wt_mono_s() */
+    pthread_t thread;
+    int started;
+};
+
+static void *deadline_watch(void *p)
+{
+    struct deadline *d = p;
+    while (!atomic_load(&d->done)) {
+        if (d->cancel && atomic_load(d->cancel)) {
+            atomic_store(&d->stop, 1);
+            break;
+        }
+        if (wt_mono_s() >= d->until) {
+            atomic_store(&d->expired, 1);
+            atomic_store(&d->stop, 1);
+            break;
+        }
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
 static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declaration,
                              struct progress *pg, const struct wt_mcp_call *call)
 {
@@ -587,7 +635,15 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     rq.cfg.evasion_strength = -1;
     rq.cfg.interval_s = interval;
     rq.cfg.nvml_lib = s->cfg.nvml_lib;
-    rq.cfg.stop = call->cancel;
+    /* live: stopped at the deadline too (with a grace for the driver's
+     * start), through a flag that also follows the cancel */
+    struct deadline dl = {.cancel = call->cancel,
+                          .until = wt_mono_s() + s->cfg.max_seconds +
+                                   DEADLINE_GRACE_S(s->cfg.max_seconds)};
+    if (sa.live)
+        dl.started = pthread_create(&dl.thread, NULL, deadline_watch, &dl) == 0;
+    const atomic_int *stop = dl.started ? &dl.stop : call->cancel;
+    rq.cfg.stop = stop;
     rq.gpu = (int)gpu;
     rq.samples = (size_t)samples;
     rq.windows = (size_t)windows;
@@ -597,10 +653,24 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     rq.all_peers = peers && !strcmp(peers, "all");
     rq.progress = run_progress;
     rq.progress_ctx = pg;
-    rq.cancel = call->cancel;
+    rq.cancel = stop;
     progress_send(pg, 0.5, (double)windows + 1, "sampling");
     int rc = wt_run_classify(&rq, &run, &err);
     json_t *out = NULL;
+    if (dl.started) {
+        atomic_store(&dl.done, 1);
+        pthread_join(dl.thread, NULL);
+    }
+    if (atomic_load(&dl.expired) && !(call->cancel && *call->cancel)) {
+        wt_run_free(&run);
+        return tool_error("live sampling stopped after %.0f s, the most this server allows per "
+                          "call (--max-seconds %.0f, and %.0f s for the driver to start): the "
+                          "driver gave fewer samples than samples x interval_seconds asked for "
+                          "(a poll between its readings adds none); ask for fewer samples or a "
+                          "longer interval_seconds",
+                          s->cfg.max_seconds + DEADLINE_GRACE_S(s->cfg.max_seconds),
+                          s->cfg.max_seconds, DEADLINE_GRACE_S(s->cfg.max_seconds));
+    }
     if (call->cancel && *call->cancel) {
         /* a cancelled live source ends early: whatever rc says, it was the cancel */
         wt_run_free(&run);

@@ -17,6 +17,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { McpError, ErrorCode, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { TOOLS, checker } from "./harness.mjs";
+// the SDK's own JSON Schema validator (a dependency of @modelcontextprotocol/sdk)
+import Ajv2020 from "ajv/dist/2020.js";
 
 const [wt, logDir] = process.argv.slice(2);
 if (!wt || !logDir) {
@@ -128,6 +130,18 @@ try {
         assert.equal(t.outputSchema?.type, "object", `${t.name}: no outputSchema`);
         assert.ok(t.annotations && typeof t.annotations.readOnlyHint === "boolean", `${t.name}: no annotations`);
       }
+      // a client that validates arguments against inputSchema refuses what the
+      // server refuses: the simulator suites' 20 trials and 30 s windows, empty
+      // strings (the schema allowed them; the server refused them)
+      const ajv = new (Ajv2020.default ?? Ajv2020)({ strict: false });
+      const schema = (name) => ajv.compile(tools.find((t) => t.name === name).inputSchema);
+      const bench = schema("run_benchmark");
+      assert.equal(bench({ suite: "sim", trials: 21 }), false, "run_benchmark sim trials 21");
+      assert.equal(bench({ suite: "board", window: 31 }), false, "run_benchmark board window 31");
+      assert.equal(bench({ suite: "evasion", trials: 20, window: 30 }), true, "run_benchmark evasion 20");
+      assert.equal(bench({ suite: "seed", trials: 1000, window: 31 }), true, "run_benchmark seed 1000");
+      assert.equal(schema("classify_workload")({ profile: "" }), false, "classify_workload profile ''");
+      assert.equal(schema("verify_audit_log")({ log_file: "" }), false, "verify_audit_log log_file ''");
     });
 
     await check("classify_workload (progress, writes the audit log)", async () => {
