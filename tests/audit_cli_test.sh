@@ -673,6 +673,12 @@ check "slow reader, 2 GPUs: SIGTERM exit 0" test $rc = 0
 run "slow reader, 2 GPUs: verify" 0 "$WT" verify-log --log-dir "$TMP/slow2"
 
 # --- files that are not what they should be: refused, never replaced ----
+# a key that is a link to nothing: said so (it read as an init that lost a
+# race: "log.jsonl already exists", with no log there)
+mkdir -p "$TMP/dangkey"
+ln -s "$TMP/nonexistent.key" "$TMP/dangkey/log.key"
+run "init: the key a link to nothing" 1 "$WT" init --log-dir "$TMP/dangkey" && has err "log.key is a symbolic link to nothing" && oneline
+check "init: the key a link to nothing: no log, the link kept" sh -c 'test ! -e "$1/log.jsonl" && test -L "$1/log.key" && test ! -e "$2"' sh "$TMP/dangkey" "$TMP/nonexistent.key"
 run "report over its own log" 2 "$WT" report --log-dir "$L" --out "$L/log.jsonl" && has err "is the audit log"
 printf '%s\n' "$VKEY" >"$TMP/vkey.txt"
 run "report over its --vkey file" 2 "$WT" report --log-dir "$L" --vkey "$TMP/vkey.txt" --out "$TMP/vkey.txt" && has err "or --vkey"

@@ -495,6 +495,16 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
             return wt_errf(err, WT_EIO, "cannot remove the empty key file %s: %s", p->key,
                            strerror(errno));
     }
+    struct stat kl;
+    int kerr = stat(p->key, &st) != 0 ? errno : 0;
+    if (kerr && lstat(p->key, &kl) == 0)
+        /* a link to nothing (or to what cannot be reached): a new key is
+         * not written through it, and its name is taken (it read as an init
+         * that lost a race to create the log) */
+        return wt_errf(err, WT_EINVAL,
+                       "%s is a symbolic link to %s: no key can be read or written there; "
+                       "remove it (or make it lead to the log's key)",
+                       p->key, kerr == ENOENT ? "nothing" : "a path that cannot be reached");
     if (stat(p->key, &st) == 0) {
         /* an init interrupted after the key was written: keep that key */
         if ((rc = wt_log_read_key(p->key, &k, err)) != WT_OK)
