@@ -9,6 +9,7 @@ set -u
 WT=$1
 DATA=$2
 SHARED=${3:-}
+REPO=$(cd "$(dirname "$0")/.." && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
@@ -595,6 +596,40 @@ for i in range(600):
     print('%.1f,0,0,70,IDLE' % t if t < 48 else '%.1f,0,%d,%d,TRAINING' % (t, 100 if i % 4 < 3 else 0, 600 if i % 4 < 3 else 150))
 " >"$TMP/w60.csv"
 run eval-long-window-truth 1 "$WT" eval --traces "$TMP/w60.csv" --window 60 && has err "(1 unlabelled or mixed, 0 short)" && has err "of the last 30 s of each --window"
+# ... and a window whose scored last 30 s hold too few samples is short (it
+# was scored, UNKNOWN: rows at 0..30 s and 59 s, 1 Hz)
+python3 -c "
+print('# gpu_model: NVIDIA H100 80GB HBM3'); print('t_s,gpu,util_gpu_pct,power_w,label')
+for t in list(range(31)) + [59]: print('%d,0,95,600,TRAINING' % t)
+" >"$TMP/gap60.csv"
+run eval-long-window-short-tail 1 "$WT" eval --traces "$TMP/gap60.csv" --window 60 && has out "1 short"
+# the checks a review found: usage errors come before the --dump-features
+# file is opened (exit 2, not 1), --holdout takes train's --window range
+run eval-usage-before-dump 2 "$WT" eval --traces "$DATA" --simulate 5 --dump-features "$TMP/nodir/x.csv" && has err "--simulate goes with --holdout" && oneline
+run eval-holdout-window-short 2 "$WT" eval --traces "$DATA" --holdout source --window 0.5 && has err "with --holdout at least 1 s" && oneline
+run eval-names-model 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 --model "$REPO/models/physics.model" && has out ", model $REPO/models/physics.model"
+# train: the command that rebuilds a model, whole over several 'made by'
+# lines, numbers as given (--sim-weight 0.1234567 was 0.123457, and a long
+# command lost its last options); no model of no tree
+run train-made-by-whole 0 "$WT" train --traces "$TMP/cutdir" --out "$TMP/long.model" --simulate 1 --python-windows 1 --rounds 3 --retime 1 --sim-seed 4294967295 --missing stop --interval 0.5 --sim-weight 0.1234567 --features power_acf_peak,on_len_s &&
+    check train-made-by-whole-lines grep -q "^meta made by (continued): .*--interval 0.5" "$TMP/long.model" &&
+    check train-made-by-sim-weight grep -q -- "--sim-weight 0.1234567 " "$TMP/long.model"
+# (a trace of 60 s TRAINING then 60 s INFERENCE on an H100, 1 Hz: both
+# classes, power with a scale; also --holdout family's traces below)
+mkdir -p "$TMP/twoclass"
+awk 'BEGIN { print "# gpu_model: NVIDIA H100 80GB HBM3"; print "t_s,gpu,util_gpu_pct,power_w,label";
+    for (i = 0; i < 120; i++) printf "%d,0,%d,%d,%s\n", i, i < 60 ? 95 : 40, i < 60 ? (i % 3 ? 650 : 300) : 250 + (i % 7) * 20, i < 60 ? "TRAINING" : "INFERENCE" }' >"$TMP/twoclass/t.csv"
+run train-no-tree 1 "$WT" train --traces "$TMP/twoclass" --out "$TMP/notree.model" --simulate 0 --python-windows 0 --features avg_gpu_util_pct && has err "no tree could be grown"
+check train-no-tree-no-file test ! -e "$TMP/notree.model"
+# benchmark --holdout family refuses traces train refuses, and names what it skipped
+mkdir -p "$TMP/nolab"
+printf 't_s,gpu,util_gpu_pct,power_w\n0,0,50,100\n1,0,50,100\n' >"$TMP/nolab/a.csv"
+echo "a,b" >"$TMP/nolab/x.csv"
+run bench-holdout-no-labels 1 "$WT" benchmark --suite evasion --holdout family --traces "$TMP/nolab" --trials 1 && has err "not a trace, skipped:" && has err "hold no labelled TRAINING or INFERENCE window"
+cp "$REPO/models/physics.model" "$TMP/m
+x.model"
+run bench-model-newline 0 "$WT" benchmark --trials 1 --model "$TMP/m
+x.model" && has out "model $TMP/m?x.model"
 
 # ---- the physics classifier (the default), job-level verdicts, the simulator
 run phys-default 0 "$WT" classify --backend synthetic --json
@@ -1049,14 +1084,14 @@ run bench-retime-2 2 "$WT" benchmark --suite evasion --holdout family --traces "
 # (bench-holdout-trained) is the one that takes the path, and these two
 # compare outputs only
 if [ "${WT_TEST_SANITIZED:-0}" != 1 ]; then
-    run bench-holdout-seed0 0 "$WT" benchmark --suite evasion --holdout family --traces "$DATA/labelled.csv" --trials 2 --json && cp "$TMP/out" "$TMP/hf0.json" && has out '"holdout": "family"'
-    run bench-holdout-seed1 0 "$WT" benchmark --suite evasion --holdout family --traces "$DATA/labelled.csv" --trials 2 --sim-seed 1 --json
+    run bench-holdout-seed0 0 "$WT" benchmark --suite evasion --holdout family --traces "$TMP/twoclass/t.csv" --trials 2 --json && cp "$TMP/out" "$TMP/hf0.json" && has out '"holdout": "family"'
+    run bench-holdout-seed1 0 "$WT" benchmark --suite evasion --holdout family --traces "$TMP/twoclass/t.csv" --trials 2 --sim-seed 1 --json
     ! cmp -s "$TMP/out" "$TMP/hf0.json" || { echo "FAIL [bench-holdout-seed1]: the same report as --sim-seed 0"; fails=$((fails + 1)); }
     has out '"options": "--window 30 --rounds 300 --depth 3 --simulate 60 --sim-weight 0.4 --python-windows 40 --alone-views 1 --sim-seed 1"'
     has out '"sim_seed": 1,'
     grep -q '"sim_seed": 0,' "$TMP/hf0.json" || { echo "FAIL [bench-holdout-seed0]: no sim_seed 0 in its training object"; fails=$((fails + 1)); }
 fi
-run bench-holdout-trained 0 "$WT" benchmark --suite evasion --holdout family --traces "$DATA/labelled.csv" --trials 1 --missing stop --retime 1
+run bench-holdout-trained 0 "$WT" benchmark --suite evasion --holdout family --traces "$TMP/twoclass/t.csv" --trials 1 --missing stop --retime 1
 has out "models trained as: workloadtruth train --window 30 --rounds 300 --depth 3 --simulate 60 --sim-weight 0.4 --python-windows 40 --alone-views 1 --retime 1 --missing stop"
 run bench-features-bad 2 "$WT" benchmark --suite evasion --holdout family --traces "$DATA" --features duty,bogus && has err "--features: unknown feature 'bogus'" && oneline
 

@@ -135,10 +135,21 @@ static void test_directory(void **state)
 
     json_t *j = wt_json_eval(&rep);
     assert_non_null(j);
-    const char *keys[] = {
-        "classifier", "window_seconds", "files",      "windows",   "correct",
-        "accuracy",   "skipped",        "per_class",  "confusion", "false_training_rate",
-        "per_source", "per_file",       "not_traces", "copies"};
+    const char *keys[] = {"classifier",
+                          "window_seconds",
+                          "files",
+                          "model",
+                          "windows",
+                          "correct",
+                          "accuracy",
+                          "skipped",
+                          "per_class",
+                          "confusion",
+                          "false_training_rate",
+                          "per_source",
+                          "per_file",
+                          "not_traces",
+                          "copies"};
     const char *key;
     json_t *v;
     size_t i = 0;

@@ -131,9 +131,7 @@ int wt_cmd_eval(int argc, char **argv)
     if (wt_opts_get(opts, "--evasion-strength")->seen && !family) {
         fprintf(stderr, "workloadtruth eval: --evasion-strength goes with --evasion-family "
                         "(see --help)\n");
-        wt_strlist_free(&paths);
-        free(model);
-        return WT_EXIT_USAGE;
+        goto usage;
     }
     if (family) {
         sleep.asleep = strength >= 0 ? strength : wt_sim_evasion_find(family)->default_strength;
@@ -143,31 +141,23 @@ int wt_cmd_eval(int argc, char **argv)
     }
     if (columns && wt_columns_parse(columns, &o.columns, &err) != WT_OK) {
         fprintf(stderr, "workloadtruth eval: --columns: %s (see --help)\n", err.msg);
-        wt_strlist_free(&paths);
-        free(model);
-        return WT_EXIT_USAGE;
+        goto usage;
     }
     if (features) {
         if (wt_features_parse(features, flist, &o.train_nfeatures, &err) != WT_OK) {
             fprintf(stderr, "workloadtruth eval: --features: %s (see --help)\n", err.msg);
-            wt_strlist_free(&paths);
-            free(model);
-            return WT_EXIT_USAGE;
+            goto usage;
         }
         o.train_features = flist;
     }
     if (dump_path && !*dump_path) {
         fprintf(stderr, "workloadtruth eval: --dump-features: empty file name (see --help)\n");
-        wt_strlist_free(&paths);
-        free(model);
-        return WT_EXIT_USAGE;
+        goto usage;
     }
     if (dump_path && !strcmp(dump_path, "-")) {
         fprintf(stderr, "workloadtruth eval: --dump-features -: standard output carries the "
                         "report: name a file (see --help)\n");
-        wt_strlist_free(&paths);
-        free(model);
-        return WT_EXIT_USAGE;
+        goto usage;
     }
     const char *clash =
         dump_path ? wt_output_clash(dump_path, (const char *const *)paths.v, paths.n) : NULL;
@@ -176,9 +166,56 @@ int wt_cmd_eval(int argc, char **argv)
         clash = "is the --model file";
     if (clash) {
         fprintf(stderr, "workloadtruth eval: --dump-features %s: %s\n", WT_CLEAN(dump_path), clash);
-        wt_strlist_free(&paths);
-        free(model);
-        return WT_EXIT_USAGE;
+        goto usage;
+    }
+    /* usage first: the --dump-features file is opened after every check
+     * (a path that cannot be written made a usage error exit 1) */
+    static const char *const train_only[] = {
+        "--features", "--simulate", "--sim-weight", "--python-windows", "--alone-views",
+        "--retime",   "--sim-seed", "--missing",    "--depth",          "--rounds",
+        NULL};
+    for (int i = 0; train_only[i]; i++)
+        if (!holdout && wt_opts_get(opts, train_only[i])->seen) {
+            fprintf(stderr, "workloadtruth eval: %s goes with --holdout (see --help)\n",
+                    train_only[i]);
+            goto usage;
+        }
+    if (holdout && model_path) {
+        fprintf(stderr, "workloadtruth eval: --holdout trains its own models; --model cannot go "
+                        "with it (see --help)\n");
+        goto usage;
+    }
+    if (holdout && !strcmp(holdout, "gpu_model"))
+        o.group_by_model = 1; /* rows per held-out GPU model */
+    if (holdout && window < 1) {
+        /* the folds' models are made as train makes them (1..30 s) */
+        fprintf(stderr,
+                "workloadtruth eval: --window %g: with --holdout at least 1 s, as train takes "
+                "(see --help)\n",
+                window);
+        goto usage;
+    }
+    if (holdout && window > wt_classifier_physics.max_seconds) {
+        /* the folds' models would learn features of whole long windows, and
+         * be scored on the last max_seconds of each */
+        fprintf(stderr,
+                "workloadtruth eval: --window %g: with --holdout at most %g s: the physics "
+                "classifier scores the last %g s of a window, so a fold's model trained on "
+                "longer windows would learn features scoring never sees (see --help)\n",
+                window, wt_classifier_physics.max_seconds, wt_classifier_physics.max_seconds);
+        goto usage;
+    }
+    if (holdout) {
+        if (wt_opts_no_stdin(&help, &paths, "--holdout")) { /* each fold reads them again */
+            goto usage;
+        }
+        if (o.clf->classify != wt_classifier_physics.classify) {
+            fprintf(stderr,
+                    "workloadtruth eval: --holdout trains the physics classifier; "
+                    "'%s' has nothing to train (see --help)\n",
+                    o.clf->name);
+            goto usage;
+        }
     }
     /* written whole or not at all: a failure leaves the old file */
     struct wt_cli_out dump = {0};
@@ -192,53 +229,12 @@ int wt_cmd_eval(int argc, char **argv)
         wt_eval_dump_header(o.dump);
     }
     wt_eval_init(&rep, &o);
+    rep.model = model_path;
     if (family) {
         rep.evasion = family;
         rep.evasion_strength = sleep.asleep;
     }
-    static const char *const train_only[] = {
-        "--features", "--simulate", "--sim-weight", "--python-windows", "--alone-views",
-        "--retime",   "--sim-seed", "--missing",    "--depth",          "--rounds",
-        NULL};
-    for (int i = 0; train_only[i]; i++)
-        if (!holdout && wt_opts_get(opts, train_only[i])->seen) {
-            fprintf(stderr, "workloadtruth eval: %s goes with --holdout (see --help)\n",
-                    train_only[i]);
-            status = WT_EXIT_USAGE;
-            goto out;
-        }
-    if (holdout && model_path) {
-        fprintf(stderr, "workloadtruth eval: --holdout trains its own models; --model cannot go "
-                        "with it (see --help)\n");
-        status = WT_EXIT_USAGE;
-        goto out;
-    }
-    if (holdout && !strcmp(holdout, "gpu_model"))
-        o.group_by_model = 1; /* rows per held-out GPU model */
-    if (holdout && window > wt_classifier_physics.max_seconds) {
-        /* the folds' models would learn features of whole long windows, and
-         * be scored on the last max_seconds of each */
-        fprintf(stderr,
-                "workloadtruth eval: --window %g: with --holdout at most %g s: the physics "
-                "classifier scores the last %g s of a window, so a fold's model trained on "
-                "longer windows would learn features scoring never sees (see --help)\n",
-                window, wt_classifier_physics.max_seconds, wt_classifier_physics.max_seconds);
-        status = WT_EXIT_USAGE;
-        goto out;
-    }
     if (holdout) {
-        if (wt_opts_no_stdin(&help, &paths, "--holdout")) { /* each fold reads them again */
-            status = WT_EXIT_USAGE;
-            goto out;
-        }
-        if (o.clf->classify != wt_classifier_physics.classify) {
-            fprintf(stderr,
-                    "workloadtruth eval: --holdout trains the physics classifier; "
-                    "'%s' has nothing to train (see --help)\n",
-                    o.clf->name);
-            status = WT_EXIT_USAGE;
-            goto out;
-        }
         if (wt_eval_holdout(&rep, paths.v, paths.n, &o, holdout, &err) != WT_OK) {
             fprintf(stderr, "workloadtruth eval: %s\n", err.msg);
             status = WT_EXIT_ERROR;
@@ -337,4 +333,8 @@ out:
     wt_strlist_free(&paths);
     free(model);
     return status;
+usage: /* before the report or the --dump-features file exists */
+    wt_strlist_free(&paths);
+    free(model);
+    return WT_EXIT_USAGE;
 }

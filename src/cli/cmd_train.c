@@ -293,6 +293,12 @@ int wt_cmd_train(int argc, char **argv)
         fprintf(stderr, "workloadtruth train: %s\n", m ? err.msg : "out of memory");
         goto out;
     }
+    if (m->ntrees == 0) { /* every window would get the prior: not a classifier */
+        fprintf(stderr, "workloadtruth train: no tree could be grown: the features given do not "
+                        "separate the windows (utilization features are not read where power has a "
+                        "scale: see docs/classifier.md); no model written\n");
+        goto out;
+    }
     size_t ntrain = 0, nreal = 0;
     char groups[160];
     for (size_t i = 0; i < ts.n; i++)
@@ -301,11 +307,24 @@ int wt_cmd_train(int argc, char **argv)
         fprintf(stderr, "workloadtruth train: out of memory\n");
         goto out;
     }
-    char args[400]; /* a meta line holds 199 bytes: longer is cut there */
-    (void)wt_train_config_args(&cfg, 0, args, sizeof(args));
-    char made[440];
-    snprintf(made, sizeof(made), "made by: workloadtruth train %s", args);
-    snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "%.199s", made);
+    {
+        /* the command, over as many "made by" lines as it takes (a meta line
+         * holds 199 bytes: one line cut the options that rebuild the model) */
+        char args[1024];
+        (void)wt_train_config_args(&cfg, 0, args, sizeof(args));
+        char *line = m->meta[m->nmeta++];
+        snprintf(line, sizeof(m->meta[0]), "made by: workloadtruth train");
+        for (char *w = strtok(args, " "); w && m->nmeta < WT_MODEL_MAX_META;
+             w = strtok(NULL, " ")) {
+            if (strlen(line) + 1 + strlen(w) >= sizeof(m->meta[0])) {
+                line = m->meta[m->nmeta++];
+                snprintf(line, sizeof(m->meta[0]), "made by (continued): %.150s", w);
+            } else {
+                strcat(line, " ");
+                strcat(line, w);
+            }
+        }
+    }
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]), "data: %zu trace files; sources %s", nreal,
              groups);
     snprintf(m->meta[m->nmeta++], sizeof(m->meta[0]),

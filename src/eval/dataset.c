@@ -389,10 +389,15 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
                 .truth = wt_window_truth(&scored),
                 .skip = WT_DS_SCORED,
             };
+            /* short: the window, and the part of it that is scored (a
+             * window of 60 s whose last 30 s held 2 samples was scored,
+             * UNKNOWN, instead of counted short) */
+            double scored_s = o->truth_s > 0 && o->truth_s < o->window_s ? o->truth_s : o->window_s;
             if (dw.truth == WT_CLASS_NONE)
                 dw.skip = WT_DS_UNLABELLED;
             else if (count < 2 || count < o->min_samples ||
-                     wt_window_seconds(&w) < 0.5 * o->window_s)
+                     wt_window_seconds(&w) < 0.5 * o->window_s || scored.n < 2 ||
+                     scored.n < o->min_samples || wt_window_seconds(&scored) < 0.5 * scored_s)
                 dw.skip = WT_DS_SHORT;
             if ((rc = cb->window(cb->ctx, &dw, err)) != WT_OK)
                 goto out;

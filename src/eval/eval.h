@@ -76,6 +76,7 @@ struct wt_eval_report {
      * a trace read before (each read once) */
     struct wt_ds_skips skipped_files;
     int classifier_owned; /* classifier name was malloc'd */
+    const char *model;    /* --model FILE, or NULL (the shipped model, or rules) */
     const char *evasion;  /* sleep-injection family applied to training, or NULL */
     double evasion_strength;
     int alone;     /* scored without peers (--peers none) */

@@ -49,7 +49,7 @@ int wt_train_config_args(const struct wt_train_config *c, int list_features, cha
         return -1;
     buf[0] = 0;
     int rc = append(buf, cap,
-                    "--window %g --rounds %d --depth %d --simulate %u --sim-weight %g "
+                    "--window %.15g --rounds %d --depth %d --simulate %u --sim-weight %.15g "
                     "--python-windows %u --alone-views %d",
                     c->window_s, c->rounds, c->depth, c->sim_per_cell, c->sim_weight,
                     c->py_per_cell, c->alone_views);
@@ -66,7 +66,7 @@ int wt_train_config_args(const struct wt_train_config *c, int list_features, cha
     if (c->trace_opts.rows_per_tick)
         rc |= append(buf, cap, " --gpus-per-tick %u", c->trace_opts.rows_per_tick);
     if (c->trace_opts.interval_s != 1 && c->trace_opts.interval_s > 0)
-        rc |= append(buf, cap, " --interval %.6g", c->trace_opts.interval_s);
+        rc |= append(buf, cap, " --interval %.15g", c->trace_opts.interval_s);
     return rc ? -1 : 0;
 }
 

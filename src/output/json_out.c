@@ -127,11 +127,12 @@ static json_t *train_json(const struct wt_train_config *c, int *bad)
     if (wt_train_config_args(c, 1, args, sizeof(args)) != 0)
         *bad = 1; /* 28 feature names fit many times over */
     put(o, "options", jstr(args), bad);
-    put(o, "window_seconds", wt_json_number(c->window_s, 4), bad);
+    /* as given, as in "options" (4 decimals said 0.1235 of 0.123456) */
+    put(o, "window_seconds", isfinite(c->window_s) ? json_real(c->window_s) : json_null(), bad);
     put(o, "rounds", json_integer(c->rounds), bad);
     put(o, "depth", json_integer(c->depth), bad);
     put(o, "simulate", json_integer(c->sim_per_cell), bad);
-    put(o, "sim_weight", wt_json_number(c->sim_weight, 4), bad);
+    put(o, "sim_weight", isfinite(c->sim_weight) ? json_real(c->sim_weight) : json_null(), bad);
     put(o, "python_windows", json_integer(c->py_per_cell), bad);
     put(o, "alone_views", json_integer(c->alone_views), bad);
     put(o, "retime", json_integer(c->retime), bad);
@@ -319,6 +320,7 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
     put(first, "classifier", jstr(e->classifier), &bad);
     put(first, "window_seconds", wt_json_number(e->window_s, 4), &bad);
     put(first, "files", json_integer((json_int_t)e->nfiles), &bad);
+    put(first, "model", e->model ? jstr(e->model) : json_null(), &bad);
     if (e->alone || e->all_peers)
         put(first, "peers", jstr(e->alone ? "none" : "all"), &bad);
     if (e->evasion) {

@@ -41,8 +41,11 @@ static void train_line(FILE *f, const struct wt_train_config *c)
  * these alone printed the same header) */
 static void model_note(FILE *f, const struct wt_bench_report *b)
 {
-    if (b->model)
-        fprintf(f, ", model %s", b->model);
+    if (b->model) { /* a newline in the path would forge a line, as in eval's file names */
+        char shown[4097];
+        snprintf(shown, sizeof(shown), "%s", b->model);
+        fprintf(f, ", model %s", wt_text_clean(shown));
+    }
     if (b->holdout)
         fprintf(f, ", each %s scored by a model trained without it", b->holdout);
     fputc('\n', f);
@@ -142,8 +145,14 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
 {
     struct wt_eval_counts t;
     wt_eval_total(e, &t);
-    fprintf(f, "classifier '%s', %g-second windows, %zu trace files\n", e->classifier, e->window_s,
+    fprintf(f, "classifier '%s', %g-second windows, %zu trace files", e->classifier, e->window_s,
             e->nfiles);
+    if (e->model) { /* which model scored, as benchmark says */
+        char shown[4097];
+        snprintf(shown, sizeof(shown), "%s", e->model);
+        fprintf(f, ", model %s", wt_text_clean(shown));
+    }
+    fputc('\n', f);
     if (e->alone)
         fprintf(f, "peers: none (each GPU read without its file's other GPUs)\n");
     else if (e->all_peers)
