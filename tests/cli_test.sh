@@ -903,6 +903,29 @@ d = json.load(open(sys.argv[1]))
 t = d["tamper_indicators"]
 ok = len(t) == 2 and t[0] == "enforced power limit is 70% of the default limit" and t[1].startswith("SM clocks look locked")
 sys.exit(0 if ok else 1)' "$TMP/out" || { echo "FAIL [tamper-kinds]: $(grep -o '"tamper_indicators": \[[^]]*\]' "$TMP/out" | head -1)"; fails=$((fails + 1)); }
+# a simulator profile sampled so sparsely that physics's last 30 s hold too
+# few samples: a usage error (every window was UNKNOWN, whatever --samples)
+run classify-sample-hz-sparse 2 "$WT" classify --backend synthetic --profile dense-training --sample-hz 0.1 && has err "hold 3 samples at that rate; it needs 5" && oneline
+run classify-sample-hz-rules 0 "$WT" classify --backend synthetic --profile dense-training --sample-hz 0.1 --classifier rules
+# ... "power pinned at the limit" beside the power cap only from a window that
+# showed both (window 1: the cap bit, power far below the limit; windows 2
+# and 3: pinned, no bit: the job claimed "asserted ..., power pinned")
+for pinned in 0 1; do
+    python3 - "$TMP/tpin.csv" "$pinned" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("# gpu_model: NVIDIA H100 80GB HBM3\n# power_semantics: instant\n"
+            "t_s,gpu,util_gpu_pct,power_w,power_limit_w,power_default_limit_w,clock_reasons,"
+            "mem_used_mib,mem_total_mib\n")
+    for i in range(60):
+        on, w0 = i % 4 != 0, i < 20
+        p = (700 if sys.argv[2] == "1" or not w0 else 300) if on else 100
+        f.write("%d,0,%d,%d,700,700,%d,40000,81559\n" % (i, 95 if on else 0, p, 4 if w0 else 0))
+PY
+    run "tamper-pin-window-$pinned" 0 "$WT" classify --trace "$TMP/tpin.csv" --samples 20 --windows 3 --json
+    if [ $pinned = 1 ]; then has out '"software power cap asserted in 100% of samples, power pinned at the limit"'
+    else has out '"software power cap asserted in 100% of samples"'; fi
+done
 
 # nvidia-smi CSV without timestamps: --interval sets its time axis in train,
 # and in eval --holdout's folds as in its scoring (10 s windows: 100 ticks of

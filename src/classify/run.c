@@ -219,8 +219,20 @@ static int job_result(const struct wt_result *w, size_t n, size_t k, size_t aske
     size_t seen = 0;
     for (size_t i = 0; i < n; i++)
         seen += w[i].ntamper;
-    if (seen)
-        wt_physics_tamper(job, &job->features);
+    if (seen) {
+        /* "power pinned at the limit" qualifies the power cap only from a
+         * window that showed both (the highest cap share and the highest
+         * pinning of two other windows claimed a combination none showed) */
+        struct wt_features tf = job->features;
+        double pin = NAN;
+        for (size_t i = 0; i < n; i++) {
+            double c = w[i].features.v[WT_F_SWCAP_FRAC], p = w[i].features.v[WT_F_PIN_AT_CAP];
+            if (wt_measured(c) && c >= 0.5 && wt_measured(p) && !(p <= pin))
+                pin = p;
+        }
+        tf.v[WT_F_PIN_AT_CAP] = pin;
+        wt_physics_tamper(job, &tf);
+    }
     return WT_OK;
 }
 

@@ -223,6 +223,20 @@ int wt_cmd_classify(int argc, char **argv)
         status = WT_EXIT_USAGE;
         goto out;
     }
+    /* a simulator profile so sparse that the last max_seconds of a window
+     * (what physics scores) hold fewer samples than it needs: every window
+     * UNKNOWN, whatever --samples (0.1 Hz: 3 samples in 30 s) */
+    if (!strcmp(backend, "synthetic") && !wt_synth_profile_find(profile) && clf->max_seconds > 0 &&
+        floor(clf->max_seconds * sim_hz + 1e-9) < (double)clf->min_samples) {
+        fprintf(stderr,
+                "workloadtruth classify: --sample-hz %g: the %s classifier reads a window's "
+                "last %g s, which hold %g samples at that rate; it needs %zu (--sample-hz "
+                "%.3g or more) (see --help)\n",
+                sim_hz, clf->name, clf->max_seconds, floor(clf->max_seconds * sim_hz + 1e-9),
+                clf->min_samples, (double)clf->min_samples / clf->max_seconds);
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
 
     struct wt_run_request rq = {0};
     rq.backend = backend;
