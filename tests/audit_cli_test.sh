@@ -920,6 +920,18 @@ if command -v strace >/dev/null 2>&1 && [ "${3:-}" != asan ]; then
     strace -f -qq -y -o "$TMP/dsyncs" -e trace=fsync "$WT" init --log-dir "$TMP/ldur/a/b/" >/dev/null 2>&1
     check "new log directories: their parents synced" sh -c 'grep -q "<$1/ldur/a>)" "$2" && grep -q "<$1/ldur>)" "$2" && grep -q "<$1>)" "$2"' sh "$TMP" "$TMP/dsyncs"
 fi
+# ... and a parent that may be written but not read (mode 0733) is no error:
+# the sync needs it opened, and the new log directory was refused, then taken
+# as durable on the next try (as root, run as nobody)
+# (skipped where nobody cannot run the binary: a build under a private directory)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$WT" --version >/dev/null 2>&1; then
+    chmod 711 "$TMP"
+    mkdir -m 0733 "$TMP/wxp"
+    run "init under a write-only parent" 0 setpriv --reuid=65534 --regid=65534 --clear-groups "$WT" init --log-dir "$TMP/wxp/log"
+    check "init under a write-only parent: the log" test -f "$TMP/wxp/log/log.jsonl"
+    chmod 700 "$TMP"
+fi
 
 # --- witness: cosign, grow, cosign again; a fork below it is caught ----
 W=$TMP/witness

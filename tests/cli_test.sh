@@ -923,8 +923,11 @@ with open(sys.argv[1], "w") as f:
         f.write("%d,0,%d,%d,700,700,%d,40000,81559\n" % (i, 95 if on else 0, p, 4 if w0 else 0))
 PY
     run "tamper-pin-window-$pinned" 0 "$WT" classify --trace "$TMP/tpin.csv" --samples 20 --windows 3 --json
-    if [ $pinned = 1 ]; then has out '"software power cap asserted in 100% of samples, power pinned at the limit"'
-    else has out '"software power cap asserted in 100% of samples"'; fi
+    want="software power cap asserted in 100% of samples"
+    [ $pinned = 1 ] && want="$want, power pinned at the limit"
+    python3 -c 'import json, sys
+sys.exit(0 if json.load(open(sys.argv[1]))["tamper_indicators"] == [sys.argv[2]] else 1)' "$TMP/out" "$want" ||
+        { echo "FAIL [tamper-pin-window-$pinned]: the job's tamper_indicators are not ['$want']"; fails=$((fails + 1)); }
 done
 
 # nvidia-smi CSV without timestamps: --interval sets its time axis in train,

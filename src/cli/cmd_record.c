@@ -6,6 +6,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -166,7 +167,10 @@ int wt_cmd_record(int argc, char **argv)
                                                                 : "the file on standard input")
                                         : "the trace being replayed",
                     strcmp(trace, "-") ? WT_SHOWN(trace) : "-",
-                    S_ISFIFO(si.st_mode) ? "read its own rows back" : "destroy it");
+                    S_ISFIFO(si.st_mode) ? "read its own rows back"
+                    : !strcmp(out_path, "-") && (fcntl(STDOUT_FILENO, F_GETFL) & O_APPEND)
+                        ? "append its rows to it while reading it"
+                        : "destroy it");
             return WT_EXIT_USAGE;
         }
     } else if (!strcmp(backend, "replay")) {

@@ -640,8 +640,12 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     struct deadline dl = {.cancel = call->cancel,
                           .until = wt_mono_s() + s->cfg.max_seconds +
                                    DEADLINE_GRACE_S(s->cfg.max_seconds)};
-    if (sa.live)
+    if (sa.live) {
         dl.started = pthread_create(&dl.thread, NULL, deadline_watch, &dl) == 0;
+        if (!dl.started) /* no limit could be kept: not sampled */
+            return tool_error("cannot start live sampling: no thread for its time limit "
+                              "(--max-seconds)");
+    }
     const atomic_int *stop = dl.started ? &dl.stop : call->cancel;
     rq.cfg.stop = stop;
     rq.gpu = (int)gpu;

@@ -1571,7 +1571,8 @@ static void render_lists(FILE *f, const struct gpu *g)
         /* not "none contradicts it": no window was judged */
         fprintf(f,
                 "<p class=\"sub\">%" PRIu64 " window%s with a declaration: none could be judged "
-                "(every verdict inconclusive: the class was unknown).</p>\n",
+                "(every verdict inconclusive: the class unknown, or the owner changed in the "
+                "window).</p>\n",
                 g->declared, g->declared == 1 ? "" : "s");
     else if (!g->mismatches && g->inconclusive)
         fprintf(f,

@@ -38,7 +38,9 @@ int wt_open_temp(const char *path, mode_t mode, char *tmp, size_t cap);
 int wt_fsync_dir(const char *dir, struct wt_err *err) WT_WARN_UNUSED;
 
 /* mkdir(dir, mode); when it made the directory, fsync()s the directory
- * that holds it.  A directory that exists already is WT_OK. */
+ * that holds it (not where that directory cannot be read: mode 0733), and
+ * removes it again when that fails.  A directory that exists already is
+ * WT_OK. */
 int wt_mkdir_durable(const char *dir, mode_t mode, struct wt_err *err) WT_WARN_UNUSED;
 
 /* Writes len bytes of buf to path (in directory dir) with mode, as `how`
