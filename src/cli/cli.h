@@ -68,6 +68,12 @@ const char *const *wt_cli_classifier_names(void);
 extern const char *const wt_cli_missing_choices[];
 int wt_cli_missing_stop(const char *choice);
 
+struct wt_ds_skips;
+/* Names on standard error, as "CMD: not a trace, skipped: PATH" or "CMD: a
+ * copy of FIRST, read once: PATH", the files train and benchmark --holdout
+ * family passed over while reading their traces. */
+void wt_cli_say_skipped(const char *cmd, const struct wt_ds_skips *s);
+
 /* --peers of classify, eval and watch: job (the default: the GPUs of the
  * same job where a trace's owners column or the kernel names it, else all),
  * all or none (docs/cli.md). */

@@ -124,16 +124,8 @@ static int holdout_init(struct holdout *h, const struct wt_strlist *traces, size
     int rc = WT_OK;
     for (int i = 0; i < traces->n && rc == WT_OK; i++)
         rc = wt_trainset_add(&h->ts, traces->v[i], &h->cfg, err);
-    /* the files train names: read as train reads them */
-    for (size_t i = 0; rc == WT_OK && i < h->ts.skipped_files.n; i++) {
-        const struct wt_ds_skipped *sk = &h->ts.skipped_files.v[i];
-        if (sk->same_as)
-            fprintf(stderr, "workloadtruth benchmark: a copy of %s, read once: %s\n",
-                    WT_CLEAN(sk->same_as), WT_CLEAN(sk->path));
-        else
-            fprintf(stderr, "workloadtruth benchmark: not a trace, skipped: %s\n",
-                    WT_CLEAN(sk->path));
-    }
+    if (rc == WT_OK) /* the files train names, as train names them */
+        wt_cli_say_skipped("benchmark", &h->ts.skipped_files);
     if (rc == WT_OK && h->ts.nfiles == 0) {
         char where[400];
         rc = wt_errf(err, WT_EINVAL, "--traces: no trace files (*.csv) found in %s",

@@ -248,14 +248,7 @@ int wt_cmd_train(int argc, char **argv)
             fprintf(stderr, "workloadtruth train: %s\n", err.msg);
             goto out;
         }
-    for (size_t i = 0; i < ts.skipped_files.n; i++) {
-        const struct wt_ds_skipped *s = &ts.skipped_files.v[i];
-        if (s->same_as)
-            fprintf(stderr, "workloadtruth train: a copy of %s, read once: %s\n",
-                    WT_CLEAN(s->same_as), WT_CLEAN(s->path));
-        else
-            fprintf(stderr, "workloadtruth train: not a trace, skipped: %s\n", WT_CLEAN(s->path));
-    }
+    wt_cli_say_skipped("train", &ts.skipped_files);
     if (ts.nfiles == 0) {
         char where[512];
         fprintf(stderr, "workloadtruth train: no trace files (*.csv) found in %s\n",

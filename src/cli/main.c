@@ -13,6 +13,8 @@
 
 #include "classify/classifier.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
+#include "eval/dataset.h"
 #include "util/text.h"
 
 struct command {
@@ -63,6 +65,18 @@ const char *const wt_cli_peer_choices[] = {"job", "all", "none", NULL};
 int wt_cli_missing_stop(const char *choice)
 {
     return !strcmp(choice, "stop");
+}
+
+void wt_cli_say_skipped(const char *cmd, const struct wt_ds_skips *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const struct wt_ds_skipped *k = &s->v[i];
+        if (k->same_as)
+            fprintf(stderr, "workloadtruth %s: a copy of %s, read once: %s\n", cmd,
+                    WT_CLEAN(k->same_as), WT_CLEAN(k->path));
+        else
+            fprintf(stderr, "workloadtruth %s: not a trace, skipped: %s\n", cmd, WT_CLEAN(k->path));
+    }
 }
 
 static void usage(FILE *f)

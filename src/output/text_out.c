@@ -37,15 +37,21 @@ static void train_line(FILE *f, const struct wt_train_config *c)
     fprintf(f, "models trained as: workloadtruth train %s\n", args);
 }
 
+/* ", model PATH", its control characters as '?' (a newline in the path would
+ * forge a line, as in eval's file names) */
+static void model_path(FILE *f, const char *path)
+{
+    char shown[4097];
+    snprintf(shown, sizeof(shown), "%s", path);
+    fprintf(f, ", model %s", wt_text_clean(shown));
+}
+
 /* The end of the header line: which model scored (two runs that differ in
  * these alone printed the same header) */
 static void model_note(FILE *f, const struct wt_bench_report *b)
 {
-    if (b->model) { /* a newline in the path would forge a line, as in eval's file names */
-        char shown[4097];
-        snprintf(shown, sizeof(shown), "%s", b->model);
-        fprintf(f, ", model %s", wt_text_clean(shown));
-    }
+    if (b->model)
+        model_path(f, b->model);
     if (b->holdout)
         fprintf(f, ", each %s scored by a model trained without it", b->holdout);
     fputc('\n', f);
@@ -147,11 +153,8 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
     wt_eval_total(e, &t);
     fprintf(f, "classifier '%s', %g-second windows, %zu trace files", e->classifier, e->window_s,
             e->nfiles);
-    if (e->model) { /* which model scored, as benchmark says */
-        char shown[4097];
-        snprintf(shown, sizeof(shown), "%s", e->model);
-        fprintf(f, ", model %s", wt_text_clean(shown));
-    }
+    if (e->model) /* which model scored, as benchmark says */
+        model_path(f, e->model);
     fputc('\n', f);
     if (e->alone)
         fprintf(f, "peers: none (each GPU read without its file's other GPUs)\n");
