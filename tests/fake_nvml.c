@@ -9,7 +9,9 @@
  * Environment:
  *   WT_FAKE_NVML_TRACE   the trace to serve (our format, all columns optional)
  *   WT_FAKE_NVML_DRIVER  driver version string (default 550.54.15)
- *   WT_FAKE_NVML_PROCS   processes, "gpu:pid:mib,..."
+ *   WT_FAKE_NVML_PROCS   processes, "gpu:pid:mib,..." ("gpu:pid:mib*N": N of
+ *                        them, pids pid to pid+N-1); the lists answer
+ *                        INSUFFICIENT_SIZE, with the count, to a short buffer
  *   WT_FAKE_NVML_PROCS_FILE  a file whose first line is such a list, read
  *                        again at every device call (processes that come
  *                        and go while a tool runs); it replaces PROCS
@@ -26,6 +28,11 @@
  *                     working nvmlDeviceGetRunningProcessDetailList
  *     empty_samples   sample buffers always empty (NOT_FOUND)
  *     boottime        sample timestamps count from boot, not from the epoch
+ *     samples_race    each sample buffer's first size query counts one
+ *                     reading fewer than it holds (one arrived between the
+ *                     calls);
+ *                     a fetch into a buffer too short is INSUFFICIENT_SIZE
+ *                     whatever the fault
  *     mig=G           GPU G is in MIG mode with two MIG devices (GPU instances
  *                     7 and 9, compute instance 0 each)
  *     mig_samegi      with mig=G: both MIG devices are compute instances 0 and
@@ -57,6 +64,7 @@
 #define MAXG 8
 #define MAXS 20000
 #define RING 120
+#define MAXP 2048 /* processes (more than the backend's first buffer of 1024) */
 
 enum col {
     C_UTIL,
@@ -86,6 +94,7 @@ static const char *const colnames[NC] = {
 struct fdev {
     int gpu, is_mig, parent;
     unsigned long calls;
+    unsigned raced; /* samples_race: the buffer types whose first size query is past */
 };
 
 static struct {
@@ -107,11 +116,11 @@ static struct {
     int lost_code;
     char notsup[512], noperm[512];
     int init_code, nogpus, proc535, empty, boottime, mig_gpu, mig_samegi, procutil_hist,
-        procutil_epoch;
+        procutil_epoch, samples_race;
     /* processes */
-    int pgpu[128];
-    unsigned ppid[128];
-    unsigned long long pmib[128];
+    int pgpu[MAXP];
+    unsigned ppid[MAXP];
+    unsigned long long pmib[MAXP];
     int nproc;
 } F;
 
@@ -230,6 +239,8 @@ static void parse_faults(void)
             F.procutil_hist = 1;
         } else if (!strcmp(tok, "procutil_epoch")) {
             F.procutil_epoch = 1;
+        } else if (!strcmp(tok, "samples_race")) {
+            F.samples_race = 1;
         } else if (!strcmp(tok, "boottime")) {
             F.boottime = 1;
         } else if (!strcmp(tok, "mig_samegi")) {
@@ -252,17 +263,31 @@ static int listed(const char *list, const char *fn)
     return 0;
 }
 
-/* The processes from a "gpu:pid:mib,..." list. */
+/* The processes from a "gpu:pid:mib,..." list; "gpu:pid:mib*N" is N
+ * processes, pids pid, pid+1, ... */
 static void set_procs(const char *list)
 {
-    char buf[4096];
-    snprintf(buf, sizeof(buf), "%s", list);
+    char *buf = strdup(list);
     F.nproc = 0;
+    if (!buf)
+        return;
     char *save;
-    for (char *tok = strtok_r(buf, ",\n", &save); tok && F.nproc < 128;
-         tok = strtok_r(NULL, ",\n", &save))
-        if (sscanf(tok, "%d:%u:%llu", &F.pgpu[F.nproc], &F.ppid[F.nproc], &F.pmib[F.nproc]) == 3)
+    for (char *tok = strtok_r(buf, ",\n", &save); tok && F.nproc < MAXP;
+         tok = strtok_r(NULL, ",\n", &save)) {
+        int g, times = 1;
+        unsigned pid;
+        unsigned long long mib;
+        int got = sscanf(tok, "%d:%u:%llu*%d", &g, &pid, &mib, &times);
+        if (got < 3)
+            continue;
+        for (int i = 0; i < (got == 4 ? times : 1) && F.nproc < MAXP; i++) {
+            F.pgpu[F.nproc] = g;
+            F.ppid[F.nproc] = pid + (unsigned)i;
+            F.pmib[F.nproc] = mib;
             F.nproc++;
+        }
+    }
+    free(buf);
 }
 
 /* WT_FAKE_NVML_PROCS_FILE, when set and readable. */
@@ -375,9 +400,9 @@ EXPORT nvmlReturn_t INIT_NAME(void)
     if (!F.model[0])
         snprintf(F.model, sizeof(F.model), "NVIDIA H100 80GB HBM3");
     for (int g = 0; g < MAXG; g++)
-        F.dev[g] = (struct fdev){g, 0, -1, 0};
+        F.dev[g] = (struct fdev){g, 0, -1, 0, 0};
     for (int k = 0; k < 2; k++)
-        F.mig[k] = (struct fdev){F.mig_gpu < 0 ? 0 : F.mig_gpu, 1, F.mig_gpu, 0};
+        F.mig[k] = (struct fdev){F.mig_gpu < 0 ? 0 : F.mig_gpu, 1, F.mig_gpu, 0, 0};
     const char *pr = getenv("WT_FAKE_NVML_PROCS");
     if (pr)
         set_procs(pr);
@@ -732,10 +757,18 @@ EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t h, int type, unsigned long
         return NVML_ERROR_NOT_FOUND;
     }
     if (!out) {
-        *count = k;
+        /* samples_race: a reading arrives between a buffer's first size
+         * query (the one at start) and the fetch that follows */
+        int race = F.samples_race && !(d->raced & (1u << type)) && k > 1;
+        d->raced |= 1u << type;
+        *count = race ? k - 1 : k;
         return NVML_SUCCESS;
     }
     unsigned cap = *count, j = 0;
+    if (cap < k) {
+        *count = k;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
     for (int i = lo; i <= hi && j < cap; i++)
         if (stamp_us(F.t[g][i]) > last && !isnan(F.v[g][i][col])) {
             out[j].timeStamp = stamp_us(F.t[g][i]);

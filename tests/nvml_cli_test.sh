@@ -74,6 +74,18 @@ has out "power reading   instant"
 has out "driver          550.54.15"
 has out "pid 4242     python           user alice  2048 MiB"
 has out "slurm job 777"
+# many processes: all listed up to 1024 (256 were, without a word), more than
+# the driver's first buffer of 1024 still listed (the driver's "insufficient
+# size" was an error, and no process was listed), and the number the driver says
+WT_FAKE_NVML_PROCS="0:5000:10*300" run gpus-300-procs 0 "$WT" gpus --nvml-lib "$FAKE" && has out "processes       300"
+WT_FAKE_NVML_PROCS="0:5000:10*1100" run gpus-1100-procs 0 "$WT" gpus --nvml-lib "$FAKE" && has out "processes       1100 (the first 1024 listed)"
+WT_FAKE_NVML_PROCS="0:5000:10*100" run classify-100-procs 0 "$WT" classify --backend nvml --nvml-lib "$FAKE" --samples 5 --interval 0.2 --json
+check "classify-100-procs: 100 listed" python3 -c 'import json, sys; sys.exit(len(json.load(open(sys.argv[1]))["processes"]) != 100)' "$TMP/out"
+# a driver version with control bytes or bytes that are not UTF-8: cleaned,
+# not printed raw (a newline, an escape sequence) nor left out of the JSON
+WT_FAKE_NVML_DRIVER="$(printf '550.1\n\033[2J\377')" run gpus-driver-bytes 0 "$WT" gpus --nvml-lib "$FAKE" && has out "driver          550.1??[2J?"
+WT_FAKE_NVML_DRIVER="$(printf '550.54\377\376')" run gpus-driver-bytes-json 0 "$WT" gpus --nvml-lib "$FAKE" --json
+check "gpus-driver-bytes-json: driver_version kept" python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["driver_version"] != "550.54??")' "$TMP/out"
 # a driver's bogus limits (0xFFFFFFFF mW) are not listed, as no sample keeps them
 awk -F, 'BEGIN { OFS = "," } /^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
     { $c["power_limit_w"] = "4294967.295"; $c["power_default_limit_w"] = "4294967.295"; print }' "$DATA/fake_gpu.csv" >"$TMP/badlim.csv"
@@ -282,6 +294,12 @@ PY
 # the buffers' history before the run is left out, and their period recorded
 WT_FAKE_NVML_PREROLL=3 run record-preroll 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/pre.csv" --duration 1 --interval 0.3
 grep -q "^# driver_buffer_period: 0=util 0.1 s, power 0.1 s; 1=util 0.1 s, power 0.1 s" "$TMP/pre.csv" || { echo "FAIL [record-preroll]: no driver_buffer_period"; fails=$((fails + 1)); }
+# ... also when a reading arrives between the buffers' size query at start and
+# the fetch after it (the fetch was of the size said, failed, and the buffers'
+# history from before the run, or none of them, was recorded)
+WT_FAKE_NVML_FAULTS=samples_race WT_FAKE_NVML_PREROLL=5 run record-preroll-race 0 "$WT" record --nvml-lib "$FAKE" --gpus 0 --out "$TMP/race.csv" --duration 1 --interval 0.5
+check "record-preroll-race: buffer period" grep -q "^# driver_buffer_period: 0=util 0.1 s, power 0.1 s" "$TMP/race.csv"
+check "record-preroll-race: 8 or more rows, none before the run" awk -F, '/^#/ || /^t_s/ { next } { n++; if ($1 < 0) bad = 1 } END { exit !(n >= 8 && !bad) }' "$TMP/race.csv"
 run record-valid 0 "$WT" classify --trace "$TMP/rec.csv" --samples 10
 # a GPU whose utilization buffer is empty (no utilization at all): its period is
 # unknown, not "nan s"

@@ -425,7 +425,7 @@ static void test_old_driver(void **state)
     assert_true(buf[n - 1].v[WT_COL_PROCS] == 2);
     struct wt_proc p[8];
     size_t np;
-    assert_int_equal(wt_source_processes(src, 0, p, 8, &np, &err), WT_OK);
+    assert_int_equal(wt_source_processes(src, 0, p, 8, &np, NULL, &err), WT_OK);
     assert_int_equal(np, 2);
     assert_int_equal(p[0].pid, 4242);
     assert_true(p[0].used_mib == 2048);
@@ -441,19 +441,19 @@ static void test_processes(void **state)
     /* nvmlDeviceGetRunningProcessDetailList */
     env(NULL);
     struct wt_source *src = must_open(WT_FAKE_NVML, 1);
-    assert_int_equal(wt_source_processes(src, 0, p, 8, &np, &err), WT_OK);
+    assert_int_equal(wt_source_processes(src, 0, p, 8, &np, NULL, &err), WT_OK);
     assert_int_equal(np, 2);
     assert_true(p[0].pid == 4242 && p[0].used_mib == 2048);
     assert_true(p[1].pid == 4243 && p[1].used_mib == 512);
     assert_true(wt_measured(p[0].sm_util_pct));
-    assert_int_equal(wt_source_processes(src, 1, p, 8, &np, &err), WT_OK);
+    assert_int_equal(wt_source_processes(src, 1, p, 8, &np, NULL, &err), WT_OK);
     assert_true(np == 1 && p[0].pid == 4343 && p[0].used_mib == 1024);
     wt_source_close(src);
     /* drivers 535.43-535.85: 32-byte entries behind _v3; read at the right stride */
     env("proc535");
     src = must_open(WT_FAKE_NVML, 1);
     assert_string_equal(wt_source_meta(src, "driver_version"), "535.54.03");
-    assert_int_equal(wt_source_processes(src, 0, p, 8, &np, &err), WT_OK);
+    assert_int_equal(wt_source_processes(src, 0, p, 8, &np, NULL, &err), WT_OK);
     assert_int_equal(np, 2);
     assert_true(p[0].pid == 4242 && p[0].used_mib == 2048);
     assert_true(p[1].pid == 4243 && p[1].used_mib == 512);

@@ -329,6 +329,31 @@ static void test_fifo(void **state)
     assert_string_equal(p.slurm_job_id, "");
 }
 
+/* A `Uid:` line that holds no uid (cut short, not a number, past 32 bits)
+ * names no one: it was read as 0, root; the environment's USER is the
+ * fallback.  A `Uid:` on the first line of the file is read. */
+static void test_bad_uid(void **state)
+{
+    (void)state;
+    static const char *lines[] = {"Name:\tx\nUid:\n", "Name:\tx\nUid:\tabc\t1\t1\t1\n",
+                                  "Name:\tx\nUid:\t4294967296\t1\t1\t1\n",
+                                  "Name:\tx\nUid:\t-1\t1\t1\t1\n"};
+    for (unsigned i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+        char rel[64];
+        snprintf(rel, sizeof(rel), "proc/%u/status", 8100 + i);
+        put(rel, lines[i], strlen(lines[i]));
+        snprintf(rel, sizeof(rel), "proc/%u/environ", 8100 + i);
+        put(rel, "USER=carol", 10);
+        struct wt_proc p = {.pid = 8100 + i};
+        wt_proc_owner(root, &p);
+        assert_string_equal(p.user, "carol");
+    }
+    PUT("proc/8200/status", "Uid:\t1000\t1000\t1000\t1000\nName:\tx\n");
+    struct wt_proc p = {.pid = 8200};
+    wt_proc_owner(root, &p);
+    assert_string_equal(p.user, "alice");
+}
+
 static void test_root_env(void **state)
 {
     (void)state;
@@ -345,7 +370,7 @@ int main(void)
         cmocka_unit_test(test_slurm),          cmocka_unit_test(test_declared),
         cmocka_unit_test(test_root_env),       cmocka_unit_test(test_review_cases),
         cmocka_unit_test(test_nested_cgroups), cmocka_unit_test(test_env_job_id),
-        cmocka_unit_test(test_fifo),
+        cmocka_unit_test(test_fifo),           cmocka_unit_test(test_bad_uid),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -243,6 +243,10 @@ void wt_run_free(struct wt_run_outcome *out)
     free(out->w);
     out->w = NULL;
     out->n = 0;
+    free(out->procs);
+    out->procs = NULL;
+    out->nprocs = 0;
+    out->have_procs = 0;
 }
 
 int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out, struct wt_err *err)
@@ -380,8 +384,9 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
     }
     if (src->ops->processes) {
         struct wt_err perr;
-        out->have_procs =
-            wt_source_processes(src, rq->gpu, out->procs, 64, &out->nprocs, &perr) == WT_OK;
+        out->procs = malloc(WT_MAX_PROCS * sizeof(*out->procs));
+        out->have_procs = out->procs && wt_source_processes(src, rq->gpu, out->procs, WT_MAX_PROCS,
+                                                            &out->nprocs, NULL, &perr) == WT_OK;
     }
     rc = WT_OK;
 out:

@@ -47,7 +47,7 @@ struct wt_run_outcome {
     size_t k;             /* the job-level rule used */
     struct wt_result job; /* the job's result (a copy of w[0] when n == 1) */
     struct wt_device_info info;
-    struct wt_proc procs[64]; /* who runs on the GPU (live sources) */
+    struct wt_proc *procs; /* who runs on the GPU (live sources; malloc'd) */
     size_t nprocs;
     int have_procs;
     double t_first, t_last; /* the first and last sample's t_s (NaN: none) */

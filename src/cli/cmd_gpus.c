@@ -15,8 +15,6 @@
 #include "output/output.h"
 #include "telemetry/source.h"
 
-#define MAX_PROCS 256
-
 static void text_proc(const struct wt_proc *p)
 {
     printf("    pid %-8u %-16s", p->pid, p->comm[0] ? p->comm : "?");
@@ -89,7 +87,7 @@ int wt_cmd_gpus(int argc, char **argv)
     cfg.list_only = true; /* a trace's GPUs and first rows, not every row */
     struct wt_source *src = NULL;
     struct wt_err err = {{0}};
-    struct wt_proc *procs = malloc(MAX_PROCS * sizeof(*procs));
+    struct wt_proc *procs = malloc(WT_MAX_PROCS * sizeof(*procs));
     json_t *arr = NULL;
     int status = WT_EXIT_ERROR, ngpus = 0;
     if (!procs) {
@@ -110,7 +108,7 @@ int wt_cmd_gpus(int argc, char **argv)
     arr = json ? json_array() : NULL;
     for (int g = 0; g < ngpus; g++) {
         struct wt_device_info d;
-        size_t n = 0;
+        size_t n = 0, total = 0;
         int irc = wt_source_device_info(src, g, &d, &err);
         if (irc == WT_ENODEV && !strcmp(src->ops->name, "replay"))
             continue; /* an index the trace does not have */
@@ -119,7 +117,7 @@ int wt_cmd_gpus(int argc, char **argv)
             goto out;
         }
         struct wt_err perr = {{0}};
-        int prc2 = wt_source_processes(src, g, procs, MAX_PROCS, &n, &perr);
+        int prc2 = wt_source_processes(src, g, procs, WT_MAX_PROCS, &n, &total, &perr);
         int have = prc2 == WT_OK;
         if (json) {
             json_array_append_new(arr, wt_json_device(&d, procs, n, have));
@@ -148,7 +146,10 @@ int wt_cmd_gpus(int argc, char **argv)
         if (!have)
             printf("  processes       not available (%s)\n", perr.msg);
         else {
-            printf("  processes       %zu\n", n);
+            if (total > n)
+                printf("  processes       %zu (the first %zu listed)\n", total, n);
+            else
+                printf("  processes       %zu\n", n);
             for (size_t i = 0; i < n; i++)
                 text_proc(&procs[i]);
         }

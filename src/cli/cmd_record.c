@@ -62,7 +62,7 @@ static uint32_t owners_of(struct wt_source *src, int g, struct wt_proc *procs, s
 {
     size_t n = 0;
     struct wt_err perr = {{0}};
-    if (wt_source_processes(src, g, procs, OWNER_PROCS, &n, &perr) != WT_OK)
+    if (wt_source_processes(src, g, procs, OWNER_PROCS, &n, NULL, &perr) != WT_OK)
         return 0;
     char cell[WT_OWNERS_CELL_MAX + 1], why[160];
     size_t len = wt_owners_cell(procs, n, cell, sizeof(cell));

@@ -1276,7 +1276,7 @@ int wt_cmd_watch(int argc, char **argv)
             struct wt_err perr = {{0}};
             at_start[g].known = 0;
             if (alive[g] && src->ops->processes &&
-                wt_source_processes(src, g, procs, MAX_PROCS, &n0, &perr) == WT_OK)
+                wt_source_processes(src, g, procs, MAX_PROCS, &n0, NULL, &perr) == WT_OK)
                 attribution_of(policy, declared_cli, procs, n0, &at_start[g]);
         }
         for (int g = 0; g < ngpus && !stop_flag; g++) {
@@ -1365,7 +1365,7 @@ int wt_cmd_watch(int argc, char **argv)
             size_t np2 = 0;
             struct wt_err perr = {{0}};
             if (src->ops->processes &&
-                wt_source_processes(src, g, procs, MAX_PROCS, &np2, &perr) != WT_OK)
+                wt_source_processes(src, g, procs, MAX_PROCS, &np2, NULL, &perr) != WT_OK)
                 np2 = 0;
             enum wt_declared_source dsrc;
             enum wt_class declared = declared_of(policy, declared_cli, procs, np2, &dsrc);

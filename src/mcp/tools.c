@@ -49,7 +49,6 @@
 #define MAX_BENCH_WINDOW 600
 #define MAX_RECENT 100
 #define RECENT_TAIL_BYTES (4u << 20) /* recent_classifications reads at most this much */
-#define MAX_PROCS 256
 /* seconds past --max-seconds before live sampling is stopped: the driver's
  * start and the polls' own cost (5 s, and 5% of --max-seconds) */
 #define DEADLINE_GRACE_S(max) (5.0 + 0.05 * (max))
@@ -1064,7 +1063,7 @@ static json_t *gpus_tool(struct wt_mcp_server *s, struct args *a)
     cfg.list_only = true; /* a trace's GPUs and first rows, not every row */
     struct wt_source *src = NULL;
     struct wt_err err = {{0}};
-    struct wt_proc *procs = malloc(MAX_PROCS * sizeof(*procs));
+    struct wt_proc *procs = malloc(WT_MAX_PROCS * sizeof(*procs));
     json_t *arr = json_array(), *out = NULL;
     int n = 0;
     if (!procs || !arr) {
@@ -1092,7 +1091,7 @@ static json_t *gpus_tool(struct wt_mcp_server *s, struct args *a)
             out = tool_error("list_gpus failed: %s", err.msg);
             goto done;
         }
-        int have = wt_source_processes(src, g, procs, MAX_PROCS, &np, &perr) == WT_OK;
+        int have = wt_source_processes(src, g, procs, WT_MAX_PROCS, &np, NULL, &perr) == WT_OK;
         json_array_append_new(arr, wt_json_device(&d, procs, np, have));
     }
     const char *dv = wt_source_meta(src, "driver_version"); /* as gpus --json */

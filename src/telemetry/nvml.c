@@ -61,6 +61,7 @@
 #define MAX_BUF_PERIOD_S 1.0
 #define NEAREST_S 0.5
 #define MAX_PROCS 1024
+#define MAX_PROCS_ALL 65536 /* a list is never asked with more (2 MiB of entries) */
 
 struct fns {
     nvml_void_fn init, shutdown;
@@ -282,6 +283,7 @@ static void parse_driver(struct nvml *s)
     char v[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = "";
     if (s->f.driver_version && s->f.driver_version(v, sizeof(v)) == NVML_SUCCESS) {
         snprintf(s->driver, sizeof(s->driver), "%.31s", v);
+        wt_text_clean(s->driver); /* printed, and put in JSON, as the name is */
         unsigned major = 0, minor = 0;
         if (sscanf(v, "%u.%u", &major, &minor) == 2 && major == 535 && minor >= 43 && minor < 86)
             s->trap535 = 1;
@@ -442,8 +444,11 @@ static void probe_device(struct nvml *s, struct dev *d)
          * this run is not part of it */
         d->period[t] = NAN;
         if (d->buf_ok[t] && n > 0) {
-            if (n > MAX_BUF_SAMPLES)
-                n = MAX_BUF_SAMPLES;
+            /* the whole buffer, not the count just reported, as drain()
+             * does: a reading that arrives between the two calls fails an
+             * exact-size fetch, and a buffer whose end is not known is not
+             * read (its first drain would be its history) */
+            n = MAX_BUF_SAMPLES;
             if (s->f.samples(d->h, t, 0, &vt, &n, s->buf[t]) == NVML_SUCCESS) {
                 if (n > MAX_BUF_SAMPLES)
                     n = MAX_BUF_SAMPLES;
@@ -451,6 +456,8 @@ static void probe_device(struct nvml *s, struct dev *d)
                     if (s->buf[t][i].timeStamp > d->seen[t])
                         d->seen[t] = s->buf[t][i].timeStamp;
                 d->period[t] = buffer_period(s->buf[t], n);
+            } else {
+                d->buf_ok[t] = 0;
             }
         }
     }
@@ -795,6 +802,8 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
         struct wt_sample row = pt;
         double tb = (double)ub[i].timeStamp * 1e-6;
         row.t_s = tb + d->offset - s->t0;
+        if (row.t_s < 0)
+            continue; /* a reading from before the run */
         row.v[WT_COL_UTIL_GPU] = value_of(vt[1], ub[i].sampleValue);
         double mu = nearest(s->buf[2], n[2], vt[2], tb, 1);
         if (wt_measured(mu))
@@ -1049,8 +1058,20 @@ static int in_last_second(const struct dev *d, unsigned long long ts, double sin
     return fresh(ts);
 }
 
+/* The entries to ask for next when `have` were too few and the driver said
+ * it needs `said`: said + said/2 + 8 (headroom for the processes that start
+ * meanwhile, as nvitop's count * 2 + 5), else twice as many; at most
+ * MAX_PROCS_ALL. */
+static unsigned grown(unsigned have, unsigned said)
+{
+    unsigned long long want = (unsigned long long)said + said / 2 + 8;
+    if (want <= have)
+        want = (unsigned long long)have * 2;
+    return want > MAX_PROCS_ALL ? MAX_PROCS_ALL : (unsigned)want;
+}
+
 static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap,
-                          size_t *n, struct wt_err *err)
+                          size_t *n, size_t *total, struct wt_err *err)
 {
     struct nvml *s = src->priv;
     struct dev *d = get_dev(s, gpu, err);
@@ -1061,40 +1082,61 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
         return WT_ENODEV;
     if (d->unusable || d->lost)
         return wt_errf(err, WT_ENODEV, "%s", d->why);
-    if (cap > MAX_PROCS)
-        cap = MAX_PROCS;
-    /* raw entries: up to 32 bytes each */
-    unsigned char *raw = malloc(MAX_PROCS * 32);
-    if (!raw)
-        return wt_errf(err, WT_ENOMEM, "out of memory");
+    /* raw entries, up to 32 bytes each: MAX_PROCS first, and, when the
+     * driver answers that they do not fit, as many as it says (a few tries:
+     * processes may start between them) */
+    unsigned rawcap = MAX_PROCS;
+    unsigned char *raw = NULL;
     size_t stride = 0;
-    if (s->f.proc_detail) {
-        nvmlProcessDetailList_v1_t l = {nvmlProcessDetailList_v1, NVML_PROCESS_MODE_COMPUTE,
-                                        MAX_PROCS, (nvmlProcessDetail_v1_t *)raw};
-        rc = s->f.proc_detail(d->h, &l);
-        if (rc == NVML_SUCCESS) {
-            count = l.numProcArrayEntries;
-            stride = sizeof(nvmlProcessDetail_v1_t);
+    for (int attempt = 0;; attempt++) {
+        unsigned char *nr = realloc(raw, (size_t)rawcap * 32);
+        if (!nr) {
+            free(raw);
+            return wt_errf(err, WT_ENOMEM, "out of memory");
         }
-    }
-    if (!stride && s->f.procs_v3) {
-        count = MAX_PROCS;
-        rc = s->f.procs_v3(d->h, &count, raw);
-        /* 535.43-535.85 wrote 32-byte entries into _v3; nvitop's symbol test
-         * catches the drivers whose version string we could not read */
-        stride = (s->trap535 || (!s->driver[0] && s->f.conf_compute && !s->f.proc_detail))
-                     ? sizeof(nvmlProcessDetail_v1_t)
-                     : sizeof(nvmlProcessInfo_v2_t);
-    }
-    if (rc != NVML_SUCCESS && s->f.procs_v2) {
-        count = MAX_PROCS;
-        rc = s->f.procs_v2(d->h, &count, raw);
-        stride = sizeof(nvmlProcessInfo_v2_t);
-    }
-    if (rc != NVML_SUCCESS && s->f.procs_v1) {
-        count = MAX_PROCS;
-        rc = s->f.procs_v1(d->h, &count, raw);
-        stride = sizeof(nvmlProcessInfo_v1_t);
+        raw = nr;
+        unsigned said = 0; /* entries a call that found the buffer short asked for */
+        rc = NVML_ERROR_NOT_SUPPORTED;
+        stride = 0;
+        if (s->f.proc_detail) {
+            nvmlProcessDetailList_v1_t l = {nvmlProcessDetailList_v1, NVML_PROCESS_MODE_COMPUTE,
+                                            rawcap, (nvmlProcessDetail_v1_t *)raw};
+            rc = s->f.proc_detail(d->h, &l);
+            if (rc == NVML_SUCCESS) {
+                count = l.numProcArrayEntries;
+                stride = sizeof(nvmlProcessDetail_v1_t);
+            } else if (rc == NVML_ERROR_INSUFFICIENT_SIZE && l.numProcArrayEntries > said) {
+                said = l.numProcArrayEntries;
+            }
+        }
+        if (!stride && s->f.procs_v3) {
+            count = rawcap;
+            rc = s->f.procs_v3(d->h, &count, raw);
+            if (rc == NVML_ERROR_INSUFFICIENT_SIZE && count > said)
+                said = count;
+            /* 535.43-535.85 wrote 32-byte entries into _v3; nvitop's symbol
+             * test catches the drivers whose version string we could not read */
+            stride = (s->trap535 || (!s->driver[0] && s->f.conf_compute && !s->f.proc_detail))
+                         ? sizeof(nvmlProcessDetail_v1_t)
+                         : sizeof(nvmlProcessInfo_v2_t);
+        }
+        if (rc != NVML_SUCCESS && s->f.procs_v2) {
+            count = rawcap;
+            rc = s->f.procs_v2(d->h, &count, raw);
+            if (rc == NVML_ERROR_INSUFFICIENT_SIZE && count > said)
+                said = count;
+            stride = sizeof(nvmlProcessInfo_v2_t);
+        }
+        if (rc != NVML_SUCCESS && s->f.procs_v1) {
+            count = rawcap;
+            rc = s->f.procs_v1(d->h, &count, raw);
+            if (rc == NVML_ERROR_INSUFFICIENT_SIZE && count > said)
+                said = count;
+            stride = sizeof(nvmlProcessInfo_v1_t);
+        }
+        if (rc != NVML_ERROR_INSUFFICIENT_SIZE || attempt == 3 || rawcap == MAX_PROCS_ALL)
+            break;
+        rawcap = grown(rawcap, said);
     }
     if (rc != NVML_SUCCESS) {
         free(raw);
@@ -1102,8 +1144,9 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
         return wt_errf(err, rc == NVML_ERROR_NO_PERMISSION ? WT_EIO : WT_ENOTSUP,
                        "GPU %d: cannot list processes: %s", gpu, nvml_str(s, rc));
     }
-    if (count > MAX_PROCS)
-        count = MAX_PROCS;
+    if (count > rawcap)
+        count = rawcap;
+    *total = count;
     /* per-process SM utilization over the last second, where available.
      * The whole buffer is read (since 0) and each sample judged on its own
      * clock: the sample buffers' offset (d->offset) where its time stamp
@@ -1120,15 +1163,16 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
             pu_known = 1;
             npu = 0;
         } else if ((rc == NVML_ERROR_INSUFFICIENT_SIZE || rc == NVML_SUCCESS) && npu > 0) {
-            /* the whole array, not the count just reported (headroom for a
-             * process that starts between the two calls) */
-            npu = MAX_PROCS;
+            /* more than the count just reported (headroom for a process
+             * that starts between the two calls) */
+            unsigned pucap = npu < MAX_PROCS - 8 ? MAX_PROCS : grown(npu, npu);
+            npu = pucap;
             pu = calloc(npu, sizeof(*pu));
             rc = pu ? s->f.proc_util(d->h, pu, &npu, 0) : NVML_ERROR_UNKNOWN;
             if (rc == NVML_SUCCESS) {
                 pu_known = 1;
-                if (npu > MAX_PROCS)
-                    npu = MAX_PROCS;
+                if (npu > pucap)
+                    npu = pucap;
             } else {
                 pu_known = rc == NVML_ERROR_NOT_FOUND;
                 npu = 0;

@@ -17,6 +17,7 @@
 #include "telemetry/procinfo.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +243,32 @@ static const char *env_get(const char *env, size_t len, const char *key)
     return NULL;
 }
 
+/* The real uid on the `Uid:` line of /proc/PID/status (the line's first of
+ * four numbers), 0 when there is no such line or it holds no uid (a line
+ * cut short, not a number, or (uid_t)-1 or more): a malformed line read as
+ * 0 would name root the owner. */
+static int status_uid(const char *text, unsigned *uid)
+{
+    for (const char *line = text; line && *line;
+         line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        if (strncmp(line, "Uid:", 4))
+            continue;
+        const char *v = line + 4;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        if (!isdigit((unsigned char)*v))
+            return 0;
+        char *end;
+        errno = 0;
+        unsigned long long u = strtoull(v, &end, 10);
+        if (errno || u >= 0xFFFFFFFFull || (*end && !isspace((unsigned char)*end)))
+            return 0;
+        *uid = (unsigned)u;
+        return 1;
+    }
+    return 0;
+}
+
 static void user_name(const char *root, unsigned uid, char *out, size_t cap)
 {
     snprintf(out, cap, "%u", uid);
@@ -289,11 +316,9 @@ void wt_proc_owner(const char *root, struct wt_proc *p)
     }
     snprintf(path, sizeof(path), "proc/%u/status", p->pid);
     if ((t = slurp(root, path, &len)) != NULL) {
-        const char *u = strstr(t, "\nUid:");
-        if (u) {
-            unsigned long uid = strtoul(u + 5, NULL, 10);
-            user_name(root, (unsigned)uid, p->user, sizeof(p->user));
-        }
+        unsigned uid;
+        if (status_uid(t, &uid))
+            user_name(root, uid, p->user, sizeof(p->user));
         free(t);
     }
     snprintf(path, sizeof(path), "proc/%u/cgroup", p->pid);

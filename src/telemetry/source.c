@@ -135,12 +135,18 @@ int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf,
 }
 
 int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap, size_t *n,
-                        struct wt_err *err)
+                        size_t *total, struct wt_err *err)
 {
+    size_t all = 0;
     *n = 0;
+    if (total)
+        *total = 0;
     if (!src->ops->processes)
         return wt_errf(err, WT_ENOTSUP, "the %s backend does not list processes", src->ops->name);
-    return src->ops->processes(src, gpu, out, cap, n, err);
+    int rc = src->ops->processes(src, gpu, out, cap, n, &all, err);
+    if (total)
+        *total = all < *n ? *n : all;
+    return rc;
 }
 
 const char *wt_source_meta(struct wt_source *src, const char *key)

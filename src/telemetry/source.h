@@ -93,9 +93,10 @@ struct wt_source_ops {
      * the next reading is due. */
     int (*read)(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap, size_t *n,
                 struct wt_err *err);
-    /* Optional: the compute processes on a GPU, with their owners. */
+    /* Optional: the compute processes on a GPU, with their owners: up to cap
+     * of them in out (*n), and how many the GPU runs (*total, never NULL). */
     int (*processes)(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap, size_t *n,
-                     struct wt_err *err);
+                     size_t *total, struct wt_err *err);
     /* Optional: metadata value (trace `# key: value`), or NULL. */
     const char *(*meta)(struct wt_source *src, const char *key);
     /* Optional: the i-th metadata line in the order read: its value, and
@@ -148,9 +149,15 @@ const char *wt_source_meta(struct wt_source *src, const char *key);
 /* The i-th metadata line (trace order): its value and *key, or NULL past the
  * last (and for sources without metadata). */
 const char *wt_source_meta_at(struct wt_source *src, size_t i, const char **key);
-/* Processes on gpu (WT_ENOTSUP when the source cannot tell). */
+/* How many processes of one GPU a caller lists: more than a GPU runs (CUDA
+ * MPS serves 48 to 60 clients; without it each process holds a context of
+ * some hundred MiB). */
+#define WT_MAX_PROCS 1024
+/* Processes on gpu (WT_ENOTSUP when the source cannot tell): up to cap of
+ * them in out (*n); *total, when not NULL, is how many the GPU runs, more
+ * than *n when they did not all fit. */
 int wt_source_processes(struct wt_source *src, int gpu, struct wt_proc *out, size_t cap, size_t *n,
-                        struct wt_err *err) WT_WARN_UNUSED;
+                        size_t *total, struct wt_err *err) WT_WARN_UNUSED;
 /* The owners table of the samples' owner ids (a trace's `owners` column),
  * or NULL: then every id is 0 and every GPU is a peer. */
 const struct wt_owners *wt_source_owners(struct wt_source *src);
