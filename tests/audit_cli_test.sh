@@ -299,6 +299,30 @@ cp -a "$L" "$TMP/noside" && rm "$TMP/noside/checkpoint"
 run "verify: no checkpoint file" 1 "$WT" verify-log --log-dir "$TMP/noside" --vkey "$VKEY" \
     && has out "bad-checkpoint" && has out "is missing"
 run "verify: no checkpoint file, json" 1 "$WT" verify-log --log-dir "$TMP/noside" --json && has out '"valid": false'
+# ... and so is one replaced by a directory, a FIFO or a loop of symbolic
+# links (exit 2, "nothing concluded", hid the rewrite a deleted one shows)
+for kind in dir fifo loop; do
+    rm -rf "$TMP/noside/checkpoint"
+    case $kind in
+    dir) mkdir "$TMP/noside/checkpoint" ;;
+    fifo) mkfifo "$TMP/noside/checkpoint" ;;
+    loop) ln -s checkpoint "$TMP/noside/checkpoint" ;;
+    esac
+    run "verify: checkpoint file replaced ($kind)" 1 "$WT" verify-log --log-dir "$TMP/noside" --vkey "$VKEY" --json \
+        && has out '"damage": "bad-checkpoint"'
+done
+rm -rf "$TMP/noside/checkpoint"
+# a deleted log (or one replaced by a directory) with a checkpoint of its
+# lines still there, or given with --against: cut (exit 1), not "cannot open"
+# (exit 2), as the same log emptied is; with no checkpoint at all it stays an
+# error (a mistyped path is not tampering)
+cp -a "$L" "$TMP/nolog" && rm "$TMP/nolog/log.jsonl"
+run "verify: deleted log, its checkpoint file left" 1 "$WT" verify-log --log-dir "$TMP/nolog" --vkey "$VKEY" \
+    && has out "truncated" && has out "cannot open $TMP/nolog/log.jsonl"
+mv "$TMP/nolog/checkpoint" "$TMP/nolog.cp" && mkdir "$TMP/nolog/log.jsonl"
+run "verify: log replaced by a directory, --against" 1 "$WT" verify-log --log-dir "$TMP/nolog" --vkey "$VKEY" --against "$TMP/nolog.cp" \
+    && has out "truncated"
+run "verify: a directory without a log" 2 "$WT" verify-log --log-dir "$TMP/nolog" --vkey "$VKEY" && has err "cannot open"
 # but an init killed before writing it is told apart, as the writers tell it:
 # the genesis record alone, and the signed checkpoint.init.HASH of that line
 # (HASH: the first 8 bytes of its leaf hash, SHA-256 of 0x00 and the line)
@@ -312,6 +336,15 @@ run "verify: a checkpoint.init of another line" 1 "$WT" verify-log --log-dir "$T
 # a --log-dir log named as a file (DIR/log.jsonl) has the directory's side
 # files (it was read without its checkpoint: damaged)
 run "verify: the directory's log named with --log-file" 0 "$WT" verify-log --log-file "$L/log.jsonl" --vkey "$VKEY"
+# ... and is held to both checkpoint files where both are there: a cut log
+# with an older checkpoint planted as log.jsonl.checkpoint read as intact
+# with --log-file and as cut with --log-dir
+cp -a "$L" "$TMP/planted" && rm -f "$TMP/planted/log.verified"
+ncut=$(grep -n '"type":"checkpoint"' "$L/log.jsonl" | head -n 1 | cut -d: -f1)
+head -n "$ncut" "$L/log.jsonl" >"$TMP/planted/log.jsonl"
+sed -n "${ncut}p" "$L/log.jsonl" | python3 -c 'import json, sys; sys.stdout.write(json.loads(sys.stdin.read())["note"])' >"$TMP/planted/log.jsonl.checkpoint"
+run "verify: a planted log.jsonl.checkpoint, --log-file" 1 "$WT" verify-log --log-file "$TMP/planted/log.jsonl" --vkey "$VKEY" && has out "truncated"
+run "verify: a planted log.jsonl.checkpoint, --log-dir" 1 "$WT" verify-log --log-dir "$TMP/planted" --vkey "$VKEY" && has out "truncated"
 # a signing key another user put in place is not used (root signed the
 # history of whoever could write the directory)
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
@@ -729,7 +762,8 @@ check "report: the replaced page stays private" sh -c "[ \"\$(stat -c %a '$TMP/p
 mkdir -p "$TMP/lf"
 cp "$L/log.jsonl" "$TMP/lf/a.jsonl"
 mkfifo "$TMP/lf/a.jsonl.checkpoint"
-run "verify: a FIFO side file does not block" 2 timeout 20 "$WT" verify-log --log-file "$TMP/lf/a.jsonl" && has err "not a regular file"
+# (and is damage, as a deleted side file is: exit 2 hid it)
+run "verify: a FIFO side file does not block" 1 timeout 20 "$WT" verify-log --log-file "$TMP/lf/a.jsonl" && has out "not a regular file"
 run "verify: a FIFO log does not block" 2 timeout 20 "$WT" verify-log --log-file "$TMP/notreg" && has err "not a regular file"
 run "empty --log-dir" 2 "$WT" verify-log --log-dir "" && has err "empty directory name"
 # an empty --log-file is a usage error in every command (recover, report, init
@@ -1060,7 +1094,10 @@ mv "$TMP/forged/checkpoint" "$TMP/forged/checkpoint.kept" && mkdir "$TMP/forged/
 run "forged vs witness, side file a directory: truncated" 1 "$WT" verify-log --log-dir "$TMP/forged" --vkey "$VKEY" --against "$WCK" --json
 has out '"damage": "truncated"'
 has out "besides, a checkpoint could not be used"
-run "side file a directory, nothing else: no conclusion" 2 "$WT" verify-log --log-dir "$TMP/forged" --vkey "$VKEY" && has err "is a directory"
+# alone it is damage too, as a deleted side file is (it was "nothing
+# concluded", exit 2)
+run "side file a directory, nothing else: bad-checkpoint" 1 "$WT" verify-log --log-dir "$TMP/forged" --vkey "$VKEY" --json \
+    && has out '"damage": "bad-checkpoint"' && has out "is a directory"
 rmdir "$TMP/forged/checkpoint" && mv "$TMP/forged/checkpoint.kept" "$TMP/forged/checkpoint"
 # past the witnessed size, whatever it is: the background watches above log for
 # as long as the checks take, so it varies with the machine's speed (68..126

@@ -46,7 +46,8 @@ const char *wt_damage_name(enum wt_damage d)
 
 struct ext {
     const char *label;
-    int loaded; /* parsed */
+    int loaded; /* 1 parsed, -1 unreadable, -2 not a checkpoint, -3 the side file
+                 * replaced by what is not a file (damage, after what the others show) */
     struct wt_note note;
     struct wt_checkpoint cp;
     int sig;       /* 1 verified by the log key, 0 absent, -1 invalid, 2 verified by
@@ -474,6 +475,22 @@ static void load_ext(struct vs *v, const char *path, int side)
                 v->side_missing = 1;
             return;
         }
+        /* the side file replaced by a directory, a FIFO or a symbolic
+         * link loop is damage, as a deleted one is (not a question left
+         * open: exit 2 hid the rewrite that exit 1 names when it is gone) */
+        struct stat st;
+        int loop = errno == ELOOP;
+        if (side && (loop || (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))) {
+            v->next++;
+            e->loaded = -3;
+            snprintf(v->r->message, sizeof(v->r->message),
+                     "the checkpoint file %s is %s, not the file writers leave there", path,
+                     loop                  ? "a loop of symbolic links"
+                     : S_ISDIR(st.st_mode) ? "a directory"
+                                           : "not a regular file");
+            snprintf(e->why, sizeof(e->why), "%.299s", v->r->message);
+            return;
+        }
         v->next++;
         e->loaded = -1;
         snprintf(v->r->message, sizeof(v->r->message), "cannot read checkpoint %s: %s", path, why);
@@ -757,11 +774,11 @@ static int finish(struct vs *v)
     }
     if (unusable) { /* nothing concluded without it */
         snprintf(r->message, sizeof(r->message), "%s", unusable->why);
-        if (unusable->loaded == -2) {
+        if (unusable->loaded <= -2) {
             r->damage = WT_DMG_CHECKPOINT;
             r->line = 0;
         }
-        r->status = WT_VERIFY_ERROR;
+        r->status = unusable->loaded == -3 ? WT_VERIFY_DAMAGED : WT_VERIFY_ERROR;
         goto out;
     }
     if (v->side_missing && v->n >= 1 && interrupted_init(v)) {
@@ -803,7 +820,7 @@ static int finish(struct vs *v)
         append_msg(r, more);
     }
 out:
-    if (unusable && r->status == WT_VERIFY_DAMAGED) {
+    if (unusable && r->status == WT_VERIFY_DAMAGED && strcmp(r->message, unusable->why)) {
         char more[400];
         snprintf(more, sizeof(more), "; besides, a checkpoint could not be used: %s",
                  unusable->why);
@@ -840,10 +857,39 @@ int wt_verify_buffer(const char *buf, size_t len, const struct wt_verify_opts *o
 int wt_verify_file(const char *path, const struct wt_verify_opts *o, struct wt_verify_report *r)
 {
     const char *why = NULL;
+    errno = 0;
     FILE *f = wt_fopen_regular(path, &why);
     if (!f) {
+        /* a log deleted, or replaced by a directory or a FIFO, is held to its
+         * checkpoints as an empty one is: one for lines it does not have
+         * shows them cut (exit 1), where "cannot open" concluded nothing
+         * (exit 2).  Without such a checkpoint it stays a log that cannot be
+         * opened (a mistyped path is not tampering). */
+        struct stat st;
+        int gone =
+            errno == ENOENT || errno == ELOOP || (stat(path, &st) == 0 && !S_ISREG(st.st_mode));
+        char what[160];
+        snprintf(what, sizeof(what), "%s", why);
+        FILE *none = gone ? fopen("/dev/null", "rb") : NULL;
+        if (none) {
+            int st0 = wt_verify_stream(none, path, o, r);
+            fclose(none);
+            if (st0 == WT_VERIFY_DAMAGED && r->damage == WT_DMG_TRUNCATED) {
+                char msg[sizeof(r->message)];
+                snprintf(msg, sizeof(msg), "%s", r->message);
+                int k = snprintf(r->message, sizeof(r->message),
+                                 "cannot open %.300s (%.100s), read as empty: ", path, what);
+                if (k > 0 && (size_t)k < sizeof(r->message)) {
+                    size_t room = sizeof(r->message) - (size_t)k - 1, ml = strlen(msg);
+                    memcpy(r->message + k, msg, ml < room ? ml : room);
+                    r->message[k + (ml < room ? ml : room)] = '\0';
+                }
+                wt_text_clean(r->message);
+                return st0;
+            }
+        }
         memset(r, 0, sizeof(*r));
-        snprintf(r->message, sizeof(r->message), "cannot open %s: %s", path, why);
+        snprintf(r->message, sizeof(r->message), "cannot open %s: %s", path, what);
         wt_text_clean(r->message);
         return r->status = WT_VERIFY_ERROR;
     }

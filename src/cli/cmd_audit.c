@@ -313,7 +313,7 @@ int wt_cmd_verify_log(int argc, char **argv)
         wt_strlist_free(&against);
         return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
     }
-    struct wt_log_paths p;
+    struct wt_log_paths p, alt_file, alt_dir;
     struct wt_note_vkey vk;
     struct wt_verify_opts vo = {0};
     struct wt_verify_report *r = calloc(1, sizeof(*r));
@@ -356,6 +356,24 @@ int wt_cmd_verify_log(int argc, char **argv)
     for (int i = 0; i < against.n; i++)
         vo.against[vo.nagainst++] = against.v[i];
     vo.side_path = p.checkpoint;
+    /* DIR/log.jsonl named as a file has two possible checkpoint files,
+     * DIR/checkpoint (a --log-dir log's) and DIR/log.jsonl.checkpoint (a
+     * --log-file log's): it is held to both where both are there, as to a
+     * checkpoint given with --against.  Which one was used hung on which
+     * exists, so an older checkpoint planted beside a cut log outranked the
+     * one that shows the cut. */
+    const char *base = file ? strrchr(file, '/') : NULL;
+    base = base ? base + 1 : file;
+    struct wt_err aerr = {{0}};
+    if (file && !strcmp(base, "log.jsonl") && vo.nagainst < WT_VERIFY_MAX_AGAINST &&
+        wt_log_paths_file(&alt_file, file, &aerr) == WT_OK &&
+        wt_log_paths_dir(&alt_dir, alt_file.dir, &aerr) == WT_OK) {
+        const char *other =
+            strcmp(p.checkpoint, alt_file.checkpoint) ? alt_file.checkpoint : alt_dir.checkpoint;
+        struct stat ast;
+        if (lstat(other, &ast) == 0)
+            vo.against[vo.nagainst++] = other;
+    }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     vo.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
