@@ -403,6 +403,11 @@ run record-keeps-meta 0 "$WT" record --trace "$TMP/ev.csv" --out "$TMP/ev_r.csv"
 check "record-keeps-meta: kept" grep -qx '# trace_source: lab run 7' "$TMP/ev_r.csv"
 check "record-keeps-meta: workload" grep -qx '# workload: llama finetune' "$TMP/ev_r.csv"
 check "record-keeps-meta: evasion" grep -qx '# evasion: duty cycling' "$TMP/ev_r.csv"
+# ... and a record of that record still says where the data first came from
+# (the trace_source it had was dropped as a key record writes itself)
+run record-of-record 0 "$WT" record --trace "$TMP/ev_r.csv" --out "$TMP/ev_rr.csv"
+check "record-of-record: first source kept" grep -qx '# trace_source: lab run 7' "$TMP/ev_rr.csv"
+check "record-of-record: last hop" grep -q "^# trace_source: record on .* from $TMP/ev.csv\$" "$TMP/ev_rr.csv"
 run record-meta-option 0 "$WT" record --trace "$TMP/ev.csv" --out "$TMP/ev_o.csv" --workload other
 check "record-meta-option: the option wins" grep -qx '# workload: other' "$TMP/ev_o.csv"
 # the rest of a replayed trace's metadata is kept (the trace format: unknown keys

@@ -281,9 +281,11 @@ static void test_malformed(void **state)
     expect_error("t_s,t_s\n", "column 't_s' appears twice");
     /* time going backwards within one GPU (other GPUs may interleave) */
     assert_int_equal(tu_parse("t_s,gpu\n1,0\n0.5,1\n2,0\n", &(struct wt_err){{0}}), WT_DONE);
-    expect_error("t_s,gpu\n1,0\n0.5,1\n0.9,0\n", "t.csv:4: t_s 0.900 is earlier than the previous");
-    expect_error("t_s,gpu\n1.0002,0\n1.0001,0\n",
-                 "t.csv:3: t_s 1.0001 is earlier than the previous sample of GPU 0 (1.0002)");
+    expect_error("t_s,gpu\n1,0\n0.5,1\n0.9,0\n",
+                 "t.csv:4: column 't_s': 0.900 is earlier than the previous");
+    expect_error(
+        "t_s,gpu\n1.0002,0\n1.0001,0\n",
+        "t.csv:3: column 't_s': 1.0001 is earlier than the previous sample of GPU 0 (1.0002)");
     /* metadata after the header */
     expect_error("t_s\n0\n# label: IDLE\n", "t.csv:3: metadata line after the header");
     expect_error("t_s,power_w\n0,1\n# end of run\n", "t.csv:3: metadata line after the header");
@@ -841,14 +843,16 @@ static void test_nvsmi_clock_set_back(void **state)
     expect_error("timestamp, index, power.draw [W]\n"
                  "2024/11/03 01:59:59.000, 0, 300 W\n"
                  "2024/11/03 01:00:00.000, 0, 300 W\n",
-                 "t.csv:3: t_s -3599.000 is earlier than the previous sample of GPU 0 (0.000): "
+                 "t.csv:3: column 'timestamp': -3599.000 s is earlier than the previous sample of "
+                 "GPU 0 (0.000 s): "
                  "nvidia-smi prints local time, so a clock set back (end of daylight saving, "
                  "an NTP step) does this; run it with TZ=UTC");
     /* the trace format's t_s is not a wall clock: no hint */
     struct wt_err err = {{0}};
     assert_true(tu_parse("t_s,gpu,power_w\n4,0,1\n3,0,1\n", &err) < 0);
-    assert_contains(err.msg, "t.csv:3: t_s 3.000 is earlier than the previous sample of GPU 0 "
-                             "(4.000)");
+    assert_contains(err.msg,
+                    "t.csv:3: column 't_s': 3.000 is earlier than the previous sample of GPU 0 "
+                    "(4.000)");
     assert_null(strstr(err.msg, "TZ=UTC"));
 }
 

@@ -54,7 +54,10 @@ SPANK_PLUGIN(workloadtruth, 1);
  * after the windows (about 3 KB each, windows= is at most 1000); more is an
  * error, never a verdict silently missed */
 #define OUT_CAP (8u << 20)
-#define ERR_CAP 512 /* agent stderr kept for the log line */
+/* agent stderr kept for the log lines: its first half (init's "created the
+ * audit log" comes first) and its last (the line that says why it failed,
+ * after any number of warnings) */
+#define ERR_CAP 4096
 
 extern char **environ;
 
@@ -355,6 +358,39 @@ static void append(char *buf, size_t cap, size_t *len, const char *src, size_t n
     buf[*len] = '\0';
 }
 
+/* As append(), but once buf is full its first half stays and the rest rolls:
+ * the newest bytes replace the oldest after the first half, so the last line
+ * is there whatever came before it (the first 511 bytes were kept, and a
+ * failure said after some warnings was logged as a warning's first words). */
+static void append_ends(char *buf, size_t cap, size_t *len, const char *src, size_t n)
+{
+    size_t head = cap / 2, room = cap - 1 - head;
+    if (*len + n < cap) {
+        append(buf, cap, len, src, n);
+        return;
+    }
+    if (*len < head) {
+        size_t k = head - *len;
+        memcpy(buf + *len, src, k);
+        *len = head;
+        src += k;
+        n -= k;
+    }
+    if (n >= room) {
+        memcpy(buf + head, src + n - room, room);
+        *len = head + room;
+    } else {
+        size_t have = *len - head, keep = room - n;
+        if (have > keep) {
+            memmove(buf + head, buf + *len - keep, keep);
+            have = keep;
+        }
+        memcpy(buf + head + have, src, n);
+        *len = head + have + n;
+    }
+    buf[*len] = '\0';
+}
+
 /* Runs argv[0] (an absolute path) with stdin from /dev/null, its stdout and
  * stderr captured (out may be NULL), in a process group of its own that is
  * killed after timeout_s.  Returns the wait status, or (why in errbuf)
@@ -461,7 +497,7 @@ static int run_prog(char *const argv[], unsigned timeout_s, char *out, size_t ou
             if (r > 0 && i == 0 && out)
                 append(out, out_cap, &olen, chunk, (size_t)r);
             else if (r > 0 && i == 1)
-                append(errbuf, err_cap, &elen, chunk, (size_t)r);
+                append_ends(errbuf, err_cap, &elen, chunk, (size_t)r);
             else if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) {
                 close(pf[i].fd);
                 if (i == 0)

@@ -495,7 +495,10 @@ int wt_cmd_record(int argc, char **argv)
     size_t left_out = 0;
     for (size_t i = 0; replay && (mv = wt_source_meta_at(src, i, &mk)) != NULL; i++) {
         int dup = !strcmp(mk, "format"); /* the writer's own first line */
-        for (size_t j = 0; j < own && !dup; j++)
+        /* a recording's own trace_source lines stay, after the one written
+         * above: a record of a record kept only the last hop, and where the
+         * data first came from was gone */
+        for (size_t j = 0; j < own && !dup && strcmp(mk, "trace_source"); j++)
             dup = !strcmp(keys[j], mk);
         if (dup)
             continue;

@@ -1376,7 +1376,10 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
          * error (the samples' order and spacing are unknown), but one that
          * says what to do. */
         return fail(r, err, WT_EINVAL, lineno,
-                    "t_s %s is earlier than the previous sample of GPU %d (%s)%s", a, s->gpu, b,
+                    "column '%s': %s%s is earlier than the previous sample of GPU %d (%s%s)%s",
+                    r->meta.kind == WT_TRACE_NVSMI ? "timestamp" : "t_s", a,
+                    r->meta.kind == WT_TRACE_NVSMI ? " s" : "", s->gpu, b,
+                    r->meta.kind == WT_TRACE_NVSMI ? " s" : "",
                     r->meta.kind == WT_TRACE_NVSMI && r->has_stamp
                         ? ": nvidia-smi prints local time, so a clock set back (end of "
                           "daylight saving, an NTP step) does this; run it with TZ=UTC"
