@@ -575,10 +575,11 @@ esac
     ok "(c) hanging agent: run once, not retried" ||
     bad "(c) hanging agent: $(grep -c "workloadtruth: job $JOB declared=" "$D/slurmd.log") runs"
 
-# an agent that fails after a page of warnings: its last stderr line (why it
-# failed) is logged, not the first 511 bytes (a warning's first words)
+# an agent that fails after pages of warnings (more than the 4 KiB kept): its
+# last stderr line (why it failed) is logged, not the first 511 bytes (a
+# warning's first words)
 {
-    printf '#!/bin/sh\ni=0\nwhile [ $i -lt 40 ]; do\n'
+    printf '#!/bin/sh\ni=0\nwhile [ $i -lt 100 ]; do\n'
     printf '    echo "workloadtruth classify: warning: line $i of the warnings before the failure" >&2\n'
     printf '    i=$((i + 1))\ndone\n'
     printf 'echo "workloadtruth classify: could not append to the audit log: THE CAUSE" >&2\nexit 1\n'
@@ -587,7 +588,7 @@ chmod 0755 "$D/noisy.sh"
 AGENT=$D/noisy.sh
 plugstack "mode=classify timeout=30"
 submit --workload-type=inference
-plugin_error_case "agent fails after 40 warnings"
+plugin_error_case "agent fails after 100 warnings"
 grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" |
     grep -q "exited with status 1: workloadtruth classify: could not append to the audit log: THE CAUSE" &&
     ok "(c) the failing agent's last stderr line is logged" ||

@@ -1086,6 +1086,20 @@ static void classify_then_read_the_log(void **state)
     assert_non_null(json_object_get(json_object_get(res, "structuredContent"), "clean_accuracy"));
     json_decref(resp);
 
+    /* the log deleted, its checkpoint file left: truncated, as verify-log
+     * says (it was "no audit log", which a client reads as none started) */
+    {
+        char logp[200], kept[210];
+        snprintf(logp, sizeof(logp), "%s/log/log.jsonl", tmpdir);
+        snprintf(kept, sizeof(kept), "%s.kept", logp);
+        assert_int_equal(rename(logp, kept), 0);
+        res = call_tool(s, "verify_audit_log", "{}", &resp);
+        assert_false(is_error(res));
+        sc = json_object_get(res, "structuredContent");
+        assert_string_equal(json_string_value(json_object_get(sc, "damage")), "truncated");
+        json_decref(resp);
+        assert_int_equal(rename(kept, logp), 0);
+    }
     /* the log replaced by one made with another key (its checkpoint file
      * left): wrong-key damage, and none of its records listed (the other
      * key's signed records were listed as the log's) */

@@ -484,7 +484,11 @@ static void load_ext(struct vs *v, const char *path, int side)
             v->next++;
             e->loaded = -3;
             snprintf(v->r->message, sizeof(v->r->message),
-                     "the checkpoint file %s is %s, not the file writers leave there", path,
+                     "the checkpoint file %s is %s, not the file writers leave there: the "
+                     "lines could have been rewritten or cut without the key; move it aside "
+                     "(keeping it as evidence), check the log against a copy held elsewhere "
+                     "(--against), then `workloadtruth recover --reseal` signs it as it is",
+                     path,
                      loop                  ? "a loop of symbolic links"
                      : S_ISDIR(st.st_mode) ? "a directory"
                                            : "not a regular file");

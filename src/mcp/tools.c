@@ -781,7 +781,8 @@ static json_t *benchmark_tool(struct args *a, struct progress *pg)
 /* --- verify_audit_log ------------------------------------------------------- */
 
 /* The log to read: log_file inside the log directory, or its log.jsonl. */
-static int log_target_paths(struct wt_mcp_server *s, struct args *a, struct wt_log_paths *p)
+static int log_target_paths(struct wt_mcp_server *s, struct args *a, struct wt_log_paths *p,
+                            int gone_ok)
 {
     const char *file;
     char path[PATH_MAX];
@@ -791,7 +792,11 @@ static int log_target_paths(struct wt_mcp_server *s, struct args *a, struct wt_l
     if (wt_log_paths_dir(p, s->cfg.log_dir, &err) != WT_OK)
         return arg_fail(a, "%s", err.msg);
     if (!file) {
-        if (access(p->log, F_OK) != 0) {
+        /* gone_ok: a directory whose log is gone but whose checkpoint or key
+         * is there is a log to verify (a checkpoint of lines it no longer
+         * has shows it cut, as verify-log says), not "no audit log" */
+        if (access(p->log, F_OK) != 0 &&
+            !(gone_ok && (access(p->checkpoint, F_OK) == 0 || access(p->key, F_OK) == 0))) {
             a->not_args = 1;
             return arg_fail(a,
                             "no audit log at %s (start `workloadtruth watch --log-dir %s`, "
@@ -832,11 +837,11 @@ static int confined_path(struct args *a, const char *dir, const char *path, int 
 
 /* log_target_paths, and the log and its side checkpoint both resolve inside
  * the directory (whichever way the log was named). */
-static int log_target(struct wt_mcp_server *s, struct args *a, struct wt_log_paths *p)
+static int log_target(struct wt_mcp_server *s, struct args *a, struct wt_log_paths *p, int gone_ok)
 {
-    if (log_target_paths(s, a, p))
+    if (log_target_paths(s, a, p, gone_ok))
         return -1;
-    if (confined_path(a, s->cfg.log_dir, p->log, 0) ||
+    if (confined_path(a, s->cfg.log_dir, p->log, gone_ok) ||
         confined_path(a, s->cfg.log_dir, p->checkpoint, 1))
         return -1;
     return 0;
@@ -845,7 +850,7 @@ static int log_target(struct wt_mcp_server *s, struct args *a, struct wt_log_pat
 static json_t *verify_tool(struct wt_mcp_server *s, struct args *a, const struct wt_mcp_call *call)
 {
     struct wt_log_paths p;
-    if (log_target(s, a, &p))
+    if (log_target(s, a, &p, 1))
         return ARGS_ERROR(a);
     struct wt_verify_report *r = calloc(1, sizeof(*r));
     if (!r)
@@ -888,7 +893,7 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a, const struct
     long long limit, gpu;
     arg_int(a, "limit", 20, 1, MAX_RECENT, &limit);
     arg_int(a, "gpu_index", -1, 0, WT_MAX_GPUS - 1, &gpu);
-    if (a->err[0] || log_target(s, a, &p))
+    if (a->err[0] || log_target(s, a, &p, 0))
         return ARGS_ERROR(a);
     struct wt_verify_report *r = calloc(1, sizeof(*r));
     struct wt_verify_resume *keep = NULL;

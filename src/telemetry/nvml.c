@@ -446,8 +446,10 @@ static void probe_device(struct nvml *s, struct dev *d)
         if (d->buf_ok[t] && n > 0) {
             /* the whole buffer, not the count just reported, as drain()
              * does: a reading that arrives between the two calls fails an
-             * exact-size fetch, and a buffer whose end is not known is not
-             * read (its first drain would be its history) */
+             * exact-size fetch.  Should the fetch fail all the same, the
+             * buffer stays in use: its first drain is then its history,
+             * whose readings from before the run poll_dev() drops (turned
+             * off, one failed call cost the run its sub-second series) */
             n = MAX_BUF_SAMPLES;
             if (s->f.samples(d->h, t, 0, &vt, &n, s->buf[t]) == NVML_SUCCESS) {
                 if (n > MAX_BUF_SAMPLES)
@@ -456,8 +458,6 @@ static void probe_device(struct nvml *s, struct dev *d)
                     if (s->buf[t][i].timeStamp > d->seen[t])
                         d->seen[t] = s->buf[t][i].timeStamp;
                 d->period[t] = buffer_period(s->buf[t], n);
-            } else {
-                d->buf_ok[t] = 0;
             }
         }
     }
