@@ -383,6 +383,26 @@ cp -p "$L/log.key" "$L/log.jsonl.key"
 run "second writer, other name" 1 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-file "$L/log.jsonl"
 has err "in use: another writer holds it (named another way"
 rm -f "$L/log.jsonl.key" "$L/log.jsonl.lock"
+# --- a log re-created with another key under a running watch (its directory
+# moved away, init run again; rkpid: $pid is the watch on $L, running still): not written to (its records were signed into
+# the new log, while the watch's own verifier called it damaged), a failed
+# write each try, so the exit status is 1
+RK=$TMP/recreated
+"$WT" init --log-dir "$RK" >/dev/null 2>&1
+"$WT" watch --backend synthetic --interval 0.05 --window 10 --log-dir "$RK" >/dev/null 2>"$TMP/rk.err" &
+rkpid=$!
+until_true 20 lines_at_least 2 '"type":"class"' "$RK/log.jsonl"
+mv "$RK" "$RK.old" && "$WT" init --log-dir "$RK" >/dev/null 2>&1
+until_true 20 grep -q "is now another log" "$TMP/rk.err"
+kill -TERM $rkpid
+wait $rkpid
+rc=$?
+n=$((n + 1))
+if [ "$rc" != 1 ] || ! grep -q "is now another log" "$TMP/rk.err" || [ "$(grep -c . "$RK/log.jsonl")" != 1 ]; then
+    echo "FAIL [re-created log under watch]: exit $rc, $(grep -c . "$RK/log.jsonl") lines in the new log"
+    sed 's/^/    stderr: /' "$TMP/rk.err" | head -5
+    fails=$((fails + 1))
+fi
 # --- a log emptied or deleted (side file too) is not started again -----
 E=$TMP/lemptied
 run "emptied init" 0 "$WT" init --log-dir "$E"
@@ -1343,6 +1363,18 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
         sed 's/^/    /' "$TMP/w2.err" | tail -2
         fails=$((fails + 1))
     fi
+    umount "$TMP/full"
+    # a disk too full for the new log's genesis record: said at once (it waited
+    # about 10 s for an init, then called the log deleted, its key being
+    # there), and the key made for it removed, so that a start after space is
+    # freed creates the log (every later start refused, until an init by hand)
+    mount -t tmpfs -o size=64k tmpfs "$TMP/full"
+    dd if=/dev/zero of="$TMP/full/fill" bs=1k count=60 2>/dev/null
+    run "full disk at the first start: said" 1 timeout 8 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$TMP/full/log" \
+        && has err "cannot create the audit log: cannot write the genesis record" && has err "No space left on device"
+    check "full disk at the first start: no key left" test ! -e "$TMP/full/log/log.key"
+    rm -f "$TMP/full/fill"
+    run "full disk at the first start: created once there is room" 0 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$TMP/full/log"
     umount "$TMP/full"
 else
     echo "skipped: full disk under watch (mounting a tmpfs needs root)"

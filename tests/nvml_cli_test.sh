@@ -387,6 +387,11 @@ if grep -q '^workloadtruth_gpu_workload_class{' "$TMP/prom/workloadtruth.prom"; 
     echo "FAIL [watch-all-lost]: the lost GPU still has a class gauge"; fails=$((fails + 1))
 fi
 grep -q '^workloadtruth_up 0$' "$TMP/prom/workloadtruth.prom" || { echo "FAIL [watch-all-lost]: the last textfile does not say up 0"; fails=$((fails + 1)); }
+# ... and its time of the last checkpoint is the final seal's (it was left out:
+# NaN when no window was logged before the GPU was lost)
+mkdir -p "$TMP/wlep"
+WT_FAKE_NVML_SPEED=5 WT_FAKE_NVML_FAULTS=lost=0@50 run watch-lost-early 1 "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.2 --window 5 --log-dir "$TMP/wle" --textfile "$TMP/wlep"
+check "watch-lost-early: final seal in the textfile" grep -q '^workloadtruth_audit_last_checkpoint_timestamp_seconds [0-9]' "$TMP/wlep/workloadtruth.prom"
 # two processes of different owners on one GPU: the owner labels all come from
 # the one using more memory (they had mixed pod of one with namespace and job of
 # the other, an owner that does not exist)
@@ -443,6 +448,15 @@ if [ "$rc" != 0 ] || [ "$recs" != 4 ] ||
     grep owner_changed "$TMP/promchg/workloadtruth.prom" | sed 's/^/    textfile: /'
     fails=$((fails + 1))
 fi
+# a process list the driver refuses: what the job declares (training, which
+# beats --declared) is not known, so the verdict is INCONCLUSIVE, said once on
+# standard error; it was a MISMATCH against --declared inference, signed
+NOPROC=noperm=nvmlDeviceGetRunningProcessDetailList,noperm=nvmlDeviceGetComputeRunningProcesses_v3,noperm=nvmlDeviceGetComputeRunningProcesses_v2,noperm=nvmlDeviceGetComputeRunningProcesses
+WT_FAKE_NVML_TRACE="$TMP/steps.csv" WT_FAKE_NVML_PROCS="0:6000:30000" WT_FAKE_NVML_SPEED=5 WT_FAKE_NVML_FAULTS=$NOPROC \
+    run watch-procs-unlisted 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --window 11 --iterations 2 \
+    --declared inference --log-dir "$TMP/wun" && has err "verdicts are INCONCLUSIVE" && has out "(processes not listed)"
+check "watch-procs-unlisted: said once" test "$(grep -c 'verdicts are INCONCLUSIVE' "$TMP/err")" = 1
+check "watch-procs-unlisted: INCONCLUSIVE records" sh -c "test \"\$(grep '\"type\":\"class\"' '$TMP/wun/log.jsonl' | grep '\"verdict\":\"INCONCLUSIVE\"' | grep -c '\"processes_unlisted\":1')\" = 2"
 # peers are the GPUs of one job: two GPUs in lock-step, each with a process
 # of its own Slurm job (cgroups Slurm made), are read alone (eight single-GPU
 # servers on one host read as one synchronous job, docs/evaluation.md item

@@ -457,7 +457,7 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
 {
     struct wt_note_key k;
     struct stat st;
-    int rc;
+    int rc, made_key = 0;
     memset(&k, 0, sizeof(k));
     if (sodium_init() < 0)
         return wt_errf(err, WT_EIO, "libsodium failed to initialise");
@@ -553,9 +553,20 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
             /* another init wrote its key since the check above: its log */
             return e == EEXIST ? raced(p, err) : rc;
         }
+        made_key = 1;
     }
     struct wt_log *l = NULL;
     rc = write_genesis(p, &k, o, err); /* busy: another init, not done */
+    struct stat gl;
+    if (rc && rc != WT_EBUSY && made_key && lstat(p->log, &gl) != 0 && errno == ENOENT &&
+        unlink(p->key) == 0 && err) {
+        /* the key this call made, for a log it could not make (a full
+         * disk): removed, or every later start would take the key without
+         * its log for a deleted log's and refuse, until an init by hand */
+        size_t k0 = strlen(err->msg);
+        snprintf(err->msg + k0, sizeof(err->msg) - k0,
+                 "; the key made for it was removed again, so the next start creates the log");
+    }
     if (!rc) {
         rc = open_log(&l, p, o, NULL, 1, NULL, err);
         if (rc == WT_EBUSY)

@@ -221,6 +221,7 @@ struct writer {
     struct wt_log_paths paths;
     struct wt_log *log;
     struct wt_log_lock held; /* the log's locks while it is closed after a failure */
+    struct wt_note_vkey key; /* the key of the log as first opened: a reopen holds it */
     uint64_t seen;           /* the log's size when this writer last had it open */
     double heartbeat_s;
     unsigned long seal_every;
@@ -317,6 +318,24 @@ static int ensure_open(struct writer *w, int *reported)
         if (!*reported)
             fprintf(stderr, "workloadtruth watch: %s; will retry\n", err.msg);
         *reported = 1;
+        w->log = NULL;
+        return -1;
+    }
+    /* a log re-created in its place with another key (init after the
+     * directory was moved away) is another log: this watch's records are not
+     * signed into it (they were, while the verifier, holding the first key,
+     * called it damaged), as a log of another key is refused at start */
+    struct wt_note_vkey now;
+    wt_log_public_key(w->log, &now);
+    if (strcmp(now.name, w->key.name) || memcmp(now.pk, w->key.pk, sizeof(now.pk))) {
+        if (!*reported)
+            fprintf(stderr,
+                    "workloadtruth watch: %s is now another log (key %.80s, not the %.80s this "
+                    "watch opened): it was re-created in the place of the log being written; "
+                    "not written to; will retry\n",
+                    w->paths.log, now.name, w->key.name);
+        *reported = 1;
+        wt_log_close_keep_lock(w->log, &w->held);
         w->log = NULL;
         return -1;
     }
@@ -570,6 +589,8 @@ static void *writer_main(void *arg)
             if (ensure_open(w, &reported) == 0 && heartbeat(w, 1) == 0)
                 sealed = 1;
         }
+        if (sealed) /* the last textfile's checkpoint time is this seal's */
+            report_metrics(w, 1);
         if (!sealed) {
             pthread_mutex_lock(&w->mu);
             w->gave_up = 1;
@@ -926,7 +947,7 @@ int wt_cmd_watch(int argc, char **argv)
     struct wt_device_info *info = NULL;
     struct wt_window *wins = NULL, *peers = NULL;
     struct attribution *at_start = NULL;
-    unsigned char *sel = NULL, *alive = NULL;
+    unsigned char *sel = NULL, *alive = NULL, *unlisted_said = NULL;
     int status = WT_EXIT_ERROR, ngpus = 0, writer_started = 0;
     pthread_t tid;
     if (!w || !procs || ((listen || textfile) && !metrics)) {
@@ -999,6 +1020,7 @@ int wt_cmd_watch(int argc, char **argv)
         ngpus = (int)gpu_index + 1;
     sel = calloc((size_t)ngpus + 1, 1);
     alive = calloc((size_t)ngpus + 1, 1);
+    unlisted_said = calloc((size_t)ngpus + 1, 1);
     buf = calloc((size_t)ngpus + 1, sizeof(*buf));
     nbuf = calloc((size_t)ngpus + 1, sizeof(*nbuf));
     bcap = calloc((size_t)ngpus + 1, sizeof(*bcap));
@@ -1006,7 +1028,8 @@ int wt_cmd_watch(int argc, char **argv)
     wins = calloc((size_t)ngpus + 1, sizeof(*wins));
     peers = calloc((size_t)ngpus + 1, sizeof(*peers));
     at_start = calloc((size_t)ngpus + 1, sizeof(*at_start));
-    if (!sel || !alive || !buf || !nbuf || !bcap || !info || !wins || !peers || !at_start) {
+    if (!sel || !alive || !unlisted_said || !buf || !nbuf || !bcap || !info || !wins || !peers ||
+        !at_start) {
         fprintf(stderr, "%s: out of memory\n", help.prog);
         goto out;
     }
@@ -1161,6 +1184,12 @@ int wt_cmd_watch(int argc, char **argv)
                     "%s: created audit log %s; verifier key (keep a copy off this host):\n%s\n",
                     help.prog, w->paths.log, vkey);
             have_log = 1;
+        } else if (access(w->paths.log, F_OK) != 0 && access(w->paths.key, F_OK) != 0) {
+            /* it failed here (a full disk), and no other init is under way
+             * (its key would be there): said at once, not after waiting
+             * for an init and calling the log deleted */
+            fprintf(stderr, "%s: cannot create the audit log: %s\n", help.prog, ierr.msg);
+            goto out;
         }
     }
     int waited = have_log ? 1 : wt_log_wait_for_init(&w->paths, 2, INIT_WAIT_MAX_S, &stop_flag);
@@ -1206,6 +1235,7 @@ int wt_cmd_watch(int argc, char **argv)
             fprintf(stderr, "%s: %s\n", help.prog, msg);
         wt_cli_report_unsealed(help.prog, w->paths.log, &rec);
         w->seen = wt_log_size(w->log);
+        wt_log_public_key(w->log, &w->key);
         if (rec.publish_error[0]) {
             /* its checkpoint file could not be written (a full disk): a
              * failed write, as in a running agent; /healthz says 503 and
@@ -1367,6 +1397,29 @@ int wt_cmd_watch(int argc, char **argv)
             if (src->ops->processes &&
                 wt_source_processes(src, g, procs, MAX_PROCS, &np2, NULL, &perr) != WT_OK)
                 np2 = 0;
+            /* a process list that could not be read, at the window's end or
+             * its start: what the processes claim (which beats --declared)
+             * and whether the owner changed are not known, so the verdict is
+             * INCONCLUSIVE, not one held against --declared (a driver error
+             * at the window's end recorded a job that declared training,
+             * and trained, as a MISMATCH with --declared inference) */
+            int unlisted =
+                src->ops->processes && !operator_declared && (perr.msg[0] || !at_start[g].known);
+            if (unlisted && !unlisted_said[g]) {
+                char why[300];
+                if (perr.msg[0])
+                    snprintf(why, sizeof(why), "%.299s", perr.msg); /* "GPU g: ..." */
+                else
+                    snprintf(why, sizeof(why), "GPU %d: its processes could not be listed", g);
+                fprintf(stderr,
+                        "%s: %s: what its processes declare is not known, so its verdicts are "
+                        "INCONCLUSIVE until they can be listed again (--operator-declared does "
+                        "not read them)\n",
+                        help.prog, why);
+                unlisted_said[g] = 1;
+            } else if (!unlisted) {
+                unlisted_said[g] = 0;
+            }
             enum wt_declared_source dsrc;
             enum wt_class declared = declared_of(policy, declared_cli, procs, np2, &dsrc);
             /* a window whose owner or declaration changed while it was
@@ -1384,7 +1437,7 @@ int wt_cmd_watch(int argc, char **argv)
              * environment names another SLURM_JOB_ID) is recorded but does
              * not make the verdict INCONCLUSIVE */
             enum wt_verdict verdict = WT_VERDICT_INCONCLUSIVE;
-            if (declared != WT_CLASS_NONE && (!changed || operator_declared))
+            if (declared != WT_CLASS_NONE && (!changed || operator_declared) && !unlisted)
                 verdict = wt_verdict_for(declared, &res);
             const struct wt_proc *q = main_owner(procs, np2);
             const char *job = q ? q->slurm_job_id : "";
@@ -1410,6 +1463,8 @@ int wt_cmd_watch(int argc, char **argv)
             if (changed)
                 json_object_set_new(ev, "owner_changed",
                                     json_integer(1)); /* log values: integers or strings */
+            if (unlisted)
+                json_object_set_new(ev, "processes_unlisted", json_integer(1));
             if (other_jobs)
                 json_object_set_new(ev, "peers_other_jobs", json_integer((json_int_t)other_jobs));
             if (metrics) {
@@ -1460,6 +1515,8 @@ int wt_cmd_watch(int argc, char **argv)
                     }
                     if (changed)
                         json_object_set_new(j, "owner_changed", json_true());
+                    if (unlisted)
+                        json_object_set_new(j, "processes_unlisted", json_true());
                     char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15));
                     if (line)
                         printf("%s\n", line);
@@ -1473,6 +1530,8 @@ int wt_cmd_watch(int argc, char **argv)
                     printf("  declared %s: %s", wt_class_lname(declared), wt_verdict_name(verdict));
                 if (changed)
                     printf("  (owner changed during the window)");
+                if (unlisted && declared != WT_CLASS_NONE)
+                    printf("  (processes not listed)");
                 printf("\n");
             }
             /* standard output gone (`watch --json | head`): stop as on
@@ -1625,6 +1684,7 @@ out:
     free(at_start);
     free(sel);
     free(alive);
+    free(unlisted_said);
     free(w);
     free(model);
     wt_source_close(src);
