@@ -1120,19 +1120,17 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
                          ? sizeof(nvmlProcessDetail_v1_t)
                          : sizeof(nvmlProcessInfo_v2_t);
         }
-        if (rc != NVML_SUCCESS && s->f.procs_v2) {
+        /* the older lists, in turn, while none has answered */
+        const nvml_dev_procs_fn older[2] = {s->f.procs_v2, s->f.procs_v1};
+        const size_t older_stride[2] = {sizeof(nvmlProcessInfo_v2_t), sizeof(nvmlProcessInfo_v1_t)};
+        for (int k = 0; k < 2; k++) {
+            if (rc == NVML_SUCCESS || !older[k])
+                continue;
             count = rawcap;
-            rc = s->f.procs_v2(d->h, &count, raw);
+            rc = older[k](d->h, &count, raw);
             if (rc == NVML_ERROR_INSUFFICIENT_SIZE && count > said)
                 said = count;
-            stride = sizeof(nvmlProcessInfo_v2_t);
-        }
-        if (rc != NVML_SUCCESS && s->f.procs_v1) {
-            count = rawcap;
-            rc = s->f.procs_v1(d->h, &count, raw);
-            if (rc == NVML_ERROR_INSUFFICIENT_SIZE && count > said)
-                said = count;
-            stride = sizeof(nvmlProcessInfo_v1_t);
+            stride = older_stride[k];
         }
         if (rc != NVML_ERROR_INSUFFICIENT_SIZE || attempt == 3 || rawcap == MAX_PROCS_ALL)
             break;
