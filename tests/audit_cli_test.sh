@@ -392,7 +392,11 @@ RK=$TMP/recreated
 "$WT" watch --backend synthetic --interval 0.05 --window 10 --log-dir "$RK" >/dev/null 2>"$TMP/rk.err" &
 rkpid=$!
 until_true 20 lines_at_least 2 '"type":"class"' "$RK/log.jsonl"
-mv "$RK" "$RK.old" && "$WT" init --log-dir "$RK" >/dev/null 2>&1
+# init once the watch has said the log is missing (which it says to fix by
+# running init): the refusal of the new log is said all the same (it was not)
+mv "$RK" "$RK.old"
+until_true 20 grep -q "will retry" "$TMP/rk.err"
+"$WT" init --log-dir "$RK" >/dev/null 2>&1
 until_true 20 grep -q "is now another log" "$TMP/rk.err"
 kill -TERM $rkpid
 wait $rkpid

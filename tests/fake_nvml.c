@@ -28,6 +28,8 @@
  *                     working nvmlDeviceGetRunningProcessDetailList
  *     empty_samples   sample buffers always empty (NOT_FOUND)
  *     boottime        sample timestamps count from boot, not from the epoch
+ *     samples_fail_once  each sample buffer's first fetch (not size query)
+ *                     fails with UNKNOWN
  *     samples_race    each sample buffer's first size query counts one
  *                     reading fewer than it holds (one arrived between the
  *                     calls);
@@ -94,7 +96,8 @@ static const char *const colnames[NC] = {
 struct fdev {
     int gpu, is_mig, parent;
     unsigned long calls;
-    unsigned raced; /* samples_race: the buffer types whose first size query is past */
+    unsigned raced;  /* samples_race: the buffer types whose first size query is past */
+    unsigned failed; /* samples_fail_once: the buffer types whose first fetch failed */
 };
 
 static struct {
@@ -116,7 +119,7 @@ static struct {
     int lost_code;
     char notsup[512], noperm[512];
     int init_code, nogpus, proc535, empty, boottime, mig_gpu, mig_samegi, procutil_hist,
-        procutil_epoch, samples_race;
+        procutil_epoch, samples_race, samples_fail_once;
     /* processes */
     int pgpu[MAXP];
     unsigned ppid[MAXP];
@@ -241,6 +244,8 @@ static void parse_faults(void)
             F.procutil_epoch = 1;
         } else if (!strcmp(tok, "samples_race")) {
             F.samples_race = 1;
+        } else if (!strcmp(tok, "samples_fail_once")) {
+            F.samples_fail_once = 1;
         } else if (!strcmp(tok, "boottime")) {
             F.boottime = 1;
         } else if (!strcmp(tok, "mig_samegi")) {
@@ -400,9 +405,9 @@ EXPORT nvmlReturn_t INIT_NAME(void)
     if (!F.model[0])
         snprintf(F.model, sizeof(F.model), "NVIDIA H100 80GB HBM3");
     for (int g = 0; g < MAXG; g++)
-        F.dev[g] = (struct fdev){g, 0, -1, 0, 0};
+        F.dev[g] = (struct fdev){g, 0, -1, 0, 0, 0};
     for (int k = 0; k < 2; k++)
-        F.mig[k] = (struct fdev){F.mig_gpu < 0 ? 0 : F.mig_gpu, 1, F.mig_gpu, 0, 0};
+        F.mig[k] = (struct fdev){F.mig_gpu < 0 ? 0 : F.mig_gpu, 1, F.mig_gpu, 0, 0, 0};
     const char *pr = getenv("WT_FAKE_NVML_PROCS");
     if (pr)
         set_procs(pr);
@@ -763,6 +768,10 @@ EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t h, int type, unsigned long
         d->raced |= 1u << type;
         *count = race ? k - 1 : k;
         return NVML_SUCCESS;
+    }
+    if (F.samples_fail_once && !(d->failed & (1u << type))) {
+        d->failed |= 1u << type;
+        return NVML_ERROR_UNKNOWN;
     }
     unsigned cap = *count, j = 0;
     if (cap < k) {

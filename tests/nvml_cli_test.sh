@@ -300,6 +300,10 @@ grep -q "^# driver_buffer_period: 0=util 0.1 s, power 0.1 s; 1=util 0.1 s, power
 WT_FAKE_NVML_FAULTS=samples_race WT_FAKE_NVML_PREROLL=5 run record-preroll-race 0 "$WT" record --nvml-lib "$FAKE" --gpus 0 --out "$TMP/race.csv" --duration 1 --interval 0.5
 check "record-preroll-race: buffer period" grep -q "^# driver_buffer_period: 0=util 0.1 s, power 0.1 s" "$TMP/race.csv"
 check "record-preroll-race: 8 or more rows, none before the run" awk -F, '/^#/ || /^t_s/ { next } { n++; if ($1 < 0) bad = 1 } END { exit !(n >= 8 && !bad) }' "$TMP/race.csv"
+# ... and when that fetch fails all the same (once): the buffers stay in use,
+# their history dropped (they were turned off for the run: 3 samples/s)
+WT_FAKE_NVML_FAULTS=samples_fail_once WT_FAKE_NVML_PREROLL=5 run record-preroll-fail 0 "$WT" record --nvml-lib "$FAKE" --gpus 0 --out "$TMP/pfail.csv" --duration 1 --interval 0.5
+check "record-preroll-fail: 8 or more rows, none before the run" awk -F, '/^#/ || /^t_s/ { next } { n++; if ($1 < 0) bad = 1 } END { exit !(n >= 8 && !bad) }' "$TMP/pfail.csv"
 run record-valid 0 "$WT" classify --trace "$TMP/rec.csv" --samples 10
 # a GPU whose utilization buffer is empty (no utilization at all): its period is
 # unknown, not "nan s"

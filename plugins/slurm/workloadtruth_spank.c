@@ -1186,19 +1186,21 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
     /* a new audit log: its verifier key must not be lost */
     const char *created = strstr(err, "created the audit log");
     if (created) {
-        /* whole only within the first half of a full buffer: past it, the
-         * line may run into the kept tail (append_ends), and a key spliced
-         * from two lines would be logged as the log's */
+        /* not a line that crosses the middle of a full buffer, where the
+         * kept first half meets the kept tail (append_ends): a key spliced
+         * from two lines would be logged as the log's.  One wholly in
+         * either half is whole (classify says it last, after any warnings:
+         * in the tail) */
         size_t at = (size_t)(created - err), len = strcspn(created, "\n");
-        if (strlen(err) + 1 < ERR_CAP || at + len < ERR_CAP / 2) {
+        if (strlen(err) + 1 < ERR_CAP || at >= ERR_CAP / 2 || at + len < ERR_CAP / 2) {
             char line[ERR_CAP];
             snprintf(line, sizeof(line), "%s", created);
             line[strcspn(line, "\n")] = '\0';
             slurm_info("workloadtruth: %s", last_line(line));
         } else {
             slurm_info("workloadtruth: the agent created the audit log, but its line naming the "
-                       "verifier key came too late in a long standard error to be kept: the "
-                       "key is the log's genesis record's (its origin and pk)");
+                       "verifier key was cut in its long standard error: the key is the log's "
+                       "genesis record's (its origin and pk)");
         }
     }
     json_word(out, "workload_type", observed, sizeof(observed));

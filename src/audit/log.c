@@ -317,6 +317,18 @@ static int raced(const struct wt_log_paths *p, struct wt_err *err)
                    p->log);
 }
 
+/* Whether the key file at p->key holds k (the same name and public key). */
+static int key_file_is(const struct wt_log_paths *p, const struct wt_note_key *k)
+{
+    struct wt_note_key cur;
+    struct wt_err kerr = {{0}};
+    if (wt_log_read_key(p->key, &cur, &kerr) != WT_OK)
+        return 0;
+    int same = !strcmp(cur.name, k->name) && !memcmp(cur.pk, k->pk, sizeof(cur.pk));
+    wt_note_key_wipe(&cur);
+    return same;
+}
+
 /* Creates the log with its genesis record in one step: the line is written
  * to a new LOG.init.PID.N and made durable, then linked as LOG, and the
  * directory is synced.  So no log file is ever seen empty or with a torn
@@ -329,9 +341,14 @@ static int raced(const struct wt_log_paths *p, struct wt_err *err)
  * publish leaves the log with it, and the next writer takes it up (a log
  * without its checkpoint file is otherwise refused, even one that holds only
  * its genesis record: cut back to that, with the checkpoint file deleted, it
- * would be history wiped by someone without the key). */
+ * would be history wiped by someone without the key).
+ * made_key: this init made the key file; when the genesis record cannot be
+ * made (a full disk), the key is removed again under the lock (*removed),
+ * so that no other init, which checks the key under the lock, signs a log
+ * with a key that is gone. */
 static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key *k,
-                         const struct wt_log_opts *o, struct wt_err *err)
+                         const struct wt_log_opts *o, int made_key, int *removed,
+                         struct wt_err *err)
 {
     char *note = NULL;
     char ckinit[sizeof(p->checkpoint) + 24];
@@ -368,6 +385,16 @@ static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key 
     if (lstat(p->log, &lst) == 0) { /* another init made it meanwhile */
         close(lfd);
         return raced(p, err);
+    }
+    if (!key_file_is(p, k)) {
+        /* the key this init read (another's, kept from an init that did
+         * not finish) was removed, or replaced, while it waited for the
+         * lock: an init whose genesis failed removes the key it made */
+        close(lfd);
+        return wt_errf(err, WT_EIO,
+                       "the key file %s changed while this init waited for another one (which "
+                       "could not write the log and removed the key it had made); try again",
+                       p->key);
     }
     remove_init_checkpoints(p);
     uint8_t empty[32];
@@ -417,6 +444,12 @@ static int write_genesis(const struct wt_log_paths *p, const struct wt_note_key 
     if (!rc)
         rc = wt_fsync_dir(p->dir, err);
 out:
+    if (rc && made_key && lstat(p->log, &lst) != 0 && errno == ENOENT && key_file_is(p, k) &&
+        unlink(p->key) == 0) {
+        /* removed under the lock: see above (a CHECKPOINT.init it left is
+         * removed by the next init, under the lock) */
+        *removed = 1;
+    }
     free(note);
     free(line);
     close(lfd); /* releases the lock */
@@ -556,10 +589,9 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
         made_key = 1;
     }
     struct wt_log *l = NULL;
-    rc = write_genesis(p, &k, o, err); /* busy: another init, not done */
-    struct stat gl;
-    if (rc && rc != WT_EBUSY && made_key && lstat(p->log, &gl) != 0 && errno == ENOENT &&
-        unlink(p->key) == 0 && err) {
+    int removed = 0;
+    rc = write_genesis(p, &k, o, made_key, &removed, err); /* busy: another init, not done */
+    if (removed && err) {
         /* the key this call made, for a log it could not make (a full
          * disk): removed, or every later start would take the key without
          * its log for a deleted log's and refuse, until an init by hand */

@@ -222,6 +222,7 @@ struct writer {
     struct wt_log *log;
     struct wt_log_lock held; /* the log's locks while it is closed after a failure */
     struct wt_note_vkey key; /* the key of the log as first opened: a reopen holds it */
+    int another_said;        /* "is now another log" said (whatever was said before it) */
     uint64_t seen;           /* the log's size when this writer last had it open */
     double heartbeat_s;
     unsigned long seal_every;
@@ -328,17 +329,21 @@ static int ensure_open(struct writer *w, int *reported)
     struct wt_note_vkey now;
     wt_log_public_key(w->log, &now);
     if (strcmp(now.name, w->key.name) || memcmp(now.pk, w->key.pk, sizeof(now.pk))) {
-        if (!*reported)
+        /* said even after a first failure was (the log missing, whose
+         * message says to run init: the log that init makes is refused) */
+        if (!w->another_said)
             fprintf(stderr,
                     "workloadtruth watch: %s is now another log (key %.80s, not the %.80s this "
                     "watch opened): it was re-created in the place of the log being written; "
-                    "not written to; will retry\n",
+                    "not written to; will retry (restart watch to write to the new log)\n",
                     w->paths.log, now.name, w->key.name);
+        w->another_said = 1;
         *reported = 1;
         wt_log_close_keep_lock(w->log, &w->held);
         w->log = NULL;
         return -1;
     }
+    w->another_said = 0;
     char msg[2 * PATH_MAX + 128];
     if (wt_log_repaired_msg(&rec, w->paths.log, msg, sizeof(msg)))
         fprintf(stderr, "workloadtruth watch: %s\n", msg);

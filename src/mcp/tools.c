@@ -792,11 +792,10 @@ static int log_target_paths(struct wt_mcp_server *s, struct args *a, struct wt_l
     if (wt_log_paths_dir(p, s->cfg.log_dir, &err) != WT_OK)
         return arg_fail(a, "%s", err.msg);
     if (!file) {
-        /* gone_ok: a directory whose log is gone but whose checkpoint or key
-         * is there is a log to verify (a checkpoint of lines it no longer
-         * has shows it cut, as verify-log says), not "no audit log" */
-        if (access(p->log, F_OK) != 0 &&
-            !(gone_ok && (access(p->checkpoint, F_OK) == 0 || access(p->key, F_OK) == 0))) {
+        /* gone_ok: a directory whose log is gone but whose checkpoint is
+         * there is a log to verify (a checkpoint of lines it no longer has
+         * shows it cut, as verify-log says), not "no audit log" */
+        if (access(p->log, F_OK) != 0 && !(gone_ok && access(p->checkpoint, F_OK) == 0)) {
             a->not_args = 1;
             return arg_fail(a,
                             "no audit log at %s (start `workloadtruth watch --log-dir %s`, "
