@@ -1085,10 +1085,9 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
                      p->log, vr->origin, p->key);
         goto fail;
     }
-    if (st_v == WT_VERIFY_DAMAGED && vr->damage == WT_DMG_CHECKPOINT && vr->line == 0 &&
-        strstr(vr->message, "not the file writers leave there")) {
-        /* the side file's path holds a directory, a FIFO or a link loop: the
-         * lines may be whole; the remedy is a deleted side file's */
+    if (st_v == WT_VERIFY_DAMAGED && vr->damage == WT_DMG_CHECKPOINT && vr->line == 0) {
+        /* the side file missing or spoilt: the lines may be whole, and the
+         * message says what to do (not "start a new log elsewhere") */
         rc = wt_errf(err, WT_EINVAL, "%s; refusing to append", vr->message);
         goto fail;
     }

@@ -460,6 +460,12 @@ static int read_checkpoint(FILE *f, const char *path, struct wt_note *note,
     return loaded;
 }
 
+/* What to do about a side checkpoint file that is missing or spoilt (every
+ * such message says it; the writers add only that they refuse). */
+#define SIDE_REMEDY                                                                                \
+    "check the log against a copy held elsewhere (--against), then `workloadtruth recover "        \
+    "--reseal` signs it as it is"
+
 static void load_ext(struct vs *v, const char *path, int side)
 {
     struct ext *e = &v->ext[v->next];
@@ -486,8 +492,7 @@ static void load_ext(struct vs *v, const char *path, int side)
             snprintf(v->r->message, sizeof(v->r->message),
                      "the checkpoint file %s is %s, not the file writers leave there: the "
                      "lines could have been rewritten or cut without the key; move it aside "
-                     "(keeping it as evidence), check the log against a copy held elsewhere "
-                     "(--against), then `workloadtruth recover --reseal` signs it as it is",
+                     "(keeping it as evidence), " SIDE_REMEDY,
                      path,
                      loop                  ? "a loop of symbolic links"
                      : S_ISDIR(st.st_mode) ? "a directory"
@@ -603,7 +608,8 @@ static int finish(struct vs *v)
         if (e->loaded == -2 && side) {
             r->damage = WT_DMG_CHECKPOINT;
             r->line = 0;
-            append_msg(r, " (the side-file checkpoint is damaged)");
+            append_msg(r, " (the side-file checkpoint is damaged: move it aside, keeping it as "
+                          "evidence, " SIDE_REMEDY ")");
             r->status = WT_VERIFY_DAMAGED;
             goto out;
         }
@@ -797,9 +803,8 @@ static int finish(struct vs *v)
          * key would show nowhere else (the writers refuse such a log too) */
         damage(v, WT_DMG_CHECKPOINT, 0, 0,
                "the checkpoint file %s is missing: a log has one from its genesis record on, so "
-               "it was deleted, and the lines could have been rewritten or cut without the key; "
-               "check the log against a copy held elsewhere "
-               "(--against), then `workloadtruth recover --reseal` signs it as it is%s",
+               "it was deleted, and the lines could have been rewritten or cut without the "
+               "key; " SIDE_REMEDY "%s",
                v->o->side_path,
                v->o->nagainst ? " (the checkpoints given with --against match the lines they "
                                 "cover)"
