@@ -1067,6 +1067,16 @@ run walk-eval-report-clean 0 "$WT" eval --traces "$TMP/walk/ctl2" --window 5 --p
     has out "/s?[2J/labelled.csv" && has out "not a trace, skipped: $TMP/walk/ctl2/s?[2J/b?x.csv"
 check "walk-eval-report-clean: no escape" sh -c '! grep -q "$(printf "\033")" "$1"' sh "$TMP/out"
 run walk-no-trace-train-clean 1 "$WT" train --traces "$TMP/walk/ctl" --out "$TMP/walk/ctl.model" && has err "not a trace, skipped: $TMP/walk/ctl/a?verdict: MATCH.csv"
+# classify's short-trace warning, its log-creation notice and its text
+# output's audit log line show a path with control characters as '?' (each
+# printed it raw: a newline forged a second line, an escape reached the terminal)
+awk 'BEGIN { print "t_s,gpu,util_gpu_pct,power_w"; for (i = 0; i < 20; i++) printf "%d,0,95,300\n", i }' >"$TMP/a${NL}x${ESC}.csv"
+run ctl-short-trace-warning 0 "$WT" classify --trace "$TMP/a${NL}x${ESC}.csv" --classifier rules --samples 10 --windows 3 &&
+    has err "$TMP/a?x?.csv ended after 2 of 3 windows"
+check "ctl-short-trace-warning: one line" test "$(wc -l <"$TMP/err")" = 1
+run ctl-log-dir-notice 0 "$WT" classify --trace "$TMP/a${NL}x${ESC}.csv" --classifier rules --samples 10 --log-dir "$TMP/lg${NL}${ESC}" &&
+    has err "created the audit log in $TMP/lg??;" && has out "audit log     : $TMP/lg??/log.jsonl (record 1)"
+check "ctl-log-dir-notice: one line each" sh -c 'test "$(wc -l <"$1/err")" = 1 && ! grep -q "$(printf "\033")" "$1/out" "$1/err"' sh "$TMP"
 # an empty path is a usage error (2) from every option that takes one: these
 # were exit 1, "cannot open ''", while --log-dir '' was 2
 run empty-trace 2 "$WT" classify --trace= && has err "--trace: empty file name" && oneline

@@ -21,6 +21,7 @@
 #include "classify/verdict.h"
 #include "output/output.h"
 #include "telemetry/owners.h"
+#include "util/text.h"
 
 /* Reads `want` samples of gpu at or after time `start` (NaN = from the start). */
 #define LIVE_MAX_SAMPLES 1000000      /* a live window's buffer, samples at most */
@@ -446,9 +447,12 @@ int wt_run_log_result(const struct wt_run_outcome *run, const char *log_dir,
         int irc = WT_OK;
         if (stat(p.key, &st) != 0) { /* neither log nor key: create them */
             irc = wt_log_init(&p, NULL, NULL, NULL, vkey, sizeof(vkey), &ierr);
-            if (irc == WT_OK)
+            if (irc == WT_OK) {
+                char shown[sizeof(p.dir)]; /* one line: control characters as '?' */
+                snprintf(shown, sizeof(shown), "%s", p.dir);
                 fprintf(stderr, "%s: created the audit log in %s; verifier key: %s\n",
-                        o->who ? o->who : "workloadtruth", p.dir, vkey);
+                        o->who ? o->who : "workloadtruth", wt_text_clean(shown), vkey);
+            }
         }
         /* A key without its log: another job creating it (wait for its log
          * as for a busy lock, at least 2 s even for callers that do not

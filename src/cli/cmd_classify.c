@@ -274,7 +274,7 @@ int wt_cmd_classify(int argc, char **argv)
                 "workloadtruth classify: warning: %s ended after %zu of %llu windows%s; the job "
                 "is decided on those, still needing %zu to agree\n",
                 !trace               ? backend
-                : strcmp(trace, "-") ? trace
+                : strcmp(trace, "-") ? WT_CLEAN(trace)
                                      : "standard input",
                 run.n, nwin, left, run.k);
     }
@@ -340,7 +340,7 @@ int wt_cmd_classify(int argc, char **argv)
         }
         if (where)
             printf("audit log     : %s (record %lld)\n",
-                   json_string_value(json_object_get(where, "log")),
+                   WT_CLEAN(json_string_value(json_object_get(where, "log"))),
                    (long long)json_integer_value(json_object_get(where, "seq")));
     }
     if (fflush(stdout) != 0) {
