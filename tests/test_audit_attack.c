@@ -1014,6 +1014,14 @@ static void test_witness(void **state)
         assert_contains(res.message, "is larger than the checkpoint's size");
         assert_int_equal(witness_send(wdir, &wk, B.p.log, W - 1, note, &res), WT_WITNESS_CONFLICT);
         free(note);
+        /* the size held with another root: a fork at that size, 409 as C2SP
+         * tlog-witness says (it was the 422 of a proof that fails) */
+        uint8_t other[32];
+        memset(other, 0xab, sizeof(other));
+        note = sign_cp(&B.key, W, other);
+        assert_int_equal(witness_send(wdir, &wk, B.p.log, W, note, &res), WT_WITNESS_CONFLICT);
+        assert_contains(res.message, "another root");
+        free(note);
         char *s1 = read_file(state_path, &l1);
         assert_true(l0 == l1 && !memcmp(s0, s1, l0));
         free(s0);

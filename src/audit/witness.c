@@ -225,7 +225,16 @@ int wt_witness_add(const char *dir, const struct wt_note_key *wkey,
                (unsigned long long)r.old_size, (unsigned long long)res->stored_size);
         goto out;
     }
-    /* from here old == the size held <= the checkpoint's size */
+    /* from here old == the size held <= the checkpoint's size.  C2SP
+     * tlog-witness: a checkpoint of the very size held must have the root
+     * held, else 409 (a fork at that size), before any proof is looked at */
+    if (have_old && oldcp.size == cp.size && memcmp(oldcp.root, cp.root, sizeof(cp.root)) != 0) {
+        refuse(res, WT_WITNESS_CONFLICT,
+               "conflict: the checkpoint has the size this witness holds (%llu) with another "
+               "root: the log was rewritten or forked at that size",
+               (unsigned long long)cp.size);
+        goto out;
+    }
     if (have_old && wt_merkle_verify_consistency(oldcp.size, cp.size, oldcp.root, cp.root,
                                                  (const uint8_t(*)[32])r.proof, r.nproof) != 0) {
         refuse(res, WT_WITNESS_BAD_PROOF,

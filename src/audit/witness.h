@@ -25,7 +25,7 @@
 #define WT_WITNESS_OK 200
 #define WT_WITNESS_BAD_REQUEST 400
 #define WT_WITNESS_FORBIDDEN 403 /* not signed by the log's key */
-#define WT_WITNESS_CONFLICT 409  /* `old` is not the size the witness holds */
+#define WT_WITNESS_CONFLICT 409  /* `old` is not the size held, or that size with another root */
 #define WT_WITNESS_BAD_PROOF 422 /* the consistency proof does not verify */
 
 struct wt_witness_result {
