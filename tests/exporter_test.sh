@@ -107,6 +107,14 @@ if ! promtool check metrics <"$TMP/textfile/workloadtruth.prom" >"$TMP/lint2.txt
     fail "promtool check metrics on the --textfile file:"
     head -5 "$TMP/lint2.txt"
 fi
+# a second agent with the same --textfile directory is refused (the two
+# replaced each other's metrics, and a reader could find the file empty or
+# torn through their one .tmp file)
+"$WT" watch --backend synthetic --interval 0 --window 5 --iterations 2 --textfile "$TMP/textfile" \
+    --log-dir "$TMP/second" >/dev/null 2>"$TMP/second.err"
+rc=$?
+[ $rc = 1 ] && grep -q "another workloadtruth watch writes its workloadtruth.prom" "$TMP/second.err" &&
+    [ ! -e "$TMP/second" ] || fail "a second agent on the same --textfile: exit $rc, $(head -c 300 "$TMP/second.err")"
 [ "$(curl -s "http://127.0.0.1:$MPORT/healthz")" = ok ] || fail "/healthz is not ok"
 # clients that hold connections open with an unfinished request (a slow drip
 # outlives the idle timeout) cannot lock out the scrapes and probes: six

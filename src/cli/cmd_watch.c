@@ -24,6 +24,7 @@
  */
 #define _DEFAULT_SOURCE /* nanosleep, gmtime_r */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sodium.h>
@@ -34,6 +35,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -953,7 +955,7 @@ int wt_cmd_watch(int argc, char **argv)
     struct wt_window *wins = NULL, *peers = NULL;
     struct attribution *at_start = NULL;
     unsigned char *sel = NULL, *alive = NULL, *unlisted_said = NULL;
-    int status = WT_EXIT_ERROR, ngpus = 0, writer_started = 0;
+    int status = WT_EXIT_ERROR, ngpus = 0, writer_started = 0, textfile_lock = -1;
     pthread_t tid;
     if (!w || !procs || ((listen || textfile) && !metrics)) {
         fprintf(stderr, "%s: out of memory\n", help.prog);
@@ -970,6 +972,24 @@ int wt_cmd_watch(int argc, char **argv)
         metrics->label_style_dcgm = !strcmp(label_style, "dcgm");
     }
     w->metrics = metrics;
+    /* One agent per --textfile directory, held for its life: two writing
+     * the one workloadtruth.prom replaced each other's metrics at every
+     * round, and through the one workloadtruth.prom.tmp a reader could find
+     * it empty or torn (one truncated the file the other had just renamed
+     * into place).  A directory that cannot be opened to read (mode 0733)
+     * cannot be locked: written unlocked, as before. */
+    if (textfile) {
+        textfile_lock = open(textfile, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (textfile_lock >= 0 && flock(textfile_lock, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            fprintf(stderr, "%s: --textfile %s: %s\n", help.prog, WT_CLEAN(textfile),
+                    e == EWOULDBLOCK ? "another workloadtruth watch writes its workloadtruth.prom "
+                                       "(give each agent a directory of its own, or watch every "
+                                       "GPU from one agent with --gpus all)"
+                                     : strerror(e));
+            goto out;
+        }
+    }
     if ((prc = wt_cli_log_paths(help.prog, dir, file, &w->paths)) != 0) {
         status = prc;
         goto out;
@@ -1693,5 +1713,7 @@ out:
     free(w);
     free(model);
     wt_source_close(src);
+    if (textfile_lock >= 0)
+        close(textfile_lock);
     return status;
 }

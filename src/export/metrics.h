@@ -137,7 +137,8 @@ void wt_metrics_scraped(struct wt_metrics *m);
  * now: unix seconds (for the checkpoint age). */
 char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len);
 
-/* Writes DIR/workloadtruth.prom atomically (tmp file, fsync, rename). */
+/* Writes DIR/workloadtruth.prom atomically for readers (tmp file, rename;
+ * not fsync'ed: see metrics.c).  One writer per DIR: watch holds a lock. */
 int wt_metrics_write_textfile(struct wt_metrics *m, const char *dir, double now,
                               struct wt_err *err) WT_WARN_UNUSED;
 
