@@ -419,6 +419,21 @@ status=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "http://127.0.0.1:$MPO
 [ "$status" = 405 ] || fail "DELETE /metrics gave $status, not 405"
 status=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MPORT/nope")
 [ "$status" = 404 ] || fail "GET /nope gave $status, not 404"
+# ... refused on the headers: no "100 Continue", and the body is not read (a
+# 200 MB body was read and dropped before the 405 or the 404)
+if ! python3 - "$MPORT" <<'EOF' >"$TMP/early.txt" 2>&1; then
+import socket, sys
+port = int(sys.argv[1])
+for target, method, want in (("/metrics", "POST", b" 405 "), ("/nope", "PUT", b" 404 ")):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(("%s %s HTTP/1.1\r\nHost: x\r\nContent-Length: 200000000\r\n"
+               "Expect: 100-continue\r\n\r\n" % (method, target)).encode())
+    first = s.recv(4096).split(b"\r\n", 1)[0]
+    assert want in first, (method, target, first)
+    s.close()
+EOF
+    fail "a refused method or path with a body: $(head -c 300 "$TMP/early.txt")"
+fi
 kill -0 "$WPID" 2>/dev/null || fail "the agent died"
 kill "$WPID"
 wait "$WPID"

@@ -217,6 +217,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                         "two\n",
                         NULL);
         }
+        /* a path or method refused is refused on the headers too: no
+         * "100 Continue", and no body read to be dropped (200 MB were read
+         * before a 405 or a 404) */
+        const char *path = origin_path(url);
+        if (strcmp(path, "/metrics") && strcmp(path, "/healthz") && strcmp(path, "/")) {
+            conn_mark(e, c, 1);
+            return text(c, MHD_HTTP_NOT_FOUND, "not found: see /metrics\n", NULL);
+        }
+        if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+            conn_mark(e, c, 1);
+            return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n", "GET, HEAD");
+        }
         return MHD_YES;
     }
     if (*upload_size) { /* a body is not wanted: read and drop it (still under the
@@ -225,13 +237,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_size = 0;
         return MHD_YES;
     }
-    conn_mark(e, c, 1); /* the request is whole: being answered */
-    int get = !strcmp(method, "GET"), head = !strcmp(method, "HEAD");
+    conn_mark(e, c, 1);               /* the request is whole: being answered */
+    int get = !strcmp(method, "GET"); /* else HEAD: the rest was refused above */
     url = origin_path(url);
-    if (strcmp(url, "/metrics") && strcmp(url, "/healthz") && strcmp(url, "/"))
-        return text(c, MHD_HTTP_NOT_FOUND, "not found: see /metrics\n", NULL);
-    if (!get && !head)
-        return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n", "GET, HEAD");
     if (!strcmp(url, "/healthz")) {
         int ok = !e->healthy || e->healthy(e->ctx);
         return text(c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
