@@ -7,6 +7,8 @@
  */
 #include "testutil.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -346,11 +348,71 @@ static void many_gpus(void **state)
     free(m);
 }
 
+/* Owners A (job 111, training) and B (job 222, inference) take GPU 0 in
+ * turns while another thread renders: no exposition may show one owner's
+ * labels with the other's class (the owner and its window were two updates,
+ * and a scrape between them saw the new job with the old job's class). */
+struct owner_race {
+    struct wt_metrics *m;
+    atomic_int stop;
+    int bad, renders;
+};
+
+static void *owner_race_scraper(void *arg)
+{
+    struct owner_race *o = arg;
+    while (!atomic_load(&o->stop)) {
+        size_t len;
+        char *t = wt_metrics_render(o->m, 1e9, &len);
+        if (t && (strstr(t, "slurm_job_id=\"111\",class=\"inference\"} 1\n") ||
+                  strstr(t, "slurm_job_id=\"222\",class=\"training\"} 1\n")))
+            o->bad++;
+        o->renders++;
+        free(t);
+    }
+    return NULL;
+}
+
+static void owner_and_window_together(void **state)
+{
+    (void)state;
+    struct wt_metrics m;
+    wt_metrics_init(&m);
+    struct wt_gpu_labels a, b;
+    memset(&a, 0, sizeof(a));
+    snprintf(a.gpu, sizeof(a.gpu), "0");
+    wt_metrics_gpu(&m, 0, &a);
+    b = a;
+    snprintf(a.slurm_job_id, sizeof(a.slurm_job_id), "111");
+    snprintf(b.slurm_job_id, sizeof(b.slurm_job_id), "222");
+    struct wt_result ra = result(WT_CLASS_TRAINING, 0.9, NAN);
+    struct wt_result rb = result(WT_CLASS_INFERENCE, 0.9, NAN);
+    wt_metrics_owned_window(&m, 0, &a, &ra, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, NULL, 0);
+    struct owner_race o = {.m = &m};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, owner_race_scraper, &o), 0);
+    for (int k = 0; k < 200000 && (k < 2000 || o.renders < 2000); k++) {
+        int even = k % 2 == 0;
+        wt_metrics_owned_window(&m, 0, even ? &b : &a, even ? &rb : &ra, WT_CLASS_NONE,
+                                WT_VERDICT_INCONCLUSIVE, NULL, 0);
+    }
+    atomic_store(&o.stop, 1);
+    pthread_join(th, NULL);
+    print_message("%d renders, %d mixed\n", o.renders, o.bad);
+    assert_int_equal(o.bad, 0);
+    wt_metrics_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(escaping),  cmocka_unit_test(exposition),    cmocka_unit_test(textfile),
-        cmocka_unit_test(many_gpus), cmocka_unit_test(policy_errors), cmocka_unit_test(precedence),
+        cmocka_unit_test(escaping),
+        cmocka_unit_test(exposition),
+        cmocka_unit_test(textfile),
+        cmocka_unit_test(many_gpus),
+        cmocka_unit_test(policy_errors),
+        cmocka_unit_test(precedence),
+        cmocka_unit_test(owner_and_window_together),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1493,10 +1493,11 @@ int wt_cmd_watch(int argc, char **argv)
             if (other_jobs)
                 json_object_set_new(ev, "peers_other_jobs", json_integer((json_int_t)other_jobs));
             if (metrics) {
-                /* the owner's labels; a failed process list keeps the last */
+                /* the owner's labels (a failed process list keeps the
+                 * last), with the window, as one update */
+                struct wt_gpu_labels ol;
+                memset(&ol, 0, sizeof(ol));
                 if (!perr.msg[0]) {
-                    struct wt_gpu_labels ol;
-                    memset(&ol, 0, sizeof(ol));
                     if (q) {
                         snprintf(ol.pod, sizeof(ol.pod), "%s",
                                  q->pod_name[0] ? q->pod_name : q->pod_uid);
@@ -1505,14 +1506,13 @@ int wt_cmd_watch(int argc, char **argv)
                         snprintf(ol.container, sizeof(ol.container), "%.12s", q->container_id);
                         snprintf(ol.slurm_job_id, sizeof(ol.slurm_job_id), "%s", q->slurm_job_id);
                     }
-                    wt_metrics_owner(metrics, g, &ol);
                 }
-                wt_metrics_window(metrics, g, &res, declared, verdict,
-                                  declared != WT_CLASS_NONE || dsrc == WT_DECL_CONFLICT
-                                      ? wt_declared_source_name(dsrc)
-                                      : NULL);
-                if (changed)
-                    wt_metrics_owner_changed(metrics, g);
+                wt_metrics_owned_window(metrics, g, perr.msg[0] ? NULL : &ol, &res, declared,
+                                        verdict,
+                                        declared != WT_CLASS_NONE || dsrc == WT_DECL_CONFLICT
+                                            ? wt_declared_source_name(dsrc)
+                                            : NULL,
+                                        changed);
             }
             push(w, WT_ENTRY_CLASS, f);
             done_windows++;

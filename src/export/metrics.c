@@ -103,9 +103,9 @@ static struct wt_owner_counts *owner_slot(struct wt_gpu_metrics *g, unsigned lon
     return pick;
 }
 
-void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l)
+/* wt_metrics_owner's work, under m->mu */
+static void owner_locked(struct wt_metrics *m, int i, const struct wt_gpu_labels *l)
 {
-    pthread_mutex_lock(&m->mu);
     struct wt_gpu_metrics *g = slot(m, i);
     if (g && g->used) {
         /* another owner is another series: a new owner's counts start from
@@ -129,6 +129,12 @@ void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l
         memcpy(g->l.container, l->container, sizeof(g->l.container));
         memcpy(g->l.slurm_job_id, l->slurm_job_id, sizeof(g->l.slurm_job_id));
     }
+}
+
+void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l)
+{
+    pthread_mutex_lock(&m->mu);
+    owner_locked(m, i, l);
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -145,12 +151,12 @@ static const char *known_declared_by(const char *by)
     return NULL;
 }
 
-void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
-                       enum wt_class declared, enum wt_verdict verdict, const char *declared_by)
+/* wt_metrics_window's work, under m->mu */
+static void window_locked(struct wt_metrics *m, int i, const struct wt_result *r,
+                          enum wt_class declared, enum wt_verdict verdict, const char *declared_by)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    pthread_mutex_lock(&m->mu);
     struct wt_gpu_metrics *g = slot(m, i);
     if (g && g->used) {
         g->classified = 1;
@@ -166,6 +172,27 @@ void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
         g->tamper[1] = r->features.v[WT_F_CLOCKS_LOCKED] == 1;
         g->tamper[2] = wt_measured(cap) && cap >= 0.5;
     }
+}
+
+void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
+                       enum wt_class declared, enum wt_verdict verdict, const char *declared_by)
+{
+    pthread_mutex_lock(&m->mu);
+    window_locked(m, i, r, declared, verdict, declared_by);
+    pthread_mutex_unlock(&m->mu);
+}
+
+void wt_metrics_owned_window(struct wt_metrics *m, int i, const struct wt_gpu_labels *owner,
+                             const struct wt_result *r, enum wt_class declared,
+                             enum wt_verdict verdict, const char *declared_by, int owner_changed)
+{
+    pthread_mutex_lock(&m->mu);
+    if (owner)
+        owner_locked(m, i, owner);
+    window_locked(m, i, r, declared, verdict, declared_by);
+    struct wt_gpu_metrics *g = slot(m, i);
+    if (owner_changed && g && g->used)
+        g->owner_changed++;
     pthread_mutex_unlock(&m->mu);
 }
 

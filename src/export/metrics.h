@@ -107,6 +107,13 @@ void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l
  * NULL or another string: not shown). */
 void wt_metrics_window(struct wt_metrics *m, int i, const struct wt_result *r,
                        enum wt_class declared, enum wt_verdict verdict, const char *declared_by);
+/* wt_metrics_owner (owner NULL: the labels kept), wt_metrics_window and, when
+ * owner_changed, wt_metrics_owner_changed as one update: a scrape sees the
+ * window with the owner it belongs to (between separate calls, a new owner's
+ * labels could be shown with the previous owner's class and verdict). */
+void wt_metrics_owned_window(struct wt_metrics *m, int i, const struct wt_gpu_labels *owner,
+                             const struct wt_result *r, enum wt_class declared,
+                             enum wt_verdict verdict, const char *declared_by, int owner_changed);
 void wt_metrics_samples(struct wt_metrics *m, int i, unsigned long long n, int read_error);
 /* Counts a window of GPU i whose owner or declared type changed while it was
  * sampled (its verdict is INCONCLUSIVE); the count is per GPU, not per owner,
