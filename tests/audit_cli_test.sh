@@ -344,6 +344,11 @@ ncut=$(grep -n '"type":"checkpoint"' "$L/log.jsonl" | head -n 1 | cut -d: -f1)
 head -n "$ncut" "$L/log.jsonl" >"$TMP/planted/log.jsonl"
 sed -n "${ncut}p" "$L/log.jsonl" | python3 -c 'import json, sys; sys.stdout.write(json.loads(sys.stdin.read())["note"])' >"$TMP/planted/log.jsonl.checkpoint"
 run "verify: a planted log.jsonl.checkpoint, --log-file" 1 "$WT" verify-log --log-file "$TMP/planted/log.jsonl" --vkey "$VKEY" && has out "truncated"
+# ... also beside the 16 --against checkpoints a user may give (the other
+# side file was then left out without a word)
+AG16=$(for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do printf ' --against %s' "$TMP/planted/log.jsonl.checkpoint"; done)
+# shellcheck disable=SC2086 # AG16: 16 options, split on purpose ($TMP has no spaces)
+run "verify: a planted log.jsonl.checkpoint, --log-file, 16 --against" 1 "$WT" verify-log --log-file "$TMP/planted/log.jsonl" --vkey "$VKEY" $AG16 && has out "truncated"
 run "verify: a planted log.jsonl.checkpoint, --log-dir" 1 "$WT" verify-log --log-dir "$TMP/planted" --vkey "$VKEY" && has out "truncated"
 # a signing key another user put in place is not used (root signed the
 # history of whoever could write the directory)
@@ -964,6 +969,11 @@ cp "$TMP/out" "$TMP/proof"
 has proof "c2sp.org/tlog-proof@v1"
 run "verify-proof" 0 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof" && has out "OK: entry 2"
 sed 's/^index 2$/index 3/' "$TMP/proof" >"$TMP/proof2"
+# input over the 256 KiB limit is no proof nor request: 1 and 400 (it was
+# exit 2, "nothing concluded", which a hook may retry)
+head -c 300000 /dev/zero | tr '\0' A >"$TMP/bigproof"
+run "verify-proof: too large" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/bigproof" && has err "input too large (over 262144 bytes)" && oneline
+run "witness: too large" 1 "$WT" witness --state "$TMP/wtoobig" --vkey "$VKEY" --request "$TMP/bigproof" && has err ": 400: bad request: $TMP/bigproof: input too large"
 run "verify-proof wrong index" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof2"
 run "verify-proof invalid --json" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof2" --json && has out '"valid": false' && has out '"reason": "the audit path does not lead'
 run "prove beyond" 1 "$WT" prove --log-dir "$L" 100000

@@ -1030,6 +1030,23 @@ static void test_witness(void **state)
     struct wt_verify_report r;
     if (verify_path(B.p.log, B.p.checkpoint, state_path, &r) != WT_VERIFY_OK)
         fail_msg("the base log against the witness: %s", r.message);
+    /* a checkpoint the log key signed for 0 lines with a root other than the
+     * empty log's: damage, said without a range (it said "lines 1..0 were
+     * rewritten") */
+    {
+        uint8_t other[32];
+        memset(other, 0xcd, sizeof(other));
+        char *zero = sign_cp(&B.key, 0, other);
+        char zpath[PATH_MAX];
+        snprintf(zpath, sizeof(zpath), "%s/zero.checkpoint", wdir);
+        write_file(zpath, zero, strlen(zero), 0644);
+        free(zero);
+        int zst = verify_path(B.p.log, B.p.checkpoint, zpath, &r);
+        if (zst != WT_VERIFY_DAMAGED || r.damage != WT_DMG_REWRITTEN)
+            fail_msg("a size-0 checkpoint with another root: status %d, %s", zst, r.message);
+        assert_contains(r.message, "for 0 lines with a root other than the empty log's");
+        assert_null(strstr(r.message, "1..0"));
+    }
 
     /* (a) truncate below W, re-publish with the real key, grow again */
     const char *da = new_dir();

@@ -74,7 +74,7 @@ struct vs {
     uint8_t alt_root[32];
     uint64_t last_seal;   /* size sealed by the last good checkpoint record */
     uint64_t seal_before; /* the one before it */
-    struct ext ext[1 + WT_VERIFY_MAX_AGAINST];
+    struct ext ext[1 + WT_VERIFY_AGAINST_SLOTS];
     size_t next;
     uint64_t max_ext;      /* largest signed external size */
     uint8_t last_leaf[32]; /* leaf hash of the last valid line */
@@ -150,6 +150,14 @@ static int ext_compare(struct vs *v, const uint8_t root[32], uint64_t line, uint
             /* a checkpoint record of this very size has just sealed it: the
              * lines that differ start after the seal before that one */
             uint64_t from = (v->last_seal >= v->n ? v->seal_before : v->last_seal) + 1;
+            if (e->cp.size == 0) { /* no line to name ("lines 1..0") */
+                damage(v, WT_DMG_REWRITTEN, 1, 0,
+                       "%s is signed by the log key for 0 lines with a root other than the "
+                       "empty log's: no log has that checkpoint (the log key signed a forged "
+                       "one)",
+                       e->label);
+                return -1;
+            }
             damage(v, WT_DMG_REWRITTEN, from, 0,
                    "%s is signed by the log key for %llu lines with a different root: lines "
                    "%llu..%llu were rewritten%s, or the log forked",
@@ -556,7 +564,7 @@ static void begin(struct vs *v, const char *name, const struct wt_verify_opts *o
     }
     if (v->o->side_path)
         load_ext(v, v->o->side_path, 1);
-    for (size_t i = 0; i < v->o->nagainst && i < WT_VERIFY_MAX_AGAINST; i++)
+    for (size_t i = 0; i < v->o->nagainst && i < WT_VERIFY_AGAINST_SLOTS; i++)
         load_ext(v, v->o->against[i], 0);
     if (v->have_key)
         for (size_t k = 0; k < v->next; k++)

@@ -50,7 +50,11 @@ const char *wt_damage_name(enum wt_damage d);
  * quarantines as a torn write (one interrupted line is at most 64 KiB); a
  * larger tail is left for a person to look at. */
 #define WT_VERIFY_MAX_TORN_BYTES (64ull << 20)
-#define WT_VERIFY_MAX_AGAINST 16
+#define WT_VERIFY_MAX_AGAINST 16 /* --against checkpoints a user may give */
+/* room in wt_verify_opts.against: the user's, and DIR/log.jsonl's other
+ * side checkpoint, which verify-log --log-file adds (it was left out when
+ * the user had given 16) */
+#define WT_VERIFY_AGAINST_SLOTS (WT_VERIFY_MAX_AGAINST + 1)
 #define WT_VERIFY_MAX_WARN 6
 
 struct wt_verify_opts {
@@ -61,7 +65,7 @@ struct wt_verify_opts {
      * otherwise a log with a genesis record and no side file is damaged
      * (init writes it with the genesis record, writers only replace it) */
     int side_optional;
-    const char *against[WT_VERIFY_MAX_AGAINST]; /* more signed checkpoints to hold the log to */
+    const char *against[WT_VERIFY_AGAINST_SLOTS]; /* more signed checkpoints to hold the log to */
     size_t nagainst;
     int64_t now_ms;   /* for staleness */
     int64_t stale_ms; /* warn when the last signed entry is older than this (0: never) */

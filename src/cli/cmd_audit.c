@@ -92,8 +92,15 @@ int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct
 }
 
 /* Reads at most max bytes of a file ("-": standard input); NUL-terminated. */
-static char *read_input(const char *prog, const char *path, size_t max, size_t *len)
+/* A file (or '-': standard input) of at most max bytes, NUL-terminated;
+ * NULL (reported) when it cannot be read, or is larger: then *too_large is
+ * set, since such input is no proof, request or checkpoint (exit 1 or 400:
+ * not the I/O error's 2, which a hook may retry), and the message about it
+ * starts with big_prefix (the witness's "400: bad request: ") */
+static char *read_input(const char *prog, const char *path, size_t max, size_t *len, int *too_large,
+                        const char *big_prefix)
 {
+    *too_large = 0;
     const char *why = NULL;
     FILE *f = (!path || !strcmp(path, "-")) ? stdin : wt_fopen_regular(path, &why);
     if (!f) {
@@ -106,11 +113,13 @@ static char *read_input(const char *prog, const char *path, size_t max, size_t *
     if (f != stdin)
         fclose(f);
     if (bad || n > max) {
-        fprintf(stderr, "%s: %s: %s\n", prog,
-                path && strcmp(path, "-") ? WT_CLEAN(path) : "<stdin>",
-                !buf  ? "out of memory"
-                : bad ? "read error"
-                      : "input too large");
+        const char *shown = path && strcmp(path, "-") ? WT_CLEAN(path) : "<stdin>";
+        if (!bad)
+            fprintf(stderr, "%s: %s%s: input too large (over %zu bytes)\n", prog, big_prefix, shown,
+                    max);
+        else
+            fprintf(stderr, "%s: %s: %s\n", prog, shown, !buf ? "out of memory" : "read error");
+        *too_large = !bad;
         free(buf);
         return NULL;
     }
@@ -365,7 +374,7 @@ int wt_cmd_verify_log(int argc, char **argv)
     const char *base = file ? strrchr(file, '/') : NULL;
     base = base ? base + 1 : file;
     struct wt_err aerr = {{0}};
-    if (file && !strcmp(base, "log.jsonl") && vo.nagainst < WT_VERIFY_MAX_AGAINST &&
+    if (file && !strcmp(base, "log.jsonl") && vo.nagainst < WT_VERIFY_AGAINST_SLOTS &&
         wt_log_paths_file(&alt_file, file, &aerr) == WT_OK &&
         wt_log_paths_dir(&alt_dir, alt_file.dir, &aerr) == WT_OK) {
         const char *other =
@@ -453,10 +462,11 @@ static int load_verified(const char *prog, const char *dir, const char *file, co
     }
     /* read again, so checked again: whoever can write the directory could
      * have replaced the file since it was verified */
-    x->ckpt = read_input(prog, x->p.checkpoint, WT_NOTE_MAX_LEN, &x->ckpt_len);
+    int big;
+    x->ckpt = read_input(prog, x->p.checkpoint, WT_NOTE_MAX_LEN, &x->ckpt_len, &big, "");
     struct wt_note n;
-    if (!x->ckpt)
-        return WT_EXIT_USAGE; /* an I/O error (reported): nothing concluded */
+    if (!x->ckpt) /* an I/O error (reported): nothing concluded; too large: no checkpoint */
+        return big ? 1 : WT_EXIT_USAGE;
     if (wt_note_parse(x->ckpt, x->ckpt_len, &n, &err) != WT_OK) {
         fprintf(stderr, "%s: %s: %s\n", prog, x->p.checkpoint, err.msg);
         return 1;
@@ -561,9 +571,10 @@ static int use_checkpoint(const char *prog, const char *path, struct exported *x
     struct wt_checkpoint cp;
     struct wt_note_vkey lk;
     size_t len = 0;
-    char *text = read_input(prog, path, WT_NOTE_MAX_LEN, &len);
-    if (!text)
-        return WT_EXIT_USAGE; /* an I/O error (reported): nothing concluded */
+    int big;
+    char *text = read_input(prog, path, WT_NOTE_MAX_LEN, &len, &big, "");
+    if (!text) /* an I/O error (reported): nothing concluded; too large: no checkpoint */
+        return big ? 1 : WT_EXIT_USAGE;
     if (wt_note_parse(text, len, &n, &err) != WT_OK) {
         fprintf(stderr, "%s: --checkpoint %s: %s\n", prog, path, err.msg);
         free(text);
@@ -720,9 +731,10 @@ int wt_cmd_verify_proof(int argc, char **argv)
         }
     }
     size_t len = 0;
-    char *text = read_input(help.prog, in, WT_PROOF_MAX_TEXT, &len);
-    if (!text)
-        return WT_EXIT_USAGE;
+    int big;
+    char *text = read_input(help.prog, in, WT_PROOF_MAX_TEXT, &len, &big, "");
+    if (!text) /* too large: not a proof (1); else an I/O error, nothing concluded */
+        return big ? 1 : WT_EXIT_USAGE;
     struct wt_tlog_proof pr;
     struct wt_note note;
     struct wt_checkpoint cp;
@@ -920,10 +932,11 @@ int wt_cmd_witness(int argc, char **argv)
             fprintf(stderr, "%s: created witness key; its verifier key: %s\n", help.prog, text);
     }
     size_t len = 0;
-    char *req = read_input(help.prog, in, WT_PROOF_MAX_TEXT, &len);
-    if (!req) {
+    int big;
+    char *req = read_input(help.prog, in, WT_PROOF_MAX_TEXT, &len, &big, "400: bad request: ");
+    if (!req) { /* too large: a malformed request, 400 (exit 1) */
         wt_note_key_wipe(&wk);
-        return WT_EXIT_USAGE;
+        return big ? WT_EXIT_ERROR : WT_EXIT_USAGE;
     }
     struct wt_witness_result *res = malloc(sizeof(*res));
     int rc = WT_EXIT_USAGE;
