@@ -171,6 +171,9 @@ status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: applic
 # a second Mcp-Session-Id or MCP-Protocol-Version would be ignored unseen: 400
 post two-session-ids 400 "$PING" -H "Mcp-Session-Id: $SID" -H "Mcp-Session-Id: $SID" && has body 'may appear once each'
 post two-versions 400 "$PING" -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25' -H 'MCP-Protocol-Version: 2025-11-25'
+# ... so would a second Mcp-Method or Mcp-Name, which a gateway may read instead
+post two-methods 400 "$PING" -H "Mcp-Session-Id: $SID" -H 'Mcp-Method: ping' -H 'Mcp-Method: tools/list' && has body 'may appear once each'
+post two-names 400 "$PING" -H "Mcp-Session-Id: $SID" -H 'Mcp-Name: list_gpus' -H 'Mcp-Name: verify_audit_log' && has body 'may appear once each'
 # an invalid notification: 400 with an error that has no id (JSON-RPC's rule
 # against replies is stdio's; HTTP must answer with a status)
 post bad-notification 400 '{"jsonrpc":"2.0","method":"notifications/initialized","params":[]}' -H "Mcp-Session-Id: $SID"
@@ -408,6 +411,28 @@ r = ask(P + ["Content-Length: %d" % len(body), "Transfer-Encoding: chunked"],
         b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n")
 if not r.startswith("HTTP/1.1 400") or "not both or two" not in r:
     sys.exit("Content-Length and Transfer-Encoding: " + r[:100])
+# a blank before a header's colon (RFC 9112 5.1) made another name, which
+# the framing and once-each checks did not count
+for extra in (["Transfer-Encoding : chunked"], ["Content-Length : 0"],
+              ["Authorization : Bearer x"]):
+    r = ask(P + ["Content-Length: %d" % len(body)] + extra, body)
+    if not r.startswith("HTTP/1.1 400") or "not a token" not in r:
+        sys.exit("header %r: %s" % (extra, r[:100].replace("\r\n", " | ")))
+# a chunked body past 4 MiB: the connection is closed once past it (it was
+# read for as long as the client sent, the 413 only after its end)
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s.sendall(("\r\n".join(P + ["Transfer-Encoding: chunked"]) + "\r\n\r\n").encode())
+chunk = b"%x\r\n" % 65536 + b" " * 65536 + b"\r\n"
+sent = 0
+try:
+    while sent < 64 << 20:
+        s.sendall(chunk)
+        sent += 65536
+except OSError:
+    pass
+s.close()
+if sent >= 64 << 20:
+    sys.exit("a chunked body was read past 64 MiB")
 PY
         echo "FAIL [framing]: $(tail -1 "$TMP/framing")"
         fails=$((fails + 1))

@@ -210,11 +210,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
          * on the headers, so the body is not read and the connection closes */
         unsigned cl = wt_mhd_header_count(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
         unsigned te = wt_mhd_header_count(c, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-        if (cl > 1 || te > 1 || (cl && te)) {
+        /* "Transfer-Encoding :" is not counted as one: any name that is
+         * not a token is refused (RFC 9112 5.1) */
+        if (cl > 1 || te > 1 || (cl && te) || wt_mhd_fields_bad(c)) {
             conn_mark(e, c, 1);
             return text(c, MHD_HTTP_BAD_REQUEST,
                         "bad request: one Content-Length or one Transfer-Encoding, not both or "
-                        "two\n",
+                        "two, and header names without blanks\n",
                         NULL);
         }
         /* a path or method refused is refused on the headers too: no

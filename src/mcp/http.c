@@ -230,6 +230,37 @@ static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const ch
     return MHD_YES;
 }
 
+/* RFC 9110 5.6.2: a token character */
+static int tchar(unsigned char ch)
+{
+    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+           (ch && strchr("!#$%&'*+-.^_`|~", ch));
+}
+
+static enum MHD_Result check_field(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   size_t key_size, const char *value, size_t value_size)
+{
+    (void)kind;
+    int *bad = cls;
+    (void)value;
+    (void)value_size; /* a NUL in a value: libmicrohttpd 0.9.75 reports it cut there */
+    int ok = key && key_size > 0;
+    for (size_t i = 0; ok && i < key_size; i++)
+        ok = tchar((unsigned char)key[i]);
+    if (!ok) {
+        *bad = 1;
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
+int wt_mhd_fields_bad(struct MHD_Connection *c)
+{
+    int bad = 0;
+    MHD_get_connection_values_n(c, MHD_HEADER_KIND, check_field, &bad);
+    return bad;
+}
+
 /* How many times the request carries a header (a second Host, Origin or
  * Authorization would let the check and the use read different ones). */
 unsigned wt_mhd_header_count(struct MHD_Connection *c, const char *name)
@@ -1160,15 +1191,25 @@ static enum MHD_Result refuse(struct http_srv *x, struct MHD_Connection *c, cons
 {
     char hbuf[300], obuf[300];
     *refused = 1;
-    /* the session and version headers too: the lookup reads the first line
-     * only, so a second would be ignored unseen */
+    /* a name with a blank before its colon (RFC 9112 5.1: 400) is kept by
+     * libmicrohttpd as another name ("Transfer-Encoding "), which the once-each
+     * and framing checks below did not count */
+    if (wt_mhd_fields_bad(c))
+        return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
+                         "Bad Request: a header name that is not a token (a blank before its "
+                         "colon?)\n",
+                         NULL, NULL);
+    /* the session, version, method and tool name headers too: the lookup
+     * reads the first line only, so a second would be ignored unseen (and a
+     * gateway that read another would route or authorize another call) */
     if (wt_mhd_header_count(c, MHD_HTTP_HEADER_HOST) > 1 || wt_mhd_header_count(c, "Origin") > 1 ||
         wt_mhd_header_count(c, MHD_HTTP_HEADER_AUTHORIZATION) > 1 ||
         wt_mhd_header_count(c, "Mcp-Session-Id") > 1 ||
-        wt_mhd_header_count(c, "MCP-Protocol-Version") > 1)
+        wt_mhd_header_count(c, "MCP-Protocol-Version") > 1 ||
+        wt_mhd_header_count(c, "Mcp-Method") > 1 || wt_mhd_header_count(c, "Mcp-Name") > 1)
         return send_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
-                         "Bad Request: Host, Origin, Authorization, Mcp-Session-Id and "
-                         "MCP-Protocol-Version may appear once each\n",
+                         "Bad Request: Host, Origin, Authorization, Mcp-Session-Id, "
+                         "MCP-Protocol-Version, Mcp-Method and Mcp-Name may appear once each\n",
                          NULL, NULL);
     /* a body framed two ways is a framing error (RFC 9112 6.3): a proxy in
      * front that framed it by the other header would see another request
@@ -1301,8 +1342,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         size_t n = *upload_size;
         *upload_size = 0;
         if (k->too_big || k->len + n > WT_RPC_MAX_MESSAGE) {
+            /* a body of no declared length (chunked) past the limit: the
+             * connection is closed (libmicrohttpd cannot answer in the middle
+             * of a body, and reading it to its end let a client send for ever) */
             k->too_big = 1;
-            return MHD_YES;
+            return MHD_NO;
         }
         if (k->len + n + 1 > k->cap) {
             size_t ncap = k->cap ? k->cap : 4096;

@@ -33,6 +33,10 @@ struct MHD_Connection;
 /* How many times the request carries a header (names compared without
  * case); for the MCP server and the exporter. */
 unsigned wt_mhd_header_count(struct MHD_Connection *c, const char *name);
+/* 1 when a header name is not a token (RFC 9110 5.6.2: "Name :" with a blank
+ * before the colon, which RFC 9112 5.1 makes a 400, is kept by libmicrohttpd
+ * as another name, out of the counts above); else 0.  For both servers. */
+int wt_mhd_fields_bad(struct MHD_Connection *c);
 
 /* MHD_OPTION_UNESCAPE_CALLBACK for both servers: libmicrohttpd's decoding,
  * but a path holding "%00" is left as sent (a NUL would cut it short). */
