@@ -693,6 +693,79 @@ static void test_prescan_torn_recovery_race(void **state)
     remove_dir(dir);
 }
 
+/* A reader takes no lock: a writer repairs a torn tail that crosses the
+ * reader's 64 KiB read (cuts it back, appends in its place) between two of
+ * its reads.  The halves of two lines then read as one malformed line
+ * followed by another: the log was called damaged (exit 1) though no one
+ * tampered.  A file that changed while read is read again. */
+struct repairer {
+    const struct wt_log_paths *p;
+    int calls, fired;
+};
+
+static void repair_between_reads(void *ctx)
+{
+    struct repairer *rp = ctx;
+    if (rp->calls++ != 0 || rp->fired)
+        return; /* after the first read only, in the first scan */
+    rp->fired = 1;
+    struct wt_log *l;
+    struct wt_log_recovery rec;
+    struct wt_err err = {{0}};
+    if (wt_log_open(&l, rp->p, NULL, &rec, &err))
+        fail_msg("%s", err.msg);
+    assert_true(rec.repaired);
+    append_class(l, "inference", 7);
+    append_class(l, "inference", 8);
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    wt_log_close(l);
+}
+
+static void test_reader_torn_repair_race(void **state)
+{
+    (void)state;
+    char dir[64], vkey[512];
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    struct wt_log *l = new_log(
+        dir, sizeof(dir), &p, "workloadtruth.example.invalid/0000000000000006", vkey, sizeof(vkey));
+    struct stat st;
+    do {
+        append_class(l, "training", 1);
+        assert_int_equal(stat(p.log, &st), 0);
+    } while (st.st_size < 65536 - 400);
+    assert_int_equal(wt_log_publish(l, &err), 0);
+    uint64_t n = wt_log_size(l);
+    wt_log_close(l);
+    /* a writer killed inside its line, which crosses offset 65536 */
+    assert_int_equal(stat(p.log, &st), 0);
+    FILE *o = fopen(p.log, "ab");
+    assert_non_null(o);
+    fprintf(o, "{\"v\":1,\"seq\":%llu,\"ts_ms\":1767225699000,\"type\":\"class\",\"x\":\"",
+            (unsigned long long)n);
+    for (long k = st.st_size; k < 65536 + 300; k++)
+        fputc('a', o);
+    fclose(o);
+
+    struct wt_note_vkey vk;
+    assert_int_equal(wt_note_parse_vkey(vkey, &vk, &err), 0);
+    struct repairer rp = {.p = &p};
+    struct wt_verify_opts vo = {.vkey = &vk,
+                                .side_path = p.checkpoint,
+                                .after_read = repair_between_reads,
+                                .after_read_ctx = &rp};
+    struct wt_verify_report *vr = malloc(sizeof(*vr));
+    assert_non_null(vr);
+    int st_v = wt_verify_file(p.log, &vo, vr);
+    assert_true(rp.fired);
+    if (st_v != WT_VERIFY_OK && st_v != WT_VERIFY_WARN)
+        fail_msg("a log repaired while read was called damaged: %s", vr->message);
+    assert_int_not_equal(vr->damage, WT_DMG_TORN_TAIL); /* nor a tail torn that is not */
+    assert_int_equal(vr->entries, n + 3); /* the recovery record and the two appended */
+    free(vr);
+    remove_dir(dir);
+}
+
 /* The accepted limit (verify.h): a line changed in place between the prescan
  * and the lock, here by cutting the file to nothing and writing it back
  * with one byte of a middle line altered (same inode, same size: not seen
@@ -1388,6 +1461,7 @@ int main(void)
         cmocka_unit_test(test_flat_limits),
         cmocka_unit_test(test_string_rules),
         cmocka_unit_test(test_prescan_torn_recovery_race),
+        cmocka_unit_test(test_reader_torn_repair_race),
         cmocka_unit_test(test_prescan_inplace_change_seen_later),
         cmocka_unit_test(test_open_cancelled),
         cmocka_unit_test(test_state_file),

@@ -1092,6 +1092,8 @@ static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
     size_t got;
     while ((got = fread(chunk, 1, 1 << 16, f)) > 0) {
         size_t pos = 0;
+        if (o && o->after_read)
+            o->after_read(o->after_read_ctx);
         if (o && o->cancel && atomic_load(o->cancel)) {
             st = finish(v);          /* frees what begin() loaded; its verdict is replaced */
             r->damage = WT_DMG_NONE; /* no conclusion about the lines not read */
@@ -1192,16 +1194,50 @@ out:
     return st;
 }
 
+static int same_file_state(const struct stat *a, const struct stat *b)
+{
+    return a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+           a->st_mtim.tv_nsec == b->st_mtim.tv_nsec && a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+           a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* scan(), for readers, which take no lock (spec 9.3): a writer may repair a
+ * torn tail while they read (cut it back and write a line in its place), and
+ * the halves of two lines then read as one malformed line followed by
+ * another (damaged, exit 1) or as a tail torn that never was.  Damage or a
+ * torn tail found in a regular file that changed while it was read is read
+ * again from where the scan began, at most twice more; what the last read
+ * finds stands. */
+static int scan_settled(FILE *f, const char *path, const struct wt_verify_opts *o,
+                        const struct wt_verify_resume *from, struct wt_verify_report *r,
+                        uint64_t mark, struct wt_verify_resume *keep, struct wt_verify_tail *tail)
+{
+    off_t start = ftello(f);
+    for (int tries = 0;; tries++) {
+        struct stat before, after;
+        int reg = fstat(fileno(f), &before) == 0 && S_ISREG(before.st_mode) && start >= 0;
+        if (tail)
+            tail->len = 0;
+        int st = scan(f, path, o, from, r, NULL, mark, keep, tail);
+        int suspect =
+            st == WT_VERIFY_DAMAGED || (st == WT_VERIFY_WARN && r->damage == WT_DMG_TORN_TAIL);
+        if (!suspect || !reg || tries == 2 || fstat(fileno(f), &after) != 0 ||
+            same_file_state(&before, &after) || fseeko(f, start, SEEK_SET) != 0)
+            return st;
+        clearerr(f);
+    }
+}
+
 int wt_verify_stream(FILE *f, const char *path, const struct wt_verify_opts *o,
                      struct wt_verify_report *r)
 {
-    return scan(f, path, o, NULL, r, NULL, 0, NULL, NULL);
+    return scan_settled(f, path, o, NULL, r, 0, NULL, NULL);
 }
 
 int wt_verify_stream_from(FILE *f, const char *path, const struct wt_verify_opts *o,
                           const struct wt_verify_resume *from, struct wt_verify_report *r)
 {
-    return scan(f, path, o, from, r, NULL, 0, NULL, NULL);
+    return scan_settled(f, path, o, from, r, 0, NULL, NULL);
 }
 
 int wt_verify_stream_keep(FILE *f, const char *path, const struct wt_verify_opts *o,
@@ -1209,9 +1245,7 @@ int wt_verify_stream_keep(FILE *f, const char *path, const struct wt_verify_opts
                           struct wt_verify_report *r, struct wt_verify_resume *keep,
                           struct wt_verify_tail *tail)
 {
-    if (tail)
-        tail->len = 0;
-    return scan(f, path, o, from, r, NULL, mark, keep, tail);
+    return scan_settled(f, path, o, from, r, mark, keep, tail);
 }
 
 int wt_verify_prescan(FILE *f, const struct wt_verify_resume *from, const atomic_int *cancel,

@@ -72,6 +72,10 @@ struct wt_verify_opts {
     /* when set (a stop was asked: watch's SIGTERM), reading ends within 64 KiB
      * with WT_VERIFY_ERROR and a message saying so; NULL: never */
     const atomic_int *cancel;
+    /* for tests: called after each read of up to 64 KiB (to change the file
+     * between two reads, as a writer may while a reader takes no lock) */
+    void (*after_read)(void *ctx);
+    void *after_read_ctx;
     /* when set, called with each record of the valid prefix as the scan
      * accepts it, in order (each line hashed and checked as the scan does):
      * e is the parsed record, valid during the call only (json_incref
