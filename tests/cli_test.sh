@@ -1077,6 +1077,11 @@ check "ctl-short-trace-warning: one line" test "$(wc -l <"$TMP/err")" = 1
 run ctl-log-dir-notice 0 "$WT" classify --trace "$TMP/a${NL}x${ESC}.csv" --classifier rules --samples 10 --log-dir "$TMP/lg${NL}${ESC}" &&
     has err "created the audit log in $TMP/lg??;" && has out "audit log     : $TMP/lg??/log.jsonl (record 1)"
 check "ctl-log-dir-notice: one line each" sh -c 'test "$(wc -l <"$1/err")" = 1 && ! grep -q "$(printf "\033")" "$1/out" "$1/err"' sh "$TMP"
+# ... and so does the message of a torn tail repaired (all writers share it)
+printf '{"v":1,"seq":99,"x":"aaa' >>"$TMP/lg${NL}${ESC}/log.jsonl"
+run ctl-log-dir-repaired 0 "$WT" classify --trace "$TMP/a${NL}x${ESC}.csv" --classifier rules --samples 10 --log-dir "$TMP/lg${NL}${ESC}" &&
+    has err "recovered $TMP/lg??/log.jsonl: 24 bytes of a torn last line moved to $TMP/lg??/log.jsonl.torn."
+check "ctl-log-dir-repaired: one line" sh -c 'test "$(wc -l <"$1/err")" = 1 && ! grep -q "$(printf "\033")" "$1/err"' sh "$TMP"
 # an empty path is a usage error (2) from every option that takes one: these
 # were exit 1, "cannot open ''", while --log-dir '' was 2
 run empty-trace 2 "$WT" classify --trace= && has err "--trace: empty file name" && oneline

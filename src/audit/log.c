@@ -21,6 +21,7 @@
 #include "audit/merkle.h"
 #include "audit/verify.h"
 #include "util/fileio.h"
+#include "util/text.h"
 
 struct wt_log {
     struct wt_log_paths p;
@@ -724,6 +725,7 @@ int wt_log_repaired_msg(const struct wt_log_recovery *rec, const char *log, char
         return 0;
     snprintf(buf, cap, "recovered %s: %llu bytes of a torn last line moved to %s", log,
              (unsigned long long)rec->dropped, rec->quarantine);
+    wt_text_clean(buf); /* one line, whatever the path holds */
     return 1;
 }
 
@@ -743,6 +745,7 @@ int wt_log_unsealed_msg(const struct wt_log_recovery *rec, const char *log, char
         log, rec->publish_error[0] ? "" : "signed ",
         (unsigned long long)(rec->entries - rec->unsealed + 1), (unsigned long long)rec->entries,
         rec->publish_error[0] ? ", will be signed once the checkpoint file can be written" : "");
+    wt_text_clean(buf);
     return 1;
 }
 

@@ -144,7 +144,8 @@ int wt_log_wait_for_init(const struct wt_log_paths *p, double min_s, double max_
  * the torn tail it quarantined, and the lines past the last signed
  * checkpoint that it has now signed without having written them (a killed
  * writer's, or someone's without the key).  Each fills buf and returns 1
- * when there is something to say, else 0 (buf ""). */
+ * when there is something to say, else 0 (buf ""); control characters in
+ * the path are shown as '?' (one line). */
 int wt_log_repaired_msg(const struct wt_log_recovery *rec, const char *log, char *buf, size_t cap);
 int wt_log_unsealed_msg(const struct wt_log_recovery *rec, const char *log, char *buf, size_t cap);
 

@@ -901,8 +901,9 @@ int wt_cmd_witness(int argc, char **argv)
         "signed by the log and consistent with the one it holds, stores it atomically,\n"
         "then prints its cosignature line.  Its stored copy (printed path) is what\n"
         "verify-log --against takes.",
-        "exit status: 0 cosigned, 1 refused (409 conflict: wrong --old; 422: the log\n"
-        "was rewritten or forked; 403: not signed by the log; 400: a malformed request,\n"
+        "exit status: 0 cosigned, 1 refused (409 conflict: wrong --old, or the size\n"
+        "held with another root; 422: the log was rewritten or forked below the size\n"
+        "held; 403: not signed by the log; 400: a malformed request (or over 256 KiB),\n"
         "or old larger than the checkpoint's size, as when a checkpoint smaller than\n"
         "the one held comes from the size held), 2 usage or I/O error.",
         NULL,

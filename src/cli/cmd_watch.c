@@ -977,17 +977,26 @@ int wt_cmd_watch(int argc, char **argv)
      * round, and through the one workloadtruth.prom.tmp a reader could find
      * it empty or torn (one truncated the file the other had just renamed
      * into place).  A directory that cannot be opened to read (mode 0733)
-     * cannot be locked: written unlocked, as before. */
+     * or locked (flock on some network file systems) is written unlocked,
+     * as before, with a warning for the latter. */
     if (textfile) {
         textfile_lock = open(textfile, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (textfile_lock >= 0 && flock(textfile_lock, LOCK_EX | LOCK_NB) != 0) {
             int e = errno;
-            fprintf(stderr, "%s: --textfile %s: %s\n", help.prog, WT_CLEAN(textfile),
-                    e == EWOULDBLOCK ? "another workloadtruth watch writes its workloadtruth.prom "
-                                       "(give each agent a directory of its own, or watch every "
-                                       "GPU from one agent with --gpus all)"
-                                     : strerror(e));
-            goto out;
+            if (e == EWOULDBLOCK) {
+                fprintf(stderr,
+                        "%s: --textfile %s: another workloadtruth watch writes its "
+                        "workloadtruth.prom (give each agent a directory of its own, or watch "
+                        "every GPU from one agent with --gpus all)\n",
+                        help.prog, WT_CLEAN(textfile));
+                goto out;
+            }
+            fprintf(stderr,
+                    "%s: warning: --textfile %s: cannot lock it (%s): another agent given it "
+                    "would not be refused\n",
+                    help.prog, WT_CLEAN(textfile), strerror(e));
+            close(textfile_lock);
+            textfile_lock = -1;
         }
     }
     if ((prc = wt_cli_log_paths(help.prog, dir, file, &w->paths)) != 0) {
