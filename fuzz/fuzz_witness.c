@@ -159,6 +159,8 @@ static void send(struct model *m, const char *req, size_t len, const struct aske
         (strcmp(a->origin, ORIGIN) || cp.size != a->size || memcmp(cp.root, a->root, 32)))
         abort(); /* stored something else than it was asked to cosign */
     int real = cp.size <= NLEAVES && !memcmp(cp.root, roots[cp.size], 32);
+    if (m->held && cp.size == m->size && memcmp(cp.root, m->root, 32))
+        abort(); /* a fork at the size held was cosigned (C2SP tlog-witness: 409) */
     if (m->held && m->size > 0 && m->real && !real)
         abort(); /* a fork or a rewrite of the real log was cosigned */
     if (m->held && m->size > 0 && !m->real && (cp.size != m->size || memcmp(cp.root, m->root, 32)))
@@ -245,8 +247,11 @@ static size_t request(struct model *m, const uint8_t *d, size_t left, int may_fa
         abort();
     struct asked a = {.known = 1, .may_fail = may_fail, .origin = cp.origin, .size = size};
     memcpy(a.root, cp.root, 32);
+    /* (a made-up tree of size 0 held: the real empty one is a fork of it at
+     * that size, 409) */
     a.honest = !may_fail && !(opt & (2 | 0x10 | 0x20)) && proof == 0 && old == m->size &&
-               size >= m->size && (!m->held || m->size == 0 || m->real);
+               size >= m->size && (!m->held || m->size == 0 || m->real) &&
+               !(m->held && size == m->size && memcmp(cp.root, m->root, 32));
     send(m, req, strlen(req), &a);
     free(req);
     free(note);
