@@ -91,7 +91,6 @@ int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct
     return 0;
 }
 
-/* Reads at most max bytes of a file ("-": standard input); NUL-terminated. */
 /* A file (or '-': standard input) of at most max bytes, NUL-terminated;
  * NULL (reported) when it cannot be read, or is larger: then *too_large is
  * set, since such input is no proof, request or checkpoint (exit 1 or 400:
