@@ -66,6 +66,24 @@ run help-prefix 0 "$WT" classify --hel && has out "usage: workloadtruth classify
 run help-prefix-top 0 "$WT" --hel && has out "classify"
 run help-prefix-ambiguous 2 "$WT" eval --h && has err "could match --holdout, --help" && oneline
 run help-value 2 "$WT" classify --help=x && has err "--help takes no value" && oneline
+# a list option stops at any option, '-h' included (it read '-h' and '-json'
+# as paths, exit 1); a value that starts with '-' is an option, not the value,
+# unless it is a number or '-' alone
+run list-stops-at-h 0 "$WT" eval --traces "$TMP" -h && has out "usage: workloadtruth eval"
+run list-stops-at-dash 2 "$WT" eval --traces "$TMP" -json && has err "unknown option '-json'" && oneline
+run value-not-dash-option 2 "$WT" record --backend synthetic --duration 1 --out -x && has err "not the option '-x'" && oneline
+check value-not-dash-option-nofile test ! -e ./-x
+run value-negative-number 2 "$WT" classify --backend synthetic --samples -5 && has err "not a whole number: '-5'" && oneline
+run equals-no-name 2 "$WT" classify --=x && has err "unknown option '--=x'" && oneline
+# checked before the features are read ("unknown feature 'x'" before)
+run features-without-holdout 2 "$WT" eval "$TMP" --features x && has err "--features goes with --holdout" && oneline
+# metric labels with no metrics: refused (silently ignored before)
+run label-style-no-metrics 2 "$WT" watch --backend synthetic --label-style dcgm --iterations 1 --interval 0 && has err "--label-style goes with --listen or --textfile" && oneline
+# --columns keeping nothing the classifier reads: all UNKNOWN, said (a bare
+# "0.0%" with exit 0 before)
+if [ -n "$SHARED" ] && [ -d "$SHARED" ]; then
+    run columns-nothing-to-read 0 "$WT" eval --columns energy_j "$SHARED/hap" && has err "every scored window is UNKNOWN" && has out "0.0%"
+fi
 run no-command 2 "$WT"
 run unknown-command 2 "$WT" frobnicate && has err "unknown command 'frobnicate'" && oneline
 run mcp-help 0 "$WT" mcp --help && has out "usage: workloadtruth mcp"

@@ -139,6 +139,18 @@ int wt_cmd_eval(int argc, char **argv)
         sleep.random = !strcmp(family, "duty-random");
         o.sleep = &sleep;
     }
+    /* before their values are read: "--features x" without --holdout was
+     * "unknown feature 'x'" */
+    static const char *const train_only[] = {
+        "--features", "--simulate", "--sim-weight", "--python-windows", "--alone-views",
+        "--retime",   "--sim-seed", "--missing",    "--depth",          "--rounds",
+        NULL};
+    for (int i = 0; train_only[i]; i++)
+        if (!holdout && wt_opts_get(opts, train_only[i])->seen) {
+            fprintf(stderr, "workloadtruth eval: %s goes with --holdout (see --help)\n",
+                    train_only[i]);
+            goto usage;
+        }
     if (columns && wt_columns_parse(columns, &o.columns, &err) != WT_OK) {
         fprintf(stderr, "workloadtruth eval: --columns: %s (see --help)\n", err.msg);
         goto usage;
@@ -170,16 +182,6 @@ int wt_cmd_eval(int argc, char **argv)
     }
     /* usage first: the --dump-features file is opened after every check
      * (a path that cannot be written made a usage error exit 1) */
-    static const char *const train_only[] = {
-        "--features", "--simulate", "--sim-weight", "--python-windows", "--alone-views",
-        "--retime",   "--sim-seed", "--missing",    "--depth",          "--rounds",
-        NULL};
-    for (int i = 0; train_only[i]; i++)
-        if (!holdout && wt_opts_get(opts, train_only[i])->seen) {
-            fprintf(stderr, "workloadtruth eval: %s goes with --holdout (see --help)\n",
-                    train_only[i]);
-            goto usage;
-        }
     if (holdout && model_path) {
         fprintf(stderr, "workloadtruth eval: --holdout trains its own models; --model cannot go "
                         "with it (see --help)\n");
@@ -295,6 +297,17 @@ int wt_cmd_eval(int argc, char **argv)
                 "workloadtruth eval: %zu more files without a power scale (JSON: "
                 "per_file power_scale false)\n",
                 unscaled - 5);
+    /* every window UNKNOWN because --columns kept neither utilization nor power
+     * (or columns no file has): a "0.0%" read as the classifier's, exit 0 */
+    size_t unknown = 0;
+    for (int t = 0; t < WT_NCLASSES; t++)
+        unknown += tot.confusion[t][WT_NPRED - 1];
+    if (status == WT_EXIT_OK && columns && tot.scored > 0 && unknown == tot.scored)
+        fprintf(stderr,
+                "workloadtruth eval: every scored window is UNKNOWN: the columns kept by "
+                "--columns %s give the classifier nothing to decide on (it needs GPU "
+                "utilization, or power with a power scale)\n",
+                WT_CLEAN(columns));
     if (tot.scored == 0) {
         /* the cause the counts point at: labels, or windows too short */
         const char *why =

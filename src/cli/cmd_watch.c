@@ -854,6 +854,14 @@ int wt_cmd_watch(int argc, char **argv)
                 help.prog);
         return WT_EXIT_USAGE;
     }
+    /* metric labels without metrics did nothing, silently; --listen '' (a
+     * unit that always passes both) is accepted */
+    if (wt_opts_get(opts, "--label-style")->seen && !wt_opts_get(opts, "--listen")->seen &&
+        !textfile) {
+        fprintf(stderr, "%s: --label-style goes with --listen or --textfile (see --help)\n",
+                help.prog);
+        return WT_EXIT_USAGE;
+    }
     if (listen && !listen[0])
         listen = NULL; /* --listen '': no listener (a unit that always passes --listen) */
     enum wt_class declared_cli = WT_CLASS_NONE;

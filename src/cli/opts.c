@@ -1,6 +1,7 @@
 /* Command-line parsing (see opts.h). */
 #include "cli/opts.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -221,7 +222,8 @@ static struct wt_opt *find(const struct wt_cmd_help *h, struct wt_opt *opts, con
     if (nhits == 1 && len > 2)
         return hit;
     char name[80], sn[80];
-    snprintf(name, sizeof(name), "%.*s", (int)(len < 70 ? len : 70), arg);
+    size_t nlen = len > 2 ? len : strlen(arg); /* "--=x": the whole argument, not "--" */
+    snprintf(name, sizeof(name), "%.*s", (int)(nlen < 70 ? nlen : 70), arg);
     shown(sn, sizeof(sn), name);
     if (nhits > 1 && len > 2) {
         /* name the candidates, as argparse does: "could match --log-dir, --log-file" */
@@ -238,6 +240,18 @@ static struct wt_opt *find(const struct wt_cmd_help *h, struct wt_opt *opts, con
     } else
         *err = bad(h, "unknown option '%s'", sn);
     return NULL;
+}
+
+/* Whether an argument is an option, so not the previous option's value: as
+ * argparse, "--x", and "-x" unless it reads as a negative number ("-5",
+ * "-.5"); "-" alone is a value (standard input or output). */
+static bool looks_like_option(const char *a)
+{
+    if (a[0] != '-' || a[1] == '\0')
+        return false;
+    if (a[1] == '-')
+        return true;
+    return !(isdigit((unsigned char)a[1]) || (a[1] == '.' && isdigit((unsigned char)a[2])));
 }
 
 int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, char **argv,
@@ -297,7 +311,7 @@ int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, ch
                     return 2;
                 got++;
             }
-            while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
+            while (i + 1 < argc && !looks_like_option(argv[i + 1])) {
                 if (set_value(h, o, argv[++i]))
                     return 2;
                 got++;
@@ -309,14 +323,14 @@ int wt_opts_parse(const struct wt_cmd_help *h, struct wt_opt *opts, int argc, ch
         const char *val;
         if (eq)
             val = eq + 1;
-        else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+        else if (i + 1 < argc && !looks_like_option(argv[i + 1]))
             val = argv[++i];
         else if (i + 1 < argc) { /* as argparse: the next option is not this one's value */
             char next[80];
             shown(next, sizeof(next), argv[i + 1]);
             return bad(h,
                        "%s needs a value (%s), not the option '%s' (write %s=VALUE for a value "
-                       "that starts with '--')",
+                       "that starts with '-')",
                        o->name, o->metavar, next, o->name);
         } else
             return bad(h, "%s needs a value (%s)", o->name, o->metavar);
