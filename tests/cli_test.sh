@@ -233,6 +233,38 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/small" 2>/dev/null; then
     run record-full-keeps-rows-reads 0 "$WT" gpus --trace "$TMP/small/s.csv"
     umount "$TMP/small"
 fi
+# --duration's endpoint counts from any start (0.1 + 0.3 read past 0.4 - 0.1:
+# 3 rows from t = 0.1, 4 from t = 0)
+{ echo t_s,power_w; for i in 1 2 3 4 5 6 7 8; do echo "0.$i,100"; done; } >"$TMP/dt.csv"
+run record-duration-endpoint 0 "$WT" record --trace "$TMP/dt.csv" --duration 0.3 --out - &&
+    check record-duration-endpoint-rows test "$(grep -c '^0\.' "$TMP/out")" = 4
+# a tiny negative energy reading was written "-0.000"
+printf 't_s,energy_j\n0,-0.0004\n' >"$TMP/negz.csv"
+run record-no-negative-zero 0 "$WT" record --trace "$TMP/negz.csv" --out - && has out "0.000,0,,,,,,,,0.000," &&
+    check record-no-negative-zero-cell sh -c "! grep -q -- '-0.000' \"\$0\"" "$TMP/out"
+# a pipe whose other end set O_NONBLOCK: EAGAIN was an error, half a row sent
+python3 - "$WT" >"$TMP/nb.out" <<'PY'
+import fcntl, os, subprocess, sys, time
+r, w = os.pipe()
+fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)
+p = subprocess.Popen([sys.argv[1], "record", "--backend", "synthetic", "--duration", "3000", "--out", "-"], stdout=w, stderr=subprocess.DEVNULL)
+os.close(w)
+time.sleep(0.5)  # the pipe fills: the writer meets EAGAIN
+data = b""
+while True:
+    b = os.read(r, 65536)
+    if not b:
+        break
+    data += b
+print("rc", p.wait(), "rows", data.count(b"\n"), "whole", data.endswith(b"\n"))
+PY
+check record-nonblocking-pipe grep -q "^rc 0 rows 30[0-9][0-9] whole True\$" "$TMP/nb.out"
+# a valid output name of 247 bytes: its temporary name (NAME.PID.N) was too
+# long, the work lost at the end (ENAMETOOLONG)
+long=$(printf 'd%.0s' $(seq 247)).csv
+{ printf '# gpu_model: NVIDIA H100 80GB HBM3\n# label: TRAINING\nt_s,util_gpu_pct,power_w\n'; for i in $(seq 0 59); do echo "$i,95,600"; done; } >"$TMP/lt.csv"
+run dump-long-name 0 "$WT" eval "$TMP/lt.csv" --dump-features "$TMP/$long" &&
+    check dump-long-name-written test -s "$TMP/$long"
 run record-bad-profile 2 "$WT" record --backend synthetic --profile bogus --duration 1 --out "$TMP/bp.csv" && has err "invalid choice 'bogus'" && oneline
 # SIGINT and SIGTERM end a generated recording too (the synthetic and
 # simulator sources never looked at the stop: only kill -9 ended a long

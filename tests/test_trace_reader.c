@@ -376,7 +376,7 @@ static void test_metadata_limit(void **state)
 }
 
 /* The writer writes a long metadata value whole (a newline or any other
- * control character in it becomes a space) and refuses one the reader
+ * control character in it, C1 included, becomes a space) and refuses one the reader
  * could not read back, never cutting it. */
 static void test_writer_metadata(void **state)
 {
@@ -391,6 +391,8 @@ static void test_writer_metadata(void **state)
     v[13] = '\t';
     v[14] = '\x7f';
     v[15] = '\r';
+    v[16] = '\xc2'; /* U+009B, a C1 control (CSI): two bytes, both spaces */
+    v[17] = '\x9b';
     v[n] = '\0';
     const char *keys[] = {"gpu_models"};
     const char *vals[] = {v};
@@ -411,7 +413,7 @@ static void test_writer_metadata(void **state)
     const char *back = wt_trace_meta_value(r, "gpu_models");
     assert_non_null(back);
     assert_int_equal(strlen(back), n);
-    assert_memory_equal(back + 9, "x      x", 8);
+    assert_memory_equal(back + 9, "x        x", 10);
     assert_true(back[n - 1] == 'x');
     wt_trace_close(r);
     memset(v, 'x', 69999);

@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -611,7 +612,12 @@ int wt_cmd_record(int argc, char **argv)
             for (size_t i = 0; i < n; i++) {
                 if (isnan(first_t[g]))
                     first_t[g] = buf[i].t_s;
-                if (!live && duration > 0 && buf[i].t_s - first_t[g] > duration) {
+                /* the endpoint counts whatever the rounding of the times
+                 * (0.4 - 0.1 read past 0.3, 0.3 - 0 did not): half the 1 us
+                 * a trace holds, and a few units in the last place */
+                if (!live && duration > 0 &&
+                    buf[i].t_s - first_t[g] >
+                        duration + 5e-7 + 4 * DBL_EPSILON * fabs(buf[i].t_s)) {
                     active[g] = 0;
                     nactive--;
                     break;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -59,6 +60,14 @@ static int write_all(int fd, const char *p, size_t n, size_t *done)
         if (k < 0) {
             if (errno == EINTR)
                 continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                /* a non-blocking descriptor (a pipe whose other end set
+                 * O_NONBLOCK: it is shared): wait until it takes more, as a
+                 * blocking write would (it failed, half a row sent) */
+                struct pollfd pf = {.fd = fd, .events = POLLOUT};
+                if (poll(&pf, 1, -1) >= 0 || errno == EINTR)
+                    continue;
+            }
             return -1;
         }
         if (k == 0) {
@@ -144,6 +153,8 @@ static int put_meta(struct wt_trace_writer *w, const char *key, const char *valu
             }
             if ((unsigned char)w->buf[i] < 0x20 || w->buf[i] == 0x7f)
                 w->buf[i] = ' ';
+            else if (cp >= 0x80 && cp <= 0x9f) /* C1: two bytes, both */
+                w->buf[i] = w->buf[i + 1] = ' ';
             i += k;
         }
     }
@@ -296,9 +307,9 @@ int wt_trace_writer_row(struct wt_trace_writer *w, const struct wt_sample *s, st
             /* a counter since the driver loaded: 1e10 J on a long-running host,
              * read in mJ; ten digits would make its differences 0.  From
              * 1e15 J on (the counter may start anywhere), the whole joules,
-             * which are all a double holds there */
+             * which are all a double holds there; "-0.000" written as 0 */
             off += snprintf(line + off, sizeof(line) - (size_t)off,
-                            fabs(x) < 1e15 ? ",%.3f" : ",%.0f", x);
+                            fabs(x) < 1e15 ? ",%.3f" : ",%.0f", fabs(x) < 0.0005 ? 0.0 : x);
         else {
             line[off++] = ',';
             off += plain(line + off, sizeof(line) - (size_t)off, x);

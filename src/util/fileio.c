@@ -76,8 +76,17 @@ int wt_mkdir_durable(const char *dir, mode_t mode, struct wt_err *err)
 int wt_open_temp(const char *path, mode_t mode, char *tmp, size_t cap)
 {
     static unsigned counter; /* a name taken (a crash's leftover) moves on */
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash + 1 - path) : 0, blen = strlen(path) - dirlen;
     for (int tries = 0; tries < 100; tries++) {
-        if (snprintf(tmp, cap, "%s.%ld.%u", path, (long)getpid(), counter++) >= (int)cap) {
+        char suffix[48];
+        int sl = snprintf(suffix, sizeof(suffix), ".%ld.%u", (long)getpid(), counter++);
+        /* a name of up to NAME_MAX bytes is valid, its temporary name longer
+         * (ENAMETOOLONG after all the work, a 251-byte model name): the name
+         * is cut to fit (the PID and counter keep it unique) */
+        size_t keep = blen + (size_t)sl > NAME_MAX ? NAME_MAX - (size_t)sl : blen;
+        if (snprintf(tmp, cap, "%.*s%.*s%s", (int)dirlen, path, (int)keep, path + dirlen,
+                     suffix) >= (int)cap) {
             errno = ENAMETOOLONG;
             return -1;
         }

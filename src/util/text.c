@@ -51,6 +51,11 @@ char *wt_text_clean(char *s)
             p[i++] = '?';
             continue;
         }
+        if (cp >= 0x80 && cp <= 0x9f) { /* C1 (CSI, OSC...: 8-bit escapes) */
+            p[i] = p[i + 1] = '?';      /* two bytes, so the length stays */
+            i += 2;
+            continue;
+        }
         i += n;
     }
     return s;
