@@ -743,6 +743,19 @@ static void bad_arguments_are_tool_errors(void **state)
                "{\"backend\":\"nvml\",\"samples\":3600,"
                "\"interval_seconds\":60}",
                "at most 300 s per call");
+    /* the Python tool's default profile spelled out with the GPUs passes
+     * (as on the command line: it was "'profile' goes with backend
+     * synthetic"); another profile does not */
+    tool_fails(s, "classify_workload",
+               "{\"backend\":\"nvml\",\"profile\":\"training\",\"samples\":3600,"
+               "\"interval_seconds\":60}",
+               "at most 300 s per call");
+    tool_fails(s, "classify_workload",
+               "{\"backend\":\"auto\",\"profile\":\"training\",\"samples\":3600,"
+               "\"interval_seconds\":60}",
+               "at most 300 s per call");
+    tool_fails(s, "classify_workload", "{\"backend\":\"nvml\",\"profile\":\"inference\"}",
+               "'profile' goes with backend synthetic");
     tool_fails(s, "check_declaration", "{}", "'declared' is required");
     tool_fails(s, "check_declaration", "{\"declared\":\"training\",\"windows\":21}", "'windows'");
     tool_fails(s, "check_declaration", "{\"declared\":\"training\",\"write_to_audit_log\":true}",

@@ -530,7 +530,12 @@ static int source_args(struct wt_mcp_server *s, struct args *a, struct source_ar
         return arg_fail(a, "backend replay needs 'trace' (a file inside the server's "
                            "--trace-dir)");
     }
-    if (given(a, "profile") && strcmp(sa->backend, "synthetic"))
+    /* the Python tool's default spelled out with the GPUs ("backend": "nvml",
+     * "profile": "training", as a client filling in its defaults sends) is
+     * accepted and has no effect, as on the command line */
+    if (given(a, "profile") && strcmp(sa->backend, "synthetic") &&
+        !((!strcmp(sa->backend, "nvml") || !strcmp(sa->backend, "auto")) &&
+          !strcmp(sa->profile, "training")))
         return arg_fail(a, "'profile' goes with backend synthetic");
     if (!strcmp(sa->backend, "synthetic") && !wt_synth_profile_find(sa->profile) &&
         !wt_sim_profile_find(sa->profile))
