@@ -214,7 +214,9 @@ static void test_text_hygiene(void **state)
     json_decref(j);
     /* C1 controls (U+009B CSI, U+009D OSC, U+009C ST: 8-bit escapes a terminal
      * may act on) went through; U+00A0 and above are text */
-    char c1[] = "EVIL\xc2\x9b" "2J\xc2\x9d" "0;x\xc2\x9c \xc2\xa0\xc2\xbf";
+    char c1[] = "EVIL\xc2\x9b"
+                "2J\xc2\x9d"
+                "0;x\xc2\x9c \xc2\xa0\xc2\xbf";
     assert_string_equal(wt_text_clean(c1), "EVIL??2J??0;x?? \xc2\xa0\xc2\xbf");
     /* cut points: never inside a sequence */
     const char *e = "ab\xc3\xa9\xe2\x82\xac";

@@ -85,8 +85,8 @@ int wt_open_temp(const char *path, mode_t mode, char *tmp, size_t cap)
          * (ENAMETOOLONG after all the work, a 251-byte model name): the name
          * is cut to fit (the PID and counter keep it unique) */
         size_t keep = blen + (size_t)sl > NAME_MAX ? NAME_MAX - (size_t)sl : blen;
-        if (snprintf(tmp, cap, "%.*s%.*s%s", (int)dirlen, path, (int)keep, path + dirlen,
-                     suffix) >= (int)cap) {
+        if (snprintf(tmp, cap, "%.*s%.*s%s", (int)dirlen, path, (int)keep, path + dirlen, suffix) >=
+            (int)cap) {
             errno = ENAMETOOLONG;
             return -1;
         }
