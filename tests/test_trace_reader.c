@@ -538,6 +538,104 @@ static void test_nvsmi_instant_nounits(void **state)
     wt_trace_close(r);
 }
 
+/* A preferred field nvidia-smi leaves "[N/A]" on this GPU (power.draw.instant
+ * or enforced.power.limit where unsupported) beside one with values: the one
+ * with values is read, its semantics with it (power and its limit were "not
+ * measured", the window UNKNOWN).  The first row with any value fixes the
+ * field for the file. */
+static void test_nvsmi_power_fallback(void **state)
+{
+    (void)state;
+    const char *t = "index, power.draw.average [W], power.draw.instant [W], "
+                    "power.limit [W], enforced.power.limit [W]\n"
+                    "0, [N/A], [N/A], [N/A], [N/A]\n"
+                    "0, 53.91 W, [N/A], 400.00 W, [N/A]\n"
+                    "0, 54.00 W, 70.5 W, 400.00 W, 300.00 W\n";
+    struct wt_trace_reader *r;
+    struct wt_err err;
+    struct wt_sample s;
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_false(wt_measured(s.v[WT_COL_POWER]));
+    assert_false(wt_measured(s.v[WT_COL_POWER_LIMIT]));
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_true(s.v[WT_COL_POWER] == 53.91);
+    assert_true(s.v[WT_COL_POWER_LIMIT] == 400);
+    assert_string_equal(wt_trace_meta(r)->power_semantics, "avg1s");
+    /* fixed: the averaged field still, though the instant one has a value */
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_true(s.v[WT_COL_POWER] == 54);
+    assert_true(s.v[WT_COL_POWER_LIMIT] == 400);
+    assert_string_equal(wt_trace_meta(r)->power_semantics, "avg1s");
+    wt_trace_close(r);
+    /* the preferred field with a value in the first row: read, as before */
+    const char *u = "index, power.draw.average [W], power.draw.instant [W]\n"
+                    "0, 53.91 W, 70.5 W\n"
+                    "0, 54.00 W, [N/A]\n";
+    assert_int_equal(tu_open(u, strlen(u), NULL, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_true(s.v[WT_COL_POWER] == 70.5);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_false(wt_measured(s.v[WT_COL_POWER]));
+    assert_string_equal(wt_trace_meta(r)->power_semantics, "instant");
+    wt_trace_close(r);
+}
+
+/* Without an index column and with the rows per tick unknown (one), rows
+ * naming two models are several GPUs' rows: an error that says what to do
+ * (they were read as one GPU, its class confidently wrong); with
+ * --gpus-per-tick 2 they read. */
+static void test_nvsmi_names_two_gpus(void **state)
+{
+    (void)state;
+    const char *t = "name, utilization.gpu [%], power.draw [W]\n"
+                    "NVIDIA A100-SXM4-40GB, 98 %, 380.00 W\n"
+                    "Tesla T4, 0 %, 10.00 W\n"
+                    "NVIDIA A100-SXM4-40GB, 97 %, 381.00 W\n"
+                    "Tesla T4, 0 %, 10.00 W\n";
+    struct wt_trace_reader *r;
+    struct wt_err err = {{0}};
+    struct wt_sample s;
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_EINVAL);
+    assert_contains(err.msg, ":3: column 'name': 'Tesla T4', but GPU 0's earlier rows name");
+    assert_contains(err.msg, "--gpus-per-tick");
+    wt_trace_close(r);
+    struct wt_trace_opts o = {.rows_per_tick = 2};
+    assert_int_equal(tu_open(t, strlen(t), &o, &r, &err), WT_OK);
+    size_t rows = 0;
+    while (wt_trace_next(r, &s, &err) == WT_OK) {
+        assert_int_equal(s.gpu, (int)(rows % 2));
+        rows++;
+    }
+    assert_int_equal(rows, 4);
+    wt_trace_close(r);
+}
+
+/* nvidia-smi -l restarted onto the same file (>>) writes its header again:
+ * skipped ("column 'timestamp': not a time" had made the file unreadable);
+ * a line that only resembles it is still a row, and an error. */
+static void test_nvsmi_header_again(void **state)
+{
+    (void)state;
+    const char *t = "timestamp, index, power.draw [W]\n"
+                    "2024/04/03 10:00:00.000, 0, 100.00 W\n"
+                    "timestamp, index, power.draw [W]\n"
+                    "2024/04/03 10:00:05.000, 0, 101.00 W\n";
+    struct wt_trace_reader *r;
+    struct wt_err err = {{0}};
+    size_t rows;
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    assert_int_equal(tu_drain(r, &rows, &err), WT_DONE);
+    assert_int_equal(rows, 2);
+    wt_trace_close(r);
+    expect_error("timestamp, index, power.draw [W]\n"
+                 "2024/04/03 10:00:00.000, 0, 100.00 W\n"
+                 "timestamp, index, power.draw\n",
+                 ":3: column 'timestamp': not a time");
+}
+
 /* Without an index column, rows come in per-tick groups, one row per GPU. */
 static void test_nvsmi_grouped(void **state)
 {
@@ -986,6 +1084,9 @@ int main(void)
         cmocka_unit_test(test_writer_plain_numbers),
         cmocka_unit_test(test_nvsmi_with_index),
         cmocka_unit_test(test_nvsmi_instant_nounits),
+        cmocka_unit_test(test_nvsmi_power_fallback),
+        cmocka_unit_test(test_nvsmi_names_two_gpus),
+        cmocka_unit_test(test_nvsmi_header_again),
         cmocka_unit_test(test_nvsmi_grouped),
         cmocka_unit_test(test_nvsmi_missing_row),
         cmocka_unit_test(test_nvsmi_uuid),

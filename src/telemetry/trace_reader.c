@@ -41,12 +41,15 @@ enum field_kind {
     F_STAMP,  /* nvidia-smi timestamp */
     F_IDENT,  /* nvidia-smi uuid / pci.bus_id: GPU identity */
     F_NAME,   /* nvidia-smi name: the GPU's model, kept as metadata (note_model) */
+    F_ALT,    /* nvidia-smi: a power or limit field below the chosen one (alt_resolve) */
 };
 
 struct field {
     enum field_kind kind;
-    int col;       /* enum wt_col for F_COL */
-    char name[48]; /* for messages */
+    int col;               /* enum wt_col for F_COL and F_ALT */
+    int prio;              /* nvidia-smi power and limit fields: their rank */
+    const char *semantics; /* nvidia-smi power fields */
+    char name[48];         /* for messages */
 };
 
 struct cell {
@@ -94,7 +97,12 @@ struct wt_trace_reader {
     int power_limit_prio;
     int has_stamp, has_index, has_ident;
     int power_field, limit_field;
+    /* the power (limit) field read, fixed by the first row where one of them
+     * has a value: the chosen one, else the best F_ALT with one; -1 before */
+    int power_lock, limit_lock;
     struct wt_owners *owners; /* the owners column's cells; NULL: no such column */
+    char *header;             /* nvidia-smi: the header line, to skip where it comes again */
+    size_t header_len;
 
     /* nvidia-smi state */
     double stamp0;
@@ -113,6 +121,7 @@ struct wt_trace_reader {
      * the grouping is, so a row's name is kept until its GPU is */
     char row_name[NAME_MAX_LEN + 1]; /* of the row last parsed */
     unsigned char *named;            /* WT_MAX_GPUS: the GPU's model is recorded */
+    uint64_t *name_hash;             /* WT_MAX_GPUS: without index, the first name's (0: none) */
     int models_given;                /* the metadata names the model: rows are not read */
     int list_given;                  /* the metadata has gpu_models: not built here */
     size_t list_at;                  /* 1 + index of the gpu_models entry built here */
@@ -560,6 +569,7 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
     r->ncols = n;
     r->power_prio = r->power_limit_prio = -1;
     r->power_field = r->limit_field = -1;
+    r->power_lock = r->limit_lock = -1;
     int seen_col[WT_NCOLS];
     int seen_t = 0, seen_gpu = 0, seen_label = 0, seen_owners = 0;
     for (int i = 0; i < WT_NCOLS; i++)
@@ -624,12 +634,17 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
             int *field = nf->col == WT_COL_POWER ? &r->power_field : &r->limit_field;
             if (nf->prio == *prio)
                 return fail(r, err, WT_EINVAL, r->lineno, "column '%s' appears twice", nf->name);
+            f->prio = nf->prio;
+            f->semantics = nf->semantics;
+            /* the others are kept as alternatives: a field nvidia-smi leaves
+             * "[N/A]" on this GPU (power.draw.instant before Ampere) beside
+             * one with values had made power "not measured" */
             if (nf->prio < *prio) {
-                f->kind = F_IGNORE;
+                f->kind = F_ALT;
                 continue;
             }
             if (*field >= 0)
-                r->fields[*field].kind = F_IGNORE;
+                r->fields[*field].kind = F_ALT;
             *prio = nf->prio;
             *field = i;
             if (nf->col == WT_COL_POWER)
@@ -859,6 +874,48 @@ static int first_warning(const char *name)
 
 /* Parses r->line into s.  gpu is -1 when it must still be derived from the
  * tick grouping (nvidia-smi without an index). */
+/* nvidia-smi's power (limit) fields: the file's first row where any of them
+ * has a value fixes which is read from then on: the chosen (highest-ranked)
+ * one if it has a value there, else the best-ranked other that has one; the
+ * power semantics follow the field.  One field for the whole file, so that a
+ * window never mixes instantaneous and averaged power. */
+static int alt_resolve(struct wt_trace_reader *r, const struct cell *cells, struct wt_sample *s,
+                       int col, int primary, int *lock, struct wt_err *err)
+{
+    if (primary < 0 || *lock == primary)
+        return WT_OK;
+    if (*lock >= 0) {
+        s->v[col] = NAN;
+        return parse_value(r, &r->fields[*lock], &cells[*lock], &s->v[col], err);
+    }
+    if (wt_measured(s->v[col])) {
+        *lock = primary;
+        return WT_OK;
+    }
+    int best = -1;
+    double best_v = NAN;
+    for (int i = 0; i < r->ncols; i++) {
+        const struct field *f = &r->fields[i];
+        if (f->kind != F_ALT || f->col != col || (best >= 0 && f->prio < r->fields[best].prio))
+            continue;
+        double d;
+        int rc = parse_value(r, f, &cells[i], &d, err);
+        if (rc)
+            return rc;
+        if (wt_measured(d)) {
+            best = i;
+            best_v = d;
+        }
+    }
+    if (best < 0)
+        return WT_OK; /* none has a value yet */
+    *lock = best;
+    s->v[col] = best_v;
+    if (col == WT_COL_POWER)
+        r->meta.power_semantics = r->fields[best].semantics;
+    return WT_OK;
+}
+
 static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err *err)
 {
     struct cell cells[WT_TRACE_MAX_COLS];
@@ -902,6 +959,7 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
         double d;
         switch (f->kind) {
         case F_IGNORE:
+        case F_ALT: /* alt_resolve, after the row */
             break;
         case F_TIME:
             if (c->len == 0)
@@ -1053,7 +1111,10 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
     }
     if (r->meta.kind == WT_TRACE_NVSMI && !gpu_set)
         s->gpu = -1;
-    return WT_OK;
+    int rc = alt_resolve(r, cells, s, WT_COL_POWER, r->power_field, &r->power_lock, err);
+    if (rc == WT_OK)
+        rc = alt_resolve(r, cells, s, WT_COL_POWER_LIMIT, r->limit_field, &r->limit_lock, err);
+    return rc;
 }
 
 /* After the header, a line starting with '#' is a misplaced metadata line or
@@ -1081,6 +1142,11 @@ static int next_raw(struct wt_trace_reader *r, struct wt_sample *s, unsigned lon
         if (r->line[0] == '#' && meta_after_header(r))
             return fail(r, err, WT_EINVAL, r->lineno,
                         "metadata line after the header (metadata must come first)");
+        /* nvidia-smi -l restarted onto the same file (>>) writes its header
+         * again: skipped (it was "column 'timestamp': not a time") */
+        if (r->header && r->line_len == r->header_len &&
+            !memcmp(r->line, r->header, r->line_len))
+            continue;
         rc = parse_row(r, s, err);
         if (rc)
             return rc;
@@ -1348,6 +1414,27 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
             double dt = r->opts.interval_s > 0 ? r->opts.interval_s : 1.0;
             s->t_s = (double)(r->ordinal / g) * dt;
         }
+        /* a GPU's rows naming two models are several GPUs' rows taken for
+         * one (no index column, the rows per tick unknown: read as one GPU,
+         * its class confidently wrong) */
+        if (*name) {
+            uint64_t h = 1469598103934665603u; /* FNV-1a; never 0 for a name */
+            for (const char *c = name; *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211u;
+            h |= 1;
+            uint64_t *first = &r->name_hash[s->gpu];
+            if (!*first)
+                *first = h;
+            else if (*first != h) {
+                char shown[64];
+                printable(shown, sizeof(shown), name, strlen(name));
+                return fail(r, err, WT_EINVAL, lineno,
+                            "column 'name': '%s', but GPU %d's earlier rows name another model: "
+                            "rows of %s GPUs without an index column (add 'index' to "
+                            "--query-gpu, or give --gpus-per-tick N, the GPUs per poll)",
+                            shown, s->gpu, g > 1 ? "more" : "several");
+            }
+        }
     } else {
         if ((rc = next_raw(r, s, &lineno, err)) != WT_OK)
             return rc;
@@ -1420,7 +1507,8 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
     r->line = malloc(LINE_ROOM + 1);
     r->last_t = malloc(WT_MAX_GPUS * sizeof(double));
     r->named = calloc(WT_MAX_GPUS, 1);
-    if (!r->rbuf || !r->line || !r->last_t || !r->named) {
+    r->name_hash = calloc(WT_MAX_GPUS, sizeof(uint64_t));
+    if (!r->rbuf || !r->line || !r->last_t || !r->named || !r->name_hash) {
         rc = wt_errf(err, WT_ENOMEM, "%s: out of memory", name);
         goto fail;
     }
@@ -1448,6 +1536,14 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
     }
     if ((rc = parse_header(r, err)) != WT_OK)
         goto fail;
+    if (r->meta.kind == WT_TRACE_NVSMI) {
+        if (!(r->header = malloc(r->line_len + 1))) {
+            rc = fail(r, err, WT_ENOMEM, r->lineno, "out of memory");
+            goto fail;
+        }
+        memcpy(r->header, r->line, r->line_len);
+        r->header_len = r->line_len;
+    }
     r->models_given = wt_trace_meta_value(r, "gpu_model") != NULL;
     r->list_given = wt_trace_meta_value(r, "gpu_models") != NULL;
     const char *fmt = wt_trace_meta_value(r, "format");
@@ -1548,6 +1644,8 @@ void wt_trace_close(struct wt_trace_reader *r)
     free(r->line);
     free(r->last_t);
     free(r->named);
+    free(r->name_hash);
+    free(r->header);
     wt_owners_free(r->owners);
     free(r);
 }
