@@ -1144,8 +1144,7 @@ static int next_raw(struct wt_trace_reader *r, struct wt_sample *s, unsigned lon
                         "metadata line after the header (metadata must come first)");
         /* nvidia-smi -l restarted onto the same file (>>) writes its header
          * again: skipped (it was "column 'timestamp': not a time") */
-        if (r->header && r->line_len == r->header_len &&
-            !memcmp(r->line, r->header, r->line_len))
+        if (r->header && r->line_len == r->header_len && !memcmp(r->line, r->header, r->line_len))
             continue;
         rc = parse_row(r, s, err);
         if (rc)
