@@ -837,6 +837,31 @@ static void files_stay_inside_their_directories(void **state)
     write_trace("--samples asks for.csv", "t_s,gpu,util_gpu_pct\n0,0,1\n1,0,1\n2,0,1\n");
     tool_fails(s, "classify_workload", "{\"trace\":\"--samples asks for.csv\",\"samples\":10}",
                "/--samples asks for.csv: GPU 0 has only 3 samples; 'samples' asks for 10");
+    /* nvidia-smi CSV without index: gpus_per_tick, as classify --gpus-per-tick
+     * (an agent had no way to read two GPUs' rows as two GPUs) */
+    {
+        static char smi[8192];
+        size_t len = (size_t)snprintf(smi, sizeof(smi), "name, utilization.gpu [%%]\n");
+        for (int i = 0; i < 20; i++)
+            len += (size_t)snprintf(smi + len, sizeof(smi) - len,
+                                    "NVIDIA A100-SXM4-40GB, 98 %%\nTesla T4, 0 %%\n");
+        write_trace("smi2.csv", smi);
+        tool_fails(s, "classify_workload", "{\"trace\":\"smi2.csv\"}",
+                   "GPU 0's earlier rows name another model");
+        json_t *resp;
+        json_t *res =
+            call_tool(s, "classify_workload",
+                      "{\"trace\":\"smi2.csv\",\"gpus_per_tick\":2,\"gpu_index\":1}", &resp);
+        assert_false(is_error(res));
+        json_t *sc = json_object_get(res, "structuredContent");
+        assert_int_equal(json_integer_value(json_object_get(sc, "gpu_index")), 1);
+        assert_string_equal(json_string_value(json_object_get(sc, "workload_type")), "IDLE");
+        json_decref(resp);
+        tool_fails(s, "classify_workload", "{\"gpus_per_tick\":2}",
+                   "'gpus_per_tick' goes with 'trace'");
+        tool_fails(s, "classify_workload", "{\"trace\":\"smi2.csv\",\"gpus_per_tick\":0}",
+                   "'gpus_per_tick' must be from 1 to 1024");
+    }
     /* peers: a trace's other GPUs read beside the classified one, or not */
     {
         static char two[8192];

@@ -74,6 +74,9 @@ static const char classify_input[] =
     "\"trace\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024,"
     "\"description\":\"a trace file inside the server's --trace-dir (implies backend "
     "replay)\"},"
+    "\"gpus_per_tick\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1024,"
+    "\"description\":\"with trace, nvidia-smi CSV without an index column: rows (GPUs) per "
+    "poll (default: detected from the timestamps)\"},"
     "\"peers\":{\"type\":\"string\",\"enum\":[\"job\",\"all\",\"none\"],\"default\":"
     "\"job\",\"description\":\"a trace's or the simulator's other GPUs read beside this one: "
     "those of its job where the trace's owners column names it, else all (job); all; or none: "
@@ -598,6 +601,10 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     int sim = !a->err[0] && !strcmp(sa.backend, "synthetic") && !wt_synth_profile_find(sa.profile);
     arg_int(a, "samples", sim ? 300 : 10, MIN_SAMPLES, MAX_SAMPLES, &samples);
     arg_num(a, "interval_seconds", 1.0, 0.01, 60, &interval);
+    long long per_tick;
+    arg_int(a, "gpus_per_tick", 0, 1, WT_MAX_GPUS, &per_tick);
+    if (!a->err[0] && per_tick && !sa.trace)
+        arg_fail(a, "'gpus_per_tick' goes with 'trace'");
     arg_str(a, "declared", NULL, classes, &declared_s);
     const char *peers;
     arg_str(a, "peers", "job", peer_modes, &peers);
@@ -635,6 +642,7 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     rq.backend = sa.backend;
     rq.cfg.trace_path = sa.trace ? sa.trace_path : NULL;
     rq.cfg.trace_opts.interval_s = interval;
+    rq.cfg.trace_opts.rows_per_tick = (unsigned)per_tick;
     rq.cfg.profile = sa.profile;
     rq.cfg.evasion_strength = -1;
     rq.cfg.interval_s = interval;
