@@ -77,6 +77,50 @@ static void test_intern(void **state)
     wt_owners_free(t);
 }
 
+/* Past the table's limit a valid cell is "not known", not an error: a long
+ * stream (`watch --trace -`, every GPU's rows interned) had stopped the
+ * watched GPU at the 65,537th distinct owner set. */
+static void test_table_full(void **state)
+{
+    (void)state;
+    size_t n = WT_OWNERS_MAX_SETS + 10, cap = 64 + n * 40, len = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    len += (size_t)snprintf(t + len, cap - len, "t_s,gpu,power_w,owners\n");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(t + len, cap - len, "%zu,0,100,slurm:%zu\n", i, 100000 + i);
+    struct wt_trace_reader *r;
+    struct wt_err err = {{0}};
+    struct wt_trace_opts o = {.quiet = 1};
+    assert_int_equal(tu_open(t, len, &o, &r, &err), WT_OK);
+    struct wt_sample smp;
+    size_t rows = 0, unknown = 0;
+    int rc;
+    while ((rc = wt_trace_next(r, &smp, &err)) == WT_OK) {
+        if (smp.owner == WT_OWNERS_UNKNOWN)
+            unknown++;
+        rows++;
+    }
+    assert_int_equal(rc, WT_DONE);
+    assert_int_equal(rows, n);
+    assert_int_equal(unknown, n - WT_OWNERS_MAX_SETS);
+    wt_trace_close(r);
+    free(t);
+    /* the table itself: -2 for a valid cell past its limit */
+    struct wt_owners *tb = wt_owners_new();
+    char cell[32], why[160];
+    uint32_t id;
+    for (int i = 0; i < WT_OWNERS_MAX_SETS; i++) {
+        snprintf(cell, sizeof(cell), "slurm:%d", 100000 + i);
+        assert_int_equal(wt_owners_intern(tb, cell, strlen(cell), &id, why, sizeof(why)), 0);
+    }
+    assert_int_equal(wt_owners_intern(tb, "slurm:1", 7, &id, why, sizeof(why)), -2);
+    assert_int_equal(id, WT_OWNERS_UNKNOWN);
+    assert_int_equal(wt_owners_intern(tb, "slurm:100000", 12, &id, why, sizeof(why)), 0);
+    assert_int_equal(wt_owners_intern(tb, "a b", 3, &id, why, sizeof(why)), -1);
+    wt_owners_free(tb);
+}
+
 static void test_same_job(void **state)
 {
     (void)state;
@@ -187,9 +231,8 @@ static void test_round_trip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_intern),
-        cmocka_unit_test(test_same_job),
-        cmocka_unit_test(test_cell),
+        cmocka_unit_test(test_intern),     cmocka_unit_test(test_table_full),
+        cmocka_unit_test(test_same_job),   cmocka_unit_test(test_cell),
         cmocka_unit_test(test_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

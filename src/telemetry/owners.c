@@ -136,11 +136,15 @@ int wt_owners_intern(struct wt_owners *t, const char *cell, size_t len, uint32_t
             }
         }
     }
-    if (t->n >= WT_OWNERS_MAX_SETS)
-        return why_f(why, cap, "more than %d distinct owner sets in one trace", WT_OWNERS_MAX_SETS);
-    if (t->bytes + len > WT_OWNERS_MAX_BYTES)
-        return why_f(why, cap, "more than %d bytes of distinct owner sets in one trace",
-                     WT_OWNERS_MAX_BYTES);
+    if (t->n >= WT_OWNERS_MAX_SETS) {
+        why_f(why, cap, "more than %d distinct owner sets in one trace", WT_OWNERS_MAX_SETS);
+        return -2;
+    }
+    if (t->bytes + len > WT_OWNERS_MAX_BYTES) {
+        why_f(why, cap, "more than %d bytes of distinct owner sets in one trace",
+              WT_OWNERS_MAX_BYTES);
+        return -2;
+    }
     if (t->n == t->cap) {
         size_t ncap = t->cap ? t->cap * 2 : 16;
         char **nt = realloc(t->text, ncap * sizeof(*nt));

@@ -36,7 +36,8 @@ void wt_owners_free(struct wt_owners *t);
 
 /* Checks cell (len bytes, not NUL-terminated) and sets *id: 0 for an empty
  * cell, the same id for the same text.  -1 when the cell is not an owners
- * cell or a limit is passed, with the reason in why (cap bytes). */
+ * cell (or memory ran out), -2 when a table's limit is passed (a valid cell
+ * that cannot be kept), with the reason in why (cap bytes); *id is 0 then. */
 int wt_owners_intern(struct wt_owners *t, const char *cell, size_t len, uint32_t *id, char *why,
                      size_t cap);
 

@@ -101,6 +101,7 @@ struct wt_trace_reader {
      * has a value: the chosen one, else the best F_ALT with one; -1 before */
     int power_lock, limit_lock;
     struct wt_owners *owners; /* the owners column's cells; NULL: no such column */
+    int owners_full;          /* a cell met the table's limit (said once) */
     char *header;             /* nvidia-smi: the header line, to skip where it comes again */
     size_t header_len;
 
@@ -1047,7 +1048,21 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
             break;
         case F_OWNERS: {
             char why[160];
-            if (wt_owners_intern(r->owners, c->p, c->len, &s->owner, why, sizeof(why)))
+            int orc = wt_owners_intern(r->owners, c->p, c->len, &s->owner, why, sizeof(why));
+            if (orc == -2) {
+                /* a valid cell past the table's limit (a long stream on
+                 * `watch --trace -`, every GPU's rows interned, stopped the
+                 * watched GPU): "not known", said once, as record does */
+                if (!r->owners_full && !r->opts.quiet) {
+                    char nm[256];
+                    printable(nm, sizeof(nm), r->name, strlen(r->name));
+                    fprintf(stderr,
+                            "workloadtruth: warning: %s:%lu: column 'owners': %s: this and "
+                            "later new owner sets read as not known\n",
+                            nm, r->lineno, why);
+                }
+                r->owners_full = 1;
+            } else if (orc)
                 return fail(r, err, !strcmp(why, "out of memory") ? WT_ENOMEM : WT_EINVAL,
                             r->lineno, "column 'owners': %s", why);
             break;
