@@ -299,15 +299,52 @@ static void requeue(struct writer *w, struct qrec *r)
     pthread_mutex_unlock(&w->mu);
 }
 
-/* Writes DIR/workloadtruth.prom now; a failure is said and watching goes on. */
+/* Writes DIR/workloadtruth.prom now; a failure is said and watching goes on.
+ * A failure that repeats every round (a FIFO planted at the .tmp name) is
+ * said at most once a minute with a count, as the MCP server's messages are
+ * (it was one line a round: 1,256 in 25 s at a short round); the first
+ * write that succeeds after failures says so.  Called from the sampling
+ * thread only. */
 static void write_textfile(struct wt_metrics *m, const char *dir)
 {
+    static char last[sizeof(((struct wt_err *)0)->msg)];
+    static double said_at;
+    static unsigned long held, failed;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     struct wt_err err = {{0}};
-    if (wt_metrics_write_textfile(m, dir, (double)now.tv_sec + (double)now.tv_nsec * 1e-9, &err) !=
-        WT_OK)
+    if (wt_metrics_write_textfile(m, dir, (double)now.tv_sec + (double)now.tv_nsec * 1e-9, &err) ==
+        WT_OK) {
+        if (failed)
+            fprintf(stderr,
+                    "workloadtruth watch: --textfile: written again after %lu failed "
+                    "round%s\n",
+                    failed, failed == 1 ? "" : "s");
+        failed = held = 0;
+        last[0] = '\0';
+        return;
+    }
+    failed++;
+    double t = wt_mono_s();
+    int same = !strcmp(err.msg, last);
+    if (same && t - said_at < 60) {
+        held++;
+        return;
+    }
+    if (held && same)
+        fprintf(stderr, "workloadtruth watch: --textfile: %s (and %lu more like it in %.0f s)\n",
+                err.msg, held, t - said_at);
+    else {
+        if (held)
+            fprintf(stderr,
+                    "workloadtruth watch: --textfile: the message before came %lu more "
+                    "time%s\n",
+                    held, held == 1 ? "" : "s");
         fprintf(stderr, "workloadtruth watch: --textfile: %s\n", err.msg);
+    }
+    snprintf(last, sizeof(last), "%s", err.msg);
+    said_at = t;
+    held = 0;
 }
 
 /* Opens the log if it is not open; reports failures once per streak. */
