@@ -195,6 +195,11 @@ static void test_malformed(void **state)
     expect_error("gpu,power_w\n0,1\n", "t.csv:1: header lacks the required column 't_s' (it "
                                        "names the trace column 'power_w')");
     expect_error("gpu,label\n0,IDLE\n", "header names no known column");
+    /* nvidia-smi fields that measure nothing (--query-compute-apps): said,
+     * where its GPUs read as having no readings (UNKNOWN, no hint why) */
+    expect_error("timestamp, gpu_uuid, pid, used_gpu_memory [MiB]\n"
+                 "2024/04/03 10:00:00.000, GPU-1, 42, 300 MiB\n",
+                 "t.csv:1: header names no reading");
     expect_error("", "empty trace");
     expect_error("# format: workloadtruth-trace/1\n\n", "empty trace");
     /* ragged rows */

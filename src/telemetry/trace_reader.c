@@ -666,6 +666,17 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
     }
     if (native && !seen_t)
         return fail(r, err, WT_EINVAL, r->lineno, "header lacks the required column 't_s'");
+    /* timestamp, index, uuid, name alone: nothing measured on any row
+     * (--query-compute-apps output, its gpu_uuid taken for the GPU, read as
+     * GPUs with no readings: UNKNOWN, with no hint why) */
+    int measures = native;
+    for (int i = 0; i < n && !measures; i++)
+        measures = r->fields[i].kind == F_COL || r->fields[i].kind == F_ALT;
+    if (!measures)
+        return fail(r, err, WT_EINVAL, r->lineno,
+                    "header names no reading (nvidia-smi --query-gpu fields such as "
+                    "utilization.gpu or power.draw); --query-compute-apps output lists "
+                    "processes, not GPU telemetry");
     return WT_OK;
 }
 
