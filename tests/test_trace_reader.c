@@ -573,6 +573,26 @@ static void test_nvsmi_power_fallback(void **state)
     assert_true(s.v[WT_COL_POWER_LIMIT] == 400);
     assert_string_equal(wt_trace_meta(r)->power_semantics, "avg1s");
     wt_trace_close(r);
+    /* a fallback cell that is no number, before the field is fixed: no value
+     * (the column was ignored, and the file read), not an error */
+    const char *g = "index, power.draw.average [W], power.draw.instant [W]\n"
+                    "0, 5 kW, [N/A]\n"
+                    "0, 54.00 W, [N/A]\n";
+    assert_int_equal(tu_open(g, strlen(g), NULL, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_false(wt_measured(s.v[WT_COL_POWER]));
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_true(s.v[WT_COL_POWER] == 54);
+    wt_trace_close(r);
+    /* a power_semantics metadata line wins over the field's */
+    const char *m = "# power_semantics: instant\n"
+                    "index, power.draw.average [W], power.draw.instant [W]\n"
+                    "0, 54.00 W, [N/A]\n";
+    assert_int_equal(tu_open(m, strlen(m), NULL, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_true(s.v[WT_COL_POWER] == 54);
+    assert_string_equal(wt_trace_meta(r)->power_semantics, "instant");
+    wt_trace_close(r);
     /* the preferred field with a value in the first row: read, as before */
     const char *u = "index, power.draw.average [W], power.draw.instant [W]\n"
                     "0, 53.91 W, 70.5 W\n"

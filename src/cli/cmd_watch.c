@@ -303,9 +303,10 @@ static void requeue(struct writer *w, struct qrec *r)
  * A failure that repeats every round (a FIFO planted at the .tmp name) is
  * said at most once a minute with a count, as the MCP server's messages are
  * (it was one line a round: 1,256 in 25 s at a short round); the first
- * write that succeeds after failures says so.  Called from the sampling
- * thread only. */
-static void write_textfile(struct wt_metrics *m, const char *dir)
+ * write that succeeds after failures says so, and the agent's last write
+ * (last_word) that fails is said whatever came before.  Called from the
+ * sampling thread only. */
+static void write_textfile(struct wt_metrics *m, const char *dir, int last_word)
 {
     static char last[sizeof(((struct wt_err *)0)->msg)];
     static double said_at;
@@ -327,7 +328,7 @@ static void write_textfile(struct wt_metrics *m, const char *dir)
     failed++;
     double t = wt_mono_s();
     int same = !strcmp(err.msg, last);
-    if (same && t - said_at < 60) {
+    if (same && t - said_at < 60 && !last_word) { /* the last failure is always said */
         held++;
         return;
     }
@@ -1636,7 +1637,7 @@ int wt_cmd_watch(int argc, char **argv)
          * writer next finishes a batch */
         report_metrics(w, 0);
         if (textfile)
-            write_textfile(metrics, textfile);
+            write_textfile(metrics, textfile, 0);
         pthread_mutex_lock(&w->mu);
         atomic_store_explicit(&healthy_flag, !w->gave_up && w->log_ok, memory_order_relaxed);
         pthread_mutex_unlock(&w->mu);
@@ -1674,7 +1675,7 @@ int wt_cmd_watch(int argc, char **argv)
         report_metrics(w, 0);
         wt_metrics_stop(metrics);
         if (textfile)
-            write_textfile(metrics, textfile);
+            write_textfile(metrics, textfile, 1);
     }
     size_t left = 0;
     if (w->retry) {

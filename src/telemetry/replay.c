@@ -321,9 +321,13 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
      * INFO_READ_AHEAD rows); a stream is not held up for a row that may
      * come a second later */
     size_t ahead = 0;
+    /* ... nor, in a file, before its power field is fixed (nvidia-smi's
+     * preferred field "[N/A]" on the first rows: the semantics of the field
+     * read are the GPU's, not the header's first choice) */
     while (!rp->eof && !unseen(rp, gpu) &&
-           (q->len == q->head || (rp->path && !q->complete && !(rp->last_t > q->s[q->head].t_s) &&
-                                  ahead++ < INFO_READ_AHEAD))) {
+           (q->len == q->head || (rp->path && ahead++ < INFO_READ_AHEAD &&
+                                  ((!q->complete && !(rp->last_t > q->s[q->head].t_s)) ||
+                                   wt_trace_power_pending(rp->r))))) {
         int rc = pull(rp, err);
         if (rc != WT_OK && rc != WT_DONE)
             return rc;

@@ -910,10 +910,17 @@ static int alt_resolve(struct wt_trace_reader *r, const struct cell *cells, stru
         const struct field *f = &r->fields[i];
         if (f->kind != F_ALT || f->col != col || (best >= 0 && f->prio < r->fields[best].prio))
             continue;
+        /* a cell that is no number is no value here (these columns were
+         * ignored, and a file that read must still read): the reader's
+         * error state is kept as it was */
+        int failed = r->failed;
+        struct wt_err first = r->first_err;
         double d;
-        int rc = parse_value(r, f, &cells[i], &d, err);
-        if (rc)
-            return rc;
+        if (parse_value(r, f, &cells[i], &d, NULL) != WT_OK) {
+            r->failed = failed;
+            r->first_err = first;
+            continue;
+        }
         if (wt_measured(d)) {
             best = i;
             best_v = d;
@@ -923,9 +930,20 @@ static int alt_resolve(struct wt_trace_reader *r, const struct cell *cells, stru
         return WT_OK; /* none has a value yet */
     *lock = best;
     s->v[col] = best_v;
-    if (col == WT_COL_POWER)
+    /* the semantics follow the field, unless the file's metadata says them */
+    if (col == WT_COL_POWER && !wt_trace_meta_value(r, "power_semantics"))
         r->meta.power_semantics = r->fields[best].semantics;
     return WT_OK;
+}
+
+int wt_trace_power_pending(const struct wt_trace_reader *r)
+{
+    if (r->power_field < 0 || r->power_lock >= 0)
+        return 0;
+    for (int i = 0; i < r->ncols; i++)
+        if (r->fields[i].kind == F_ALT && r->fields[i].col == WT_COL_POWER)
+            return 1;
+    return 0;
 }
 
 static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err *err)
@@ -1068,8 +1086,8 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
                     char nm[256];
                     printable(nm, sizeof(nm), r->name, strlen(r->name));
                     fprintf(stderr,
-                            "workloadtruth: warning: %s:%lu: column 'owners': %s: this and "
-                            "later new owner sets read as not known\n",
+                            "workloadtruth: warning: %s:%lu: column 'owners': %s: a new owner "
+                            "set that does not fit reads as not known\n",
                             nm, r->lineno, why);
                 }
                 r->owners_full = 1;
@@ -1456,7 +1474,8 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
                 return fail(r, err, WT_EINVAL, lineno,
                             "column 'name': '%s', but GPU %d's earlier rows name another model: "
                             "rows of %s GPUs without an index column (add 'index' to "
-                            "--query-gpu, or give --gpus-per-tick N, the GPUs per poll)",
+                            "--query-gpu; classify, record and eval also take --gpus-per-tick "
+                            "N, the GPUs per poll)",
                             shown, s->gpu, g > 1 ? "more" : "several");
             }
         }

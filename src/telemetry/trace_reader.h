@@ -99,4 +99,9 @@ const struct wt_owners *wt_trace_owners(const struct wt_trace_reader *r);
 
 void wt_trace_close(struct wt_trace_reader *r);
 
+/* Whether an nvidia-smi file's power field is still to be fixed: the
+ * preferred one and others are in the header and no row has had a power
+ * value yet (its power_semantics may still change: trace-format.md). */
+int wt_trace_power_pending(const struct wt_trace_reader *r);
+
 #endif

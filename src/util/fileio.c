@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/text.h"
+
 #ifndef PATH_MAX
 #define PATH_MAX 4096
 #endif
@@ -84,7 +86,9 @@ int wt_open_temp(const char *path, mode_t mode, char *tmp, size_t cap)
         /* a name of up to NAME_MAX bytes is valid, its temporary name longer
          * (ENAMETOOLONG after all the work, a 251-byte model name): the name
          * is cut to fit (the PID and counter keep it unique) */
-        size_t keep = blen + (size_t)sl > NAME_MAX ? NAME_MAX - (size_t)sl : blen;
+        size_t keep = blen + (size_t)sl > NAME_MAX
+                          ? wt_utf8_cut(path + dirlen, NAME_MAX - (size_t)sl) /* whole chars */
+                          : blen;
         if (snprintf(tmp, cap, "%.*s%.*s%s", (int)dirlen, path, (int)keep, path + dirlen, suffix) >=
             (int)cap) {
             errno = ENAMETOOLONG;
