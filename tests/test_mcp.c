@@ -848,6 +848,8 @@ static void files_stay_inside_their_directories(void **state)
         write_trace("smi2.csv", smi);
         tool_fails(s, "classify_workload", "{\"trace\":\"smi2.csv\"}",
                    "GPU 0's earlier rows name another model");
+        tool_fails(s, "classify_workload", "{\"trace\":\"smi2.csv\"}",
+                   "also take 'gpus_per_tick', the GPUs per poll");
         json_t *resp;
         json_t *res =
             call_tool(s, "classify_workload",

@@ -287,6 +287,8 @@ static void mcp_words(char *msg, size_t cap)
     static const char *const map[][2] = {
         {"use --backend synthetic, or --trace FILE", "use backend 'synthetic', or a 'trace'"},
         {"--samples asks for", "'samples' asks for"},
+        {"classify, record and eval also take --gpus-per-tick N",
+         "classify_workload and check_declaration also take 'gpus_per_tick'"},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
         /* the last one: a path earlier in the message may hold the words */
