@@ -54,6 +54,7 @@
 #include "telemetry/owners.h"
 #include "telemetry/source.h"
 #include "util/clock.h"
+#include "util/hash.h"
 
 #define MAX_WINDOW 100000
 #define QUEUE_MAX 10000
@@ -697,9 +698,7 @@ static uint64_t owner_hash(const struct wt_proc *c, int kernel_only)
     char key[200];
     const char *job = kernel_only && !c->slurm_job_from_cgroup ? "" : c->slurm_job_id;
     snprintf(key, sizeof(key), "%s|%s|%s", job, c->pod_uid, c->container_id);
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (const char *p = key; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    uint64_t h = wt_fnv1a(WT_FNV1A_INIT, key, strlen(key));
     return h ? h : 1;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "util/fileio.h"
+#include "util/hash.h"
 #include "util/text.h"
 
 static const char *const class_names[4] = {"training", "inference", "idle", "unknown"};
@@ -76,13 +77,9 @@ void wt_metrics_gpu(struct wt_metrics *m, int i, const struct wt_gpu_labels *l)
 static unsigned long long owner_key(const struct wt_gpu_labels *l)
 {
     const char *parts[4] = {l->pod, l->k8s_namespace, l->container, l->slurm_job_id};
-    unsigned long long h = 1469598103934665603ULL;
-    for (int p = 0; p < 4; p++)
-        for (const unsigned char *c = (const unsigned char *)parts[p];; c++) {
-            h = (h ^ *c) * 1099511628211ULL; /* the NUL too: "a","b" != "ab","" */
-            if (!*c)
-                break;
-        }
+    uint64_t h = WT_FNV1A_INIT;
+    for (int p = 0; p < 4; p++) /* the NUL too: "a","b" != "ab","" */
+        h = wt_fnv1a(h, parts[p], strlen(parts[p]) + 1);
     return h ? h : 1;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/err.h"
+#include "util/hash.h"
 
 /* Distinct cells, looked up by an open-addressing hash of their text: ids
  * are 1-based indices into text[]. */
@@ -40,10 +41,7 @@ void wt_owners_free(struct wt_owners *t)
 
 static uint64_t hash(const char *p, size_t len)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
-    return h;
+    return wt_fnv1a(WT_FNV1A_INIT, p, len);
 }
 
 static int name_byte(unsigned char c)

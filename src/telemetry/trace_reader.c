@@ -24,6 +24,7 @@
 
 #include "telemetry/owners.h"
 #include "util/num.h"
+#include "util/hash.h"
 
 #define RBUF_SIZE 65536
 /* a line's bytes: WT_TRACE_MAX_LINE, a CR and the first line's byte-order mark */
@@ -1461,10 +1462,7 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
          * one (no index column, the rows per tick unknown: read as one GPU,
          * its class confidently wrong) */
         if (*name) {
-            uint64_t h = 1469598103934665603u; /* FNV-1a; never 0 for a name */
-            for (const char *c = name; *c; c++)
-                h = (h ^ (unsigned char)*c) * 1099511628211u;
-            h |= 1;
+            uint64_t h = wt_fnv1a(WT_FNV1A_INIT, name, strlen(name)) | 1; /* never 0 */
             uint64_t *first = &r->name_hash[s->gpu];
             if (!*first)
                 *first = h;
