@@ -372,6 +372,33 @@ static void test_duty_by_time(void **state)
     fill(s, N, u, t);
     wt_features_compute(&w, &f);
     assert_true(fabs(f.v[WT_F_DUTY] - 0.5) < 1e-9);
+
+    /* an empty utilization cell is "not measured", never 0%: busy rows with
+     * every other row left empty are busy throughout (duty had been 0.5, the
+     * same as rows that said 0%), and so is energy per active second */
+    for (int i = 0; i < N; i++) {
+        t[i] = (double)i;
+        u[i] = i % 2 ? NAN : 100;
+    }
+    fill(s, N, u, t);
+    for (int i = 0; i < N; i++)
+        s[i].v[WT_COL_POWER] = i % 2 ? NAN : 500;
+    wt_features_compute(&w, &f);
+    assert_true(fabs(f.v[WT_F_DUTY] - 1.0) < 1e-9);
+    struct wt_features half_rows;
+    struct wt_sample s2[N / 2];
+    for (int i = 0; i < N / 2; i++)
+        s2[i] = s[2 * i];
+    struct wt_window w2 = w;
+    w2.s = s2;
+    w2.n = N / 2;
+    wt_features_compute(&w2, &half_rows);
+    assert_true(fabs(f.v[WT_F_ENERGY_ACTIVE] - half_rows.v[WT_F_ENERGY_ACTIVE]) < 1e-9);
+    /* a row with power but no utilization is not counted idle either */
+    for (int i = 1; i < N; i += 2)
+        s[i].v[WT_COL_POWER] = 500;
+    wt_features_compute(&w, &f);
+    assert_true(fabs(f.v[WT_F_DUTY] - 1.0) < 1e-9);
 }
 
 /* Memory used beyond the card's total is no scale: a trace with 900 GB

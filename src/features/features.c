@@ -468,8 +468,8 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     int have_activity = use_util || (npow * 2 >= n && wt_measured(ref));
 
     /* per-sample pass: activity, power and utilization while active */
-    size_t nact = 0, nact_util = 0, nact_mu = 0, nact_pow = 0, npin = 0, nlim = 0, ncap = 0,
-           nreason = 0, napp = 0, nclk = 0;
+    size_t nmeas = 0, nact = 0, nact_util = 0, nact_mu = 0, nact_pow = 0, npin = 0, nlim = 0,
+           ncap = 0, nreason = 0, napp = 0, nclk = 0;
     double su = 0, suu = 0, sp_act = 0, smu = 0, su_mu = 0, sclk = 0, clk_lo = INFINITY,
            clk_hi = -INFINITY, wtot = 0, wact = 0, grp_w = 0;
     size_t grp_end = 0; /* samples [.., grp_end) share the time weight grp_w */
@@ -490,6 +490,13 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
          * samples would weigh a burst of quick polls over a slow stretch.
          * Samples that share a time stamp share that time. */
         double wi = sample_time(s, n, i, period, &grp_end, &grp_w);
+        /* a row whose activity signal is not measured is neither busy nor
+         * idle time: an empty utilization cell is not 0% (trace format,
+         * rule 4), and had halved the duty of a trace that left every
+         * other row empty */
+        if (!wt_measured(use_util ? v[WT_COL_UTIL_GPU] : pn))
+            continue;
+        nmeas++;
         wtot += wi;
         if (!is_active(v[WT_COL_UTIL_GPU], pn, use_util))
             continue;
@@ -568,7 +575,7 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     }
     if (have_activity) {
         /* duty by time (see above); by samples when they carry no time */
-        f->v[WT_F_DUTY] = wtot > 0 ? wact / wtot : (double)nact / (double)n;
+        f->v[WT_F_DUTY] = wtot > 0 ? wact / wtot : (double)nact / (double)(nmeas ? nmeas : 1);
         if (nact_util) {
             double m = su / (double)nact_util;
             f->v[WT_F_UTIL_ACTIVE] = m;
