@@ -762,6 +762,11 @@ for f in log.verified checkpoint.init.0123456789abcdef log.jsonl.init.1.2; do
     run "report over $f" 2 "$WT" report --log-dir "$TMP/nocp" --out "$TMP/nocp/$f" && oneline
     check "report over $f: no page written there" sh -c '! grep -qs "<html" "$1"' sh "$TMP/nocp/$f"
 done
+# the writers' state file as it is (not only missing): the page had replaced
+# it, and the next writer re-read the whole log
+check "log.verified present" test -s "$L/log.verified"
+run "report over an existing log.verified" 2 "$WT" report --log-dir "$L" --out "$L/log.verified" && has err "one of its files" && oneline
+check "report over log.verified: no page written there" sh -c '! grep -qs "<html" "$1"' sh "$L/log.verified"
 mkdir -p "$TMP/nokey"
 cp "$L/log.jsonl" "$TMP/nokey/a.jsonl"
 cp "$L/checkpoint" "$TMP/nokey/a.jsonl.checkpoint"
@@ -1182,6 +1187,9 @@ run "truncation named" 1 "$WT" verify-log --log-dir "$TMP/t3"
 has out "truncated"
 run "refuse to append to damaged" 1 "$WT" watch --backend synthetic --interval 0 --iterations 1 --log-dir "$TMP/t1"
 has err "refusing to append"
+# the refusal names the log by its path, as the writers' other messages do
+# (an epilog's "log.jsonl:3: ..." said not which log)
+has err "$TMP/t1/log.jsonl:"
 "$WT" init --log-dir "$TMP/other" --origin test.example/log1 >"$TMP/out" 2>&1
 run "wrong vkey (same origin, another key)" 1 "$WT" verify-log --log-dir "$L" --vkey "$(tail -1 "$TMP/out")"
 has out "wrong-key"

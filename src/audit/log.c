@@ -749,6 +749,20 @@ int wt_log_unsealed_msg(const struct wt_log_recovery *rec, const char *log, char
     return 1;
 }
 
+/* A verifier's message names the log by its file name, as verify-log,
+ * given the path, prints it; a writer's refusal names the whole path, as its
+ * other messages do ("log.jsonl:3014: truncated" in an epilog's output said
+ * not which log). */
+static const char *log_named(const char *msg, const char *log, char *buf, size_t cap)
+{
+    const char *base = strrchr(log, '/') ? strrchr(log, '/') + 1 : log;
+    size_t bl = strlen(base);
+    if (base == log || strncmp(msg, base, bl) != 0 || msg[bl] != ':')
+        return msg;
+    snprintf(buf, cap, "%.*s%s", (int)(base - log), log, msg);
+    return buf;
+}
+
 int wt_log_open(struct wt_log **out, const struct wt_log_paths *p, const struct wt_log_opts *o,
                 struct wt_log_recovery *rec, struct wt_err *err)
 {
@@ -1030,6 +1044,7 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
     }
 
     struct wt_note_vkey vk;
+    char named[PATH_MAX + sizeof(((struct wt_verify_report *)0)->message)];
     wt_note_key_public(&l->key, &vk);
     struct wt_verify_opts vo = {
         .vkey = &vk, .side_path = p->checkpoint, .side_optional = 1, .cancel = l->o.cancel};
@@ -1074,7 +1089,8 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
     if (st_v == WT_VERIFY_ERROR) {
         /* a stop asked meanwhile (wt_log_opts.cancel) ended the reading */
         int stopped = l->o.cancel && atomic_load(l->o.cancel);
-        rc = wt_errf(err, stopped ? WT_ESTOP : WT_EIO, "%s", vr->message);
+        rc = wt_errf(err, stopped ? WT_ESTOP : WT_EIO, "%s",
+                     log_named(vr->message, p->log, named, sizeof(named)));
         goto fail;
     }
     if (st_v == WT_VERIFY_DAMAGED && vr->damage == WT_DMG_WRONG_KEY && vr->line == 1) {
@@ -1091,14 +1107,15 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
     if (st_v == WT_VERIFY_DAMAGED && vr->damage == WT_DMG_CHECKPOINT && vr->line == 0) {
         /* the side file missing or spoilt: the lines may be whole, and the
          * message says what to do (not "start a new log elsewhere") */
-        rc = wt_errf(err, WT_EINVAL, "%s; refusing to append", vr->message);
+        rc = wt_errf(err, WT_EINVAL, "%s; refusing to append",
+                     log_named(vr->message, p->log, named, sizeof(named)));
         goto fail;
     }
     if (st_v == WT_VERIFY_DAMAGED) {
         rc = wt_errf(err, WT_EINVAL,
                      "%s; refusing to append to a damaged log (see `workloadtruth verify-log`; "
                      "keep it as evidence and start a new log elsewhere)",
-                     vr->message);
+                     log_named(vr->message, p->log, named, sizeof(named)));
         goto fail;
     }
     /* init writes the side file with the genesis record, and it is only ever

@@ -825,10 +825,11 @@ static int finish(struct vs *v)
         if (r->damage == WT_DMG_NONE)
             r->line = 0;
         snprintf(r->message, sizeof(r->message),
-                 "%s: %llu entries verified (%llu sealed by signed checkpoints, %llu checkpoint "
-                 "records); key: %s",
-                 v->name, (unsigned long long)v->n, (unsigned long long)r->sealed,
-                 (unsigned long long)r->ckpt_records,
+                 "%s: %llu entr%s verified (%llu sealed by signed checkpoints, %llu checkpoint "
+                 "record%s); key: %s",
+                 v->name, (unsigned long long)v->n, v->n == 1 ? "y" : "ies",
+                 (unsigned long long)r->sealed, (unsigned long long)r->ckpt_records,
+                 r->ckpt_records == 1 ? "" : "s",
                  v->o->vkey ? "pinned by --vkey" : "the log's own (pass --vkey to pin it)");
     } else {
         char more[80];

@@ -87,8 +87,8 @@ int wt_cmd_report(int argc, char **argv)
         return prc;
     if (!to_stdout) {
         /* nor the --vkey file (text keys name no file) */
-        const char *const logs[] = {p.log, p.key, p.checkpoint, p.lock, vkey_arg};
-        const char *clash = wt_output_clash(out, logs, 5);
+        const char *const logs[] = {p.log, p.key, p.checkpoint, p.lock, p.state, vkey_arg};
+        const char *clash = wt_output_clash(out, logs, 6);
         if (clash) {
             fprintf(stderr, "%s: --out %s: %s%s\n", help.prog, WT_CLEAN(out),
                     strstr(clash, "input") ? "is the audit log, one of its files or --vkey" : clash,
@@ -165,9 +165,9 @@ int wt_cmd_report(int argc, char **argv)
                      (unsigned long long)info.entries, (unsigned long long)info.shown + 1,
                      (unsigned long long)info.entries);
         else
-            snprintf(state, sizeof(state), "verified%s (%llu entries)",
+            snprintf(state, sizeof(state), "verified%s (%llu entr%s)",
                      info.status == WT_VERIFY_WARN ? " with warnings" : "",
-                     (unsigned long long)info.entries);
+                     (unsigned long long)info.entries, info.entries == 1 ? "y" : "ies");
         printf("wrote %s: log %s, %zu%s GPU%s, %llu window%s, %llu mismatch%s, %llu with tamper "
                "indicators\n",
                WT_CLEAN(out), state, info.gpus, info.more_gpus ? "+" : "",
