@@ -25,7 +25,8 @@
 # with mode=record is logged; (q) spool_dir: one others can write to, or a
 # link (also given as DIR/), is refused, and links and FIFOs in it are
 # neither followed nor waited on; a bare arg is ignored, and logged; (r) a
-# job of another user than root gets WORKLOADTRUTH_DECLARED too.
+# job of another user than root gets WORKLOADTRUTH_DECLARED too; (s) a job
+# that ends near its time limit is not killed at it while the agent runs.
 #
 # Installs nothing: exits 77 (skip) when it is not root or munge/Slurm are
 # missing (Debian: munge slurmctld slurmd slurm-client).  KEEP=1 keeps the
@@ -460,24 +461,21 @@ grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | grep -q "declared=non
     ok "(o) job $JOB COMPLETED 0:0, classified as undeclared" ||
     bad "(o) job $JOB: $(job_field JobState) $(job_field ExitCode): $(grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | cut -c1-200)"
 
-# ---- (m) a cancelled batch job whose agent the cancellation kills: the job
-# epilog runs it again (the agent sleeps on its first run only)
+# ---- (m) a batch job cancelled while its agent runs (its script done): the
+# cancellation kills the agent, and the job epilog runs it again (the agent
+# sleeps on its first run only)
 printf '#!/bin/sh\nif [ ! -e "%s/slow.once" ]; then : >"%s/slow.once"; sleep 60; fi\nexec "%s" "$@"\n' \
     "$D" "$D" "$WT" >"$D/slowonce.sh"
 chmod 0755 "$D/slowonce.sh"
 AGENT=$D/slowonce.sh
 plugstack "$AGENT_REPLAY"
 JOB=$(sbatch --parsable --chdir="$D/jobs" --output="$D/jobs/job-%j.out" --workload-type=inference \
-    --wrap 'sleep 300' 2>"$D/sbatch.err")
+    --wrap 'sleep 1' 2>"$D/sbatch.err")
 JOB=${JOB%%;*}
 [ -n "$JOB" ] || die "sbatch (m): $(cat "$D/sbatch.err")"
+# the agent's first run, in the batch step's hook, has begun
 i=0
-while [ "$(job_field JobState)" != RUNNING ] && [ $i -lt 300 ]; do i=$((i + 1)); sleep 0.1; done
-# RUNNING is set before slurmstepd starts the batch step: wait for the step
-# (its output file), so the cancellation ends the step and its agent's first
-# run is there, not in the job epilog
-i=0
-while [ ! -e "$D/jobs/job-$JOB.out" ] && [ $i -lt 300 ]; do i=$((i + 1)); sleep 0.1; done
+while [ ! -e "$D/slow.once" ] && [ $i -lt 300 ]; do i=$((i + 1)); sleep 0.1; done
 sleep 1
 scancel "$JOB"
 i=0
@@ -493,8 +491,28 @@ else
 fi
 grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | grep -q "killed by signal.*the job epilog tries again" &&
     ok "(m) the killed first run is logged" || bad "(m) no 'the job epilog tries again' line"
+# ... and one cancelled while its script runs: its batch step, being killed,
+# leaves the work to the job epilog (it had started the agent, killed after
+# KillWait)
 AGENT=$WT
 plugstack "$AGENT_REPLAY"
+JOB=$(sbatch --parsable --chdir="$D/jobs" --output="$D/jobs/job-%j.out" --workload-type=inference \
+    --wrap 'sleep 300' 2>"$D/sbatch.err")
+JOB=${JOB%%;*}
+[ -n "$JOB" ] || die "sbatch (m): $(cat "$D/sbatch.err")"
+i=0
+while [ ! -e "$D/jobs/job-$JOB.out" ] && [ $i -lt 300 ]; do i=$((i + 1)); sleep 0.1; done
+sleep 1
+scancel "$JOB"
+i=0
+while ! grep -q "workloadtruth: job $JOB declared=" "$D/slurmd.log" && [ $i -lt 600 ]; do
+    i=$((i + 1))
+    sleep 0.1
+done
+grep -q "workloadtruth: job $JOB is [A-Z_]*: leaving the work to the job epilog" "$D/slurmd.log" &&
+    grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | grep -q "observed=TRAINING verdict=MISMATCH" &&
+    ok "(m) job $JOB cancelled in its script: the job epilog classified it" ||
+    bad "(m) job $JOB cancelled in its script: $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | cut -c1-200)"
 
 # ---- (d) a bad value is refused at submit time --------------------------------
 before=$(squeue -h 2>/dev/null | wc -l)
@@ -780,6 +798,38 @@ case $(job_line) in
 *"declared=inference observed=TRAINING verdict=MISMATCH"*) ok "(q) planted link and FIFO: AdminComment $(job_line)" ;;
 *) bad "(q) planted link and FIFO: AdminComment '$(job_line)'" ;;
 esac
+scontrol update nodename=localhost state=resume >/dev/null 2>&1 # if it drained, go on
+
+# ---- (s) the batch step's work within the job's time limit -------------------------
+# A job that ends its script 1 s into a 1-minute limit, whose agent takes 70 s
+# (its timeout= 120): the hook ran inside the limit, and the job was killed
+# at it, TIMEOUT instead of COMPLETED. The agent now gets what is left (less
+# 25 s for the rest of the hook), and the job epilog tries again (the agent
+# is slow only its first time).
+printf '#!/bin/sh\nif [ ! -e "%s/limit.once" ]; then : >"%s/limit.once"; sleep 70; fi\nexec "%s" "$@"\n' \
+    "$D" "$D" "$WT" >"$D/slow.sh"
+chmod 0755 "$D/slow.sh"
+AGENT=$D/slow.sh
+plugstack "mode=classify timeout=120 windows=5 arg=--trace arg=$TRACE arg=--samples arg=300 arg=--start arg=300"
+submit --workload-type=inference --time=1
+wait_done || bad "(s) job $JOB did not finish with a workloadtruth log line"
+i=0
+while [ "$(grep -c "workloadtruth: job $JOB declared=" "$D/slurmd.log")" -lt 2 ] && [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+[ "$(job_field JobState)" = COMPLETED ] && ok "(s) job near its time limit: COMPLETED" ||
+    bad "(s) job near its time limit: $(job_field JobState) ($(job_field Reason))"
+grep "workloadtruth: job $JOB: " "$D/slurmd.log" | grep -q "s left of its time limit: the agent gets" &&
+    ok "(s) the agent's timeout was cut to the time limit, and said" ||
+    bad "(s) no 'left of its time limit' line for job $JOB"
+grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | grep -q "killed after the .* s timeout (the job epilog tries again)" &&
+    ok "(s) the cut agent was tried again in the job epilog" ||
+    bad "(s) not tried again: $(grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | head -n 1 | cut -c1-250)"
+echo "$(last_class)" | grep -q '"verdict":"MISMATCH"' &&
+    ok "(s) the job epilog's run recorded the verdict" ||
+    bad "(s) no MISMATCH record for job $JOB: $(last_class | cut -c1-200)"
+AGENT=$WT
 scontrol update nodename=localhost state=resume >/dev/null 2>&1 # if it drained, go on
 
 node_ok && ok "node state at the end: $(node_state)" || bad "node state at the end: $(node_state)"

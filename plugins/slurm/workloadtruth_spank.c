@@ -1004,8 +1004,9 @@ static void set_admin_comment(const struct cfg *c, uint32_t job, const char *com
  * and (comment_job not NULL) put the result in that job's AdminComment.
  * Returns -1 when the agent could not run to its end (it could not be
  * started, or was killed: the job's cancellation kills the batch step's
- * children) and `retry` asks to leave the recording for another try (the
- * job epilog's); else 0. */
+ * children, or, retry 2, its timeout was cut to the job's time limit) and
+ * `retry` asks to leave the recording for another try (the job epilog's);
+ * else 0. */
 static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const char *comment_job,
                    int retry)
 {
@@ -1167,11 +1168,13 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
             snprintf(why, sizeof(why), "was killed by signal %d", WTERMSIG(st));
         /* killed from outside (the job's cancellation kills the batch
          * step's processes: SIGTERM, then SIGKILL after KillWait), or not
-         * started: try again in the job epilog; a timeout or a crash of its
-         * own would only repeat */
-        again = retry &&
-                (st == RUN_NOT_STARTED || (st >= 0 && WIFSIGNALED(st) &&
-                                           (WTERMSIG(st) == SIGKILL || WTERMSIG(st) == SIGTERM)));
+         * started, or out of a timeout cut to the job's time limit: try
+         * again in the job epilog; a timeout= or a crash of its own would
+         * only repeat */
+        again =
+            retry &&
+            (st == RUN_NOT_STARTED || (retry == 2 && st == RUN_TIMED_OUT) ||
+             (st >= 0 && WIFSIGNALED(st) && (WTERMSIG(st) == SIGKILL || WTERMSIG(st) == SIGTERM)));
         slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: %s %s: %s%s",
                     (unsigned)job, decl ? decl : "none", c.bin, why, last_line(err),
                     again ? " (the job epilog tries again)" : "");
@@ -1270,6 +1273,59 @@ static int tasks_declared(spank_t sp, int ac, char **av)
     return 0;
 }
 
+/* What the batch step's hook does after the agent, within the job's time
+ * limit: the recorder's stop (5 s), the AdminComment (15 s), and a margin. */
+#define HOOK_RESERVE_S 25L
+#define MIN_AGENT_S 5L
+
+/* Seconds left before the job's time limit (its EndTime, as slurmctld has
+ * it; the same local time on both sides), or -1 when it has none, or it
+ * cannot be read (the hook then goes on as before: the agent's timeout=).
+ * A job no longer RUNNING (cancelled, timed out: its step is being killed)
+ * puts its state in `state` and has 0 left. */
+static long job_seconds_left(const struct cfg *c, uint32_t job, char *state, size_t cap)
+{
+    enum { SHOW_CAP = 64 * 1024 };
+    char id[16], err[ERR_CAP];
+    char *out = malloc(SHOW_CAP);
+    long left = -1;
+    state[0] = '\0';
+    if (!out)
+        return -1;
+    snprintf(id, sizeof(id), "%u", (unsigned)job);
+    char *const argv[] = {(char *)c->scontrol, "-o", "show", "job", id, NULL};
+    int st = run_prog(argv, 5, out, SHOW_CAP, err, sizeof(err));
+    int ok = st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    const char *js = ok ? strstr(out, " JobState=") : NULL;
+    if (js) {
+        size_t n = strcspn(js + 10, " \n");
+        if (n > 0 && n < cap && strncmp(js + 10, "RUNNING", n) != 0) {
+            for (size_t i = 0; i < n; i++) /* a word of capitals, for the log */
+                state[i] =
+                    isupper((unsigned char)js[10 + i]) || js[10 + i] == '_' ? js[10 + i] : '?';
+            state[n] = '\0';
+            free(out);
+            return 0;
+        }
+    }
+    const char *p = ok ? strstr(out, " EndTime=") : NULL;
+    struct tm tm;
+    memset(&tm, 0, sizeof(tm));
+    if (p && sscanf(p + 9, "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                    &tm.tm_hour, &tm.tm_min, &tm.tm_sec) == 6) {
+        tm.tm_year -= 1900;
+        tm.tm_mon -= 1;
+        tm.tm_isdst = -1;
+        time_t end = mktime(&tm);
+        if (end != (time_t)-1) {
+            double d = difftime(end, time(NULL));
+            left = d < 0 ? 0 : d > 1e9 ? 1000000000L : (long)d;
+        }
+    }
+    free(out);
+    return left;
+}
+
 /* The end of a batch job's script, in its slurmstepd (as root), before the
  * job is complete: the one point where the AdminComment can still be set
  * (slurmctld refuses updates of finished jobs, so the epilog cannot).  A
@@ -1302,6 +1358,33 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
                     (unsigned)job, why);
         return 0;
     }
+    /* The hook runs inside the job's time limit: a job whose script ended
+     * near it was killed at the limit while the agent ran (TIMEOUT, not
+     * COMPLETED; its afterok dependants never start).  The agent gets what
+     * is left, less what the hook does after it, and the job epilog (after
+     * the job is complete) tries again if that was too little; with less
+     * than MIN_AGENT_S left, the job epilog does it all. */
+    char state[32];
+    long left = job_seconds_left(&c, job, state, sizeof(state));
+    int capped = 0;
+    if (state[0]) {
+        slurm_info("workloadtruth: job %u is %s: leaving the work to the job epilog", (unsigned)job,
+                   state);
+        return 0;
+    }
+    if (left >= 0 && left - HOOK_RESERVE_S < MIN_AGENT_S) {
+        slurm_info("workloadtruth: job %u: %ld s left of its time limit: leaving the work to "
+                   "the job epilog",
+                   (unsigned)job, left);
+        return 0;
+    }
+    if (left >= 0 && left - HOOK_RESERVE_S < (long)c.timeout_s) {
+        slurm_info("workloadtruth: job %u: %ld s left of its time limit: the agent gets %ld s "
+                   "(timeout=%u; the job epilog tries again if it needs more)",
+                   (unsigned)job, left, left - HOOK_RESERVE_S, c.timeout_s);
+        c.timeout_s = (unsigned)(left - HOOK_RESERVE_S);
+        capped = 1;
+    }
     /* the marker first: if the work below hangs or crashes, no second record */
     int fd = create_new(marker);
     if (fd < 0) {
@@ -1319,7 +1402,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
     else
         snprintf(comment_job, sizeof(comment_job), "%u", (unsigned)job);
     /* the agent killed (the job was cancelled): the job epilog tries again */
-    if (job_end(&c, job, decl, comment_job, 1) != 0)
+    if (job_end(&c, job, decl, comment_job, capped ? 2 : 1) != 0)
         unlink(marker);
     return 0;
 }
