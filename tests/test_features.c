@@ -401,6 +401,54 @@ static void test_duty_by_time(void **state)
     assert_true(fabs(f.v[WT_F_DUTY] - 1.0) < 1e-9);
 }
 
+/* Rows that measure a column only every other row, or nothing at all (a
+ * converter's row per metric group): "not measured", never a reason to lose
+ * the column (a review compared such files with the same rows removed). */
+static void test_partial_rows(void **state)
+{
+    (void)state;
+    enum { N = 29 }; /* an odd count: 14 of 29 rows measure */
+    struct wt_sample s[N];
+    double u[N];
+    for (int i = 0; i < N; i++)
+        u[i] = i % 2 ? NAN : 95 + (i % 4);
+    fill(s, N, u, NULL);
+    for (int i = 0; i < N; i++) {
+        s[i].v[WT_COL_POWER] = i % 2 ? NAN : 300;
+        /* the limit is read on the other rows */
+        s[i].v[WT_COL_POWER_LIMIT] = i % 2 ? 350 : NAN;
+    }
+    struct wt_window w = {.s = s, .n = N, .power_semantics = "instant", .gpu_model = "NVIDIA H100"};
+    struct wt_features f;
+    wt_features_compute(&w, &f);
+    /* activity from rows that measure it (half of 29 rows had been too few) */
+    assert_true(fabs(f.v[WT_F_DUTY] - 1.0) < 1e-9);
+    /* the limit covers the window: it is the scale, not the rated 700 W */
+    assert_true(f.v[WT_F_POWER_REF] == 350);
+    /* changes between the rows that measure: jitter is measured */
+    assert_true(wt_measured(f.v[WT_F_UTIL_JITTER]) && f.v[WT_F_UTIL_JITTER] > 0);
+    assert_true(wt_measured(f.v[WT_F_POWER_JITTER]));
+
+    /* a limit read in 3 rows of 29, at the start: not the scale */
+    for (int i = 0; i < N; i++)
+        s[i].v[WT_COL_POWER_LIMIT] = i < 3 ? 350 : NAN;
+    wt_features_compute(&w, &f);
+    assert_true(f.v[WT_F_POWER_REF] == 700);
+
+    /* --resample: rows within a tick's step fill in what the tick's row
+     * left empty (power at t, utilization 30 ms later: utilization was lost) */
+    struct wt_sample r[2 * N];
+    for (int i = 0; i < 2 * N; i++) {
+        wt_sample_clear(&r[i], 0);
+        r[i].t_s = i / 2 + (i % 2 ? 0.03 : 0);
+        r[i].v[i % 2 ? WT_COL_UTIL_GPU : WT_COL_POWER] = i % 2 ? 97 : 400;
+    }
+    size_t m = wt_resample(r, 2 * N, 1.0);
+    assert_int_equal(m, N);
+    for (size_t i = 0; i < m; i++)
+        assert_true(r[i].v[WT_COL_UTIL_GPU] == 97 && r[i].v[WT_COL_POWER] == 400);
+}
+
 /* Memory used beyond the card's total is no scale: a trace with 900 GB
  * used on an 80 GB card (or a total of 1 MiB) gave mem_frac ~11 and a
  * growth per minute to match. */
@@ -885,6 +933,7 @@ int main(void)
         cmocka_unit_test(test_active_acf),
         cmocka_unit_test(test_active_acf_fast),
         cmocka_unit_test(test_duty_by_time),
+        cmocka_unit_test(test_partial_rows),
         cmocka_unit_test(test_mem_over_total),
         cmocka_unit_test(test_clock_lock_bursty),
         cmocka_unit_test(test_settings_coverage),

@@ -30,8 +30,17 @@ size_t wt_resample(struct wt_sample *s, size_t n, double hz)
         int before = x + tol < k;
         int early =
             before && x >= k - JITTER && i + 1 < n && (s[i + 1].t_s - t0) / step >= k + 1 - JITTER;
-        if (before && !early)
+        if (before && !early) {
+            /* a row within the tick's step fills in what the tick's row left
+             * empty: a converter's rows, one per metric group, or every
+             * other row empty, kept the tick's row alone (its utilization,
+             * or every reading, lost) */
+            if (out > 0)
+                for (int c = 0; c < WT_NCOLS; c++)
+                    if (!wt_measured(s[out - 1].v[c]) && wt_measured(s[i].v[c]))
+                        s[out - 1].v[c] = s[i].v[c];
             continue;
+        }
         s[out++] = s[i];
         /* the next tick after the one this sample stands for */
         k = early ? k + 1 : floor(x + tol) + 1;
