@@ -167,6 +167,10 @@ run record-note-not-utf8 0 "$WT" record --backend synthetic --duration 0.5 --out
 run record-note-not-utf8-read 0 "$WT" record --trace "$TMP/note8.csv" --out - && has out "# evasion: x?y" &&
     check record-note-not-utf8-not-cut sh -c "! grep -q 'is cut' \"\$0\"" "$TMP/err"
 run record-label-replaces-trace-label 0 "$WT" record --trace "$TMP/flabel.csv" --label INFERENCE --out - && has out "# label: INFERENCE"
+# a replayed trace's own label in the format's spelling (it was copied as
+# "# label: training")
+printf '# label: training\nt_s,power_w,util_gpu_pct\n0,100,50\n1,100,50\n' >"$TMP/flabel-lc.csv"
+run record-label-canonical 0 "$WT" record --trace "$TMP/flabel-lc.csv" --out - && has out "# label: TRAINING"
 # a last line with no newline is read, with a warning, once (the replay
 # source's counting pass is quiet): a recorder killed mid-row leaves 300.5 as 3
 printf 't_s,gpu,util_gpu_pct,power_w\n0,0,50,300.5\n1,0,50,300.5\n2,0,50,3' >"$TMP/cut.csv"
@@ -521,7 +525,8 @@ run bench-sim-seconds 2 "$WT" benchmark --suite evasion --trials 100000 --second
 run bench-training-seed 2 "$WT" benchmark --seed 33992347316 && has err "draws its Python-profile windows with" && oneline
 run bench-seed-range 2 "$WT" benchmark --seed 18446744073709551615 --trials 2 && has err "out of range" && oneline
 run bench-seed-2p53 2 "$WT" benchmark --seed 9007199254740993 --trials 2 && has err "9007199254740993 is out of range" && oneline
-run train-window-long 2 "$WT" train --traces "$DATA" --out "$TMP/w.model" --window 31 && has err "out of range (1..30)" && oneline
+run train-window-long 2 "$WT" train --traces "$DATA" --out "$TMP/w.model" --window 31 && has err "out of range (5..30)" && oneline
+run train-window-short 2 "$WT" train --traces "$DATA" --out "$TMP/w.model" --window 4 && has err "out of range (5..30)" && oneline
 run eval-holdout-window-long 2 "$WT" eval --traces "$DATA" --holdout source --window 60 && has err "with --holdout at most 30 s" && oneline
 run source-double-slash 0 "$WT" eval --traces "$TMP/lat//" && has out "  lat  "
 { printf '# gpu_model: %s\302\251 GPU\nt_s,gpu,power_w\n' "$(printf 'X%.0s' $(seq 59))"; for i in $(seq 0 39); do printf '%s,0,100\n' "$i"; done; } >"$TMP/u8.csv"
@@ -650,7 +655,17 @@ for i in range(600):
     t = i / 10
     print('%.1f,0,0,70,IDLE' % t if t < 48 else '%.1f,0,%d,%d,TRAINING' % (t, 100 if i % 4 < 3 else 0, 600 if i % 4 < 3 else 150))
 " >"$TMP/w60.csv"
-run eval-long-window-truth 1 "$WT" eval --traces "$TMP/w60.csv" --window 60 && has err "(1 unlabelled or mixed, 0 short)" && has err "of the last 30 s of each --window"
+run eval-long-window-truth 1 "$WT" eval --traces "$TMP/w60.csv" --window 60 && has err "(1 unlabelled or mixed, 0 short)" && has err "or of its last 30 s"
+# ... and the whole window's label too, as the trace format says (IDLE for
+# 30 s then TRAINING for 30 s: 50/50, not scored; it was scored TRAINING by
+# its last 30 s)
+python3 -c "
+print('# gpu_model: NVIDIA H100 80GB HBM3'); print('t_s,gpu,util_gpu_pct,power_w,label')
+for i in range(600):
+    t = i / 10
+    print('%.1f,0,0,70,IDLE' % t if t < 30 else '%.1f,0,%d,%d,TRAINING' % (t, 100 if i % 4 < 3 else 0, 600 if i % 4 < 3 else 150))
+" >"$TMP/w60b.csv"
+run eval-long-window-whole-truth 1 "$WT" eval --traces "$TMP/w60b.csv" --window 60 && has err "(1 unlabelled or mixed, 0 short)"
 # ... and a window whose scored last 30 s hold too few samples is short (it
 # was scored, UNKNOWN: rows at 0..30 s and 59 s, 1 Hz)
 python3 -c "
@@ -661,7 +676,15 @@ run eval-long-window-short-tail 1 "$WT" eval --traces "$TMP/gap60.csv" --window 
 # the checks a review found: usage errors come before the --dump-features
 # file is opened (exit 2, not 1), --holdout takes train's --window range
 run eval-usage-before-dump 2 "$WT" eval --traces "$DATA" --simulate 5 --dump-features "$TMP/nodir/x.csv" && has err "--simulate goes with --holdout" && oneline
-run eval-holdout-window-short 2 "$WT" eval --traces "$DATA" --holdout source --window 0.5 && has err "with --holdout at least 1 s" && oneline
+run eval-holdout-window-short 2 "$WT" eval --traces "$DATA" --holdout source --window 0.5 && has err "needs windows of 5 s or more" && oneline
+# under 5 s the physics classifier says UNKNOWN for every window (each fold
+# of --holdout was trained for nothing, and scored 0%); rules take them
+run eval-window-under-5 2 "$WT" eval --traces "$DATA/labelled.csv" --window 4.9 && has err "needs windows of 5 s or more" && oneline
+run eval-window-under-5-rules 0 "$WT" eval --traces "$DATA/labelled.csv" --window 2 --classifier rules
+# a missing --model is read after the usage checks (it was exit 1, "cannot
+# open", for what is a usage error)
+run eval-model-usage-first 2 "$WT" eval --traces "$DATA" --holdout source --model "$TMP/no.model" && has err "--model cannot go with it" && oneline
+run classify-model-usage-first 2 "$WT" classify --backend synthetic --samples 2 --model "$TMP/no.model" && has err "needs at least 5" && oneline
 run eval-names-model 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 --model "$REPO/models/physics.model" && has out ", model $REPO/models/physics.model"
 # train: the command that rebuilds a model, whole over several 'made by'
 # lines, numbers as given (--sim-weight 0.1234567 was 0.123457, and a long
@@ -785,7 +808,11 @@ run sim-default-pacing 0 timeout 100 "$WT" watch --backend synthetic --profile d
 check "sim-default-pacing: about 30 s ($(($(date +%s) - t0)) s)" test $(($(date +%s) - t0)) -le 60
 run model-rules 2 "$WT" classify --backend synthetic --classifier rules --model x && has err "--model goes with the physics classifier" && oneline
 printf 'format workloadtruth-model/1\nbase 3\nend 0\n' >"$TMP/always.model"
-run model-file 0 "$WT" classify --backend synthetic --profile inference --samples 30 --model "$TMP/always.model" && has out "workload_type : TRAINING"
+# a model of constants weighs no evidence: UNKNOWN, said (it said TRAINING
+# at 0.99 for every window)
+run model-file 0 "$WT" classify --backend synthetic --profile inference --samples 30 --model "$TMP/always.model" && has out "workload_type : UNKNOWN" && has out "the model splits on no feature"
+printf 'format workloadtruth-model/1\nbase 3\ntree\nnode 0 0 split duty 2 right 1 2\nnode 1 0 leaf\nnode 2 0 leaf\nend 1\n' >"$TMP/always.model"
+run model-file-used 0 "$WT" classify --backend synthetic --profile inference --samples 30 --model "$TMP/always.model" && has out "workload_type : TRAINING"
 run bench-list 0 "$WT" benchmark --list
 has out "dense-training"
 has out "migration"

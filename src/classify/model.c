@@ -120,15 +120,26 @@ int wt_model_parse(struct wt_model *m, const char *text, size_t len, const char 
         line[l] = '\0';
         pos += l + (nl ? 1 : 0);
         p.unterminated = !nl;
-        if (memchr(line, '\0', l))
+        if (memchr(line, '\0', l)) {
+            p.unterminated = 0; /* a NUL is no sign of a file cut short */
             return perr(&p, "contains a NUL byte", NULL);
+        }
+        /* a UTF-8 byte-order mark an editor put first: "line 1: the first
+         * directive must be 'format ...'" about a line that showed exactly
+         * that */
+        if (p.lineno == 1 && l >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) {
+            memmove(line, line + 3, l - 2);
+            l -= 3;
+        }
         /* CRLF line ends, as trace files may have; every trailing CR, or a
          * meta text ending in one would lose it at each write and read */
         while (l && line[l - 1] == '\r')
             line[--l] = '\0';
-        if (have_end && (!strncmp(line, "meta ", 5) || !strcmp(line, "meta")))
+        /* "meta TEXT", the word and the text apart by a space or a tab */
+        int is_meta = !strncmp(line, "meta", 4) && (!line[4] || line[4] == ' ' || line[4] == '\t');
+        if (have_end && is_meta)
             return perr(&p, "a directive after 'end':", "meta");
-        if (!strncmp(line, "meta ", 5) || !strcmp(line, "meta")) {
+        if (is_meta) {
             /* free text, kept verbatim (up to the field's size) */
             if (!have_format)
                 return perr(&p, "the first directive must be 'format workloadtruth-model/1'", NULL);

@@ -27,6 +27,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,23 +88,32 @@ int wt_physics_is_idle(const struct wt_features *f)
            (!wt_measured(pn) || pn <= IDLE_POWER_NORM_MAX);
 }
 
+/* The built-in model, parsed once: pthread_once, as two threads classifying
+ * from cold (a library caller's) parsed into the one model together and
+ * failed with made-up errors, kept for good. */
+static struct wt_model builtin_m;
+static int builtin_state; /* 1 ok, -1 failed */
+static struct wt_err builtin_saved;
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+
+static void builtin_parse(void)
+{
+    const char *text = wt_model_builtin_text();
+    builtin_state = wt_model_parse(&builtin_m, text, strlen(text), "models/physics.model",
+                                   &builtin_saved) == WT_OK
+                        ? 1
+                        : -1;
+}
+
 static const struct wt_model *builtin_model(struct wt_err *err)
 {
-    static struct wt_model m;
-    static int state; /* 0 not loaded, 1 ok, -1 failed */
-    static struct wt_err saved;
-    if (state == 0) {
-        const char *text = wt_model_builtin_text();
-        state = wt_model_parse(&m, text, strlen(text), "models/physics.model", &saved) == WT_OK
-                    ? 1
-                    : -1;
-    }
-    if (state < 0) {
+    pthread_once(&builtin_once, builtin_parse);
+    if (builtin_state < 0) {
         if (err)
-            *err = saved;
+            *err = builtin_saved;
         return NULL;
     }
-    return &m;
+    return &builtin_m;
 }
 
 void wt_physics_tamper(struct wt_result *out, const struct wt_features *f)
@@ -158,15 +168,13 @@ static int cmp_credit(const void *a, const void *b)
  * telemetry supports. */
 static int model_has_evidence(const struct wt_model *m, const struct wt_features *f)
 {
-    int splits = 0;
     for (int t = 0; t < m->ntrees; t++)
         for (int i = 0; i < m->tree[t].nnodes; i++) {
             int ft = m->tree[t].node[i].feature;
-            splits += ft >= 0;
-            if (ft >= 0 && wt_measured(f->v[ft]))
+            if (ft >= 0 && (!f || wt_measured(f->v[ft])))
                 return 1;
         }
-    return splits == 0; /* a model of constants asks for no feature */
+    return 0;
 }
 
 /* UNKNOWN with confidence 0: the reason just added says why there is no
@@ -244,11 +252,24 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
     struct wt_features pview;
     const struct wt_features *full = f;
     f = wt_physics_model_view(w, full, &pview);
-    if (!model_has_evidence(m, f)) {
+    if (!model_has_evidence(m, NULL)) {
+        /* a model of constants (a hand-made one: train refuses to write
+         * it) said TRAINING at 0.99 for every window, on no evidence */
         wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
-                             "none of the model's features can be computed from this window "
-                             "(activity and the power scale need utilization, a power limit or "
-                             "a known GPU model): no evidence");
+                             "the model splits on no feature (a constant score for every "
+                             "window): no evidence");
+        return no_evidence(out);
+    }
+    if (!model_has_evidence(m, f)) {
+        wt_result_add_reason(
+            out, -1, NAN, WT_CLASS_NONE, "%s",
+            f != full && model_has_evidence(m, full)
+                ? "the model splits only on features this window measures from GPU "
+                  "utilization, which the model reads only where power has no scale (a power "
+                  "limit or a known GPU model): no evidence"
+                : "none of the model's features can be computed from this window (activity "
+                  "and the power scale need utilization, a power limit or a known GPU "
+                  "model): no evidence");
         return no_evidence(out);
     }
     double credit[WT_NFEATURES];

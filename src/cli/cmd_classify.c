@@ -198,19 +198,10 @@ int wt_cmd_classify(int argc, char **argv)
     struct wt_run_outcome run = {0};
     json_t *where = NULL; /* the audit-log record (--log-dir) */
     int status = WT_EXIT_ERROR;
-    if (model_path) {
-        if (clf != &wt_classifier_physics) {
-            fprintf(stderr, "workloadtruth classify: --model goes with the physics classifier "
-                            "(see --help)\n");
-            return WT_EXIT_USAGE;
-        }
-        model = malloc(sizeof(*model));
-        if (!model || wt_model_load(model, model_path, &err) != WT_OK) {
-            fail(model ? err.msg : "out of memory");
-            goto out;
-        }
-        custom = wt_classifier_physics_with(model);
-        clf = &custom;
+    if (model_path && clf != &wt_classifier_physics) {
+        fprintf(stderr, "workloadtruth classify: --model goes with the physics classifier "
+                        "(see --help)\n");
+        return WT_EXIT_USAGE;
     }
     /* a trace's or the synthetic source's window is --samples samples: too
      * few for the classifier is known now, a usage error as in watch (a
@@ -236,6 +227,17 @@ int wt_cmd_classify(int argc, char **argv)
                 clf->min_samples, (double)clf->min_samples / clf->max_seconds);
         status = WT_EXIT_USAGE;
         goto out;
+    }
+    if (model_path) {
+        /* read after the usage checks (a missing --model with --samples 2
+         * was exit 1, "cannot open", not the usage error it is) */
+        model = malloc(sizeof(*model));
+        if (!model || wt_model_load(model, model_path, &err) != WT_OK) {
+            fail(model ? err.msg : "out of memory");
+            goto out;
+        }
+        custom = wt_classifier_physics_with(model);
+        clf = &custom;
     }
 
     struct wt_run_request rq = {0};

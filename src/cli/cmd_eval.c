@@ -91,23 +91,11 @@ int wt_cmd_eval(int argc, char **argv)
     struct wt_eval_opts o = {0};
     o.window_s = window;
     o.clf = wt_classifier_find(clf_name);
-    if (model_path) {
-        struct wt_err merr = {{0}};
-        if (o.clf != &wt_classifier_physics) {
-            fprintf(stderr, "workloadtruth eval: --model goes with the physics classifier "
-                            "(see --help)\n");
-            wt_strlist_free(&paths);
-            return WT_EXIT_USAGE;
-        }
-        model = malloc(sizeof(*model));
-        if (!model || wt_model_load(model, model_path, &merr) != WT_OK) {
-            fprintf(stderr, "workloadtruth eval: %s\n", model ? merr.msg : "out of memory");
-            free(model);
-            wt_strlist_free(&paths);
-            return WT_EXIT_ERROR;
-        }
-        custom = wt_classifier_physics_with(model);
-        o.clf = &custom;
+    if (model_path && o.clf != &wt_classifier_physics) {
+        fprintf(stderr, "workloadtruth eval: --model goes with the physics classifier "
+                        "(see --help)\n");
+        wt_strlist_free(&paths);
+        return WT_EXIT_USAGE;
     }
     o.trace_opts.rows_per_tick = (unsigned)per_tick;
     o.trace_opts.interval_s = interval;
@@ -189,11 +177,13 @@ int wt_cmd_eval(int argc, char **argv)
     }
     if (holdout && !strcmp(holdout, "gpu_model"))
         o.group_by_model = 1; /* rows per held-out GPU model */
-    if (holdout && window < 1) {
-        /* the folds' models are made as train makes them (1..30 s) */
+    if (o.clf->classify == wt_classifier_physics.classify && window < 5) {
+        /* the physics classifier says UNKNOWN for a window under 5 s: every
+         * window would be scored wrong (and --holdout trained each fold's
+         * model for nothing) */
         fprintf(stderr,
-                "workloadtruth eval: --window %g: with --holdout at least 1 s, as train takes "
-                "(see --help)\n",
+                "workloadtruth eval: --window %g: the physics classifier needs windows of 5 s "
+                "or more (see --help)\n",
                 window);
         goto usage;
     }
@@ -218,6 +208,20 @@ int wt_cmd_eval(int argc, char **argv)
                     o.clf->name);
             goto usage;
         }
+    }
+    if (model_path) {
+        /* read after every usage check (a missing --model with --holdout
+         * was exit 1, "cannot open", not the usage error it is) */
+        struct wt_err merr = {{0}};
+        model = malloc(sizeof(*model));
+        if (!model || wt_model_load(model, model_path, &merr) != WT_OK) {
+            fprintf(stderr, "workloadtruth eval: %s\n", model ? merr.msg : "out of memory");
+            free(model);
+            wt_strlist_free(&paths);
+            return WT_EXIT_ERROR;
+        }
+        custom = wt_classifier_physics_with(model);
+        o.clf = &custom;
     }
     /* written whole or not at all: a failure leaves the old file */
     struct wt_cli_out dump = {0};
@@ -313,8 +317,9 @@ int wt_cmd_eval(int argc, char **argv)
         const char *why =
             !tot.skipped_short
                 ? (o.clf->max_seconds > 0 && window > o.clf->max_seconds
-                       ? "labels cover too little of the last 30 s of each --window (the part "
-                         "the classifier scores, whose labels are its truth)"
+                       ? "labels cover too little of each --window, or of its last 30 s "
+                         "(the part the classifier scores: both must carry one label on 80% "
+                         "of their rows)"
                        : "labels cover too little of each --window")
             : !tot.skipped_unlabelled
                 ? "every labelled window had too few samples for the classifier or spanned "

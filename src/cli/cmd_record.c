@@ -503,6 +503,10 @@ int wt_cmd_record(int argc, char **argv)
             dup = !strcmp(keys[j], mk);
         if (dup)
             continue;
+        /* the label in the trace format's spelling (the reader takes any
+         * letter case; `# label: training` was copied as it was) */
+        if (!strcmp(mk, "label") && wt_class_parse(mv, false) != WT_CLASS_NONE)
+            mv = wt_class_name(wt_class_parse(mv, false));
         if (nk + 1 >= WT_TRACE_MAX_META) { /* with "# format": what a reader takes */
             left_out++;
             continue;

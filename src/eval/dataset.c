@@ -380,13 +380,19 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
                 scored.s += from;
                 scored.n -= from;
             }
+            /* and the window's own label, as the trace format says (80% of
+             * its rows): 30 s of IDLE then 30 s of TRAINING, a window of 60 s
+             * that straddles the change, was scored TRAINING by its tail */
+            int truth = wt_window_truth(&scored);
+            if (o->truth_s > 0 && o->window_s > o->truth_s && wt_window_truth(&w) != truth)
+                truth = WT_CLASS_NONE;
             struct wt_ds_window dw = {
                 .path = path,
                 .group = group,
                 .gpu_model = g[i].info.name,
                 .t_start = t0,
                 .w = &w,
-                .truth = wt_window_truth(&scored),
+                .truth = truth,
                 .skip = WT_DS_SCORED,
             };
             /* short: the window, and the part of it that is scored (a
