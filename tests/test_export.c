@@ -259,6 +259,38 @@ static void policy_errors(void **state)
     assert_int_not_equal(wt_policy_load(p, path, &err), WT_OK);
     assert_contains(err.msg, ":1: line longer than 510 bytes");
     unlink(path);
+    /* the limits, which the fuzzer's 8 KiB inputs never reach: 1024 rules
+     * load, the 1025th is named; a file over 1 MiB is refused */
+    {
+        size_t cap = (WT_POLICY_MAX_RULES + 1) * 32 + 1, at = 0;
+        char *many = malloc(cap);
+        assert_non_null(many);
+        for (int i = 0; i <= WT_POLICY_MAX_RULES; i++)
+            at += (size_t)snprintf(many + at, cap - at, "partition p%d training\n", i);
+        char *cut = many + at - strlen("partition p1024 training\n");
+        char keep = *cut;
+        *cut = '\0';
+        path = tu_temp(many);
+        assert_int_equal(wt_policy_load(p, path, &err), WT_OK);
+        assert_int_equal(p->n, WT_POLICY_MAX_RULES);
+        unlink(path);
+        *cut = keep;
+        path = tu_temp(many);
+        assert_int_not_equal(wt_policy_load(p, path, &err), WT_OK);
+        assert_contains(err.msg, ":1025: more than 1024 rules");
+        unlink(path);
+        free(many);
+        size_t big = (1u << 20) + 1;
+        char *huge = malloc(big + 1);
+        assert_non_null(huge);
+        memset(huge, '\n', big);
+        huge[big] = '\0';
+        path = tu_temp(huge);
+        assert_int_not_equal(wt_policy_load(p, path, &err), WT_OK);
+        assert_contains(err.msg, "larger than 1048576 bytes");
+        unlink(path);
+        free(huge);
+    }
     /* a FIFO is refused without blocking */
     char fifo[64];
     snprintf(fifo, sizeof(fifo), "/tmp/wt_policy_fifo_%d", (int)getpid());
