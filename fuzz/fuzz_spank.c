@@ -128,7 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct cfg c;
     cfg_parse(&c, ac, av);
     cfg_warn(&c);
-    if (c.bin[0] != '/' || c.log_dir[0] != '/' || c.spool_dir[0] != '/' || c.scontrol[0] != '/')
+    if (c.bin[0] != '/' || c.log_dir[0] != '/' || c.spool_dir[0] != '/' || c.scontrol[0] != '/' ||
+        c.squeue[0] != '/')
         abort();
     size_t sl = strlen(c.spool_dir);
     if ((sl > 1 && c.spool_dir[sl - 1] == '/') || dot_component(c.spool_dir))
@@ -166,6 +167,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
         free(copy);
     }
+    /* ... squeue's time left (%L): a whole number of seconds, bounded, or -1 */
+    long left = parse_time_left(out);
+    if (left < -1 || left > 10000L * 86400 + 1000000L * 3600 + 1000000L * 61)
+        abort();
     /* ... and a --workload-type value from the job's environment */
     checking_log = 1;
     (void)opt_cb(0, out, 1);

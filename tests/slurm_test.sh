@@ -26,7 +26,8 @@
 # link (also given as DIR/), is refused, and links and FIFOs in it are
 # neither followed nor waited on; a bare arg is ignored, and logged; (r) a
 # job of another user than root gets WORKLOADTRUTH_DECLARED too; (s) a job
-# that ends near its time limit is not killed at it while the agent runs.
+# that ends near its time limit is not killed at it while the agent runs, and
+# its name cannot pose as its state or end time.
 #
 # Installs nothing: exits 77 (skip) when it is not root or munge/Slurm are
 # missing (Debian: munge slurmctld slurmd slurm-client).  KEEP=1 keeps the
@@ -43,7 +44,7 @@ skip() {
     exit 77
 }
 [ "$(id -u)" = 0 ] || skip "needs root (slurmd runs as root and starts jobs as their users)"
-for p in munged mungekey slurmctld slurmd sbatch scontrol sinfo; do
+for p in munged mungekey slurmctld slurmd sbatch scontrol squeue sinfo; do
     command -v "$p" >/dev/null 2>&1 ||
         skip "$p not found (Debian packages: munge slurmctld slurmd slurm-client)"
 done
@@ -831,6 +832,16 @@ echo "$(last_class)" | grep -q '"verdict":"MISMATCH"' &&
     bad "(s) no MISMATCH record for job $JOB: $(last_class | cut -c1-200)"
 AGENT=$WT
 scontrol update nodename=localhost state=resume >/dev/null 2>&1 # if it drained, go on
+# ... read from fields the job's owner cannot set: a job named like the
+# fields of `scontrol -o show job` ("x JobState=COMPLETED EndTime=...") was
+# read as ended, and its verdict left out of the AdminComment
+plugstack "$AGENT_REPLAY"
+submit --workload-type=inference --job-name='x JobState=COMPLETED EndTime=2000-01-01T00:00:00'
+wait_done || bad "(s) job $JOB did not finish with a workloadtruth log line"
+case $(job_line) in
+*"declared=inference observed=TRAINING verdict=MISMATCH"*) ok "(s) a job named like scontrol's fields: AdminComment $(job_line)" ;;
+*) bad "(s) a job named like scontrol's fields: AdminComment '$(job_line)' ($(grep "workloadtruth: job $JOB" "$D/slurmd.log" | head -n 2 | cut -c1-200))" ;;
+esac
 
 node_ok && ok "node state at the end: $(node_state)" || bad "node state at the end: $(node_state)"
 

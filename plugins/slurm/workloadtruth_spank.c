@@ -71,6 +71,7 @@ struct cfg {
     const char *log_dir;   /* the audit log */
     const char *spool_dir; /* mode=record: traces and pid files of running jobs */
     const char *scontrol;  /* for AdminComment */
+    const char *squeue;    /* a batch job's state and time left */
     int admin_comment;     /* set it (batch jobs) */
     enum mode mode;
     unsigned timeout_s;               /* hard limit for the agent's classify run */
@@ -134,6 +135,7 @@ static void cfg_parse(struct cfg *c, int ac, char **av)
     c->log_dir = "/var/lib/workloadtruth-slurm";
     c->spool_dir = "/run/workloadtruth-slurm";
     c->scontrol = "/usr/bin/scontrol";
+    c->squeue = "/usr/bin/squeue";
     c->admin_comment = 1;
     c->mode = MODE_RECORD;
     c->timeout_s = 60;
@@ -162,6 +164,8 @@ static void cfg_parse(struct cfg *c, int ac, char **av)
             c->spool_dir = c->spool_buf;
         } else if (KEY("scontrol") && v[0] == '/')
             c->scontrol = v;
+        else if (KEY("squeue") && v[0] == '/')
+            c->squeue = v;
         else if (KEY("admin_comment") && (!strcmp(v, "0") || !strcmp(v, "1")))
             c->admin_comment = v[0] == '1';
         else if (KEY("mode") && !strcmp(v, "record"))
@@ -1273,57 +1277,82 @@ static int tasks_declared(spank_t sp, int ac, char **av)
     return 0;
 }
 
-/* What the batch step's hook does after the agent, within the job's time
- * limit: the recorder's stop (5 s), the AdminComment (15 s), and a margin. */
-#define HOOK_RESERVE_S 25L
+/* A batch step's hook ends this long before the job's time limit at least;
+ * less left than this and MIN_AGENT_S for the agent: the job epilog. */
+#define HOOK_MARGIN_S 5L
 #define MIN_AGENT_S 5L
 
-/* Seconds left before the job's time limit (its EndTime, as slurmctld has
- * it; the same local time on both sides), or -1 when it has none, or it
- * cannot be read (the hook then goes on as before: the agent's timeout=).
- * A job no longer RUNNING (cancelled, timed out: its step is being killed)
- * puts its state in `state` and has 0 left. */
-static long job_seconds_left(const struct cfg *c, uint32_t job, char *state, size_t cap)
+/* squeue's %L: [DAYS-][HOURS:]MINUTES:SECONDS, in seconds; -1 for anything
+ * else (UNLIMITED, NOT_SET, INVALID). */
+static long parse_time_left(const char *s)
 {
-    enum { SHOW_CAP = 64 * 1024 };
-    char id[16], err[ERR_CAP];
-    char *out = malloc(SHOW_CAP);
-    long left = -1;
-    state[0] = '\0';
-    if (!out)
+    long days = 0, part[3];
+    int np = 0;
+    const char *p = s, *dash = strchr(s, '-');
+    char *end;
+    if (dash) {
+        if (!isdigit((unsigned char)*s))
+            return -1;
+        days = strtol(s, &end, 10);
+        if (end != dash || days > 10000)
+            return -1;
+        p = dash + 1;
+    }
+    for (;;) {
+        if (!isdigit((unsigned char)*p) || np == 3)
+            return -1;
+        part[np++] = strtol(p, &end, 10);
+        if (part[np - 1] > 1000000)
+            return -1;
+        if (*end == '\0')
+            break;
+        if (*end != ':')
+            return -1;
+        p = end + 1;
+    }
+    if (np < 2)
         return -1;
+    long sec = np == 3 ? part[0] * 3600 + part[1] * 60 + part[2] : part[0] * 60 + part[1];
+    return days * 86400 + sec;
+}
+
+/* The job's state and the time left of its time limit, from squeue's %T
+ * and %L: fields the job's owner cannot set (scontrol's one line also holds
+ * JobName, Comment, WorkDir: a job named "x EndTime=2000-01-01T00:00:00"
+ * was read as ending then, and left its verdict out of the AdminComment),
+ * and a duration (no clock time to read in a time zone).  Returns the
+ * seconds left, or -1: no time limit, or it cannot be read (`why` says
+ * which).  A job that has ended (cancelled, timed out: its step is being
+ * killed) puts its state in `state` and has 0 left. */
+static long job_seconds_left(const struct cfg *c, uint32_t job, char *state, size_t cap, char *why,
+                             size_t wcap)
+{
+    static const char *const ended[] = {"COMPLETING", "COMPLETED",     "CANCELLED", "TIMEOUT",
+                                        "FAILED",     "NODE_FAIL",     "PREEMPTED", "DEADLINE",
+                                        "BOOT_FAIL",  "OUT_OF_MEMORY", NULL};
+    char id[16], out[256], err[ERR_CAP], word[32], left[32];
+    state[0] = why[0] = '\0';
     snprintf(id, sizeof(id), "%u", (unsigned)job);
-    char *const argv[] = {(char *)c->scontrol, "-o", "show", "job", id, NULL};
-    int st = run_prog(argv, 5, out, SHOW_CAP, err, sizeof(err));
-    int ok = st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-    const char *js = ok ? strstr(out, " JobState=") : NULL;
-    if (js) {
-        size_t n = strcspn(js + 10, " \n");
-        if (n > 0 && n < cap && strncmp(js + 10, "RUNNING", n) != 0) {
-            for (size_t i = 0; i < n; i++) /* a word of capitals, for the log */
-                state[i] =
-                    isupper((unsigned char)js[10 + i]) || js[10 + i] == '_' ? js[10 + i] : '?';
-            state[n] = '\0';
-            free(out);
+    char *const argv[] = {(char *)c->squeue, "-h", "-j", id, "-o", "%T %L", NULL};
+    int st = run_prog(argv, 5, out, sizeof(out), err, sizeof(err));
+    if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        snprintf(why, wcap, "%s: %s", c->squeue,
+                 st == RUN_NOT_STARTED ? "cannot run it" : last_line(err));
+        return -1;
+    }
+    if (sscanf(out, "%31s %31s", word, left) != 2) {
+        snprintf(why, wcap, "%s printed no state and time left", c->squeue);
+        return -1;
+    }
+    for (int i = 0; ended[i]; i++)
+        if (!strcmp(word, ended[i])) {
+            snprintf(state, cap, "%s", word);
             return 0;
         }
-    }
-    const char *p = ok ? strstr(out, " EndTime=") : NULL;
-    struct tm tm;
-    memset(&tm, 0, sizeof(tm));
-    if (p && sscanf(p + 9, "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                    &tm.tm_hour, &tm.tm_min, &tm.tm_sec) == 6) {
-        tm.tm_year -= 1900;
-        tm.tm_mon -= 1;
-        tm.tm_isdst = -1;
-        time_t end = mktime(&tm);
-        if (end != (time_t)-1) {
-            double d = difftime(end, time(NULL));
-            left = d < 0 ? 0 : d > 1e9 ? 1000000000L : (long)d;
-        }
-    }
-    free(out);
-    return left;
+    long sec = parse_time_left(left);
+    if (sec < 0 && strcmp(left, "UNLIMITED") && strcmp(left, "NOT_SET"))
+        snprintf(why, wcap, "%s printed time left '%.31s'", c->squeue, left);
+    return sec;
 }
 
 /* The end of a batch job's script, in its slurmstepd (as root), before the
@@ -1364,25 +1393,32 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
      * is left, less what the hook does after it, and the job epilog (after
      * the job is complete) tries again if that was too little; with less
      * than MIN_AGENT_S left, the job epilog does it all. */
-    char state[32];
-    long left = job_seconds_left(&c, job, state, sizeof(state));
+    char state[32], twhy[PATH_MAX + 128];
+    long left = job_seconds_left(&c, job, state, sizeof(state), twhy, sizeof(twhy));
+    /* after the agent: the recorder's stop (up to 5 s), the AdminComment
+     * (up to 15 s), and a margin */
+    long reserve = HOOK_MARGIN_S + (c.mode == MODE_RECORD ? 5 : 0) + (c.admin_comment ? 15 : 0);
     int capped = 0;
     if (state[0]) {
         slurm_info("workloadtruth: job %u is %s: leaving the work to the job epilog", (unsigned)job,
                    state);
         return 0;
     }
-    if (left >= 0 && left - HOOK_RESERVE_S < MIN_AGENT_S) {
+    if (twhy[0])
+        slurm_info("workloadtruth: job %u: its time left is not known (%s): the agent gets "
+                   "timeout=%u s",
+                   (unsigned)job, twhy, c.timeout_s);
+    if (left >= 0 && left - reserve < MIN_AGENT_S) {
         slurm_info("workloadtruth: job %u: %ld s left of its time limit: leaving the work to "
                    "the job epilog",
                    (unsigned)job, left);
         return 0;
     }
-    if (left >= 0 && left - HOOK_RESERVE_S < (long)c.timeout_s) {
+    if (left >= 0 && left - reserve < (long)c.timeout_s) {
         slurm_info("workloadtruth: job %u: %ld s left of its time limit: the agent gets %ld s "
                    "(timeout=%u; the job epilog tries again if it needs more)",
-                   (unsigned)job, left, left - HOOK_RESERVE_S, c.timeout_s);
-        c.timeout_s = (unsigned)(left - HOOK_RESERVE_S);
+                   (unsigned)job, left, left - reserve, c.timeout_s);
+        c.timeout_s = (unsigned)(left - reserve);
         capped = 1;
     }
     /* the marker first: if the work below hangs or crashes, no second record */
