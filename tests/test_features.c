@@ -429,9 +429,14 @@ static void test_partial_rows(void **state)
     assert_true(wt_measured(f.v[WT_F_UTIL_JITTER]) && f.v[WT_F_UTIL_JITTER] > 0);
     assert_true(wt_measured(f.v[WT_F_POWER_JITTER]));
 
-    /* a limit read in 3 rows of 29, at the start: not the scale */
+    /* a limit read in 3 rows of 29, at the start, or in rows 0, 1 and 28
+     * (two gaps: their mean held each reading 14 s): not the scale */
     for (int i = 0; i < N; i++)
         s[i].v[WT_COL_POWER_LIMIT] = i < 3 ? 350 : NAN;
+    wt_features_compute(&w, &f);
+    assert_true(f.v[WT_F_POWER_REF] == 700);
+    for (int i = 0; i < N; i++)
+        s[i].v[WT_COL_POWER_LIMIT] = i < 2 || i == N - 1 ? 350 : NAN;
     wt_features_compute(&w, &f);
     assert_true(f.v[WT_F_POWER_REF] == 700);
 

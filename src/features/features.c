@@ -180,7 +180,7 @@ static double col_time_share(const struct wt_sample *s, size_t n, enum wt_col c,
         return cov / tot;
     /* A column read in rows of its own (every other row; a converter's row
      * per metric group, 30 ms apart): each reading also stands until the
-     * next one, up to their median interval.  Its rows alone covered
+     * next one, up to their (lower) median interval.  Its rows alone covered
      * 14.9 s of 29.9 (a limit on every other row was no limit, the scale
      * fell back to rated power and the class flipped), or 6% (staggered
      * rows).  Three readings at least: one or two among thirty rows still
@@ -196,7 +196,9 @@ static double col_time_share(const struct wt_sample *s, size_t n, enum wt_col c,
     for (size_t j = 0; j + 1 < k; j++)
         gs[j] = tr[j + 1] - tr[j];
     qsort(gs, k - 1, sizeof(double), cmp_double);
-    double cap = (gs[(k - 2) / 2] + gs[(k - 1) / 2]) / 2; /* the median */
+    /* the lower median: of two gaps, the shorter (readings in rows 0, 1
+     * and 29 of 30 held 14.5 s each with the mean, and covered half) */
+    double cap = gs[(k - 2) / 2];
     double held = 0, t_end = s[0].t_s + tot;
     for (size_t j = 0; j < k && cap > 0; j++) {
         double until = (j + 1 < k ? tr[j + 1] : t_end) - tr[j];
