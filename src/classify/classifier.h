@@ -74,6 +74,10 @@ struct wt_classifier {
     const struct wt_model *model;
 };
 
+/* The physics classifier says UNKNOWN for a window that covers less (its
+ * span plus one sample period): eval and train refuse shorter windows. */
+#define WT_PHYSICS_MIN_SECONDS 5.0
+
 extern const struct wt_classifier wt_classifier_rules;
 extern const struct wt_classifier wt_classifier_physics;
 

@@ -41,7 +41,6 @@
 #define WT_PHYSICS_MARGIN 0.15
 /* The model learnt from windows of 10 to 30 s: a window much shorter (10
  * samples of a 10 Hz trace span 1 s) has no cadence to read. */
-#define WT_PHYSICS_MIN_SECONDS 5.0
 #define MAX_EVIDENCE 5
 
 /* The features the model may use: time shape (the step rhythm inside

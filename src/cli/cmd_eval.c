@@ -44,7 +44,7 @@ int wt_cmd_eval(int argc, char **argv)
     /* clang-format off */
     struct wt_opt opts[] = {
         {"--traces", WT_OPT_LIST, &paths, "DIR|FILE", "trace files, or directories searched for *.csv", 0, 0, NULL, false},
-        {"--window", WT_OPT_DOUBLE, &window, "SECONDS", "window length (default 30)", 0.01, 86400, NULL, false},
+        {"--window", WT_OPT_DOUBLE, &window, "SECONDS", "window length (default 30; the physics classifier: 5 or more)", 0.01, 86400, NULL, false},
         {"--classifier", WT_OPT_CHOICE, &clf_name, "NAME", "classifier (default: physics)", 0, 0, wt_cli_classifier_names(), false},
         {"--gpus-per-tick", WT_OPT_UINT, &per_tick, "N", "nvidia-smi CSV without an index column: rows per tick (default: detect)", 1, WT_MAX_GPUS, NULL, false},
         {"--interval", WT_OPT_DOUBLE, &interval, "S", "nvidia-smi CSV without timestamps: seconds per tick (default 1)", 0.001, 3600, NULL, false},
@@ -177,14 +177,14 @@ int wt_cmd_eval(int argc, char **argv)
     }
     if (holdout && !strcmp(holdout, "gpu_model"))
         o.group_by_model = 1; /* rows per held-out GPU model */
-    if (o.clf->classify == wt_classifier_physics.classify && window < 5) {
+    if (o.clf->classify == wt_classifier_physics.classify && window < WT_PHYSICS_MIN_SECONDS) {
         /* the physics classifier says UNKNOWN for a window under 5 s: every
          * window would be scored wrong (and --holdout trained each fold's
          * model for nothing) */
         fprintf(stderr,
-                "workloadtruth eval: --window %g: the physics classifier needs windows of 5 s "
+                "workloadtruth eval: --window %g: the physics classifier needs windows of %g s "
                 "or more (see --help)\n",
-                window);
+                window, WT_PHYSICS_MIN_SECONDS);
         goto usage;
     }
     if (holdout && window > wt_classifier_physics.max_seconds) {

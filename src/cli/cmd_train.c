@@ -128,7 +128,7 @@ int wt_cmd_train(int argc, char **argv)
     struct wt_opt opts[] = {
         {"--traces", WT_OPT_LIST, &paths, "DIR|FILE", "labelled traces, or directories searched for *.csv", 0, 0, NULL, false},
         {"--out", WT_OPT_STRING, &out_path, "FILE", "where to write the model ('-' = standard output)", 0, 0, NULL, false},
-        {"--window", WT_OPT_DOUBLE, &cfg.window_s, "SECONDS", "window length (default 30; 5..30: the classifier says UNKNOWN under 5 s and scores the last 30 s of a window)", 5, 30, NULL, false},
+        {"--window", WT_OPT_DOUBLE, &cfg.window_s, "SECONDS", "window length (default 30; 5..30: the classifier says UNKNOWN under 5 s and scores the last 30 s of a window)", WT_PHYSICS_MIN_SECONDS, 30, NULL, false},
         {"--rounds", WT_OPT_UINT, &rounds, "N", "boosting rounds: trees (default 300)", 1, WT_MODEL_MAX_TREES, NULL, false},
         {"--features", WT_OPT_STRING, &features, "LIST", "features the model may use (default: the physics set)", 0, 0, NULL, false},
         {"--simulate", WT_OPT_UINT, &sim, "N", "simulator windows per profile/evasion cell added to the traces (default 60; 0: none)", 0, 1000, NULL, false},
