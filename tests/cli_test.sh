@@ -646,25 +646,24 @@ run eval-unscored 1 "$WT" eval --traces "$TMP/nolabel.csv" && has err "no window
 printf 't_s,power_w,label\n0,1,training\n1,2,training\n2,2,training\n3,2,training\n4,2,training\n5,2,training\n' >"$TMP/onelabel.csv"
 run eval-unscored-short 1 "$WT" eval --traces "$TMP/onelabel.csv" --window 86400 && has err "(0 unlabelled or mixed," && has err "too few samples for the classifier or spanned less than half"
 run eval-frac 0 "$WT" eval --traces "$DATA/labelled.csv" --window 2.5 --classifier rules && has out "2.5-second windows"
-# a window longer than 30 s: physics scores its last 30 s, and the truth is
-# that part's (IDLE 0-48 s, TRAINING 48-60 s: the whole is 80% IDLE, the last
-# 30 s mixed 60/40, so not scored; it was scored IDLE against a TRAINING call)
-python3 -c "
+# idle_then_training SECONDS: 60 s at 10 Hz, IDLE up to SECONDS, then TRAINING
+idle_then_training() {
+    python3 -c "
 print('# gpu_model: NVIDIA H100 80GB HBM3'); print('t_s,gpu,util_gpu_pct,power_w,label')
 for i in range(600):
     t = i / 10
-    print('%.1f,0,0,70,IDLE' % t if t < 48 else '%.1f,0,%d,%d,TRAINING' % (t, 100 if i % 4 < 3 else 0, 600 if i % 4 < 3 else 150))
-" >"$TMP/w60.csv"
+    print('%.1f,0,0,70,IDLE' % t if t < $1 else '%.1f,0,%d,%d,TRAINING' % (t, 100 if i % 4 < 3 else 0, 600 if i % 4 < 3 else 150))
+"
+}
+# a window longer than 30 s: physics scores its last 30 s, and the truth is
+# that part's (IDLE 0-48 s, TRAINING 48-60 s: the whole is 80% IDLE, the last
+# 30 s mixed 60/40, so not scored; it was scored IDLE against a TRAINING call)
+idle_then_training 48 >"$TMP/w60.csv"
 run eval-long-window-truth 1 "$WT" eval --traces "$TMP/w60.csv" --window 60 && has err "(1 unlabelled or mixed, 0 short)" && has err "or of its last 30 s"
 # ... and the whole window's label too, as the trace format says (IDLE for
 # 30 s then TRAINING for 30 s: 50/50, not scored; it was scored TRAINING by
 # its last 30 s)
-python3 -c "
-print('# gpu_model: NVIDIA H100 80GB HBM3'); print('t_s,gpu,util_gpu_pct,power_w,label')
-for i in range(600):
-    t = i / 10
-    print('%.1f,0,0,70,IDLE' % t if t < 30 else '%.1f,0,%d,%d,TRAINING' % (t, 100 if i % 4 < 3 else 0, 600 if i % 4 < 3 else 150))
-" >"$TMP/w60b.csv"
+idle_then_training 30 >"$TMP/w60b.csv"
 run eval-long-window-whole-truth 1 "$WT" eval --traces "$TMP/w60b.csv" --window 60 && has err "(1 unlabelled or mixed, 0 short)"
 # ... and a window whose scored last 30 s hold too few samples is short (it
 # was scored, UNKNOWN: rows at 0..30 s and 59 s, 1 Hz)
