@@ -214,7 +214,9 @@ submit() { # submit ARGS...: sbatch a trivial job; JOB gets its id
     [ $rc -eq 0 ] && [ -n "$JOB" ] || die "sbatch $*: exit $rc: $(cat "$D/sbatch.err")"
 }
 job_field() { # job_field NAME: from scontrol show job $JOB
-    scontrol show job "$JOB" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
+    # past its first line, JobId= and JobName=, which the job's owner sets
+    # (case (s) names a job "x JobState=COMPLETED ...")
+    scontrol show job "$JOB" 2>/dev/null | sed 1d | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
 }
 job_line() { # the AdminComment, which has spaces: the rest of its line
     scontrol show job "$JOB" 2>/dev/null | sed -n 's/^ *AdminComment=//p' | head -n 1
