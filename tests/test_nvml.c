@@ -334,6 +334,71 @@ static void test_bogus_values(void **state)
     unlink(path);
 }
 
+/* The default power limit and the maximum SM clock are read at every poll:
+ * probed once at start, a failed first read (here the trace's first 0.3 s
+ * have neither, so the fake answers NOT_SUPPORTED) left the GPU without its
+ * limit ratio and tamper indicators for the whole run. */
+static void test_settings_every_poll(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/wt_fake_settings_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n"
+          "t_s,gpu,util_gpu_pct,power_w,power_limit_w,power_default_limit_w,sm_clock_max_mhz\n",
+          f);
+    for (int i = 0; i < 50; i++) {
+        if (i < 3)
+            fprintf(f, "%.1f,0,90,250,250,,\n", i * 0.1);
+        else
+            fprintf(f, "%.1f,0,90,250,250,400,1410\n", i * 0.1);
+    }
+    fclose(f);
+    setenv("WT_FAKE_NVML_TRACE", path, 1);
+    unsetenv("WT_FAKE_NVML_FAULTS");
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
+    static struct wt_sample buf[200];
+    struct wt_err err;
+    int rc;
+    size_t n = 0;
+    /* rows until one past 0.6 s (the fake's trace time runs with the clock) */
+    while (n < 190 && (n == 0 || buf[n - 1].t_s < 0.6)) {
+        n += read_some(src, 0, buf + n, 200 - n, 1, &rc, &err);
+        assert_int_equal(rc, WT_OK);
+    }
+    assert_true(buf[n - 1].v[WT_COL_POWER_DEFAULT_LIMIT] == 400);
+    assert_true(buf[n - 1].v[WT_COL_SM_CLOCK_MAX] == 1410);
+    struct wt_device_info d;
+    assert_int_equal(wt_source_device_info(src, 0, &d, &err), WT_OK);
+    assert_true(d.power_default_limit_w == 400);
+    wt_source_close(src);
+    unlink(path);
+}
+
+/* A live window of 5 polls covers 5 intervals, as the classifier counts
+ * it (span and one sample period): the first poll's lone sample and then the
+ * driver's buffered readings covered one interval less, and a window of the
+ * fewest polls a classifier judges was always UNKNOWN. */
+static void test_window_covers_polls(void **state)
+{
+    (void)state;
+    env(NULL);
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
+    struct wt_sample *b = NULL;
+    size_t cap = 0, n = 0;
+    struct wt_err err;
+    assert_int_equal(wt_source_read_polls(src, 0, &b, &cap, 4096, 5, 0.2, NULL, &n, &err), WT_OK);
+    assert_true(n >= 5);
+    /* the fixture's readings are 0.1 s apart */
+    double covers = b[n - 1].t_s - b[0].t_s + 0.1;
+    if (covers < 0.98 - 1e-9)
+        fail_msg("5 polls of 0.2 s cover %.3f s (%zu samples)", covers, n);
+    free(b);
+    wt_source_close(src);
+}
+
 static void test_lost_gpu(void **state)
 {
     (void)state;
@@ -531,6 +596,8 @@ int main(void)
         cmocka_unit_test(test_power_semantics_names),
         cmocka_unit_test(test_bogus_values),
         cmocka_unit_test(test_not_supported),
+        cmocka_unit_test(test_settings_every_poll),
+        cmocka_unit_test(test_window_covers_polls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -676,6 +676,17 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
     if (s->f.enforced_limit &&
         ok(s, d, s->f.enforced_limit(d->h, &u), "nvmlDeviceGetEnforcedPowerLimit"))
         pt.v[WT_COL_POWER_LIMIT] = u / 1000.0;
+    /* the default limit and the maximum SM clock are settings: read at every
+     * poll, the last value read stands for a failed read (probed only at
+     * start, one failed call there left a GPU without its tamper indicators
+     * and limit ratio for the whole run) */
+    double lo, hi;
+    if (s->f.default_limit &&
+        ok(s, d, s->f.default_limit(d->h, &u), "nvmlDeviceGetPowerManagementDefaultLimit")) {
+        wt_col_range(WT_COL_POWER_DEFAULT_LIMIT, &lo, &hi);
+        if (u / 1000.0 >= lo && u / 1000.0 <= hi)
+            d->default_limit_w = u / 1000.0;
+    }
     pt.v[WT_COL_POWER_DEFAULT_LIMIT] = d->default_limit_w;
     if (s->f.energy && ok(s, d, s->f.energy(d->h, &ull), "nvmlDeviceGetTotalEnergyConsumption"))
         pt.v[WT_COL_ENERGY] = (double)ull / 1000.0;
@@ -683,6 +694,12 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
         pt.v[WT_COL_SM_CLOCK] = u;
     if (s->f.clock && ok(s, d, s->f.clock(d->h, NVML_CLOCK_MEM, &u), "nvmlDeviceGetClockInfo"))
         pt.v[WT_COL_MEM_CLOCK] = u;
+    if (s->f.max_clock &&
+        ok(s, d, s->f.max_clock(d->h, NVML_CLOCK_SM, &u), "nvmlDeviceGetMaxClockInfo")) {
+        wt_col_range(WT_COL_SM_CLOCK_MAX, &lo, &hi);
+        if (u >= lo && u <= hi)
+            d->sm_max_mhz = u;
+    }
     pt.v[WT_COL_SM_CLOCK_MAX] = d->sm_max_mhz;
     if (s->f.reasons &&
         ok(s, d, s->f.reasons(d->h, &ull), "nvmlDeviceGetCurrentClocksEventReasons"))

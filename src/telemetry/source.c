@@ -106,7 +106,7 @@ int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf,
                          size_t max, size_t polls, double interval, const atomic_int *cancel,
                          size_t *n, struct wt_err *err)
 {
-    double span = ((double)polls - 1.1) * interval;
+    double want = ((double)polls - 0.1) * interval;
     *n = 0;
     for (;;) {
         if (cancel && *cancel)
@@ -128,8 +128,17 @@ int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf,
         if (rc)
             return rc;
         *n += got;
-        if (*n >= polls && (*buf)[*n - 1].t_s - (*buf)[0].t_s >= span)
+        if (*n >= polls && polls < 2)
             break;
+        if (*n >= polls) {
+            /* what the window covers: its span and one spacing, as the
+             * classifier counts it (a first poll's lone sample and then
+             * buffered readings covered one interval less than asked, and
+             * a 5-poll window was too short to judge) */
+            double span = (*buf)[*n - 1].t_s - (*buf)[0].t_s;
+            if (span + span / (double)(*n - 1) >= want)
+                break;
+        }
     }
     return WT_OK;
 }

@@ -137,9 +137,12 @@ int wt_source_read(struct wt_source *src, int gpu, struct wt_sample *buf, size_t
 int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size_t want, size_t *n,
                      struct wt_err *err) WT_WARN_UNUSED;
 /* A live GPU's window of `polls` polls every `interval` seconds: the samples
- * of the polls that cover (polls - 1.1) x interval seconds (a tenth of an
- * interval for timing jitter), however many buffered readings each poll
- * brings, and at least `polls` samples.  *buf (of *cap samples) grows up to
+ * of the polls whose span, plus one sample spacing (the mean), covers
+ * (polls - 0.1) x interval seconds (a tenth of an interval for timing
+ * jitter), however many buffered readings each poll brings, and at least
+ * `polls` samples.  (Polls alone: polls samples, as many intervals.  A source's
+ * first poll, with no buffered readings before it, brings one sample: its
+ * window takes the readings of one poll more.)  *buf (of *cap samples) grows up to
  * max samples.  Returns WT_OK (*n may be short when the stream ended),
  * WT_DONE when *cancel was set, or an error. */
 int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf, size_t *cap,
