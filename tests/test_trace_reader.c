@@ -970,8 +970,8 @@ static void test_nvsmi_clock_set_back(void **state)
                  "2024/11/03 01:00:00.000, 0, 300 W\n",
                  "t.csv:3: column 'timestamp': -3599.000 s is earlier than the previous sample of "
                  "GPU 0 (0.000 s): "
-                 "nvidia-smi prints local time, so a clock set back (end of daylight saving, "
-                 "an NTP step) does this; run it with TZ=UTC");
+                 "nvidia-smi prints local time, so a clock set back does this (the end of "
+                 "daylight saving: run it with TZ=UTC; an NTP step: have NTP slew the clock)");
     /* the trace format's t_s is not a wall clock: no hint */
     struct wt_err err = {{0}};
     assert_true(tu_parse("t_s,gpu,power_w\n4,0,1\n3,0,1\n", &err) < 0);

@@ -237,8 +237,8 @@ struct writer {
     int gave_up;
     int log_ok;   /* the last write succeeded (for /healthz: a disk that recovers heals it) */
     int unsealed; /* everything was written but the final seal was not */
-    char failed_list[128];
-    struct wt_metrics *metrics; /* NULL: no exporter */
+    char failed_list[WT_MAX_GPUS * 5]; /* "0,1,...,1023": every GPU, never cut */
+    struct wt_metrics *metrics;        /* NULL: no exporter */
 };
 
 /* Tells the exporter what the writer did (takes mu). */

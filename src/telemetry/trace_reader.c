@@ -1510,8 +1510,9 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
                     r->meta.kind == WT_TRACE_NVSMI ? " s" : "", s->gpu, b,
                     r->meta.kind == WT_TRACE_NVSMI ? " s" : "",
                     r->meta.kind == WT_TRACE_NVSMI && r->has_stamp
-                        ? ": nvidia-smi prints local time, so a clock set back (end of "
-                          "daylight saving, an NTP step) does this; run it with TZ=UTC"
+                        ? ": nvidia-smi prints local time, so a clock set back does this (the "
+                          "end of daylight saving: run it with TZ=UTC; an NTP step: have NTP "
+                          "slew the clock)"
                         : "");
     }
     r->last_t[s->gpu] = s->t_s;
