@@ -27,7 +27,8 @@ static const struct command commands[] = {
     {"classify", wt_cmd_classify,
      "classify windows of telemetry (synthetic, trace or live), with job-level verdicts"},
     {"benchmark", wt_cmd_benchmark,
-     "score a classifier on synthetic suites (the Python tool's, the simulator, evasion)"},
+     "score a classifier on synthetic suites (the Python tool's, the simulator, evasion, board "
+     "settings)"},
     {"eval", wt_cmd_eval, "score a classifier on labelled real traces"},
     {"train", wt_cmd_train, "derive the physics classifier's model from labelled traces"},
     {"gpus", wt_cmd_gpus, "list the GPUs and the processes on each, with their owners"},
