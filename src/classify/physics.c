@@ -203,7 +203,8 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
      * UNKNOWN at some offsets, judged at others) */
     if (covers < WT_PHYSICS_MIN_SECONDS - 1e-6) {
         wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
-                             "the window covers %.4g s: too short to judge (at least %.0f s; "
+                             "the window covers %.4g s (its span and one sample period): too "
+                             "short to judge (at least %.0f s; "
                              "the model learnt from 10 to 30 s): no evidence",
                              /* rounded down: 4.996 s is not "5 s" */
                              floor(covers * 1000) / 1000, WT_PHYSICS_MIN_SECONDS);
