@@ -337,7 +337,8 @@ static void test_bogus_values(void **state)
 /* The default power limit and the maximum SM clock are read at every poll:
  * probed once at start, a failed first read (here the trace's first 0.3 s
  * have neither, so the fake answers NOT_SUPPORTED) left the GPU without its
- * limit ratio and tamper indicators for the whole run. */
+ * limit ratio and tamper indicators for the whole run.  A failed read after
+ * a good one (from 0.8 s) keeps the last value read. */
 static void test_settings_every_poll(void **state)
 {
     (void)state;
@@ -350,7 +351,7 @@ static void test_settings_every_poll(void **state)
           "t_s,gpu,util_gpu_pct,power_w,power_limit_w,power_default_limit_w,sm_clock_max_mhz\n",
           f);
     for (int i = 0; i < 50; i++) {
-        if (i < 3)
+        if (i < 3 || i >= 8)
             fprintf(f, "%.1f,0,90,250,250,,\n", i * 0.1);
         else
             fprintf(f, "%.1f,0,90,250,250,400,1410\n", i * 0.1);
@@ -363,8 +364,8 @@ static void test_settings_every_poll(void **state)
     struct wt_err err;
     int rc;
     size_t n = 0;
-    /* rows until one past 0.6 s (the fake's trace time runs with the clock) */
-    while (n < 190 && (n == 0 || buf[n - 1].t_s < 0.6)) {
+    /* rows until one past 1.2 s (the fake's trace time runs with the clock) */
+    while (n < 190 && (n == 0 || buf[n - 1].t_s < 1.2)) {
         n += read_some(src, 0, buf + n, 200 - n, 1, &rc, &err);
         assert_int_equal(rc, WT_OK);
     }
@@ -377,26 +378,35 @@ static void test_settings_every_poll(void **state)
     unlink(path);
 }
 
-/* A live window of 5 polls covers 5 intervals, as the classifier counts
- * it (span and one sample period): the first poll's lone sample and then the
- * driver's buffered readings covered one interval less, and a window of the
- * fewest polls a classifier judges was always UNKNOWN. */
+/* A live window of 5 polls covers 5 intervals: the first as the classifier
+ * counts it (span and one sample period), the later ones from the previous
+ * window's last sample.  The first poll's lone sample and then the driver's
+ * buffered readings covered one interval less, and with ten readings a poll
+ * every later window ended after 4 polls (its span alone reached 3.9
+ * intervals): a window of the fewest polls a classifier judges was UNKNOWN. */
 static void test_window_covers_polls(void **state)
 {
     (void)state;
     env(NULL);
+    setenv("WT_FAKE_NVML_SPEED", "5", 1); /* readings 0.02 s apart: ten a poll */
     struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
     struct wt_sample *b = NULL;
     size_t cap = 0, n = 0;
     struct wt_err err;
-    assert_int_equal(wt_source_read_polls(src, 0, &b, &cap, 4096, 5, 0.2, NULL, &n, &err), WT_OK);
-    assert_true(n >= 5);
-    /* the fixture's readings are 0.1 s apart */
-    double covers = b[n - 1].t_s - b[0].t_s + 0.1;
-    if (covers < 0.98 - 1e-9)
-        fail_msg("5 polls of 0.2 s cover %.3f s (%zu samples)", covers, n);
+    double end = NAN, prev = NAN;
+    for (int w = 0; w < 3; w++) {
+        assert_int_equal(wt_source_read_polls(src, 0, &b, &cap, 4096, 5, 0.2, &end, NULL, &n, &err),
+                         WT_OK);
+        assert_true(n >= 5);
+        assert_true(end == b[n - 1].t_s);
+        double covers = w ? end - prev : b[n - 1].t_s - b[0].t_s + 0.02;
+        if (covers < 0.98 - 1e-9)
+            fail_msg("window %d: 5 polls of 0.2 s cover %.3f s (%zu samples)", w + 1, covers, n);
+        prev = end;
+    }
     free(b);
     wt_source_close(src);
+    unsetenv("WT_FAKE_NVML_SPEED");
 }
 
 static void test_lost_gpu(void **state)

@@ -168,7 +168,8 @@ static void test_read_polls_empty_buffer(void **state)
     cfg.profile = "training";
     cfg.seed = 1;
     assert_int_equal(wt_source_open("synthetic", &cfg, &src, &err), WT_OK);
-    assert_int_equal(wt_source_read_polls(src, 0, &b, &cap, 100, 5, 1.0, NULL, &n, &err), WT_OK);
+    assert_int_equal(wt_source_read_polls(src, 0, &b, &cap, 100, 5, 1.0, NULL, NULL, &n, &err),
+                     WT_OK);
     assert_true(n >= 5 && n <= cap && cap <= 100);
     free(b);
     wt_source_close(src);

@@ -316,12 +316,13 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
     /* a trace's owners column: a GPU's peers are its job's (as under watch) */
     const struct wt_owners *owners = rq->all_peers ? NULL : wt_source_owners(src);
     double t_first = NAN, t_last = NAN;
+    double live_end = NAN; /* the previous live window's last sample */
     for (size_t wi = 0; wi < rq->windows; wi++) {
         size_t n = 0;
         /* a live GPU's window is --samples polls (--samples x --interval
          * seconds), with every buffered reading they bring */
         rc = live ? wt_source_read_polls(src, rq->gpu, &buf, &cap, LIVE_MAX_SAMPLES, rq->samples,
-                                         rq->cfg.interval_s > 0 ? rq->cfg.interval_s : 1,
+                                         rq->cfg.interval_s > 0 ? rq->cfg.interval_s : 1, &live_end,
                                          rq->cancel, &n, err)
                   : read_window(src, rq->gpu, wi ? NAN : rq->start, buf, rq->samples, &n,
                                 rq->cancel, err);

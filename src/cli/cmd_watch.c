@@ -996,6 +996,7 @@ int wt_cmd_watch(int argc, char **argv)
     struct wt_source *src = NULL;
     struct wt_sample **buf = NULL;
     size_t *nbuf = NULL, *bcap = NULL;
+    double *live_end = NULL; /* each GPU's previous live window's last sample */
     struct wt_device_info *info = NULL;
     struct wt_window *wins = NULL, *peers = NULL;
     struct attribution *at_start = NULL;
@@ -1103,15 +1104,18 @@ int wt_cmd_watch(int argc, char **argv)
     buf = calloc((size_t)ngpus + 1, sizeof(*buf));
     nbuf = calloc((size_t)ngpus + 1, sizeof(*nbuf));
     bcap = calloc((size_t)ngpus + 1, sizeof(*bcap));
+    live_end = calloc((size_t)ngpus + 1, sizeof(*live_end));
     info = calloc((size_t)ngpus + 1, sizeof(*info));
     wins = calloc((size_t)ngpus + 1, sizeof(*wins));
     peers = calloc((size_t)ngpus + 1, sizeof(*peers));
     at_start = calloc((size_t)ngpus + 1, sizeof(*at_start));
-    if (!sel || !alive || !unlisted_said || !buf || !nbuf || !bcap || !info || !wins || !peers ||
-        !at_start) {
+    if (!sel || !alive || !unlisted_said || !buf || !nbuf || !bcap || !live_end || !info || !wins ||
+        !peers || !at_start) {
         fprintf(stderr, "%s: out of memory\n", help.prog);
         goto out;
     }
+    for (int g = 0; g <= ngpus; g++)
+        live_end[g] = NAN; /* none yet: each GPU's first window */
     /* a GPU the driver does not list (now) is not a usage error: after a
      * reset or a reboot it may be back, and a service restarts on exit 1 but
      * not on 2 (RestartPreventExitStatus=2); a trace's GPUs do not change */
@@ -1393,9 +1397,10 @@ int wt_cmd_watch(int argc, char **argv)
             if (!alive[g])
                 continue;
             size_t n = 0;
-            int rc = live ? wt_source_read_polls(src, g, &buf[g], &bcap[g], MAX_WINDOW,
-                                                 (size_t)window, interval, NULL, &n, &err)
-                          : wt_source_read_n(src, g, buf[g], (size_t)window, &n, &err);
+            int rc =
+                live ? wt_source_read_polls(src, g, &buf[g], &bcap[g], MAX_WINDOW, (size_t)window,
+                                            interval, &live_end[g], NULL, &n, &err)
+                     : wt_source_read_n(src, g, buf[g], (size_t)window, &n, &err);
             if (metrics)
                 wt_metrics_samples(metrics, g, n, rc != WT_OK && rc != WT_DONE);
             if (stop_flag)
@@ -1757,6 +1762,7 @@ out:
     free(buf);
     free(nbuf);
     free(bcap);
+    free(live_end);
     free(info);
     free(wins);
     free(peers);

@@ -650,9 +650,11 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     rq.cfg.interval_s = interval;
     rq.cfg.nvml_lib = s->cfg.nvml_lib;
     /* live: stopped at the deadline too (with a grace for the driver's
-     * start), through a flag that also follows the cancel */
+     * start, and one interval: a first window takes one poll more on a
+     * driver with sample buffers), through a flag that also follows the
+     * cancel */
     struct deadline dl = {.cancel = call->cancel,
-                          .until = wt_mono_s() + s->cfg.max_seconds +
+                          .until = wt_mono_s() + s->cfg.max_seconds + (sa.live ? interval : 0) +
                                    DEADLINE_GRACE_S(s->cfg.max_seconds)};
     if (sa.live) {
         dl.started = pthread_create(&dl.thread, NULL, deadline_watch, &dl) == 0;
@@ -682,11 +684,12 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     if (atomic_load(&dl.expired) && !(call->cancel && *call->cancel)) {
         wt_run_free(&run);
         return tool_error("live sampling stopped after %.0f s, the most this server allows per "
-                          "call (--max-seconds %.0f, and %.0f s for the driver to start): the "
+                          "call (--max-seconds %.0f, one interval_seconds for the first "
+                          "window's extra poll, and %.0f s for the driver to start): the "
                           "driver gave fewer samples than samples x interval_seconds asked for "
                           "(a poll between its readings adds none); ask for fewer samples or a "
                           "longer interval_seconds",
-                          s->cfg.max_seconds + DEADLINE_GRACE_S(s->cfg.max_seconds),
+                          s->cfg.max_seconds + interval + DEADLINE_GRACE_S(s->cfg.max_seconds),
                           s->cfg.max_seconds, DEADLINE_GRACE_S(s->cfg.max_seconds));
     }
     if (call->cancel && *call->cancel) {

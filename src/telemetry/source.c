@@ -1,6 +1,7 @@
 /* Backend registry and the thin wrappers over the vtable (see source.h). */
 #include "telemetry/source.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,10 +104,11 @@ int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size
 }
 
 int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf, size_t *cap,
-                         size_t max, size_t polls, double interval, const atomic_int *cancel,
-                         size_t *n, struct wt_err *err)
+                         size_t max, size_t polls, double interval, double *last_end,
+                         const atomic_int *cancel, size_t *n, struct wt_err *err)
 {
     double want = ((double)polls - 0.1) * interval;
+    double since = last_end ? *last_end : NAN;
     *n = 0;
     for (;;) {
         if (cancel && *cancel)
@@ -128,18 +130,28 @@ int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf,
         if (rc)
             return rc;
         *n += got;
-        if (*n >= polls && polls < 2)
+        if (*n < polls || *n == 0)
+            continue;
+        double last = (*buf)[*n - 1].t_s;
+        if (isfinite(since)) {
+            /* the time since the previous window's last sample: its span
+             * alone (>= polls - 1.1 intervals before) ended a window of
+             * buffered readings, ten a poll, after 4 polls of 5 */
+            if (last - since >= want)
+                break;
+        } else if (polls < 2) {
             break;
-        if (*n >= polls) {
-            /* what the window covers: its span and one spacing, as the
-             * classifier counts it (a first poll's lone sample and then
-             * buffered readings covered one interval less than asked, and
-             * a 5-poll window was too short to judge) */
-            double span = (*buf)[*n - 1].t_s - (*buf)[0].t_s;
+        } else {
+            /* a first window: its span and one spacing (a first poll's
+             * lone sample and then buffered readings covered one interval
+             * less than asked, and a 5-poll window was too short to judge) */
+            double span = last - (*buf)[0].t_s;
             if (span + span / (double)(*n - 1) >= want)
                 break;
         }
     }
+    if (last_end && *n)
+        *last_end = (*buf)[*n - 1].t_s;
     return WT_OK;
 }
 

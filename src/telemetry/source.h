@@ -136,18 +136,20 @@ int wt_source_read(struct wt_source *src, int gpu, struct wt_sample *buf, size_t
  * count read; returns WT_OK or an error (a short stream is not an error). */
 int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size_t want, size_t *n,
                      struct wt_err *err) WT_WARN_UNUSED;
-/* A live GPU's window of `polls` polls every `interval` seconds: the samples
- * of the polls whose span, plus one sample spacing (the mean), covers
- * (polls - 0.1) x interval seconds (a tenth of an interval for timing
- * jitter), however many buffered readings each poll brings, and at least
- * `polls` samples.  (Polls alone: polls samples, as many intervals.  A source's
- * first poll, with no buffered readings before it, brings one sample: its
- * window takes the readings of one poll more.)  *buf (of *cap samples) grows up to
- * max samples.  Returns WT_OK (*n may be short when the stream ended),
- * WT_DONE when *cancel was set, or an error. */
+/* A live GPU's window of `polls` polls every `interval` seconds, however
+ * many buffered readings each poll brings, and at least `polls` samples: the
+ * samples up to (polls - 0.1) x interval seconds (a tenth of an interval for
+ * timing jitter) after *last_end, the time of the previous window's last
+ * sample, which it then sets to this window's.  A first window (*last_end
+ * NaN, or last_end NULL) has no such time: it ends when its span plus one
+ * sample spacing (the mean) covers as much, so a source whose first poll
+ * brings one sample and the following polls the driver's buffered readings
+ * takes one poll more (polls alone: `polls` samples, as many intervals).  *buf (of *cap samples)
+ * grows up to max samples.  Returns WT_OK (*n may be short when the stream ended), WT_DONE when
+ * *cancel was set, or an error. */
 int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf, size_t *cap,
-                         size_t max, size_t polls, double interval, const atomic_int *cancel,
-                         size_t *n, struct wt_err *err) WT_WARN_UNUSED;
+                         size_t max, size_t polls, double interval, double *last_end,
+                         const atomic_int *cancel, size_t *n, struct wt_err *err) WT_WARN_UNUSED;
 const char *wt_source_meta(struct wt_source *src, const char *key);
 /* The i-th metadata line (trace order): its value and *key, or NULL past the
  * last (and for sources without metadata). */
