@@ -144,9 +144,9 @@ int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size
  * NaN, or last_end NULL) has no such time: it ends when its span plus one
  * sample spacing (the mean) covers as much, so a source whose first poll
  * brings one sample and the following polls the driver's buffered readings
- * takes one poll more (polls alone: `polls` samples, as many intervals).  *buf (of *cap samples)
- * grows up to max samples.  Returns WT_OK (*n may be short when the stream ended), WT_DONE when
- * *cancel was set, or an error. */
+ * takes one poll more (polls alone: `polls` samples, as many intervals).
+ * *buf (of *cap samples) grows up to max samples.  Returns WT_OK (*n may be
+ * short when the stream ended), WT_DONE when *cancel was set, or an error. */
 int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf, size_t *cap,
                          size_t max, size_t polls, double interval, double *last_end,
                          const atomic_int *cancel, size_t *n, struct wt_err *err) WT_WARN_UNUSED;
