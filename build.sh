@@ -7,12 +7,13 @@
 #   ./build.sh asan   the whole test suite again under ASan + UBSan (CI's second build)
 #
 # Environment: WT_FUZZ_SECONDS (default 60) sets the fuzzing time of `test` (2/5
-# for the trace reader, the rest shared by the 18 other targets: the MCP
+# for the trace reader, the rest shared by the 19 other targets: the MCP
 # JSON-RPC layer, the MCP HTTP and stdio transports, the MCP bearer token
 # file, the Prometheus exporter, the option parser, the
 # five audit-log targets (entry, note, proof, verifier, witness), the model
 # file, the policy file, the feature extractor, the process-owner reader, the
-# HTML report and the log's open and repair);
+# HTML report, the log's open and repair, the simulator windows' cache entries
+# and the Slurm plugin's parsers);
 # JOBS sets build parallelism.  Packages are installed with apt-get (through
 # sudo when not root); `test` also fetches the pinned npm packages of tests/mcp
 # and tests/deploy from the npm registry (npm ci); nothing else is downloaded.
@@ -62,12 +63,14 @@ fuzz() {
     # MCP JSON-RPC layer, the MCP HTTP and stdio transports, the MCP bearer
     # token file, the Prometheus exporter, the option parser, the model file,
     # the policy file, the feature extractor and the process-owner reader,
-    # the HTML report, the log's open and repair and the Slurm plugin's
-    # parsers (where <slurm/spank.h> is installed) share the rest
+    # the HTML report, the log's open and repair, the simulator windows' cache
+    # entries and the Slurm plugin's parsers (where <slurm/spank.h> is
+    # installed) share the rest
     tsecs=$((secs * 2 / 5)); [ "$tsecs" -ge 1 ] || tsecs=1
-    asecs=$((secs * 3 / 5 / 18)); [ "$asecs" -ge 1 ] || asecs=1 # the 18 other targets
+    asecs=$((secs * 3 / 5 / 19)); [ "$asecs" -ge 1 ] || asecs=1 # the 19 other targets
     run_fuzzer trace "$tsecs" build-fuzz/corpus fuzz/corpus
-    for t in mcp mcp_http mcp_stdio token exporter opts model policy features procinfo report logopen spank; do
+    for t in mcp mcp_http mcp_stdio token exporter opts model policy features procinfo report logopen \
+        simcache spank; do
         if [ "$t" = spank ] && [ ! -x build-fuzz/fuzz_spank ]; then
             echo "fuzz_spank not built (no <slurm/spank.h>): skipped"
             continue

@@ -2,9 +2,10 @@
 # verifier, open/repair and witness, the MCP JSON-RPC layer and its two
 # transports, the option parser, the model and policy files, the feature extractor, the
 # process-owner reader, the HTML report, the Prometheus exporter (its HTTP
-# server and the exposition's labels), the MCP bearer token file and the Slurm
-# plugin's parsers.  Seed corpora: fuzz/corpus/ (trace),
-# fuzz/corpus_audit_<name>/ (audit), fuzz/corpus_<name>/.
+# server and the exposition's labels), the MCP bearer token file, the
+# simulator windows' cache entries and the Slurm plugin's parsers.  Seed
+# corpora: fuzz/corpus/ (trace), fuzz/corpus_audit_<name>/ (audit),
+# fuzz/corpus_<name>/.
 #
 # The library sources are compiled once with the coverage instrumentation and
 # the sanitizers (object libraries), and every target links them (compiled
@@ -42,7 +43,7 @@ function(wt_fuzz_target name)
 endfunction()
 
 foreach(name trace entry note proof verify witness mcp model policy features procinfo report logopen
-             exporter)
+             exporter simcache)
   wt_fuzz_target(${name} $<TARGET_OBJECTS:wt_fuzz_http> $<TARGET_OBJECTS:wt_fuzz_stdio>)
 endforeach()
 # the command-line option parser (src/cli/opts.c is not in the library)

@@ -25,7 +25,9 @@ appear in the document (its whitespace runs read as one space).
 
 The commands are run first, in parallel (WT_NUMBERS_JOBS at a time, default
 the CPUs this process may use: a holdout eval is single-threaded and takes
-tens of seconds), then the document is checked against their results.
+tens of seconds), then the document is checked against their results.  They
+share the simulator's training windows through WT_SIM_CACHE (a temporary
+directory of this run's, unless the environment names one).
 
 With --update, the table rows (not the prose) that differ are rewritten in
 place with the measured numbers, for a maintainer after a model change; the
@@ -36,13 +38,16 @@ them (README.md and docs/evaluation.md share dozens of holdout runs).
 
 usage: readme_numbers.py DOC... BUILD_DIR [--print | --update]   (exit 77: skipped, no ../shared)
 """
+import atexit
 import concurrent.futures
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 printing = "--print" in sys.argv
@@ -56,6 +61,12 @@ if not os.path.isdir(os.path.join(root, "..", "shared", "traces")):
     print("no ../shared/traces: skipped")
     sys.exit(77)
 wt = os.path.join(build, "workloadtruth")
+# the commands that retrain (dozens) share the simulator's windows through a
+# cache of this run's own (src/eval/simcache.h: keyed by the binary and the
+# settings, the same models as without it; tests/sim_cache.sh checks that)
+if "WT_SIM_CACHE" not in os.environ:
+    os.environ["WT_SIM_CACHE"] = tempfile.mkdtemp(prefix="wt-sim-cache.")
+    atexit.register(shutil.rmtree, os.environ["WT_SIM_CACHE"], True)
 
 
 cache = {}

@@ -11,6 +11,7 @@ MODEL=$3
 tmp=$(mktemp)
 d=$(mktemp -d)
 trap 'rm -rf "$tmp" "$d"' EXIT
+unset WT_SIM_CACHE # from scratch: the simulator's windows simulated, not read
 # the documented command, with the path to the traces as the build sees them
 "$WT" train --traces "$SHARED" --out "$tmp" || exit 1
 if ! cmp "$tmp" "$MODEL"; then

@@ -9,6 +9,7 @@
 
 #include "classify/classifier.h"
 #include "classify/train.h"
+#include "eval/simcache.h"
 #include "features/transform.h"
 #include "telemetry/source.h"
 #include "telemetry/simulate.h"
@@ -130,6 +131,8 @@ static int on_file(void *vctx, const char *path, const char *group, const char *
 
 static int add_window(struct wt_trainset *ts, int file, const struct wt_ds_window *dw,
                       struct wt_err *err);
+static int push_row(struct wt_trainset *ts, const struct wt_features *f, unsigned char y, int file,
+                    struct wt_err *err);
 
 /* A seed that names a window the same whatever path the traces were given
  * by: its directory, file name, start and view. */
@@ -243,6 +246,12 @@ static int add_window(struct wt_trainset *ts, int file, const struct wt_ds_windo
     const struct wt_features *mf = wt_physics_model_view(dw->w, &f, &pview);
     if (mf != &f)
         f = *mf; /* what the classifier will show the model */
+    return push_row(ts, &f, dw->truth == WT_CLASS_TRAINING, file, err);
+}
+
+static int push_row(struct wt_trainset *ts, const struct wt_features *f, unsigned char y, int file,
+                    struct wt_err *err)
+{
     if (ts->n == ts->cap) {
         size_t ncap = ts->cap ? ts->cap * 2 : 4096;
         struct wt_features *nx = realloc(ts->x, ncap * sizeof(*nx));
@@ -259,8 +268,8 @@ static int add_window(struct wt_trainset *ts, int file, const struct wt_ds_windo
         ts->file = nfile;
         ts->cap = ncap;
     }
-    ts->x[ts->n] = f;
-    ts->y[ts->n] = dw->truth == WT_CLASS_TRAINING;
+    ts->x[ts->n] = *f;
+    ts->y[ts->n] = y;
     ts->file[ts->n] = file;
     ts->n++;
     return WT_OK;
@@ -402,8 +411,27 @@ static int add_sim_cell(struct wt_trainset *ts, const char *profile, const char 
     return rc;
 }
 
-int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const struct wt_train_config *c,
-                        struct wt_err *err)
+/* Appends the windows of a cache entry (simcache.h) as add_sim_cell would
+ * have: its cells as files, then its windows in order. */
+static int add_cached(struct wt_trainset *ts, const struct wt_simcache_data *d, struct wt_err *err)
+{
+    int *index = malloc(d->nfiles * sizeof(*index));
+    if (!index)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    int rc = WT_OK;
+    for (size_t i = 0; i < d->nfiles && rc == WT_OK; i++) {
+        struct ctx cx = {ts, -1, 0, 1};
+        rc = on_file(&cx, d->path[i], d->group[i], d->gpu_model[i], err);
+        index[i] = cx.file;
+    }
+    for (size_t i = 0; i < d->n && rc == WT_OK; i++)
+        rc = push_row(ts, &d->x[i], d->y[i], index[d->file[i]], err);
+    free(index);
+    return rc;
+}
+
+static int simulate(struct wt_trainset *ts, unsigned per_cell, const struct wt_train_config *c,
+                    struct wt_err *err)
 {
     static const double strengths[] = {0.25, 0.5, 0.75, 1.0};
     size_t np, ne;
@@ -411,17 +439,41 @@ int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const struct 
     const struct wt_sim_evasion_info *ev = wt_sim_evasions(&ne);
     unsigned cell = 0;
     int rc = WT_OK;
-    if (c->window_s > WT_TRAINSET_SIM_MAX_WINDOW_S)
-        return wt_errf(err, WT_EINVAL,
-                       "--window %g: simulated training windows are limited to %d s "
-                       "(--simulate 0 trains on the traces alone)",
-                       c->window_s, WT_TRAINSET_SIM_MAX_WINDOW_S);
     for (size_t p = 0; p < np && rc == WT_OK; p++)
         rc = add_sim_cell(ts, prof[p].name, NULL, -1, per_cell, cell++, c, err);
     for (size_t f = 0; f < ne && rc == WT_OK; f++)
         for (size_t k = 0; k < 4 && rc == WT_OK; k++)
             rc = add_sim_cell(ts, "dense-training", ev[f].name, strengths[k], per_cell, cell++, c,
                               err);
+    return rc;
+}
+
+int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const struct wt_train_config *c,
+                        struct wt_err *err)
+{
+    if (c->window_s > WT_TRAINSET_SIM_MAX_WINDOW_S)
+        return wt_errf(err, WT_EINVAL,
+                       "--window %g: simulated training windows are limited to %d s "
+                       "(--simulate 0 trains on the traces alone)",
+                       c->window_s, WT_TRAINSET_SIM_MAX_WINDOW_S);
+    /* WT_SIM_CACHE: the same windows from an earlier run of this very
+     * binary with the same settings (simcache.h), else simulated and saved */
+    const char *dir = getenv(WT_SIMCACHE_ENV);
+    struct wt_simcache_key key;
+    if (!dir || !*dir || wt_simcache_key(c, per_cell, ts->alone_views, &key) != 0)
+        return simulate(ts, per_cell, c, err);
+    struct wt_simcache_data d;
+    if (wt_simcache_load(dir, &key, &d)) {
+        int rc = add_cached(ts, &d, err);
+        wt_simcache_data_free(&d);
+        return rc;
+    }
+    size_t file0 = ts->nfiles, win0 = ts->n;
+    int rc = simulate(ts, per_cell, c, err);
+    struct wt_err serr = {{0}};
+    if (rc == WT_OK && wt_simcache_save(dir, &key, ts, file0, win0, &serr) != WT_OK)
+        fprintf(stderr, "workloadtruth: %s: %s; the simulator's windows are not cached\n",
+                WT_SIMCACHE_ENV, serr.msg);
     return rc;
 }
 
