@@ -43,6 +43,12 @@
  *                     busy sample, however old (boottime: real CLOCK_BOOTTIME)
  *     procutil_epoch  per-process utilization stamped from the epoch even with
  *                     boottime (the two calls on different clocks)
+ *     flaky=G:FUNC:K:EVERY:CODE  on GPU G, FUNC's K-th call (counted per GPU
+ *                     and function, size queries included) returns CODE, and
+ *                     then every EVERY-th (0: that call only); FUNC
+ *                     nvmlDeviceGetSamples#T counts the calls for buffer type
+ *                     T only (1: GPU utilization)
+ *     slow=G:FUNC:MS  on GPU G, every call of FUNC first sleeps MS ms
  * Per-process utilization has a sample only for a process with non-zero
  * utilization, as the driver's ("one ... per process ... that had some
  * non-zero utilization"); none at all is NOT_FOUND.
@@ -118,6 +124,16 @@ static struct {
     unsigned long lost_after;
     int lost_code;
     char notsup[512], noperm[512];
+    struct {
+        int gpu, code;
+        char fn[64];
+        unsigned long k, every, calls;
+    } flaky[4];
+    struct {
+        int gpu, ms;
+        char fn[64];
+    } slow[4];
+    int nflaky, nslow;
     int init_code, nogpus, proc535, empty, boottime, mig_gpu, mig_samegi, procutil_hist,
         procutil_epoch, samples_race, samples_fail_once;
     /* processes */
@@ -224,6 +240,17 @@ static void parse_faults(void)
             F.lost_code = colon ? atoi(colon + 1) : NVML_ERROR_GPU_IS_LOST;
             continue;
         }
+        if (F.nflaky < 4 &&
+            sscanf(tok, "flaky=%d:%63[^:]:%lu:%lu:%d", &F.flaky[F.nflaky].gpu, F.flaky[F.nflaky].fn,
+                   &F.flaky[F.nflaky].k, &F.flaky[F.nflaky].every, &F.flaky[F.nflaky].code) == 5) {
+            F.nflaky++;
+            continue;
+        }
+        if (F.nslow < 4 && sscanf(tok, "slow=%d:%63[^:]:%d", &F.slow[F.nslow].gpu,
+                                  F.slow[F.nslow].fn, &F.slow[F.nslow].ms) == 3) {
+            F.nslow++;
+            continue;
+        }
         if (!strncmp(tok, "notsup=", 7)) {
             strncat(F.notsup, tok + 7, sizeof(F.notsup) - strlen(F.notsup) - 2);
             strcat(F.notsup, " ");
@@ -310,6 +337,24 @@ static void reload_procs(void)
     fclose(f);
 }
 
+/* The slow= and flaky= faults of a call of fn on d. */
+static nvmlReturn_t injected(const struct fdev *d, const char *fn)
+{
+    for (int i = 0; i < F.nslow; i++)
+        if (F.slow[i].gpu == d->gpu && !d->is_mig && !strcmp(F.slow[i].fn, fn)) {
+            struct timespec ts = {F.slow[i].ms / 1000, (long)(F.slow[i].ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+    for (int i = 0; i < F.nflaky; i++)
+        if (F.flaky[i].gpu == d->gpu && !d->is_mig && !strcmp(F.flaky[i].fn, fn)) {
+            unsigned long k = ++F.flaky[i].calls;
+            if (k == F.flaky[i].k || (k > F.flaky[i].k && F.flaky[i].every &&
+                                      (k - F.flaky[i].k) % F.flaky[i].every == 0))
+                return (nvmlReturn_t)F.flaky[i].code;
+        }
+    return NVML_SUCCESS;
+}
+
 /* Common entry checks for a device call: faults and the lost GPU. */
 static nvmlReturn_t enter(nvmlDevice_t h, const char *fn, struct fdev **out)
 {
@@ -327,7 +372,7 @@ static nvmlReturn_t enter(nvmlDevice_t h, const char *fn, struct fdev **out)
         return NVML_ERROR_NOT_SUPPORTED;
     if (listed(F.noperm, fn))
         return NVML_ERROR_NO_PERMISSION;
-    return NVML_SUCCESS;
+    return injected(d, fn);
 }
 
 /* The trace time shown now. */
@@ -739,6 +784,10 @@ EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t h, int type, unsigned long
     struct fdev *d;
     nvmlReturn_t r = enter(h, "nvmlDeviceGetSamples", &d);
     if (r)
+        return r;
+    char typed[40]; /* flaky=G:nvmlDeviceGetSamples#1:...: the utilization buffer's calls */
+    snprintf(typed, sizeof(typed), "nvmlDeviceGetSamples#%d", type);
+    if ((r = injected(d, typed)) != NVML_SUCCESS)
         return r;
     if (d->is_mig && type != NVML_TOTAL_POWER_SAMPLES)
         return NVML_ERROR_NOT_SUPPORTED;

@@ -195,6 +195,13 @@ for f in notsup=nvmlDeviceGetTemperature notsup=nvmlDeviceGetTemperatureV \
     check "record-temp-$f: temp_c '$want'" test "$(temp_of "$TMP/temp.csv")" = "$want"
 done
 run gpus-old 0 "$WT" gpus --nvml-lib "$OLD" && has out "no utilization sample buffer"
+# without sample buffers the stop's last poll adds no row of its own right after
+# the last one (a copy of it a millisecond later, and 2.50 samples/s said)
+if run record-old-stop 0 "$WT" record --nvml-lib "$OLD" --gpus 0 --duration 2 --interval 0.5 --out "$TMP/old.csv"; then
+    has err "GPU 0: 2.00 samples/s achieved"
+    check "record-old-stop: rows at least 0.4 s apart" sh -c 'grep -v "^#" "$1" | tail -n +2 | cut -d, -f1 |
+        awk "NR > 1 && \$1 - p < 0.4 { bad = 1 } { p = \$1 } END { exit bad }"' sh "$TMP/old.csv"
+fi
 run gpus-nodriver 1 "$WT" gpus --nvml-lib "$TMP/none.so" && has err "use --backend synthetic, or --trace FILE"
 # a FIFO as the library is refused (dlopen would wait for a writer for ever)
 mkfifo "$TMP/nvml.fifo"

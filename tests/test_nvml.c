@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "telemetry/source.h"
+#include "util/clock.h"
 
 static const char *fixture = WT_TEST_DATA "/fake_gpu.csv";
 
@@ -589,6 +590,123 @@ static void test_not_supported(void **state)
     wt_source_close(src);
 }
 
+/* Rows of gpu read until one at or past t_end (seconds of the run). */
+static size_t read_until(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap,
+                         double t_end)
+{
+    struct wt_err err;
+    int rc;
+    size_t n = 0;
+    while (n < cap && (n == 0 || buf[n - 1].t_s < t_end)) {
+        n += read_some(src, gpu, buf + n, cap - n, 1, &rc, &err);
+        if (rc != WT_OK)
+            fail_msg("GPU %d: %s", gpu, err.msg);
+    }
+    return n;
+}
+
+/* The widest spacing of buf's rows after its first. */
+static double widest_gap(const struct wt_sample *buf, size_t n)
+{
+    double g = 0;
+    for (size_t i = 2; i < n; i++)
+        if (buf[i].t_s - buf[i - 1].t_s > g)
+            g = buf[i].t_s - buf[i - 1].t_s;
+    return g;
+}
+
+/* One failed call on the utilization buffer costs no readings: its first
+ * size query failing at start turned the buffer off for the whole run (one
+ * row a poll), and a failed drain mid-run wrote the poll's own row, after
+ * which every reading the next drain returned was older and dropped (an
+ * --interval of them). */
+static void test_buffer_call_fails(void **state)
+{
+    (void)state;
+    const char *faults[] = {"flaky=0:nvmlDeviceGetSamples#1:1:0:999",
+                            "flaky=0:nvmlDeviceGetSamples#1:5:0:999",
+                            "flaky=0:nvmlDeviceGetSamples#1:6:0:10"};
+    static struct wt_sample buf[400];
+    for (size_t k = 0; k < sizeof(faults) / sizeof(faults[0]); k++) {
+        env(faults[k]);
+        struct wt_source *src = must_open(WT_FAKE_NVML, 0.5);
+        size_t n = read_until(src, 0, buf, 400, 2.6);
+        double gap = widest_gap(buf, n);
+        if (n < 20 || gap > 0.15)
+            fail_msg("%s: %zu rows in %.2f s, a gap of %.2f s", faults[k], n, buf[n - 1].t_s, gap);
+        wt_source_close(src);
+    }
+}
+
+/* Each GPU's buffered readings are timed from when its own buffers were read:
+ * with one time taken as the poll began, a GPU whose calls are slow (or one
+ * polled after it) had every reading put earlier than it was taken, 0.3 s
+ * here, for the whole run.  Both GPUs serve the same readings (util = tenths
+ * of a second, mod 100): one reading's rows on the two GPUs are at most a
+ * buffer period and the calls' time apart. */
+static void test_slow_calls_keep_time(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/wt_fake_slow_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n"
+          "t_s,gpu,util_gpu_pct,power_w\n",
+          f);
+    for (int i = 0; i < 300; i++)
+        fprintf(f, "%.1f,0,%d,200\n%.1f,1,%d,200\n", i * 0.1, i % 100, i * 0.1, i % 100);
+    fclose(f);
+    env("slow=1:nvmlDeviceGetPcieThroughput:150");
+    setenv("WT_FAKE_NVML_TRACE", path, 1);
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.5);
+    static struct wt_sample a[200], b[200];
+    size_t na = read_until(src, 0, a, 200, 3.0), nb = read_until(src, 1, b, 200, 3.0);
+    size_t pairs = 0;
+    for (size_t i = 0; i < na; i++)
+        for (size_t j = 0; j < nb; j++)
+            if (a[i].v[WT_COL_UTIL_GPU] == b[j].v[WT_COL_UTIL_GPU] && a[i].t_s > 0.5 &&
+                fabs(a[i].t_s - b[j].t_s) < 5) {
+                pairs++;
+                if (fabs(a[i].t_s - b[j].t_s) > 0.2)
+                    fail_msg("reading %g: GPU 0 at %.3f s, GPU 1 at %.3f s",
+                             a[i].v[WT_COL_UTIL_GPU], a[i].t_s, b[j].t_s);
+            }
+    assert_true(pairs >= 10);
+    wt_source_close(src);
+    unlink(path);
+}
+
+/* A GPU that stops answering (every call NVML_ERROR_UNKNOWN) is taken as
+ * lost once its polls have measured nothing for 10 s: it gave rows with
+ * nothing measured for the rest of the run (at start, the same GPU is not
+ * used). */
+static void test_gpu_stops_answering(void **state)
+{
+    (void)state;
+    env("lost=1@60:999");
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.5);
+    static struct wt_sample buf[2000];
+    struct wt_err err;
+    int rc = WT_OK;
+    size_t got;
+    double t0 = wt_mono_s();
+    while (rc == WT_OK && wt_mono_s() - t0 < 30)
+        rc = wt_source_read(src, 1, buf, 2000, &got, &err);
+    assert_int_equal(rc, WT_ENODEV);
+    assert_contains(err.msg,
+                    "GPU 1 (NVIDIA A100-SXM4-40GB, 00000000:18:00.0) has answered no query");
+    struct wt_device_info d;
+    assert_int_equal(wt_source_device_info(src, 1, &d, &err), WT_OK);
+    assert_contains(d.notes, "has answered no query");
+    assert_false(d.unusable); /* it was read before */
+    size_t n = read_some(src, 0, buf, 2000, 3, &rc, &err);
+    assert_int_equal(rc, WT_OK);
+    assert_true(n >= 3);
+    wt_source_close(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -608,6 +726,9 @@ int main(void)
         cmocka_unit_test(test_not_supported),
         cmocka_unit_test(test_settings_every_poll),
         cmocka_unit_test(test_window_covers_polls),
+        cmocka_unit_test(test_buffer_call_fails),
+        cmocka_unit_test(test_slow_calls_keep_time),
+        cmocka_unit_test(test_gpu_stops_answering),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,9 @@
 /* the longest refresh period of the utilization and power buffers (NVML: 1/6 s
  * to 1 s): a longer spacing between readings is a gap */
 #define MAX_BUF_PERIOD_S 1.0
+#define MAX_DRAINS_FAILED 3 /* polls in a row without a row for a failed utilization drain */
+#define SILENT_POLLS 3      /* a GPU whose polls measure nothing for this many polls */
+#define SILENT_S 10.0       /* ... and this many seconds is not read further */
 #define NEAREST_S 0.5
 #define MAX_PROCS 1024
 #define MAX_PROCS_ALL 65536 /* a list is never asked with more (2 MiB of entries) */
@@ -153,10 +156,14 @@ struct dev {
     int power_unprobed; /* lost before its power was probed: semantics unknown */
     int buf_ok[3];      /* sample buffer per type: 1 works, 0 not supported */
     unsigned long long seen[3];
-    double period[3]; /* median spacing of each buffer's readings at start (NaN unknown) */
-    double offset;    /* add to buffer seconds to get monotonic seconds */
-    double last_poll; /* monotonic seconds of the last poll of the buffers (NaN: none) */
-    int read;         /* its rows or its info have been asked for */
+    double period[3];      /* median spacing of each buffer's readings at start (NaN unknown) */
+    double offset;         /* add to buffer seconds to get monotonic seconds */
+    double last_poll;      /* monotonic seconds of the last poll of the buffers (NaN: none) */
+    int read;              /* its rows or its info have been asked for */
+    unsigned drain_failed; /* this poll: the buffer types whose drain failed (bit 1 << type) */
+    int drains_failed;     /* polls in a row whose utilization drain failed */
+    double silent_since;   /* monotonic seconds since when every poll measured nothing (NaN) */
+    int silent_polls;      /* how many polls in a row measured nothing */
     int have_offset;
     int buf_epoch; /* the buffers' time stamps count from the epoch (>= 1e15 us), not boot */
     double last_t;
@@ -437,8 +444,14 @@ static void probe_device(struct nvml *s, struct dev *d)
         int vt;
         unsigned n = 0;
         rc = s->f.samples(d->h, t, 0, &vt, &n, NULL);
-        d->buf_ok[t] =
-            rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_FOUND || rc == NVML_ERROR_INSUFFICIENT_SIZE;
+        /* off where the driver says it has no such buffer for us; any other
+         * failure (UNKNOWN, TIMEOUT: one call) keeps it, as a failed fetch
+         * below does (turned off, one failed size query cost the run its
+         * sub-second series) */
+        d->buf_ok[t] = rc != NVML_ERROR_NOT_SUPPORTED && rc != NVML_ERROR_NO_PERMISSION &&
+                       rc != NVML_ERROR_FUNCTION_NOT_FOUND && rc != NVML_ERROR_INVALID_ARGUMENT;
+        if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE)
+            n = 0;
         ok(s, d, rc == NVML_ERROR_NOT_FOUND ? NVML_SUCCESS : rc, "nvmlDeviceGetSamples");
         /* start after what the buffer already holds: history from before
          * this run is not part of it */
@@ -602,6 +615,8 @@ static unsigned drain(struct nvml *s, struct dev *d, int type, nvmlSample_t *out
     if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE) {
         if (rc == NVML_ERROR_NOT_SUPPORTED)
             d->buf_ok[type] = 0;
+        else if (rc != NVML_ERROR_NOT_FOUND)
+            d->drain_failed |= 1u << type; /* its readings are still there */
         ok(s, d, rc, "nvmlDeviceGetSamples");
         return 0;
     }
@@ -611,8 +626,10 @@ static unsigned drain(struct nvml *s, struct dev *d, int type, nvmlSample_t *out
      * arrives between the two calls would make an exact-size fetch fail */
     n = MAX_BUF_SAMPLES;
     rc = s->f.samples(d->h, type, d->seen[type], vtype, &n, out);
-    if (!ok(s, d, rc, "nvmlDeviceGetSamples"))
+    if (!ok(s, d, rc, "nvmlDeviceGetSamples")) {
+        d->drain_failed |= 1u << type;
         return 0;
+    }
     if (n > MAX_BUF_SAMPLES)
         n = MAX_BUF_SAMPLES;
     for (unsigned i = 0; i < n; i++)
@@ -634,6 +651,36 @@ static double nearest(const nvmlSample_t *b, unsigned n, int vtype, double t, do
         }
     }
     return best;
+}
+
+/* A GPU that stops answering (NVML_ERROR_UNKNOWN, or another code ok() does
+ * not know, on every call) gave rows measuring nothing but the settings
+ * carried from earlier reads, for the rest of the run, and looked alive to
+ * watch and record.  Once its polls have measured nothing for SILENT_POLLS
+ * polls in a row and SILENT_S seconds it is taken as lost (its reader is told
+ * why), as one that answers no query at start is not used.  1 when it just
+ * was. */
+static int silent(struct dev *d, const struct wt_sample *pt, const unsigned n[3])
+{
+    int nothing = !n[0] && !n[1] && !n[2];
+    for (int c = 0; c < WT_NCOLS && nothing; c++)
+        if (c != WT_COL_POWER_DEFAULT_LIMIT && c != WT_COL_SM_CLOCK_MAX && wt_measured(pt->v[c]))
+            nothing = 0;
+    if (!nothing) {
+        d->silent_polls = 0;
+        return 0;
+    }
+    double now = wt_mono_s();
+    if (!d->silent_polls++)
+        d->silent_since = now;
+    if (d->silent_polls < SILENT_POLLS || now - d->silent_since < SILENT_S)
+        return 0;
+    d->lost = 1;
+    snprintf(d->why, sizeof(d->why),
+             "GPU %d (%.48s%s%.16s) has answered no query for %.0f s (%d polls): not read further",
+             d->index, d->name[0] ? d->name : "name not read", d->bus[0] ? ", " : "", d->bus,
+             now - d->silent_since, d->silent_polls);
+    return 1;
 }
 
 static void poll_dev(struct nvml *s, struct dev *d, double now)
@@ -762,10 +809,17 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
     int vt[3] = {NVML_VALUE_TYPE_UNSIGNED_INT, NVML_VALUE_TYPE_UNSIGNED_INT,
                  NVML_VALUE_TYPE_UNSIGNED_INT};
     unsigned n[3];
+    d->drain_failed = 0;
     for (int t = 0; t < 3; t++)
         n[t] = drain(s, d, t, s->buf[t], &vt[t]);
     if (d->lost)
         return;
+    if (silent(d, &pt, n))
+        return;
+    /* the buffers were read now: their newest reading is at most this old
+     * (with the time the poll began, the calls on this GPU, and on the GPUs
+     * polled before it, made every reading look older than it was) */
+    now = wt_mono_s();
     unsigned long long newest = 0;
     for (int t = 0; t < 3; t++)
         for (unsigned i = 0; i < n[t]; i++)
@@ -788,6 +842,14 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
     d->last_poll = now;
     unsigned nu = n[NVML_GPU_UTILIZATION_SAMPLES];
     nvmlSample_t *ub = s->buf[NVML_GPU_UTILIZATION_SAMPLES];
+    /* a failed drain of a utilization buffer that works: its readings come
+     * with the next one; a row for this poll now would be later than them,
+     * and they would all be dropped (an --interval of readings lost to one
+     * failed call).  A buffer that keeps failing gives poll rows again. */
+    int failed = (d->drain_failed >> NVML_GPU_UTILIZATION_SAMPLES) & 1;
+    d->drains_failed = failed ? d->drains_failed + 1 : 0;
+    if (nu == 0 && failed && d->drains_failed <= MAX_DRAINS_FAILED)
+        return;
     if (nu == 0) {
         /* no new reading yet while the buffer still runs (a poll faster than
          * the driver's period): no row, rather than a copy of the last one */
@@ -798,6 +860,11 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
             per = MAX_BUF_PERIOD_S; /* a longer spacing is a gap, not the period */
         if (wt_measured(per) && wt_measured(d->last_buf_t) &&
             pt.t_s - d->last_buf_t < 2 * per + 0.05)
+            return;
+        /* the stop's last poll collects buffered readings; without any it
+         * is no sample of its own so soon after the last (a copy of it, a
+         * millisecond later, that also raised the achieved rate) */
+        if (s->drained && wt_measured(d->last_t) && pt.t_s - d->last_t < 0.5 * s->interval)
             return;
         /* no sub-second series this time: the poll is the sample */
         if (n[NVML_TOTAL_POWER_SAMPLES]) {
@@ -845,10 +912,12 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
 
 static void poll_all(struct nvml *s)
 {
-    double now = wt_mono_s(); /* a wall clock stepped back must not move t_s */
+    /* each GPU's own time (a wall clock stepped back must not move t_s):
+     * after slow calls on the GPUs before it, one time for all put its
+     * poll's row earlier than it was read */
     for (int i = 0; i < s->ndev; i++)
         if (!s->dev[i].lost && !s->dev[i].unusable)
-            poll_dev(s, &s->dev[i], now);
+            poll_dev(s, &s->dev[i], wt_mono_s());
 }
 
 /* Sleeps until the next poll is due; returns -1 when asked to stop.  The
