@@ -61,7 +61,7 @@ static void exposition(void **state)
     wt_metrics_samples(&m, 0, 30, 0);
     wt_metrics_audit(&m, 5, 1, 2, 1);
     size_t len;
-    char *t = wt_metrics_render(&m, 1e9, &len);
+    char *t = wt_metrics_render(&m, &len);
     assert_non_null(t);
     assert_int_equal(strlen(t), len);
     assert_true(len > 0 && t[len - 1] == '\n');
@@ -89,6 +89,13 @@ static void exposition(void **state)
     lw = strstr(lw, "} ");
     assert_true(lw && strtod(lw + 2, NULL) > 1.7e9 && strchr(lw, '.') &&
                 strchr(lw, '.') < strchr(lw, '\n'));
+    /* the age runs on the monotonic clock (a wall clock stepped back an hour
+     * made it -3593 s) */
+    const char *agename = "\nworkloadtruth_audit_last_checkpoint_age_seconds ";
+    const char *age = strstr(t, agename);
+    assert_non_null(age);
+    double a = strtod(age + strlen(agename), NULL);
+    assert_true(a >= 0 && a < 60);
     const char *ckname = "\nworkloadtruth_audit_last_checkpoint_timestamp_seconds ";
     const char *ck = strstr(t, ckname);
     assert_true(ck && strtod(ck + strlen(ckname), NULL) > 1.7e9);
@@ -99,10 +106,17 @@ static void exposition(void **state)
         strstr(t, "\nworkloadtruth_audit_log_last_verification_timestamp_seconds NaN\n"));
     assert_non_null(strstr(t, "workloadtruth_up 1\n"));
     assert_non_null(strstr(t, "workloadtruth_scrapes_total 0\n")); /* rendering is not a scrape */
-    /* the counter counts both windows */
+    /* the counter's series shows 0 in its first exposition (first seen at 2,
+     * increase() would never count those two windows), then both windows;
+     * a HEAD's exposition, which nobody reads, shows nothing */
     char *c = strstr(t, "workloadtruth_gpu_classifications_total{gpu=\"0\"");
     assert_non_null(c);
+    assert_non_null(strstr(c, "class=\"training\"} 0\n"));
+    char *t2 = wt_metrics_render(&m, &len);
+    c = strstr(t2, "workloadtruth_gpu_classifications_total{gpu=\"0\"");
+    assert_non_null(c);
     assert_non_null(strstr(c, "class=\"training\"} 2\n"));
+    free(t2);
     /* every sample's family was announced before it */
     for (char *line = t; *line;) {
         char *nl = strchr(line, '\n');
@@ -123,29 +137,38 @@ static void exposition(void **state)
     }
     free(t);
     wt_metrics_audit_verified(&m, 0);
-    t = wt_metrics_render(&m, 1e9, &len);
+    t = wt_metrics_render(&m, &len);
     assert_non_null(strstr(t, "\nworkloadtruth_audit_log_damaged 0\n"));
     const char *vname = "\nworkloadtruth_audit_log_last_verification_timestamp_seconds ";
     const char *vt = strstr(t, vname);
     assert_true(vt && strtod(vt + strlen(vname), NULL) > 1.7e9);
     free(t);
     wt_metrics_audit_verified(&m, 1);
-    t = wt_metrics_render(&m, 1e9, &len);
+    t = wt_metrics_render(&m, &len);
     assert_non_null(strstr(t, "\nworkloadtruth_audit_log_damaged 1\n"));
     free(t);
     m.label_style_dcgm = 1;
-    t = wt_metrics_render(&m, 1e9, &len);
+    t = wt_metrics_render(&m, &len);
     assert_non_null(strstr(t, "UUID=\"GPU-1234\",pci_bus_id=\"\",modelName="));
     assert_non_null(strstr(t, "Hostname=\""));
     free(t);
-    /* a new owner is a new series: its counts start from zero; the same
-     * owner again keeps counting */
+    /* a new owner is a new series: its counts start from zero, shown at 0
+     * in the first exposition it is in (a new job's first window was lost to
+     * increase(): its series was first seen at 1); the same owner again
+     * keeps counting */
     m.label_style_dcgm = 0;
     snprintf(l.slurm_job_id, sizeof(l.slurm_job_id), "888");
     wt_metrics_owner(&m, 0, &l);
     wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, NULL);
     wt_metrics_owner(&m, 0, &l);
-    t = wt_metrics_render(&m, 1e9, &len);
+    t = wt_metrics_render_unseen(&m, &len); /* HEAD */
+    assert_non_null(strstr(t, "slurm_job_id=\"888\",class=\"training\"} 0\n"));
+    free(t);
+    t = wt_metrics_render(&m, &len);
+    assert_non_null(strstr(t, "slurm_job_id=\"888\",class=\"training\"} 0\n"));
+    assert_non_null(strstr(t, "workloadtruth_gpu_workload_class{gpu=\"0\"")); /* the gauges are */
+    free(t);
+    t = wt_metrics_render(&m, &len);
     c = strstr(t, "workloadtruth_gpu_classifications_total{gpu=\"0\"");
     assert_non_null(c);
     assert_non_null(strstr(c, "slurm_job_id=\"888\",class=\"training\"} 1\n"));
@@ -162,18 +185,23 @@ static void exposition(void **state)
         wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, NULL);
     }
     wt_metrics_owner_changed(&m, 0);
-    t = wt_metrics_render(&m, 1e9, &len);
+    t = wt_metrics_render(&m, &len);
+    /* 888 was shown before: it goes on at its count; 999, never in an
+     * exposition while it was the owner, would show 0 first */
     assert_non_null(strstr(t, "slurm_job_id=\"888\",class=\"training\"} 4\n"));
     assert_non_null(strstr(t, "workloadtruth_gpu_owner_changed_windows_total{gpu=\"0\"} 1\n"));
     free(t);
     wt_metrics_owner(&m, 0, &l2);
-    t = wt_metrics_render(&m, 1e9, &len);
+    t = wt_metrics_render(&m, &len);
+    assert_non_null(strstr(t, "slurm_job_id=\"999\",class=\"training\"} 0\n"));
+    free(t);
+    t = wt_metrics_render(&m, &len);
     assert_non_null(strstr(t, "slurm_job_id=\"999\",class=\"training\"} 3\n"));
     free(t);
     /* a stopped agent's last textfile asserts no class nor mismatch (it
      * outlives the agent); its counters stay */
     wt_metrics_stop(&m);
-    t = wt_metrics_render(&m, 1e9, &len);
+    t = wt_metrics_render(&m, &len);
     assert_non_null(strstr(t, "workloadtruth_up 0\n"));
     assert_null(strstr(t, "workloadtruth_gpu_declaration_mismatch{"));
     assert_null(strstr(t, "workloadtruth_gpu_workload_class{"));
@@ -191,7 +219,7 @@ static void textfile(void **state)
     wt_metrics_init(&m);
     struct wt_err err = {{0}};
     mode_t old = umask(0027); /* systemd's UMask=0027 */
-    assert_int_equal(wt_metrics_write_textfile(&m, dir, 0, &err), WT_OK);
+    assert_int_equal(wt_metrics_write_textfile(&m, dir, &err), WT_OK);
     umask(old);
     char path[128];
     snprintf(path, sizeof(path), "%s/workloadtruth.prom", dir);
@@ -206,7 +234,7 @@ static void textfile(void **state)
     fclose(f);
     unlink(path);
     rmdir(dir);
-    assert_int_not_equal(wt_metrics_write_textfile(&m, "/nonexistent/dir", 0, &err), WT_OK);
+    assert_int_not_equal(wt_metrics_write_textfile(&m, "/nonexistent/dir", &err), WT_OK);
     wt_metrics_free(&m);
 }
 
@@ -368,7 +396,7 @@ static void many_gpus(void **state)
         wt_metrics_samples(m, idx[k], 7, 0);
     }
     size_t len;
-    char *t = wt_metrics_render(m, 1e9, &len);
+    char *t = wt_metrics_render(m, &len);
     assert_non_null(t);
     for (size_t k = 0; k < sizeof(idx) / sizeof(idx[0]); k++) {
         char want[96];
@@ -395,7 +423,7 @@ static void *owner_race_scraper(void *arg)
     struct owner_race *o = arg;
     while (!atomic_load(&o->stop)) {
         size_t len;
-        char *t = wt_metrics_render(o->m, 1e9, &len);
+        char *t = wt_metrics_render(o->m, &len);
         if (t && (strstr(t, "slurm_job_id=\"111\",class=\"inference\"} 1\n") ||
                   strstr(t, "slurm_job_id=\"222\",class=\"training\"} 1\n")))
             o->bad++;

@@ -312,11 +312,8 @@ static void write_textfile(struct wt_metrics *m, const char *dir, int last_word)
     static char last[sizeof(((struct wt_err *)0)->msg)];
     static double said_at;
     static unsigned long held, failed;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
     struct wt_err err = {{0}};
-    if (wt_metrics_write_textfile(m, dir, (double)now.tv_sec + (double)now.tv_nsec * 1e-9, &err) ==
-        WT_OK) {
+    if (wt_metrics_write_textfile(m, dir, &err) == WT_OK) {
         if (failed)
             fprintf(stderr,
                     "workloadtruth watch: --textfile: written again after %lu failed "

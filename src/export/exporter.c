@@ -253,12 +253,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (!strcmp(url, "/"))
         return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)(uintptr_t)landing,
                      sizeof(landing) - 1, MHD_RESPMEM_PERSISTENT, NULL);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
     size_t len = 0;
     if (get) /* a HEAD asks for the headers: not a scrape */
         wt_metrics_scraped(e->m);
-    char *body = wt_metrics_render(e->m, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9, &len);
+    /* a HEAD's body is never read: its series are not shown */
+    char *body = get ? wt_metrics_render(e->m, &len) : wt_metrics_render_unseen(e->m, &len);
     if (!body)
         return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", NULL);
     return reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", body, len,

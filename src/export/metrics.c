@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/fileio.h"
 #include "util/hash.h"
 #include "util/text.h"
@@ -113,11 +114,14 @@ static void owner_locked(struct wt_metrics *m, int i, const struct wt_gpu_labels
         if (was != now) {
             struct wt_owner_counts *o = owner_slot(g, was);
             memcpy(o->per_class, g->per_class, sizeof(o->per_class));
+            o->shown = g->shown;
             o->last_used = ++g->owner_tick;
             memset(g->per_class, 0, sizeof(g->per_class));
+            g->shown = 0; /* a new series: shown at 0 first */
             for (int k = 0; k < WT_METRICS_OWNERS; k++)
                 if (g->owners[k].key == now) {
                     memcpy(g->per_class, g->owners[k].per_class, sizeof(g->per_class));
+                    g->shown = g->owners[k].shown;
                     break;
                 }
         }
@@ -260,8 +264,10 @@ void wt_metrics_audit(struct wt_metrics *m, unsigned long long appends, unsigned
     m->appends = appends;
     m->append_errors = errors;
     m->dropped = dropped;
-    if (checkpointed)
+    if (checkpointed) {
         m->last_checkpoint = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+        m->last_checkpoint_mono = wt_mono_s();
+    }
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -405,7 +411,7 @@ static void timestamp(struct buf *b, double v)
         put(b, "%.3f\n", v);
 }
 
-char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
+static char *render(struct wt_metrics *m, size_t *len, int seen)
 {
     struct buf b = {malloc(8192), 0, 8192, 0};
     if (!b.p)
@@ -496,9 +502,13 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
         if (!g->used)
             continue;
         gpu_labels(m, g, lab, sizeof(lab));
+        /* a series not shown yet shows 0 first (see metrics.h): then
+         * increase() sees its first windows; a stopped agent's last word
+         * is the count */
+        int counts = g->shown || m->stopped;
         for (int c = 0; c < 4; c++)
             put(&b, "workloadtruth_gpu_classifications_total{%s,class=\"%s\"} %llu\n", lab,
-                class_names[c], g->per_class[c]);
+                class_names[c], counts ? g->per_class[c] : 0ULL);
     }
     family(&b, "workloadtruth_gpu_tamper_indicator", "gauge",
            "1 when the last window shows a configuration that can hide training (a tamper "
@@ -565,7 +575,9 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
     family(&b, "workloadtruth_audit_last_checkpoint_age_seconds", "gauge",
            "Seconds since the audit log's last signed checkpoint (NaN before the first).");
     put(&b, "workloadtruth_audit_last_checkpoint_age_seconds ");
-    number(&b, m->last_checkpoint > 0 ? now - m->last_checkpoint : NAN);
+    /* on the monotonic clock: the wall clock stepped back an hour made it
+     * -3593 s, and an alert on a stalled writer could not fire */
+    number(&b, m->last_checkpoint > 0 ? wt_mono_s() - m->last_checkpoint_mono : NAN);
     family(&b, "workloadtruth_audit_last_checkpoint_timestamp_seconds", "gauge",
            "Unix time of the audit log's last signed checkpoint (NaN before the first); "
            "time() - it stays right in a textfile the agent no longer rewrites.");
@@ -584,6 +596,9 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
     timestamp(&b, m->log_verdict ? m->last_verification : 0);
     family(&b, "workloadtruth_scrapes_total", "counter", "Scrapes of this exporter.");
     put(&b, "workloadtruth_scrapes_total %llu\n", m->scrapes);
+    if (seen && !b.failed)
+        for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
+            m->gpu[i].shown |= m->gpu[i].used;
     pthread_mutex_unlock(&m->mu);
     if (b.failed) {
         free(b.p);
@@ -593,10 +608,20 @@ char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len)
     return b.p;
 }
 
-int wt_metrics_write_textfile(struct wt_metrics *m, const char *dir, double now, struct wt_err *err)
+char *wt_metrics_render(struct wt_metrics *m, size_t *len)
+{
+    return render(m, len, 1);
+}
+
+char *wt_metrics_render_unseen(struct wt_metrics *m, size_t *len)
+{
+    return render(m, len, 0);
+}
+
+int wt_metrics_write_textfile(struct wt_metrics *m, const char *dir, struct wt_err *err)
 {
     size_t len;
-    char *text = wt_metrics_render(m, now, &len);
+    char *text = wt_metrics_render(m, &len);
     if (!text)
         return wt_errf(err, WT_ENOMEM, "out of memory");
     char path[4096];

@@ -57,6 +57,7 @@ struct wt_owner_counts {
     unsigned long long key; /* FNV-1a of the owner labels; 0: free */
     unsigned long long per_class[4];
     unsigned long long last_used;
+    int shown; /* its series was in an exposition */
 };
 
 struct wt_gpu_metrics {
@@ -74,6 +75,9 @@ struct wt_gpu_metrics {
     unsigned long long samples, read_errors;
     unsigned long long owner_changed; /* windows whose owner or declaration changed while sampled */
     struct wt_owner_counts owners[WT_METRICS_OWNERS]; /* the last owners' counts */
+    /* the current owner's classifications_total series was in an exposition:
+     * until it was, the series shows 0 (see wt_metrics_render) */
+    int shown;
     unsigned long long owner_tick;
     int failed; /* the GPU failed and is no longer watched */
 };
@@ -83,10 +87,11 @@ struct wt_metrics {
     char hostname[256]; /* a Kubernetes node name is up to 253 bytes */
     struct wt_gpu_metrics gpu[WT_METRICS_MAX_GPUS];
     unsigned long long appends, append_errors, dropped;
-    double last_checkpoint;   /* unix seconds; 0: none yet */
-    int log_verdict;          /* watch's last whole-log verification: 0 none yet, 1 intact,
-                               * 2 damaged */
-    double last_verification; /* unix seconds of that verification */
+    double last_checkpoint;      /* unix seconds; 0: none yet */
+    double last_checkpoint_mono; /* the same on the monotonic clock (its age) */
+    int log_verdict;             /* watch's last whole-log verification: 0 none yet, 1 intact,
+                                  * 2 damaged */
+    double last_verification;    /* unix seconds of that verification */
     unsigned long long scrapes;
     int label_style_dcgm;
     int stopped; /* the agent has stopped: workloadtruth_up 0 (the last textfile says so) */
@@ -140,13 +145,20 @@ void wt_metrics_stop(struct wt_metrics *m);
 /* Counts a scrape of the HTTP exporter (a textfile write is not one). */
 void wt_metrics_scraped(struct wt_metrics *m);
 
-/* The exposition (text format 0.0.4), malloc'd; *len without the NUL.
- * now: unix seconds (for the checkpoint age). */
-char *wt_metrics_render(struct wt_metrics *m, double now, size_t *len);
+/* The exposition (text format 0.0.4), malloc'd; *len without the NUL.  An owner's
+ * workloadtruth_gpu_classifications_total series shows 0 in the first
+ * exposition it is in, its count from the next on (and in a stopped
+ * agent's): a counter first seen at its count would lose those windows to
+ * increase(), which counts the increases it sees (a new job's first window
+ * was never counted).  So every exposition marks the series it shows as
+ * shown; wt_metrics_render_unseen (an HTTP HEAD: no reader sees the body)
+ * marks none. */
+char *wt_metrics_render(struct wt_metrics *m, size_t *len);
+char *wt_metrics_render_unseen(struct wt_metrics *m, size_t *len);
 
 /* Writes DIR/workloadtruth.prom atomically for readers (tmp file, rename;
  * not fsync'ed: see metrics.c).  One writer per DIR: watch holds a lock. */
-int wt_metrics_write_textfile(struct wt_metrics *m, const char *dir, double now,
+int wt_metrics_write_textfile(struct wt_metrics *m, const char *dir,
                               struct wt_err *err) WT_WARN_UNUSED;
 
 /* Escapes a label value (\\, \", \n) into out (cap bytes, truncated at a UTF-8
