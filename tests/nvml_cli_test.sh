@@ -319,6 +319,18 @@ for i in range(200): print(f"{i/10:.1f},0,{200 + i % 7}")' >"$TMP/nout.csv"
 WT_FAKE_NVML_TRACE="$TMP/nout.csv" WT_FAKE_NVML_PREROLL=5 run record-no-util-buffer 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/nout.rec.csv" --duration 1.5
 check "record-no-util-buffer: unknown period" grep -q "^# driver_buffer_period: 0=util unknown, power 0.1 s" "$TMP/nout.rec.csv"
 
+# gpus: a GPU lost during its MIG-mode probe or while its processes are
+# listed has a note that says so, in the JSON too (it was shown as working,
+# "processes": null the only sign)
+for at in 14 16; do
+    WT_FAKE_NVML_FAULTS=lost=1@$at run gpus-lost-$at 0 "$WT" gpus --nvml-lib "$FAKE" --json &&
+        check "gpus-lost-$at: note" sh -c 'python3 -c "import json, sys; g = json.load(open(sys.argv[1]))[\"gpus\"][1]; sys.exit(\"fell off the bus\" not in (g[\"notes\"] or \"\"))" "$1"' sh "$TMP/out"
+done
+# the only GPU lost before its first row: exit 1, no file, and no "0 samples
+# written to FILE" naming a file that is not there
+WT_FAKE_NVML_FAULTS=lost=0@20 run record-nothing 1 "$WT" record --nvml-lib "$FAKE" --gpus 0 --out "$TMP/none.csv" --duration 1 &&
+    has err "nothing could be read ($TMP/none.csv not written)"
+check "record-nothing: no file, no count" sh -c '! test -e "$1" && ! grep -q "samples written" "$2"' sh "$TMP/none.csv" "$TMP/err"
 # a lost GPU: the other keeps recording; the run still succeeds
 # a GPU lost before its first reading is not described in the metadata
 WT_FAKE_NVML_FAULTS=lost=1@0 run record-lost-at-start 0 "$WT" record --nvml-lib "$FAKE" --out "$TMP/lost0.csv" --duration 1 --interval 0.3 && has err "not recorded"

@@ -119,6 +119,12 @@ int wt_cmd_gpus(int argc, char **argv)
         struct wt_err perr = {{0}};
         int prc2 = wt_source_processes(src, g, procs, WT_MAX_PROCS, &n, &total, &perr);
         int have = prc2 == WT_OK;
+        /* a GPU lost while its processes were listed: its notes say so now
+         * (the JSON had no sign of it, only "processes": null) */
+        struct wt_device_info d2;
+        struct wt_err ierr;
+        if (!have && wt_source_device_info(src, g, &d2, &ierr) == WT_OK && !d.notes[0])
+            snprintf(d.notes, sizeof(d.notes), "%s", d2.notes);
         if (json) {
             json_array_append_new(arr, wt_json_device(&d, procs, n, have));
             continue;

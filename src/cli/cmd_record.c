@@ -648,8 +648,10 @@ int wt_cmd_record(int argc, char **argv)
         goto out;
     }
     w = NULL;
-    fprintf(stderr, "workloadtruth record: %lu samples written to %s in %.1f s\n", rows,
-            strcmp(out_path, "-") ? WT_CLEAN(out_path) : "standard output", wt_mono_s() - t_start);
+    if (rows) /* else no file was made: "0 samples written to X" named a file that is not there */
+        fprintf(stderr, "workloadtruth record: %lu samples written to %s in %.1f s\n", rows,
+                strcmp(out_path, "-") ? WT_CLEAN(out_path) : "standard output",
+                wt_mono_s() - t_start);
     for (int g = 0; g < ngpus; g++) {
         struct wt_device_info d;
         if (sel[g] && wt_source_device_info(src, g, &d, &err) == WT_OK &&
@@ -662,7 +664,9 @@ int wt_cmd_record(int argc, char **argv)
      * it is kept, but the run failed, as it does for the file */
     status = rows && !bad_input ? WT_EXIT_OK : WT_EXIT_ERROR;
     if (!rows)
-        fprintf(stderr, "workloadtruth record: nothing could be read\n");
+        fprintf(stderr, "workloadtruth record: nothing could be read%s%s%s\n",
+                strcmp(out_path, "-") ? " (" : "", strcmp(out_path, "-") ? WT_CLEAN(out_path) : "",
+                strcmp(out_path, "-") ? " not written)" : "");
 out:
     if (w)
         wt_trace_writer_close(w, NULL);

@@ -476,7 +476,8 @@ static void probe_device(struct nvml *s, struct dev *d)
     }
     if (s->f.mig_mode) {
         unsigned cur, pend;
-        if (s->f.mig_mode(d->h, &cur, &pend) == NVML_SUCCESS)
+        /* through ok(): a GPU lost here is lost (it was shown as working) */
+        if (ok(s, d, s->f.mig_mode(d->h, &cur, &pend), "nvmlDeviceGetMigMode"))
             d->mig_mode = cur == NVML_DEVICE_MIG_ENABLE;
     }
 }
