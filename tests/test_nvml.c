@@ -623,19 +623,42 @@ static double widest_gap(const struct wt_sample *buf, size_t n)
 static void test_buffer_call_fails(void **state)
 {
     (void)state;
+    /* util = tenths of a second mod 100, power = 100 + the same mod 200: a
+     * row's power is its own reading's when (power - 100) mod 100 = util */
+    char path[] = "/tmp/wt_fake_pair_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n"
+          "t_s,gpu,util_gpu_pct,power_w\n",
+          f);
+    for (int i = 0; i < 300; i++)
+        fprintf(f, "%.1f,0,%d,%d\n", i * 0.1, i % 100, 100 + i % 200);
+    fclose(f);
     const char *faults[] = {"flaky=0:nvmlDeviceGetSamples#1:1:0:999",
                             "flaky=0:nvmlDeviceGetSamples#1:5:0:999",
                             "flaky=0:nvmlDeviceGetSamples#1:6:0:10"};
     static struct wt_sample buf[400];
     for (size_t k = 0; k < sizeof(faults) / sizeof(faults[0]); k++) {
         env(faults[k]);
+        setenv("WT_FAKE_NVML_TRACE", path, 1);
         struct wt_source *src = must_open(WT_FAKE_NVML, 0.5);
         size_t n = read_until(src, 0, buf, 400, 2.6);
         double gap = widest_gap(buf, n);
         if (n < 20 || gap > 0.15)
             fail_msg("%s: %zu rows in %.2f s, a gap of %.2f s", faults[k], n, buf[n - 1].t_s, gap);
+        /* and each row's power is its own reading's (the delayed rows took
+         * a reading 1.8 s later: the power buffer had been drained) */
+        for (size_t i = 0; i < n; i++) {
+            double u = buf[i].v[WT_COL_UTIL_GPU], p = buf[i].v[WT_COL_POWER];
+            if (wt_measured(u) && wt_measured(p) && fmod(p - 100, 100) != u)
+                fail_msg("%s: the row at %.2f s: util %g with power %g", faults[k], buf[i].t_s, u,
+                         p);
+        }
         wt_source_close(src);
     }
+    unlink(path);
 }
 
 /* Each GPU's buffered readings are timed from when its own buffers were read:

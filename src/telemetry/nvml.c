@@ -811,11 +811,28 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
                  NVML_VALUE_TYPE_UNSIGNED_INT};
     unsigned n[3];
     d->drain_failed = 0;
+    /* utilization first: a failed drain of a buffer that works leaves this
+     * poll without a row (below), and the power and memory buffers undrained,
+     * so that their readings come with the utilization readings they go with
+     * (drained now, they were gone, and the delayed rows took the power of
+     * a poll 1.8 s later) */
+    const int U = NVML_GPU_UTILIZATION_SAMPLES;
+    n[U] = drain(s, d, U, s->buf[U], &vt[U]);
+    int failed = (d->drain_failed >> U) & 1;
+    int defer = n[U] == 0 && failed && d->drains_failed < MAX_DRAINS_FAILED;
     for (int t = 0; t < 3; t++)
-        n[t] = drain(s, d, t, s->buf[t], &vt[t]);
+        if (t != U)
+            n[t] = defer ? 0 : drain(s, d, t, s->buf[t], &vt[t]);
     if (d->lost)
         return;
     if (silent(d, &pt, n))
+        return;
+    /* a failed drain of a utilization buffer that works: its readings come
+     * with the next one; a row for this poll now would be later than them,
+     * and they would all be dropped (an --interval of readings lost to one
+     * failed call).  A buffer that keeps failing gives poll rows again. */
+    d->drains_failed = failed ? d->drains_failed + 1 : 0;
+    if (defer)
         return;
     /* the buffers were read now: their newest reading is at most this old
      * (with the time the poll began, the calls on this GPU, and on the GPUs
@@ -843,14 +860,6 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
     d->last_poll = now;
     unsigned nu = n[NVML_GPU_UTILIZATION_SAMPLES];
     nvmlSample_t *ub = s->buf[NVML_GPU_UTILIZATION_SAMPLES];
-    /* a failed drain of a utilization buffer that works: its readings come
-     * with the next one; a row for this poll now would be later than them,
-     * and they would all be dropped (an --interval of readings lost to one
-     * failed call).  A buffer that keeps failing gives poll rows again. */
-    int failed = (d->drain_failed >> NVML_GPU_UTILIZATION_SAMPLES) & 1;
-    d->drains_failed = failed ? d->drains_failed + 1 : 0;
-    if (nu == 0 && failed && d->drains_failed <= MAX_DRAINS_FAILED)
-        return;
     if (nu == 0) {
         /* no new reading yet while the buffer still runs (a poll faster than
          * the driver's period): no row, rather than a copy of the last one */
