@@ -3,8 +3,9 @@
 # same model without a cache, with an empty one (which it fills) and with a
 # full one; the entry it reads is the one it wrote (an entry edited and
 # re-hashed changes the model); a damaged or cut entry is not used but
-# rewritten; another setting gets another entry; a cache that cannot be
-# written is said on stderr and the model is still right.
+# rewritten; another setting gets another entry; a directory others may
+# write is not used; a cache that cannot be written is said on stderr and
+# the model is still right.
 # usage: sim_cache.sh WORKLOADTRUTH SHARED_TRACES_DIR PYTHON3   (exit 77 = skipped)
 set -u
 WT=$1
@@ -70,6 +71,16 @@ WT_SIM_CACHE="$d/c" train "$d/seed1" --sim-seed 1
 train "$d/seed1plain" --sim-seed 1
 cmp "$d/seed1" "$d/seed1plain" || fail "--sim-seed 1: the cache changed the model"
 echo "another setting, another entry"
+
+# a directory others may write is not used (entries are not signed: whoever
+# writes there could plant windows)
+mkdir "$d/open" && chmod 0777 "$d/open"
+WT_SIM_CACHE="$d/open" train "$d/open.model"
+cmp "$d/plain" "$d/open.model" || fail "a cache others may write changed the model"
+grep -q "WT_SIM_CACHE=$d/open not used: the directory can be written by others" "$d/err" ||
+    { cat "$d/err"; fail "no refusal of a directory others may write"; }
+[ -z "$(ls "$d/open")" ] || fail "an entry was written where others may write"
+echo "a directory others may write is not used"
 
 : >"$d/file"
 WT_SIM_CACHE="$d/file" train "$d/nocache"

@@ -59,6 +59,15 @@ int wt_simcache_key(const struct wt_train_config *c, unsigned per_cell, int alon
     const char *libc = gnu_get_libc_version(); /* libm's cos, log, exp */
     put(&st, libc, strlen(libc) + 1);
 #endif
+#if defined(__x86_64__) || defined(__i386__)
+    /* libm picks its code for the CPU (FMA, AVX2): not correctly rounded,
+     * the variants may differ in the last bit */
+    __builtin_cpu_init();
+    unsigned char cpu[3] = {(unsigned char)!!__builtin_cpu_supports("fma"),
+                            (unsigned char)!!__builtin_cpu_supports("avx2"),
+                            (unsigned char)!!__builtin_cpu_supports("avx512f")};
+    put(&st, cpu, sizeof(cpu));
+#endif
     uint64_t v[] = {per_cell,     (uint64_t)(alone_views != 0),
                     c->sim_seed,  sizeof(struct wt_features),
                     WT_NFEATURES, WT_TRAINSET_VIEWS};
@@ -66,6 +75,22 @@ int wt_simcache_key(const struct wt_train_config *c, unsigned per_cell, int alon
     put(&st, &c->window_s, sizeof(c->window_s));
     crypto_hash_sha256_final(&st, k->h);
     return 0;
+}
+
+const char *wt_simcache_dir_refused(const char *dir)
+{
+    struct stat sb;
+    if (stat(dir, &sb) != 0)
+        return NULL; /* made by the first save, mode 0700 */
+    if (!S_ISDIR(sb.st_mode))
+        return NULL; /* the save says why it cannot write there */
+    if (sb.st_uid != geteuid())
+        return "the directory is another user's: whoever can write there could plant windows "
+               "that change the model";
+    if (sb.st_mode & (S_IWGRP | S_IWOTH))
+        return "the directory can be written by others (group or world): whoever can write "
+               "there could plant windows that change the model";
+    return NULL;
 }
 
 static void entry_path(const char *dir, const struct wt_simcache_key *k, char *out, size_t cap)
@@ -261,7 +286,7 @@ int wt_simcache_save(const char *dir, const struct wt_simcache_key *k, const str
     crypto_hash_sha256(buf + 48, buf + HEADER, plen);
     char path[4200];
     entry_path(dir, k, path, sizeof(path));
-    int rc = wt_mkdir_durable(dir, 0755, err);
+    int rc = wt_mkdir_durable(dir, 0700, err);
     if (rc == WT_OK) {
         /* a new file, seen whole or not at all; another process's equal
          * entry, written first, stays */

@@ -10,9 +10,12 @@
  * --alone-views), so a rebuilt binary or another setting never reads
  * another's windows: the trainset is the same, bit for bit, with or without
  * the cache (tests/sim_cache.sh checks it).  A file whose content does not
- * match its own SHA-256 or key is not used (and is rewritten).  Not a cache
- * of trace windows (their files can change under the same name), and not
- * portable between machines (native byte order; the key differs anyway).
+ * match its own SHA-256 or key is not used (and is rewritten).  The key also
+ * holds the CPU's FMA, AVX2 and AVX-512 support, which selects libm's code;
+ * still, a directory is meant for one machine (native byte order).  Entries
+ * are not signed: a directory that is another user's or that others may
+ * write is not used (whoever writes there could plant windows).  Not a cache
+ * of trace windows (their files can change under the same name).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -45,6 +48,10 @@ struct wt_simcache_data {
  * alone_views.  0, or -1 when the executable cannot be read (no caching). */
 int wt_simcache_key(const struct wt_train_config *c, unsigned per_cell, int alone_views,
                     struct wt_simcache_key *k);
+
+/* Why dir may not be used as the cache (another user's, or writable by
+ * group or others), or NULL when it may (also when it does not exist yet). */
+const char *wt_simcache_dir_refused(const char *dir);
 
 /* Reads dir's entry for k into d: 1 when found whole, 0 when absent or not
  * usable (then d is empty; a damaged entry is removed). */

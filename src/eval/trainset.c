@@ -460,7 +460,10 @@ int wt_trainset_add_sim(struct wt_trainset *ts, unsigned per_cell, const struct 
      * binary with the same settings (simcache.h), else simulated and saved */
     const char *dir = getenv(WT_SIMCACHE_ENV);
     struct wt_simcache_key key;
-    if (!dir || !*dir || wt_simcache_key(c, per_cell, ts->alone_views, &key) != 0)
+    const char *refused = dir && *dir ? wt_simcache_dir_refused(dir) : NULL;
+    if (refused)
+        fprintf(stderr, "workloadtruth: %s=%s not used: %s\n", WT_SIMCACHE_ENV, dir, refused);
+    if (!dir || !*dir || refused || wt_simcache_key(c, per_cell, ts->alone_views, &key) != 0)
         return simulate(ts, per_cell, c, err);
     struct wt_simcache_data d;
     if (wt_simcache_load(dir, &key, &d)) {
