@@ -82,8 +82,10 @@ nonempty() { # the answer has a result
 # on a loaded machine where Prometheus takes a minute to be ready; it is
 # stopped once they are)
 mkdir -p "$TMP/textfile"
+# (--counter-hold 3: the counters show 0 for 3 s, not two minutes, before
+# their counts: they must rise within the run)
 start_watch --trace "$TRACE" --gpus all --window 100 --pace 1.5 --declared inference \
-    --textfile "$TMP/textfile"
+    --textfile "$TMP/textfile" --counter-hold 3
 # the first round of windows may not be classified yet (slow under ASan on a
 # loaded machine): wait for it, at most 20 s
 i=0

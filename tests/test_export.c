@@ -37,6 +37,13 @@ static struct wt_result result(enum wt_class c, double conf, double limit_ratio)
     return r;
 }
 
+/* Waits out the exposition test's counter hold (0.3 s). */
+static void hold(void)
+{
+    struct timespec ts = {0, 350000000L};
+    nanosleep(&ts, NULL);
+}
+
 static void exposition(void **state)
 {
     (void)state;
@@ -54,6 +61,7 @@ static void exposition(void **state)
     snprintf(l.gpu, sizeof(l.gpu), "0");
     snprintf(l.uuid, sizeof(l.uuid), "GPU-1234");
     snprintf(l.model, sizeof(l.model), "H100 \"SXM\"");
+    m.counter_hold_s = 0.3; /* the default is two minutes */
     wt_metrics_gpu(&m, 0, &l);
     struct wt_result r = result(WT_CLASS_TRAINING, 0.9, 0.5);
     wt_metrics_window(&m, 0, &r, WT_CLASS_INFERENCE, WT_VERDICT_MISMATCH, "process");
@@ -106,13 +114,17 @@ static void exposition(void **state)
         strstr(t, "\nworkloadtruth_audit_log_last_verification_timestamp_seconds NaN\n"));
     assert_non_null(strstr(t, "workloadtruth_up 1\n"));
     assert_non_null(strstr(t, "workloadtruth_scrapes_total 0\n")); /* rendering is not a scrape */
-    /* the counter's series shows 0 in its first exposition (first seen at 2,
-     * increase() would never count those two windows), then both windows;
-     * a HEAD's exposition, which nobody reads, shows nothing */
+    /* the counter's series shows 0 for counter_hold_s after it appeared
+     * (first seen at 2, increase() would never count those two windows),
+     * however often it is read, then both windows */
     char *c = strstr(t, "workloadtruth_gpu_classifications_total{gpu=\"0\"");
     assert_non_null(c);
     assert_non_null(strstr(c, "class=\"training\"} 0\n"));
     char *t2 = wt_metrics_render(&m, &len);
+    assert_non_null(strstr(t2, ",class=\"training\"} 0\n"));
+    free(t2);
+    hold();
+    t2 = wt_metrics_render(&m, &len);
     c = strstr(t2, "workloadtruth_gpu_classifications_total{gpu=\"0\"");
     assert_non_null(c);
     assert_non_null(strstr(c, "class=\"training\"} 2\n"));
@@ -153,21 +165,18 @@ static void exposition(void **state)
     assert_non_null(strstr(t, "Hostname=\""));
     free(t);
     /* a new owner is a new series: its counts start from zero, shown at 0
-     * in the first exposition it is in (a new job's first window was lost to
-     * increase(): its series was first seen at 1); the same owner again
-     * keeps counting */
+     * for counter_hold_s (a new job's first window was lost to increase():
+     * its series was first seen at 1); the same owner again keeps counting */
     m.label_style_dcgm = 0;
     snprintf(l.slurm_job_id, sizeof(l.slurm_job_id), "888");
     wt_metrics_owner(&m, 0, &l);
     wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, NULL);
     wt_metrics_owner(&m, 0, &l);
-    t = wt_metrics_render_unseen(&m, &len); /* HEAD */
-    assert_non_null(strstr(t, "slurm_job_id=\"888\",class=\"training\"} 0\n"));
-    free(t);
     t = wt_metrics_render(&m, &len);
     assert_non_null(strstr(t, "slurm_job_id=\"888\",class=\"training\"} 0\n"));
     assert_non_null(strstr(t, "workloadtruth_gpu_workload_class{gpu=\"0\"")); /* the gauges are */
     free(t);
+    hold();
     t = wt_metrics_render(&m, &len);
     c = strstr(t, "workloadtruth_gpu_classifications_total{gpu=\"0\"");
     assert_non_null(c);
@@ -186,8 +195,8 @@ static void exposition(void **state)
     }
     wt_metrics_owner_changed(&m, 0);
     t = wt_metrics_render(&m, &len);
-    /* 888 was shown before: it goes on at its count; 999, never in an
-     * exposition while it was the owner, would show 0 first */
+    /* 888's series appeared before its hold: it goes on at its count; so
+     * does 999's, once its own hold (from when it first appeared) is over */
     assert_non_null(strstr(t, "slurm_job_id=\"888\",class=\"training\"} 4\n"));
     assert_non_null(strstr(t, "workloadtruth_gpu_owner_changed_windows_total{gpu=\"0\"} 1\n"));
     free(t);
@@ -195,9 +204,19 @@ static void exposition(void **state)
     t = wt_metrics_render(&m, &len);
     assert_non_null(strstr(t, "slurm_job_id=\"999\",class=\"training\"} 0\n"));
     free(t);
+    hold();
     t = wt_metrics_render(&m, &len);
     assert_non_null(strstr(t, "slurm_job_id=\"999\",class=\"training\"} 3\n"));
     free(t);
+    /* a new series in a stopped agent's last exposition: the count */
+    struct wt_gpu_labels l3 = l;
+    snprintf(l3.slurm_job_id, sizeof(l3.slurm_job_id), "777");
+    wt_metrics_owner(&m, 0, &l3);
+    wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, NULL);
+    t = wt_metrics_render(&m, &len);
+    assert_non_null(strstr(t, "slurm_job_id=\"777\",class=\"training\"} 0\n"));
+    free(t);
+    wt_metrics_owner(&m, 0, &l2);
     /* a stopped agent's last textfile asserts no class nor mismatch (it
      * outlives the agent); its counters stay */
     wt_metrics_stop(&m);
@@ -206,6 +225,10 @@ static void exposition(void **state)
     assert_null(strstr(t, "workloadtruth_gpu_declaration_mismatch{"));
     assert_null(strstr(t, "workloadtruth_gpu_workload_class{"));
     assert_non_null(strstr(t, "slurm_job_id=\"999\",class=\"training\"} 3\n"));
+    free(t);
+    wt_metrics_owner(&m, 0, &l3);
+    t = wt_metrics_render(&m, &len);
+    assert_non_null(strstr(t, "slurm_job_id=\"777\",class=\"training\"} 1\n"));
     free(t);
     wt_metrics_free(&m);
 }

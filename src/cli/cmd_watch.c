@@ -794,6 +794,7 @@ int wt_cmd_watch(int argc, char **argv)
     char model_id[17] = "";
     unsigned long long gpu_index = 0, window = 10, iterations = 0, seed = 0, seal_every = 100;
     double interval = 1.0, beat = 60, pace = 0, verify_every = 86400;
+    double counter_hold = WT_METRICS_COUNTER_HOLD_S;
     bool json = false;
     /* clang-format off */
     struct wt_opt opts[] = {
@@ -821,6 +822,7 @@ int wt_cmd_watch(int argc, char **argv)
         {"--listen", WT_OPT_STRING, &listen, "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9400; :PORT: every interface; '': none)", 0, 0, NULL, false},
         {"--textfile", WT_OPT_STRING, &textfile, "DIR", "also write DIR/workloadtruth.prom for node_exporter's textfile collector", 0, 0, NULL, false},
         {"--label-style", WT_OPT_CHOICE, &label_style, "S", "metric labels: prometheus (uuid, model_name, hostname; default) or dcgm (UUID, modelName, Hostname)", 0, 0, label_styles, false},
+        {"--counter-hold", WT_OPT_DOUBLE, &counter_hold, "S", "a new owner's classification counters show 0 for S seconds before their counts, so that increase() counts its first windows: at least every reader's scrape interval (default 120)", 0, 86400, NULL, false},
         {"--pace", WT_OPT_DOUBLE, &pace, "S", "replay and synthetic: at least S seconds per iteration (default 0: as fast as read)", 0, 3600, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print each window's result as one JSON line", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
@@ -1013,6 +1015,7 @@ int wt_cmd_watch(int argc, char **argv)
     if (metrics) {
         wt_metrics_init(metrics);
         metrics->label_style_dcgm = !strcmp(label_style, "dcgm");
+        metrics->counter_hold_s = counter_hold;
     }
     w->metrics = metrics;
     /* One agent per --textfile directory, held for its life: two writing

@@ -256,8 +256,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     size_t len = 0;
     if (get) /* a HEAD asks for the headers: not a scrape */
         wt_metrics_scraped(e->m);
-    /* a HEAD's body is never read: its series are not shown */
-    char *body = get ? wt_metrics_render(e->m, &len) : wt_metrics_render_unseen(e->m, &len);
+    char *body = wt_metrics_render(e->m, &len);
     if (!body)
         return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", NULL);
     return reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", body, len,

@@ -48,6 +48,7 @@ void wt_metrics_init(struct wt_metrics *m)
     else if (gethostname(m->hostname, sizeof(m->hostname) - 1) != 0)
         snprintf(m->hostname, sizeof(m->hostname), "unknown");
     m->hostname[sizeof(m->hostname) - 1] = '\0';
+    m->counter_hold_s = WT_METRICS_COUNTER_HOLD_S;
 }
 
 void wt_metrics_free(struct wt_metrics *m)
@@ -71,6 +72,7 @@ void wt_metrics_gpu(struct wt_metrics *m, int i, const struct wt_gpu_labels *l)
         g->cls = WT_CLASS_UNKNOWN;
         g->confidence = NAN;
         g->declared = WT_CLASS_NONE;
+        g->since = wt_mono_s();
     }
     pthread_mutex_unlock(&m->mu);
 }
@@ -114,14 +116,14 @@ static void owner_locked(struct wt_metrics *m, int i, const struct wt_gpu_labels
         if (was != now) {
             struct wt_owner_counts *o = owner_slot(g, was);
             memcpy(o->per_class, g->per_class, sizeof(o->per_class));
-            o->shown = g->shown;
+            o->since = g->since;
             o->last_used = ++g->owner_tick;
             memset(g->per_class, 0, sizeof(g->per_class));
-            g->shown = 0; /* a new series: shown at 0 first */
+            g->since = wt_mono_s(); /* a new series: 0 for counter_hold_s */
             for (int k = 0; k < WT_METRICS_OWNERS; k++)
                 if (g->owners[k].key == now) {
                     memcpy(g->per_class, g->owners[k].per_class, sizeof(g->per_class));
-                    g->shown = g->owners[k].shown;
+                    g->since = g->owners[k].since;
                     break;
                 }
         }
@@ -411,7 +413,7 @@ static void timestamp(struct buf *b, double v)
         put(b, "%.3f\n", v);
 }
 
-static char *render(struct wt_metrics *m, size_t *len, int seen)
+char *wt_metrics_render(struct wt_metrics *m, size_t *len)
 {
     struct buf b = {malloc(8192), 0, 8192, 0};
     if (!b.p)
@@ -502,10 +504,10 @@ static char *render(struct wt_metrics *m, size_t *len, int seen)
         if (!g->used)
             continue;
         gpu_labels(m, g, lab, sizeof(lab));
-        /* a series not shown yet shows 0 first (see metrics.h): then
-         * increase() sees its first windows; a stopped agent's last word
-         * is the count */
-        int counts = g->shown || m->stopped;
+        /* a new series shows 0 for counter_hold_s first (see metrics.h):
+         * then increase() sees its first windows; a stopped agent's last
+         * word is the count */
+        int counts = m->stopped || wt_mono_s() - g->since >= m->counter_hold_s;
         for (int c = 0; c < 4; c++)
             put(&b, "workloadtruth_gpu_classifications_total{%s,class=\"%s\"} %llu\n", lab,
                 class_names[c], counts ? g->per_class[c] : 0ULL);
@@ -596,9 +598,6 @@ static char *render(struct wt_metrics *m, size_t *len, int seen)
     timestamp(&b, m->log_verdict ? m->last_verification : 0);
     family(&b, "workloadtruth_scrapes_total", "counter", "Scrapes of this exporter.");
     put(&b, "workloadtruth_scrapes_total %llu\n", m->scrapes);
-    if (seen && !b.failed)
-        for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
-            m->gpu[i].shown |= m->gpu[i].used;
     pthread_mutex_unlock(&m->mu);
     if (b.failed) {
         free(b.p);
@@ -606,16 +605,6 @@ static char *render(struct wt_metrics *m, size_t *len, int seen)
     }
     *len = b.len;
     return b.p;
-}
-
-char *wt_metrics_render(struct wt_metrics *m, size_t *len)
-{
-    return render(m, len, 1);
-}
-
-char *wt_metrics_render_unseen(struct wt_metrics *m, size_t *len)
-{
-    return render(m, len, 0);
 }
 
 int wt_metrics_write_textfile(struct wt_metrics *m, const char *dir, struct wt_err *err)

@@ -53,11 +53,14 @@ struct wt_gpu_labels {
  * owner who comes back continues its series instead of restarting at 1 (an
  * increase() over a counter that goes back to 1 loses the windows). */
 #define WT_METRICS_OWNERS 16
+/* seconds a new owner's classifications_total series shows 0 before its
+ * count: two scrapes at Prometheus's default interval of a minute */
+#define WT_METRICS_COUNTER_HOLD_S 120.0
 struct wt_owner_counts {
     unsigned long long key; /* FNV-1a of the owner labels; 0: free */
     unsigned long long per_class[4];
     unsigned long long last_used;
-    int shown; /* its series was in an exposition */
+    double since; /* monotonic seconds its series first appeared */
 };
 
 struct wt_gpu_metrics {
@@ -75,9 +78,10 @@ struct wt_gpu_metrics {
     unsigned long long samples, read_errors;
     unsigned long long owner_changed; /* windows whose owner or declaration changed while sampled */
     struct wt_owner_counts owners[WT_METRICS_OWNERS]; /* the last owners' counts */
-    /* the current owner's classifications_total series was in an exposition:
-     * until it was, the series shows 0 (see wt_metrics_render) */
-    int shown;
+    /* monotonic seconds the current owner's classifications_total series
+     * first appeared: it shows 0 for counter_hold_s from then (see
+     * wt_metrics_render) */
+    double since;
     unsigned long long owner_tick;
     int failed; /* the GPU failed and is no longer watched */
 };
@@ -94,6 +98,7 @@ struct wt_metrics {
     double last_verification;    /* unix seconds of that verification */
     unsigned long long scrapes;
     int label_style_dcgm;
+    double counter_hold_s; /* see wt_metrics_render (default WT_METRICS_COUNTER_HOLD_S) */
     int stopped; /* the agent has stopped: workloadtruth_up 0 (the last textfile says so) */
 };
 
@@ -145,16 +150,16 @@ void wt_metrics_stop(struct wt_metrics *m);
 /* Counts a scrape of the HTTP exporter (a textfile write is not one). */
 void wt_metrics_scraped(struct wt_metrics *m);
 
-/* The exposition (text format 0.0.4), malloc'd; *len without the NUL.  An owner's
- * workloadtruth_gpu_classifications_total series shows 0 in the first
- * exposition it is in, its count from the next on (and in a stopped
- * agent's): a counter first seen at its count would lose those windows to
- * increase(), which counts the increases it sees (a new job's first window
- * was never counted).  So every exposition marks the series it shows as
- * shown; wt_metrics_render_unseen (an HTTP HEAD: no reader sees the body)
- * marks none. */
+/* The exposition (text format 0.0.4), malloc'd; *len without the NUL.  An
+ * owner's workloadtruth_gpu_classifications_total series shows 0 for
+ * m->counter_hold_s seconds after it first appeared, its count from then
+ * on (and in a stopped agent's exposition): a counter first seen at its
+ * count would lose those windows to increase(), which counts the increases
+ * it sees (a new job's first window was never counted).  A hold in time, not
+ * in expositions, so that every reader (Prometheus over HTTP, the textfile
+ * collector, each of an HA pair, the one after a scrape that failed) can see
+ * the 0 once its scrape interval is shorter than the hold. */
 char *wt_metrics_render(struct wt_metrics *m, size_t *len);
-char *wt_metrics_render_unseen(struct wt_metrics *m, size_t *len);
 
 /* Writes DIR/workloadtruth.prom atomically for readers (tmp file, rename;
  * not fsync'ed: see metrics.c).  One writer per DIR: watch holds a lock. */
