@@ -234,16 +234,26 @@ static void test_history(void **state)
     unsetenv("WT_FAKE_NVML_PREROLL");
 }
 
-/* Writes a trace for the fake to serve into path (a mkstemp template): head,
- * then 50 rows of 0.1 s with utilization util, memory utilization 20 and power
- * 300 W rising; no faults. */
-static void serve(char *path, const char *head, const char *util)
+/* A new trace file at path (a mkstemp template) that starts with head,
+ * open to write its rows. */
+static FILE *new_trace(char *path, const char *head)
 {
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     FILE *f = fdopen(fd, "w");
     assert_non_null(f);
     fputs(head, f);
+    return f;
+}
+
+#define A100_HEAD "# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n"
+
+/* Writes a trace for the fake to serve into path (a mkstemp template): head,
+ * then 50 rows of 0.1 s with utilization util, memory utilization 20 and power
+ * 300 W rising; no faults. */
+static void serve(char *path, const char *head, const char *util)
+{
+    FILE *f = new_trace(path, head);
     for (int i = 0; i < 50; i++)
         fprintf(f, "%.1f,0,%s,20,%d\n", i * 0.1, util, 300 + i);
     fclose(f);
@@ -290,9 +300,7 @@ static void test_power_semantics_names(void **state)
                  {"NVIDIA A100 80GB PCIe", "instant"}};
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         char path[] = "/tmp/wt_fake_name_XXXXXX";
-        int fd = mkstemp(path);
-        assert_true(fd >= 0);
-        FILE *f = fdopen(fd, "w");
+        FILE *f = new_trace(path, "");
         fprintf(f, "# gpu_model: %s\nt_s,gpu,util_gpu_pct,power_w\n0,0,50,100\n0.1,0,50,101\n",
                 cases[c].name);
         fclose(f);
@@ -316,10 +324,7 @@ static void test_bogus_values(void **state)
 {
     (void)state;
     char path[] = "/tmp/wt_fake_bogus_XXXXXX";
-    serve(path,
-          "# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n"
-          "t_s,gpu,util_gpu_pct,util_mem_pct,power_w\n",
-          "4294967295");
+    serve(path, A100_HEAD "t_s,gpu,util_gpu_pct,util_mem_pct,power_w\n", "4294967295");
     struct wt_source *src = must_open(WT_FAKE_NVML, 0.1);
     static struct wt_sample buf[100];
     int rc;
@@ -344,13 +349,8 @@ static void test_settings_every_poll(void **state)
 {
     (void)state;
     char path[] = "/tmp/wt_fake_settings_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
-    fputs("# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n"
-          "t_s,gpu,util_gpu_pct,power_w,power_limit_w,power_default_limit_w,sm_clock_max_mhz\n",
-          f);
+    FILE *f = new_trace(path, A100_HEAD "t_s,gpu,util_gpu_pct,power_w,power_limit_w,"
+                                        "power_default_limit_w,sm_clock_max_mhz\n");
     for (int i = 0; i < 50; i++) {
         if (i < 3 || i >= 8)
             fprintf(f, "%.1f,0,90,250,250,,\n", i * 0.1);
@@ -626,13 +626,7 @@ static void test_buffer_call_fails(void **state)
     /* util = tenths of a second mod 100, power = 100 + the same mod 200: a
      * row's power is its own reading's when (power - 100) mod 100 = util */
     char path[] = "/tmp/wt_fake_pair_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
-    fputs("# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n"
-          "t_s,gpu,util_gpu_pct,power_w\n",
-          f);
+    FILE *f = new_trace(path, A100_HEAD "t_s,gpu,util_gpu_pct,power_w\n");
     for (int i = 0; i < 300; i++)
         fprintf(f, "%.1f,0,%d,%d\n", i * 0.1, i % 100, 100 + i % 200);
     fclose(f);
@@ -671,13 +665,7 @@ static void test_slow_calls_keep_time(void **state)
 {
     (void)state;
     char path[] = "/tmp/wt_fake_slow_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
-    fputs("# gpu_model: NVIDIA A100-SXM4-40GB\n# power_semantics: instant\n"
-          "t_s,gpu,util_gpu_pct,power_w\n",
-          f);
+    FILE *f = new_trace(path, A100_HEAD "t_s,gpu,util_gpu_pct,power_w\n");
     for (int i = 0; i < 300; i++)
         fprintf(f, "%.1f,0,%d,200\n%.1f,1,%d,200\n", i * 0.1, i % 100, i * 0.1, i % 100);
     fclose(f);
