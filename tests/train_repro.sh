@@ -1,7 +1,10 @@
 #!/bin/sh
 # `workloadtruth train` must reproduce the shipped model byte for byte from
 # the documented command, and also from the sources named in another order
-# with a copy of a trace under another name added (read once).
+# with a copy of a trace under another name added (read once).  The first run
+# simulates the simulator's windows (into an empty WT_SIM_CACHE, so the run
+# that fills it is checked too); the second reads them back from it, and
+# must give the shipped model again.
 # usage: train_repro.sh WORKLOADTRUTH SHARED_TRACES_DIR MODEL   (exit 77 = skipped)
 set -u
 WT=$1
@@ -11,7 +14,7 @@ MODEL=$3
 tmp=$(mktemp)
 d=$(mktemp -d)
 trap 'rm -rf "$tmp" "$d"' EXIT
-unset WT_SIM_CACHE # from scratch: the simulator's windows simulated, not read
+export WT_SIM_CACHE="$d/sim-cache" # empty: the first run simulates (from scratch)
 # the documented command, with the path to the traces as the build sees them
 "$WT" train --traces "$SHARED" --out "$tmp" || exit 1
 if ! cmp "$tmp" "$MODEL"; then
@@ -20,6 +23,7 @@ if ! cmp "$tmp" "$MODEL"; then
     exit 1
 fi
 echo "train reproduces $MODEL"
+[ -n "$(ls "$d/sim-cache" 2>/dev/null)" ] || { echo "FAIL: the simulator's windows were not cached"; exit 1; }
 # the same sources, named in reverse order, plus a copy of one trace
 set --
 for src in "$SHARED"/*/; do set -- "$src" "$@"; done
@@ -32,4 +36,4 @@ if ! cmp "$tmp" "$MODEL"; then
     echo "FAIL: the order of --traces, or a copy, changes the model"
     exit 1
 fi
-echo "the order of --traces and a copy of a trace do not change it"
+echo "the order of --traces and a copy of a trace do not change it (the simulator's windows read from WT_SIM_CACHE)"
