@@ -222,27 +222,12 @@ int wt_simcache_load(const char *dir, const struct wt_simcache_key *k, struct wt
     return ok;
 }
 
-static int grow(unsigned char **buf, size_t *len, size_t *cap, const void *p, size_t n)
-{
-    if (*cap - *len < n) {
-        size_t ncap = *cap ? *cap : 1 << 20;
-        while (ncap - *len < n)
-            ncap *= 2;
-        unsigned char *nb = realloc(*buf, ncap);
-        if (!nb)
-            return -1;
-        *buf = nb;
-        *cap = ncap;
-    }
-    memcpy(*buf + *len, p, n);
-    *len += n;
-    return 0;
-}
-
-static int put_name(unsigned char **buf, size_t *len, size_t *cap, const char *s)
+/* Writes a name as the entry holds it: its length (uint32), its bytes. */
+static void put_name(FILE *f, const char *s)
 {
     uint32_t n = (uint32_t)strlen(s);
-    return grow(buf, len, cap, &n, sizeof(n)) || grow(buf, len, cap, s, n) ? -1 : 0;
+    fwrite(&n, sizeof(n), 1, f);
+    fwrite(s, 1, n, f);
 }
 
 int wt_simcache_save(const char *dir, const struct wt_simcache_key *k, const struct wt_trainset *ts,
@@ -254,31 +239,37 @@ int wt_simcache_save(const char *dir, const struct wt_simcache_key *k, const str
     if (nfiles == 0 || nfiles > MAX_CELLS)
         return wt_errf(err, WT_EINVAL, "%s: %llu cells cannot be cached", WT_SIMCACHE_ENV,
                        (unsigned long long)nfiles);
-    unsigned char *buf = NULL;
-    size_t len = 0, cap = 0;
-    unsigned char zero[HEADER] = {0};
-    int bad = grow(&buf, &len, &cap, zero, HEADER) || grow(&buf, &len, &cap, &nfiles, 8) ||
-              grow(&buf, &len, &cap, &n, 8) || grow(&buf, &len, &cap, &fsize, 8);
-    for (size_t i = file0; i < ts->nfiles && !bad; i++)
-        bad = put_name(&buf, &len, &cap, ts->files[i].path) ||
-              put_name(&buf, &len, &cap, ts->files[i].group) ||
-              put_name(&buf, &len, &cap, ts->files[i].gpu_model);
-    if (!bad)
-        bad = grow(&buf, &len, &cap, ts->x + win0, (size_t)n * sizeof(*ts->x)) ||
-              grow(&buf, &len, &cap, ts->y + win0, (size_t)n);
-    for (size_t i = win0; i < ts->n && !bad; i++) {
-        if (ts->file[i] < 0 || (size_t)ts->file[i] < file0) {
-            free(buf);
+    for (size_t i = win0; i < ts->n; i++)
+        if (ts->file[i] < 0 || (size_t)ts->file[i] < file0)
             return wt_errf(err, WT_EINVAL, "%s: a window outside the cached cells",
                            WT_SIMCACHE_ENV);
-        }
-        uint32_t rel = (uint32_t)((size_t)ts->file[i] - file0);
-        bad = grow(&buf, &len, &cap, &rel, sizeof(rel));
+    char *mem = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&mem, &len);
+    if (!f)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    unsigned char zero[HEADER] = {0}; /* the header, filled in below */
+    fwrite(zero, 1, HEADER, f);
+    fwrite(&nfiles, 8, 1, f);
+    fwrite(&n, 8, 1, f);
+    fwrite(&fsize, 8, 1, f);
+    for (size_t i = file0; i < ts->nfiles; i++) {
+        put_name(f, ts->files[i].path);
+        put_name(f, ts->files[i].group);
+        put_name(f, ts->files[i].gpu_model);
     }
-    if (bad) {
-        free(buf);
+    fwrite(ts->x + win0, sizeof(*ts->x), (size_t)n, f);
+    fwrite(ts->y + win0, 1, (size_t)n, f);
+    for (size_t i = win0; i < ts->n; i++) {
+        uint32_t rel = (uint32_t)((size_t)ts->file[i] - file0);
+        fwrite(&rel, sizeof(rel), 1, f);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || len < HEADER) {
+        free(mem);
         return wt_errf(err, WT_ENOMEM, "out of memory");
     }
+    unsigned char *buf = (unsigned char *)mem;
     uint64_t plen = len - HEADER;
     memcpy(buf, MAGIC, 8);
     memcpy(buf + 8, k->h, 32);
