@@ -419,7 +419,8 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
     if (!b.p)
         return NULL;
     b.p[0] = '\0';
-    char lab[8192]; /* eleven escaped labels and their names */
+    char lab[8192];            /* eleven escaped labels and their names */
+    double mono = wt_mono_s(); /* the counters' hold and the checkpoint's age */
     pthread_mutex_lock(&m->mu);
     family(&b, "workloadtruth_build_info", "gauge", "Build information about workloadtruth.");
     put(&b, "workloadtruth_build_info{version=\"%s\"} 1\n", WT_VERSION);
@@ -507,7 +508,7 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
         /* a new series shows 0 for counter_hold_s first (see metrics.h):
          * then increase() sees its first windows; a stopped agent's last
          * word is the count */
-        int counts = m->stopped || wt_mono_s() - g->since >= m->counter_hold_s;
+        int counts = m->stopped || mono - g->since >= m->counter_hold_s;
         for (int c = 0; c < 4; c++)
             put(&b, "workloadtruth_gpu_classifications_total{%s,class=\"%s\"} %llu\n", lab,
                 class_names[c], counts ? g->per_class[c] : 0ULL);
@@ -579,7 +580,7 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
     put(&b, "workloadtruth_audit_last_checkpoint_age_seconds ");
     /* on the monotonic clock: the wall clock stepped back an hour made it
      * -3593 s, and an alert on a stalled writer could not fire */
-    number(&b, m->last_checkpoint > 0 ? wt_mono_s() - m->last_checkpoint_mono : NAN);
+    number(&b, m->last_checkpoint > 0 ? mono - m->last_checkpoint_mono : NAN);
     family(&b, "workloadtruth_audit_last_checkpoint_timestamp_seconds", "gauge",
            "Unix time of the audit log's last signed checkpoint (NaN before the first); "
            "time() - it stays right in a textfile the agent no longer rewrites.");
