@@ -155,6 +155,7 @@ run next-option-not-a-value 2 "$WT" classify --trace --json && has err "not the 
 # power with nothing to scale it by (no power_limit_w, a GPU model the table
 # does not know) is said, not left to guess; a known model is not named
 run eval-no-power-scale 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 && has err "labelled.csv: no power scale (no power_limit_w column, and GPU model 'Test GPU' is not in the rated-power table)"
+run eval-no-power-scale-columns 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 --columns util_gpu_pct,power_w && has err "labelled.csv: no power scale (power_limit_w not among --columns, and GPU model 'Test GPU'"
 run eval-no-power-scale-json 0 "$WT" eval --traces "$DATA/labelled.csv" --window 5 --json && has out '"power_scale": false'
 sed 's/^# gpu_model: .*/# gpu_model: NVIDIA H100 80GB HBM3/' "$DATA/labelled.csv" >"$TMP/h100.csv"
 run eval-power-scale-known 0 "$WT" eval --traces "$TMP/h100.csv" --window 5 && check eval-power-scale-known-quiet sh -c "! grep -q 'power scale' \"\$0\"" "$TMP/err"
@@ -843,6 +844,11 @@ has out '"family": "duty-fixed"'
 has out '"strength": 0.5'
 run eval-evade-text 0 "$WT" eval --traces "$TMP/dense.csv" --window 10 --evasion-family duty-random --evasion-strength 0.25
 has out "evasion: duty-random at strength 0.25 injected into the recorded training"
+# the strength as given, not rounded (0.12; 4e-05 read 0)
+run eval-evade-strength-given 0 "$WT" eval --traces "$TMP/dense.csv" --window 10 --evasion-family duty-random --evasion-strength 0.125
+has out "evasion: duty-random at strength 0.125 injected"
+run eval-evade-strength-json 0 "$WT" eval --traces "$TMP/dense.csv" --window 10 --evasion-family duty-random --evasion-strength 0.00004 --json
+has out '"strength": 4e-5'
 run eval-evade-family 2 "$WT" eval --traces "$TMP/dense.csv" --evasion-family power-cap && has err "--evasion-family" && oneline
 run eval-evade-strength 2 "$WT" eval --traces "$TMP/dense.csv" --evasion-family duty-fixed --evasion-strength 0.99 && has err "--evasion-strength" && oneline
 run eval-evade-alone 2 "$WT" eval --traces "$TMP/dense.csv" --evasion-strength 0.5 && has err "--evasion-strength goes with --evasion-family" && oneline
@@ -920,6 +926,10 @@ run eval-holdout-copy 0 "$WT" eval --traces "$TMP/ho" --holdout source --simulat
 has out "\"$TMP/ho/notes.csv\""
 has out '"same_as": "'"$TMP/ho/a/train.csv"'"'
 [ "$(grep -c 'copy.csv' "$TMP/out")" = 1 ] || { echo "FAIL [eval-holdout-copy]: copy.csv scored"; fails=$((fails + 1)); }
+# each fold here has no real window of a class (b's windows are IDLE by the
+# rule): said, as the fold learns it from the generated windows alone
+has err "warning: holding out source 'a': the other traces hold no TRAINING window; this fold learns it from the generated windows alone"
+has err "warning: holding out source 'b': the other traces hold no INFERENCE window"
 # the report says how the folds' models were trained, as train's options
 # (JSON: each setting, the features resolved), so two runs differing only
 # there are told apart
@@ -931,6 +941,21 @@ has out "models trained as: workloadtruth train --window 10 --rounds 300 --depth
 run eval-plain-untrained 0 "$WT" eval --traces "$TMP/ho" --window 10 --json
 ! grep -q '"training":' "$TMP/out" || { echo "FAIL [eval-plain-untrained]: a training object without --holdout"; fails=$((fails + 1)); }
 run eval-holdout-rules 2 "$WT" eval --traces "$DATA" --holdout source --classifier rules && has err "has nothing to train"
+# a fold whose model grows no tree (utilization alone, not read where power has
+# a scale) is an error, not a report of UNKNOWN windows with exit 0
+mkdir -p "$TMP/h3/a" "$TMP/h3/c" "$TMP/h3/d"
+cp "$TMP/ho/a/train.csv" "$TMP/h3/a/"
+awk 'BEGIN { print "# gpu_model: NVIDIA H100 80GB HBM3"; print "t_s,gpu,util_gpu_pct,power_w,label";
+    for (i = 0; i < 600; i++) printf "%.1f,0,%d,%d,INFERENCE\n", i / 10, (i % 7 < 5) ? 60 : 10, (i % 7 < 5) ? 300 : 120 }' >"$TMP/h3/c/inf.csv"
+awk 'BEGIN { print "# gpu_model: NVIDIA H100 80GB HBM3"; print "t_s,gpu,util_gpu_pct,power_w,label";
+    for (i = 0; i < 600; i++) printf "%.1f,0,%d,%d,%s\n", i / 10, (i % 7 < 5) ? 70 : 15, (i % 7 < 5) ? 400 : 130, i < 300 ? "TRAINING" : "INFERENCE" }' >"$TMP/h3/d/mix.csv"
+run eval-holdout-no-tree 1 "$WT" eval --traces "$TMP/h3" --holdout source --simulate 0 --python-windows 0 --window 10 --features util_active_pct && has err "holding out source 'a': no tree could be grown" && oneline
+run eval-holdout-two-class 0 "$WT" eval --traces "$TMP/h3" --holdout source --simulate 0 --python-windows 0 --window 10
+check eval-holdout-two-class-quiet test ! -s "$TMP/err"
+# no trace: said before any window is simulated (an empty cache stays empty)
+mkdir -p "$TMP/hempty" "$TMP/hcache" && chmod 700 "$TMP/hcache"
+run eval-holdout-empty 1 env WT_SIM_CACHE="$TMP/hcache" "$WT" eval --traces "$TMP/hempty" --holdout source && has err "no trace files (*.csv) found" && oneline
+check eval-holdout-empty-nothing-simulated test -z "$(ls -A "$TMP/hcache")"
 # traces in directories named like the generated windows' pseudo-sources are
 # held out and scored like any other (they were taken for the built-in windows:
 # never scored, and weighted as one source with them)
@@ -947,7 +972,14 @@ run train-one-class 1 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out
 run train-dump 0 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/m" --simulate 1 --python-windows 5 --dump-features "$TMP/t.csv"
 grep -q "^file,source,gpu_model,truth,avg_gpu_util_pct" "$TMP/t.csv" || { echo "FAIL [train-dump]: no header"; fails=$((fails + 1)); }
 grep -q '^"simulator:dense-training+burn@0.25","simulator","simulated",TRAINING,' "$TMP/t.csv" || { echo "FAIL [train-dump]: no simulator window"; fails=$((fails + 1)); }
-run train-dump-dir 1 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/m" --simulate 1 --dump-features "$TMP/nodir/t.csv" && has err "nodir/t.csv" && has err "directory is missing" && oneline
+run train-dump-dir 1 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/m" --simulate 1 --dump-features "$TMP/nodir/t.csv" && has err "cannot write --dump-features $TMP/nodir/t.csv: No such file or directory" && oneline
+# a name too long is found before the training, not after it
+LONG=$(printf 'm%.0s' $(seq 256))
+run train-out-name-long 1 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/$LONG" --simulate 1 && has err "File name too long" && oneline
+check train-out-name-long-nothing-left test -z "$(ls "$TMP" | grep mmmmmmmm)"
+# traces of one class: learnt, with a warning
+run train-one-class 0 "$WT" train --traces "$TMP/ho/a" --window 10 --simulate 2 --python-windows 2 --rounds 5 --out "$TMP/oneclass.model"
+has err "warning: the traces hold no INFERENCE window; the model learns it from the generated windows alone"
 # outputs are written whole or not at all: a write that fails (here a file-size
 # limit) leaves the old file and no temporary file; a model cut short is refused
 echo "old model" >"$TMP/keep.model"

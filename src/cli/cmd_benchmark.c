@@ -98,6 +98,11 @@ static int pick_family(void *vctx, const char *family, const struct wt_classifie
     int rc = wt_trainset_fit(&h->ts, h->exclude, &h->cfg, h->m, err);
     if (rc)
         return rc;
+    if (h->m->ntrees == 0) /* every window would get the prior, UNKNOWN: not a score */
+        return wt_errf(err, WT_EINVAL,
+                       "holding out family '%s': no tree could be grown: the features given do "
+                       "not separate the windows",
+                       family ? family : "(none)");
     snprintf(h->family, sizeof(h->family), "%s", key);
     h->fitted = 1;
     h->clf = wt_classifier_physics_with(h->m);
@@ -136,6 +141,14 @@ static int holdout_init(struct holdout *h, const struct wt_strlist *traces, size
         rc = wt_errf(err, WT_EINVAL,
                      "--traces: the traces hold no labelled TRAINING or INFERENCE window (labels "
                      "must cover 80%% of a 30-second window; see eval)");
+    size_t real[2];
+    wt_trainset_real_counts(&h->ts, NULL, real);
+    for (int c = 0; rc == WT_OK && c < 2; c++)
+        if (real[c] == 0)
+            fprintf(stderr,
+                    "workloadtruth benchmark: warning: the traces hold no %s window; the models "
+                    "learn it from the generated windows alone\n",
+                    c ? "TRAINING" : "INFERENCE");
     if (rc == WT_OK && h->cfg.sim_per_cell)
         rc = wt_trainset_add_sim(&h->ts, h->cfg.sim_per_cell, &h->cfg, err);
     if (rc == WT_OK && h->cfg.py_per_cell)

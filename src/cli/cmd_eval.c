@@ -289,13 +289,16 @@ int wt_cmd_eval(int argc, char **argv)
     /* power with nothing to scale it by: its features are not measured, and
      * accuracy falls (docs/evaluation.md, item 6), said, not left to guess */
     size_t unscaled = 0;
+    /* --columns without power_limit_w: the file may have it, not what is read */
+    const char *no_limit = o.columns && !(o.columns & (UINT32_C(1) << WT_COL_POWER_LIMIT))
+                               ? "power_limit_w not among --columns"
+                               : "no power_limit_w column";
     for (size_t i = 0; status == WT_EXIT_OK && o.clf != &wt_classifier_rules && i < rep.nfiles; i++)
         if (rep.files[i].no_power_scale && unscaled++ < 5)
             fprintf(stderr,
-                    "workloadtruth eval: %s: no power scale (no power_limit_w column, and GPU "
-                    "model '%s' is not in the rated-power table): its power features are not "
-                    "measured\n",
-                    WT_CLEAN(rep.files[i].path), WT_CLEAN(rep.files[i].gpu_model));
+                    "workloadtruth eval: %s: no power scale (%s, and GPU model '%s' is not in "
+                    "the rated-power table): its power features are not measured\n",
+                    WT_CLEAN(rep.files[i].path), no_limit, WT_CLEAN(rep.files[i].gpu_model));
     if (unscaled > 5)
         fprintf(stderr,
                 "workloadtruth eval: %zu more files without a power scale (JSON: "

@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,15 +23,22 @@
 
 /* Writes the training windows as CSV: what the model learns from, for review
  * and for studying features outside the tool. */
-/* The directory a new file at path would go in exists and may be written. */
-static int dir_writable(const char *path)
+/* A file at path may be written: its name fits and a temporary file can be
+ * made beside it (made and removed now, as the output is written at the end:
+ * a directory that access() calls writable may still refuse it, /proc as
+ * root). 0, or an errno. */
+static int out_writable(const char *path)
 {
-    char dir[4096];
     const char *slash = strrchr(path, '/');
-    if (!slash)
-        return access(".", W_OK | X_OK) == 0;
-    snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
-    return access(dir, W_OK | X_OK) == 0;
+    if (strlen(slash ? slash + 1 : path) > NAME_MAX)
+        return ENAMETOOLONG;
+    char tmp[4096];
+    int fd = wt_open_temp(path, 0600, tmp, sizeof(tmp));
+    if (fd < 0)
+        return errno ? errno : EIO;
+    close(fd);
+    unlink(tmp);
+    return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -217,9 +225,10 @@ int wt_cmd_train(int argc, char **argv)
             status = WT_EXIT_USAGE;
             goto out;
         }
-        if (outs[i] && !dir_writable(outs[i])) {
+        int e = outs[i] ? out_writable(outs[i]) : 0;
+        if (e) {
             fprintf(stderr, "workloadtruth train: cannot write %s %s: %s\n", onames[i],
-                    WT_CLEAN(outs[i]), "its directory is missing or not writable");
+                    WT_CLEAN(outs[i]), strerror(e));
             goto out; /* an I/O error, status 1 */
         }
     }
@@ -281,6 +290,14 @@ int wt_cmd_train(int argc, char **argv)
     }
     if (dump_path && dump_trainset(&ts, dump_path) != 0)
         goto out;
+    size_t real[2];
+    wt_trainset_real_counts(&ts, NULL, real);
+    for (int c = 0; c < 2; c++)
+        if (real[c] == 0 && (cfg.sim_per_cell || cfg.py_per_cell))
+            fprintf(stderr,
+                    "workloadtruth train: warning: the traces hold no %s window; the model "
+                    "learns it from the generated windows alone\n",
+                    c ? "TRAINING" : "INFERENCE");
     m = malloc(sizeof(*m));
     if (!m || wt_trainset_fit(&ts, NULL, &cfg, m, &err) != WT_OK) {
         fprintf(stderr, "workloadtruth train: %s\n", m ? err.msg : "out of memory");

@@ -268,6 +268,18 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
     for (int i = 0; i < npaths; i++)
         if ((rc = wt_trainset_add(&ts, paths[i], &cfg, err)) != WT_OK)
             goto out;
+    for (size_t i = 0; i < ts.skipped_files.n; i++)
+        if ((rc = wt_ds_skips_add(&rep->skipped_files, ts.skipped_files.v[i].path,
+                                  ts.skipped_files.v[i].same_as, err)) != WT_OK)
+            goto out;
+    if (ts.nfiles == 0)
+        goto out;    /* no trace: the caller says so, before any window is simulated */
+    if (ts.n == 0) { /* as train refuses them: the folds would learn generated windows alone */
+        rc = wt_errf(err, WT_EINVAL,
+                     "the traces hold no labelled TRAINING or INFERENCE window to train the "
+                     "folds on (labels must cover 80%% of a --window)");
+        goto out;
+    }
     if (o->train_sim >= 0)
         cfg.sim_per_cell = (unsigned)o->train_sim;
     if (cfg.sim_per_cell && (rc = wt_trainset_add_sim(&ts, cfg.sim_per_cell, &cfg, err)))
@@ -278,10 +290,6 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
         goto out;
     rep->train = cfg; /* as the report's reader would retrain a fold */
     rep->trained = 1;
-    for (size_t i = 0; i < ts.skipped_files.n; i++)
-        if ((rc = wt_ds_skips_add(&rep->skipped_files, ts.skipped_files.v[i].path,
-                                  ts.skipped_files.v[i].same_as, err)) != WT_OK)
-            goto out;
     exclude = calloc(ts.nfiles ? ts.nfiles : 1, 1);
     done = calloc(ts.nfiles ? ts.nfiles : 1, 1);
     if (!exclude || !done) {
@@ -307,12 +315,28 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
              * opened as files; a directory "simulator" was never scored) */
             exclude[g] = !strcmp(key, k2) && !ts.files[g].builtin;
         }
+        char what[200];
+        snprintf(what, sizeof(what), "holding out %s '%s'", by, key);
         if ((rc = wt_trainset_fit(&ts, exclude, &cfg, m, err)) != WT_OK) {
-            char what[200];
-            snprintf(what, sizeof(what), "holding out %s '%s'", by, key);
             wt_err_prefix(err, what);
             goto out;
         }
+        if (m->ntrees == 0) { /* every window would get the prior, UNKNOWN: not a score */
+            rc = wt_errf(err, WT_EINVAL,
+                         "%s: no tree could be grown: the features given do not separate the "
+                         "other traces' windows (utilization features are not read where power "
+                         "has a scale: see docs/classifier.md)",
+                         what);
+            goto out;
+        }
+        size_t real[2];
+        wt_trainset_real_counts(&ts, exclude, real);
+        for (int c = 0; c < 2; c++)
+            if (real[c] == 0)
+                fprintf(stderr,
+                        "workloadtruth eval: warning: %s: the other traces hold no %s window; "
+                        "this fold learns it from the generated windows alone\n",
+                        what, c ? "TRAINING" : "INFERENCE");
         struct wt_classifier clf = wt_classifier_physics_with(m);
         struct wt_eval_opts fo = *o;
         fo.clf = &clf;

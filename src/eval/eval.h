@@ -99,7 +99,10 @@ int wt_eval_add_path(struct wt_eval_report *rep, const char *path, const struct 
  * directory) or GPU model (by = "gpu_model") among the traces under paths,
  * trains the physics model on every other group and scores that group's
  * traces with it, so no window is scored by a model fitted on its trace.
- * o->clf must be the physics classifier. */
+ * o->clf must be the physics classifier.  No trace: WT_OK with rep->nfiles 0,
+ * before anything is simulated; no labelled active window, or a fold whose
+ * model grows no tree: an error; a fold without real windows of a class: a
+ * warning on standard error. */
 int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int npaths,
                     const struct wt_eval_opts *o, const char *by,
                     struct wt_err *err) WT_WARN_UNUSED;

@@ -598,6 +598,15 @@ static int is_simulator(const struct wt_trainset_file *f)
     return f->builtin && !strcmp(f->group, "simulator");
 }
 
+void wt_trainset_real_counts(const struct wt_trainset *ts, const unsigned char *exclude,
+                             size_t n[2])
+{
+    n[0] = n[1] = 0;
+    for (size_t i = 0; i < ts->n; i++)
+        if (!ts->files[ts->file[i]].builtin && !(exclude && exclude[ts->file[i]]))
+            n[ts->y[i] ? 1 : 0]++;
+}
+
 int wt_trainset_fit(const struct wt_trainset *ts, const unsigned char *exclude,
                     const struct wt_train_config *c, struct wt_model *out, struct wt_err *err)
 {

@@ -100,6 +100,12 @@ int wt_trainset_sim_family(const struct wt_trainset_file *f, char *fam, size_t c
  * "python-synthetic".  Seeds are disjoint from the benchmark's. */
 int wt_trainset_add_python(struct wt_trainset *ts, unsigned per_cell,
                            struct wt_err *err) WT_WARN_UNUSED;
+/* Counts the windows of real trace files (not the generated ones) whose file's
+ * `exclude` flag is 0 (exclude may be NULL), per class: n[0] INFERENCE, n[1]
+ * TRAINING, every view counted.  A class at 0 is learnt from the simulator's
+ * and the Python profiles' windows alone, which callers say. */
+void wt_trainset_real_counts(const struct wt_trainset *ts, const unsigned char *exclude,
+                             size_t n[2]);
 /* Trains on the windows whose file's `exclude` flag is 0 (exclude may be NULL).
  * Weights: the two classes weigh the same; within a class each source's
  * windows share a weight that grows with the square root of their number, the

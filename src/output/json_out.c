@@ -326,7 +326,8 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
     if (e->evasion) {
         json_t *ev = json_object();
         put(ev, "family", jstr(e->evasion), &bad);
-        put(ev, "strength", wt_json_number(e->evasion_strength, 4), &bad);
+        /* as given (0.125, 4e-05), as the folds' settings: not rounded to 0 */
+        put(ev, "strength", json_real(e->evasion_strength), &bad);
         put(ev, "applied_to", jstr("recorded TRAINING stretches (sleep injection)"), &bad);
         put(first, "evasion", ev, &bad);
     }

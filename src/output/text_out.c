@@ -162,8 +162,8 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
         fprintf(f, "peers: all (each GPU read beside all its file's other GPUs, whatever their "
                    "owners)\n");
     if (e->evasion)
-        fprintf(f, "evasion: %s at strength %.2f injected into the recorded training\n", e->evasion,
-                e->evasion_strength);
+        fprintf(f, "evasion: %s at strength %.15g injected into the recorded training\n",
+                e->evasion, e->evasion_strength);
     if (e->trained)
         train_line(f, &e->train);
     fprintf(f, "windows scored: %zu   skipped: %zu unlabelled/mixed, %zu short\n", t.scored,
