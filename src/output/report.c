@@ -104,7 +104,7 @@ struct model {
     uint64_t shown;
     struct gpu *g;
     size_t ng, gcap;
-    uint64_t hidden_windows;                     /* of GPUs past WT_REPORT_MAX_GPUS */
+    uint64_t hidden_windows;                     /* of GPUs evicted (WT_REPORT_MAX_GPUS) */
     uint64_t hidden_mismatches, hidden_tampered; /* among them */
     uint64_t n_class, n_heartbeat, n_checkpoint, n_recovery;
     int64_t genesis_ts, first_ts, last_ts;
@@ -145,23 +145,27 @@ static void event_free(struct event *e)
     memset(e, 0, sizeof(*e));
 }
 
+static void gpu_free(struct gpu *g)
+{
+    free(g->id);
+    free(g->model);
+    free(g->source);
+    free(g->pts);
+    for (size_t k = 0; k < g->mm.n; k++)
+        event_free(&g->mm.v[k]);
+    for (size_t k = 0; k < g->tp.n; k++)
+        event_free(&g->tp.v[k]);
+    free(g->mm.v);
+    free(g->tp.v);
+    for (int k = 0; k < MAX_REASONS; k++)
+        free(g->reason[k]);
+    memset(g, 0, sizeof(*g));
+}
+
 static void model_free(struct model *m)
 {
-    for (size_t i = 0; i < m->ng; i++) {
-        struct gpu *g = &m->g[i];
-        free(g->id);
-        free(g->model);
-        free(g->source);
-        free(g->pts);
-        for (size_t k = 0; k < g->mm.n; k++)
-            event_free(&g->mm.v[k]);
-        for (size_t k = 0; k < g->tp.n; k++)
-            event_free(&g->tp.v[k]);
-        free(g->mm.v);
-        free(g->tp.v);
-        for (int k = 0; k < MAX_REASONS; k++)
-            free(g->reason[k]);
-    }
+    for (size_t i = 0; i < m->ng; i++)
+        gpu_free(&m->g[i]);
     free(m->g);
     m->g = NULL;
     m->ng = 0;
@@ -240,35 +244,51 @@ static const struct event *evring_at(const struct evring *r, size_t i)
     return &r->v[(r->head + i) % r->n];
 }
 
-static struct gpu *find_gpu(struct model *m, const char *id, struct wt_err *err, int *hidden)
+static struct gpu *find_gpu(struct model *m, const char *id, struct wt_err *err)
 {
-    *hidden = 0;
     for (size_t i = m->ng; i-- > 0;)
         if (!strcmp(m->g[i].id, id))
             return &m->g[i];
+    struct gpu *g = NULL;
     if (m->ng >= WT_REPORT_MAX_GPUS) {
-        *hidden = 1;
-        return NULL;
-    }
-    if (m->ng == m->gcap) {
+        /* the GPU written to least recently makes room: the page shows the
+         * GPUs (and jobs: a replayed trace is a "GPU" of its own) written to
+         * last, not the first 256 ever, which on a cluster's log would hide
+         * every new job's mismatches; the GPU's windows go to the totals */
+        size_t old = 0;
+        for (size_t i = 1; i < m->ng; i++)
+            if (m->g[i].last_seq < m->g[old].last_seq)
+                old = i;
+        g = &m->g[old];
+        m->hidden_windows += g->windows;
+        m->hidden_mismatches += g->mismatches;
+        m->hidden_tampered += g->tampered;
+        gpu_free(g);
+    } else if (m->ng == m->gcap) {
         size_t cap = m->gcap ? m->gcap * 2 : 8;
-        struct gpu *g = realloc(m->g, cap * sizeof(*g));
-        if (!g) {
+        struct gpu *v = realloc(m->g, cap * sizeof(*v));
+        if (!v) {
             wt_errf(err, WT_ENOMEM, "out of memory");
             return NULL;
         }
-        m->g = g;
+        m->g = v;
         m->gcap = cap;
     }
-    struct gpu *g = &m->g[m->ng];
-    memset(g, 0, sizeof(*g));
+    if (!g) {
+        g = &m->g[m->ng++];
+        memset(g, 0, sizeof(*g));
+    }
     g->idx = -1;
     g->id = dupn(id, SIZE_MAX); /* whole: it is the key (shown cut) */
     if (!g->id) {
+        /* a slot without an id: dropped (model_free frees every slot) */
+        if (g == &m->g[m->ng - 1])
+            m->ng--;
+        else
+            *g = m->g[--m->ng];
         wt_errf(err, WT_ENOMEM, "out of memory");
         return NULL;
     }
-    m->ng++;
     return g;
 }
 
@@ -341,8 +361,7 @@ static int is_mismatch(json_t *ev, int cls, const char **declared, const char **
 
 static int ingest_class(struct model *m, const struct wt_entry *e, struct wt_err *err)
 {
-    int hidden;
-    struct gpu *g = find_gpu(m, e->gpu ? e->gpu : "?", err, &hidden);
+    struct gpu *g = find_gpu(m, e->gpu ? e->gpu : "?", err);
     json_t *ev = json_object_get(e->obj, "evidence");
     if (!json_is_object(ev))
         ev = NULL;
@@ -351,17 +370,8 @@ static int ingest_class(struct model *m, const struct wt_entry *e, struct wt_err
     m->n_class++;
     if (count_clf(m, e) != WT_OK)
         return wt_errf(err, WT_ENOMEM, "out of memory");
-    if (!g) {
-        if (!hidden)
-            return WT_ENOMEM;
-        /* not shown, but in the totals */
-        m->hidden_windows++;
-        m->hidden_mismatches += (uint64_t)mismatch;
-        char *tamper = join_tamper(ev);
-        m->hidden_tampered += tamper != NULL;
-        free(tamper);
-        return WT_OK;
-    }
+    if (!g)
+        return WT_ENOMEM;
     json_t *idx = json_object_get(e->obj, "gpu_idx");
     if (json_is_integer(idx))
         g->idx = (long long)json_integer_value(idx);
@@ -1207,9 +1217,9 @@ static void render_overview(FILE *f, const struct model *m, const size_t *order)
     fputs("</table></div>\n", f);
     if (m->hidden_windows)
         fprintf(f,
-                "<p class=\"sub\">%" PRIu64 " more windows of GPUs beyond the first %d (%" PRIu64
-                " mismatches, %" PRIu64 " with tamper indicators) are counted in the totals but "
-                "not shown.</p>\n",
+                "<p class=\"sub\">%" PRIu64 " more windows of GPUs written to less recently than "
+                "the %d shown (%" PRIu64 " mismatches, %" PRIu64
+                " with tamper indicators) are counted in the totals but not shown.</p>\n",
                 m->hidden_windows, WT_REPORT_MAX_GPUS, m->hidden_mismatches, m->hidden_tampered);
     legend(f);
     fputs("</section>\n", f);
