@@ -233,13 +233,54 @@ static void test_text_hygiene(void **state)
     assert_string_equal(out, "abcdefg\xc3\xa9");
 }
 
+/* A class record's GPU id for a trace without UUIDs: the source label and the
+ * index, whole when short; a long label is cut with a hash of the whole, so
+ * two traces named alike up to the cut stay two GPUs (cut at 60 bytes, they
+ * were one) and the id stays within the log's 128 bytes. */
+static void test_class_record_gpu_id(void **state)
+{
+    (void)state;
+    struct wt_result r;
+    make_result(&r);
+    struct wt_device_info info;
+    memset(&info, 0, sizeof(info));
+    info.index = 65535;
+    char a[220], b[220];
+    snprintf(a, sizeof(a),
+             "replay:node17_slurm_job_4242_partition_gpu-a100_run_2026-12-07_%s_0.csv",
+             "step_with_a_longer_name_than_sixty_bytes_and_more_words_here");
+    snprintf(b, sizeof(b), "%s", a);
+    b[strlen(b) - 5] = '1'; /* ..._1.csv */
+    json_t *ja = wt_json_class_record(&r, &info, a, 10, 0, 9, &wt_classifier_rules, "");
+    json_t *jb = wt_json_class_record(&r, &info, b, 10, 0, 9, &wt_classifier_rules, "");
+    assert_non_null(ja);
+    assert_non_null(jb);
+    const char *ga = json_string_value(json_object_get(ja, "gpu"));
+    const char *gb = json_string_value(json_object_get(jb, "gpu"));
+    assert_non_null(ga);
+    assert_non_null(gb);
+    assert_true(strlen(a) > 100);
+    assert_string_not_equal(ga, gb);
+    assert_true(strlen(ga) <= 127);
+    assert_int_equal(strncmp(ga, a, 100), 0);
+    assert_int_equal(ga[100], '~');
+    assert_string_equal(ga + strlen(ga) - 6, ":65535");
+    json_decref(ja);
+    json_decref(jb);
+    info.index = 0;
+    json_t *js =
+        wt_json_class_record(&r, &info, "replay:job-7.trace", 10, 0, 9, &wt_classifier_rules, "");
+    assert_string_equal(json_string_value(json_object_get(js, "gpu")), "replay:job-7.trace:0");
+    json_decref(js);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_result),       cmocka_unit_test(test_text_result),
         cmocka_unit_test(test_json_benchmark),    cmocka_unit_test(test_benchmark_says_model),
         cmocka_unit_test(test_huge_numbers),      cmocka_unit_test(test_text_hygiene),
-        cmocka_unit_test(test_feature_precision),
+        cmocka_unit_test(test_feature_precision), cmocka_unit_test(test_class_record_gpu_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <math.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,11 +41,22 @@ json_t *wt_json_class_record(const struct wt_result *r, const struct wt_device_i
                              const struct wt_classifier *clf, const char *model_id)
 {
     char gpu[128], cls[16], model[128];
-    if (info->uuid[0])
+    size_t slen = strlen(source);
+    if (info->uuid[0]) {
         snprintf(gpu, sizeof(gpu), "%.120s", info->uuid);
-    else
-        snprintf(gpu, sizeof(gpu), "%.*s:%d", (int)wt_utf8_cut(source, strnlen(source, 60)), source,
+    } else if (slen <= 100) {
+        snprintf(gpu, sizeof(gpu), "%s:%d", source, info->index);
+    } else {
+        /* a long trace name: its first 100 bytes and a hash of the whole, so
+         * two names that differ past the cut are two GPUs (cut at 60 bytes,
+         * two job traces named alike up to there were read as one GPU) */
+        unsigned char h[crypto_hash_sha256_BYTES];
+        char hex[2 * crypto_hash_sha256_BYTES + 1];
+        crypto_hash_sha256(h, (const unsigned char *)source, slen);
+        sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
+        snprintf(gpu, sizeof(gpu), "%.*s~%.16s:%d", (int)wt_utf8_cut(source, 100), source, hex,
                  info->index);
+    }
     wt_text_clean(gpu); /* a file name may hold any bytes */
     snprintf(cls, sizeof(cls), "%s", wt_class_lname(r->cls));
     snprintf(model, sizeof(model), "%s/workloadtruth-%s%s%s", clf->name, WT_VERSION,
