@@ -177,6 +177,13 @@ static void test_review_cases(void **state)
     assert_string_equal(q.slurm_partition, "");   /* too long: none, rather than cut */
     /* a namespace too (it was cut to 63 bytes: another namespace's rule matched) */
     assert_string_equal(q.k8s_namespace, "");
+    /* a value from a file (a ConfigMap, a CRLF-edited env file) keeps its line
+     * end: read as the type, not skipped for --declared to stand in */
+    static const char env712[] = "WORKLOAD_TYPE=inference\r\n\0";
+    put("proc/712/environ", env712, sizeof(env712) - 1);
+    struct wt_proc qcr = {.pid = 712};
+    wt_proc_owner(root, &qcr);
+    assert_string_equal(qcr.declared, "inference");
 
     /* a value that only begins with a type, past the field's size, is none */
     static const char env715[] = "WORKLOADTRUTH_DECLARED=training        -- not inference\0"

@@ -347,7 +347,9 @@ void wt_proc_owner(const char *root, struct wt_proc *p)
         if (!p->user[0] && (v = env_get(t, len, "USER")) != NULL)
             copy_field(p->user, sizeof(p->user), v, strnlen(v, 39));
         /* the first that is a workload type (training, inference or idle, in
-         * any letter case, blanks around it ignored): a downward-API variable
+         * any letter case, white space around it ignored: a value from a file
+         * keeps its "\n" or "\r\n", and unread it let --declared stand in for
+         * the job's own declaration): a downward-API variable
          * whose annotation is missing is empty, and a misspelt one must not
          * hide the next either */
         static const char *const declared_vars[] = {"WORKLOADTRUTH_DECLARED", "SPANK_WORKLOAD_TYPE",
@@ -356,11 +358,11 @@ void wt_proc_owner(const char *root, struct wt_proc *p)
         for (int i = 0; declared_vars[i] && !p->declared[0]; i++) {
             if ((v = env_get(t, len, declared_vars[i])) == NULL)
                 continue;
-            v += strspn(v, " \t");
+            v += strspn(v, " \t\n\r\v\f");
             /* the whole value, trimmed: a long one cut to the field's size
              * ("training        -- not ...") must not pass for a type */
             size_t vl = strlen(v);
-            while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+            while (vl && isspace((unsigned char)v[vl - 1]))
                 vl--;
             char type[sizeof(p->declared)];
             if (vl < sizeof(type)) {
