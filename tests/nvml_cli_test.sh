@@ -480,6 +480,10 @@ WT_FAKE_NVML_TRACE="$TMP/steps.csv" WT_FAKE_NVML_PROCS="0:6000:30000" WT_FAKE_NV
     --declared inference --log-dir "$TMP/wun" && has err "verdicts are INCONCLUSIVE" && has out "(processes not listed)"
 check "watch-procs-unlisted: said once" test "$(grep -c 'verdicts are INCONCLUSIVE' "$TMP/err")" = 1
 check "watch-procs-unlisted: INCONCLUSIVE records" sh -c "test \"\$(grep '\"type\":\"class\"' '$TMP/wun/log.jsonl' | grep '\"verdict\":\"INCONCLUSIVE\"' | grep -c '\"processes_unlisted\":1')\" = 2"
+# ... and they name no declaration (it was --declared's, "by command-line",
+# of a job that may have declared otherwise)
+check "watch-procs-unlisted: no declaration recorded" sh -c "test \"\$(grep '\"type\":\"class\"' '$TMP/wun/log.jsonl' | grep '\"declared_by\":\"unlisted\"' | grep -vc '\"declared\":')\" = 2"
+has out "declared not known: INCONCLUSIVE  (processes not listed)"
 # peers are the GPUs of one job: two GPUs in lock-step, each with a process
 # of its own Slurm job (cgroups Slurm made), are read alone (eight single-GPU
 # servers on one host read as one synchronous job, docs/evaluation.md item

@@ -28,6 +28,8 @@ const char *wt_declared_source_name(enum wt_declared_source s)
         return "command-line";
     case WT_DECL_CONFLICT:
         return "conflict";
+    case WT_DECL_UNLISTED:
+        return "unlisted";
     case WT_DECL_NONE:
         break;
     }

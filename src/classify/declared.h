@@ -55,6 +55,7 @@ enum wt_declared_source {
     WT_DECL_DEFAULT,  /* the policy's default line */
     WT_DECL_CLI,      /* --declared */
     WT_DECL_CONFLICT, /* processes disagree: none */
+    WT_DECL_UNLISTED, /* watch: the processes could not be listed: not known, none */
 };
 const char *wt_declared_source_name(enum wt_declared_source s);
 

@@ -1506,6 +1506,13 @@ int wt_cmd_watch(int argc, char **argv)
             }
             enum wt_declared_source dsrc;
             enum wt_class declared = declared_of(policy, declared_cli, procs, np2, &dsrc);
+            /* not what --declared says either: the processes may declare
+             * otherwise, which beats it (the record said "declared training,
+             * by command-line" of a job that declared inference) */
+            if (unlisted) {
+                declared = WT_CLASS_NONE;
+                dsrc = WT_DECL_UNLISTED;
+            }
             /* a window whose owner or declaration changed while it was
              * sampled (one job ended, another began) is partly each one's:
              * its verdict is INCONCLUSIVE, not a MISMATCH held against the
@@ -1541,6 +1548,9 @@ int wt_cmd_watch(int argc, char **argv)
                 json_object_set_new(ev, "verdict", json_string(wt_verdict_name(verdict)));
             } else if (dsrc == WT_DECL_CONFLICT) {
                 json_object_set_new(ev, "declared_by", json_string("conflict"));
+            } else if (dsrc == WT_DECL_UNLISTED) {
+                json_object_set_new(ev, "declared_by", json_string("unlisted"));
+                json_object_set_new(ev, "verdict", json_string(wt_verdict_name(verdict)));
             }
             if (job[0])
                 json_object_set_new(ev, "slurm_job_id", json_string(job));
@@ -1568,7 +1578,8 @@ int wt_cmd_watch(int argc, char **argv)
                 }
                 wt_metrics_owned_window(metrics, g, perr.msg[0] ? NULL : &ol, &res, declared,
                                         verdict,
-                                        declared != WT_CLASS_NONE || dsrc == WT_DECL_CONFLICT
+                                        declared != WT_CLASS_NONE || dsrc == WT_DECL_CONFLICT ||
+                                                dsrc == WT_DECL_UNLISTED
                                             ? wt_declared_source_name(dsrc)
                                             : NULL,
                                         changed);
@@ -1593,10 +1604,10 @@ int wt_cmd_watch(int argc, char **argv)
                     json_object_set_new(j, "time", json_string(when));
                     json_object_set_new(j, "iteration", json_integer((json_int_t)it + 1));
                     json_object_set_new(j, "log", json_string(w->paths.log));
-                    if (declared != WT_CLASS_NONE) {
+                    if (declared != WT_CLASS_NONE)
                         json_object_set_new(j, "declared", json_string(wt_class_lname(declared)));
+                    if (declared != WT_CLASS_NONE || unlisted)
                         json_object_set_new(j, "verdict", json_string(wt_verdict_name(verdict)));
-                    }
                     if (changed)
                         json_object_set_new(j, "owner_changed", json_true());
                     if (unlisted)
@@ -1612,9 +1623,11 @@ int wt_cmd_watch(int argc, char **argv)
                        res.confidence);
                 if (declared != WT_CLASS_NONE)
                     printf("  declared %s: %s", wt_class_lname(declared), wt_verdict_name(verdict));
+                else if (unlisted)
+                    printf("  declared not known: %s", wt_verdict_name(verdict));
                 if (changed)
                     printf("  (owner changed during the window)");
-                if (unlisted && declared != WT_CLASS_NONE)
+                if (unlisted)
                     printf("  (processes not listed)");
                 printf("\n");
             }

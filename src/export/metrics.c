@@ -142,8 +142,8 @@ void wt_metrics_owner(struct wt_metrics *m, int i, const struct wt_gpu_labels *l
 }
 
 /* The sources of a declaration, as the audit record's declared_by names them. */
-static const char *const declared_by_names[] = {"command-line", "policy", "policy-default",
-                                                "process", "conflict"};
+static const char *const declared_by_names[] = {"command-line", "policy",   "policy-default",
+                                                "process",      "conflict", "unlisted"};
 enum { NDECLARED_BY = sizeof(declared_by_names) / sizeof(declared_by_names[0]) };
 
 static const char *known_declared_by(const char *by)
