@@ -20,6 +20,7 @@
 #include "mcp/jsonrpc.h"
 #include "mcp/server.h"
 #include "mcp/stdio.h"
+#include "util/clock.h"
 
 static char tmpdir[64];
 
@@ -423,7 +424,8 @@ static void live_sampling_deadline(void **state)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     assert_true(is_error(res));
-    if (!strstr(result_text(res), "live sampling stopped after 7 s"))
+    if (!strstr(result_text(res), "live sampling stopped after 7.") ||
+        !strstr(result_text(res), "ask for fewer samples"))
         fail_msg("wanted the deadline's error, got %s", result_text(res));
     assert_true(took >= 6.5 && took < 10);
     json_decref(resp);
@@ -431,6 +433,64 @@ static void live_sampling_deadline(void **state)
                     "{\"backend\":\"nvml\",\"samples\":10,\"interval_seconds\":0.1}", &resp);
     assert_false(is_error(res));
     json_decref(resp);
+    /* a driver call that blocks past the limit (nothing cuts it short): the
+     * time it took and that cause, not the limit and "fewer samples" (a 30 s
+     * call read "stopped after 6 s ... ask for fewer samples") */
+    s->cfg.max_seconds = 1; /* stopped at 1 + 4 x 0.2 + 5.05 s */
+    setenv("WT_FAKE_NVML_FAULTS", "slow=0:nvmlDeviceGetName:9000", 1);
+    res = call_tool(s, "classify_workload",
+                    "{\"backend\":\"nvml\",\"samples\":5,\"interval_seconds\":0.2}", &resp);
+    unsetenv("WT_FAKE_NVML_FAULTS");
+    assert_true(is_error(res));
+    if (!strstr(result_text(res), "a driver call did not return in time") ||
+        !strstr(result_text(res), "past the 6.8 s this server allows"))
+        fail_msg("wanted the slow driver's error, got %s", result_text(res));
+    json_decref(resp);
+    wt_mcp_server_free(s);
+}
+
+/* A call waiting for the tool in use is cancelled while it waits: it was
+ * answered only when the tool in use returned (one stuck in a slow driver
+ * call held every waiting call, and the server's stop, for its 30 s). */
+static void *cancel_later(void *p)
+{
+    struct timespec d = {0, 300000000L};
+    nanosleep(&d, NULL);
+    atomic_store((atomic_int *)p, 1);
+    return NULL;
+}
+
+static void waiting_call_cancelled(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    s->tool_busy = 1; /* another call's tool runs, and does not return */
+    atomic_int cancel = 0;
+    struct wt_mcp_call call = {NULL, NULL, &cancel};
+    struct wt_mcp_session sess = {1, 1, "2025-11-25"};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, cancel_later, &cancel), 0);
+    double t0 = wt_mono_s();
+    json_t *r = ask_in(s, &sess,
+                       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
+                       "\"name\":\"list_gpus\",\"arguments\":{}}}",
+                       &call);
+    double took = wt_mono_s() - t0;
+    pthread_join(t, NULL);
+    assert_string_equal(result_text(json_object_get(r, "result")), "cancelled");
+    assert_true(took >= 0.25 && took < 2);
+    assert_int_equal(s->tool_busy, 1); /* still the other call's */
+    json_decref(r);
+    /* the turn freed, a call runs */
+    s->tool_busy = 0;
+    cancel = 0;
+    r = ask_in(s, &sess,
+               "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{"
+               "\"name\":\"run_benchmark\",\"arguments\":{\"trials\":1}}}",
+               &call);
+    assert_false(is_error(json_object_get(r, "result")));
+    assert_int_equal(s->tool_busy, 0);
+    json_decref(r);
     wt_mcp_server_free(s);
 }
 
@@ -1765,6 +1825,7 @@ int main(void)
         cmocka_unit_test(errors_keep_the_id),
         cmocka_unit_test(oversized_message),
         cmocka_unit_test(live_sampling_deadline),
+        cmocka_unit_test(waiting_call_cancelled),
         cmocka_unit_test(invalid_notifications),
         cmocka_unit_test(too_many_values),
         cmocka_unit_test(dump_is_one_line),

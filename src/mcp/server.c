@@ -7,6 +7,7 @@
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 const char *const wt_mcp_legacy_versions[] = {WT_MCP_LATEST_LEGACY, "2025-06-18", "2025-03-26",
                                               NULL};
@@ -34,6 +35,20 @@ int wt_mcp_server_init(struct wt_mcp_server *s, const struct wt_mcp_config *cfg)
     s->tools = wt_mcp_tools_define();
     if (!s->tools)
         return -1;
+    /* a call waiting for the tool in use wakes to see its cancel: on the
+     * monotonic clock, which a wall clock stepped back does not stall */
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca) != 0) {
+        json_decref(s->tools);
+        return -1;
+    }
+    int rc =
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) || pthread_cond_init(&s->tool_free, &ca);
+    pthread_condattr_destroy(&ca);
+    if (rc) {
+        json_decref(s->tools);
+        return -1;
+    }
     pthread_mutex_init(&s->tool_lock, NULL);
     return 0;
 }
@@ -42,6 +57,7 @@ void wt_mcp_server_free(struct wt_mcp_server *s)
 {
     json_decref(s->tools);
     pthread_mutex_destroy(&s->tool_lock);
+    pthread_cond_destroy(&s->tool_free);
 }
 
 static json_t *server_info(void)

@@ -37,7 +37,7 @@ struct wt_mcp_config {
 };
 
 /* Where recent_classifications verified the log last time, to resume there
- * (tools.c).  Guarded by tool_lock. */
+ * (tools.c).  Used by the tool that runs (tool_busy). */
 struct wt_mcp_verify_cache {
     dev_t dev; /* the log file's identity */
     ino_t ino;
@@ -46,7 +46,9 @@ struct wt_mcp_verify_cache {
 
 struct wt_mcp_server {
     struct wt_mcp_config cfg;
-    pthread_mutex_t tool_lock; /* one tool runs at a time */
+    pthread_mutex_t tool_lock; /* guards tool_busy */
+    pthread_cond_t tool_free;  /* signalled when tool_busy is cleared (CLOCK_MONOTONIC) */
+    int tool_busy;             /* one tool runs at a time: a call waits, cancellable */
     json_t *tools;             /* the tool definitions (tools/list) */
     struct wt_mcp_verify_cache vcache;
 };

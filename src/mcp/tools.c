@@ -618,8 +618,8 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
         arg_fail(a, "'declared' is required (training, inference or idle)");
     if (!a->err[0] && sa.live && (double)samples * (double)windows * interval > s->cfg.max_seconds)
         arg_fail(a,
-                 "samples x windows x interval_seconds is %.0f s of live sampling; this server "
-                 "allows at most %.0f s per call (--max-seconds)",
+                 "samples x windows x interval_seconds is %.10g s of live sampling; this "
+                 "server allows at most %g s per call (--max-seconds)",
                  (double)samples * (double)windows * interval, s->cfg.max_seconds);
     if (a->err[0])
         return ARGS_ERROR(a);
@@ -650,12 +650,16 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
     rq.cfg.interval_s = interval;
     rq.cfg.nvml_lib = s->cfg.nvml_lib;
     /* live: stopped at the deadline too (with a grace for the driver's
-     * start, and one interval: a first window takes one poll more on a
-     * driver with sample buffers), through a flag that also follows the
-     * cancel */
-    struct deadline dl = {.cancel = call->cancel,
-                          .until = wt_mono_s() + s->cfg.max_seconds + (sa.live ? interval : 0) +
-                                   DEADLINE_GRACE_S(s->cfg.max_seconds)};
+     * start, and intervals for polls without a sample: a first window takes
+     * one poll more on a driver with sample buffers, and a failed
+     * utilization drain leaves up to WT_LIVE_POLLS_WITHOUT_ROW polls
+     * without a row, which a call within --max-seconds was stopped for),
+     * through a flag that also follows the cancel */
+    const double extra_polls = 1 + WT_LIVE_POLLS_WITHOUT_ROW;
+    const double t0 = wt_mono_s(), limit = s->cfg.max_seconds +
+                                           (sa.live ? extra_polls * interval : 0) +
+                                           DEADLINE_GRACE_S(s->cfg.max_seconds);
+    struct deadline dl = {.cancel = call->cancel, .until = t0 + limit};
     if (sa.live) {
         dl.started = pthread_create(&dl.thread, NULL, deadline_watch, &dl) == 0;
         if (!dl.started) /* no limit could be kept: not sampled */
@@ -682,15 +686,26 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declar
         pthread_join(dl.thread, NULL);
     }
     if (atomic_load(&dl.expired) && !(call->cancel && *call->cancel)) {
+        double took = wt_mono_s() - t0;
         wt_run_free(&run);
-        return tool_error("live sampling stopped after %.0f s, the most this server allows per "
-                          "call (--max-seconds %.0f, one interval_seconds for the first "
-                          "window's extra poll, and %.0f s for the driver to start): the "
-                          "driver gave fewer samples than samples x interval_seconds asked for "
-                          "(a poll between its readings adds none); ask for fewer samples or a "
-                          "longer interval_seconds",
-                          s->cfg.max_seconds + interval + DEADLINE_GRACE_S(s->cfg.max_seconds),
-                          s->cfg.max_seconds, DEADLINE_GRACE_S(s->cfg.max_seconds));
+        /* the time it took, not the limit: a driver call that blocks is not
+         * cut short (a 30 s call read "stopped after 6 s", and was blamed on
+         * too few samples) */
+        if (took > limit + 1)
+            return tool_error("live sampling stopped after %.1f s, past the %.1f s this server "
+                              "allows per call (--max-seconds %g, %g interval_seconds for polls "
+                              "without a sample, and %.1f s for the driver to start): a driver "
+                              "call did not return in time (one that blocks is not cut short); "
+                              "the driver or the GPU may be stuck",
+                              took, limit, s->cfg.max_seconds, extra_polls,
+                              DEADLINE_GRACE_S(s->cfg.max_seconds));
+        return tool_error("live sampling stopped after %.1f s, the most this server allows per "
+                          "call (--max-seconds %g, %g interval_seconds for polls without a "
+                          "sample, and %.1f s for the driver to start): the driver gave fewer "
+                          "samples than samples x interval_seconds asked for (a poll between its "
+                          "readings adds none); ask for fewer samples",
+                          took, s->cfg.max_seconds, extra_polls,
+                          DEADLINE_GRACE_S(s->cfg.max_seconds));
     }
     if (call->cancel && *call->cancel) {
         /* a cancelled live source ends early: whatever rc says, it was the cancel */
@@ -1150,6 +1165,43 @@ int wt_mcp_tool_exists(const struct wt_mcp_server *s, const char *name)
     return tool_def(s, name) != NULL;
 }
 
+/* Waits until no tool runs and takes the turn: 0, or -1 when the call was
+ * cancelled (or the server is stopping) meanwhile.  Its cancel is looked at
+ * every 100 ms: a call waiting behind one stuck in a slow driver call (which
+ * nothing cuts short) was answered only when that one returned, and the
+ * server's stop waited for it. */
+static int tool_acquire(struct wt_mcp_server *s, const struct wt_mcp_call *call)
+{
+    int cancelled = 0;
+    pthread_mutex_lock(&s->tool_lock);
+    while (s->tool_busy && !(cancelled = call && call->cancel && *call->cancel)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += 100000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->tool_free, &s->tool_lock, &ts);
+    }
+    /* cancelled while it waited: nothing runs (the transport drops or
+     * answers it, as any cancel) */
+    if (!cancelled)
+        cancelled = call && call->cancel && *call->cancel;
+    if (!cancelled)
+        s->tool_busy = 1;
+    pthread_mutex_unlock(&s->tool_lock);
+    return cancelled ? -1 : 0;
+}
+
+static void tool_release(struct wt_mcp_server *s)
+{
+    pthread_mutex_lock(&s->tool_lock);
+    s->tool_busy = 0;
+    pthread_cond_broadcast(&s->tool_free);
+    pthread_mutex_unlock(&s->tool_lock);
+}
+
 json_t *wt_mcp_tool_call(struct wt_mcp_server *s, const char *name, json_t *args,
                          json_t *progress_token, const struct wt_mcp_call *call, int *code,
                          char *msg, size_t cap)
@@ -1164,13 +1216,8 @@ json_t *wt_mcp_tool_call(struct wt_mcp_server *s, const char *name, json_t *args
     struct progress pg = {.call = call, .token = progress_token, .last = 0};
     if (args_known(&a, def))
         return tool_error("Invalid arguments: %s", a.err);
-    pthread_mutex_lock(&s->tool_lock);
-    if (call && call->cancel && *call->cancel) {
-        /* cancelled (or the server stopping) while it waited for the lock:
-         * nothing runs (the transport drops or answers it, as any cancel) */
-        pthread_mutex_unlock(&s->tool_lock);
+    if (tool_acquire(s, call) != 0)
         return tool_error("cancelled");
-    }
     json_t *r;
     if (!strcmp(name, "classify_workload"))
         r = classify_tool(s, &a, 0, &pg, call);
@@ -1184,7 +1231,7 @@ json_t *wt_mcp_tool_call(struct wt_mcp_server *s, const char *name, json_t *args
         r = recent_tool(s, &a, call);
     else
         r = gpus_tool(s, &a);
-    pthread_mutex_unlock(&s->tool_lock);
+    tool_release(s);
     if (!r) {
         *code = WT_RPC_INTERNAL_ERROR;
         snprintf(msg, cap, "Internal error: out of memory");

@@ -59,9 +59,10 @@
 /* the longest refresh period of the utilization and power buffers (NVML: 1/6 s
  * to 1 s): a longer spacing between readings is a gap */
 #define MAX_BUF_PERIOD_S 1.0
-#define MAX_DRAINS_FAILED 3 /* polls in a row without a row for a failed utilization drain */
-#define SILENT_POLLS 3      /* a GPU whose polls measure nothing for this many polls */
-#define SILENT_S 10.0       /* ... and this many seconds is not read further */
+/* polls in a row without a row for a failed utilization drain */
+#define MAX_DRAINS_FAILED WT_LIVE_POLLS_WITHOUT_ROW
+#define SILENT_POLLS 3 /* a GPU whose polls measure nothing for this many polls */
+#define SILENT_S 10.0  /* ... and this many seconds is not read further */
 #define NEAREST_S 0.5
 #define MAX_PROCS 1024
 #define MAX_PROCS_ALL 65536 /* a list is never asked with more (2 MiB of entries) */

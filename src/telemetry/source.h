@@ -74,6 +74,11 @@ struct wt_source_config {
     const atomic_int *stop; /* live sources: when non-zero, read returns WT_DONE */
 };
 
+/* A live source may poll this many times in a row without giving a sample
+ * (nvml: a failed utilization drain, whose readings come with the next poll),
+ * so time limits on live sampling allow as many intervals more. */
+#define WT_LIVE_POLLS_WITHOUT_ROW 3
+
 struct wt_source;
 
 struct wt_source_ops {
