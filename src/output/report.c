@@ -67,6 +67,7 @@ struct gpu {
     long long idx; /* -1: not recorded */
     char *model, *source;
     uint64_t windows, count[NCLASS], conf_sum, declared, mismatches, inconclusive, tampered;
+    uint64_t unlisted;         /* windows whose processes could not be listed (declared_by) */
     int64_t first_ts, last_ts; /* of the first and the last window in log order */
     int64_t min_ts, max_ts;    /* the earliest and latest (a clock stepped back) */
     uint64_t first_seq, last_seq;
@@ -104,8 +105,9 @@ struct model {
     uint64_t shown;
     struct gpu *g;
     size_t ng, gcap;
-    uint64_t hidden_windows;                     /* of GPUs evicted (WT_REPORT_MAX_GPUS) */
+    uint64_t hidden_windows;                     /* of GPUs past WT_REPORT_MAX_GPUS */
     uint64_t hidden_mismatches, hidden_tampered; /* among them */
+    struct evring hidden_mm; /* the latest of those mismatches (text: the GPU) */
     uint64_t n_class, n_heartbeat, n_checkpoint, n_recovery;
     int64_t genesis_ts, first_ts, last_ts;
     int have_genesis, have_ts; /* 0 is a time too (1970), not "none" */
@@ -145,30 +147,30 @@ static void event_free(struct event *e)
     memset(e, 0, sizeof(*e));
 }
 
-static void gpu_free(struct gpu *g)
-{
-    free(g->id);
-    free(g->model);
-    free(g->source);
-    free(g->pts);
-    for (size_t k = 0; k < g->mm.n; k++)
-        event_free(&g->mm.v[k]);
-    for (size_t k = 0; k < g->tp.n; k++)
-        event_free(&g->tp.v[k]);
-    free(g->mm.v);
-    free(g->tp.v);
-    for (int k = 0; k < MAX_REASONS; k++)
-        free(g->reason[k]);
-    memset(g, 0, sizeof(*g));
-}
-
 static void model_free(struct model *m)
 {
-    for (size_t i = 0; i < m->ng; i++)
-        gpu_free(&m->g[i]);
+    for (size_t i = 0; i < m->ng; i++) {
+        struct gpu *g = &m->g[i];
+        free(g->id);
+        free(g->model);
+        free(g->source);
+        free(g->pts);
+        for (size_t k = 0; k < g->mm.n; k++)
+            event_free(&g->mm.v[k]);
+        for (size_t k = 0; k < g->tp.n; k++)
+            event_free(&g->tp.v[k]);
+        free(g->mm.v);
+        free(g->tp.v);
+        for (int k = 0; k < MAX_REASONS; k++)
+            free(g->reason[k]);
+    }
     free(m->g);
     m->g = NULL;
     m->ng = 0;
+    for (size_t k = 0; k < m->hidden_mm.n; k++)
+        event_free(&m->hidden_mm.v[k]);
+    free(m->hidden_mm.v);
+    memset(&m->hidden_mm, 0, sizeof(m->hidden_mm));
     for (size_t i = 0; i < m->nclf; i++)
         free(m->clf[i].name);
     m->nclf = 0;
@@ -244,51 +246,35 @@ static const struct event *evring_at(const struct evring *r, size_t i)
     return &r->v[(r->head + i) % r->n];
 }
 
-static struct gpu *find_gpu(struct model *m, const char *id, struct wt_err *err)
+static struct gpu *find_gpu(struct model *m, const char *id, struct wt_err *err, int *hidden)
 {
+    *hidden = 0;
     for (size_t i = m->ng; i-- > 0;)
         if (!strcmp(m->g[i].id, id))
             return &m->g[i];
-    struct gpu *g = NULL;
     if (m->ng >= WT_REPORT_MAX_GPUS) {
-        /* the GPU written to least recently makes room: the page shows the
-         * GPUs (and jobs: a replayed trace is a "GPU" of its own) written to
-         * last, not the first 256 ever, which on a cluster's log would hide
-         * every new job's mismatches; the GPU's windows go to the totals */
-        size_t old = 0;
-        for (size_t i = 1; i < m->ng; i++)
-            if (m->g[i].last_seq < m->g[old].last_seq)
-                old = i;
-        g = &m->g[old];
-        m->hidden_windows += g->windows;
-        m->hidden_mismatches += g->mismatches;
-        m->hidden_tampered += g->tampered;
-        gpu_free(g);
-    } else if (m->ng == m->gcap) {
+        *hidden = 1;
+        return NULL;
+    }
+    if (m->ng == m->gcap) {
         size_t cap = m->gcap ? m->gcap * 2 : 8;
-        struct gpu *v = realloc(m->g, cap * sizeof(*v));
-        if (!v) {
+        struct gpu *g = realloc(m->g, cap * sizeof(*g));
+        if (!g) {
             wt_errf(err, WT_ENOMEM, "out of memory");
             return NULL;
         }
-        m->g = v;
+        m->g = g;
         m->gcap = cap;
     }
-    if (!g) {
-        g = &m->g[m->ng++];
-        memset(g, 0, sizeof(*g));
-    }
+    struct gpu *g = &m->g[m->ng];
+    memset(g, 0, sizeof(*g));
     g->idx = -1;
     g->id = dupn(id, SIZE_MAX); /* whole: it is the key (shown cut) */
     if (!g->id) {
-        /* a slot without an id: dropped (model_free frees every slot) */
-        if (g == &m->g[m->ng - 1])
-            m->ng--;
-        else
-            *g = m->g[--m->ng];
         wt_errf(err, WT_ENOMEM, "out of memory");
         return NULL;
     }
+    m->ng++;
     return g;
 }
 
@@ -359,9 +345,36 @@ static int is_mismatch(json_t *ev, int cls, const char **declared, const char **
     return *declared && cls != C_UNK && strcasecmp(*declared, cls_name[cls]) != 0;
 }
 
+/* A mismatch's declared type, verdict and Slurm job, copied into x. */
+static void mismatch_fill(struct event *x, json_t *ev, const char *declared, const char *verdict)
+{
+    x->declared = dupn(declared ? declared : "", SIZE_MAX);
+    x->verdict = dupn(verdict ? verdict : "MISMATCH", SIZE_MAX);
+    json_t *job = ev ? json_object_get(ev, "slurm_job_id") : NULL;
+    char jb[32];
+    if (json_is_integer(job)) {
+        snprintf(jb, sizeof(jb), "%" JSON_INTEGER_FORMAT, json_integer_value(job));
+        x->job = dupn(jb, sizeof(jb));
+    } else if (json_is_string(job)) {
+        x->job = dupn(json_string_value(job), SIZE_MAX);
+    }
+}
+
+static struct point point_of(const struct wt_entry *e)
+{
+    struct point p = {0};
+    p.ts = e->ts_ms;
+    p.seq = e->seq;
+    int64_t c = e->conf_ppm;
+    p.conf = (uint32_t)(c < 0 ? 0 : c > 1000000 ? 1000000 : c);
+    p.cls = (uint8_t)cls_index(e->cls);
+    return p;
+}
+
 static int ingest_class(struct model *m, const struct wt_entry *e, struct wt_err *err)
 {
-    struct gpu *g = find_gpu(m, e->gpu ? e->gpu : "?", err);
+    int hidden;
+    struct gpu *g = find_gpu(m, e->gpu ? e->gpu : "?", err, &hidden);
     json_t *ev = json_object_get(e->obj, "evidence");
     if (!json_is_object(ev))
         ev = NULL;
@@ -370,8 +383,27 @@ static int ingest_class(struct model *m, const struct wt_entry *e, struct wt_err
     m->n_class++;
     if (count_clf(m, e) != WT_OK)
         return wt_errf(err, WT_ENOMEM, "out of memory");
-    if (!g)
-        return WT_ENOMEM;
+    if (!g) {
+        if (!hidden)
+            return WT_ENOMEM;
+        /* not shown, but in the totals; its mismatches listed on their own
+         * (each replayed job trace is a GPU of its own: on a cluster's log
+         * the first 256 jobs hid every later job's mismatches) */
+        m->hidden_windows++;
+        m->hidden_mismatches += (uint64_t)mismatch;
+        char *tamper = join_tamper(ev);
+        m->hidden_tampered += tamper != NULL;
+        free(tamper);
+        if (mismatch) {
+            struct point p = point_of(e);
+            struct event *x = evring_push(&m->hidden_mm, &p, err);
+            if (!x)
+                return WT_ENOMEM;
+            mismatch_fill(x, ev, declared, verdict);
+            x->text = dupn(e->gpu ? e->gpu : "?", SIZE_MAX);
+        }
+        return WT_OK;
+    }
     json_t *idx = json_object_get(e->obj, "gpu_idx");
     if (json_is_integer(idx))
         g->idx = (long long)json_integer_value(idx);
@@ -385,15 +417,15 @@ static int ingest_class(struct model *m, const struct wt_entry *e, struct wt_err
         g->source = dupn(s, SIZE_MAX);
     }
 
-    struct point p = {0};
-    p.ts = e->ts_ms;
-    p.seq = e->seq;
-    int64_t c = e->conf_ppm;
-    p.conf = (uint32_t)(c < 0 ? 0 : c > 1000000 ? 1000000 : c);
-    p.cls = (uint8_t)cls_index(e->cls);
+    struct point p = point_of(e);
 
-    /* declared vs observed */
-    if (declared || verdict) {
+    /* declared vs observed; a window whose processes could not be listed
+     * (watch: declared_by "unlisted", verdict INCONCLUSIVE) has no
+     * declaration, and is told apart */
+    const char *by = ev_str(ev, "declared_by");
+    if (by && !strcmp(by, "unlisted") && !declared && !mismatch) {
+        g->unlisted++;
+    } else if (declared || verdict) {
         g->declared++;
         if ((verdict && !strcasecmp(verdict, "INCONCLUSIVE")) || (!verdict && p.cls == C_UNK))
             g->inconclusive++;
@@ -407,16 +439,7 @@ static int ingest_class(struct model *m, const struct wt_entry *e, struct wt_err
             free(tamper);
             return WT_ENOMEM;
         }
-        x->declared = dupn(declared ? declared : "", SIZE_MAX);
-        x->verdict = dupn(verdict ? verdict : "MISMATCH", SIZE_MAX);
-        json_t *job = ev ? json_object_get(ev, "slurm_job_id") : NULL;
-        char jb[32];
-        if (json_is_integer(job)) {
-            snprintf(jb, sizeof(jb), "%" JSON_INTEGER_FORMAT, json_integer_value(job));
-            x->job = dupn(jb, sizeof(jb));
-        } else if (json_is_string(job)) {
-            x->job = dupn(json_string_value(job), SIZE_MAX);
-        }
+        mismatch_fill(x, ev, declared, verdict);
     }
     if (tamper) {
         p.flags |= PF_TAMPER;
@@ -1217,10 +1240,37 @@ static void render_overview(FILE *f, const struct model *m, const size_t *order)
     fputs("</table></div>\n", f);
     if (m->hidden_windows)
         fprintf(f,
-                "<p class=\"sub\">%" PRIu64 " more windows of GPUs written to less recently than "
-                "the %d shown (%" PRIu64 " mismatches, %" PRIu64
-                " with tamper indicators) are counted in the totals but not shown.</p>\n",
+                "<p class=\"sub\">%" PRIu64 " more windows of GPUs beyond the first %d (%" PRIu64
+                " mismatches, %" PRIu64 " with tamper indicators) are counted in the totals but "
+                "not shown.</p>\n",
                 m->hidden_windows, WT_REPORT_MAX_GPUS, m->hidden_mismatches, m->hidden_tampered);
+    if (m->hidden_mm.n) {
+        fprintf(f, "<p class=\"sub\">Their mismatches");
+        if (m->hidden_mm.total > m->hidden_mm.n)
+            fprintf(f, ", the latest %zu", m->hidden_mm.n);
+        fputs(":</p>\n<div class=\"scroll\"><table><tr><th>time (UTC)</th><th "
+              "class=\"n\">line</th><th>GPU</th><th>declared</th><th>observed</th><th "
+              "class=\"n\">confidence</th><th>verdict</th><th>job</th></tr>\n",
+              f);
+        for (size_t i = 0; i < m->hidden_mm.n; i++) {
+            const struct event *e = evring_at(&m->hidden_mm, i);
+            fputs("<tr><td class=\"t\">", f);
+            put_time(f, e->ts);
+            fprintf(f, "</td><td class=\"n\">%" PRIu64 "</td><td class=\"mono\">", e->seq + 1);
+            esc(f, e->text);
+            fputs("</td><td>", f);
+            esc(f, e->declared);
+            fprintf(f,
+                    "</td><td><span class=\"pill c-%s\">%s</span></td><td "
+                    "class=\"n\">%.2f</td><td class=\"bad-t\">",
+                    cls_name[e->cls], cls_upper[e->cls], e->conf / 1e6);
+            esc(f, e->verdict);
+            fputs("</td><td>", f);
+            esc(f, e->job ? e->job : "");
+            fputs("</td></tr>\n", f);
+        }
+        fputs("</table></div>\n", f);
+    }
     legend(f);
     fputs("</section>\n", f);
 }
@@ -1575,6 +1625,11 @@ static void render_lists(FILE *f, const struct gpu *g)
 {
     fprintf(f, "<h3>Declared vs observed: %" PRIu64 " mismatch%s</h3>\n", g->mismatches,
             g->mismatches == 1 ? "" : "es");
+    if (g->unlisted)
+        fprintf(f,
+                "<p class=\"sub\">%" PRIu64 " window%s whose processes could not be listed: "
+                "what they declare is not known, so no verdict.</p>\n",
+                g->unlisted, g->unlisted == 1 ? "" : "s");
     if (!g->declared)
         fputs("<p class=\"none\">No declaration is recorded for this GPU's windows.</p>\n", f);
     else if (!g->mismatches && g->inconclusive >= g->declared)
