@@ -44,6 +44,30 @@ static void hold(void)
     nanosleep(&ts, NULL);
 }
 
+/* A window whose processes could not be listed: no declared type, no verdict
+ * gauge; the source gauge says why (source="unlisted"). */
+static void unlisted_source(void **state)
+{
+    (void)state;
+    struct wt_metrics m;
+    wt_metrics_init(&m);
+    struct wt_gpu_labels l;
+    memset(&l, 0, sizeof(l));
+    snprintf(l.gpu, sizeof(l.gpu), "0");
+    wt_metrics_gpu(&m, 0, &l);
+    struct wt_result r = result(WT_CLASS_TRAINING, 0.9, 0.5);
+    wt_metrics_window(&m, 0, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, "unlisted");
+    size_t len;
+    char *t = wt_metrics_render(&m, &len);
+    assert_non_null(t);
+    assert_non_null(strstr(t, ",source=\"unlisted\"} 1\n"));
+    assert_non_null(strstr(t, ",source=\"command-line\"} 0\n"));
+    assert_null(strstr(t, "workloadtruth_gpu_declaration_verdict{"));
+    assert_null(strstr(t, "workloadtruth_gpu_declared_workload_class{"));
+    free(t);
+    wt_metrics_free(&m);
+}
+
 static void exposition(void **state)
 {
     (void)state;
@@ -87,6 +111,7 @@ static void exposition(void **state)
     assert_non_null(strstr(t, "workloadtruth_gpu_declaration_source{gpu=\"0\""));
     assert_non_null(strstr(t, ",source=\"process\"} 1\n"));
     assert_non_null(strstr(t, ",source=\"command-line\"} 0\n"));
+    assert_non_null(strstr(t, ",source=\"unlisted\"} 0\n"));
     assert_non_null(strstr(t, "indicator=\"power_limit_below_default\"} 1\n"));
     assert_non_null(strstr(t, "indicator=\"clocks_locked\"} 0\n"));
     assert_non_null(strstr(t, "workloadtruth_samples_read_total{gpu=\"0\"} 30\n"));
@@ -489,13 +514,10 @@ static void owner_and_window_together(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(escaping),
-        cmocka_unit_test(exposition),
-        cmocka_unit_test(textfile),
-        cmocka_unit_test(many_gpus),
-        cmocka_unit_test(policy_errors),
-        cmocka_unit_test(precedence),
-        cmocka_unit_test(owner_and_window_together),
+        cmocka_unit_test(escaping),        cmocka_unit_test(exposition),
+        cmocka_unit_test(unlisted_source), cmocka_unit_test(textfile),
+        cmocka_unit_test(many_gpus),       cmocka_unit_test(policy_errors),
+        cmocka_unit_test(precedence),      cmocka_unit_test(owner_and_window_together),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
