@@ -259,14 +259,20 @@ static void test_class_record_gpu_id(void **state)
     const char *gb = json_string_value(json_object_get(jb, "gpu"));
     assert_non_null(ga);
     assert_non_null(gb);
-    assert_true(strlen(a) > 100);
+    assert_true(strlen(a) > 96);
     assert_string_not_equal(ga, gb);
     assert_true(strlen(ga) <= 127);
-    assert_int_equal(strncmp(ga, a, 100), 0);
-    assert_int_equal(ga[100], '~');
+    assert_int_equal(strncmp(ga, a, 96), 0);
+    assert_int_equal(ga[96], '~');
     assert_string_equal(ga + strlen(ga) - 6, ":65535");
     json_decref(ja);
     json_decref(jb);
+    /* the largest index still whole (it was cut with a 100-byte prefix) */
+    info.index = -2147483647 - 1;
+    ja = wt_json_class_record(&r, &info, a, 10, 0, 9, &wt_classifier_rules, "");
+    ga = json_string_value(json_object_get(ja, "gpu"));
+    assert_string_equal(ga + strlen(ga) - 12, ":-2147483648");
+    json_decref(ja);
     info.index = 0;
     json_t *js =
         wt_json_class_record(&r, &info, "replay:job-7.trace", 10, 0, 9, &wt_classifier_rules, "");

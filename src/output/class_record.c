@@ -44,17 +44,18 @@ json_t *wt_json_class_record(const struct wt_result *r, const struct wt_device_i
     size_t slen = strlen(source);
     if (info->uuid[0]) {
         snprintf(gpu, sizeof(gpu), "%.120s", info->uuid);
-    } else if (slen <= 100) {
+    } else if (slen <= 96) {
         snprintf(gpu, sizeof(gpu), "%s:%d", source, info->index);
     } else {
-        /* a long trace name: its first 100 bytes and a hash of the whole, so
+        /* a long trace name: its first 96 bytes and a hash of the whole, so
          * two names that differ past the cut are two GPUs (cut at 60 bytes,
-         * two job traces named alike up to there were read as one GPU) */
+         * two job traces named alike up to there were read as one GPU); 96 +
+         * 1 + 16 + ":-2147483648" fit the log's 128 bytes */
         unsigned char h[crypto_hash_sha256_BYTES];
         char hex[2 * crypto_hash_sha256_BYTES + 1];
         crypto_hash_sha256(h, (const unsigned char *)source, slen);
         sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
-        snprintf(gpu, sizeof(gpu), "%.*s~%.16s:%d", (int)wt_utf8_cut(source, 100), source, hex,
+        snprintf(gpu, sizeof(gpu), "%.*s~%.16s:%d", (int)wt_utf8_cut(source, 96), source, hex,
                  info->index);
     }
     wt_text_clean(gpu); /* a file name may hold any bytes */
