@@ -978,7 +978,7 @@ LONG=$(printf 'm%.0s' $(seq 256))
 run train-out-name-long 1 "$WT" train --traces "$DATA/labelled.csv" --window 5 --out "$TMP/$LONG" --simulate 1 && has err "File name too long" && oneline
 check train-out-name-long-nothing-left test -z "$(ls "$TMP" | grep mmmmmmmm)"
 # traces of one class: learnt, with a warning
-run train-one-class 0 "$WT" train --traces "$TMP/ho/a" --window 10 --simulate 2 --python-windows 2 --rounds 5 --out "$TMP/oneclass.model"
+run train-one-class-warned 0 "$WT" train --traces "$TMP/ho/a" --window 10 --simulate 2 --python-windows 2 --rounds 5 --out "$TMP/oneclass.model"
 has err "warning: the traces hold no INFERENCE window; the model learns it from the generated windows alone"
 # outputs are written whole or not at all: a write that fails (here a file-size
 # limit) leaves the old file and no temporary file; a model cut short is refused

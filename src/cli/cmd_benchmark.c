@@ -144,7 +144,7 @@ static int holdout_init(struct holdout *h, const struct wt_strlist *traces, size
     size_t real[2];
     wt_trainset_real_counts(&h->ts, NULL, real);
     for (int c = 0; rc == WT_OK && c < 2; c++)
-        if (real[c] == 0)
+        if (real[c] == 0 && (h->cfg.sim_per_cell || h->cfg.py_per_cell))
             fprintf(stderr,
                     "workloadtruth benchmark: warning: the traces hold no %s window; the models "
                     "learn it from the generated windows alone\n",
