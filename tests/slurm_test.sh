@@ -661,8 +661,9 @@ plugstack "mode=record windows=5 spool_dir=$D/no-parent/spool"
 salloc_no_step "salloc without a step, spool cannot be created: verdict=ERROR" \
     "observed=none verdict=ERROR: no recording: refusing spool_dir $D/no-parent/spool"
 
-# ---- (p) mode=record, 41 samples in 5 windows: 4 windows of 10 and one
-# sample over, which is no limit's doing: no "not classified" remark; and
+# ---- (p) mode=record, 41 samples over 40 s with windows=5: windows of 15 s
+# or more (2 of 20 and one sample over, which is no limit's doing: no "not
+# classified" remark); and
 # arg= (mode=classify's) with mode=record is said, not silently ignored
 plugstack "mode=record windows=5 min_samples=10 arg=--start arg=300 record_arg=--backend" \
     "record_arg=synthetic record_arg=--profile record_arg=training record_arg=--duration record_arg=40"
@@ -678,6 +679,14 @@ case $(job_line) in
 *"not classified"*) bad "(p) AdminComment: $(job_line)" ;;
 *) ok "(p) AdminComment without a remark: $(job_line)" ;;
 esac
+# a recording of 300 s: a window per 30 s (10 with windows=5), each wholly
+# judged (5 windows of 60 s were judged on their last 30 s: half the job)
+plugstack "mode=record windows=5 min_samples=10 record_arg=--backend" \
+    "record_arg=synthetic record_arg=--profile record_arg=training record_arg=--duration record_arg=300"
+submit --workload-type=training
+wait_done || bad "(p) job $JOB did not finish with a workloadtruth log line"
+last_class | grep -q "of 10 windows TRAINING" && ok "(p) 300 s recorded: 10 windows of 30 s" ||
+    bad "(p) 300 s recorded: $(last_class | cut -c1-300)"
 grep -q "plugstack.conf: 2 arg= arguments ignored: arg= is for mode=classify" "$D/slurmd.log" &&
     ok "(p) arg= with mode=record: logged as ignored" ||
     bad "(p) arg= with mode=record: no line in slurmd.log"
@@ -702,6 +711,27 @@ if mount -t tmpfs -o size=16k tmpfs "$D/fullspool" 2>/dev/null; then
     umount "$D/fullspool"
 else
     echo "# (i) skipped: cannot mount a tmpfs"
+fi
+
+# ---- (i2) a read-only spool: the prolog could create nothing, and the job end
+# says ERROR, not "the job prolog did not run on this node"
+mkdir -p "$D/rospool"
+if mount -t tmpfs -o size=64k,mode=0700 tmpfs "$D/rospool" 2>/dev/null; then
+    mkdir -m 0700 "$D/rospool/spool"
+    mount -o remount,ro "$D/rospool"
+    AGENT=$WT
+    printf 'optional %s bin=%s log_dir=%s spool_dir=%s mode=record\n' "$SO" "$AGENT" "$D/audit" \
+        "$D/rospool/spool" >"$D/plugstack.conf"
+    submit --workload-type=inference
+    wait_done || bad "(i2) job $JOB did not finish with a workloadtruth log line"
+    grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | tail -n 1 |
+        grep -qF "declared=inference observed=none verdict=ERROR: no recording: nothing can be created in spool_dir $D/rospool/spool" &&
+        ok "(i2) read-only spool: verdict=ERROR" ||
+        bad "(i2) read-only spool: $(grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | tail -n 1 | cut -c1-250)"
+    node_ok && ok "(i2) node still usable" || bad "(i2) node state $(node_state)"
+    umount "$D/rospool"
+else
+    echo "# (i2) skipped: cannot mount a tmpfs"
 fi
 
 # ---- (j) many windows: the job-level verdict comes after them in the JSON

@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -888,25 +889,27 @@ static int alive(long pid)
 }
 
 /* Stops the job's recorder (SIGTERM, then SIGKILL after 5 s) if it is still
- * the process we started: its command line must name the job's trace. */
-static void recorder_stop(const struct cfg *c, uint32_t job, const char *trace)
+ * the process we started: its command line must name the job's trace.
+ * Returns 1 when it had stopped before (it failed mid-job: a full spool, a
+ * GPU lost; the recording ends there), else 0. */
+static int recorder_stop(const struct cfg *c, uint32_t job, const char *trace)
 {
     char pidf[PATH_MAX], cmd[64], line[PATH_MAX + 64];
     if (spool_path(c, job, "pid", pidf, sizeof(pidf)))
-        return;
+        return 0;
     FILE *f = open_read(pidf);
     long pid = 0;
     if (!f)
-        return;
+        return 0;
     int ok = fscanf(f, "%ld", &pid) == 1 && pid > 1;
     fclose(f);
     unlink(pidf);
     if (!ok)
-        return;
+        return 0;
     snprintf(cmd, sizeof(cmd), "/proc/%ld/cmdline", pid);
     f = fopen(cmd, "r");
     if (!f)
-        return; /* already gone */
+        return 1; /* already gone */
     size_t n = fread(line, 1, sizeof(line) - 1, f);
     fclose(f);
     int ours = 0;
@@ -916,7 +919,7 @@ static void recorder_stop(const struct cfg *c, uint32_t job, const char *trace)
             ours = 1;
     }
     if (!ours)
-        return;
+        return 1; /* gone, and its pid taken by another process */
     kill((pid_t)pid, SIGTERM);
     for (int i = 0; i < 250 && alive(pid); i++) {
         struct timespec ts = {0, 20000000L};
@@ -927,32 +930,97 @@ static void recorder_stop(const struct cfg *c, uint32_t job, const char *trace)
                     (unsigned)job, pid);
         kill((pid_t)pid, SIGKILL);
     }
+    return 0;
 }
 
-/* Data rows of a trace (not comments, not the header). */
-static unsigned long trace_rows(const char *path)
+/* 0 when a file can be created in the spool (one is, and removed), else the
+ * errno. */
+static int spool_writable(const struct cfg *c, uint32_t job)
 {
+    char probe[PATH_MAX];
+    if (spool_path(c, job, "probe", probe, sizeof(probe)))
+        return ENAMETOOLONG;
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return errno == EEXIST ? 0 : errno;
+    close(fd);
+    unlink(probe);
+    return 0;
+}
+
+/* What a recording holds: its data rows (not comments, not the header) and
+ * the times (t_s, the first field) of the first and last, NAN when there are
+ * none or they are not numbers.  Only whole lines count: a last line cut in
+ * its middle (a recorder killed as it wrote, a full spool) is not a row, and
+ * *whole gets the length of the file up to it, so that it can be cut off (a
+ * trace ending in a fragment is refused by classify: the job was an ERROR). */
+struct trace_info {
+    unsigned long rows;
+    double t_first, t_last;
+    long whole, size;
+};
+
+static void trace_scan(const char *path, struct trace_info *ti)
+{
+    ti->rows = 0;
+    ti->t_first = ti->t_last = NAN;
+    ti->whole = ti->size = 0;
     FILE *f = open_read(path);
     if (!f)
-        return 0;
-    unsigned long rows = 0;
+        return;
     int c, bol = 1, skip = 0, header = 1;
+    char head[40];
+    size_t hn = 0;
+    long pos = 0;
     while ((c = getc(f)) != EOF) {
+        pos++;
         if (bol) {
             skip = c == '#' || c == '\n';
             if (!skip && header) {
                 header = 0;
                 skip = 1;
             }
-            if (!skip)
-                rows++;
+            hn = 0;
             bol = 0;
         }
-        if (c == '\n')
+        if (!skip && c != '\n' && hn < sizeof(head) - 1)
+            head[hn++] = (char)c;
+        if (c == '\n') {
             bol = 1;
+            ti->whole = pos;
+            if (!skip) {
+                head[hn] = '\0';
+                char *end;
+                double t = strtod(head, &end);
+                if (end == head || (*end != ',' && *end != '\0') || !isfinite(t))
+                    t = NAN;
+                if (!ti->rows)
+                    ti->t_first = t;
+                ti->t_last = t;
+                ti->rows++;
+            }
+        }
     }
+    ti->size = pos;
     fclose(f);
-    return rows;
+}
+
+/* Windows for a recording that spans `span` seconds, asked for `want`: one
+ * per 30 s (the physics classifier scores at most a window's last 30 s: five
+ * windows of a 1-hour job were judged on 4% of it, and training hidden in
+ * the other 96% was a MATCH with idle), at least `want` when they are 15 s or
+ * longer, else one per 15 s (shorter windows, which the model did not learn
+ * from, called a 40 s training job INFERENCE), at most 1000; 0 when the
+ * recording covers under 5 s (classify's shortest window). */
+static unsigned windows_for(double span, unsigned want)
+{
+    if (!(span >= 5))
+        return 0;
+    if (span >= 30.0 * want)
+        return span >= 30000 ? 1000 : (unsigned)(span / 30);
+    if (span >= 15.0 * want)
+        return want;
+    return span >= 15 ? (unsigned)(span / 15) : 1;
 }
 
 /* The job prolog (slurmd, as root, before the job's first step on this
@@ -1017,6 +1085,8 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
     struct cfg c = *cp;
     char jobs[16], wins[16], samples[24], gpu[16], trace[PATH_MAX];
     unsigned long unjudged = 0; /* rows past classify's limits */
+    double judged_pct = 100;    /* of a recording of windows over 30 s: their last 30 s */
+    int recorder_died = 0;      /* the recorder had stopped before the job ended */
     char observed[16] = "", verdict[16] = "", seq[24] = "", comment[200];
     char err[ERR_CAP], *out = NULL;
     const char *argv[24 + MAX_AGENT_ARGS];
@@ -1063,8 +1133,24 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
          * log, whatever failed.  The spool is missing until the first job
          * prolog on the node creates it, e.g. after a reboot empties /run;
          * a prolog that could not create it logged that error itself.) */
-        if (spool == 1 || (lstat(trace, &sb) != 0 && lstat(pidf, &sb) != 0 &&
-                           lstat(logf, &sb) != 0 && lstat(declf, &sb) != 0)) {
+        int none_there = spool == 1 || (lstat(trace, &sb) != 0 && lstat(pidf, &sb) != 0 &&
+                                        lstat(logf, &sb) != 0 && lstat(declf, &sb) != 0);
+        /* ... unless nothing can be created in the spool (a read-only or
+         * full file system): the job prolog ran and failed to record, an
+         * error (it read as "no step ran here") */
+        int e = none_there && spool == 0 ? spool_writable(&c, job) : 0;
+        if (e) {
+            slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: no "
+                        "recording: nothing can be created in spool_dir %s: %s",
+                        (unsigned)job, decl ? decl : "none", c.spool_dir, strerror(e));
+            snprintf(comment, sizeof(comment),
+                     "workloadtruth: declared=%s observed=none verdict=ERROR (see the slurmd "
+                     "log)",
+                     decl ? decl : "none");
+            set_admin_comment(&c, job, comment_job, comment);
+            return 0;
+        }
+        if (none_there) {
             slurm_info("workloadtruth: job %u declared=%s observed=none verdict=none (no "
                        "recording: the job prolog did not run on this node, so no step ran "
                        "here; PrologFlags=Alloc records from the allocation's start)",
@@ -1075,8 +1161,36 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
             set_admin_comment(&c, job, comment_job, comment);
             return 0;
         }
-        recorder_stop(&c, job, trace);
-        unsigned long rows = trace_rows(trace);
+        recorder_died = recorder_stop(&c, job, trace) == 1;
+        struct trace_info ti;
+        trace_scan(trace, &ti);
+        if (ti.whole < ti.size && truncate(trace, ti.whole) != 0)
+            slurm_error("workloadtruth: job %u: cannot cut the recording's partial last line: %s",
+                        (unsigned)job, strerror(errno));
+        unsigned long rows = ti.rows;
+        if (recorder_died) {
+            char rlog[ERR_CAP] = "";
+            FILE *lf = open_read(logf);
+            if (lf) {
+                size_t k = fread(rlog, 1, sizeof(rlog) - 1, lf);
+                rlog[k] = '\0';
+                fclose(lf);
+            }
+            slurm_error("workloadtruth: job %u: the recorder had stopped before the job ended: "
+                        "%lu samples recorded, covering %.0f s; recorder: %s",
+                        (unsigned)job, rows,
+                        rows >= 2 && isfinite(ti.t_last - ti.t_first) ? ti.t_last - ti.t_first
+                                                                      : 0.0,
+                        rlog[0] ? last_line(rlog) : "(its log is empty)");
+        }
+        /* the time the samples cover: first to last, and one sample's period */
+        double span =
+            rows >= 2 ? (ti.t_last - ti.t_first) * (double)rows / (double)(rows - 1) : NAN;
+        if (span > 0) {
+            windows = windows_for(span, windows);
+            if (span > 30000) /* 1000 windows of more than 30 s */
+                judged_pct = 100 * 30000 / span;
+        }
         unsigned long per = windows ? rows / windows : 0;
         if (per < c.min_samples) { /* a short job: fewer windows */
             windows = (unsigned)(rows / c.min_samples);
@@ -1226,10 +1340,21 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
         set_admin_comment(&c, job, comment_job, comment);
         goto done;
     }
-    char part[96] = "";
+    char part[200] = "";
+    size_t pl = 0;
     if (unjudged) /* the recording's end was not judged: said, not hidden */
-        snprintf(part, sizeof(part),
-                 " (the last %lu samples not classified: over classify's limits)", unjudged);
+        pl += (size_t)snprintf(part + pl, sizeof(part) - pl,
+                               " (the last %lu samples not classified: over classify's limits)",
+                               unjudged);
+    if (judged_pct < 99.95 && pl < sizeof(part))
+        pl += (size_t)snprintf(part + pl, sizeof(part) - pl,
+                               " (judged on the last 30 s of each of 1000 windows: %.0f%% of the "
+                               "recording)",
+                               judged_pct);
+    if (recorder_died && pl < sizeof(part)) /* a recording that ended before the job */
+        pl += (size_t)snprintf(part + pl, sizeof(part) - pl,
+                               " (the recorder had stopped before the job ended: see the slurmd "
+                               "log)");
     slurm_info("workloadtruth: job %u declared=%s observed=%s verdict=%s audit_log=%s/log.jsonl "
                "seq=%s%s",
                (unsigned)job, decl ? decl : "none", observed, verdict[0] ? verdict : "none",
@@ -1324,24 +1449,35 @@ static long parse_time_left(const char *s)
  * seconds left, or -1: no time limit, or it cannot be read (`why` says
  * which).  A job that has ended (cancelled, timed out: its step is being
  * killed) puts its state in `state` and has 0 left. */
-static long job_seconds_left(const struct cfg *c, uint32_t job, char *state, size_t cap, char *why,
-                             size_t wcap)
+static long seconds_left_in(const struct cfg *c, uint32_t job, char *state, size_t cap, char *why,
+                            size_t wcap, char *out, size_t ocap)
 {
     static const char *const ended[] = {"COMPLETING", "COMPLETED",     "CANCELLED", "TIMEOUT",
                                         "FAILED",     "NODE_FAIL",     "PREEMPTED", "DEADLINE",
                                         "BOOT_FAIL",  "OUT_OF_MEMORY", NULL};
-    char id[16], out[256], err[ERR_CAP], word[32], left[32];
+    char id[16], err[ERR_CAP], word[32], left[32];
     state[0] = why[0] = '\0';
     snprintf(id, sizeof(id), "%u", (unsigned)job);
-    char *const argv[] = {(char *)c->squeue, "-h", "-j", id, "-o", "%T %L", NULL};
-    int st = run_prog(argv, 5, out, sizeof(out), err, sizeof(err));
+    /* %A, the job's own id: for an array's first task, whose id is the
+     * array's, squeue lists every task of the array, and the first line
+     * (a sibling COMPLETING) was read as this task's */
+    char *const argv[] = {(char *)c->squeue, "-h", "-j", id, "-o", "%A %T %L", NULL};
+    int st = run_prog(argv, 5, out, ocap, err, sizeof(err));
     if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         snprintf(why, wcap, "%s: %s", c->squeue,
                  st == RUN_NOT_STARTED ? "cannot run it" : last_line(err));
         return -1;
     }
-    if (sscanf(out, "%31s %31s", word, left) != 2) {
-        snprintf(why, wcap, "%s printed no state and time left", c->squeue);
+    const char *ln = out;
+    char jid[32];
+    int found = 0;
+    for (; ln && *ln; ln = strchr(ln, '\n'), ln = ln ? ln + 1 : NULL)
+        if (sscanf(ln, "%31s %31s %31s", jid, word, left) == 3 && !strcmp(jid, id)) {
+            found = 1;
+            break;
+        }
+    if (!found) {
+        snprintf(why, wcap, "%s printed no state and time left for job %s", c->squeue, id);
         return -1;
     }
     for (int i = 0; ended[i]; i++)
@@ -1352,6 +1488,23 @@ static long job_seconds_left(const struct cfg *c, uint32_t job, char *state, siz
     long sec = parse_time_left(left);
     if (sec < 0 && strcmp(left, "UNLIMITED") && strcmp(left, "NOT_SET"))
         snprintf(why, wcap, "%s printed time left '%.31s'", c->squeue, left);
+    return sec;
+}
+
+/* As seconds_left_in, with room for a line per task of a job array (an
+ * array of 1001 tasks prints about 30 KB). */
+static long job_seconds_left(const struct cfg *c, uint32_t job, char *state, size_t cap, char *why,
+                             size_t wcap)
+{
+    const size_t ocap = 64 * 1024;
+    char *out = malloc(ocap);
+    if (!out) {
+        state[0] = '\0';
+        snprintf(why, wcap, "out of memory");
+        return -1;
+    }
+    long sec = seconds_left_in(c, job, state, cap, why, wcap, out, ocap);
+    free(out);
     return sec;
 }
 
