@@ -6,8 +6,8 @@
  * The plugin's C file is included, with stand-ins for the few Slurm calls
  * it makes (it is loaded into slurmd, not linked with the library).  Input:
  * the plugstack.conf words (split at blanks), then a NUL byte, then the
- * agent's output.  Checked: every parsed setting within its documented
- * range, spool_dir without a trailing slash or a "." or ".." component, no
+ * agent's output (also written as a recording for trace_scan).  Checked: every parsed setting
+ * within its documented range, spool_dir without a trailing slash or a "." or ".." component, no
  * empty agent argument, a json_word value of [A-Za-z0-9_.-] only and within
  * its buffer, and escaped log text printable.  Not a test of the hooks, which need a cluster
  * (tests/slurm_test.sh).
@@ -171,6 +171,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     long left = parse_time_left(out);
     if (left < -1 || left > 10000L * 86400 + 1000000L * 3600 + 1000000L * 61)
         abort();
+    /* ... a recording (the agent's output as a trace file): whole lines
+     * only, the rows among them, the windows its span gives in range */
+    {
+        char tpath[] = "/tmp/fuzz_spank_traceXXXXXX";
+        int fd = mkstemp(tpath);
+        if (fd >= 0) {
+            int w = olen ? write(fd, out, olen) == (ssize_t)olen : 1;
+            close(fd);
+            struct trace_info ti;
+            trace_scan(tpath, &ti);
+            unlink(tpath);
+            size_t nl = 0;
+            for (size_t i = 0; i < olen; i++)
+                nl += out[i] == '\n';
+            if (w && (ti.size != (long)olen || ti.whole > ti.size || ti.rows > nl ||
+                      (ti.whole > 0 && out[ti.whole - 1] != '\n') ||
+                      (ti.whole < ti.size && memchr(out + ti.whole, '\n', olen - ti.whole))))
+                abort();
+            double span = ti.rows >= 2 ? ti.t_last - ti.t_first : NAN;
+            unsigned wn = windows_for(span, c.windows);
+            if (wn > 1000 || (!(span >= 5) && wn != 0))
+                abort();
+        }
+    }
     /* ... and a --workload-type value from the job's environment */
     checking_log = 1;
     (void)opt_cb(0, out, 1);
