@@ -1199,6 +1199,30 @@ static void mix_bar(FILE *f, const struct gpu *g, int w)
     fputs("</svg>", f);
 }
 
+/* One mismatch as a table row: time, line, the GPU (gpu: the mismatches of
+ * GPUs not shown, whose GPU is e->text), declared, observed, confidence,
+ * verdict, job. */
+static void mismatch_row(FILE *f, const struct event *e, int gpu)
+{
+    fputs("<tr><td class=\"t\">", f);
+    put_time(f, e->ts);
+    fprintf(f, "</td><td class=\"n\">%" PRIu64 "</td><td%s>", e->seq + 1,
+            gpu ? " class=\"mono\"" : "");
+    if (gpu) {
+        esc(f, e->text);
+        fputs("</td><td>", f);
+    }
+    esc(f, e->declared);
+    fprintf(f,
+            "</td><td><span class=\"pill c-%s\">%s</span></td><td "
+            "class=\"n\">%.2f</td><td class=\"bad-t\">",
+            cls_name[e->cls], cls_upper[e->cls], e->conf / 1e6);
+    esc(f, e->verdict);
+    fputs("</td><td>", f);
+    esc(f, e->job ? e->job : "");
+    fputs("</td></tr>\n", f);
+}
+
 static void render_overview(FILE *f, const struct model *m, const size_t *order)
 {
     fputs("<section class=\"card\" id=\"overview\">\n<h2>GPUs</h2>\n", f);
@@ -1252,23 +1276,8 @@ static void render_overview(FILE *f, const struct model *m, const size_t *order)
               "class=\"n\">line</th><th>GPU</th><th>declared</th><th>observed</th><th "
               "class=\"n\">confidence</th><th>verdict</th><th>job</th></tr>\n",
               f);
-        for (size_t i = 0; i < m->hidden_mm.n; i++) {
-            const struct event *e = evring_at(&m->hidden_mm, i);
-            fputs("<tr><td class=\"t\">", f);
-            put_time(f, e->ts);
-            fprintf(f, "</td><td class=\"n\">%" PRIu64 "</td><td class=\"mono\">", e->seq + 1);
-            esc(f, e->text);
-            fputs("</td><td>", f);
-            esc(f, e->declared);
-            fprintf(f,
-                    "</td><td><span class=\"pill c-%s\">%s</span></td><td "
-                    "class=\"n\">%.2f</td><td class=\"bad-t\">",
-                    cls_name[e->cls], cls_upper[e->cls], e->conf / 1e6);
-            esc(f, e->verdict);
-            fputs("</td><td>", f);
-            esc(f, e->job ? e->job : "");
-            fputs("</td></tr>\n", f);
-        }
+        for (size_t i = 0; i < m->hidden_mm.n; i++)
+            mismatch_row(f, evring_at(&m->hidden_mm, i), 1);
         fputs("</table></div>\n", f);
     }
     legend(f);
@@ -1658,21 +1667,8 @@ static void render_lists(FILE *f, const struct gpu *g)
               "class=\"n\">line</th><th>declared</th>"
               "<th>observed</th><th class=\"n\">confidence</th><th>verdict</th><th>job</th></tr>\n",
               f);
-        for (size_t i = 0; i < g->mm.n; i++) {
-            const struct event *e = evring_at(&g->mm, i);
-            fputs("<tr><td class=\"t\">", f);
-            put_time(f, e->ts);
-            fprintf(f, "</td><td class=\"n\">%" PRIu64 "</td><td>", e->seq + 1);
-            esc(f, e->declared);
-            fprintf(f,
-                    "</td><td><span class=\"pill c-%s\">%s</span></td><td "
-                    "class=\"n\">%.2f</td><td class=\"bad-t\">",
-                    cls_name[e->cls], cls_upper[e->cls], e->conf / 1e6);
-            esc(f, e->verdict);
-            fputs("</td><td>", f);
-            esc(f, e->job ? e->job : "");
-            fputs("</td></tr>\n", f);
-        }
+        for (size_t i = 0; i < g->mm.n; i++)
+            mismatch_row(f, evring_at(&g->mm, i), 0);
         fputs("</table></div>\n", f);
     }
     fprintf(f, "<h3>Tamper indicators: %" PRIu64 " window%s</h3>\n", g->tampered,
