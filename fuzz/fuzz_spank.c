@@ -189,7 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       (ti.whole > 0 && out[ti.whole - 1] != '\n') ||
                       (ti.whole < ti.size && memchr(out + ti.whole, '\n', olen - ti.whole))))
                 abort();
-            double span = ti.rows >= 2 ? ti.t_last - ti.t_first : NAN;
+            double span = trace_span(&ti);
             unsigned wn = windows_for(span, c.windows);
             if (wn > 1000 || (!(span >= 5) && wn != 0))
                 abort();

@@ -983,16 +983,18 @@ static void trace_scan(const char *path, struct trace_info *ti)
             hn = 0;
             bol = 0;
         }
-        if (!skip && c != '\n' && hn < sizeof(head) - 1)
+        if (!skip && c != '\n' && hn < sizeof(head))
             head[hn++] = (char)c;
         if (c == '\n') {
             bol = 1;
             ti->whole = pos;
             if (!skip) {
-                head[hn] = '\0';
+                /* a first field longer than head (no comma in it) is no time */
+                int full = hn == sizeof(head) && !memchr(head, ',', hn);
+                head[hn < sizeof(head) ? hn : sizeof(head) - 1] = '\0';
                 char *end;
                 double t = strtod(head, &end);
-                if (end == head || (*end != ',' && *end != '\0') || !isfinite(t))
+                if (full || end == head || (*end != ',' && *end != '\0') || !isfinite(t))
                     t = NAN;
                 if (!ti->rows)
                     ti->t_first = t;
@@ -1003,6 +1005,14 @@ static void trace_scan(const char *path, struct trace_info *ti)
     }
     ti->size = pos;
     fclose(f);
+}
+
+/* The time a recording's samples cover: first to last, and one sample's
+ * period; NAN when it is not known (fewer than 2 rows, times not read). */
+static double trace_span(const struct trace_info *ti)
+{
+    return ti->rows >= 2 ? (ti->t_last - ti->t_first) * (double)ti->rows / (double)(ti->rows - 1)
+                         : NAN;
 }
 
 /* Windows for a recording that spans `span` seconds, asked for `want`: one
@@ -1072,6 +1082,18 @@ static void set_admin_comment(const struct cfg *c, uint32_t job, const char *com
                     c->scontrol, last_line(err));
 }
 
+/* The AdminComment of a job whose check failed: the reason is in the slurmd
+ * log, where the caller wrote it. */
+static void error_comment(const struct cfg *c, uint32_t job, const char *comment_job,
+                          const char *decl)
+{
+    char comment[200];
+    snprintf(comment, sizeof(comment),
+             "workloadtruth: declared=%s observed=none verdict=ERROR (see the slurmd log)",
+             decl ? decl : "none");
+    set_admin_comment(c, job, comment_job, comment);
+}
+
 /* The job-end work: stop the recorder (mode=record), run the agent, log,
  * and (comment_job not NULL) put the result in that job's AdminComment.
  * Returns -1 when the agent could not run to its end (it could not be
@@ -1119,11 +1141,7 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
                         "recording: refusing spool_dir %s: %s (it must be a directory owned by "
                         "root and writable by root alone)",
                         (unsigned)job, decl ? decl : "none", c.spool_dir, why);
-            snprintf(comment, sizeof(comment),
-                     "workloadtruth: declared=%s observed=none verdict=ERROR (see the slurmd "
-                     "log)",
-                     decl ? decl : "none");
-            set_admin_comment(&c, job, comment_job, comment);
+            error_comment(&c, job, comment_job, decl);
             return 0;
         }
         /* no spool, or no declaration record, trace, recorder pid or
@@ -1143,11 +1161,7 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
             slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: no "
                         "recording: nothing can be created in spool_dir %s: %s",
                         (unsigned)job, decl ? decl : "none", c.spool_dir, strerror(e));
-            snprintf(comment, sizeof(comment),
-                     "workloadtruth: declared=%s observed=none verdict=ERROR (see the slurmd "
-                     "log)",
-                     decl ? decl : "none");
-            set_admin_comment(&c, job, comment_job, comment);
+            error_comment(&c, job, comment_job, decl);
             return 0;
         }
         if (none_there) {
@@ -1183,16 +1197,16 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
                                                                       : 0.0,
                         rlog[0] ? last_line(rlog) : "(its log is empty)");
         }
-        /* the time the samples cover: first to last, and one sample's period */
-        double span =
-            rows >= 2 ? (ti.t_last - ti.t_first) * (double)rows / (double)(rows - 1) : NAN;
+        double span = trace_span(&ti);
         if (span > 0) {
             windows = windows_for(span, windows);
             if (span > 30000) /* 1000 windows of more than 30 s */
                 judged_pct = 100 * 30000 / span;
         }
         unsigned long per = windows ? rows / windows : 0;
-        if (per < c.min_samples) { /* a short job: fewer windows */
+        /* a short job: fewer windows (not one its times say is under 5 s,
+         * which windows_for made none: too short) */
+        if (per < c.min_samples && !(span > 0 && span < 5)) {
             windows = (unsigned)(rows / c.min_samples);
             per = windows ? rows / windows : rows;
         }
@@ -1298,10 +1312,7 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
                     again ? " (the job epilog tries again)" : "");
         if (again)
             goto done;
-        snprintf(comment, sizeof(comment),
-                 "workloadtruth: declared=%s observed=none verdict=ERROR (see the slurmd log)",
-                 decl ? decl : "none");
-        set_admin_comment(&c, job, comment_job, comment);
+        error_comment(&c, job, comment_job, decl);
         goto done;
     }
     /* a new audit log: its verifier key must not be lost */
@@ -1334,10 +1345,7 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
     if (missing) {
         slurm_error("workloadtruth: job %u declared=%s observed=none verdict=ERROR: %s %s",
                     (unsigned)job, decl ? decl : "none", c.bin, missing);
-        snprintf(comment, sizeof(comment),
-                 "workloadtruth: declared=%s observed=none verdict=ERROR (see the slurmd log)",
-                 decl ? decl : "none");
-        set_admin_comment(&c, job, comment_job, comment);
+        error_comment(&c, job, comment_job, decl);
         goto done;
     }
     char part[200] = "";
