@@ -531,7 +531,10 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
     }
     struct stat kl;
     int kerr = stat(p->key, &st) != 0 ? errno : 0;
-    if (kerr && lstat(p->key, &kl) == 0)
+    /* (a link: a key file that another init made between the two calls is
+     * no link, and is read below as a kept key; it was called "a symbolic
+     * link to nothing", a failure in a race of inits that the CI hit) */
+    if (kerr && lstat(p->key, &kl) == 0 && S_ISLNK(kl.st_mode))
         /* a link to nothing (or to what cannot be reached): a new key is
          * not written through it, and its name is taken (it read as an init
          * that lost a race to create the log) */
