@@ -667,6 +667,19 @@ cleanup:
     return f;
 }
 
+/* The start of a small file (the recorder's log) into buf, NUL-terminated;
+ * "" when it cannot be read. */
+static void read_start(const char *path, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    FILE *f = open_read(path);
+    if (!f)
+        return;
+    size_t k = fread(buf, 1, cap - 1, f);
+    buf[k] = '\0';
+    fclose(f);
+}
+
 /* Appends why the recording failed to the recorder's log (best effort). */
 static void note_failure(const char *logp, const char *why)
 {
@@ -1183,13 +1196,8 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
                         (unsigned)job, strerror(errno));
         unsigned long rows = ti.rows;
         if (recorder_died) {
-            char rlog[ERR_CAP] = "";
-            FILE *lf = open_read(logf);
-            if (lf) {
-                size_t k = fread(rlog, 1, sizeof(rlog) - 1, lf);
-                rlog[k] = '\0';
-                fclose(lf);
-            }
+            char rlog[ERR_CAP];
+            read_start(logf, rlog, sizeof(rlog));
             slurm_error("workloadtruth: job %u: the recorder had stopped before the job ended: "
                         "%lu samples recorded, covering %.0f s; recorder: %s",
                         (unsigned)job, rows,
@@ -1228,13 +1236,8 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
         if (windows && rows - per * windows >= windows)
             unjudged = rows - per * windows;
         if (windows == 0 || per < 5) {
-            char rlog[ERR_CAP] = "";
-            FILE *f = open_read(logf);
-            if (f) {
-                size_t k = fread(rlog, 1, sizeof(rlog) - 1, f);
-                rlog[k] = '\0';
-                fclose(f);
-            }
+            char rlog[ERR_CAP];
+            read_start(logf, rlog, sizeof(rlog));
             struct stat st;
             if (lstat(trace, &st) != 0 || st.st_size == 0) {
                 /* no trace, or not even its header: the recorder did not run (a

@@ -1223,6 +1223,20 @@ static void mismatch_row(FILE *f, const struct event *e, int gpu)
     fputs("</td></tr>\n", f);
 }
 
+/* A table of mismatches (the latest, oldest first); gpu: with a GPU column
+ * (the mismatches of GPUs not shown). */
+static void mismatch_table(FILE *f, const struct evring *r, int gpu)
+{
+    fprintf(f,
+            "<div class=\"scroll\"><table><tr><th>time (UTC)</th><th class=\"n\">line</th>%s"
+            "<th>declared</th><th>observed</th><th class=\"n\">confidence</th><th>verdict</th>"
+            "<th>job</th></tr>\n",
+            gpu ? "<th>GPU</th>" : "");
+    for (size_t i = 0; i < r->n; i++)
+        mismatch_row(f, evring_at(r, i), gpu);
+    fputs("</table></div>\n", f);
+}
+
 static void render_overview(FILE *f, const struct model *m, const size_t *order)
 {
     fputs("<section class=\"card\" id=\"overview\">\n<h2>GPUs</h2>\n", f);
@@ -1272,13 +1286,8 @@ static void render_overview(FILE *f, const struct model *m, const size_t *order)
         fprintf(f, "<p class=\"sub\">Their mismatches");
         if (m->hidden_mm.total > m->hidden_mm.n)
             fprintf(f, ", the latest %zu", m->hidden_mm.n);
-        fputs(":</p>\n<div class=\"scroll\"><table><tr><th>time (UTC)</th><th "
-              "class=\"n\">line</th><th>GPU</th><th>declared</th><th>observed</th><th "
-              "class=\"n\">confidence</th><th>verdict</th><th>job</th></tr>\n",
-              f);
-        for (size_t i = 0; i < m->hidden_mm.n; i++)
-            mismatch_row(f, evring_at(&m->hidden_mm, i), 1);
-        fputs("</table></div>\n", f);
+        fputs(":</p>\n", f);
+        mismatch_table(f, &m->hidden_mm, 1);
     }
     legend(f);
     fputs("</section>\n", f);
@@ -1663,13 +1672,8 @@ static void render_lists(FILE *f, const struct gpu *g)
                 g->mismatches, g->declared);
         if (g->mm.total > g->mm.n)
             fprintf(f, "; the latest %zu are listed", g->mm.n);
-        fputs(".</p>\n<div class=\"scroll\"><table><tr><th>time (UTC)</th><th "
-              "class=\"n\">line</th><th>declared</th>"
-              "<th>observed</th><th class=\"n\">confidence</th><th>verdict</th><th>job</th></tr>\n",
-              f);
-        for (size_t i = 0; i < g->mm.n; i++)
-            mismatch_row(f, evring_at(&g->mm, i), 0);
-        fputs("</table></div>\n", f);
+        fputs(".</p>\n", f);
+        mismatch_table(f, &g->mm, 0);
     }
     fprintf(f, "<h3>Tamper indicators: %" PRIu64 " window%s</h3>\n", g->tampered,
             g->tampered == 1 ? "" : "s");
