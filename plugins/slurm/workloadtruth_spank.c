@@ -1083,7 +1083,7 @@ int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
 static void set_admin_comment(const struct cfg *c, uint32_t job, const char *comment_job,
                               const char *text)
 {
-    char jobarg[48], comment[256], err[ERR_CAP];
+    char jobarg[48], comment[640], err[ERR_CAP];
     if (!c->admin_comment)
         return;
     snprintf(jobarg, sizeof(jobarg), "JobId=%s", comment_job);
@@ -1122,7 +1122,7 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
     unsigned long unjudged = 0; /* rows past classify's limits */
     double judged_pct = 100;    /* of a recording of windows over 30 s: their last 30 s */
     int recorder_died = 0;      /* the recorder had stopped before the job ended */
-    char observed[16] = "", verdict[16] = "", seq[24] = "", comment[200];
+    char observed[16] = "", verdict[16] = "", seq[24] = "", comment[512];
     char err[ERR_CAP], *out = NULL;
     const char *argv[24 + MAX_AGENT_ARGS];
     int n = 0, again = 0;
@@ -1351,7 +1351,7 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
         error_comment(&c, job, comment_job, decl);
         goto done;
     }
-    char part[200] = "";
+    char part[320] = ""; /* the remarks, at most about 240 bytes */
     size_t pl = 0;
     if (unjudged) /* the recording's end was not judged: said, not hidden */
         pl += (size_t)snprintf(part + pl, sizeof(part) - pl,
