@@ -494,6 +494,49 @@ static void waiting_call_cancelled(void **state)
     wt_mcp_server_free(s);
 }
 
+/* A call whose arguments are bad is answered at once, also while another
+ * call's tool runs: it waited for the turn first (behind live sampling, tens
+ * of seconds) to be told its arguments were wrong. */
+static void bad_arguments_do_not_wait(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    s->tool_busy = 1; /* another call's tool runs, and does not return */
+    atomic_int cancel = 0;
+    struct wt_mcp_call call = {NULL, NULL, &cancel};
+    struct wt_mcp_session sess = {1, 1, "2025-11-25"};
+    static const char *const bad[][3] = {
+        {"classify_workload", "{\"samples\":2}", "'samples' must be from 5"},
+        {"check_declaration", "{\"backend\":\"synthetic\"}", "'declared' is required"},
+        {"classify_workload", "{\"backend\":\"nvml\",\"samples\":3600,\"interval_seconds\":60}",
+         "--max-seconds"},
+        {"run_benchmark", "{\"suite\":\"nope\"}", "'suite' must be one of"},
+        {"recent_classifications", "{\"limit\":0}", "'limit' must be from 1"},
+        {"verify_audit_log", "{\"log_file\":7}", "'log_file' must be a non-empty string"},
+        {"list_gpus", "{\"backend\":\"replay\"}", "backend replay needs 'trace'"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char text[400];
+        snprintf(text, sizeof(text),
+                 "{\"jsonrpc\":\"2.0\",\"id\":%zu,\"method\":\"tools/call\",\"params\":{"
+                 "\"name\":\"%s\",\"arguments\":%s}}",
+                 i, bad[i][0], bad[i][1]);
+        double t0 = wt_mono_s();
+        json_t *r = ask_in(s, &sess, text, &call);
+        double took = wt_mono_s() - t0;
+        json_t *res = json_object_get(r, "result");
+        assert_true(is_error(res));
+        if (!strstr(result_text(res), "Invalid arguments: ") ||
+            !strstr(result_text(res), bad[i][2]))
+            fail_msg("%s %s: wanted '%s', got %s", bad[i][0], bad[i][1], bad[i][2],
+                     result_text(res));
+        assert_true(took < 1);
+        json_decref(r);
+    }
+    assert_int_equal(s->tool_busy, 1); /* still the other call's */
+    wt_mcp_server_free(s);
+}
+
 static void oversized_message(void **state)
 {
     (void)state;
@@ -1826,6 +1869,7 @@ int main(void)
         cmocka_unit_test(oversized_message),
         cmocka_unit_test(live_sampling_deadline),
         cmocka_unit_test(waiting_call_cancelled),
+        cmocka_unit_test(bad_arguments_do_not_wait),
         cmocka_unit_test(invalid_notifications),
         cmocka_unit_test(too_many_values),
         cmocka_unit_test(dump_is_one_line),

@@ -588,41 +588,64 @@ static void *deadline_watch(void *p)
     return NULL;
 }
 
-static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, int declaration,
-                             struct progress *pg, const struct wt_mcp_call *call)
-{
-    struct source_args sa = {0};
-    long long gpu, samples, windows = 1;
+/* The arguments of every tool, read before the call waits for its turn: a
+ * call with bad arguments is answered at once, not after the tool in use
+ * (tens of seconds of live sampling) returns. */
+struct tool_args {
+    struct source_args sa; /* classify_workload, check_declaration, list_gpus */
+    long long gpu, samples, windows, per_tick;
     double interval;
-    int write_log = 0;
-    const char *declared_s;
-    source_args(s, a, &sa);
-    arg_int(a, "gpu_index", 0, 0, WT_MAX_GPUS - 1, &gpu);
+    int write_log;
+    const char *declared_s, *peers;
+    const char *suite; /* run_benchmark */
+    long long trials, window, seed;
+    int is_seed;
+    long long limit;      /* recent_classifications (and gpu) */
+    const char *log_file; /* verify_audit_log: its type here, the file in its turn */
+};
+
+static int classify_args(struct wt_mcp_server *s, struct args *a, int declaration,
+                         struct tool_args *t)
+{
+    struct source_args *sa = &t->sa;
+    t->windows = 1;
+    source_args(s, a, sa);
+    arg_int(a, "gpu_index", 0, 0, WT_MAX_GPUS - 1, &t->gpu);
     /* a simulator profile samples at 10 Hz: 10 samples would be a window of
      * 1 s, too short to judge (UNKNOWN), so 30 s of them, as `classify` */
-    int sim = !a->err[0] && !strcmp(sa.backend, "synthetic") && !wt_synth_profile_find(sa.profile);
-    arg_int(a, "samples", sim ? 300 : 10, MIN_SAMPLES, MAX_SAMPLES, &samples);
-    arg_num(a, "interval_seconds", 1.0, 0.01, 60, &interval);
-    long long per_tick;
-    arg_int(a, "gpus_per_tick", 0, 1, WT_MAX_GPUS, &per_tick);
-    if (!a->err[0] && per_tick && !sa.trace)
+    int sim =
+        !a->err[0] && !strcmp(sa->backend, "synthetic") && !wt_synth_profile_find(sa->profile);
+    arg_int(a, "samples", sim ? 300 : 10, MIN_SAMPLES, MAX_SAMPLES, &t->samples);
+    arg_num(a, "interval_seconds", 1.0, 0.01, 60, &t->interval);
+    arg_int(a, "gpus_per_tick", 0, 1, WT_MAX_GPUS, &t->per_tick);
+    if (!a->err[0] && t->per_tick && !sa->trace)
         arg_fail(a, "'gpus_per_tick' goes with 'trace'");
-    arg_str(a, "declared", NULL, classes, &declared_s);
-    const char *peers;
-    arg_str(a, "peers", "job", peer_modes, &peers);
+    arg_str(a, "declared", NULL, classes, &t->declared_s);
+    arg_str(a, "peers", "job", peer_modes, &t->peers);
     if (declaration)
-        arg_int(a, "windows", 3, 1, MAX_WINDOWS, &windows);
+        arg_int(a, "windows", 3, 1, MAX_WINDOWS, &t->windows);
     else
-        arg_bool(a, "write_to_audit_log", 0, &write_log);
-    if (!a->err[0] && declaration && !declared_s)
+        arg_bool(a, "write_to_audit_log", 0, &t->write_log);
+    if (!a->err[0] && declaration && !t->declared_s)
         arg_fail(a, "'declared' is required (training, inference or idle)");
-    if (!a->err[0] && sa.live && (double)samples * (double)windows * interval > s->cfg.max_seconds)
+    double asked = (double)t->samples * (double)t->windows * t->interval;
+    if (!a->err[0] && sa->live && asked > s->cfg.max_seconds)
         arg_fail(a,
                  "samples x windows x interval_seconds is %.10g s of live sampling; this "
                  "server allows at most %g s per call (--max-seconds)",
-                 (double)samples * (double)windows * interval, s->cfg.max_seconds);
-    if (a->err[0])
-        return ARGS_ERROR(a);
+                 asked, s->cfg.max_seconds);
+    return a->err[0] ? -1 : 0;
+}
+
+static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, const struct tool_args *t,
+                             int declaration, struct progress *pg, const struct wt_mcp_call *call)
+{
+    const struct source_args sa = t->sa;
+    const long long gpu = t->gpu, samples = t->samples, windows = t->windows,
+                    per_tick = t->per_tick;
+    const double interval = t->interval;
+    const int write_log = t->write_log;
+    const char *const declared_s = t->declared_s, *const peers = t->peers;
     if (write_log && access(s->cfg.log_dir, F_OK) == 0) {
         /* the log, its side checkpoint and its key resolve inside the
          * directory, as the tools that read the log require: a symbolic link
@@ -774,23 +797,28 @@ oom:
 
 /* --- run_benchmark ---------------------------------------------------------- */
 
-static json_t *benchmark_tool(struct args *a, struct progress *pg)
+static int benchmark_args(struct args *a, struct tool_args *t)
 {
     static const char *const suites[] = {"seed", "sim", "evasion", "board", NULL};
-    const char *suite;
-    long long trials, window, seed;
-    arg_str(a, "suite", "seed", suites, &suite);
-    int is_seed = !a->err[0] && !strcmp(suite, "seed");
-    arg_int(a, "trials", is_seed ? 50 : 5, 1, is_seed ? MAX_SEED_TRIALS : MAX_SIM_TRIALS, &trials);
-    arg_int(a, "window", 30, MIN_SAMPLES, MAX_BENCH_WINDOW, &window);
-    arg_int(a, "seed", 0, 0, 4294967295LL, &seed);
+    arg_str(a, "suite", "seed", suites, &t->suite);
+    t->is_seed = !a->err[0] && !strcmp(t->suite, "seed");
+    arg_int(a, "trials", t->is_seed ? 50 : 5, 1, t->is_seed ? MAX_SEED_TRIALS : MAX_SIM_TRIALS,
+            &t->trials);
+    arg_int(a, "window", 30, MIN_SAMPLES, MAX_BENCH_WINDOW, &t->window);
+    arg_int(a, "seed", 0, 0, 4294967295LL, &t->seed);
     /* 30, the schema's default (which form-filling clients send), is what
      * sim and evasion use anyway: accepted */
-    if (!a->err[0] && !is_seed && given(a, "window") && window != 30)
+    if (!a->err[0] && !t->is_seed && given(a, "window") && t->window != 30)
         arg_fail(a, "'window' (samples) is for suite seed; sim, evasion and board use 30 s "
                     "windows");
-    if (a->err[0])
-        return tool_error("Invalid arguments: %s", a->err);
+    return a->err[0] ? -1 : 0;
+}
+
+static json_t *benchmark_tool(const struct tool_args *t, struct progress *pg)
+{
+    const char *const suite = t->suite;
+    const long long trials = t->trials, window = t->window, seed = t->seed;
+    const int is_seed = t->is_seed;
     struct wt_bench_report *rep = malloc(sizeof(*rep));
     struct wt_err err = {{0}};
     if (!rep)
@@ -923,13 +951,19 @@ static struct wt_mcp_verify_cache *vcache_slot(struct wt_mcp_server *s, const st
     return c;
 }
 
-static json_t *recent_tool(struct wt_mcp_server *s, struct args *a, const struct wt_mcp_call *call)
+static int recent_args(struct args *a, struct tool_args *t)
+{
+    arg_int(a, "limit", 20, 1, MAX_RECENT, &t->limit);
+    arg_int(a, "gpu_index", -1, 0, WT_MAX_GPUS - 1, &t->gpu);
+    return a->err[0] ? -1 : 0;
+}
+
+static json_t *recent_tool(struct wt_mcp_server *s, struct args *a, const struct tool_args *t,
+                           const struct wt_mcp_call *call)
 {
     struct wt_log_paths p;
-    long long limit, gpu;
-    arg_int(a, "limit", 20, 1, MAX_RECENT, &limit);
-    arg_int(a, "gpu_index", -1, 0, WT_MAX_GPUS - 1, &gpu);
-    if (a->err[0] || log_target(s, a, &p, 0))
+    const long long limit = t->limit, gpu = t->gpu;
+    if (log_target(s, a, &p, 0))
         return ARGS_ERROR(a);
     struct wt_verify_report *r = calloc(1, sizeof(*r));
     struct wt_verify_resume *keep = NULL;
@@ -1091,11 +1125,9 @@ done:
 
 /* --- list_gpus -------------------------------------------------------------- */
 
-static json_t *gpus_tool(struct wt_mcp_server *s, struct args *a)
+static json_t *gpus_tool(struct wt_mcp_server *s, const struct tool_args *t)
 {
-    struct source_args sa = {0};
-    if (source_args(s, a, &sa))
-        return ARGS_ERROR(a);
+    const struct source_args sa = t->sa;
     struct wt_source_config cfg = {0};
     cfg.trace_path = sa.trace ? sa.trace_path : NULL;
     cfg.profile = sa.profile;
@@ -1214,23 +1246,43 @@ json_t *wt_mcp_tool_call(struct wt_mcp_server *s, const char *name, json_t *args
     }
     struct args a = {.obj = args, .err = ""};
     struct progress pg = {.call = call, .token = progress_token, .last = 0};
-    if (args_known(&a, def))
-        return tool_error("Invalid arguments: %s", a.err);
-    if (tool_acquire(s, call) != 0)
+    struct tool_args *t = calloc(1, sizeof(*t));
+    if (!t)
+        return tool_error("out of memory");
+    int classify = !strcmp(name, "classify_workload"),
+        declaration = !strcmp(name, "check_declaration");
+    /* the arguments first: an answer to bad ones does not wait for the turn */
+    int bad = args_known(&a, def);
+    if (!bad && (classify || declaration))
+        bad = classify_args(s, &a, declaration, t);
+    else if (!bad && !strcmp(name, "run_benchmark"))
+        bad = benchmark_args(&a, t);
+    else if (!bad && !strcmp(name, "recent_classifications"))
+        bad = recent_args(&a, t);
+    else if (!bad && !strcmp(name, "verify_audit_log"))
+        bad = arg_str(&a, "log_file", NULL, NULL, &t->log_file);
+    else if (!bad && !strcmp(name, "list_gpus"))
+        bad = source_args(s, &a, &t->sa);
+    if (bad) {
+        free(t);
+        return ARGS_ERROR(&a);
+    }
+    if (tool_acquire(s, call) != 0) {
+        free(t);
         return tool_error("cancelled");
+    }
     json_t *r;
-    if (!strcmp(name, "classify_workload"))
-        r = classify_tool(s, &a, 0, &pg, call);
-    else if (!strcmp(name, "check_declaration"))
-        r = classify_tool(s, &a, 1, &pg, call);
+    if (classify || declaration)
+        r = classify_tool(s, &a, t, declaration, &pg, call);
     else if (!strcmp(name, "run_benchmark"))
-        r = benchmark_tool(&a, &pg);
+        r = benchmark_tool(t, &pg);
     else if (!strcmp(name, "verify_audit_log"))
         r = verify_tool(s, &a, call);
     else if (!strcmp(name, "recent_classifications"))
-        r = recent_tool(s, &a, call);
+        r = recent_tool(s, &a, t, call);
     else
-        r = gpus_tool(s, &a);
+        r = gpus_tool(s, t);
+    free(t);
     tool_release(s);
     if (!r) {
         *code = WT_RPC_INTERNAL_ERROR;
