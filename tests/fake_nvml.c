@@ -49,6 +49,9 @@
  *                     nvmlDeviceGetSamples#T counts the calls for buffer type
  *                     T only (1: GPU utilization)
  *     slow=G:FUNC:MS  on GPU G, every call of FUNC first sleeps MS ms
+ *     reserved=MIB    the driver reserves MIB MiB: the v1 memory call counts
+ *                     it in "used", the v2 call reports it apart (as real
+ *                     drivers: about 900 MiB on an A100)
  * Per-process utilization has a sample only for a process with non-zero
  * utilization, as the driver's ("one ... per process ... that had some
  * non-zero utilization"); none at all is NOT_FOUND.
@@ -136,6 +139,7 @@ static struct {
     int nflaky, nslow;
     int init_code, nogpus, proc535, empty, boottime, mig_gpu, mig_samegi, procutil_hist,
         procutil_epoch, samples_race, samples_fail_once;
+    double reserved_mib;
     /* processes */
     int pgpu[MAXP];
     unsigned ppid[MAXP];
@@ -279,6 +283,8 @@ static void parse_faults(void)
             F.mig_samegi = 1;
         } else if (!strncmp(tok, "mig=", 4)) {
             F.mig_gpu = atoi(tok + 4);
+        } else if (!strncmp(tok, "reserved=", 9)) {
+            F.reserved_mib = atof(tok + 9);
         }
     }
 }
@@ -593,7 +599,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t h, nvmlMemory_t *m)
     if ((r = val(d, C_MEM, &used)) || (r = val(d, C_MEMTOT, &total)))
         return r;
     m->total = (unsigned long long)(total * 1048576.0);
-    m->used = (unsigned long long)(used * 1048576.0);
+    m->used = (unsigned long long)((used + F.reserved_mib) * 1048576.0);
     m->free = m->total - m->used;
     return NVML_SUCCESS;
 }
@@ -613,8 +619,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t h, nvmlMemory_v2_t *
         return r;
     m->total = (unsigned long long)(total * 1048576.0);
     m->used = (unsigned long long)(used * 1048576.0);
-    m->reserved = 0;
-    m->free = m->total - m->used;
+    m->reserved = (unsigned long long)(F.reserved_mib * 1048576.0);
+    m->free = m->total - m->used - m->reserved;
     return NVML_SUCCESS;
 }
 #endif

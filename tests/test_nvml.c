@@ -718,6 +718,46 @@ static void test_gpu_stops_answering(void **state)
     wt_source_close(src);
 }
 
+/* Memory is read with the call the GPU answered first, only: v1's "used"
+ * counts the driver's reserved memory, and a poll whose v2 call failed once
+ * wrote v1's, a 912 MiB step in a trace whose memory never changed (the
+ * memory-growth features read it as training's).  A failed read is not
+ * measured. */
+static void test_memory_call_fixed(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/wt_fake_mem_XXXXXX";
+    FILE *f = new_trace(path, A100_HEAD "t_s,gpu,util_gpu_pct,mem_used_mib,mem_total_mib\n");
+    for (int i = 0; i < 100; i++)
+        fprintf(f, "%.1f,0,50,30000,40960\n", i * 0.1);
+    fclose(f);
+    env("reserved=912,flaky=0:nvmlDeviceGetMemoryInfo_v2:4:3:999");
+    setenv("WT_FAKE_NVML_TRACE", path, 1);
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.05);
+    static struct wt_sample buf[400];
+    size_t n = read_until(src, 0, buf, 400, 1.0), measured = 0;
+    for (size_t i = 0; i < n; i++) {
+        double m = buf[i].v[WT_COL_MEM_USED];
+        if (wt_measured(m) && m != 30000)
+            fail_msg("the row at %.2f s: %g MiB used, not 30000", buf[i].t_s, m);
+        measured += wt_measured(m);
+    }
+    if (measured < 3 || measured == n)
+        fail_msg("%zu of %zu rows measured memory (the failed reads: none)", measured, n);
+    wt_source_close(src);
+    /* a driver without the v2 call: v1's throughout */
+    env("reserved=912,notsup=nvmlDeviceGetMemoryInfo_v2");
+    setenv("WT_FAKE_NVML_TRACE", path, 1);
+    src = must_open(WT_FAKE_NVML, 0.05);
+    n = read_until(src, 0, buf, 400, 0.5);
+    assert_true(n > 0);
+    for (size_t i = 0; i < n; i++)
+        if (wt_measured(buf[i].v[WT_COL_MEM_USED]))
+            assert_true(buf[i].v[WT_COL_MEM_USED] == 30912);
+    wt_source_close(src);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -740,6 +780,7 @@ int main(void)
         cmocka_unit_test(test_buffer_call_fails),
         cmocka_unit_test(test_slow_calls_keep_time),
         cmocka_unit_test(test_gpu_stops_answering),
+        cmocka_unit_test(test_memory_call_fixed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

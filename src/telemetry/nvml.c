@@ -154,6 +154,12 @@ struct dev {
     char bus[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
     double mem_total_mib, limit_w, default_limit_w, sm_max_mhz;
     int instant_ok, power_avg1s;
+    /* the memory call its readings come from: 2 nvmlDeviceGetMemoryInfo_v2, 1
+     * the v1 call, 0 not decided yet (neither answered).  Fixed once answered:
+     * v1's "used" counts the driver's reserved memory (~900 MiB on an A100),
+     * and a poll whose v2 call failed wrote v1's into the trace, a step the
+     * memory-growth features read as training's */
+    int mem_api;
     int power_unprobed; /* lost before its power was probed: semantics unknown */
     int buf_ok[3];      /* sample buffer per type: 1 works, 0 not supported */
     unsigned long long seen[3];
@@ -370,10 +376,13 @@ static void probe_device(struct nvml *s, struct dev *d)
     nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
     nvmlMemory_t m1;
     /* through ok(): a GPU lost here is named with the call that found it */
-    if (s->f.mem2 && ok(s, d, s->f.mem2(d->h, &m2), "nvmlDeviceGetMemoryInfo_v2"))
+    if (s->f.mem2 && ok(s, d, s->f.mem2(d->h, &m2), "nvmlDeviceGetMemoryInfo_v2")) {
         d->mem_total_mib = (double)m2.total / 1048576.0;
-    else if (s->f.mem && ok(s, d, s->f.mem(d->h, &m1), "nvmlDeviceGetMemoryInfo"))
+        d->mem_api = 2;
+    } else if (s->f.mem && ok(s, d, s->f.mem(d->h, &m1), "nvmlDeviceGetMemoryInfo")) {
         d->mem_total_mib = (double)m1.total / 1048576.0;
+        d->mem_api = 1;
+    }
     if (d->mem_total_mib == 0) /* unified memory (e.g. DGX Spark): no device memory to report */
         d->mem_total_mib = NAN;
     unsigned int u;
@@ -700,12 +709,18 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
     }
     nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
     nvmlMemory_t m1;
-    if (s->f.mem2 && ok(s, d, s->f.mem2(d->h, &m2), "nvmlDeviceGetMemoryInfo_v2")) {
+    /* the call the device answered first, only: a failed read is not
+     * measured (mem_api) */
+    if (d->mem_api != 1 && s->f.mem2 &&
+        ok(s, d, s->f.mem2(d->h, &m2), "nvmlDeviceGetMemoryInfo_v2")) {
         pt.v[WT_COL_MEM_USED] = (double)m2.used / 1048576.0;
         pt.v[WT_COL_MEM_TOTAL] = (double)m2.total / 1048576.0;
-    } else if (s->f.mem && ok(s, d, s->f.mem(d->h, &m1), "nvmlDeviceGetMemoryInfo")) {
+        d->mem_api = 2;
+    } else if (d->mem_api != 2 && !d->lost && s->f.mem &&
+               ok(s, d, s->f.mem(d->h, &m1), "nvmlDeviceGetMemoryInfo")) {
         pt.v[WT_COL_MEM_USED] = (double)m1.used / 1048576.0;
         pt.v[WT_COL_MEM_TOTAL] = (double)m1.total / 1048576.0;
+        d->mem_api = 1;
     }
     /* a total of 0 is unified memory (the driver's answer on DGX Spark-class
      * boards): its "used" is no device memory either, so neither is measured */
