@@ -502,6 +502,21 @@ mkdir -p "$TMP/root/proc/7003" "$TMP/root/proc/7004" "$TMP/root/proc/7005"
 printf 'HOME=/root\0' >"$TMP/root/proc/7003/environ"
 printf 'SLURM_JOB_ID=503\0' >"$TMP/root/proc/7004/environ"
 printf 'SLURM_JOB_ID=504\0' >"$TMP/root/proc/7005/environ"
+# a GPU in MIG mode: its power and process list are its instances' together;
+# with processes of two Slurm jobs on it the window is theirs together, so no
+# verdict is held against the one using the most memory (mig_owners); with
+# one job's, a verdict as on any GPU
+for procs in 0:7000:20000,0:7001:1000 0:7000:20000; do
+    rm -rf "$TMP/wmig"
+    WT_FAKE_NVML_TRACE="$TMP/steps.csv" WT_FAKE_NVML_PROCS=$procs WT_FAKE_NVML_SPEED=5 WT_FAKE_NVML_FAULTS=mig=0 \
+        run "watch-mig-owners $procs" 0 "$WT" watch --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --window 11 \
+        --iterations 1 --declared inference --log-dir "$TMP/wmig"
+    grep '"type":"class"' "$TMP/wmig/log.jsonl" >"$TMP/wmig.rec"
+    case $procs in
+    *,*) check "watch-mig-owners: two jobs, INCONCLUSIVE" sh -c "grep -q '\"mig_owners\":2' '$TMP/wmig.rec' && grep -q '\"verdict\":\"INCONCLUSIVE\"' '$TMP/wmig.rec'" ;;
+    *) check "watch-mig-owners: one job, a verdict" sh -c "grep -q '\"verdict\":\"M' '$TMP/wmig.rec' && ! grep -q mig_owners '$TMP/wmig.rec'" ;;
+    esac
+done
 # peers PROCS: whether each GPU's peer_sync was measured ("sync" or "none";
 # its value depends on when each GPU was polled) and peers_other_jobs (or 0),
 # from the audit log's class records, "GPU:SYNC:OTHERS" in GPU order

@@ -549,6 +549,7 @@ static void test_mig(void **state)
     struct wt_device_info d;
     assert_int_equal(wt_source_device_info(src, 0, &d, &err), WT_OK);
     assert_int_equal(d.mig_mode, 1);
+    assert_contains(d.notes, "MIG mode: power, energy and processes are its instances' together");
     assert_int_equal(wt_source_device_info(src, 2, &d, &err), WT_OK);
     assert_true(d.is_mig && d.parent == 0);
     assert_contains(d.name, "MIG");
@@ -565,6 +566,15 @@ static void test_mig(void **state)
     assert_true(wt_measured(buf[0].v[WT_COL_POWER_LIMIT]));
     read_some(src, 0, buf, 50, 2, &rc, &err);
     assert_true(wt_measured(buf[0].v[WT_COL_POWER])); /* the parent GPU has it */
+    wt_source_close(src);
+    /* MIG devices the driver refuses to list are said on the parent (they
+     * were missing without a word); an empty slot (NOT_FOUND) is not */
+    env("mig=0,noperm=nvmlDeviceGetMigDeviceHandleByIndex");
+    src = must_open(WT_FAKE_NVML, 0.1);
+    assert_int_equal(wt_source_device_count(src, &n, &err), WT_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(wt_source_device_info(src, 0, &d, &err), WT_OK);
+    assert_contains(d.notes, "MIG devices not listed: nvmlDeviceGetMigDeviceHandleByIndex: ");
     wt_source_close(src);
 }
 
@@ -758,6 +768,23 @@ static void test_memory_call_fixed(void **state)
     unlink(path);
 }
 
+/* A GPU the caller said it will not read is not polled: a slow one nobody
+ * asked for (0.3 s a call) slowed the polls of the one read to about 3 a
+ * second for 10. */
+static void test_ignored_gpu_not_polled(void **state)
+{
+    (void)state;
+    env("empty_samples,slow=1:nvmlDeviceGetPowerManagementDefaultLimit:300");
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.1);
+    wt_source_ignore(src, 1);
+    static struct wt_sample buf[200];
+    size_t n = read_until(src, 0, buf, 200, 1.5);
+    double per_s = (double)(n - 1) / (buf[n - 1].t_s - buf[0].t_s);
+    if (per_s < 6)
+        fail_msg("GPU 0: %.1f samples a second at a 0.1 s interval", per_s);
+    wt_source_close(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -781,6 +808,7 @@ int main(void)
         cmocka_unit_test(test_slow_calls_keep_time),
         cmocka_unit_test(test_gpu_stops_answering),
         cmocka_unit_test(test_memory_call_fixed),
+        cmocka_unit_test(test_ignored_gpu_not_polled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

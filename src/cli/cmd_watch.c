@@ -1201,8 +1201,9 @@ int wt_cmd_watch(int argc, char **argv)
                  * index and UUID, and the GPU instance (it gave our
                  * enumeration index and the MIG UUID, which join nothing) */
                 snprintf(l.gpu, sizeof(l.gpu), "%d", info[g].parent);
-                if (info[g].parent_uuid[0])
-                    snprintf(l.uuid, sizeof(l.uuid), "%s", info[g].parent_uuid);
+                /* the parent's UUID, empty when it could not be read: the
+                 * MIG UUID joins nothing of dcgm-exporter's */
+                snprintf(l.uuid, sizeof(l.uuid), "%s", info[g].parent_uuid);
                 snprintf(l.gi_profile, sizeof(l.gi_profile), "%s", info[g].mig_profile);
                 snprintf(l.gi_id, sizeof(l.gi_id), "%d", info[g].gpu_instance_id);
                 /* another watched device of this GPU instance: its compute
@@ -1518,17 +1519,27 @@ int wt_cmd_watch(int argc, char **argv)
              * its verdict is INCONCLUSIVE, not a MISMATCH held against the
              * owner at its end */
             int changed = 0;
+            size_t mig_owners = 0;
             if (at_start[g].known && !perr.msg[0]) {
                 struct attribution now;
                 attribution_of(policy, declared_cli, procs, np2, &now);
                 changed = attribution_changed(&at_start[g], &now);
+                /* a GPU in MIG mode: its power and its process list are its
+                 * instances' together, each a tenant's; with more than one
+                 * owner on it, the window is theirs together (a slice's
+                 * training was held against the job using the most memory
+                 * on another) */
+                if (info[g].mig_mode == 1 && !info[g].is_mig)
+                    mig_owners = now.kn > at_start[g].kn ? now.kn : at_start[g].kn;
             }
+            int shared = mig_owners > 1;
             /* with --operator-declared the type is the node's, whoever ran:
              * an owner change (which a job can stage, by a process whose
              * environment names another SLURM_JOB_ID) is recorded but does
              * not make the verdict INCONCLUSIVE */
             enum wt_verdict verdict = WT_VERDICT_INCONCLUSIVE;
-            if (declared != WT_CLASS_NONE && (!changed || operator_declared) && !unlisted)
+            if (declared != WT_CLASS_NONE && (!(changed || shared) || operator_declared) &&
+                !unlisted)
                 verdict = wt_verdict_for(declared, &res);
             const struct wt_proc *q = main_owner(procs, np2);
             const char *job = q ? q->slurm_job_id : "";
@@ -1561,6 +1572,8 @@ int wt_cmd_watch(int argc, char **argv)
                 json_object_set_new(ev, "processes_unlisted", json_integer(1));
             if (other_jobs)
                 json_object_set_new(ev, "peers_other_jobs", json_integer((json_int_t)other_jobs));
+            if (shared)
+                json_object_set_new(ev, "mig_owners", json_integer((json_int_t)mig_owners));
             if (metrics) {
                 /* the owner's labels (a failed process list keeps the
                  * last), with the window, as one update */

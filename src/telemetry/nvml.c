@@ -149,7 +149,9 @@ struct dev {
     int gi_id; /* a MIG device's GPU instance id (-1: not known) */
     int ci_id; /* and its compute instance id (-1: not known) */
     int lost, unusable;
-    char why[200]; /* why it is lost or unusable */
+    int ignored;       /* the caller will not read it: not polled */
+    char why[200];     /* why it is lost or unusable */
+    char mig_why[100]; /* in MIG mode: why its MIG devices could not be listed */
     char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE], uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
     char bus[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
     double mem_total_mib, limit_w, default_limit_w, sm_max_mhz;
@@ -545,12 +547,23 @@ static int enumerate(struct nvml *s, struct wt_err *err)
         if (s->dev[i].unusable || s->dev[i].mig_mode != 1)
             continue;
         unsigned nmig = 0;
-        if (s->f.max_mig(s->dev[i].h, &nmig) != NVML_SUCCESS)
+        /* a failure other than an empty slot is said (the GPU's notes):
+         * its MIG devices were missing without a word */
+        nvmlReturn_t mrc = s->f.max_mig(s->dev[i].h, &nmig);
+        if (mrc != NVML_SUCCESS) {
+            snprintf(s->dev[i].mig_why, sizeof(s->dev[i].mig_why),
+                     "nvmlDeviceGetMaxMigDeviceCount: %.60s", nvml_str(s, mrc));
             continue;
+        }
         for (unsigned k = 0; k < nmig && s->ndev < WT_MAX_GPUS; k++) {
             nvmlDevice_t mh;
-            if (s->f.mig_handle(s->dev[i].h, k, &mh) != NVML_SUCCESS)
-                continue; /* NOT_FOUND: an empty slot */
+            mrc = s->f.mig_handle(s->dev[i].h, k, &mh);
+            if (mrc != NVML_SUCCESS) {
+                if (mrc != NVML_ERROR_NOT_FOUND && !s->dev[i].mig_why[0]) /* not an empty slot */
+                    snprintf(s->dev[i].mig_why, sizeof(s->dev[i].mig_why),
+                             "nvmlDeviceGetMigDeviceHandleByIndex: %.60s", nvml_str(s, mrc));
+                continue;
+            }
             struct dev *d;
             if (add_dev(s, &cap, &d))
                 return wt_errf(err, WT_ENOMEM, "out of memory");
@@ -726,7 +739,13 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
      * boards): its "used" is no device memory either, so neither is measured */
     if (pt.v[WT_COL_MEM_TOTAL] == 0)
         pt.v[WT_COL_MEM_USED] = pt.v[WT_COL_MEM_TOTAL] = NAN;
-    if (d->instant_ok) {
+    /* a MIG device: what the driver answers for power, energy, clocks,
+     * temperature, reasons and PCIe is the whole GPU's, not recorded (below),
+     * so not asked either (PCIe throughput alone takes 20 ms a call) */
+    const int whole_gpu = !d->is_mig;
+    if (!whole_gpu) {
+        /* nothing: the settings below only */
+    } else if (d->instant_ok) {
         nvmlFieldValue_t fv;
         memset(&fv, 0, sizeof(fv));
         fv.fieldId = NVML_FI_DEV_POWER_INSTANT;
@@ -752,11 +771,14 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
             d->default_limit_w = u / 1000.0;
     }
     pt.v[WT_COL_POWER_DEFAULT_LIMIT] = d->default_limit_w;
-    if (s->f.energy && ok(s, d, s->f.energy(d->h, &ull), "nvmlDeviceGetTotalEnergyConsumption"))
+    if (whole_gpu && s->f.energy &&
+        ok(s, d, s->f.energy(d->h, &ull), "nvmlDeviceGetTotalEnergyConsumption"))
         pt.v[WT_COL_ENERGY] = (double)ull / 1000.0;
-    if (s->f.clock && ok(s, d, s->f.clock(d->h, NVML_CLOCK_SM, &u), "nvmlDeviceGetClockInfo"))
+    if (whole_gpu && s->f.clock &&
+        ok(s, d, s->f.clock(d->h, NVML_CLOCK_SM, &u), "nvmlDeviceGetClockInfo"))
         pt.v[WT_COL_SM_CLOCK] = u;
-    if (s->f.clock && ok(s, d, s->f.clock(d->h, NVML_CLOCK_MEM, &u), "nvmlDeviceGetClockInfo"))
+    if (whole_gpu && s->f.clock &&
+        ok(s, d, s->f.clock(d->h, NVML_CLOCK_MEM, &u), "nvmlDeviceGetClockInfo"))
         pt.v[WT_COL_MEM_CLOCK] = u;
     if (s->f.max_clock &&
         ok(s, d, s->f.max_clock(d->h, NVML_CLOCK_SM, &u), "nvmlDeviceGetMaxClockInfo")) {
@@ -765,22 +787,24 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
             d->sm_max_mhz = u;
     }
     pt.v[WT_COL_SM_CLOCK_MAX] = d->sm_max_mhz;
-    if (s->f.reasons &&
+    if (whole_gpu && s->f.reasons &&
         ok(s, d, s->f.reasons(d->h, &ull), "nvmlDeviceGetCurrentClocksEventReasons"))
         pt.v[WT_COL_CLOCK_REASONS] = (double)(ull & ((1ULL << 53) - 1));
     /* the versioned call first (the old one is deprecated from NVML 13);
      * the old one where the new one does not answer */
     nvmlTemperature_v1_t tv = {.version = nvmlTemperature_v1, .sensorType = NVML_TEMPERATURE_GPU};
-    nvmlReturn_t trc = s->f.temp_v ? s->f.temp_v(d->h, &tv) : NVML_ERROR_FUNCTION_NOT_FOUND;
+    nvmlReturn_t trc = !whole_gpu    ? NVML_ERROR_NOT_SUPPORTED
+                       : s->f.temp_v ? s->f.temp_v(d->h, &tv)
+                                     : NVML_ERROR_FUNCTION_NOT_FOUND;
     if (trc == NVML_SUCCESS)
         pt.v[WT_COL_TEMP] = tv.temperature;
-    else if (!ok(s, d, trc, "nvmlDeviceGetTemperatureV") && !d->lost && s->f.temp &&
+    else if (!ok(s, d, trc, "nvmlDeviceGetTemperatureV") && !d->lost && whole_gpu && s->f.temp &&
              ok(s, d, s->f.temp(d->h, NVML_TEMPERATURE_GPU, &u), "nvmlDeviceGetTemperature"))
         pt.v[WT_COL_TEMP] = u;
-    if (s->f.pcie &&
+    if (whole_gpu && s->f.pcie &&
         ok(s, d, s->f.pcie(d->h, NVML_PCIE_UTIL_TX_BYTES, &u), "nvmlDeviceGetPcieThroughput"))
         pt.v[WT_COL_PCIE_TX] = u / 1024.0;
-    if (s->f.pcie &&
+    if (whole_gpu && s->f.pcie &&
         ok(s, d, s->f.pcie(d->h, NVML_PCIE_UTIL_RX_BYTES, &u), "nvmlDeviceGetPcieThroughput"))
         pt.v[WT_COL_PCIE_RX] = u / 1024.0;
     /* the process count: a size query */
@@ -942,7 +966,7 @@ static void poll_all(struct nvml *s)
      * after slow calls on the GPUs before it, one time for all put its
      * poll's row earlier than it was read */
     for (int i = 0; i < s->ndev; i++)
-        if (!s->dev[i].lost && !s->dev[i].unusable)
+        if (!s->dev[i].lost && !s->dev[i].unusable && !s->dev[i].ignored)
             poll_dev(s, &s->dev[i], wt_mono_s());
 }
 
@@ -1105,6 +1129,11 @@ static int nvml_info(struct wt_source *src, int gpu, struct wt_device_info *info
                  "utilization on MIG; power, energy, clocks, temperature, PCIe: the whole "
                  "GPU's, not recorded",
                  d->parent);
+    else if (d->mig_mode == 1)
+        /* NVML refuses utilization on a GPU in MIG mode */
+        snprintf(info->notes, sizeof(info->notes),
+                 "MIG mode: power, energy and processes are its instances' together%s%s",
+                 d->mig_why[0] ? "; MIG devices not listed: " : "", d->mig_why);
     else if (!d->buf_ok[NVML_GPU_UTILIZATION_SAMPLES])
         snprintf(info->notes, sizeof(info->notes),
                  "no utilization sample buffer: one sample per poll");
@@ -1343,6 +1372,18 @@ static void nvml_close(struct wt_source *src)
     nvml_free(src->priv);
 }
 
+/* A GPU the caller will not read (record --gpus, watch --gpus: not named)
+ * is not polled: a slow or dying GPU nobody asked for slowed the polls of
+ * the one recorded (1.5 samples/s for 5 with 0.7 s calls on the other). */
+static void nvml_ignore(struct wt_source *src, int gpu)
+{
+    struct nvml *s = src->priv;
+    if (gpu >= 0 && gpu < s->ndev) {
+        s->dev[gpu].ignored = 1;
+        s->dev[gpu].qhead = s->dev[gpu].qlen = 0; /* nor is what it queued */
+    }
+}
+
 const struct wt_source_ops wt_source_nvml = {
     .name = "nvml",
     .description = "live NVIDIA GPUs via the driver's libnvidia-ml.so.1",
@@ -1352,5 +1393,6 @@ const struct wt_source_ops wt_source_nvml = {
     .read = nvml_read,
     .processes = nvml_processes,
     .meta = nvml_meta,
+    .ignore = nvml_ignore,
     .close = nvml_close,
 };
