@@ -340,6 +340,14 @@ run "verify: a checkpoint.init of another line" 1 "$WT" verify-log --log-dir "$T
 # a --log-dir log named as a file (DIR/log.jsonl) has the directory's side
 # files (it was read without its checkpoint: damaged)
 run "verify: the directory's log named with --log-file" 0 "$WT" verify-log --log-file "$L/log.jsonl" --vkey "$VKEY"
+# ... and a --log-file log (DIR/log.jsonl.key, DIR/log.jsonl.checkpoint) named
+# by its directory has its own side files (it was reported damaged, its
+# checkpoint "deleted", and writers refused it)
+mkdir -p "$TMP/lfdir" && "$WT" init --log-file "$TMP/lfdir/log.jsonl" >/dev/null 2>&1
+run "verify: a --log-file log named with --log-dir" 0 "$WT" verify-log --log-dir "$TMP/lfdir"
+run "classify: a --log-file log named with --log-dir" 0 "$WT" classify --backend synthetic --samples 10 --log-dir "$TMP/lfdir"
+check "classify: no side files of the directory layout" test ! -e "$TMP/lfdir/log.lock" -a ! -e "$TMP/lfdir/checkpoint"
+run "verify: the --log-file log after the append" 0 "$WT" verify-log --log-file "$TMP/lfdir/log.jsonl"
 # ... and is held to both checkpoint files where both are there: a cut log
 # with an older checkpoint planted as log.jsonl.checkpoint read as intact
 # with --log-file and as cut with --log-dir

@@ -1449,6 +1449,155 @@ static void test_state_not_from_unused_prescan(void **state)
     remove_dir(dir);
 }
 
+/* A witness's cosignature key (type 0x04) in the log's key file is refused:
+ * init took it, printed it as the verifier key and wrote a cosignature line
+ * into the checkpoint, and every verification called the new log damaged. */
+static void test_cosig_key_refused(void **state)
+{
+    (void)state;
+    char dir[64], vkey[512], text[512];
+    mktempdir(dir, sizeof(dir));
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    struct wt_note_key w;
+    assert_int_equal(wt_log_paths_dir(&p, dir, &err), 0);
+    assert_int_equal(wt_note_key_generate(&w, "witness.example.invalid", WT_KEY_COSIG, &err), 0);
+    assert_true(wt_note_format_skey(&w, text, sizeof(text)) > 0);
+    FILE *f = fopen(p.key, "w");
+    assert_non_null(f);
+    fprintf(f, "%s\n", text);
+    fclose(f);
+    assert_int_equal(chmod(p.key, 0600), 0);
+    assert_int_not_equal(wt_log_init(&p, NULL, NULL, NULL, vkey, sizeof(vkey), &err), 0);
+    assert_non_null(strstr(err.msg, "a witness's cosignature key (type 0x04)"));
+    assert_int_not_equal(access(p.log, F_OK), 0); /* no log made */
+    wt_note_key_wipe(&w);
+    remove_dir(dir);
+}
+
+/* A log read while its writer appends and signs the side file anew: the
+ * scan re-reads the side file once past the checkpoint it held (and at the
+ * end), so the lines appended meanwhile are covered, not "not covered by any
+ * signed checkpoint yet" (exit 3 on nearly every verification of a live
+ * log).  The stream below stands for that writer: when half the log has been
+ * read, it puts the newer checkpoint in place. */
+struct swap_stream {
+    FILE *f;
+    size_t read, at;
+    const char *side, *newer;
+    size_t newer_len;
+    int swapped;
+};
+
+static ssize_t swap_read(void *c, char *buf, size_t size)
+{
+    struct swap_stream *w = c;
+    if (size > 256)
+        size = 256; /* small reads: the swap comes mid-scan */
+    size_t n = fread(buf, 1, size, w->f);
+    w->read += n;
+    if (!w->swapped && w->read >= w->at) {
+        FILE *o = fopen(w->side, "w");
+        assert_non_null(o);
+        assert_int_equal(fwrite(w->newer, 1, w->newer_len, o), w->newer_len);
+        fclose(o);
+        w->swapped = 1;
+    }
+    return (ssize_t)n;
+}
+
+static int swap_close(void *c)
+{
+    return fclose(((struct swap_stream *)c)->f);
+}
+
+static int verify_while_swapped(const char *log, const char *side, const char *newer,
+                                size_t newer_len, size_t at, struct wt_verify_report *r)
+{
+    struct swap_stream w = {fopen(log, "r"), 0, at, side, newer, newer_len, 0};
+    assert_non_null(w.f);
+    cookie_io_functions_t io = {.read = swap_read, .close = swap_close};
+    FILE *f = fopencookie(&w, "r", io);
+    assert_non_null(f);
+    struct wt_verify_opts vo = {.side_path = side};
+    int st = wt_verify_stream(f, log, &vo, r);
+    fclose(f);
+    assert_true(w.swapped);
+    return st;
+}
+
+static void test_side_file_signed_during_scan(void **state)
+{
+    (void)state;
+    char dir[64], vkey[512];
+    struct wt_log_paths p;
+    struct wt_err err = {{0}};
+    struct wt_log *l = new_log(dir, sizeof(dir), &p, NULL, vkey, sizeof(vkey));
+    for (int i = 0; i < 10; i++)
+        append_class(l, "training", 900000);
+    assert_int_equal(wt_log_publish(l, &err), 0); /* 11 lines */
+    size_t n1, n2, n3, nlog;
+    char *cp11 = slurp(p.checkpoint, &n1);
+    for (int i = 0; i < 10; i++)
+        append_class(l, "inference", 800000);
+    assert_int_equal(wt_log_publish(l, &err), 0); /* 21 lines */
+    char *cp21 = slurp(p.checkpoint, &n2);
+    char *log21 = slurp(p.log, &nlog);
+    for (int i = 0; i < 10; i++)
+        append_class(l, "idle", 700000);
+    assert_int_equal(wt_log_publish(l, &err), 0); /* 31 lines */
+    char *cp31 = slurp(p.checkpoint, &n3);
+    wt_log_close(l);
+    /* the log as the scan found it: 21 lines, the side file at 11 */
+    char path21[128];
+    snprintf(path21, sizeof(path21), "%s/log21.jsonl", dir);
+    FILE *o = fopen(path21, "w");
+    assert_non_null(o);
+    assert_int_equal(fwrite(log21, 1, nlog, o), nlog);
+    fclose(o);
+    struct wt_verify_report *r = calloc(1, sizeof(*r));
+    assert_non_null(r);
+    /* signed for the 21 lines mid-scan: all covered */
+    o = fopen(p.checkpoint, "w");
+    assert_int_equal(fwrite(cp11, 1, n1, o), n1);
+    fclose(o);
+    int st = verify_while_swapped(path21, p.checkpoint, cp21, n2, nlog / 2, r);
+    if (st != WT_VERIFY_OK || r->sealed != 21)
+        fail_msg("status %d, %llu sealed: %s", st, (unsigned long long)r->sealed, r->message);
+    /* ... and at the very end (the swap after the last byte was read) */
+    o = fopen(p.checkpoint, "w");
+    assert_int_equal(fwrite(cp11, 1, n1, o), n1);
+    fclose(o);
+    st = verify_while_swapped(path21, p.checkpoint, cp21, n2, nlog, r);
+    if (st != WT_VERIFY_OK || r->sealed != 21)
+        fail_msg("at the end: status %d, %llu sealed: %s", st, (unsigned long long)r->sealed,
+                 r->message);
+    /* signed for lines the scan never read (appended after it): not a
+     * truncation, only what was there before: lines 12..21 not covered */
+    o = fopen(p.checkpoint, "w");
+    assert_int_equal(fwrite(cp11, 1, n1, o), n1);
+    fclose(o);
+    st = verify_while_swapped(path21, p.checkpoint, cp31, n3, nlog / 2, r);
+    if (st != WT_VERIFY_WARN || r->sealed != 11 || r->damage != WT_DMG_NONE)
+        fail_msg("newer than the lines read: status %d, %llu sealed: %s", st,
+                 (unsigned long long)r->sealed, r->message);
+    /* an older one put back mid-scan is not taken (the one read at the
+     * start was compared) */
+    o = fopen(p.checkpoint, "w");
+    assert_int_equal(fwrite(cp21, 1, n2, o), n2);
+    fclose(o);
+    st = verify_while_swapped(path21, p.checkpoint, cp11, n1, nlog - 10, r);
+    if (st != WT_VERIFY_OK || r->sealed != 21)
+        fail_msg("older put back: status %d, %llu sealed: %s", st, (unsigned long long)r->sealed,
+                 r->message);
+    free(r);
+    free(cp11);
+    free(cp21);
+    free(cp31);
+    free(log21);
+    remove_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1467,6 +1616,8 @@ int main(void)
         cmocka_unit_test(test_state_file),
         cmocka_unit_test(test_state_differential),
         cmocka_unit_test(test_state_not_from_unused_prescan),
+        cmocka_unit_test(test_cosig_key_refused),
+        cmocka_unit_test(test_side_file_signed_during_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,6 +60,18 @@ int wt_log_paths_dir(struct wt_log_paths *p, const char *dir, struct wt_err *err
         (rc = set_path(p->lock, dir, "/log.lock", err)) ||
         (rc = set_path(p->state, dir, "/log.verified", err)))
         return rc;
+    /* a log made with --log-file DIR/log.jsonl (side files log.jsonl.key,
+     * log.jsonl.checkpoint) named by its directory: its own side files, as
+     * the directory's log.jsonl named as a file gets the directory's
+     * (wt_cli_log_paths).  It was reported damaged (its checkpoint "deleted")
+     * and writers refused it.  Only where the directory has neither side
+     * file of its own: which one is held is then not the caller's choice */
+    struct stat st;
+    struct wt_log_paths f;
+    if (lstat(p->checkpoint, &st) != 0 && errno == ENOENT && lstat(p->key, &st) != 0 &&
+        errno == ENOENT && wt_log_paths_file(&f, p->log, err) == WT_OK &&
+        (lstat(f.key, &st) == 0 || lstat(f.checkpoint, &st) == 0))
+        *p = f;
     return WT_OK;
 }
 
@@ -162,6 +174,23 @@ int wt_log_read_key(const char *path, struct wt_note_key *k, struct wt_err *err)
 out:
     sodium_memzero(buf, sizeof(buf));
     close(fd);
+    return rc;
+}
+
+/* The log's signing key: an Ed25519 note key.  A witness's cosignature key
+ * (type 0x04) put there was taken: init printed it as the verifier key, the
+ * checkpoint got a cosignature line, and every verification and writer
+ * called the new log damaged. */
+static int read_log_key(const char *path, struct wt_note_key *k, struct wt_err *err)
+{
+    int rc = wt_log_read_key(path, k, err);
+    if (rc == WT_OK && k->type != WT_KEY_ED25519) {
+        wt_note_key_wipe(k);
+        return wt_errf(err, WT_EINVAL,
+                       "key file %s holds a witness's cosignature key (type 0x04), not a log's "
+                       "signing key: remove it (init makes one), or put the log's key there",
+                       path);
+    }
     return rc;
 }
 
@@ -544,7 +573,7 @@ int wt_log_init(const struct wt_log_paths *p, const char *origin, const struct w
                        p->key, kerr == ENOENT ? "nothing" : "a path that cannot be reached");
     if (stat(p->key, &st) == 0) {
         /* an init interrupted after the key was written: keep that key */
-        if ((rc = wt_log_read_key(p->key, &k, err)) != WT_OK)
+        if ((rc = read_log_key(p->key, &k, err)) != WT_OK)
             return rc;
         if (origin && strcmp(origin, k.name)) {
             rc = wt_errf(err, WT_EINVAL,
@@ -1024,7 +1053,7 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
         goto fail;
     }
     loglocked = 1;
-    if ((rc = wt_log_read_key(p->key, &l->key, err)) != WT_OK)
+    if ((rc = read_log_key(p->key, &l->key, err)) != WT_OK)
         goto fail;
     /* an empty log, or a torn first line, is damage: init creates the log
      * with its genesis record in one step (write_genesis), so neither is an

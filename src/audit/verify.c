@@ -53,6 +53,7 @@ struct ext {
     int sig;       /* 1 verified by the log key, 0 absent, -1 invalid, 2 verified by
                     * the log key but for another origin (another log's checkpoint) */
     int checked;   /* root compared */
+    int reloaded;  /* the side file as re-read during the scan (side_reload) */
     char why[300]; /* loaded < 0: what was wrong with it */
 };
 
@@ -136,6 +137,44 @@ static void ext_check_sig(struct vs *v, struct ext *e)
         v->max_ext = e->cp.size;
 }
 
+static int read_checkpoint(FILE *f, const char *path, struct wt_note *note,
+                           struct wt_checkpoint *cp, char *msg, size_t cap);
+
+/* The side file read again, once the scan has compared the checkpoint it held
+ * (e) or reached the log's end: a writer appending while the scan runs signs
+ * it anew after every window, and the lines it appended since the scan began
+ * were all "not covered by any signed checkpoint yet" (exit 3 on nearly every
+ * verification of a live log, the warning forged appends also give).  A
+ * checkpoint signed by the log's key for more lines than e's (exactly want
+ * lines, when want is not 0) takes e's place, to be compared when the scan
+ * reaches its size; anything else (older, unsigned, unreadable, spoilt) is
+ * left out: e, read at the start, has been compared.  Not a source of
+ * damage on its own: one for lines the scan did not read (appended after it)
+ * is dropped at the end (finish). */
+static void side_reload(struct vs *v, struct ext *e, uint64_t want)
+{
+    if (!v->have_key || !v->o->side_path || e->label != v->o->side_path || e->loaded != 1 ||
+        e->sig != 1 || !e->checked)
+        return;
+    const char *why = NULL;
+    FILE *f = wt_fopen_regular(e->label, &why);
+    struct wt_note note;
+    struct wt_checkpoint cp;
+    char msg[300];
+    if (!f || read_checkpoint(f, e->label, &note, &cp, msg, sizeof(msg)) != 1)
+        return;
+    if (cp.size <= e->cp.size || (want && cp.size != want) ||
+        wt_note_verify(&note, &v->key, NULL) != 1 || strcmp(cp.origin, v->key.name) != 0) {
+        wt_note_free(&note);
+        return;
+    }
+    wt_note_free(&e->note);
+    e->note = note;
+    e->cp = cp;
+    e->checked = 0;
+    e->reloaded = 1;
+}
+
 /* Compares every signed external checkpoint of size v->n with root. */
 static int ext_compare(struct vs *v, const uint8_t root[32], uint64_t line, uint64_t off)
 {
@@ -174,6 +213,7 @@ static int ext_compare(struct vs *v, const uint8_t root[32], uint64_t line, uint
         }
         if (e->cp.size > v->r->sealed_through)
             v->r->sealed_through = e->cp.size;
+        side_reload(v, e, 0);
     }
     return 0;
 }
@@ -583,6 +623,19 @@ static void seconds(char *buf, size_t cap, int64_t ms)
 static int finish(struct vs *v)
 {
     struct wt_verify_report *r = v->r;
+    /* the side file re-read during the scan: one signed for lines this scan
+     * did not read (a writer appended them after it) tells nothing of this
+     * log's lines, and is left out; at the end, one for exactly the lines
+     * read is taken up as well (side_reload) */
+    for (size_t i = 0; i < v->next; i++) {
+        struct ext *e = &v->ext[i];
+        if (!v->stopped && r->sealed < v->n)
+            side_reload(v, e, v->n);
+        if (e->reloaded && e->loaded == 1 && !e->checked && e->cp.size != v->n) {
+            wt_note_free(&e->note);
+            e->loaded = 0;
+        }
+    }
     uint8_t root[32];
     wt_merkle_range_root(&r->range, root);
     memcpy(r->root, root, 32);
