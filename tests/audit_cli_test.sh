@@ -348,6 +348,7 @@ run "verify: a --log-file log named with --log-dir" 0 "$WT" verify-log --log-dir
 run "classify: a --log-file log named with --log-dir" 0 "$WT" classify --backend synthetic --samples 10 --log-dir "$TMP/lfdir"
 check "classify: no side files of the directory layout" test ! -e "$TMP/lfdir/log.lock" -a ! -e "$TMP/lfdir/checkpoint"
 run "verify: the --log-file log after the append" 0 "$WT" verify-log --log-file "$TMP/lfdir/log.jsonl"
+run "verify: --log-dir naming the log file" 2 "$WT" verify-log --log-dir "$TMP/lfdir/log.jsonl" && has err "is a file (use --log-file)"
 # ... and is held to both checkpoint files where both are there: a cut log
 # with an older checkpoint planted as log.jsonl.checkpoint read as intact
 # with --log-file and as cut with --log-dir

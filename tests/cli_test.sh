@@ -474,6 +474,20 @@ check "record-keeps-other-meta: phases" grep -qx '# phases: 0-1 warmup' "$TMP/pr
 check "record-keeps-other-meta: both notes" test "$(grep -c '^# note: ' "$TMP/prov_r.csv")" = 2
 check "record-keeps-other-meta: one format, source, started" test "$(grep -c '^# \(format\|source\|started\): ' "$TMP/prov_r.csv")" = 3
 check "record-keeps-other-meta: its own start" sh -c "! grep -q '^# started: 2020' '$TMP/prov_r.csv'"
+# ... and the trace's start, as trace_started (when its data was taken: gone)
+check "record-keeps-other-meta: the trace's start" grep -qx '# trace_started: 2020-01-01T00:00:00Z' "$TMP/prov_r.csv"
+# a carried key on several lines keeps each (a second evasion line was dropped
+# without a word)
+printf '# source: a\n# source: b\n# evasion: duty cycling\n# evasion: clock lock\nt_s,gpu,power_w\n0,0,1\n' >"$TMP/ev2.csv"
+run record-meta-twice 0 "$WT" record --trace "$TMP/ev2.csv" --out "$TMP/ev2_r.csv"
+check "record-meta-twice: both evasions" test "$(grep -c '^# evasion: ' "$TMP/ev2_r.csv")" = 2
+check "record-meta-twice: both sources" test "$(grep -c '^# trace_source: [ab]$' "$TMP/ev2_r.csv")" = 2
+# an --out that cannot be created is said before anything is read (a live
+# pipe's rows were read, and lost, first)
+printf 't_s,gpu,power_w\n0,0,1\n' >"$TMP/one_row.csv"
+run classify-trace-directory 1 "$WT" classify --trace "$TMP" && has err "is a directory (a trace is one file" && oneline
+run record-out-checked-first 1 "$WT" record --trace - --out "$TMP/no/such/dir/x.csv" <"$TMP/one_row.csv" &&
+    has err "cannot create" && oneline
 # a trace of 255 metadata lines: as many kept as a trace can hold with the
 # recording's own, said so, and the trace written reads back
 { i=0; while [ $i -lt 255 ]; do printf '# k%d: v\n' $i; i=$((i + 1)); done; printf 't_s,gpu,power_w\n0,0,1\n1,0,2\n'; } >"$TMP/m255.csv"

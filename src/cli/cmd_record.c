@@ -112,7 +112,8 @@ int wt_cmd_record(int argc, char **argv)
         "workloadtruth record",
         "Record GPU telemetry to a trace file (docs/trace-format.md), flushing after every\n"
         "poll, until --duration, Ctrl-C or SIGTERM.",
-        "exit status: 0 when something was recorded, 1 when nothing could be read.",
+        "exit status: 0 when something was recorded, 1 when nothing could be read or\n"
+        "the file could not be written, 2 usage error.",
         NULL,
     };
     int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
@@ -263,6 +264,21 @@ int wt_cmd_record(int argc, char **argv)
     double *owner_at = NULL;
     if (!buf) {
         fprintf(stderr, "workloadtruth record: out of memory\n");
+        return WT_EXIT_ERROR;
+    }
+    /* the output is created when the first samples arrive (a run that reads
+     * nothing leaves a file there as it was), but whether it can be is
+     * known now: a bad --out was said only after a live pipe had been read
+     * (its rows lost) or a GPU sampled.  A device or FIFO there is the
+     * writer's to open. */
+    struct stat ost;
+    int oe = strcmp(out_path, "-") && (stat(out_path, &ost) != 0 || S_ISREG(ost.st_mode))
+                 ? wt_cli_out_writable(out_path)
+                 : 0;
+    if (oe) {
+        fprintf(stderr, "workloadtruth record: cannot create '%s': %s\n", WT_CLEAN(out_path),
+                strerror(oe));
+        free(buf);
         return WT_EXIT_ERROR;
     }
     if (wt_source_open(backend, &cfg, &src, &err) != WT_OK ||
@@ -494,12 +510,32 @@ int wt_cmd_record(int argc, char **argv)
     const size_t own = nk;
     const char *mk = NULL, *mv;
     size_t left_out = 0;
+    int firsts[3] = {0, 0, 0}; /* lines of carried_key[k] seen (the first is written above) */
     for (size_t i = 0; replay && (mv = wt_source_meta_at(src, i, &mk)) != NULL; i++) {
+        /* a key carried above (source as trace_source, workload, evasion)
+         * on several lines: the first is written above, the others kept
+         * here (they were dropped without a word: a second evasion line);
+         * the trace's own start time as trace_started, after this
+         * recording's */
+        int k = !strcmp(mk, "source")     ? 0
+                : !strcmp(mk, "workload") ? 1
+                : !strcmp(mk, "evasion")  ? 2
+                                          : -1;
+        int keep = 0;
+        if (k >= 0 && from[k] && firsts[k]++ == 0)
+            continue;
+        if (k >= 0 && from[k]) {
+            keep = 1;
+            mk = carried_key[k];
+        } else if (!strcmp(mk, "started")) {
+            keep = 1;
+            mk = "trace_started";
+        }
         int dup = !strcmp(mk, "format"); /* the writer's own first line */
         /* a recording's own trace_source lines stay, after the one written
          * above: a record of a record kept only the last hop, and where the
          * data first came from was gone */
-        for (size_t j = 0; j < own && !dup && strcmp(mk, "trace_source"); j++)
+        for (size_t j = 0; j < own && !dup && !keep && strcmp(mk, "trace_source"); j++)
             dup = !strcmp(keys[j], mk);
         if (dup)
             continue;

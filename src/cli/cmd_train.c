@@ -23,24 +23,6 @@
 
 /* Writes the training windows as CSV: what the model learns from, for review
  * and for studying features outside the tool. */
-/* A file at path may be written: its name fits and a temporary file can be
- * made beside it (made and removed now, as the output is written at the end:
- * a directory that access() calls writable may still refuse it, /proc as
- * root). 0, or an errno. */
-static int out_writable(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (strlen(slash ? slash + 1 : path) > NAME_MAX)
-        return ENAMETOOLONG;
-    char tmp[4096];
-    int fd = wt_open_temp(path, 0600, tmp, sizeof(tmp));
-    if (fd < 0)
-        return errno ? errno : EIO;
-    close(fd);
-    unlink(tmp);
-    return 0;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -225,7 +207,7 @@ int wt_cmd_train(int argc, char **argv)
             status = WT_EXIT_USAGE;
             goto out;
         }
-        int e = outs[i] ? out_writable(outs[i]) : 0;
+        int e = outs[i] ? wt_cli_out_writable(outs[i]) : 0;
         if (e) {
             fprintf(stderr, "workloadtruth train: cannot write %s %s: %s\n", onames[i],
                     WT_CLEAN(outs[i]), strerror(e));

@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +21,27 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "util/fileio.h"
+
+int wt_cli_out_writable(const char *path)
+{
+    if (!strcmp(path, "-"))
+        return 0;
+    const char *slash = strrchr(path, '/');
+    if (strlen(slash ? slash + 1 : path) > NAME_MAX)
+        return ENAMETOOLONG;
+    char tmp[4096];
+    int fd = wt_open_temp(path, 0600, tmp, sizeof(tmp));
+    if (fd < 0)
+        return errno ? errno : EIO;
+    close(fd);
+    unlink(tmp);
+    /* a file there that this user may not write (a directory is the
+     * caller's to refuse, with its own words) */
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, W_OK) != 0)
+        return errno;
+    return 0;
+}
 
 int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, const char *path)
 {

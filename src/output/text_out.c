@@ -151,8 +151,8 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
 {
     struct wt_eval_counts t;
     wt_eval_total(e, &t);
-    fprintf(f, "classifier '%s', %g-second windows, %zu trace files", e->classifier, e->window_s,
-            e->nfiles);
+    fprintf(f, "classifier '%s', %g-second windows, %zu trace file%s", e->classifier, e->window_s,
+            e->nfiles, e->nfiles == 1 ? "" : "s");
     if (e->model) /* which model scored, as benchmark says */
         model_path(f, e->model);
     fputc('\n', f);

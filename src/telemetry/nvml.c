@@ -817,8 +817,9 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
             rc = s->f.proc_detail(d->h, &l);
             n = l.numProcArrayEntries;
         }
-        /* the older calls in turn when the detail list is missing or fails
-         * (535.43 to 535.85 export it broken), as the process listing does */
+        /* the older calls in turn when the detail list is missing (drivers
+         * before the 12.2-era 535 ones) or fails, as the process listing
+         * does */
         nvml_dev_procs_fn older[] = {s->f.procs_v3, s->f.procs_v2, s->f.procs_v1};
         for (int k = 0; k < 3; k++)
             if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE &&

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "telemetry/owners.h"
@@ -1638,6 +1639,16 @@ int wt_trace_open(const char *path, const struct wt_trace_opts *opts, struct wt_
     FILE *f = fopen(path, "rb");
     if (!f)
         return wt_errf(err, WT_EIO, "cannot open '%s': %s", path, strerror(errno));
+    /* a directory opens, and its first read failed as "DIR:1: read error"
+     * (a line 1 it does not have) */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return wt_errf(err, WT_EIO,
+                       "cannot open '%s': is a directory (a trace is one file; `eval --traces "
+                       "DIR` reads the traces of a directory)",
+                       path);
+    }
     return wt_trace_open_stream(f, 1, path, opts, out, err);
 }
 

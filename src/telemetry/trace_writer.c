@@ -173,7 +173,14 @@ int wt_trace_writer_open(const char *path, const char *const *keys, const char *
     struct wt_trace_writer *w = calloc(1, sizeof(*w));
     if (!w)
         return wt_errf(err, WT_ENOMEM, "out of memory");
-    snprintf(w->name, sizeof(w->name), "%s", strcmp(path, "-") ? path : "standard output");
+    /* a path too long for the messages keeps its end, which names the file
+     * (its first 255 bytes named a directory above it) */
+    const char *shown = strcmp(path, "-") ? path : "standard output";
+    size_t sl = strlen(shown);
+    if (sl < sizeof(w->name))
+        snprintf(w->name, sizeof(w->name), "%s", shown);
+    else
+        snprintf(w->name, sizeof(w->name), "...%s", shown + sl - (sizeof(w->name) - 4));
     w->owners = owners;
     /* a line the reader could not read back whole is an error, never cut;
      * checked before the file is created or emptied */
