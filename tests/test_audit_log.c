@@ -1578,9 +1578,19 @@ static void test_side_file_signed_during_scan(void **state)
     assert_int_equal(fwrite(cp11, 1, n1, o), n1);
     fclose(o);
     st = verify_while_swapped(path21, p.checkpoint, cp31, n3, nlog / 2, r);
-    if (st != WT_VERIFY_WARN || r->sealed != 11 || r->damage != WT_DMG_NONE)
-        fail_msg("newer than the lines read: status %d, %llu sealed: %s", st,
-                 (unsigned long long)r->sealed, r->message);
+    if (st != WT_VERIFY_WARN || r->sealed != 11 || r->damage != WT_DMG_NONE || r->side_size != 11)
+        fail_msg("newer than the lines read: status %d, %llu sealed, side file %llu: %s", st,
+                 (unsigned long long)r->sealed, (unsigned long long)r->side_size, r->message);
+    /* ... also when the side file covered exactly the lines read, compared at
+     * the end, and the newer one came after the last read (a re-read there
+     * took it for a truncation) */
+    o = fopen(p.checkpoint, "w");
+    assert_int_equal(fwrite(cp21, 1, n2, o), n2);
+    fclose(o);
+    st = verify_while_swapped(path21, p.checkpoint, cp31, n3, nlog, r);
+    if (st != WT_VERIFY_OK || r->sealed != 21 || r->side_size != 21)
+        fail_msg("newer after the last read: status %d, %llu sealed, side file %llu: %s", st,
+                 (unsigned long long)r->sealed, (unsigned long long)r->side_size, r->message);
     /* an older one put back mid-scan is not taken (the one read at the
      * start was compared) */
     o = fopen(p.checkpoint, "w");

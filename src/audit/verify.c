@@ -50,10 +50,14 @@ struct ext {
                  * replaced by what is not a file (damage, after what the others show) */
     struct wt_note note;
     struct wt_checkpoint cp;
-    int sig;       /* 1 verified by the log key, 0 absent, -1 invalid, 2 verified by
-                    * the log key but for another origin (another log's checkpoint) */
-    int checked;   /* root compared */
-    int reloaded;  /* the side file as re-read during the scan (side_reload) */
+    int sig;      /* 1 verified by the log key, 0 absent, -1 invalid, 2 verified by
+                   * the log key but for another origin (another log's checkpoint) */
+    int checked;  /* root compared */
+    int reloaded; /* the side file has been re-read during the scan (side_reload): it
+                   * was compared before; stays set */
+    int has_prev; /* holds a reload not compared yet; prev_* is the one compared */
+    struct wt_note prev_note;
+    struct wt_checkpoint prev_cp;
     char why[300]; /* loaded < 0: what was wrong with it */
 };
 
@@ -78,6 +82,7 @@ struct vs {
     struct ext ext[1 + WT_VERIFY_AGAINST_SLOTS];
     size_t next;
     uint64_t max_ext;      /* largest signed external size */
+    int finishing;         /* in finish(): the side file is re-read there alone */
     uint8_t last_leaf[32]; /* leaf hash of the last valid line */
 };
 
@@ -150,11 +155,12 @@ static int read_checkpoint(FILE *f, const char *path, struct wt_note *note,
  * reaches its size; anything else (older, unsigned, unreadable, spoilt) is
  * left out: e, read at the start, has been compared.  Not a source of
  * damage on its own: one for lines the scan did not read (appended after it)
- * is dropped at the end (finish). */
+ * gives way at the end to the one compared before it (finish), which stays
+ * the side file's checkpoint the report names (side_size). */
 static void side_reload(struct vs *v, struct ext *e, uint64_t want)
 {
     if (!v->have_key || !v->o->side_path || e->label != v->o->side_path || e->loaded != 1 ||
-        e->sig != 1 || !e->checked)
+        e->sig != 1 || !e->checked || e->has_prev)
         return;
     const char *why = NULL;
     FILE *f = wt_fopen_regular(e->label, &why);
@@ -168,11 +174,25 @@ static void side_reload(struct vs *v, struct ext *e, uint64_t want)
         wt_note_free(&note);
         return;
     }
-    wt_note_free(&e->note);
+    e->prev_note = e->note;
+    e->prev_cp = e->cp;
+    e->has_prev = 1;
     e->note = note;
     e->cp = cp;
     e->checked = 0;
     e->reloaded = 1;
+}
+
+/* A reload for lines the scan did not read: the compared one back. */
+static void side_restore(struct ext *e)
+{
+    if (!e->has_prev)
+        return;
+    wt_note_free(&e->note);
+    e->note = e->prev_note;
+    e->cp = e->prev_cp;
+    e->checked = 1;
+    e->has_prev = 0;
 }
 
 /* Compares every signed external checkpoint of size v->n with root. */
@@ -213,7 +233,15 @@ static int ext_compare(struct vs *v, const uint8_t root[32], uint64_t line, uint
         }
         if (e->cp.size > v->r->sealed_through)
             v->r->sealed_through = e->cp.size;
-        side_reload(v, e, 0);
+        if (e->has_prev) { /* the reload compared: the one before it is done with */
+            wt_note_free(&e->prev_note);
+            e->has_prev = 0;
+        }
+        /* in finish() the side file was re-read for the lines read, once:
+         * another read there, for lines appended after the scan, was taken
+         * for a truncation */
+        if (!v->finishing)
+            side_reload(v, e, 0);
     }
     return 0;
 }
@@ -627,14 +655,13 @@ static int finish(struct vs *v)
      * did not read (a writer appended them after it) tells nothing of this
      * log's lines, and is left out; at the end, one for exactly the lines
      * read is taken up as well (side_reload) */
+    v->finishing = 1;
     for (size_t i = 0; i < v->next; i++) {
         struct ext *e = &v->ext[i];
+        if (e->has_prev && e->cp.size != v->n)
+            side_restore(e);
         if (!v->stopped && r->sealed < v->n)
             side_reload(v, e, v->n);
-        if (e->reloaded && e->loaded == 1 && !e->checked && e->cp.size != v->n) {
-            wt_note_free(&e->note);
-            e->loaded = 0;
-        }
     }
     uint8_t root[32];
     wt_merkle_range_root(&r->range, root);
@@ -897,9 +924,12 @@ out:
                  unusable->why);
         append_msg(r, more);
     }
-    for (size_t i = 0; i < v->next; i++)
+    for (size_t i = 0; i < v->next; i++) {
         if (v->ext[i].loaded == 1)
             wt_note_free(&v->ext[i].note);
+        if (v->ext[i].has_prev)
+            wt_note_free(&v->ext[i].prev_note);
+    }
     return r->status;
 }
 
@@ -1068,7 +1098,7 @@ static void keep_at(const struct vs *v, uint64_t mark, struct wt_verify_resume *
     if (!keep || v->stopped || v->off > mark || !v->r->have_genesis)
         return;
     for (size_t k = 0; k < v->next; k++)
-        if (v->ext[k].checked)
+        if (v->ext[k].checked || v->ext[k].reloaded) /* reloaded: compared before */
             return;
     snapshot(v, keep);
 }

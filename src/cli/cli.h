@@ -42,8 +42,9 @@ int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, con
 /* Whether a file at path may be written, checked before a long run writes
  * it: its name fits, a temporary file can be made beside it (made and removed
  * now: a directory that access() calls writable may still refuse it, /proc as
- * root), and a file already there is writable.  0 ("-" too), or an errno. */
-int wt_cli_out_writable(const char *path);
+ * root), and, written in place (in_place), a file already there is writable.
+ * 0 ("-" too), or an errno. */
+int wt_cli_out_writable(const char *path, int in_place);
 int wt_cli_out_commit(struct wt_cli_out *o, const char *cmd, const char *what);
 void wt_cli_out_abort(struct wt_cli_out *o);
 

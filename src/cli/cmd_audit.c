@@ -79,15 +79,18 @@ int wt_cli_log_paths(const char *prog, const char *dir, const char *file, struct
                 *p = d;
         }
     } else {
+        const char *given = dir ? "--log-dir" : "WT_LOG_DIR";
         if (!dir)
             dir = getenv("WT_LOG_DIR");
-        if (!dir || !*dir)
+        if (!dir || !*dir) {
             dir = WT_DEFAULT_LOG_DIR;
+            given = "the default log directory";
+        }
         /* a log file named as the directory: said as the other way round
          * is (it read "cannot open F/log.jsonl: Not a directory") */
         struct stat st;
         if (stat(dir, &st) == 0 && S_ISREG(st.st_mode)) {
-            fprintf(stderr, "%s: --log-dir %s: is a file (use --log-file)\n", prog, WT_CLEAN(dir));
+            fprintf(stderr, "%s: %s %s: is a file (use --log-file)\n", prog, given, WT_CLEAN(dir));
             return 2;
         }
         rc = wt_log_paths_dir(p, dir, &err);

@@ -273,7 +273,7 @@ int wt_cmd_record(int argc, char **argv)
      * writer's to open. */
     struct stat ost;
     int oe = strcmp(out_path, "-") && (stat(out_path, &ost) != 0 || S_ISREG(ost.st_mode))
-                 ? wt_cli_out_writable(out_path)
+                 ? wt_cli_out_writable(out_path, 1)
                  : 0;
     if (oe) {
         fprintf(stderr, "workloadtruth record: cannot create '%s': %s\n", WT_CLEAN(out_path),

@@ -207,7 +207,7 @@ int wt_cmd_train(int argc, char **argv)
             status = WT_EXIT_USAGE;
             goto out;
         }
-        int e = outs[i] ? wt_cli_out_writable(outs[i]) : 0;
+        int e = outs[i] ? wt_cli_out_writable(outs[i], 0) : 0;
         if (e) {
             fprintf(stderr, "workloadtruth train: cannot write %s %s: %s\n", onames[i],
                     WT_CLEAN(outs[i]), strerror(e));

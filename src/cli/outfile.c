@@ -22,7 +22,7 @@
 #include "cli/opts.h"
 #include "util/fileio.h"
 
-int wt_cli_out_writable(const char *path)
+int wt_cli_out_writable(const char *path, int in_place)
 {
     if (!strcmp(path, "-"))
         return 0;
@@ -35,10 +35,11 @@ int wt_cli_out_writable(const char *path)
         return errno ? errno : EIO;
     close(fd);
     unlink(tmp);
-    /* a file there that this user may not write (a directory is the
-     * caller's to refuse, with its own words) */
+    /* written in place (record): a file there that this user may not write
+     * (a directory is the caller's to refuse, with its own words); replaced
+     * (train: a temporary file renamed over it) it need not be writable */
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, W_OK) != 0)
+    if (in_place && stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, W_OK) != 0)
         return errno;
     return 0;
 }
