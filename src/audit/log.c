@@ -68,8 +68,9 @@ int wt_log_paths_dir(struct wt_log_paths *p, const char *dir, struct wt_err *err
      * file of its own: which one is held is then not the caller's choice */
     struct stat st;
     struct wt_log_paths f;
+    struct wt_err ferr; /* not the caller's: this call succeeds either way */
     if (lstat(p->checkpoint, &st) != 0 && errno == ENOENT && lstat(p->key, &st) != 0 &&
-        errno == ENOENT && wt_log_paths_file(&f, p->log, err) == WT_OK &&
+        errno == ENOENT && wt_log_paths_file(&f, p->log, &ferr) == WT_OK &&
         (lstat(f.key, &st) == 0 || lstat(f.checkpoint, &st) == 0))
         *p = f;
     return WT_OK;
