@@ -49,6 +49,8 @@
  *                     nvmlDeviceGetSamples#T counts the calls for buffer type
  *                     T only (1: GPU utilization)
  *     slow=G:FUNC:MS  on GPU G, every call of FUNC first sleeps MS ms
+ *     ring=N          each sample buffer holds the newest N readings (default
+ *                     120)
  *     reserved=MIB    the driver reserves MIB MiB: the v1 memory call counts
  *                     it in "used", the v2 call reports it apart (as real
  *                     drivers: about 900 MiB on an A100)
@@ -139,6 +141,7 @@ static struct {
     int nflaky, nslow;
     int init_code, nogpus, proc535, empty, boottime, mig_gpu, mig_samegi, procutil_hist,
         procutil_epoch, samples_race, samples_fail_once;
+    int ring; /* readings a sample buffer holds (ring=N; default RING) */
     double reserved_mib;
     /* processes */
     int pgpu[MAXP];
@@ -273,6 +276,8 @@ static void parse_faults(void)
             F.procutil_hist = 1;
         } else if (!strcmp(tok, "procutil_epoch")) {
             F.procutil_epoch = 1;
+        } else if (!strncmp(tok, "ring=", 5)) {
+            F.ring = atoi(tok + 5);
         } else if (!strcmp(tok, "samples_race")) {
             F.samples_race = 1;
         } else if (!strcmp(tok, "samples_fail_once")) {
@@ -806,7 +811,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t h, int type, unsigned long
     int g = d->gpu, hi = cur(g);
     if (F.t[g][hi] > now_t())
         hi = -1; /* nothing released yet */
-    int lo = hi - RING + 1 < 0 ? 0 : hi - RING + 1;
+    int ring = F.ring > 0 ? F.ring : RING;
+    int lo = hi - ring + 1 < 0 ? 0 : hi - ring + 1;
     unsigned k = 0;
     *vt = NVML_VALUE_TYPE_UNSIGNED_INT;
     for (int i = lo; i <= hi; i++)

@@ -768,6 +768,32 @@ static void test_memory_call_fixed(void **state)
     unlink(path);
 }
 
+/* A driver buffer that holds more readings since the last poll than the
+ * backend's first buffer (1024) is drained whole: the fetches were cut to
+ * 1024 readings, failed as too short, and the readings were lost. */
+static void test_buffer_grows(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/wt_fake_ring_XXXXXX";
+    FILE *f = new_trace(path, A100_HEAD "t_s,gpu,util_gpu_pct,power_w\n");
+    for (int i = 0; i < 15000; i++)
+        fprintf(f, "%.2f,0,%d,%d\n", i * 0.01, 20 + i % 60, 100 + i % 200);
+    fclose(f);
+    env("ring=6000");
+    setenv("WT_FAKE_NVML_TRACE", path, 1);
+    setenv("WT_FAKE_NVML_SPEED", "20", 1); /* 2000 readings a second */
+    struct wt_source *src = must_open(WT_FAKE_NVML, 1.0);
+    static struct wt_sample buf[12000];
+    size_t n = read_until(src, 0, buf, 12000, 2.2);
+    /* the trace's 0.01 s rows are 0.5 ms apart at 20 times the speed */
+    if (n < 3000 || widest_gap(buf, n) > 0.01)
+        fail_msg("%zu rows, the widest gap %.3f s", n, widest_gap(buf, n));
+    for (size_t i = 1; i < n; i++)
+        assert_true(wt_measured(buf[i].v[WT_COL_UTIL_GPU]) && wt_measured(buf[i].v[WT_COL_POWER]));
+    wt_source_close(src);
+    unlink(path);
+}
+
 /* A GPU the caller said it will not read is not polled: a slow one nobody
  * asked for (0.3 s a call) slowed the polls of the one read to about 3 a
  * second for 10. */
@@ -809,6 +835,7 @@ int main(void)
         cmocka_unit_test(test_gpu_stops_answering),
         cmocka_unit_test(test_memory_call_fixed),
         cmocka_unit_test(test_ignored_gpu_not_polled),
+        cmocka_unit_test(test_buffer_grows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

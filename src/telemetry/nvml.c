@@ -52,7 +52,11 @@
 #include "util/clock.h"
 #include "util/text.h"
 
+/* the sample buffers' first size, and the most they grow to (4 MiB a type):
+ * no source gives the driver buffers' capacity, so a drain that finds more
+ * readings than fit grows its buffer to the count the driver gives */
 #define MAX_BUF_SAMPLES 1024
+#define BUF_SAMPLES_LIMIT 262144u
 #define MAX_QUEUE 200000
 #define UNREAD_QUEUE 4096 /* rows kept for a GPU not read yet */
 #define REANCHOR_S 2.0
@@ -195,6 +199,7 @@ struct nvml {
     int ndev;
     double interval, t0, next_tick;
     nvmlSample_t *buf[3];
+    unsigned bufcap[3]; /* readings each buffer holds */
     const atomic_int *stop;
     int pidns;   /* 0 not checked yet, 1 the host's PID namespace, -1 another one */
     int drained; /* asked to stop: the buffers were drained one last time */
@@ -352,6 +357,50 @@ static int model_word(const char *name, const char *word)
     return 0;
 }
 
+/* Grows sample buffer t to hold want readings and a quarter more (up to
+ * BUF_SAMPLES_LIMIT); 0 when it cannot grow (at the limit, out of memory). */
+static int grow_buf(struct nvml *s, int t, unsigned want)
+{
+    if (want <= s->bufcap[t])
+        return 1;
+    if (s->bufcap[t] >= BUF_SAMPLES_LIMIT)
+        return 0;
+    /* any count a driver gives, a junk one too, ends at the limit */
+    unsigned cap = want >= BUF_SAMPLES_LIMIT / 2 ? BUF_SAMPLES_LIMIT : want + want / 4 + 64;
+    nvmlSample_t *nb = realloc(s->buf[t], (size_t)cap * sizeof(*nb));
+    if (!nb)
+        return 0;
+    s->buf[t] = nb;
+    s->bufcap[t] = cap;
+    return 1;
+}
+
+/* Fetches buffer type t's readings newer than `last` into s->buf[t], whose
+ * count *n was just given by a size query: the whole buffer is offered, not
+ * that count (a reading that arrives between the two calls would make an
+ * exact-size fetch fail), grown first where the count does not fit, and once
+ * more where the driver says it still does not (readings that arrived in
+ * between).  *n is the count fetched. */
+static nvmlReturn_t fetch(struct nvml *s, nvmlDevice_t h, int t, unsigned long long last,
+                          int *vtype, unsigned *n)
+{
+    nvmlReturn_t rc = NVML_ERROR_INSUFFICIENT_SIZE;
+    unsigned want = *n;
+    for (int tries = 0; tries < 2 && rc == NVML_ERROR_INSUFFICIENT_SIZE; tries++) {
+        grow_buf(s, t, want); /* not grown: the fetch fails as too short */
+        *n = s->bufcap[t];
+        rc = s->f.samples(h, t, last, vtype, n, s->buf[t]);
+        if (rc == NVML_ERROR_INSUFFICIENT_SIZE && *n <= s->bufcap[t])
+            break; /* a count that would have fitted: not a size to grow to */
+        want = *n;
+    }
+    if (rc != NVML_SUCCESS)
+        *n = 0;
+    else if (*n > s->bufcap[t])
+        *n = s->bufcap[t];
+    return rc;
+}
+
 static void probe_device(struct nvml *s, struct dev *d)
 {
     nvmlReturn_t rc;
@@ -475,10 +524,7 @@ static void probe_device(struct nvml *s, struct dev *d)
              * buffer stays in use: its first drain is then its history,
              * whose readings from before the run poll_dev() drops (turned
              * off, one failed call cost the run its sub-second series) */
-            n = MAX_BUF_SAMPLES;
-            if (s->f.samples(d->h, t, 0, &vt, &n, s->buf[t]) == NVML_SUCCESS) {
-                if (n > MAX_BUF_SAMPLES)
-                    n = MAX_BUF_SAMPLES;
+            if (fetch(s, d->h, t, 0, &vt, &n) == NVML_SUCCESS) {
                 for (unsigned i = 0; i < n; i++)
                     if (s->buf[t][i].timeStamp > d->seen[t])
                         d->seen[t] = s->buf[t][i].timeStamp;
@@ -629,8 +675,9 @@ static int push(struct dev *d, const struct wt_sample *in)
     return 1;
 }
 
-/* Drains one sample buffer; returns the count (0 if empty or unsupported). */
-static unsigned drain(struct nvml *s, struct dev *d, int type, nvmlSample_t *out, int *vtype)
+/* Drains one sample buffer into s->buf[type]; returns the count (0 if empty
+ * or unsupported). */
+static unsigned drain(struct nvml *s, struct dev *d, int type, int *vtype)
 {
     if (!s->f.samples || !d->buf_ok[type])
         return 0;
@@ -646,16 +693,12 @@ static unsigned drain(struct nvml *s, struct dev *d, int type, nvmlSample_t *out
     }
     if (n == 0)
         return 0;
-    /* the whole buffer, not the count just reported: a reading that
-     * arrives between the two calls would make an exact-size fetch fail */
-    n = MAX_BUF_SAMPLES;
-    rc = s->f.samples(d->h, type, d->seen[type], vtype, &n, out);
+    rc = fetch(s, d->h, type, d->seen[type], vtype, &n);
     if (!ok(s, d, rc, "nvmlDeviceGetSamples")) {
         d->drain_failed |= 1u << type;
         return 0;
     }
-    if (n > MAX_BUF_SAMPLES)
-        n = MAX_BUF_SAMPLES;
+    const nvmlSample_t *out = s->buf[type];
     for (unsigned i = 0; i < n; i++)
         if (out[i].timeStamp > d->seen[type])
             d->seen[type] = out[i].timeStamp;
@@ -858,12 +901,12 @@ static void poll_dev(struct nvml *s, struct dev *d, double now)
      * (drained now, they were gone, and the delayed rows took the power of
      * a poll 1.8 s later) */
     const int U = NVML_GPU_UTILIZATION_SAMPLES;
-    n[U] = drain(s, d, U, s->buf[U], &vt[U]);
+    n[U] = drain(s, d, U, &vt[U]);
     int failed = (d->drain_failed >> U) & 1;
     int defer = n[U] == 0 && failed && d->drains_failed < MAX_DRAINS_FAILED;
     for (int t = 0; t < 3; t++)
         if (t != U)
-            n[t] = defer ? 0 : drain(s, d, t, s->buf[t], &vt[t]);
+            n[t] = defer ? 0 : drain(s, d, t, &vt[t]);
     if (d->lost)
         return;
     if (silent(d, &pt, n))
@@ -1050,7 +1093,7 @@ static int nvml_open(struct wt_source *src, const struct wt_source_config *cfg, 
     }
     parse_driver(s);
     for (int t = 0; t < 3; t++)
-        if (!(s->buf[t] = calloc(MAX_BUF_SAMPLES, sizeof(nvmlSample_t)))) {
+        if (!(s->buf[t] = calloc((s->bufcap[t] = MAX_BUF_SAMPLES), sizeof(nvmlSample_t)))) {
             rc = wt_errf(err, WT_ENOMEM, "out of memory");
             goto fail;
         }
