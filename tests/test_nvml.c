@@ -83,6 +83,19 @@ static void test_open_and_info(void **state)
     assert_string_equal(wt_source_meta(src, "driver_version"), "550.54.15");
     assert_int_equal(wt_source_device_info(src, 2, &d, &err), WT_ENODEV);
     wt_source_close(src);
+    /* a UUID call that fails once is asked again: the GPU keeps its identity
+     * (it had none for the run); one that always fails gives none */
+    env("flaky=1:nvmlDeviceGetUUID:1:0:999");
+    src = must_open(WT_FAKE_NVML, 0.2);
+    assert_int_equal(wt_source_device_info(src, 1, &d, &err), WT_OK);
+    assert_string_equal(d.uuid, "GPU-fake-0000-0001");
+    wt_source_close(src);
+    env("flaky=1:nvmlDeviceGetUUID:1:1:10");
+    src = must_open(WT_FAKE_NVML, 0.2);
+    assert_int_equal(wt_source_device_info(src, 1, &d, &err), WT_OK);
+    assert_string_equal(d.uuid, "");
+    assert_string_equal(d.name, "NVIDIA A100-SXM4-40GB");
+    wt_source_close(src);
 }
 
 /* Sub-second samples from the driver's buffers, every column, in time order. */

@@ -417,8 +417,16 @@ static void probe_device(struct nvml *s, struct dev *d)
     nvmlReturn_t name_rc = s->f.name ? s->f.name(d->h, d->name, sizeof(d->name)) : NVML_SUCCESS;
     if (!ok(s, d, name_rc, "nvmlDeviceGetName"))
         snprintf(d->name, sizeof(d->name), "unknown");
-    if (s->f.uuid)
-        (void)ok(s, d, s->f.uuid(d->h, d->uuid, sizeof(d->uuid)), "nvmlDeviceGetUUID");
+    if (s->f.uuid) {
+        /* the GPU's identity in the log, metrics and job matching for the
+         * whole run: a call that failed once (UNKNOWN, TIMEOUT) left it
+         * without one, so it is asked up to 3 times */
+        nvmlReturn_t r = NVML_ERROR_UNKNOWN;
+        for (int k = 0; k < 3 && (r == NVML_ERROR_UNKNOWN || r == NVML_ERROR_TIMEOUT); k++)
+            r = s->f.uuid(d->h, d->uuid, sizeof(d->uuid));
+        if (!ok(s, d, r, "nvmlDeviceGetUUID"))
+            d->uuid[0] = '\0';
+    }
     /* the driver's bytes reach JSON, metrics, the log and the terminal */
     d->name[sizeof(d->name) - 1] = d->uuid[sizeof(d->uuid) - 1] = d->bus[sizeof(d->bus) - 1] = '\0';
     wt_text_clean(d->name);
