@@ -494,6 +494,18 @@ static void waiting_call_cancelled(void **state)
     wt_mcp_server_free(s);
 }
 
+/* Cancels the call (the atomic_int *cancel of w[0]) after 3 s unless w[1] is
+ * set first: a call that waits for the turn fails the test, not hangs it. */
+static void *watchdog(void *p)
+{
+    atomic_int *w = p;
+    struct timespec d = {0, 10000000L};
+    for (int i = 0; i < 300 && !atomic_load(&w[1]); i++)
+        nanosleep(&d, NULL);
+    atomic_store(&w[0], 1);
+    return NULL;
+}
+
 /* A call whose arguments are bad is answered at once, also while another
  * call's tool runs: it waited for the turn first (behind live sampling, tens
  * of seconds) to be told its arguments were wrong. */
@@ -501,10 +513,12 @@ static void bad_arguments_do_not_wait(void **state)
 {
     (void)state;
     struct wt_mcp_server *s = new_server(NULL);
-    s->tool_busy = 1; /* another call's tool runs, and does not return */
-    atomic_int cancel = 0;
-    struct wt_mcp_call call = {NULL, NULL, &cancel};
+    s->tool_busy = 1;         /* another call's tool runs, and does not return */
+    atomic_int w[2] = {0, 0}; /* the calls' cancel flag, and "done" */
+    struct wt_mcp_call call = {NULL, NULL, &w[0]};
     struct wt_mcp_session sess = {1, 1, "2025-11-25"};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, watchdog, w), 0);
     static const char *const bad[][3] = {
         {"classify_workload", "{\"samples\":2}", "'samples' must be from 5"},
         {"check_declaration", "{\"backend\":\"synthetic\"}", "'declared' is required"},
@@ -533,6 +547,8 @@ static void bad_arguments_do_not_wait(void **state)
         assert_true(took < 1);
         json_decref(r);
     }
+    atomic_store(&w[1], 1);
+    pthread_join(t, NULL);
     assert_int_equal(s->tool_busy, 1); /* still the other call's */
     wt_mcp_server_free(s);
 }
