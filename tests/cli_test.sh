@@ -656,7 +656,10 @@ run eval-twice 0 sh -c '"$1" eval "$2" "$2" - --window 5 --classifier rules <"$2
 run eval-missing 1 "$WT" eval --traces "$TMP/none" && has err "cannot open" && oneline
 run eval-bad 1 "$WT" eval --traces "$TMP/bad.csv" && has err "bad.csv:3:" && oneline
 printf 't_s,power_w\n0,1\n1,2\n' >"$TMP/nolabel.csv"
-run eval-unscored 1 "$WT" eval --traces "$TMP/nolabel.csv" && has err "no window could be scored" && has err "labels cover too little"
+run eval-unscored 1 "$WT" eval --traces "$TMP/nolabel.csv" && has err "no window could be scored" && has err "no row carries a label"
+# labelled on half of the rows: the labels cover too little
+printf 't_s,power_w,label\n0,1,training\n1,2,training\n2,2,training\n3,2,\n4,2,\n5,2,\n' >"$TMP/halflabel.csv"
+run eval-unscored-half 1 "$WT" eval --traces "$TMP/halflabel.csv" --window 6 --classifier rules && has err "labels cover too little"
 # labelled, but every window short: the message names that, not the labels
 printf 't_s,power_w,label\n0,1,training\n1,2,training\n2,2,training\n3,2,training\n4,2,training\n5,2,training\n' >"$TMP/onelabel.csv"
 run eval-unscored-short 1 "$WT" eval --traces "$TMP/onelabel.csv" --window 86400 && has err "(0 unlabelled or mixed," && has err "too few samples for the classifier or spanned less than half"

@@ -318,7 +318,11 @@ int wt_cmd_eval(int argc, char **argv)
     if (tot.scored == 0) {
         /* the cause the counts point at: labels, or windows too short */
         const char *why =
-            !tot.skipped_short
+            tot.skipped_unlabelled && tot.skipped_no_label == tot.skipped_unlabelled &&
+                    !tot.skipped_short
+                ? "no row carries a label (a label column, or a '# label:' line): eval scores "
+                  "labelled traces; 'classify --trace FILE' reads unlabelled ones"
+            : !tot.skipped_short
                 ? (o.clf->max_seconds > 0 && window > o.clf->max_seconds
                        ? "labels cover too little of each --window, or of its last 30 s "
                          "(the part the classifier scores: both must carry one label on 80% "

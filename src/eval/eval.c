@@ -25,6 +25,7 @@ void wt_eval_add_counts(struct wt_eval_counts *dst, const struct wt_eval_counts 
     dst->scored += src->scored;
     dst->correct += src->correct;
     dst->skipped_unlabelled += src->skipped_unlabelled;
+    dst->skipped_no_label += src->skipped_no_label;
     dst->skipped_short += src->skipped_short;
     for (int t = 0; t < WT_NCLASSES; t++)
         for (int p = 0; p < WT_NPRED; p++)
@@ -164,6 +165,10 @@ static int on_window(void *vctx, const struct wt_ds_window *dw, struct wt_err *e
     struct wt_eval_counts *cnt = &c->rep->files[c->rep->nfiles - 1].c;
     if (dw->skip == WT_DS_UNLABELLED) {
         cnt->skipped_unlabelled++;
+        size_t i = 0;
+        while (i < dw->w->n && dw->w->s[i].label == WT_CLASS_NONE)
+            i++;
+        cnt->skipped_no_label += i == dw->w->n;
         return WT_OK;
     }
     if (dw->skip == WT_DS_SHORT) {

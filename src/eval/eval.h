@@ -53,6 +53,7 @@ struct wt_eval_opts {
 struct wt_eval_counts {
     size_t scored, correct;
     size_t skipped_unlabelled, skipped_short;
+    size_t skipped_no_label; /* of the unlabelled: windows without one labelled row */
     size_t confusion[WT_NCLASSES][WT_NPRED]; /* [truth][predicted] */
 };
 
