@@ -488,8 +488,8 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
     family(&b, "workloadtruth_gpu_declaration_source", "gauge",
            "Where the last window's declared type came from (1 for it: command-line, policy, "
            "policy-default, process; conflict when the GPU's processes disagreed and none "
-           "was taken, unlisted when they could not be listed); absent when nothing was "
-           "declared.");
+           "was taken, unlisted when they could not be listed: both also without a "
+           "declaration); absent when nothing was declared by any of them.");
     for (int i = 0; i < WT_METRICS_MAX_GPUS; i++) {
         const struct wt_gpu_metrics *g = &m->gpu[i];
         if (!g->used || !g->classified || !g->declared_by)
