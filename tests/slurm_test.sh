@@ -164,9 +164,13 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 MinJobAge=3600
 KillWait=5
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN
+GresTypes=gpu
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=1 Gres=gpu:2 State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 EOF
+# two GPUs for GRES, device files standing in (slurmd drops a GPU without
+# one); slurmd reads gres.conf beside slurm.conf
+printf 'Name=gpu File=/dev/null\nName=gpu File=/dev/zero\n' >"$D/gres.conf"
 SLURM_CONF=$D/slurm.conf
 export SLURM_CONF
 
@@ -596,6 +600,54 @@ esac
     ok "(c) hanging agent: run once, not retried" ||
     bad "(c) hanging agent: $(grep -c "workloadtruth: job $JOB declared=" "$D/slurmd.log") runs"
 
+# the hook killed, as slurmd kills a job epilog that runs past
+# PrologEpilogTimeout (by its process group, which the agent has left): the
+# agent dies with it (it ran on as root, with no one to enforce timeout=)
+rm -f "$D/hang.pid"
+plugstack "mode=classify timeout=60"
+srun --workload-type=idle --chdir="$D/jobs" true 2>"$D/srun.err" || die "srun: $(cat "$D/srun.err")"
+i=0
+while [ ! -s "$D/hang.pid" ] && [ $i -lt 300 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+hang=$(cat "$D/hang.pid" 2>/dev/null)
+hook=$(awk '{print $4}' "/proc/$hang/stat" 2>/dev/null)
+if [ -z "$hang" ] || [ -z "$hook" ] || [ "$hook" -le 1 ]; then
+    bad "(c) the job epilog's agent never ran (pid '$hang', parent '$hook')"
+elif [ "$hook" = "$SLURMD_PID" ]; then
+    bad "(c) the job epilog's agent is slurmd's own child: not killing slurmd"
+    kill -9 "$hang"
+else
+    kill -9 "$hook"
+    i=0
+    while kill -0 "$hang" 2>/dev/null && [ $i -lt 50 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if kill -0 "$hang" 2>/dev/null; then
+        bad "(c) the agent $hang runs on after its hook $hook was killed"
+        kill -9 "$hang"
+    else
+        ok "(c) the agent died with its killed hook"
+    fi
+fi
+# slurmd drains a node whose epilog failed: the next cases need it back,
+# once the job has gone
+i=0
+while [ -n "$(squeue -h 2>/dev/null)" ] && [ $i -lt 200 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+sleep 0.5
+i=0
+while ! node_ok && [ $i -lt 100 ]; do
+    scontrol update NodeName=localhost State=RESUME >/dev/null 2>&1
+    sleep 0.2
+    i=$((i + 1))
+done
+node_ok || die "the node stays $(node_state) after the killed job epilog"
+
 # an agent that fails after pages of warnings (more than the 4 KiB kept): its
 # last stderr line (why it failed) is logged, not the first 511 bytes (a
 # warning's first words)
@@ -690,6 +742,55 @@ last_class | grep -q "of 10 windows TRAINING" && ok "(p) 300 s recorded: 10 wind
 grep -q "plugstack.conf: 2 arg= arguments ignored: arg= is for mode=classify" "$D/slurmd.log" &&
     ok "(p) arg= with mode=record: logged as ignored" ||
     bad "(p) arg= with mode=record: no line in slurmd.log"
+
+# ---- (u) the job's GPUs (SLURM_JOB_GPUS, as slurmd gives the job prolog):
+# a job without GPUs, or on other GPUs, is not judged on gpu=N's work
+GPU_REC="mode=record windows=5 min_samples=10 record_arg=--backend record_arg=synthetic record_arg=--profile record_arg=training record_arg=--duration record_arg=30"
+gpu_case() { # NAME EXPECTED [sbatch args]: the job's log line holds EXPECTED
+    name=$1
+    want=$2
+    shift 2
+    submit --workload-type=inference "$@"
+    wait_done || bad "(u) $name: job $JOB did not finish with a workloadtruth log line"
+    line=$(grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | tail -n 1)
+    case $line in
+    *"$want"*) ok "(u) $name: $(echo "$line" | sed 's/.*workloadtruth: //' | cut -c1-160)" ;;
+    *) bad "(u) $name: ${line:-no line}" ;;
+    esac
+}
+# shellcheck disable=SC2086 # GPU_REC is words
+plugstack $GPU_REC gpu=auto
+gpu_case "gpu=auto, a job without GPUs" "observed=none verdict=none (no GPU of the job on this node: SLURM_JOB_GPUS is not set)"
+grep -q "job $JOB: recording GPU" "$D/slurmd.log" && bad "(u) a job without GPUs was recorded" ||
+    ok "(u) a job without GPUs: nothing recorded"
+grep "job $JOB" "$D/slurmd.log" | grep -q "error:" && bad "(u) a job without GPUs: an error line" ||
+    ok "(u) a job without GPUs: no error line"
+case $(job_line) in
+*"declared=inference observed=none verdict=none (no GPU of the job here)"*) ok "(u) AdminComment: $(job_line)" ;;
+*) bad "(u) AdminComment: '$(job_line)'" ;;
+esac
+gpu_case "gpu=auto, --gres=gpu:1" "observed=TRAINING verdict=MISMATCH" --gres=gpu:1
+grep -q "job $JOB: recording GPU 0 " "$D/slurmd.log" && ok "(u) gpu=auto: the job's GPU 0 recorded" ||
+    bad "(u) gpu=auto: $(grep "job $JOB: recording" "$D/slurmd.log" | tail -n 1)"
+# shellcheck disable=SC2086
+plugstack $GPU_REC gpu=1
+gpu_case "gpu=1, --gres=gpu:1 (GPU 0)" "verdict=none (GPU 1 (gpu=) is not one of the job's: SLURM_JOB_GPUS=0)" --gres=gpu:1
+# (the synthetic source has one GPU: its recorder refuses GPU 1, which shows
+# that GPU 1 was the one asked for)
+gpu_case "gpu=1, --gres=gpu:2" "recorder: workloadtruth record: --gpus: '1'" --gres=gpu:2
+grep -q "job $JOB: recording GPU 1 " "$D/slurmd.log" && ok "(u) gpu=1: GPU 1 of the job's 0,1 recorded" ||
+    bad "(u) gpu=1: $(grep "job $JOB: recording" "$D/slurmd.log" | tail -n 1)"
+# through the job epilog (no batch script), which reads the job prolog's record
+# shellcheck disable=SC2086
+plugstack $GPU_REC gpu=auto
+JOB=$(srun --workload-type=idle --chdir="$D/jobs" sh -c 'echo $SLURM_JOB_ID' 2>"$D/srun.err")
+[ -n "$JOB" ] || die "srun --workload-type=idle: $(cat "$D/srun.err")"
+wait_done || bad "(u) srun job $JOB did not finish with a workloadtruth log line"
+grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | grep -qF "verdict=none (no GPU of the job on this node" &&
+    ok "(u) gpu=auto, srun without GPUs: no verdict (job epilog)" ||
+    bad "(u) gpu=auto, srun: $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | tail -n 1 | cut -c1-250)"
+[ ! -e "$D/wtspool/job-$JOB.gpus" ] && [ ! -e "$D/wtspool/job-$JOB.decl" ] &&
+    ok "(u) the job's spool records were removed" || bad "(u) job-$JOB.gpus or .decl left behind"
 
 # ---- (h) mode=record without an agent: no recording, an error, and it says so
 no_agent_case h record

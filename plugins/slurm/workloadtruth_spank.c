@@ -17,11 +17,15 @@
  * In mode=record (the default) a recorder started at job prolog samples the
  * GPU while the job runs, and the epilog classifies what it recorded; in
  * mode=classify the epilog runs `classify` with the configured agent args.
+ * The GPU is gpu=N, or gpu=auto the job's first, judged only where the job's
+ * SLURM_JOB_GPUS (slurmd's, in the job prolog) names it or is not set.
  *
  * What it is not: a classifier (that is the agent), an enforcement point (it
  * never fails, holds or kills a job), or a source of node state: every
  * failure on the node is logged and the hook returns success, because a job
- * prolog/epilog that fails drains the node.  See plugins/slurm/README.md.
+ * prolog/epilog that fails drains the node (a job epilog that runs past
+ * slurm.conf's PrologEpilogTimeout drains it too: the README says how to set
+ * it).  See plugins/slurm/README.md.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -39,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -79,6 +84,8 @@ struct cfg {
     unsigned windows;                 /* --windows */
     unsigned min_samples;             /* mode=record: fewer samples per window: fewer windows */
     unsigned gpu;                     /* GPU index to classify */
+    int gpu_auto;                     /* gpu=auto: the job's first GPU (SLURM_JOB_GPUS) */
+    char no_gpu[160];                 /* gpu_resolve: why the job has no GPU here to judge */
     char interval[16];                /* mode=record: seconds between samples */
     const char *args[MAX_AGENT_ARGS]; /* arg=: extra classify arguments */
     int nargs;
@@ -179,8 +186,10 @@ static void cfg_parse(struct cfg *c, int ac, char **av)
             bad = parse_uint(v, 1, 1000, &c->windows);
         else if (KEY("min_samples"))
             bad = parse_uint(v, 5, 100000, &c->min_samples);
-        else if (KEY("gpu"))
-            bad = parse_uint(v, 0, 1023, &c->gpu);
+        else if (KEY("gpu") && !strcmp(v, "auto"))
+            c->gpu_auto = 1;
+        else if (KEY("gpu") && !(bad = parse_uint(v, 0, 1023, &c->gpu)))
+            c->gpu_auto = 0;
         else if (KEY("interval"))
             bad = parse_interval(v, c->interval, sizeof(c->interval));
         /* a bare "arg" or "arg=" would pass an empty word: every job's
@@ -456,6 +465,7 @@ static int run_prog(char *const argv[], unsigned timeout_s, char *out, size_t ou
         snprintf(errbuf, err_cap, "pipe: %s", strerror(errno));
         goto cleanup;
     }
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(errbuf, err_cap, "fork: %s", strerror(errno));
@@ -463,6 +473,13 @@ static int run_prog(char *const argv[], unsigned timeout_s, char *out, size_t ou
     }
     if (pid == 0) {
         setpgid(0, 0);
+        /* killed with the hook: slurmd kills a job epilog that runs past
+         * PrologEpilogTimeout by its process group, which this one left, and
+         * the agent ran on as root with no one to enforce timeout= (the
+         * forking thread waits below, so the parent-death signal, sent when
+         * that thread ends, comes only with the hook) */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(126);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
@@ -761,6 +778,87 @@ cleanup:
     if (f)
         fclose(f);
     return rc;
+}
+
+/* The GPU to judge, from the job's SLURM_JOB_GPUS as slurmd gives it to the
+ * job prolog and epilog (slurmd's value: the job's owner cannot set it
+ * there): gpu=auto takes the first GPU listed; gpu=N is judged when the list
+ * names N, or when there is none (a cluster without GPU GRES, where a job is
+ * taken to have the node's GPUs).  Sets c->gpu, or c->no_gpu to why the job
+ * has no GPU here to judge (a job without GPUs, or on others, was judged on
+ * GPU N: another job's work, in this job's record and AdminComment). */
+static void gpu_resolve(struct cfg *c, const char *list)
+{
+    char e[ESC_CAP];
+    unsigned first = 0;
+    int n = 0, found = 0;
+    c->no_gpu[0] = '\0';
+    for (const char *p = list ? list : ""; *p && n >= 0;) {
+        char *end;
+        unsigned long a = 0, b = 0;
+        if (isdigit((unsigned char)*p))
+            a = b = strtoul(p, &end, 10);
+        else
+            end = (char *)p;
+        if (end != p && *end == '-' && isdigit((unsigned char)end[1]))
+            b = strtoul(end + 1, &end, 10);
+        if (end == p || a > 1023 || b > 1023 || b < a || (*end && *end != ',')) {
+            n = -1; /* not a list of GPU indices: as if there were none, said */
+            break;
+        }
+        if (!n++)
+            first = (unsigned)a;
+        found |= c->gpu >= a && c->gpu <= b;
+        p = *end ? end + 1 : end;
+    }
+    if (n < 0)
+        slurm_error("workloadtruth: ignoring SLURM_JOB_GPUS '%s': not a list of GPU indices",
+                    esc(list, ESC_MAX, e, sizeof(e)));
+    if (c->gpu_auto && n > 0)
+        c->gpu = first;
+    else if (c->gpu_auto)
+        snprintf(c->no_gpu, sizeof(c->no_gpu), "no GPU of the job on this node: %s",
+                 n < 0 ? "SLURM_JOB_GPUS is not a list" : "SLURM_JOB_GPUS is not set");
+    else if (n > 0 && !found)
+        snprintf(c->no_gpu, sizeof(c->no_gpu),
+                 "GPU %u (gpu=) is not one of the job's: SLURM_JOB_GPUS=%s", c->gpu,
+                 esc(list, ESC_MAX, e, sizeof(e)));
+}
+
+/* The job prolog's SLURM_JOB_GPUS (an empty line when it is not set), for
+ * the batch step, whose environment the job's owner controls.  Best effort:
+ * without it the batch step judges gpu=N (gpu=auto: nothing). */
+static void gpus_write(const struct cfg *c, uint32_t job, const char *list)
+{
+    char path[PATH_MAX];
+    if (spool_path(c, job, "gpus", path, sizeof(path)))
+        return;
+    int fd = create_new(path);
+    const char *v = list ? list : "";
+    size_t n = strnlen(v, 1024);
+    if (fd < 0 || write(fd, v, n) != (ssize_t)n || write(fd, "\n", 1) != 1 || close(fd) != 0) {
+        slurm_error("workloadtruth: job %u: cannot write %s: %s", (unsigned)job, path,
+                    strerror(errno));
+        if (fd >= 0)
+            unlink(path);
+    }
+}
+
+/* What gpus_write wrote, into buf; 0, or -1 when there is no such file. */
+static int gpus_read(const struct cfg *c, uint32_t job, char *buf, size_t cap)
+{
+    char path[PATH_MAX];
+    buf[0] = '\0';
+    if (spool_path(c, job, "gpus", path, sizeof(path)))
+        return -1;
+    FILE *f = open_read(path);
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return 0;
 }
 
 /* Starts `BIN record` detached (double fork, own session) and writes its
@@ -1070,7 +1168,13 @@ int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
     }
     /* without it the batch step leaves the job to the job epilog */
     (void)decl_write(&c, job, decl);
-    if (c.mode == MODE_RECORD)
+    const char *gpus = getenv("SLURM_JOB_GPUS");
+    gpus_write(&c, job, gpus);
+    gpu_resolve(&c, gpus);
+    if (c.no_gpu[0])
+        slurm_info("workloadtruth: job %u: nothing to %s on this node: %s", (unsigned)job,
+                   c.mode == MODE_RECORD ? "record" : "classify", c.no_gpu);
+    else if (c.mode == MODE_RECORD)
         recorder_start(&c, job);
     return 0;
 }
@@ -1128,6 +1232,17 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
     int n = 0, again = 0;
     if (!comment_job)
         c.admin_comment = 0;
+    /* no GPU of the job here (gpu_resolve): nothing was recorded, and the
+     * GPU holds another job's work or none */
+    if (c.no_gpu[0]) {
+        slurm_info("workloadtruth: job %u declared=%s observed=none verdict=none (%s)",
+                   (unsigned)job, decl ? decl : "none", c.no_gpu);
+        snprintf(comment, sizeof(comment),
+                 "workloadtruth: declared=%s observed=none verdict=none (no GPU of the job here)",
+                 decl ? decl : "none");
+        set_admin_comment(&c, job, comment_job, comment);
+        return 0;
+    }
     snprintf(jobs, sizeof(jobs), "%u", (unsigned)job);
     snprintf(gpu, sizeof(gpu), "%u", c.gpu);
     unsigned windows = c.windows;
@@ -1601,6 +1716,9 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         snprintf(comment_job, sizeof(comment_job), "%u_%u", (unsigned)array, (unsigned)task);
     else
         snprintf(comment_job, sizeof(comment_job), "%u", (unsigned)job);
+    /* the job's GPUs as the job prolog had them from slurmd */
+    char gl[1100];
+    gpu_resolve(&c, gpus_read(&c, job, gl, sizeof(gl)) == 0 ? gl : NULL);
     /* the agent killed (the job was cancelled): the job epilog tries again */
     if (job_end(&c, job, decl, comment_job, capped ? 2 : 1) != 0)
         unlink(marker);
@@ -1631,10 +1749,19 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
             }
         }
     } else {
+        /* the job prolog's record of the job's GPUs, else slurmd's, as the
+         * job prolog had it */
+        char gl[1100];
+        gpu_resolve(&c, spool == 0 && gpus_read(&c, job, gl, sizeof(gl)) == 0
+                            ? gl
+                            : getenv("SLURM_JOB_GPUS"));
         (void)job_end(&c, job, job_declared(job), NULL, 0);
     }
-    /* the job prolog's record of the declaration, last (job_end asks for it) */
+    /* the job prolog's records of the declaration and GPUs, last (job_end
+     * asks for them) */
     if (spool == 0 && !spool_path(&c, job, "decl", declf, sizeof(declf)))
+        unlink(declf);
+    if (spool == 0 && !spool_path(&c, job, "gpus", declf, sizeof(declf)))
         unlink(declf);
     return 0;
 }
