@@ -205,6 +205,12 @@ check record-stdin-bad-row-kept test "$(grep -c '^[0-9]' "$TMP/badrow.out.csv")"
 printf 't_s,gpu,power_w\n0,0,1\n0,1,1\n1,0,2\n1,1,2\n2,0,x\n' >"$TMP/badrow2.csv"
 run record-stdin-bad-row-once 1 sh -c "\"\$0\" record --trace - --gpus 0,1 --out \"\$1\" <\"\$2\"" "$WT" "$TMP/badrow2.out.csv" "$TMP/badrow2.csv" && has err "<stdin>:6: column 'power_w': not a number: 'x'"
 check record-stdin-bad-row-once-said-once test "$(grep -c 'not a number' "$TMP/err")" = 1
+# the GPUs of standard input not named are said, with their rows (dropped unsaid)
+printf 't_s,gpu,power_w\n0,0,1\n0,1,1\n0,2,1\n1,0,2\n1,1,2\n1,2,2\n' >"$TMP/three.csv"
+run record-stdin-other-gpus 0 sh -c "\"\$0\" record --trace - --out \"\$1\" <\"\$2\"" "$WT" "$TMP/three.out.csv" "$TMP/three.csv" &&
+    has err "standard input also held GPUs 1, 2 (4 rows): not recorded (--gpus 0, the default from standard input; --gpus 0,1,2 records them)"
+run record-stdin-named-gpus 0 sh -c "\"\$0\" record --trace - --gpus 0,1,2 --out \"\$1\" <\"\$2\"" "$WT" "$TMP/three.out.csv" "$TMP/three.csv" &&
+    check record-stdin-named-gpus-unsaid test "$(grep -c 'also held' "$TMP/err")" = 0
 # a metadata line near the line limit, re-written as "# key: value", is cut
 # to fit and said (the trace was refused: "metadata 'k' is 65538 bytes")
 python3 -c "import sys; open(sys.argv[1],'w').write('#k:'+'x'*65533+'\nt_s,power_w\n0,1\n1,1\n')" "$TMP/longmeta.csv"

@@ -695,6 +695,35 @@ int wt_cmd_record(int argc, char **argv)
             fprintf(stderr, "  GPU %d: %.2f samples/s achieved%s%s\n", g, d.achieved_hz,
                     d.notes[0] ? "; " : "", d.notes);
     }
+    /* standard input's other GPUs, whose rows were dropped as they came
+     * (from standard input --gpus is 0 by default): named, not lost unsaid */
+    if (from_stdin) {
+        char list[160] = "", ex[160] = "";
+        size_t off = 0, exo = 0;
+        long dropped = 0;
+        int k = 0;
+        for (int g = 0; g < WT_MAX_GPUS; g++) {
+            long r = wt_source_ignored_rows(src, g);
+            if (r < 0 || (g < ngpus && sel[g]))
+                continue;
+            dropped += r;
+            if (off + 12 < sizeof(list))
+                off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", k ? ", " : "", g);
+            else if (off + 4 < sizeof(list))
+                off += (size_t)snprintf(list + off, sizeof(list) - off, ", ...");
+            k++;
+        }
+        for (int g = 0; k && g < WT_MAX_GPUS && exo + 12 < sizeof(ex); g++)
+            if ((g < ngpus && sel[g]) || wt_source_ignored_rows(src, g) >= 0)
+                exo += (size_t)snprintf(ex + exo, sizeof(ex) - exo, "%s%d", exo ? "," : "", g);
+        if (k)
+            fprintf(stderr,
+                    "workloadtruth record: standard input also held GPU%s %s (%ld rows): not "
+                    "recorded (--gpus %s%s; --gpus %s records them)\n",
+                    k > 1 ? "s" : "", list, dropped, WT_SHOWN(gpus),
+                    wt_opts_get(opts, "--gpus")->seen ? "" : ", the default from standard input",
+                    ex);
+    }
     /* a bad row of a trace on standard input (a file is read whole before:
      * exit 1, nothing written) ends the recording there: what came before
      * it is kept, but the run failed, as it does for the file */

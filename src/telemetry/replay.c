@@ -28,6 +28,7 @@ struct queue {
     int present;
     int read;     /* a caller has read this GPU */
     int ignored;  /* ... and will not: its rows are dropped as they come */
+    long dropped; /* rows dropped since it was ignored */
     int complete; /* a row of another time came after its first sample */
 };
 
@@ -81,6 +82,7 @@ static int push(struct replay *rp, const struct wt_sample *s, struct wt_err *err
     struct queue *q = &rp->q[s->gpu];
     if (q->ignored) {
         q->present = 1;
+        q->dropped++;
         return WT_OK;
     }
     if (merge(q, s))
@@ -444,10 +446,19 @@ static void replay_ignore(struct wt_source *src, int gpu)
         return;
     struct queue *q = &rp->q[gpu];
     rp->buffered -= q->len - q->head;
+    q->dropped += (long)(q->len - q->head);
     free(q->s);
     q->s = NULL;
     q->head = q->len = q->cap = 0;
     q->ignored = 1;
+}
+
+static long replay_ignored_rows(struct wt_source *src, int gpu)
+{
+    struct replay *rp = src->priv;
+    if (gpu < 0 || gpu >= WT_MAX_GPUS || !rp->q[gpu].ignored || !rp->q[gpu].present)
+        return -1;
+    return rp->q[gpu].dropped;
 }
 
 const struct wt_source_ops wt_source_replay = {
@@ -461,5 +472,6 @@ const struct wt_source_ops wt_source_replay = {
     .meta_at = replay_meta_at,
     .owners = replay_owners,
     .ignore = replay_ignore,
+    .ignored_rows = replay_ignored_rows,
     .close = replay_close,
 };

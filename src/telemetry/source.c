@@ -191,6 +191,11 @@ void wt_source_ignore(struct wt_source *src, int gpu)
         src->ops->ignore(src, gpu);
 }
 
+long wt_source_ignored_rows(struct wt_source *src, int gpu)
+{
+    return src && src->ops->ignored_rows ? src->ops->ignored_rows(src, gpu) : -1;
+}
+
 void wt_source_label(const char *backend, const char *trace, const char *profile, char *out,
                      size_t cap)
 {

@@ -113,6 +113,9 @@ struct wt_source_ops {
     /* Optional: the caller will not read GPU gpu again; a source that reads
      * every GPU's rows together (replay) stops keeping that GPU's. */
     void (*ignore)(struct wt_source *src, int gpu);
+    /* Optional: rows of GPU gpu dropped since it was ignored (and seen at
+     * all: -1 when no row of it came); reads nothing. */
+    long (*ignored_rows)(struct wt_source *src, int gpu);
     void (*close)(struct wt_source *src);
 };
 
@@ -175,6 +178,10 @@ const struct wt_owners *wt_source_owners(struct wt_source *src);
  * by one): `record --gpus 0` of a multi-GPU file queued every other GPU's
  * rows until the end. */
 void wt_source_ignore(struct wt_source *src, int gpu);
+/* Rows of an ignored GPU dropped as they came, -1 when none of its rows
+ * came (or the source does not say): `record --trace -` names the GPUs of
+ * standard input it did not record.  Reads nothing. */
+long wt_source_ignored_rows(struct wt_source *src, int gpu);
 /* The backend `auto` means: nvml when a driver is present. */
 #define WT_BACKEND_AUTO "auto"
 void wt_source_close(struct wt_source *src);
