@@ -698,24 +698,26 @@ int wt_cmd_record(int argc, char **argv)
     /* standard input's other GPUs, whose rows were dropped as they came
      * (from standard input --gpus is 0 by default): named, not lost unsaid */
     if (from_stdin) {
-        char list[160] = "", ex[160] = "";
+        /* the first 16 named, the count of the rest; the --gpus list whole
+         * (every GPU: 1024 of up to 4 digits and a comma) */
+        char list[160] = "", ex[WT_MAX_GPUS * 5 + 1] = "";
         size_t off = 0, exo = 0;
         long dropped = 0;
         int k = 0;
         for (int g = 0; g < WT_MAX_GPUS; g++) {
             long r = wt_source_ignored_rows(src, g);
-            if (r < 0 || (g < ngpus && sel[g]))
+            int named = g < ngpus && sel[g];
+            if (named || r >= 0)
+                exo += (size_t)snprintf(ex + exo, sizeof(ex) - exo, "%s%d", exo ? "," : "", g);
+            if (r < 0 || named)
                 continue;
             dropped += r;
-            if (off + 12 < sizeof(list))
+            if (k < 16)
                 off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", k ? ", " : "", g);
-            else if (off + 4 < sizeof(list))
-                off += (size_t)snprintf(list + off, sizeof(list) - off, ", ...");
             k++;
         }
-        for (int g = 0; k && g < WT_MAX_GPUS && exo + 12 < sizeof(ex); g++)
-            if ((g < ngpus && sel[g]) || wt_source_ignored_rows(src, g) >= 0)
-                exo += (size_t)snprintf(ex + exo, sizeof(ex) - exo, "%s%d", exo ? "," : "", g);
+        if (k > 16)
+            snprintf(list + off, sizeof(list) - off, " and %d more", k - 16);
         if (k)
             fprintf(stderr,
                     "workloadtruth record: standard input also held GPU%s %s (%ld rows): not "
