@@ -494,13 +494,13 @@ static void waiting_call_cancelled(void **state)
     wt_mcp_server_free(s);
 }
 
-/* Cancels the call (the atomic_int *cancel of w[0]) after 3 s unless w[1] is
+/* Cancels the call (the atomic_int *cancel of w[0]) after 8 s unless w[1] is
  * set first: a call that waits for the turn fails the test, not hangs it. */
 static void *watchdog(void *p)
 {
     atomic_int *w = p;
     struct timespec d = {0, 10000000L};
-    for (int i = 0; i < 300 && !atomic_load(&w[1]); i++)
+    for (int i = 0; i < 800 && !atomic_load(&w[1]); i++)
         nanosleep(&d, NULL);
     atomic_store(&w[0], 1);
     return NULL;
@@ -513,8 +513,12 @@ static void bad_arguments_do_not_wait(void **state)
 {
     (void)state;
     struct wt_mcp_server *s = new_server(NULL);
-    s->tool_busy = 1;         /* another call's tool runs, and does not return */
-    atomic_int w[2] = {0, 0}; /* the calls' cancel flag, and "done" */
+    s->tool_busy = 1; /* another call's tool runs, and does not return */
+    /* the calls' cancel flag, and "done": static, as a failed assertion
+     * leaves this function with the watchdog still running */
+    static atomic_int w[2];
+    atomic_store(&w[0], 0);
+    atomic_store(&w[1], 0);
     struct wt_mcp_call call = {NULL, NULL, &w[0]};
     struct wt_mcp_session sess = {1, 1, "2025-11-25"};
     pthread_t t;
