@@ -522,7 +522,9 @@ grep -q "workloadtruth: job $JOB is [A-Z_]*: leaving the work to the job epilog"
     bad "(m) job $JOB cancelled in its script: $(grep "workloadtruth: job $JOB" "$D/slurmd.log" | cut -c1-200)"
 
 # ---- (d) a bad value is refused at submit time --------------------------------
-before=$(squeue -h 2>/dev/null | wc -l)
+# (a job id not queued before: an earlier case's job may leave the queue
+# meanwhile, which made a count of the queue fail this check)
+squeue -h -o %i 2>/dev/null | sort >"$D/queue.before"
 if sbatch --workload-type=bogus --wrap true >"$D/bogus.out" 2>&1; then
     bad "(d) sbatch accepted --workload-type=bogus: $(cat "$D/bogus.out")"
 elif grep -q "workload-type must be training, inference or idle" "$D/bogus.out"; then
@@ -530,7 +532,9 @@ elif grep -q "workload-type must be training, inference or idle" "$D/bogus.out";
 else
     bad "(d) sbatch failed without the plugin's message: $(cat "$D/bogus.out")"
 fi
-[ "$(squeue -h 2>/dev/null | wc -l)" = "$before" ] || bad "(d) a job was queued anyway"
+squeue -h -o %i 2>/dev/null | sort >"$D/queue.after"
+new=$(comm -13 "$D/queue.before" "$D/queue.after" | tr '\n' ' ')
+[ -z "$new" ] || bad "(d) a job was queued anyway: $new"
 
 # ---- (c) plugin errors leave the node and the job alone ------------------------
 plugin_error_case() { # NAME: after the job's submission

@@ -825,20 +825,39 @@ static void gpu_resolve(struct cfg *c, const char *list)
                  esc(list, ESC_MAX, e, sizeof(e)));
 }
 
+/* The longest SLURM_JOB_GPUS kept (every GPU of 1024 listed: 4009 bytes) */
+#define GPUS_MAX 4096
+
 /* The job prolog's SLURM_JOB_GPUS (an empty line when it is not set), for
  * the batch step, whose environment the job's owner controls.  Best effort:
- * without it the batch step judges gpu=N (gpu=auto: nothing). */
+ * without it the batch step leaves the job to the job epilog, which reads
+ * slurmd's value itself; a longer list is not written (cut, it would judge
+ * otherwise at job end than here). */
 static void gpus_write(const struct cfg *c, uint32_t job, const char *list)
 {
     char path[PATH_MAX];
+    const char *v = list ? list : "";
+    size_t n = strlen(v);
+    int fd = -1, ok = 0;
     if (spool_path(c, job, "gpus", path, sizeof(path)))
         return;
-    int fd = create_new(path);
-    const char *v = list ? list : "";
-    size_t n = strnlen(v, 1024);
-    if (fd < 0 || write(fd, v, n) != (ssize_t)n || write(fd, "\n", 1) != 1 || close(fd) != 0) {
+    if (n > GPUS_MAX) {
+        slurm_error("workloadtruth: job %u: SLURM_JOB_GPUS is %zu bytes (at most %d kept): not "
+                    "written to the spool; the job epilog reads it",
+                    (unsigned)job, n, GPUS_MAX);
+        return;
+    }
+    fd = create_new(path);
+    if (fd < 0)
+        goto cleanup;
+    errno = 0;
+    ok = write(fd, v, n) == (ssize_t)n && write(fd, "\n", 1) == 1;
+cleanup:
+    if (fd >= 0 && close(fd) != 0)
+        ok = 0;
+    if (!ok) {
         slurm_error("workloadtruth: job %u: cannot write %s: %s", (unsigned)job, path,
-                    strerror(errno));
+                    errno ? strerror(errno) : "short write");
         if (fd >= 0)
             unlink(path);
     }
@@ -1235,6 +1254,14 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
     /* no GPU of the job here (gpu_resolve): nothing was recorded, and the
      * GPU holds another job's work or none */
     if (c.no_gpu[0]) {
+        char tp[PATH_MAX], why[256];
+        /* none was started; should the job prolog have judged otherwise
+         * (its list, not this one), it is not left running */
+        if (c.mode == MODE_RECORD && spool_check(&c, 0, why, sizeof(why)) == 0 &&
+            !spool_path(&c, job, "trace", tp, sizeof(tp))) {
+            recorder_stop(&c, job, tp);
+            unlink(tp);
+        }
         slurm_info("workloadtruth: job %u declared=%s observed=none verdict=none (%s)",
                    (unsigned)job, decl ? decl : "none", c.no_gpu);
         snprintf(comment, sizeof(comment),
@@ -1716,9 +1743,17 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         snprintf(comment_job, sizeof(comment_job), "%u_%u", (unsigned)array, (unsigned)task);
     else
         snprintf(comment_job, sizeof(comment_job), "%u", (unsigned)job);
-    /* the job's GPUs as the job prolog had them from slurmd */
-    char gl[1100];
-    gpu_resolve(&c, gpus_read(&c, job, gl, sizeof(gl)) == 0 ? gl : NULL);
+    /* the job's GPUs as the job prolog had them from slurmd; without its
+     * record (a full spool, or a prolog of a version before 2026-12-07) the
+     * job epilog reads slurmd's value */
+    char gl[GPUS_MAX + 2];
+    if (gpus_read(&c, job, gl, sizeof(gl)) != 0) {
+        slurm_error("workloadtruth: job %u: no record of the job's GPUs from the job prolog; "
+                    "leaving the work to the job epilog",
+                    (unsigned)job);
+        return 0;
+    }
+    gpu_resolve(&c, gl);
     /* the agent killed (the job was cancelled): the job epilog tries again */
     if (job_end(&c, job, decl, comment_job, capped ? 2 : 1) != 0)
         unlink(marker);
@@ -1751,7 +1786,7 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
     } else {
         /* the job prolog's record of the job's GPUs, else slurmd's, as the
          * job prolog had it */
-        char gl[1100];
+        char gl[GPUS_MAX + 2];
         gpu_resolve(&c, spool == 0 && gpus_read(&c, job, gl, sizeof(gl)) == 0
                             ? gl
                             : getenv("SLURM_JOB_GPUS"));
