@@ -6,7 +6,8 @@
  * The plugin's C file is included, with stand-ins for the few Slurm calls
  * it makes (it is loaded into slurmd, not linked with the library).  Input:
  * the plugstack.conf words (split at blanks), then a NUL byte, then the
- * agent's output (also written as a recording for trace_scan).  Checked: every parsed setting
+ * agent's output (also written as a recording for trace_scan, and read as
+ * a job's SLURM_JOB_GPUS by gpu_resolve).  Checked: every parsed setting
  * within its documented range, spool_dir without a trailing slash or a "." or ".." component, no
  * empty agent argument, a json_word value of [A-Za-z0-9_.-] only and within
  * its buffer, and escaped log text printable.  Not a test of the hooks, which need a cluster
@@ -195,8 +196,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
         }
     }
-    /* ... and a --workload-type value from the job's environment */
+    /* ... a job's SLURM_JOB_GPUS: a GPU in range, the one named (gpu=N) or
+     * the first listed (auto), or why none, printable */
     checking_log = 1;
+    for (int auto_ = 0; auto_ < 2; auto_++) {
+        struct cfg g = c;
+        g.gpu_auto = auto_;
+        gpu_resolve(&g, out);
+        check_printable(g.no_gpu);
+        if (g.gpu > 1023 || (!auto_ && g.gpu != c.gpu))
+            abort();
+        if (auto_ && !g.no_gpu[0] &&
+            (!isdigit((unsigned char)out[0]) || strtoul(out, NULL, 10) != g.gpu))
+            abort();
+    }
+    /* ... and a --workload-type value from the job's environment */
     (void)opt_cb(0, out, 1);
     (void)opt_cb(0, out, 0);
     checking_log = 0;
