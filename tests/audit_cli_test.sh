@@ -5,11 +5,13 @@
 # prove / verify-proof, consistency / witness (including a fork below the
 # witnessed size), recover.
 #
-# usage: audit_cli_test.sh WORKLOADTRUTH TESTDATA_DIR
+# usage: audit_cli_test.sh WORKLOADTRUTH TESTDATA_DIR [asan|plain [AUDIT_WRITER]]
+# (AUDIT_WRITER, tests/audit_writer.c, forges proofs a key holder could sign)
 set -u
 . "$(dirname "$0")/wait.sh"
 WT=$1
 DATA=$2
+AW=${4:-}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
@@ -994,6 +996,21 @@ run "verify-proof: too large" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/
 run "witness: too large" 1 "$WT" witness --state "$TMP/wtoobig" --vkey "$VKEY" --request "$TMP/bigproof" && has err ": 400: bad request: $TMP/bigproof: input too large"
 run "verify-proof wrong index" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof2"
 run "verify-proof invalid --json" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof2" --json && has out '"valid": false' && has out '"reason": "the audit path does not lead'
+# a holder of the log's key can sign any lines into a tree: what verify-proof
+# prints as the log's record at INDEX is one, with that seq
+if [ -n "$AW" ]; then
+    sed -n 1,2p "$L/log.jsonl" >"$TMP/two.lines"
+    { sed -n 2p "$L/log.jsonl"; sed -n 1p "$L/log.jsonl"; } >"$TMP/swapped.lines"
+    printf 'not a record\nx\n' >"$TMP/junk.lines"
+    "$AW" --forge-proof "$L/log.key" 1 <"$TMP/two.lines" >"$TMP/fp_ok" &&
+        "$AW" --forge-proof "$L/log.key" 0 <"$TMP/swapped.lines" >"$TMP/fp_seq" &&
+        "$AW" --forge-proof "$L/log.key" 0 <"$TMP/junk.lines" >"$TMP/fp_junk" ||
+        { echo "FAIL [forge-proof]: audit_writer --forge-proof failed"; fails=$((fails + 1)); }
+    run "verify-proof: a signed tree of the log's first lines" 0 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/fp_ok" && has out "OK: entry 1"
+    run "verify-proof: seq 1 signed at index 0" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/fp_seq" && has out "INVALID: the entry's seq is not its index in the log"
+    run "verify-proof: a signed line that is no record" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/fp_junk" --json && has out '"reason": "the entry is not a log record"'
+    check "verify-proof: the forged line not printed" test "$(grep -c 'not a record' "$TMP/out")" = 0
+fi
 run "prove beyond" 1 "$WT" prove --log-dir "$L" 100000
 # a directory made for a log or a witness's state is made durable in its
 # parent (fsync of the directory holding it): a crash could take a new

@@ -18,6 +18,12 @@
  *       1 damaged, 2 error, 3 ok with warnings).
  *   audit_writer --sanitizer
  *       Prints "asan" if built with AddressSanitizer, else "none".
+ *   audit_writer --forge-proof KEYFILE INDEX < LINES
+ *       Prints an inclusion proof (tlog-proof) of line INDEX (0-based) of a
+ *       tree whose leaves are the lines of standard input (at most 64), in a
+ *       checkpoint signed with the log key in KEYFILE: what a holder of the
+ *       key can sign, whatever the lines hold (verify-proof must not print
+ *       such a line as the log's record at INDEX).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -29,6 +35,9 @@
 #include <unistd.h>
 
 #include "audit/log.h"
+#include "audit/merkle.h"
+#include "audit/note.h"
+#include "audit/proof.h"
 #include "audit/verify.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -42,7 +51,8 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: audit_writer DIR COUNT [SEAL_EVERY]\n"
-                    "       audit_writer --recover DIR | --verify DIR | --sanitizer\n");
+                    "       audit_writer --recover DIR | --verify DIR | --sanitizer\n"
+                    "       audit_writer --forge-proof KEYFILE INDEX < LINES\n");
     return 2;
 }
 
@@ -95,6 +105,58 @@ static int do_verify(const char *dir)
     return st;
 }
 
+static int forge_proof(const char *keyfile, const char *index_s)
+{
+    enum { MAXL = 64 };
+    static char lines[MAXL][4096];
+    static uint8_t leaves[MAXL][WT_HASH_LEN];
+    static struct wt_tlog_proof p;
+    struct wt_err err = {{0}};
+    struct wt_note_key k;
+    unsigned long long index;
+    char body[512], *note = NULL, *text = NULL;
+    int n = 0, rc = 1, blen;
+    if (parse_count(index_s, &index))
+        return usage();
+    if (wt_log_read_key(keyfile, &k, &err) != WT_OK) {
+        fprintf(stderr, "audit_writer: %s\n", err.msg);
+        return 1;
+    }
+    while (n < MAXL && fgets(lines[n], sizeof(lines[n]), stdin)) {
+        lines[n][strcspn(lines[n], "\n")] = '\0';
+        wt_merkle_leaf_hash(lines[n], strlen(lines[n]), leaves[n]);
+        n++;
+    }
+    if (index >= (unsigned long long)n) {
+        fprintf(stderr, "audit_writer: index %llu of %d lines\n", index, n);
+        goto out;
+    }
+    const uint8_t(*cl)[WT_HASH_LEN] = (const uint8_t(*)[WT_HASH_LEN])leaves;
+    struct wt_checkpoint c = {0};
+    snprintf(c.origin, sizeof(c.origin), "%s", k.name);
+    c.size = (uint64_t)n;
+    wt_merkle_root(cl, c.size, c.root);
+    blen = wt_checkpoint_format(&c, body, sizeof(body));
+    if (blen <= 0 || wt_note_sign(&k, body, (size_t)blen, &note, &err) != WT_OK ||
+        wt_merkle_inclusion_proof(cl, c.size, index, p.path, WT_PROOF_MAX_HASHES, &p.npath) != 0)
+        goto out;
+    p.index = index;
+    p.extra = (uint8_t *)lines[index];
+    p.extra_len = strlen(lines[index]);
+    p.checkpoint = note;
+    p.checkpoint_len = strlen(note);
+    if (wt_tlog_proof_format(&p, &text, &err) != WT_OK)
+        goto out;
+    rc = fputs(text, stdout) < 0 || fflush(stdout) ? 1 : 0;
+out:
+    if (rc && err.msg[0])
+        fprintf(stderr, "audit_writer: %s\n", err.msg);
+    free(text);
+    free(note);
+    wt_note_key_wipe(&k);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct wt_err err = {{0}};
@@ -107,6 +169,8 @@ int main(int argc, char **argv)
 #endif
         return 0;
     }
+    if (argc == 4 && !strcmp(argv[1], "--forge-proof"))
+        return forge_proof(argv[2], argv[3]);
     if (argc == 3 && !strcmp(argv[1], "--verify"))
         return do_verify(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "--recover")) {
