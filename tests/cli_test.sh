@@ -79,6 +79,14 @@ run equals-no-name 2 "$WT" classify --=x && has err "unknown option '--=x'" && o
 run features-without-holdout 2 "$WT" eval "$TMP" --features x && has err "--features goes with --holdout" && oneline
 # metric labels with no metrics: refused (silently ignored before)
 run label-style-no-metrics 2 "$WT" watch --backend synthetic --label-style dcgm --iterations 1 --interval 0 && has err "--label-style goes with --listen or --textfile" && oneline
+# an agent that fails at start in its --textfile directory says up 0 there,
+# without a GPU's gauges (a killed agent's file said up 1 through failed restarts)
+mkdir -p "$TMP/stale"
+printf 'workloadtruth_up 1\nworkloadtruth_gpu_workload_class{gpu="0",class="training"} 1\n' >"$TMP/stale/workloadtruth.prom"
+run watch-fails-textfile 1 "$WT" watch --backend nvml --nvml-lib "$TMP/no-such-lib.so" --textfile "$TMP/stale" --iterations 1 --log-dir "$TMP/stalelog" &&
+    has err "cannot load the NVIDIA management library"
+check watch-fails-textfile-up0 grep -qx 'workloadtruth_up 0' "$TMP/stale/workloadtruth.prom"
+check watch-fails-textfile-no-class test "$(grep -c '^workloadtruth_gpu_workload_class' "$TMP/stale/workloadtruth.prom")" = 0
 # --columns keeping nothing the classifier reads: all UNKNOWN, said (a bare
 # "0.0%" with exit 0 before)
 if [ -n "$SHARED" ] && [ -d "$SHARED" ]; then

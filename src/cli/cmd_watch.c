@@ -1001,6 +1001,7 @@ int wt_cmd_watch(int argc, char **argv)
     struct attribution *at_start = NULL;
     unsigned char *sel = NULL, *alive = NULL, *unlisted_said = NULL;
     int status = WT_EXIT_ERROR, ngpus = 0, writer_started = 0, textfile_lock = -1;
+    int textfile_locked = 0, textfile_last = 0; /* the directory is ours; up 0 written */
     pthread_t tid;
     if (!w || !procs || ((listen || textfile) && !metrics)) {
         fprintf(stderr, "%s: out of memory\n", help.prog);
@@ -1044,6 +1045,7 @@ int wt_cmd_watch(int argc, char **argv)
             close(textfile_lock);
             textfile_lock = -1;
         }
+        textfile_locked = textfile_lock >= 0;
     }
     if ((prc = wt_cli_log_paths(help.prog, dir, file, &w->paths)) != 0) {
         status = prc;
@@ -1706,6 +1708,7 @@ int wt_cmd_watch(int argc, char **argv)
         wt_metrics_stop(metrics);
         if (textfile)
             write_textfile(metrics, textfile, 1);
+        textfile_last = 1;
     }
     size_t left = 0;
     if (w->retry) {
@@ -1771,6 +1774,14 @@ int wt_cmd_watch(int argc, char **argv)
     }
 out:
     (void)writer_started;
+    /* an agent that fails before its windows (a port in use, no driver, a
+     * damaged log) in the directory it locked: up 0, and no GPU's gauges.
+     * The file of one killed before (SIGKILL, a crash) said up 1 and its
+     * last classes for as long as restarts failed */
+    if (textfile_locked && metrics && !textfile_last) {
+        wt_metrics_stop(metrics);
+        write_textfile(metrics, textfile, 1);
+    }
     atomic_store_explicit(&healthy_flag, 0, memory_order_relaxed);
     wt_exporter_stop(exporter);
     if (metrics)
