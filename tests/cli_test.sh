@@ -224,6 +224,9 @@ run record-stdin-named-gpus 0 sh -c "\"\$0\" record --trace - --gpus 0,1,2 --out
 python3 -c "import sys; open(sys.argv[1],'w').write('#k:'+'x'*65533+'\nt_s,power_w\n0,1\n1,1\n')" "$TMP/longmeta.csv"
 run record-long-meta 0 "$WT" record --trace "$TMP/longmeta.csv" --out "$TMP/longmeta.out.csv" && has err "the trace's k is cut to its first"
 run record-long-meta-reads 0 "$WT" gpus --trace "$TMP/longmeta.out.csv"
+# a model name longer than a GPU name holds is cut on re-record: said
+python3 -c "import sys; open(sys.argv[1],'w').write('# gpu_model: NVIDIA H100 '+'x'*120+'\nt_s,power_w\n0,1\n1,2\n')" "$TMP/longname.csv"
+run record-long-model 0 "$WT" record --trace "$TMP/longname.csv" --out "$TMP/longname.out.csv" && has err "the trace's gpu_model is 132 bytes: written cut to its first 95"
 # the trace being replayed is not standard output's file, nor is standard
 # input's file or pipe the output (the rows were appended to the trace, or
 # replaced it, exit 0; on one pipe record read its own rows back)

@@ -411,6 +411,14 @@ int wt_cmd_record(int argc, char **argv)
         fprintf(stderr, "workloadtruth record: no GPU that can be read: nothing recorded\n");
         goto out;
     }
+    /* a replayed trace's model name longer than a GPU name holds (NVML's
+     * are at most 95 bytes) is cut: said, not silently */
+    const char *tm = trace ? wt_source_meta(src, "gpu_model") : NULL;
+    if (tm && strlen(tm) >= sizeof(info0.name) && !strncmp(tm, info0.name, strlen(info0.name)))
+        fprintf(stderr,
+                "workloadtruth record: warning: the trace's gpu_model is %zu bytes: written cut "
+                "to its first %zu (a GPU name holds at most %zu)\n",
+                strlen(tm), strlen(info0.name), sizeof(info0.name) - 1);
     int lists_bad = ferror(mf) | ferror(sf) | ferror(pf);
     lists_bad |= fclose(mf) | fclose(sf) | fclose(pf);
     mf = sf = pf = NULL;
