@@ -842,6 +842,7 @@ static void gpus_write(const struct cfg *c, uint32_t job, const char *list)
     if (spool_path(c, job, "gpus", path, sizeof(path)))
         return;
     if (n > GPUS_MAX) {
+        unlink(path); /* not an earlier job's of this id in its place */
         slurm_error("workloadtruth: job %u: SLURM_JOB_GPUS is %zu bytes (at most %d kept): not "
                     "written to the spool; the job epilog reads it",
                     (unsigned)job, n, GPUS_MAX);
@@ -1261,6 +1262,8 @@ static int job_end(const struct cfg *cp, uint32_t job, const char *decl, const c
             !spool_path(&c, job, "trace", tp, sizeof(tp))) {
             recorder_stop(&c, job, tp);
             unlink(tp);
+            if (!spool_path(&c, job, "log", tp, sizeof(tp)))
+                unlink(tp);
         }
         slurm_info("workloadtruth: job %u declared=%s observed=none verdict=none (%s)",
                    (unsigned)job, decl ? decl : "none", c.no_gpu);
@@ -1693,6 +1696,17 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
                     (unsigned)job, why);
         return 0;
     }
+    /* the job's GPUs as the job prolog had them from slurmd; without its
+     * record (a full spool, or a prolog of a version before 2026-12-07) the
+     * job epilog reads slurmd's value */
+    char gl[GPUS_MAX + 2];
+    if (gpus_read(&c, job, gl, sizeof(gl)) != 0) {
+        slurm_error("workloadtruth: job %u: no record of the job's GPUs from the job prolog; "
+                    "leaving the work to the job epilog",
+                    (unsigned)job);
+        return 0;
+    }
+    gpu_resolve(&c, gl);
     /* The hook runs inside the job's time limit: a job whose script ended
      * near it was killed at the limit while the agent ran (TIMEOUT, not
      * COMPLETED; its afterok dependants never start).  The agent gets what
@@ -1743,17 +1757,6 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         snprintf(comment_job, sizeof(comment_job), "%u_%u", (unsigned)array, (unsigned)task);
     else
         snprintf(comment_job, sizeof(comment_job), "%u", (unsigned)job);
-    /* the job's GPUs as the job prolog had them from slurmd; without its
-     * record (a full spool, or a prolog of a version before 2026-12-07) the
-     * job epilog reads slurmd's value */
-    char gl[GPUS_MAX + 2];
-    if (gpus_read(&c, job, gl, sizeof(gl)) != 0) {
-        slurm_error("workloadtruth: job %u: no record of the job's GPUs from the job prolog; "
-                    "leaving the work to the job epilog",
-                    (unsigned)job);
-        return 0;
-    }
-    gpu_resolve(&c, gl);
     /* the agent killed (the job was cancelled): the job epilog tries again */
     if (job_end(&c, job, decl, comment_job, capped ? 2 : 1) != 0)
         unlink(marker);
