@@ -775,9 +775,14 @@ static double nearest(const nvmlSample_t *b, unsigned n, int vtype, double t, do
         }
     }
     if (lo < n) { /* after t: the last of the readings at that time stamp */
-        unsigned j = lo;
-        while (j + 1 < n && b[j + 1].timeStamp == b[lo].timeStamp)
-            j++;
+        unsigned j = lo, k = n;
+        while (j + 1 < k) { /* the first after that time stamp is k */
+            unsigned mid = j + (k - j) / 2;
+            if (b[mid].timeStamp > b[lo].timeStamp)
+                k = mid;
+            else
+                j = mid;
+        }
         double dt = fabs((double)b[j].timeStamp * 1e-6 - t);
         if (dt <= bd)
             best = value_of(vtype, b[j].sampleValue) * scale;
