@@ -1138,6 +1138,14 @@ check "witness state without junk" sh -c "! grep -q junk '$WCK'"
 "$WT" consistency --log-dir "$L" --old "$SIZE" >"$TMP/req" 2>"$TMP/err"
 run "witness after junk" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req"
 run "verify against witness after junk" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$WCK"
+# an auditor can require the witness's cosignature on the copy: a checkpoint
+# the log key alone signed (the log owner's own) is refused then
+run "verify-log: --against the witness's copy, cosignature required" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$WCK" --witness-vkey "$WVKEY"
+cp "$L/checkpoint" "$TMP/ck_own"
+run "verify-log: --against the log's own checkpoint, cosignature required" 2 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$TMP/ck_own" --witness-vkey "$WVKEY" --json &&
+    has err "--against $TMP/ck_own: no valid cosignature by the witness" && has out '"status": "error"'
+run "verify-log: --witness-vkey without --against" 2 "$WT" verify-log --log-dir "$L" --witness-vkey "$WVKEY" && has err "--witness-vkey goes with --against" && oneline
+run "verify-log: a log key as --witness-vkey" 2 "$WT" verify-log --log-dir "$L" --against "$WCK" --witness-vkey "$VKEY" && has err "not a witness's cosignature key"
 # a proof against the witness's cosigned copy carries the cosignature: an
 # auditor can require it (a proof the log key alone signed is refused then)
 run "prove with the witness's copy" 0 "$WT" prove --log-dir "$L" --checkpoint "$WCK" 2

@@ -300,9 +300,50 @@ int wt_cmd_init(int argc, char **argv)
 
 /* --- verify-log ------------------------------------------------------ */
 
+/* With --witness-vkey: every --against file must carry the witness's valid
+ * cosignature (a copy fetched from anywhere but the witness could be the log
+ * owner's own, signed with the log key alone).  NULL, or why not (said on
+ * stderr). */
+static const char *against_cosigned(const char *prog, const char *wvkey,
+                                    const struct wt_strlist *against)
+{
+    struct wt_note_vkey wvk;
+    if (read_any_vkey(prog, "--witness-vkey", wvkey, &wvk) != 0)
+        return "--witness-vkey: not a readable verifier key";
+    if (wvk.type != WT_KEY_COSIG) {
+        fprintf(stderr,
+                "%s: --witness-vkey: not a witness's cosignature key (key type 0x%02x; a "
+                "witness key is type 0x04, as `witness` prints it)\n",
+                prog, wvk.type);
+        return "--witness-vkey: not a witness's key";
+    }
+    for (int i = 0; i < against->n; i++) {
+        size_t len = 0;
+        int big, ok = 0;
+        struct wt_note note;
+        struct wt_err err = {{0}};
+        char *text = read_input(prog, against->v[i], WT_NOTE_MAX_LEN, &len, &big, "--against ");
+        if (!text)
+            return "an --against checkpoint could not be read";
+        if (wt_note_parse(text, len, &note, &err) == WT_OK) {
+            ok = wt_note_verify(&note, &wvk, NULL) == 1;
+            wt_note_free(&note);
+        }
+        free(text);
+        if (!ok) {
+            fprintf(stderr,
+                    "%s: --against %s: no valid cosignature by the witness %s: not the "
+                    "witness's copy (take it from the witness host)\n",
+                    prog, WT_CLEAN(against->v[i]), wvk.name);
+            return "an --against checkpoint is not cosigned by --witness-vkey";
+        }
+    }
+    return NULL;
+}
+
 int wt_cmd_verify_log(int argc, char **argv)
 {
-    const char *dir = NULL, *file = NULL, *vkey_arg = NULL;
+    const char *dir = NULL, *file = NULL, *vkey_arg = NULL, *wvkey = NULL;
     struct wt_strlist against = {0};
     double stale = 0;
     bool json = false;
@@ -312,6 +353,7 @@ int wt_cmd_verify_log(int argc, char **argv)
         {"--log-file", WT_OPT_STRING, &file, "FILE", "log file (its checkpoint is FILE.checkpoint)", 0, 0, NULL, false},
         {"--vkey", WT_OPT_STRING, &vkey_arg, "KEY", "the log's verifier key (text or file), as printed by init: pins the key", 0, 0, NULL, false},
         {"--against", WT_OPT_LIST, &against, "CHECKPOINT", "signed checkpoints kept elsewhere (a witness's copy, an old export)", 0, 0, NULL, false},
+        {"--witness-vkey", WT_OPT_STRING, &wvkey, "KEY", "require this witness's cosignature on every --against checkpoint (a copy said to be the witness's)", 0, 0, NULL, false},
         {"--stale-after", WT_OPT_DOUBLE, &stale, "S", "warn when the last signed entry is older than S seconds (default: never)", 0, 1e9, NULL, false},
         {"--json", WT_OPT_FLAG, &json, NULL, "print JSON ({valid, message, entries, ...})", 0, 0, NULL, false},
         {NULL, 0, NULL, NULL, NULL, 0, 0, NULL, false},
@@ -353,6 +395,13 @@ int wt_cmd_verify_log(int argc, char **argv)
             fprintf(stderr, "%s: at most %d --against checkpoints\n", help.prog,
                     WT_VERIFY_MAX_AGAINST);
             early = "too many --against checkpoints";
+        } else if (wvkey && !against.n) {
+            fprintf(stderr, "%s: --witness-vkey goes with --against (see --help)\n", help.prog);
+            wt_strlist_free(&against);
+            free(r);
+            return WT_EXIT_USAGE;
+        } else if (wvkey) {
+            early = against_cosigned(help.prog, wvkey, &against);
         }
     }
     if (early) {
