@@ -1143,7 +1143,12 @@ run "verify against witness after junk" 0 "$WT" verify-log --log-dir "$L" --vkey
 run "verify-log: --against the witness's copy, cosignature required" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$WCK" --witness-vkey "$WVKEY"
 cp "$L/checkpoint" "$TMP/ck_own"
 run "verify-log: --against the log's own checkpoint, cosignature required" 2 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$TMP/ck_own" --witness-vkey "$WVKEY" --json &&
-    has err "--against $TMP/ck_own: no valid cosignature by the witness" && has out '"status": "error"'
+    has out "$TMP/ck_own carries no valid cosignature by the witness" && has out '"status": "error"'
+run "verify-log: the log's own checkpoint and the witness's copy" 2 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$WCK" "$TMP/ck_own" --witness-vkey "$WVKEY" &&
+    has err "$TMP/ck_own carries no valid cosignature by the witness"
+printf 'no note\n' >"$TMP/ck_junk"
+run "verify-log: --against junk, cosignature required" 2 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$TMP/ck_junk" --witness-vkey "$WVKEY" &&
+    has err "$TMP/ck_junk: note: "
 run "verify-log: --witness-vkey without --against" 2 "$WT" verify-log --log-dir "$L" --witness-vkey "$WVKEY" && has err "--witness-vkey goes with --against" && oneline
 run "verify-log: a log key as --witness-vkey" 2 "$WT" verify-log --log-dir "$L" --against "$WCK" --witness-vkey "$VKEY" && has err "not a witness's cosignature key"
 # a proof against the witness's cosigned copy carries the cosignature: an

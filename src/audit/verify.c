@@ -584,6 +584,15 @@ static void load_ext(struct vs *v, const char *path, int side)
     }
     v->next++;
     e->loaded = read_checkpoint(f, path, &e->note, &e->cp, v->r->message, sizeof(v->r->message));
+    if (e->loaded == 1 && !side && v->o->witness &&
+        wt_note_verify(&e->note, v->o->witness, NULL) != 1) {
+        wt_note_free(&e->note);
+        e->loaded = -1;
+        snprintf(v->r->message, sizeof(v->r->message),
+                 "%s carries no valid cosignature by the witness %s+%08x: not the witness's copy "
+                 "(take it from the witness host)",
+                 path, v->o->witness->name, (unsigned)v->o->witness->keyid);
+    }
     if (e->loaded < 0)
         snprintf(e->why, sizeof(e->why), "%.299s", v->r->message);
 }

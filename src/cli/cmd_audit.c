@@ -300,45 +300,20 @@ int wt_cmd_init(int argc, char **argv)
 
 /* --- verify-log ------------------------------------------------------ */
 
-/* With --witness-vkey: every --against file must carry the witness's valid
- * cosignature (a copy fetched from anywhere but the witness could be the log
- * owner's own, signed with the log key alone).  NULL, or why not (said on
- * stderr). */
-static const char *against_cosigned(const char *prog, const char *wvkey,
-                                    const struct wt_strlist *against)
+/* --witness-vkey's key: a witness's (type 0x04); 0, or 2 (said). */
+static int read_witness_vkey(const char *prog, const char *arg, struct wt_note_vkey *v)
 {
-    struct wt_note_vkey wvk;
-    if (read_any_vkey(prog, "--witness-vkey", wvkey, &wvk) != 0)
-        return "--witness-vkey: not a readable verifier key";
-    if (wvk.type != WT_KEY_COSIG) {
+    int prc = read_any_vkey(prog, "--witness-vkey", arg, v);
+    if (prc)
+        return prc;
+    if (v->type != WT_KEY_COSIG) {
         fprintf(stderr,
                 "%s: --witness-vkey: not a witness's cosignature key (key type 0x%02x; a "
                 "witness key is type 0x04, as `witness` prints it)\n",
-                prog, wvk.type);
-        return "--witness-vkey: not a witness's key";
+                prog, v->type);
+        return WT_EXIT_USAGE;
     }
-    for (int i = 0; i < against->n; i++) {
-        size_t len = 0;
-        int big, ok = 0;
-        struct wt_note note;
-        struct wt_err err = {{0}};
-        char *text = read_input(prog, against->v[i], WT_NOTE_MAX_LEN, &len, &big, "--against ");
-        if (!text)
-            return "an --against checkpoint could not be read";
-        if (wt_note_parse(text, len, &note, &err) == WT_OK) {
-            ok = wt_note_verify(&note, &wvk, NULL) == 1;
-            wt_note_free(&note);
-        }
-        free(text);
-        if (!ok) {
-            fprintf(stderr,
-                    "%s: --against %s: no valid cosignature by the witness %s: not the "
-                    "witness's copy (take it from the witness host)\n",
-                    prog, WT_CLEAN(against->v[i]), wvk.name);
-            return "an --against checkpoint is not cosigned by --witness-vkey";
-        }
-    }
-    return NULL;
+    return 0;
 }
 
 int wt_cmd_verify_log(int argc, char **argv)
@@ -375,7 +350,7 @@ int wt_cmd_verify_log(int argc, char **argv)
         return prc == 1 ? WT_EXIT_OK : WT_EXIT_USAGE;
     }
     struct wt_log_paths p, alt_file, alt_dir;
-    struct wt_note_vkey vk;
+    struct wt_note_vkey vk, wvk;
     struct wt_verify_opts vo = {0};
     struct wt_verify_report *r = calloc(1, sizeof(*r));
     if (!r)
@@ -397,11 +372,9 @@ int wt_cmd_verify_log(int argc, char **argv)
             early = "too many --against checkpoints";
         } else if (wvkey && !against.n) {
             fprintf(stderr, "%s: --witness-vkey goes with --against (see --help)\n", help.prog);
-            wt_strlist_free(&against);
-            free(r);
-            return WT_EXIT_USAGE;
-        } else if (wvkey) {
-            early = against_cosigned(help.prog, wvkey, &against);
+            early = "--witness-vkey goes with --against";
+        } else if (wvkey && read_witness_vkey(help.prog, wvkey, &wvk)) {
+            early = "--witness-vkey: not a readable witness verifier key";
         }
     }
     if (early) {
@@ -421,6 +394,8 @@ int wt_cmd_verify_log(int argc, char **argv)
     }
     if (vkey_arg)
         vo.vkey = &vk;
+    if (wvkey)
+        vo.witness = &wvk;
     for (int i = 0; i < against.n; i++)
         vo.against[vo.nagainst++] = against.v[i];
     vo.side_path = p.checkpoint;
@@ -778,17 +753,8 @@ int wt_cmd_verify_proof(int argc, char **argv)
     struct wt_note_vkey vk, wvk;
     if ((prc = wt_cli_read_vkey(help.prog, vkey, &vk)) != 0)
         return prc;
-    if (wvkey) {
-        if ((prc = read_any_vkey(help.prog, "--witness-vkey", wvkey, &wvk)) != 0)
-            return prc;
-        if (wvk.type != WT_KEY_COSIG) {
-            fprintf(stderr,
-                    "%s: --witness-vkey: not a witness's cosignature key (key type 0x%02x; a "
-                    "witness key is type 0x04, as `witness` prints it)\n",
-                    help.prog, wvk.type);
-            return WT_EXIT_USAGE;
-        }
-    }
+    if (wvkey && (prc = read_witness_vkey(help.prog, wvkey, &wvk)) != 0)
+        return prc;
     size_t len = 0;
     int big;
     char *text = read_input(help.prog, in, WT_PROOF_MAX_TEXT, &len, &big, "");
