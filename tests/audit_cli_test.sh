@@ -1146,6 +1146,11 @@ run "verify-log: --against the log's own checkpoint, cosignature required" 2 "$W
     has out "$TMP/ck_own carries no valid cosignature by the witness" && has out '"status": "error"'
 run "verify-log: the log's own checkpoint and the witness's copy" 2 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$WCK" "$TMP/ck_own" --witness-vkey "$WVKEY" &&
     has err "$TMP/ck_own carries no valid cosignature by the witness"
+# DIR/log.jsonl named as a file is also held to its other side file, which
+# the log key alone signs: not required to be cosigned
+cp -r "$L" "$TMP/lboth"
+cp "$TMP/lboth/checkpoint" "$TMP/lboth/log.jsonl.checkpoint"
+run "verify-log --log-file DIR/log.jsonl: both side files, cosignature required" 0 "$WT" verify-log --log-file "$TMP/lboth/log.jsonl" --vkey "$VKEY" --against "$WCK" --witness-vkey "$WVKEY"
 printf 'no note\n' >"$TMP/ck_junk"
 run "verify-log: --against junk, cosignature required" 2 "$WT" verify-log --log-dir "$L" --vkey "$VKEY" --against "$TMP/ck_junk" --witness-vkey "$WVKEY" &&
     has err "$TMP/ck_junk: note: "

@@ -542,7 +542,7 @@ static int read_checkpoint(FILE *f, const char *path, struct wt_note *note,
     "check the log against a copy held elsewhere (--against), then `workloadtruth recover "        \
     "--reseal` signs it as it is"
 
-static void load_ext(struct vs *v, const char *path, int side)
+static void load_ext(struct vs *v, const char *path, int side, int witnessed)
 {
     struct ext *e = &v->ext[v->next];
     e->label = path;
@@ -584,7 +584,7 @@ static void load_ext(struct vs *v, const char *path, int side)
     }
     v->next++;
     e->loaded = read_checkpoint(f, path, &e->note, &e->cp, v->r->message, sizeof(v->r->message));
-    if (e->loaded == 1 && !side && v->o->witness &&
+    if (e->loaded == 1 && witnessed && v->o->witness &&
         wt_note_verify(&e->note, v->o->witness, NULL) != 1) {
         wt_note_free(&e->note);
         e->loaded = -1;
@@ -640,9 +640,9 @@ static void begin(struct vs *v, const char *name, const struct wt_verify_opts *o
         v->have_key = 1;
     }
     if (v->o->side_path)
-        load_ext(v, v->o->side_path, 1);
+        load_ext(v, v->o->side_path, 1, 0);
     for (size_t i = 0; i < v->o->nagainst && i < WT_VERIFY_AGAINST_SLOTS; i++)
-        load_ext(v, v->o->against[i], 0);
+        load_ext(v, v->o->against[i], 0, i < v->o->nwitnessed);
     if (v->have_key)
         for (size_t k = 0; k < v->next; k++)
             if (v->ext[k].loaded == 1)

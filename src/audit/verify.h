@@ -67,10 +67,12 @@ struct wt_verify_opts {
     int side_optional;
     const char *against[WT_VERIFY_AGAINST_SLOTS]; /* more signed checkpoints to hold the log to */
     size_t nagainst;
-    /* when set, each `against` checkpoint must also carry this witness's
-     * valid cosignature; one that does not is not used, as an unreadable
-     * one is not (checked on the bytes compared: read once) */
+    /* when set, each of the first `nwitnessed` `against` checkpoints (the
+     * user's; not a second side file verify-log adds) must also carry this
+     * witness's valid cosignature; one that does not is not used, as an
+     * unreadable one is not (checked on the bytes compared: read once) */
     const struct wt_note_vkey *witness;
+    size_t nwitnessed;
     int64_t now_ms;   /* for staleness */
     int64_t stale_ms; /* warn when the last signed entry is older than this (0: never) */
     /* when set (a stop was asked: watch's SIGTERM), reading ends within 64 KiB

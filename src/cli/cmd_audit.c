@@ -394,10 +394,12 @@ int wt_cmd_verify_log(int argc, char **argv)
     }
     if (vkey_arg)
         vo.vkey = &vk;
-    if (wvkey)
-        vo.witness = &wvk;
     for (int i = 0; i < against.n; i++)
         vo.against[vo.nagainst++] = against.v[i];
+    if (wvkey) { /* the user's --against files, not the other side file below */
+        vo.witness = &wvk;
+        vo.nwitnessed = vo.nagainst;
+    }
     vo.side_path = p.checkpoint;
     /* DIR/log.jsonl named as a file has two possible checkpoint files,
      * DIR/checkpoint (a --log-dir log's) and DIR/log.jsonl.checkpoint (a
