@@ -685,16 +685,17 @@ cleanup:
 }
 
 /* The start of a small file (the recorder's log) into buf, NUL-terminated;
- * "" when it cannot be read. */
-static void read_start(const char *path, char *buf, size_t cap)
+ * 0, or -1 and "" when it cannot be read. */
+static int read_start(const char *path, char *buf, size_t cap)
 {
     buf[0] = '\0';
     FILE *f = open_read(path);
     if (!f)
-        return;
+        return -1;
     size_t k = fread(buf, 1, cap - 1, f);
     buf[k] = '\0';
     fclose(f);
+    return 0;
 }
 
 /* Appends why the recording failed to the recorder's log (best effort). */
@@ -869,14 +870,8 @@ static int gpus_read(const struct cfg *c, uint32_t job, char *buf, size_t cap)
 {
     char path[PATH_MAX];
     buf[0] = '\0';
-    if (spool_path(c, job, "gpus", path, sizeof(path)))
+    if (spool_path(c, job, "gpus", path, sizeof(path)) || read_start(path, buf, cap))
         return -1;
-    FILE *f = open_read(path);
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, cap - 1, f);
-    fclose(f);
-    buf[n] = '\0';
     buf[strcspn(buf, "\n")] = '\0';
     return 0;
 }
