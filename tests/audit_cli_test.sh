@@ -317,7 +317,30 @@ for kind in dir fifo loop; do
     run "verify: checkpoint file replaced ($kind)" 1 "$WT" verify-log --log-dir "$TMP/noside" --vkey "$VKEY" --json \
         && has out '"damage": "bad-checkpoint"'
 done
+# ... or by a regular file that fails reads (/proc/self/mem: EIO), cut lines
+# or not (exit 2 hid the cut; /proc/kmsg, read without blocking, fails with
+# EAGAIN the same way: it hung the readers and the writers)
+rm -rf "$TMP/noside/checkpoint" && ln -s /proc/self/mem "$TMP/noside/checkpoint"
+run "verify: checkpoint file fails reads" 1 "$WT" verify-log --log-dir "$TMP/noside" --vkey "$VKEY" --json \
+    && has out '"damage": "bad-checkpoint"' && has out "cannot be read (Input/output error)"
 rm -rf "$TMP/noside/checkpoint"
+# a checkpoint file with a second signature line of the log key, damaged:
+# an edit, said as such, and the cut its valid signature shows stays visible
+# (it was "another key's checkpoint", the truncation hidden)
+cp -a "$L" "$TMP/sig2"
+python3 - "$TMP/sig2/checkpoint" <<'PY'
+import sys
+p = sys.argv[1]
+ls = open(p, encoding="utf-8").read().split("\n")
+s = next(l for l in ls if l.startswith("\u2014 "))
+c = s[-5]
+open(p, "a", encoding="utf-8").write(s[:-5] + ("B" if c != "B" else "C") + s[-4:] + "\n")
+PY
+run "verify: a bad second signature in the checkpoint file" 1 "$WT" verify-log --log-dir "$TMP/sig2" --vkey "$VKEY" --json \
+    && has out '"damage": "bad-checkpoint"' && has out "that does not verify, beside one that does"
+head -n 2 "$L/log.jsonl" >"$TMP/sig2/log.jsonl"
+run "verify: a bad second signature, the log cut" 1 "$WT" verify-log --log-dir "$TMP/sig2" --vkey "$VKEY" --json \
+    && has out '"damage": "truncated"'
 # a deleted log (or one replaced by a directory) with a checkpoint of its
 # lines still there, or given with --against: cut (exit 1), not "cannot open"
 # (exit 2), as the same log emptied is; with no checkpoint at all it stays an

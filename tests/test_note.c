@@ -278,6 +278,12 @@ static void test_example_checkpoint(void **state)
     assert_int_equal(wt_note_parse(two, strlen(two), &n, &err), 0);
     assert_int_equal(n.nsigs, 2);
     assert_int_equal(wt_note_verify(&n, &v, NULL), -1);
+    /* ... though its good line still proves the body (the verifier's
+     * diagnosis of an edited file); a note of bad lines alone does not */
+    assert_int_equal(wt_note_signed_by(&n, &v), 1);
+    n.sigs[0] = n.sigs[1];
+    assert_int_equal(wt_note_signed_by(&n, &v), 0);
+    assert_int_equal(wt_note_signed_by(&n, &ov), 0); /* another key of that name */
     wt_note_free(&n);
     free(two);
     wt_note_key_wipe(&k);

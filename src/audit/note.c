@@ -672,6 +672,21 @@ int wt_note_verify(const struct wt_note *n, const struct wt_note_vkey *v, uint64
     return result;
 }
 
+int wt_note_signed_by(const struct wt_note *n, const struct wt_note_vkey *v)
+{
+    if (!n || !v || !n->text || n->body_len > n->len || n->nsigs < 0 ||
+        n->nsigs > WT_NOTE_MAX_SIGS || sodium_ready() != 0)
+        return 0;
+    for (int i = 0; i < n->nsigs; i++) {
+        const struct wt_note_sig *s = &n->sigs[i];
+        uint64_t t = 0;
+        if (s->keyid == v->keyid && strncmp(s->name, v->name, sizeof(s->name)) == 0 &&
+            verify_one(n, v, s, &t) == 1)
+            return 1;
+    }
+    return 0;
+}
+
 /* ---- checkpoints and hashes --------------------------------------------------- */
 
 int wt_checkpoint_format(const struct wt_checkpoint *c, char *out, size_t cap)

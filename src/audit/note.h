@@ -117,6 +117,10 @@ void wt_note_free(struct wt_note *n);
  * and valid, 0 if absent, -1 if present and invalid.  For a WT_KEY_COSIG key,
  * *timestamp (if not NULL) receives the cosignature time. */
 int wt_note_verify(const struct wt_note *n, const struct wt_note_vkey *v, uint64_t *timestamp);
+/* 1 if some signature of v in n is valid, whatever v's others are: what a
+ * note wt_note_verify rejects (-1) for one bad line of v still proves of
+ * its body (the verifier's diagnosis of an edited checkpoint file). */
+int wt_note_signed_by(const struct wt_note *n, const struct wt_note_vkey *v);
 
 /* Checkpoint bodies.  The parser accepts and ignores extension lines; it
  * rejects sizes with leading zeros, roots that are not 32 bytes of padded

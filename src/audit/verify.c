@@ -47,18 +47,21 @@ const char *wt_damage_name(enum wt_damage d)
 struct ext {
     const char *label;
     int loaded; /* 1 parsed, -1 unreadable, -2 not a checkpoint, -3 the side file
-                 * replaced by what is not a file (damage, after what the others show) */
+                 * replaced by what is not a file, or by one that fails reads (damage,
+                 * after what the others show) */
     struct wt_note note;
     struct wt_checkpoint cp;
     int sig;      /* 1 verified by the log key, 0 absent, -1 invalid, 2 verified by
                    * the log key but for another origin (another log's checkpoint) */
+    int edited;   /* sig 1 from one valid signature line of the log key, beside one
+                   * of that key that does not verify (the file was edited) */
     int checked;  /* root compared */
     int reloaded; /* the side file has been re-read during the scan (side_reload): it
                    * was compared before; stays set */
     int has_prev; /* holds a reload not compared yet; prev_* is the one compared */
     struct wt_note prev_note;
     struct wt_checkpoint prev_cp;
-    char why[300]; /* loaded < 0: what was wrong with it */
+    char why[700]; /* loaded < 0: what was wrong with it */
 };
 
 struct vs {
@@ -132,6 +135,13 @@ static void stop(struct vs *v)
 static void ext_check_sig(struct vs *v, struct ext *e)
 {
     e->sig = wt_note_verify(&e->note, &v->key, NULL);
+    /* a valid line of the key beside a bad one: the body is the key's, and
+     * is compared with the log as any (a truncation it shows was reported as
+     * a checkpoint of another key); the edit is damage of its own (finish) */
+    if (e->sig < 0 && wt_note_signed_by(&e->note, &v->key) == 1) {
+        e->sig = 1;
+        e->edited = 1;
+    }
     /* the key's name is the log's origin (init names the key after it, the
      * genesis record and --vkey pin the pair), but the signature binds the
      * name only to the key, not to the body: a note signed with the log's
@@ -513,14 +523,16 @@ static int read_checkpoint(FILE *f, const char *path, struct wt_note *note,
                            struct wt_checkpoint *cp, char *msg, size_t cap)
 {
     char *buf = malloc(WT_NOTE_MAX_LEN + 1);
+    errno = 0;
     size_t n = buf ? fread(buf, 1, WT_NOTE_MAX_LEN + 1, f) : 0;
-    int rerr = ferror(f);
+    int rerr = ferror(f), why = buf ? errno : ENOMEM;
     fclose(f);
     struct wt_err err = {{0}};
     int loaded = 1;
     if (!buf || rerr) {
         loaded = -1;
-        snprintf(msg, cap, "cannot read checkpoint %s", path);
+        snprintf(msg, cap, "cannot read checkpoint %s: %s", path, strerror(why ? why : EIO));
+        errno = why; /* the caller tells a file that fails reads from a lack of memory */
     } else if (n > WT_NOTE_MAX_LEN) {
         loaded = -2;
         snprintf(msg, cap, "%s: larger than 64 KiB", path);
@@ -573,17 +585,32 @@ static void load_ext(struct vs *v, const char *path, int side, int witnessed)
                      loop                  ? "a loop of symbolic links"
                      : S_ISDIR(st.st_mode) ? "a directory"
                                            : "not a regular file");
-            snprintf(e->why, sizeof(e->why), "%.299s", v->r->message);
+            snprintf(e->why, sizeof(e->why), "%.699s", v->r->message);
             return;
         }
         v->next++;
         e->loaded = -1;
         snprintf(v->r->message, sizeof(v->r->message), "cannot read checkpoint %s: %s", path, why);
-        snprintf(e->why, sizeof(e->why), "%.299s", v->r->message);
+        snprintf(e->why, sizeof(e->why), "%.699s", v->r->message);
         return;
     }
     v->next++;
     e->loaded = read_checkpoint(f, path, &e->note, &e->cp, v->r->message, sizeof(v->r->message));
+    if (side && e->loaded == -1 && errno != ENOMEM && errno != EINTR) {
+        /* a regular file that fails reads (EIO: /proc/self/mem linked in its
+         * place; EAGAIN: one that would block) is not the file writers
+         * leave there either: damage, as a deleted one is (exit 2 hid the
+         * cut that exit 1 names when it is gone).  A file that cannot be
+         * opened (EACCES: writers of other umasks) stays a question */
+        e->loaded = -3;
+        char cause[200];
+        snprintf(cause, sizeof(cause), "%s", strerror(errno ? errno : EIO));
+        snprintf(v->r->message, sizeof(v->r->message),
+                 "the checkpoint file %s cannot be read (%s), unlike the file writers leave "
+                 "there: the lines could have been rewritten or cut without the key; move it "
+                 "aside (keeping it as evidence), " SIDE_REMEDY,
+                 path, cause);
+    }
     if (e->loaded == 1 && witnessed && v->o->witness &&
         wt_note_verify(&e->note, v->o->witness, NULL) != 1) {
         wt_note_free(&e->note);
@@ -594,7 +621,7 @@ static void load_ext(struct vs *v, const char *path, int side, int witnessed)
                  path, v->o->witness->name, (unsigned)v->o->witness->keyid);
     }
     if (e->loaded < 0)
-        snprintf(e->why, sizeof(e->why), "%.299s", v->r->message);
+        snprintf(e->why, sizeof(e->why), "%.699s", v->r->message);
 }
 
 /* Whether the missing side file is an init's that was killed before it
@@ -695,7 +722,7 @@ static int finish(struct vs *v)
         struct ext *e = &v->ext[i];
         int side = v->o->side_path && e->label == v->o->side_path;
         if (e->loaded < 0 && line_damage) {
-            char more[400];
+            char more[800];
             snprintf(more, sizeof(more), "; besides, a checkpoint could not be used: %s",
                      e->why); /* which names the file */
             append_msg(r, more);
@@ -849,6 +876,20 @@ static int finish(struct vs *v)
         if (v->o->side_path && e->label == v->o->side_path)
             r->side_size = e->cp.size;
     }
+    for (size_t i = 0; i < v->next; i++) {
+        const struct ext *e = &v->ext[i];
+        if (e->loaded != 1 || !e->edited)
+            continue;
+        int side = v->o->side_path && e->label == v->o->side_path;
+        damage(v, WT_DMG_CHECKPOINT, 0, 0,
+               "%s carries a signature line by the log's key (%s) that does not verify, beside "
+               "one that does: the file was edited (no writer leaves a bad signature); the "
+               "checkpoint its valid signature covers matches the log's lines%s",
+               e->label, r->origin,
+               side ? "; move it aside (keeping it as evidence), " SIDE_REMEDY : "");
+        r->status = WT_VERIFY_DAMAGED;
+        goto out;
+    }
     if (!r->have_genesis && r->damage != WT_DMG_TORN_TAIL) {
         r->status = WT_VERIFY_DAMAGED;
         if (r->damage == WT_DMG_NONE || r->damage == WT_DMG_TORN_TAIL) {
@@ -928,7 +969,7 @@ static int finish(struct vs *v)
     }
 out:
     if (unusable && r->status == WT_VERIFY_DAMAGED && strcmp(r->message, unusable->why)) {
-        char more[400];
+        char more[800];
         snprintf(more, sizeof(more), "; besides, a checkpoint could not be used: %s",
                  unusable->why);
         append_msg(r, more);

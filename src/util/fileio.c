@@ -225,9 +225,10 @@ FILE *wt_fopen_regular(const char *path, const char **why)
         close(fd);
         return NULL;
     }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    /* O_NONBLOCK stays: a regular file of a disk reads as without it, and
+     * one that would block (/proc/kmsg, a FUSE file) fails with EAGAIN
+     * instead (a checkpoint file linked to /proc/kmsg hung verify-log and
+     * every writer of the log, holding its lock) */
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         *why = strerror(errno);

@@ -50,8 +50,9 @@ int wt_write_file_durable(const char *dir, const char *path, const void *buf, si
                           mode_t mode, int how, struct wt_err *err) WT_WARN_UNUSED;
 
 /* Opens path for reading if it is a regular file; a FIFO, a device or a
- * directory is refused without blocking.  NULL on failure, with *why set
- * (strerror(errno), or "not a regular file"). */
+ * directory is refused without blocking, and reads never block (a regular
+ * file that would, such as /proc/kmsg, fails them with EAGAIN).  NULL on
+ * failure, with *why set (strerror(errno), or "not a regular file"). */
 FILE *wt_fopen_regular(const char *path, const char **why);
 
 /* 1 when a and b name the same existing file. */
