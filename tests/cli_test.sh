@@ -99,6 +99,10 @@ run mcp-help 0 "$WT" mcp --help && has out "usage: workloadtruth mcp"
 # answered with a parse error)
 run mcp-blank-last-line 0 sh -c "printf '   ' | \"\$1\" mcp" sh "$WT"
 check mcp-blank-last-line-silent test ! -s "$TMP/out"
+# an invalid notification is noted on standard error on one line, whatever a
+# member name holds (a newline in it forged a second line)
+printf '%s\n' '{"jsonrpc":"2.0","method":"x","\n[FORGED] line":1}' >"$TMP/mcpnl.jsonl"
+run mcp-notification-one-line 0 sh -c '"$0" mcp <"$1"' "$WT" "$TMP/mcpnl.jsonl" && has err "ignored a notification" && oneline
 run mcp-token-without-http 2 "$WT" mcp --token-file /nonexistent && has err "go with --http" && oneline
 # a NUL in the token file's first line cut the token there (the server then took
 # its first 16 bytes as the whole token)

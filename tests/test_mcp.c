@@ -317,6 +317,27 @@ static void invalid_notifications(void **state)
     assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
     assert_true(json_is_integer(m.id) && json_integer_value(m.id) == 9);
     wt_rpc_free(&m);
+    /* without an id, a NUL makes a notification only of a message with
+     * "jsonrpc": "2.0" and a string method; others are invalid requests,
+     * answered (they went unanswered, where the same without a NUL was) */
+    static const struct {
+        const char *msg;
+        int notification;
+    } nulnote[] = {
+        {"{\"a\\u0000\":1}", 0},
+        {"{\"params\":{\"s\":\"\\u0000\"}}", 0},
+        {"{\"jsonrpc\":\"1.0\",\"method\":\"x\",\"params\":{\"s\":\"\\u0000\"}}", 0},
+        {"{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"a\\u0000\":1}", 1},
+        {"{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"s\":\"\\u0000\"}}", 1},
+    };
+    for (size_t i = 0; i < sizeof(nulnote) / sizeof(nulnote[0]); i++) {
+        wt_rpc_parse(nulnote[i].msg, strlen(nulnote[i].msg), &m);
+        assert_int_equal(m.kind, WT_RPC_INVALID);
+        assert_int_equal(m.error_code, WT_RPC_INVALID_REQUEST);
+        assert_int_equal(m.notification, nulnote[i].notification);
+        assert_null(m.id);
+        wt_rpc_free(&m);
+    }
     /* a response is ignored whatever it holds, a NUL in a name too (it was
      * answered with -32600) */
     const char *nulresp = "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"\\u0000\":1}}";

@@ -113,7 +113,7 @@ int wt_cmd_mcp(int argc, char **argv)
         {"--backend", WT_OPT_CHOICE, &backend, "B", "the tools' default telemetry source: auto (default: nvml when a driver is present), nvml, synthetic (traces: --trace-dir)", 0, 0, backends, false},
         {"--log-dir", WT_OPT_STRING, &log_dir, "DIR", "audit log directory the tools read and write (default: $WT_LOG_DIR, else ./" WT_DEFAULT_LOG_DIR ")", 0, 0, NULL, false},
         {"--trace-dir", WT_OPT_STRING, &trace_dir, "DIR", "directory of trace files the tools may replay (default: none)", 0, 0, NULL, false},
-        {"--max-seconds", WT_OPT_DOUBLE, &max_seconds, "S", "longest live sampling one tool call may ask for (default 300); one still running one interval_seconds + 5 s + 5% later is stopped", 1, 3600, NULL, false},
+        {"--max-seconds", WT_OPT_DOUBLE, &max_seconds, "S", "longest live sampling one tool call may ask for (default 300); one still running 4 x interval_seconds + 5 s + 5% later is stopped", 1, 3600, NULL, false},
         {"--nvml-lib", WT_OPT_STRING, &nvml_lib, "PATH", "NVML library to load (default: $WT_NVML_LIB, else libnvidia-ml.so.1)", 0, 0, NULL, false},
         {"--http", WT_OPT_STRING, &http, "HOST:PORT", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (e.g. 127.0.0.1:8765)", 0, 0, NULL, false},
         {"--token-file", WT_OPT_STRING, &token_file, "FILE", "HTTP: require this bearer token (default: $WT_MCP_TOKEN, else none)", 0, 0, NULL, false},

@@ -59,6 +59,17 @@ static size_t count_values(const char *buf, size_t len)
 
 static void classify(struct wt_rpc_msg *m);
 
+/* A notification, invalid or not, is never answered: a message with
+ * "jsonrpc": "2.0", a string method and no id (mcp.md).  One without them
+ * is an invalid request, answered with id null, also when another fault
+ * (a NUL) is found first. */
+static int is_notification(const json_t *r, const json_t *id)
+{
+    const json_t *v = json_object_get(r, "jsonrpc");
+    return !id && json_is_string(v) && !strcmp(json_string_value(v), "2.0") &&
+           json_is_string(json_object_get(r, "method"));
+}
+
 /* A copy of buf (len bytes, parsed but for numbers jansson cannot hold) in
  * which, outside strings, each integer beyond 64 bits is written as a real
  * ("e0" appended), and each number beyond a double's range (a 400-digit
@@ -254,7 +265,7 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
                 if (json_is_integer(id) || (json_is_string(id) && !memchr(json_string_value(id), 1,
                                                                           json_string_length(id))))
                     m->id = id;
-                m->notification = !id;
+                m->notification = is_notification(r, id);
                 invalid(m, WT_RPC_INVALID_REQUEST,
                         "Invalid Request: a member name contains NUL (\\u0000)");
                 return;
@@ -323,7 +334,7 @@ static void classify(struct wt_rpc_msg *m)
         invalid(m, WT_RPC_INVALID_REQUEST,
                 "Invalid Request: a string contains NUL (\\u0000), which only a tool's "
                 "arguments may hold (and a tool refuses)");
-        m->notification = !id;
+        m->notification = is_notification(r, id);
         return;
     }
     json_t *v = json_object_get(r, "jsonrpc");

@@ -26,6 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/text.h"
+
 #define QUEUE_MAX 256 /* parsed messages waiting; the reader waits beyond */
 /* ... or beyond this many bytes held by the parsed messages waiting (one
  * message is always let in): memory stays bounded while a long tool runs */
@@ -135,6 +137,8 @@ static void enqueue(struct stdio_srv *x, const char *buf, size_t len, int too_lo
     }
     if (q->m.kind == WT_RPC_INVALID && q->m.notification) {
         /* JSON-RPC: a notification is never answered, not even an invalid one */
+        /* one line, whatever the client put in a member name */
+        wt_text_clean(q->m.error_message);
         fprintf(stderr, "workloadtruth mcp: ignored a notification: %s\n", q->m.error_message);
         wt_rpc_free(&q->m);
         free(q);
