@@ -27,6 +27,9 @@ struct wt_trace_writer {
     unsigned long rows;
     int header_done; /* the header is in the file: a later flush holds whole rows only */
     const struct wt_owners *owners; /* NULL: no owners column */
+    /* each GPU's last row: its time, and that time as written */
+    double last_t[WT_MAX_GPUS], last_written[WT_MAX_GPUS];
+    unsigned char have_t[WT_MAX_GPUS];
 };
 
 static int put(struct wt_trace_writer *w, const char *s, size_t n, struct wt_err *err)
@@ -293,15 +296,43 @@ static int plain(char *out, size_t cap, double x)
     return n;
 }
 
+/* t_s as written: milliseconds, or microseconds when the time has them (a
+ * trace sampled faster than 1 kHz would otherwise repeat its times), or
+ * more digits where a GPU's row would otherwise get the time written for
+ * its previous row, or an earlier one, although its time is later: the
+ * reader merges such rows (a sample was lost on the way through `record`). */
+static int format_time(struct wt_trace_writer *w, const struct wt_sample *s, char *line, size_t cap)
+{
+    const int g = s->gpu >= 0 && s->gpu < WT_MAX_GPUS ? s->gpu : -1;
+    int off = 0;
+    double back = s->t_s;
+    for (int i = 0; i < 3; i++) { /* decimals: 6, 9, then every digit a double has */
+        off = i < 2 ? snprintf(line, cap, "%.*f", i ? 9 : 6, s->t_s)
+                    : snprintf(line, cap, "%.17g", s->t_s);
+        if (off < 0 || (size_t)off >= cap)
+            off = 0;
+        while (i < 2 && off > 0 && line[off - 1] == '0' && off >= 4 && line[off - 4] != '.')
+            off--;
+        line[off] = '\0';
+        back = strtod(line, NULL);
+        /* the written times in the order of the times (one written as its
+         * predecessor, or before it, would be merged with it or refused) */
+        if (g < 0 || !w->have_t[g] || s->t_s == w->last_t[g] ||
+            (s->t_s > w->last_t[g]) == (back > w->last_written[g]))
+            break;
+    }
+    if (g >= 0) {
+        w->have_t[g] = 1;
+        w->last_t[g] = s->t_s;
+        w->last_written[g] = back;
+    }
+    return off;
+}
+
 int wt_trace_writer_row(struct wt_trace_writer *w, const struct wt_sample *s, struct wt_err *err)
 {
     char line[1024];
-    /* milliseconds, or microseconds when the time has them (a trace
-     * sampled faster than 1 kHz would otherwise repeat its times) */
-    int off = snprintf(line, sizeof(line), "%.6f", s->t_s);
-    while (off > 0 && line[off - 1] == '0' && off >= 4 && line[off - 4] != '.')
-        off--;
-    line[off] = '\0';
+    int off = format_time(w, s, line, sizeof(line));
     off += snprintf(line + off, sizeof(line) - (size_t)off, ",%d", s->gpu);
     for (int c = 0; c < WT_NCOLS && off < (int)sizeof(line) - 40; c++) {
         double x = s->v[c];
