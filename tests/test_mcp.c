@@ -991,7 +991,7 @@ static void files_stay_inside_their_directories(void **state)
                                     "NVIDIA A100-SXM4-40GB, 98 %%\nTesla T4, 0 %%\n");
         write_trace("smi2.csv", smi);
         tool_fails(s, "classify_workload", "{\"trace\":\"smi2.csv\"}",
-                   "GPU 0's earlier rows name another model");
+                   "GPU 0's earlier rows (from line 2) name another model");
         tool_fails(s, "classify_workload", "{\"trace\":\"smi2.csv\"}",
                    "also take 'gpus_per_tick', the GPUs per poll");
         json_t *resp;

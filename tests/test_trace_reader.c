@@ -688,7 +688,8 @@ static void test_nvsmi_names_two_gpus(void **state)
     assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
     assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
     assert_int_equal(wt_trace_next(r, &s, &err), WT_EINVAL);
-    assert_contains(err.msg, ":3: column 'name': 'Tesla T4', but GPU 0's earlier rows name");
+    assert_contains(err.msg,
+                    ":3: column 'name': 'Tesla T4', but GPU 0's earlier rows (from line 2) name");
     assert_contains(err.msg, "--gpus-per-tick");
     wt_trace_close(r);
     struct wt_trace_opts o = {.rows_per_tick = 2};

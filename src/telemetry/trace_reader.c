@@ -125,6 +125,7 @@ struct wt_trace_reader {
     char row_name[NAME_MAX_LEN + 1]; /* of the row last parsed */
     unsigned char *named;            /* WT_MAX_GPUS: the GPU's model is recorded */
     uint64_t *name_hash;             /* WT_MAX_GPUS: without index, the first name's (0: none) */
+    unsigned long *name_line;        /* ... and the line it was read on */
     int models_given;                /* the metadata names the model: rows are not read */
     int list_given;                  /* the metadata has gpu_models: not built here */
     size_t list_at;                  /* 1 + index of the gpu_models entry built here */
@@ -1465,17 +1466,19 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
         if (*name) {
             uint64_t h = wt_fnv1a(WT_FNV1A_INIT, name, strlen(name)) | 1; /* never 0 */
             uint64_t *first = &r->name_hash[s->gpu];
-            if (!*first)
+            if (!*first) {
                 *first = h;
-            else if (*first != h) {
+                r->name_line[s->gpu] = lineno;
+            } else if (*first != h) {
                 char shown[64];
                 printable(shown, sizeof(shown), name, strlen(name));
                 return fail(r, err, WT_EINVAL, lineno,
-                            "column 'name': '%s', but GPU %d's earlier rows name another model: "
-                            "rows of %s GPUs without an index column (add 'index' to "
-                            "--query-gpu; classify, record and eval also take --gpus-per-tick "
-                            "N, the GPUs per poll)",
-                            shown, s->gpu, g > 1 ? "more" : "several");
+                            "column 'name': '%s', but GPU %d's earlier rows (from line %lu) "
+                            "name another model: rows of %s GPUs without an index column, or "
+                            "a name damaged on one of those lines (add 'index' to --query-gpu; "
+                            "classify, record and eval also take --gpus-per-tick N, the GPUs "
+                            "per poll)",
+                            shown, s->gpu, r->name_line[s->gpu], g > 1 ? "more" : "several");
             }
         }
     } else {
@@ -1552,7 +1555,8 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
     r->last_t = malloc(WT_MAX_GPUS * sizeof(double));
     r->named = calloc(WT_MAX_GPUS, 1);
     r->name_hash = calloc(WT_MAX_GPUS, sizeof(uint64_t));
-    if (!r->rbuf || !r->line || !r->last_t || !r->named || !r->name_hash) {
+    r->name_line = calloc(WT_MAX_GPUS, sizeof(unsigned long));
+    if (!r->rbuf || !r->line || !r->last_t || !r->named || !r->name_hash || !r->name_line) {
         rc = wt_errf(err, WT_ENOMEM, "%s: out of memory", name);
         goto fail;
     }
@@ -1699,6 +1703,7 @@ void wt_trace_close(struct wt_trace_reader *r)
     free(r->last_t);
     free(r->named);
     free(r->name_hash);
+    free(r->name_line);
     free(r->header);
     wt_owners_free(r->owners);
     free(r);
