@@ -7,7 +7,7 @@
 #
 # Cases: (a) --workload-type=inference, the node agent replays a training
 # trace -> a MISMATCH class record in the audit log, the AdminComment and the
-# slurmd log; (b) --workload-type=training on the same trace -> MATCH;
+# slurmd log; (b) --workload-type=Training on the same trace -> MATCH;
 # (c) plugin errors (no agent binary; an agent that hangs past the timeout)
 # -> the job COMPLETED with exit code 0 and the node neither DRAIN nor DOWN;
 # (d) a bad --workload-type value is refused by sbatch; (e) an undeclared
@@ -302,7 +302,8 @@ else
 fi
 
 # ---- (b) declared training, same telemetry -> MATCH ---------------------------
-submit --workload-type=training
+# (in another letter case, as classify --declared takes it: recorded lower case)
+submit --workload-type=Training
 wait_done || bad "(b) job $JOB did not finish with a workloadtruth log line"
 rec=$(last_class)
 ac=$(job_line)

@@ -69,6 +69,14 @@ static void test_json_result(void **state)
     assert_string_equal(s, want);
     free(s);
     json_decref(j);
+    /* physics: every evidence object has log_odds, null where the reason
+     * has no weight (the IDLE rule's: an IDLE window's objects lacked it) */
+    r.classifier = &wt_classifier_physics;
+    j = wt_json_result(&r);
+    json_t *e = json_array_get(json_object_get(j, "evidence"), 0);
+    assert_non_null(json_object_get(e, "log_odds"));
+    assert_true(json_is_null(json_object_get(e, "log_odds")));
+    json_decref(j);
 }
 
 static void test_text_result(void **state)

@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -249,10 +250,11 @@ static const char *const types[] = {"training", "inference", "idle", NULL};
  * node, where the job prolog's SPANK_WORKLOAD_TYPE is the declaration */
 static char declared[16];
 
+/* in any letter case, as classify --declared takes it; the lower-case name */
 static const char *type_ok(const char *s)
 {
     for (int i = 0; s && types[i]; i++)
-        if (!strcmp(s, types[i]))
+        if (!strcasecmp(s, types[i]))
             return types[i];
     return NULL;
 }

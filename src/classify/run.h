@@ -94,7 +94,7 @@ struct wt_run_log_opts {
 /* Appends the run's job-level result as a `class` record to the audit log
  * in log_dir (creating the log, with a fresh key, when there is none) and
  * publishes a signed checkpoint.  *where (may be NULL) gets
- * {"log": PATH, "seq": N, "size": BYTES, "warnings": [...]}.  An error with
+ * {"log": PATH, "seq": N, "size": ENTRIES, "warnings": [...]}.  An error with
  * *where set means the record was appended but
  * its checkpoint could not be written: the record is in the log, unsealed.
  * What `classify --log-dir` and the MCP tools share. */

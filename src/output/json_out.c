@@ -100,8 +100,12 @@ json_t *wt_json_result(const struct wt_result *r)
          * utilization), not the full feature set's */
         put(e, "value", feature_number(x->feature, x->value), &bad);
         put(e, "favours", jstr(wt_class_name(x->favours)), &bad);
+        /* physics: always the key, null for the IDLE rule's evidence, which
+         * has no log-odds (an IDLE window's objects lacked it) */
         if (isfinite(x->weight))
             put(e, "log_odds", wt_json_number(x->weight, 4), &bad);
+        else if (r->classifier && !strcmp(r->classifier->name, "physics"))
+            put(e, "log_odds", json_null(), &bad);
         push(ev, e, &bad);
     }
     put(o, "evidence", ev, &bad);
