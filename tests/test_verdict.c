@@ -204,9 +204,9 @@ static void test_trace_ends_early(void **state)
 }
 
 /* A stream on standard input without the GPU asked for: the other GPUs'
- * rows are dropped as they come (the stream has no peers), so the end says
- * the GPU is absent; they were queued, up to the cap (16M rows, 2.3 GB),
- * and the error was the cap's. */
+ * rows, its peers, keep their newest rows at the cap, so the end says the
+ * GPU is absent; they were queued, up to the cap (16M rows, 2.3 GB), and
+ * the error was the cap's. */
 static void test_stream_without_gpu(void **state)
 {
     (void)state;
@@ -231,6 +231,54 @@ static void test_stream_without_gpu(void **state)
     if (!strstr(err.msg, "no GPU 1 in this trace (GPUs: 0)"))
         fail_msg("%s", err.msg);
     wt_run_free(&out);
+    unlink(path);
+}
+
+/* A stream's other GPUs are its peers, as a file's are: the same cross-GPU
+ * features from standard input as from the file (a stream had no peers:
+ * an nvidia-smi pipe of 8 GPUs in training lost its peer_sync, and with it
+ * the MISMATCH the file gave); with --peers none, none. */
+static void test_stream_peers(void **state)
+{
+    (void)state;
+    static char text[65536];
+    size_t len = (size_t)snprintf(text, sizeof(text),
+                                  "# format: workloadtruth-trace/1\n# gpu_model: NVIDIA H100\n"
+                                  "# power_semantics: instant\nt_s,gpu,util_gpu_pct,power_w\n");
+    for (int i = 0; i < 400; i++) /* 10 Hz, steps of 1 s on both GPUs together */
+        for (int g = 0; g < 2; g++)
+            len += (size_t)snprintf(text + len, sizeof(text) - len, "%.1f,%d,%d,%d\n", i / 10.0, g,
+                                    i % 10 < 7 ? 100 : 10, i % 10 < 7 ? 650 : 200);
+    const char *path = tu_temp(text);
+    struct wt_run_request rq = {
+        .backend = "replay",
+        .cfg = {.trace_path = path},
+        .gpu = 1,
+        .samples = 100,
+        .windows = 3,
+        .start = NAN,
+        .clf = &wt_classifier_physics,
+    };
+    struct wt_run_outcome file, in;
+    struct wt_err err;
+    assert_int_equal(wt_run_classify(&rq, &file, &err), WT_OK);
+    assert_non_null(freopen(path, "r", stdin));
+    rq.cfg.trace_path = "-";
+    assert_int_equal(wt_run_classify(&rq, &in, &err), WT_OK);
+    assert_int_equal(file.n, 3);
+    assert_int_equal(in.n, 3);
+    for (size_t w = 0; w < 3; w++) {
+        double a = file.w[w].features.v[WT_F_PEER_SYNC], b = in.w[w].features.v[WT_F_PEER_SYNC];
+        assert_true(isfinite(a) && a > 0.9);
+        assert_true(a == b);
+    }
+    wt_run_free(&in);
+    assert_non_null(freopen(path, "r", stdin));
+    rq.alone = 1;
+    assert_int_equal(wt_run_classify(&rq, &in, &err), WT_OK);
+    assert_true(isnan(in.w[0].features.v[WT_F_PEER_SYNC]));
+    wt_run_free(&in);
+    wt_run_free(&file);
     unlink(path);
 }
 
@@ -293,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_job_features),
         cmocka_unit_test(test_trace_ends_early),
         cmocka_unit_test(test_stream_without_gpu),
+        cmocka_unit_test(test_stream_peers),
         cmocka_unit_test(test_log_result_cancelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

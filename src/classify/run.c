@@ -62,7 +62,9 @@ struct peer {
     int have_carry, done;
 };
 
-static int peer_fill(struct wt_source *src, struct peer *p, double t0, double t1,
+/* queued: a stream's peer, read without waiting (what has come of it by
+ * the time the GPU's window is whole, GPUs it has not named yet none) */
+static int peer_fill(struct wt_source *src, struct peer *p, double t0, double t1, int queued,
                      struct wt_err *err)
 {
     p->n = 0;
@@ -73,6 +75,13 @@ static int peer_fill(struct wt_source *src, struct peer *p, double t0, double t1
             p->have_carry = 0;
         } else if (p->done) {
             return WT_OK;
+        } else if (queued) {
+            size_t got = 0;
+            int rc = wt_source_read_queued(src, p->gpu, &smp, 1, &got, err);
+            if (rc == WT_ENODEV || (rc == WT_OK && got == 0))
+                return WT_OK; /* nothing more so far */
+            if (rc)
+                return rc;
         } else {
             size_t got = 0;
             int rc = wt_source_read(src, p->gpu, &smp, 1, &got, err);
@@ -271,19 +280,22 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
         rc = wt_errf(err, WT_ENOMEM, "out of memory");
         goto out;
     }
-    if (trace && !strcmp(trace, "-") && !strcmp(src->ops->name, "replay")) {
-        /* a stream is not counted (it has no end to count to), so it has no
-         * peers: the other GPUs' rows are dropped as they come, not queued
-         * (a stream without --gpu-index's GPU queued 16M rows, 2.3 GB,
-         * before saying so) */
+    /* a stream is not counted (it has no end to count to): its peers are
+     * the GPUs it has named by the time a window is whole, read as they
+     * came (an nvidia-smi pipe of 8 GPUs in training lost its strongest
+     * evidence, and its MISMATCH, until 2026-12-07); with --peers none
+     * their rows are dropped as they come, not queued (a stream without
+     * --gpu-index's GPU queued 16M rows, 2.3 GB, before saying so; queued
+     * peers keep their newest rows only) */
+    const int stream = trace && !strcmp(trace, "-") && !strcmp(src->ops->name, "replay");
+    if (stream && rq->alone)
         for (int g = 0; g < WT_MAX_GPUS; g++)
             if (g != rq->gpu)
                 wt_source_ignore(src, g);
-    }
     if ((rc = wt_source_device_info(src, rq->gpu, &out->info, err)) != WT_OK)
         goto out;
-    /* peers: the other GPUs of a trace file or of the simulator (not of a
-     * stream on standard input, whose GPUs are unknown until it ends) */
+    /* peers: the other GPUs of a trace file, of the simulator or of a
+     * stream (every index, those it has not named yet reading as none) */
     int live = !strcmp(src->ops->name, "nvml");
     if (live && !isnan(rq->start)) {
         rc = wt_errf(err, WT_EINVAL,
@@ -299,8 +311,9 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
                      rq->start, WT_RUN_SYNTH_MAX_START);
         goto out;
     }
-    if (!(trace && !strcmp(trace, "-")) && !live &&
-        (rc = wt_source_device_count(src, &ngpu, err)) != WT_OK)
+    if (stream)
+        ngpu = WT_MAX_GPUS;
+    else if (!live && (rc = wt_source_device_count(src, &ngpu, err)) != WT_OK)
         goto out;
     if (ngpu > 1 && !rq->alone) {
         peers = calloc((size_t)ngpu, sizeof(*peers));
@@ -353,7 +366,7 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
                               .npeers = 0};
         size_t other_jobs = 0;
         for (size_t p = 0; p < npeers; p++) {
-            if ((rc = peer_fill(src, &peers[p], buf[0].t_s, buf[n - 1].t_s, err)) != WT_OK)
+            if ((rc = peer_fill(src, &peers[p], buf[0].t_s, buf[n - 1].t_s, stream, err)) != WT_OK)
                 goto out;
             /* not of this GPU's job when the window began */
             if (peers[p].n && !wt_owners_same_job(owners, buf[0].owner, peers[p].s[0].owner))

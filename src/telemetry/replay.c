@@ -93,8 +93,14 @@ static int push(struct replay *rp, const struct wt_sample *s, struct wt_err *err
         q->present = 1; /* listing GPUs of an endless pipe: bounded */
         return WT_OK;
     }
-    if (rp->stream && rp->any_read && !q->read && q->len - q->head >= MAX_UNREAD) {
-        q->head++; /* the oldest unread row goes */
+    /* the oldest unread row goes (a stream's peers are read by
+     * read_queued, which does not count: they keep their newest rows), also
+     * when the cap on all queued rows is reached, before any GPU is read
+     * too: a stream without the GPU asked for ends in "no GPU N", not in the
+     * cap's error (each GPU keeps its newest row) */
+    if (rp->stream && !q->read && q->len > q->head &&
+        ((rp->any_read && q->len - q->head >= MAX_UNREAD) || rp->buffered >= rp->max_buffered)) {
+        q->head++;
         rp->buffered--;
     }
     if (rp->buffered >= rp->max_buffered)
@@ -401,6 +407,29 @@ static int replay_read(struct wt_source *src, int gpu, struct wt_sample *buf, si
     return WT_OK;
 }
 
+/* What read would hand out now, without reading input: every queued
+ * sample but the last, which is complete too once a row of a later time (of
+ * any GPU: a stream's rows come in time order) or the end has come. */
+static int replay_read_queued(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap,
+                              size_t *n, struct wt_err *err)
+{
+    struct replay *rp = src->priv;
+    *n = 0;
+    if (gpu < 0 || gpu >= WT_MAX_GPUS || !rp->q[gpu].present || rp->q[gpu].ignored)
+        return wt_errf(err, WT_ENODEV, "%s: no GPU %d so far", wt_trace_name(rp->r), gpu);
+    struct queue *q = &rp->q[gpu];
+    size_t k = q->len - q->head;
+    if (k && !rp->eof && !(rp->last_t > q->s[q->len - 1].t_s))
+        k--;
+    if (k > cap)
+        k = cap;
+    memcpy(buf, q->s + q->head, k * sizeof(*buf));
+    q->head += k;
+    rp->buffered -= k;
+    *n = k;
+    return WT_OK;
+}
+
 static const char *replay_meta(struct wt_source *src, const char *key)
 {
     struct replay *rp = src->priv;
@@ -473,5 +502,6 @@ const struct wt_source_ops wt_source_replay = {
     .owners = replay_owners,
     .ignore = replay_ignore,
     .ignored_rows = replay_ignored_rows,
+    .read_queued = replay_read_queued,
     .close = replay_close,
 };

@@ -196,6 +196,16 @@ long wt_source_ignored_rows(struct wt_source *src, int gpu)
     return src && src->ops->ignored_rows ? src->ops->ignored_rows(src, gpu) : -1;
 }
 
+int wt_source_read_queued(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap,
+                          size_t *n, struct wt_err *err)
+{
+    *n = 0;
+    if (!src || !src->ops->read_queued)
+        return wt_errf(err, WT_ENODEV, "the %s source keeps no samples read ahead",
+                       src ? src->ops->name : "(none)");
+    return src->ops->read_queued(src, gpu, buf, cap, n, err);
+}
+
 void wt_source_label(const char *backend, const char *trace, const char *profile, char *out,
                      size_t cap)
 {

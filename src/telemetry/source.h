@@ -116,6 +116,11 @@ struct wt_source_ops {
     /* Optional: rows of GPU gpu dropped since it was ignored (and seen at
      * all: -1 when no row of it came); reads nothing. */
     long (*ignored_rows)(struct wt_source *src, int gpu);
+    /* Optional: as read, but never waits for input: the samples of gpu
+     * already read and complete (a later row came, or the end); *n may be
+     * 0.  WT_ENODEV for a GPU no row has named so far (a stream's peers). */
+    int (*read_queued)(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap, size_t *n,
+                       struct wt_err *err);
     void (*close)(struct wt_source *src);
 };
 
@@ -182,6 +187,11 @@ void wt_source_ignore(struct wt_source *src, int gpu);
  * came (or the source does not say): `record --trace -` names the GPUs of
  * standard input it did not record.  Reads nothing. */
 long wt_source_ignored_rows(struct wt_source *src, int gpu);
+/* The samples of gpu the source has read already (ops.read_queued): a
+ * stream's other GPUs, read beside the one classified without waiting for
+ * rows that may never come.  WT_ENODEV where the source cannot say. */
+int wt_source_read_queued(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap,
+                          size_t *n, struct wt_err *err) WT_WARN_UNUSED;
 /* The backend `auto` means: nvml when a driver is present. */
 #define WT_BACKEND_AUTO "auto"
 void wt_source_close(struct wt_source *src);
