@@ -1008,6 +1008,38 @@ static void files_stay_inside_their_directories(void **state)
         tool_fails(s, "classify_workload", "{\"trace\":\"smi2.csv\",\"gpus_per_tick\":0}",
                    "'gpus_per_tick' must be from 1 to 1024");
     }
+    /* start_seconds: a trace's samples before it skipped, as classify
+     * --start (an agent had no way past a job's loading minutes) */
+    {
+        static char st[4096];
+        size_t len = (size_t)snprintf(
+            st, sizeof(st), "# gpu_model: NVIDIA A100-SXM4-40GB\nt_s,gpu,util_gpu_pct,power_w\n");
+        for (int i = 0; i < 40; i++)
+            len += (size_t)snprintf(st + len, sizeof(st) - len, "%d,0,%d,%d\n", i, i < 20 ? 0 : 100,
+                                    i < 20 ? 50 : 300);
+        write_trace("start.csv", st);
+        json_t *resp;
+        json_t *res = call_tool(s, "classify_workload", "{\"trace\":\"start.csv\"}", &resp);
+        assert_false(is_error(res));
+        json_t *sc = json_object_get(res, "structuredContent");
+        assert_string_equal(json_string_value(json_object_get(sc, "workload_type")), "IDLE");
+        json_decref(resp);
+        res = call_tool(s, "classify_workload", "{\"trace\":\"start.csv\",\"start_seconds\":20}",
+                        &resp);
+        assert_false(is_error(res));
+        sc = json_object_get(res, "structuredContent");
+        assert_string_not_equal(json_string_value(json_object_get(sc, "workload_type")), "IDLE");
+        json_decref(resp);
+        tool_fails(s, "classify_workload",
+                   "{\"trace\":\"start.csv\",\"start_seconds\":35,\"samples\":10}",
+                   "has only 5 samples from 'start_seconds'; 'samples' asks for 10");
+        tool_fails(s, "classify_workload", "{\"profile\":\"idle\",\"start_seconds\":1e6}",
+                   "'start_seconds' 1e+06: the synthetic source never ends");
+        tool_fails(s, "classify_workload", "{\"backend\":\"nvml\",\"start_seconds\":5}",
+                   "'start_seconds' is trace time");
+        tool_fails(s, "classify_workload", "{\"trace\":\"start.csv\",\"start_seconds\":-1}",
+                   "'start_seconds' must be from 0 to");
+    }
     /* peers: a trace's other GPUs read beside the classified one, or not */
     {
         static char two[8192];
@@ -1175,6 +1207,12 @@ static void classify_then_read_the_log(void **state)
     sc = json_object_get(res, "structuredContent");
     assert_true(json_is_true(json_object_get(sc, "valid")));
     assert_int_equal(json_integer_value(json_object_get(sc, "entries")), 2);
+    /* the advice is one an agent can follow (it said "pass --vkey to pin
+     * it", an option the tool does not have) */
+    const char *said = json_string_value(json_object_get(sc, "message"));
+    assert_non_null(said);
+    assert_non_null(strstr(said, "this tool takes no key: pin it with `workloadtruth verify-log"));
+    assert_null(strstr(said, "pass --vkey"));
     json_decref(resp);
     res = call_tool(s, "verify_audit_log", "{\"log_file\":\"log.jsonl\"}", &resp);
     assert_true(json_is_true(json_object_get(json_object_get(res, "structuredContent"), "valid")));

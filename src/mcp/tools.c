@@ -69,6 +69,9 @@ static const char classify_input[] =
     "10 Hz)\"},"
     "\"interval_seconds\":{\"type\":\"number\",\"minimum\":0.01,\"maximum\":60,\"default\":1,"
     "\"description\":\"seconds between live samples\"},"
+    "\"start_seconds\":{\"type\":\"number\",\"minimum\":0,\"maximum\":10000000000,"
+    "\"description\":\"a trace or the synthetic source: skip the samples before this time "
+    "(the trace's t_s; a job's first minutes load its model)\"},"
     "\"write_to_audit_log\":{\"type\":\"boolean\",\"default\":false,\"description\":\"append "
     "the result to the server's audit log\"},"
     "\"trace\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024,"
@@ -289,6 +292,10 @@ static void mcp_words(char *msg, size_t cap)
         {"--samples asks for", "'samples' asks for"},
         {"classify, record and eval also take --gpus-per-tick N",
          "classify_workload and check_declaration also take 'gpus_per_tick'"},
+        {"from --start", "from 'start_seconds'"},
+        {"--start ", "'start_seconds' "},
+        {"(pass --vkey to pin it)",
+         "(this tool takes no key: pin it with `workloadtruth verify-log --vkey KEY`)"},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
         /* the last one: a path earlier in the message may hold the words */
@@ -297,7 +304,7 @@ static void mcp_words(char *msg, size_t cap)
             at = p;
         if (!at)
             continue;
-        char rest[sizeof(((struct wt_err *)0)->msg)];
+        char rest[1024]; /* the longest message mapped: a verify report's */
         snprintf(rest, sizeof(rest), "%s", at + strlen(map[i][0]));
         snprintf(at, cap - (size_t)(at - msg), "%s%s", map[i][1], rest);
     }
@@ -594,7 +601,7 @@ static void *deadline_watch(void *p)
 struct tool_args {
     struct source_args sa; /* classify_workload, check_declaration, list_gpus */
     long long gpu, samples, windows, per_tick;
-    double interval;
+    double interval, start;
     int write_log;
     const char *declared_s, *peers;
     const char *suite; /* run_benchmark */
@@ -617,6 +624,10 @@ static int classify_args(struct wt_mcp_server *s, struct args *a, int declaratio
         !a->err[0] && !strcmp(sa->backend, "synthetic") && !wt_synth_profile_find(sa->profile);
     arg_int(a, "samples", sim ? 300 : 10, MIN_SAMPLES, MAX_SAMPLES, &t->samples);
     arg_num(a, "interval_seconds", 1.0, 0.01, 60, &t->interval);
+    arg_num(a, "start_seconds", NAN, 0, 1e10, &t->start);
+    if (!a->err[0] && !isnan(t->start) && sa->live)
+        arg_fail(a, "'start_seconds' is trace time: it goes with a trace or the synthetic "
+                    "source, not a live GPU");
     arg_int(a, "gpus_per_tick", 0, 1, WT_MAX_GPUS, &t->per_tick);
     if (!a->err[0] && t->per_tick && !sa->trace)
         arg_fail(a, "'gpus_per_tick' goes with 'trace'");
@@ -694,7 +705,7 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, const stru
     rq.gpu = (int)gpu;
     rq.samples = (size_t)samples;
     rq.windows = (size_t)windows;
-    rq.start = NAN;
+    rq.start = t->start;
     rq.clf = wt_classifier_default();
     rq.alone = peers && !strcmp(peers, "none");
     rq.all_peers = peers && !strcmp(peers, "all");
@@ -923,6 +934,7 @@ static json_t *verify_tool(struct wt_mcp_server *s, struct args *a, const struct
     vo.side_path = p.checkpoint;
     vo.cancel = call ? call->cancel : NULL; /* a long log: a cancel ends the reading */
     int status = wt_verify_file(p.log, &vo, r);
+    mcp_words(r->message, sizeof(r->message));
     json_t *out;
     if (vo.cancel && *vo.cancel)
         out = tool_error("cancelled");
