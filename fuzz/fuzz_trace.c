@@ -2,9 +2,10 @@
  * nvidia-smi CSV.  The first byte picks reader options (rows per tick,
  * interval) so the grouping paths are exercised too.  The same bytes are then
  * replayed through the replay source (its per-GPU queues, rows of one sample
- * merged, GPUs a trace does not name): every sample it hands out must keep
- * time order per GPU, and an owners id must name a cell of the source's table.  Any crash, leak,
- * hang or sanitizer report is a bug; errors are expected and fine.
+ * merged, GPUs a trace does not name), read as files are and, every third
+ * round, as a stream's peers are (read_queued): every sample it hands out
+ * must keep time order per GPU, and an owners id must name a cell of the source's table.  Any
+ * crash, leak, hang or sanitizer report is a bug; errors are expected and fine.
  *
  * build: cmake -DWT_FUZZ=ON -DCMAKE_C_COMPILER=clang ...; run: fuzz_trace -max_total_time=60
  *
@@ -49,7 +50,16 @@ static void replay(const char *path, const struct wt_trace_opts *o)
             any = 0;
             for (int g = 0; g < n; g++) {
                 size_t got = 0;
-                if (!live[g] || wt_source_read(src, g, buf, 4, &got, &err) != WT_OK) {
+                if (!live[g])
+                    continue;
+                /* every third round a GPU's samples are taken as a stream's
+                 * peers are (read_queued: what is queued, never waiting),
+                 * in the same order as read would hand them out */
+                if (rounds % 3 == 2) {
+                    int qrc = wt_source_read_queued(src, g, buf, 4, &got, &err);
+                    if (qrc != WT_OK && qrc != WT_ENODEV)
+                        abort(); /* it reads no input: nothing to fail on */
+                } else if (wt_source_read(src, g, buf, 4, &got, &err) != WT_OK) {
                     live[g] = 0;
                     continue;
                 }
