@@ -596,12 +596,13 @@ static void load_ext(struct vs *v, const char *path, int side, int witnessed)
     }
     v->next++;
     e->loaded = read_checkpoint(f, path, &e->note, &e->cp, v->r->message, sizeof(v->r->message));
-    if (side && e->loaded == -1 && errno != ENOMEM && errno != EINTR) {
+    if (side && e->loaded == -1 && errno != ENOMEM && errno != EINTR && errno != ESTALE) {
         /* a regular file that fails reads (EIO: /proc/self/mem linked in its
          * place; EAGAIN: one that would block) is not the file writers
          * leave there either: damage, as a deleted one is (exit 2 hid the
          * cut that exit 1 names when it is gone).  A file that cannot be
-         * opened (EACCES: writers of other umasks) stays a question */
+         * opened (EACCES: writers of other umasks), or that a writer
+         * replaced on NFS as it was read (ESTALE), stays a question */
         e->loaded = -3;
         char cause[200];
         snprintf(cause, sizeof(cause), "%s", strerror(errno ? errno : EIO));
