@@ -29,6 +29,7 @@ struct wt_trace_writer {
     const struct wt_owners *owners; /* NULL: no owners column */
     /* each GPU's last row: its time, and that time as written */
     double last_t[WT_MAX_GPUS], last_written[WT_MAX_GPUS];
+    char last_text[WT_MAX_GPUS][32];
     unsigned char have_t[WT_MAX_GPUS];
 };
 
@@ -321,10 +322,19 @@ static int format_time(struct wt_trace_writer *w, const struct wt_sample *s, cha
             (s->t_s > w->last_t[g]) == (back > w->last_written[g]))
             break;
     }
+    /* no digits put it after its predecessor, written rounded up past it
+     * (0.3 us apart): the predecessor's time again, never an earlier one
+     * (the reader refuses a time that goes back; the same time, it merges
+     * or keeps apart as it did before) */
+    if (g >= 0 && w->have_t[g] && s->t_s > w->last_t[g] && back < w->last_written[g]) {
+        off = snprintf(line, cap, "%s", w->last_text[g]);
+        back = w->last_written[g];
+    }
     if (g >= 0) {
         w->have_t[g] = 1;
         w->last_t[g] = s->t_s;
         w->last_written[g] = back;
+        snprintf(w->last_text[g], sizeof(w->last_text[g]), "%.31s", line);
     }
     return off;
 }
