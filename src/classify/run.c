@@ -271,7 +271,12 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
     memset(out, 0, sizeof(*out));
     out->requested = rq->windows;
     out->k = rq->min_agree ? rq->min_agree : wt_job_default_k(rq->windows);
-    if ((rc = wt_source_open(rq->backend, &rq->cfg, &src, err)) != WT_OK)
+    struct wt_source_config cfg = rq->cfg;
+    /* a stream's GPUs not classified are its peers: bounded from the
+     * start (one without the GPU asked for queued the others up to the
+     * cap, 2.3 GB, while that GPU was looked for) */
+    cfg.stream_peers = trace && !strcmp(trace, "-") && !rq->alone;
+    if ((rc = wt_source_open(rq->backend, &cfg, &src, err)) != WT_OK)
         return rc;
     size_t cap = rq->samples;
     buf = malloc(cap * sizeof(*buf));

@@ -1073,7 +1073,8 @@ int wt_cmd_watch(int argc, char **argv)
     cfg.stop = &stop_flag;
     /* Standard input is watched as it arrives: counting its GPUs would read
      * it to the end first (a live nvidia-smi pipe never ends), so only the
-     * --gpu-index GPU is watched, without peers, as classify does. */
+     * --gpu-index GPU is watched, without peers (classify reads a stream's
+     * other GPUs as they come; watch does not). */
     int from_stdin = trace && !strcmp(trace, "-");
     if (from_stdin && gpus) {
         fprintf(stderr,

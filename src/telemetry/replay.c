@@ -43,6 +43,7 @@ struct replay {
     int eof;
     int stream, any_read; /* standard input; some GPU has been read */
     int list_only;        /* each GPU's first sample is kept, no more */
+    int stream_peers;     /* unread GPUs keep their newest rows before any read too */
     double last_t;        /* the time of the row read last */
     size_t buffered, max_buffered;
     char *path; /* a regular file: counted by a pass of its own */
@@ -99,7 +100,8 @@ static int push(struct replay *rp, const struct wt_sample *s, struct wt_err *err
      * too: a stream without the GPU asked for ends in "no GPU N", not in the
      * cap's error (each GPU keeps its newest row) */
     if (rp->stream && !q->read && q->len > q->head &&
-        ((rp->any_read && q->len - q->head >= MAX_UNREAD) || rp->buffered >= rp->max_buffered)) {
+        (((rp->any_read || rp->stream_peers) && q->len - q->head >= MAX_UNREAD) ||
+         rp->buffered >= rp->max_buffered)) {
         q->head++;
         rp->buffered--;
     }
@@ -160,6 +162,7 @@ static int replay_open(struct wt_source *src, const struct wt_source_config *cfg
     rp->max_buffered = cfg->max_buffered ? cfg->max_buffered : DEFAULT_MAX_BUFFERED;
     rp->stream = !strcmp(cfg->trace_path, "-");
     rp->list_only = cfg->list_only;
+    rp->stream_peers = cfg->stream_peers;
     struct wt_trace_opts topts = cfg->trace_opts;
     if (!topts.stop)
         topts.stop = cfg->stop; /* a quiet pipe must not outlast a stop */

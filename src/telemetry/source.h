@@ -55,6 +55,9 @@ struct wt_source_config {
     const char *trace_path; /* file, or "-" for standard input */
     struct wt_trace_opts trace_opts;
     size_t max_buffered; /* samples held across GPUs (0 = default 16M) */
+    bool stream_peers;   /* standard input: the GPUs not read are peers, taken
+                            with read_queued; from the start they keep only
+                            their newest rows, as unread GPUs do once one is read */
     bool list_only;      /* only the GPUs and each one's first sample are read
                             (`gpus`): later rows are dropped, not queued */
     /* synthetic: the Python tool's profiles (training, inference, idle) or
