@@ -348,6 +348,12 @@ run "verify: a bad second signature, the log cut" 1 "$WT" verify-log --log-dir "
 cp -a "$L" "$TMP/nolog" && rm "$TMP/nolog/log.jsonl"
 run "verify: deleted log, its checkpoint file left" 1 "$WT" verify-log --log-dir "$TMP/nolog" --vkey "$VKEY" \
     && has out "truncated" && has out "cannot open $TMP/nolog/log.jsonl"
+# ... and so is one linked to a file that fails reads (it was "cannot read",
+# exit 2, which hid the cut)
+ln -s /proc/self/mem "$TMP/nolog/log.jsonl"
+run "verify: log that fails reads, its checkpoint file left" 1 "$WT" verify-log --log-dir "$TMP/nolog" --vkey "$VKEY" \
+    && has out "truncated" && has out "read as ending there"
+rm "$TMP/nolog/log.jsonl"
 mv "$TMP/nolog/checkpoint" "$TMP/nolog.cp" && mkdir "$TMP/nolog/log.jsonl"
 run "verify: log replaced by a directory, --against" 1 "$WT" verify-log --log-dir "$TMP/nolog" --vkey "$VKEY" --against "$TMP/nolog.cp" \
     && has out "truncated"

@@ -1298,8 +1298,21 @@ static int scan(FILE *f, const char *path, const struct wt_verify_opts *o,
         }
     }
     if (ferror(f)) {
+        /* read as ending here: a signed checkpoint of more lines shows them
+         * cut (exit 1), as it does for a deleted log; a log linked to a
+         * file that fails reads (/proc/self/mem) was "cannot read", exit 2,
+         * which hid the cut.  Anything else concludes nothing (exit 2). */
+        int e = errno;
         st = finish(v);
-        snprintf(r->message, sizeof(r->message), "cannot read %s: %s", path, strerror(errno));
+        if (st == WT_VERIFY_DAMAGED && r->damage == WT_DMG_TRUNCATED) {
+            char msg[sizeof(r->message)];
+            snprintf(msg, sizeof(msg), "%s", r->message);
+            snprintf(r->message, sizeof(r->message),
+                     "cannot read %.300s past offset %llu (%.100s), read as ending there: %.550s",
+                     path, (unsigned long long)v->off, strerror(e), msg);
+            goto out;
+        }
+        snprintf(r->message, sizeof(r->message), "cannot read %s: %s", path, strerror(e));
         st = r->status = WT_VERIFY_ERROR;
         goto out;
     }
