@@ -978,6 +978,14 @@ run eval-holdout-trained 0 "$WT" eval --traces "$TMP/ho" --holdout source --simu
 has out "models trained as: workloadtruth train --window 10 --rounds 300 --depth 3 --simulate 2 --sim-weight 0.4 --python-windows 2 --alone-views 1 --features spin_frac,on_len_s --sim-seed 3 --missing stop"
 run eval-plain-untrained 0 "$WT" eval --traces "$TMP/ho" --window 10 --json
 ! grep -q '"training":' "$TMP/out" || { echo "FAIL [eval-plain-untrained]: a training object without --holdout"; fails=$((fails + 1)); }
+# a copy in a folder with traces of its own: the two sources are held out
+# together (the trace, scored under the folder named first, was scored by a
+# model that had learnt from the rest of its other folder)
+awk 'BEGIN { print "# gpu_model: NVIDIA H100 80GB HBM3"; print "t_s,gpu,util_gpu_pct,power_w,label";
+    for (i = 0; i < 600; i++) printf "%.1f,0,%d,%d,INFERENCE\n", i / 10, (i % 23 < 4) ? 55 : 0, (i % 23 < 4) ? 280 : 85 }' >"$TMP/ho/c/inf2.csv"
+run eval-holdout-copy-fold 0 "$WT" eval --traces "$TMP/ho" --holdout source --simulate 2 --python-windows 2 --window 10
+has err "warning: holding out source 'a+c': the other traces hold no TRAINING window"
+rm "$TMP/ho/c/inf2.csv"
 run eval-holdout-rules 2 "$WT" eval --traces "$DATA" --holdout source --classifier rules && has err "has nothing to train"
 # a fold whose model grows no tree (utilization alone, not read where power has
 # a scale) is an error, not a report of UNKNOWN windows with exit 0

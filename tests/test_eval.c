@@ -135,21 +135,10 @@ static void test_directory(void **state)
 
     json_t *j = wt_json_eval(&rep);
     assert_non_null(j);
-    const char *keys[] = {"classifier",
-                          "window_seconds",
-                          "files",
-                          "model",
-                          "windows",
-                          "correct",
-                          "accuracy",
-                          "skipped",
-                          "per_class",
-                          "confusion",
-                          "false_training_rate",
-                          "per_source",
-                          "per_file",
-                          "not_traces",
-                          "copies"};
+    const char *keys[] = {"classifier", "window_seconds", "files",      "model",
+                          "holdout",    "windows",        "correct",    "accuracy",
+                          "skipped",    "per_class",      "confusion",  "false_training_rate",
+                          "per_source", "per_file",       "not_traces", "copies"};
     const char *key;
     json_t *v;
     size_t i = 0;
@@ -160,6 +149,7 @@ static void test_directory(void **state)
         i++;
     }
     assert_int_equal(json_integer_value(json_object_get(j, "files")), 2);
+    assert_true(json_is_null(json_object_get(j, "holdout"))); /* the model as given */
     assert_int_equal(json_array_size(json_object_get(j, "per_file")), 2);
     assert_int_equal(json_array_size(json_object_get(j, "per_source")), 2);
     json_t *conf = json_object_get(json_object_get(j, "confusion"), "IDLE");
@@ -221,6 +211,18 @@ static void test_named_twice(void **state)
     assert_int_equal(twice.skipped_files.n, 2); /* notes.csv, the copy */
     assert_string_equal(twice.skipped_files.v[1].path, copy);
     assert_string_equal(twice.skipped_files.v[1].same_as, a);
+    unlink(copy);
+    /* ... and one with a comment line more and CRLF line ends: its data are
+     * a.csv's (it was learnt twice, and in the fold holding out a.csv's
+     * folder) */
+    snprintf(copy, sizeof(copy), "%s/sub/a_note.csv", dir);
+    snprintf(cmd, sizeof(cmd), "{ echo '# note: re-exported'; sed 's/$/\r/' '%s'; } > '%s'", a,
+             copy);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(wt_trainset_add(&twice, copy, &c, &err), WT_OK);
+    assert_int_equal(twice.n, once.n);
+    assert_int_equal(twice.skipped_files.n, 3);
+    assert_string_equal(twice.skipped_files.v[2].same_as, a);
     unlink(copy);
     wt_trainset_free(&once);
     wt_trainset_free(&twice);

@@ -216,7 +216,12 @@ void wt_ds_skips_free(struct wt_ds_skips *s)
     memset(s, 0, sizeof(*s));
 }
 
-/* SHA-256 of the file's bytes; -1 when it cannot be read (the reader then says why). */
+/* SHA-256 of the file's bytes but its comment and metadata lines (those
+ * that begin with '#') and carriage returns: a copy with a note added, or
+ * its metadata or line ends changed, is a copy (one with a comment line
+ * more was learnt from in the fold that held out its original, which then
+ * scored as if in-sample); -1 when it cannot be read (the reader then says
+ * why). */
 static int file_sha(const char *path, unsigned char out[32])
 {
     FILE *f = fopen(path, "rb");
@@ -224,10 +229,21 @@ static int file_sha(const char *path, unsigned char out[32])
         return -1;
     crypto_hash_sha256_state st;
     crypto_hash_sha256_init(&st);
-    unsigned char buf[65536];
+    unsigned char buf[65536], keep[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-        crypto_hash_sha256_update(&st, buf, n);
+    int at_start = 1, comment = 0;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = buf[i];
+            if (at_start)
+                comment = c == '#';
+            at_start = c == '\n';
+            if (!comment && c != '\r')
+                keep[k++] = c;
+        }
+        crypto_hash_sha256_update(&st, keep, k);
+    }
     int bad = ferror(f);
     fclose(f);
     crypto_hash_sha256_final(&st, out);

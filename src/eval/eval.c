@@ -241,6 +241,54 @@ void wt_eval_free(struct wt_eval_report *rep)
     memset(rep, 0, sizeof(*rep));
 }
 
+/* Union-find over file indices: the root of f's fold. */
+static size_t fold_root(size_t *up, size_t f)
+{
+    while (up[f] != f)
+        f = up[f] = up[up[f]];
+    return f;
+}
+
+/* Each trace's fold under --holdout source: its folder's, merged with the
+ * folder of any copy of it in another folder (read once, under the folder
+ * named first): the sources a trace stands in are held out together, so
+ * that it is scored by a model that learnt from none of them (a copy that
+ * sorted first scored its trace in a fold that had learnt from the rest of
+ * its true source).  Returns 0, or -1 when out of memory. */
+static int source_folds(const struct wt_trainset *ts, size_t *up)
+{
+    for (size_t f = 0; f < ts->nfiles; f++)
+        up[f] = f;
+    for (size_t f = 0; f < ts->nfiles; f++)
+        for (size_t g = 0; g < f; g++)
+            if (!ts->files[f].builtin && !ts->files[g].builtin &&
+                !strcmp(ts->files[f].group, ts->files[g].group)) {
+                up[fold_root(up, f)] = fold_root(up, g);
+                break;
+            }
+    for (size_t i = 0; i < ts->skipped_files.n; i++) {
+        const struct wt_ds_skipped *c = &ts->skipped_files.v[i];
+        if (!c->same_as)
+            continue; /* not a trace */
+        char *cg = wt_ds_group(c->path);
+        if (!cg)
+            return -1;
+        size_t kept = SIZE_MAX, other = SIZE_MAX;
+        for (size_t f = 0; f < ts->nfiles; f++) {
+            if (ts->files[f].builtin)
+                continue;
+            if (kept == SIZE_MAX && !strcmp(ts->files[f].path, c->same_as))
+                kept = f;
+            if (other == SIZE_MAX && !strcmp(ts->files[f].group, cg))
+                other = f;
+        }
+        free(cg);
+        if (kept != SIZE_MAX && other != SIZE_MAX)
+            up[fold_root(up, other)] = fold_root(up, kept);
+    }
+    return 0;
+}
+
 int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int npaths,
                     const struct wt_eval_opts *o, const char *by, struct wt_err *err)
 {
@@ -248,6 +296,7 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
     struct wt_train_config cfg = wt_train_default;
     struct wt_model *m = malloc(sizeof(*m));
     unsigned char *exclude = NULL, *done = NULL;
+    size_t *up = NULL; /* --holdout source: the folds (source_folds) */
     int rc = WT_OK, by_model = !strcmp(by, "gpu_model");
     if (!m)
         return wt_errf(err, WT_ENOMEM, "out of memory");
@@ -295,9 +344,11 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
         goto out;
     rep->train = cfg; /* as the report's reader would retrain a fold */
     rep->trained = 1;
+    rep->holdout = by_model ? "gpu_model" : "source";
     exclude = calloc(ts.nfiles ? ts.nfiles : 1, 1);
     done = calloc(ts.nfiles ? ts.nfiles : 1, 1);
-    if (!exclude || !done) {
+    up = malloc((ts.nfiles ? ts.nfiles : 1) * sizeof(*up));
+    if (!exclude || !done || !up || (!by_model && source_folds(&ts, up))) {
         rc = wt_errf(err, WT_ENOMEM, "out of memory");
         goto out;
     }
@@ -318,7 +369,16 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
              * GPU or directory is named like theirs ("synthetic": a `record
              * --backend synthetic` trace held them out, and they were then
              * opened as files; a directory "simulator" was never scored) */
-            exclude[g] = !strcmp(key, k2) && !ts.files[g].builtin;
+            exclude[g] = (by_model ? !strcmp(key, k2) : fold_root(up, g) == fold_root(up, f)) &&
+                         !ts.files[g].builtin;
+        }
+        /* sources held out together (a trace in both) are named together */
+        for (size_t g = 0, kl = strlen(key); !by_model && g < ts.nfiles && kl < sizeof(key); g++) {
+            int named = !exclude[g] || !strcmp(ts.files[g].group, ts.files[f].group);
+            for (size_t h = 0; !named && h < g; h++)
+                named = exclude[h] && !strcmp(ts.files[h].group, ts.files[g].group);
+            if (!named)
+                kl += (size_t)snprintf(key + kl, sizeof(key) - kl, "+%s", ts.files[g].group);
         }
         char what[200];
         snprintf(what, sizeof(what), "holding out %s '%s'", by, key);
@@ -356,6 +416,7 @@ int wt_eval_holdout(struct wt_eval_report *rep, const char *const *paths, int np
 out:
     free(exclude);
     free(done);
+    free(up);
     free(m);
     wt_trainset_free(&ts);
     return rc;

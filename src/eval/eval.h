@@ -86,6 +86,7 @@ struct wt_eval_report {
      * the caller's wt_eval_opts.train_features, or are NULL: the physics set) */
     struct wt_train_config train;
     int trained;
+    const char *holdout;    /* "source" or "gpu_model" (--holdout), NULL: the model as given */
     struct wt_ds_seen seen; /* files read so far: each is scored once */
 };
 

@@ -325,6 +325,8 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
     put(first, "window_seconds", wt_json_number(e->window_s, 4), &bad);
     put(first, "files", json_integer((json_int_t)e->nfiles), &bad);
     put(first, "model", e->model ? jstr(e->model) : json_null(), &bad);
+    /* null: the model as given, in-sample for the traces it learnt from */
+    put(first, "holdout", e->holdout ? jstr(e->holdout) : json_null(), &bad);
     if (e->alone || e->all_peers)
         put(first, "peers", jstr(e->alone ? "none" : "all"), &bad);
     if (e->evasion) {

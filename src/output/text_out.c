@@ -166,6 +166,12 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
                 e->evasion, e->evasion_strength);
     if (e->trained)
         train_line(f, &e->train);
+    else if (strcmp(e->classifier, "rules"))
+        /* it cannot know which files a model learnt from (a review found
+         * nothing said so) */
+        fprintf(f, "in-sample for every trace the model learnt from (the shipped model: "
+                   "../shared/traces); --holdout source|gpu_model scores each by a model "
+                   "that did not\n");
     fprintf(f, "windows scored: %zu   skipped: %zu unlabelled/mixed, %zu short\n", t.scored,
             t.skipped_unlabelled, t.skipped_short);
     fprintf(f, "accuracy: ");
