@@ -570,6 +570,30 @@ static void test_writer_close_times(void **state)
     assert_int_equal(n, 6);
     wt_trace_close(r);
     unlink(path);
+    /* a row at its predecessor's time gets its written time (at 6 decimals
+     * it fell before it, where that one needed 7) */
+    static const double eq[] = {1.0000001, 1.0000002, 1.0000002, 1.0000003};
+    assert_int_equal(wt_trace_writer_open(path, NULL, NULL, 0, NULL, &w, &err), WT_OK);
+    for (int i = 0; i < 4; i++) {
+        struct wt_sample s;
+        wt_sample_clear(&s, 0);
+        s.t_s = eq[i];
+        s.v[WT_COL_POWER] = 10 * i;
+        assert_int_equal(wt_trace_writer_row(w, &s, &err), WT_OK);
+    }
+    assert_int_equal(wt_trace_writer_close(w, &err), WT_OK);
+    assert_int_equal(wt_trace_open(path, NULL, &r, &err), WT_OK);
+    prev = -1;
+    n = 0;
+    while ((rc = wt_trace_next(r, &b, &err)) == WT_OK) {
+        assert_true(b.t_s >= prev);
+        prev = b.t_s;
+        n++;
+    }
+    assert_int_equal(rc, WT_DONE);
+    assert_int_equal(n, 4);
+    wt_trace_close(r);
+    unlink(path);
 }
 
 static void test_nvsmi_with_index(void **state)

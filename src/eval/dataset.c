@@ -216,12 +216,31 @@ void wt_ds_skips_free(struct wt_ds_skips *s)
     memset(s, 0, sizeof(*s));
 }
 
-/* SHA-256 of the file's bytes but its comment and metadata lines (those
- * that begin with '#') and carriage returns: a copy with a note added, or
- * its metadata or line ends changed, is a copy (one with a comment line
- * more was learnt from in the fold that held out its original, which then
- * scored as if in-sample); -1 when it cannot be read (the reader then says
- * why). */
+/* A metadata line (the preamble's "# key: value") of a key the reader acts
+ * on: what the data mean (labels, the GPU, how power was read). */
+static int acted_on(const char *line, size_t len)
+{
+    static const char *const keys[] = {"format",     "label",           "gpu_model",
+                                       "gpu_models", "power_semantics", "power_semantics_per_gpu"};
+    size_t i = 1;
+    while (i < len && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    size_t k = i;
+    while (k < len && line[k] != ':' && line[k] != ' ' && line[k] != '\t')
+        k++;
+    for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++)
+        if (k - i == strlen(keys[j]) && !strncasecmp(line + i, keys[j], k - i))
+            return 1;
+    return 0;
+}
+
+/* SHA-256 of the file's lines but the comment lines of its preamble (the
+ * '#' lines before the header, less the metadata the reader acts on) and
+ * carriage returns: a copy with a note added, or its line ends changed, is
+ * a copy (one with a comment line more was learnt from in the fold that
+ * held out its original, which then scored as if in-sample); a '#' line
+ * after the header is a row, and counts.  -1 when it cannot be read (the
+ * reader then says why). */
 static int file_sha(const char *path, unsigned char out[32])
 {
     FILE *f = fopen(path, "rb");
@@ -229,21 +248,21 @@ static int file_sha(const char *path, unsigned char out[32])
         return -1;
     crypto_hash_sha256_state st;
     crypto_hash_sha256_init(&st);
-    unsigned char buf[65536], keep[65536];
-    size_t n;
-    int at_start = 1, comment = 0;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++) {
-            unsigned char c = buf[i];
-            if (at_start)
-                comment = c == '#';
-            at_start = c == '\n';
-            if (!comment && c != '\r')
-                keep[k++] = c;
-        }
-        crypto_hash_sha256_update(&st, keep, k);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int preamble = 1;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        size_t len = (size_t)n, k = 0;
+        if (preamble && line[0] == '#' && !acted_on(line, len))
+            continue;
+        preamble = preamble && line[0] == '#';
+        for (size_t i = 0; i < len; i++)
+            if (line[i] != '\r')
+                line[k++] = line[i];
+        crypto_hash_sha256_update(&st, (const unsigned char *)line, k);
     }
+    free(line);
     int bad = ferror(f);
     fclose(f);
     crypto_hash_sha256_final(&st, out);

@@ -169,9 +169,11 @@ void wt_text_eval(FILE *f, const struct wt_eval_report *e, int per_file)
     else if (strcmp(e->classifier, "rules"))
         /* it cannot know which files a model learnt from (a review found
          * nothing said so) */
-        fprintf(f, "in-sample for every trace the model learnt from (the shipped model: "
-                   "../shared/traces); --holdout source|gpu_model scores each by a model "
-                   "that did not\n");
+        fprintf(f,
+                "in-sample for every trace the model learnt from (%s); --holdout "
+                "source|gpu_model scores each by a model that did not\n",
+                e->model ? "see the model file's 'meta data' line"
+                         : "the shipped model: ../shared/traces");
     fprintf(f, "windows scored: %zu   skipped: %zu unlabelled/mixed, %zu short\n", t.scored,
             t.skipped_unlabelled, t.skipped_short);
     fprintf(f, "accuracy: ");

@@ -307,6 +307,10 @@ static int format_time(struct wt_trace_writer *w, const struct wt_sample *s, cha
     const int g = s->gpu >= 0 && s->gpu < WT_MAX_GPUS ? s->gpu : -1;
     int off = 0;
     double back = s->t_s;
+    /* the time of the GPU's row before: written the same (at 6 decimals it
+     * could fall before it, where that one needed more) */
+    if (g >= 0 && w->have_t[g] && s->t_s == w->last_t[g])
+        return snprintf(line, cap, "%s", w->last_text[g]);
     for (int i = 0; i < 3; i++) { /* decimals: 6, 9, then every digit a double has */
         off = i < 2 ? snprintf(line, cap, "%.*f", i ? 9 : 6, s->t_s)
                     : snprintf(line, cap, "%.17g", s->t_s);
