@@ -372,6 +372,18 @@ static int replay_info(struct wt_source *src, int gpu, struct wt_device_info *in
     return WT_OK;
 }
 
+/* Hands out the first k (at most cap) queued samples of q into buf (*n). */
+static void take(struct replay *rp, struct queue *q, size_t k, struct wt_sample *buf, size_t cap,
+                 size_t *n)
+{
+    if (k > cap)
+        k = cap;
+    memcpy(buf, q->s + q->head, k * sizeof(*buf));
+    q->head += k;
+    rp->buffered -= k;
+    *n = k;
+}
+
 static int replay_read(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap, size_t *n,
                        struct wt_err *err)
 {
@@ -401,12 +413,7 @@ static int replay_read(struct wt_source *src, int gpu, struct wt_sample *buf, si
     size_t k = q->len - q->head;
     if (!rp->eof && !failed)
         k--;
-    if (k > cap)
-        k = cap;
-    memcpy(buf, q->s + q->head, k * sizeof(*buf));
-    q->head += k;
-    rp->buffered -= k;
-    *n = k;
+    take(rp, q, k, buf, cap, n);
     return WT_OK;
 }
 
@@ -424,12 +431,7 @@ static int replay_read_queued(struct wt_source *src, int gpu, struct wt_sample *
     size_t k = q->len - q->head;
     if (k && !rp->eof && !(rp->last_t > q->s[q->len - 1].t_s))
         k--;
-    if (k > cap)
-        k = cap;
-    memcpy(buf, q->s + q->head, k * sizeof(*buf));
-    q->head += k;
-    rp->buffered -= k;
-    *n = k;
+    take(rp, q, k, buf, cap, n);
     return WT_OK;
 }
 
