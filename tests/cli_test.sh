@@ -939,6 +939,15 @@ run watch-replay-owners 0 "$WT" watch --trace "$TMP/own.csv" --gpus all --window
 check "watch-replay-owners: the other GPU is another job's" [ "$(grep -c '"peers_other_jobs":1' "$TMP/wown/log.jsonl")" = 2 ]
 run watch-replay-owners-all 0 "$WT" watch --trace "$TMP/own.csv" --gpus all --window 300 --iterations 1 --log-dir "$TMP/wown2" --peers all
 check "watch-replay-owners-all: peers read" sh -c "! grep -q peers_other_jobs '$TMP/wown2/log.jsonl' && grep -q '\"peer_sync\":' '$TMP/wown2/log.jsonl'"
+# watch of standard input: the stream's other GPUs are the watched GPU's
+# peers, read as they came, less another job's (it was read alone until
+# 2026-12-07: an 8-GPU training pipe lost its cross-GPU synchrony)
+run watch-stdin-peers 0 sh -c '"$1" watch --trace - --gpu-index 1 --window 300 --iterations 2 --json --log-dir "$2" <"$3"' sh "$WT" "$TMP/wsp" "$TMP/two.csv"
+check "watch-stdin-peers: peer_sync in both windows" [ "$(grep -c '"peer_sync":1.0' "$TMP/out")" = 2 ]
+run watch-stdin-peers-none 0 sh -c '"$1" watch --trace - --gpu-index 1 --window 300 --iterations 2 --json --peers none --log-dir "$2" <"$3"' sh "$WT" "$TMP/wsp2" "$TMP/two.csv"
+check "watch-stdin-peers-none: read alone" [ "$(grep -c '"peer_sync":null' "$TMP/out")" = 2 ]
+run watch-stdin-peers-owners 0 sh -c '"$1" watch --trace - --gpu-index 0 --window 300 --iterations 1 --log-dir "$2" <"$3"' sh "$WT" "$TMP/wsp3" "$TMP/own.csv"
+check "watch-stdin-peers-owners: the other GPU is another job's" [ "$(grep -c '"peers_other_jobs":1' "$TMP/wsp3/log.jsonl")" = 1 ]
 # re-recorded, a trace keeps its owners column; --no-owners leaves it out
 run record-owners-kept 0 "$WT" record --trace "$TMP/own.csv" --out "$TMP/own.rec.csv"
 check "record-owners-kept: the same cells" [ "$(grep -v '^#' "$TMP/own.rec.csv" | awk -F, 'NR > 1 { print $2, $NF }' | sort -u | tr '\n' ' ')" = "0 slurm:501 1 slurm:502 " ]

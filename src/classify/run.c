@@ -52,65 +52,6 @@ static int read_window(struct wt_source *src, int gpu, double start, struct wt_s
     return WT_OK;
 }
 
-/* The host's other GPUs over the same time span, as peers for cross-GPU
- * features.  Each peer keeps the first sample past the window for the next. */
-struct peer {
-    int gpu;
-    struct wt_sample *s;
-    size_t n, cap;
-    struct wt_sample carry;
-    int have_carry, done;
-};
-
-/* queued: a stream's peer, read without waiting (what has come of it by
- * the time the GPU's window is whole, GPUs it has not named yet none) */
-static int peer_fill(struct wt_source *src, struct peer *p, double t0, double t1, int queued,
-                     struct wt_err *err)
-{
-    p->n = 0;
-    for (;;) {
-        struct wt_sample smp;
-        if (p->have_carry) {
-            smp = p->carry;
-            p->have_carry = 0;
-        } else if (p->done) {
-            return WT_OK;
-        } else if (queued) {
-            size_t got = 0;
-            int rc = wt_source_read_queued(src, p->gpu, &smp, 1, &got, err);
-            if (rc == WT_ENODEV || (rc == WT_OK && got == 0))
-                return WT_OK; /* nothing more so far */
-            if (rc)
-                return rc;
-        } else {
-            size_t got = 0;
-            int rc = wt_source_read(src, p->gpu, &smp, 1, &got, err);
-            if (rc == WT_DONE || rc == WT_ENODEV) {
-                p->done = 1;
-                return WT_OK;
-            }
-            if (rc)
-                return rc;
-        }
-        if (smp.t_s > t1) {
-            p->carry = smp;
-            p->have_carry = 1;
-            return WT_OK;
-        }
-        if (smp.t_s < t0)
-            continue;
-        if (p->n == p->cap) {
-            size_t ncap = p->cap ? p->cap * 2 : 256;
-            struct wt_sample *ns = realloc(p->s, ncap * sizeof(*ns));
-            if (!ns)
-                return wt_errf(err, WT_ENOMEM, "out of memory");
-            p->s = ns;
-            p->cap = ncap;
-        }
-        p->s[p->n++] = smp;
-    }
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -263,7 +204,7 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
 {
     struct wt_source *src = NULL;
     struct wt_sample *buf = NULL;
-    struct peer *peers = NULL;
+    struct wt_peer *peers = NULL;
     struct wt_window *pw = NULL;
     size_t npeers = 0;
     int ngpu = 1, rc;
@@ -371,7 +312,8 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
                               .npeers = 0};
         size_t other_jobs = 0;
         for (size_t p = 0; p < npeers; p++) {
-            if ((rc = peer_fill(src, &peers[p], buf[0].t_s, buf[n - 1].t_s, stream, err)) != WT_OK)
+            if ((rc = wt_peer_fill(src, &peers[p], buf[0].t_s, buf[n - 1].t_s, stream, err)) !=
+                WT_OK)
                 goto out;
             /* not of this GPU's job when the window began */
             if (peers[p].n && !wt_owners_same_job(owners, buf[0].owner, peers[p].s[0].owner))

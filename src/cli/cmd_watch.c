@@ -803,7 +803,7 @@ int wt_cmd_watch(int argc, char **argv)
         {"--trace", WT_OPT_STRING, &trace, "FILE", "replay a trace ('-' = stdin); implies --backend replay", 0, 0, NULL, false},
         {"--gpu-index", WT_OPT_UINT, &gpu_index, "N", "GPU to watch (default 0)", 0, WT_MAX_GPUS - 1, NULL, false},
         {"--gpus", WT_OPT_STRING, &gpus, "LIST", "GPUs to watch: all, or 0,1,... (instead of --gpu-index)", 0, 0, NULL, false},
-        {"--peers", WT_OPT_CHOICE, &peer_mode, "job|all|none", "the other watched GPUs read beside each: those of its job when the kernel names it, else all (job; default), all, or none", 0, 0, peer_modes, false},
+        {"--peers", WT_OPT_CHOICE, &peer_mode, "job|all|none", "the other watched GPUs (--trace -: the stream's other GPUs) read beside each: those of its job when the kernel names it, else all (job; default), all, or none", 0, 0, peer_modes, false},
         {"--interval", WT_OPT_DOUBLE, &interval, "S", "seconds between samples (default 1; simulator profiles: 0.1; 0: no pacing, synthetic only)", 0, 3600, NULL, false},
         {"--window", WT_OPT_UINT, &window, "N", "samples per window; live GPUs: polls per window (default 10; simulator profiles: 300, 30 s)", 2, MAX_WINDOW, NULL, false},
         {"--iterations", WT_OPT_UINT, &iterations, "N", "windows per GPU, then stop (default 0: until interrupted or the trace ends)", 0, 1e12, NULL, false},
@@ -998,6 +998,8 @@ int wt_cmd_watch(int argc, char **argv)
     double *live_end = NULL; /* each GPU's previous live window's last sample */
     struct wt_device_info *info = NULL;
     struct wt_window *wins = NULL, *peers = NULL;
+    struct wt_peer *speers = NULL; /* standard input's other GPUs */
+    size_t nspeers = 0;
     struct attribution *at_start = NULL;
     unsigned char *sel = NULL, *alive = NULL, *unlisted_said = NULL;
     int status = WT_EXIT_ERROR, ngpus = 0, writer_started = 0, textfile_lock = -1;
@@ -1073,9 +1075,14 @@ int wt_cmd_watch(int argc, char **argv)
     cfg.stop = &stop_flag;
     /* Standard input is watched as it arrives: counting its GPUs would read
      * it to the end first (a live nvidia-smi pipe never ends), so only the
-     * --gpu-index GPU is watched, without peers (classify reads a stream's
-     * other GPUs as they come; watch does not). */
+     * --gpu-index GPU is watched; its peers are the other GPUs the stream
+     * has named by the time its window is whole, read as they came, each
+     * keeping its newest rows (as classify reads a stream; until 2026-12-07
+     * watch read it alone, and an 8-GPU training pipe lost its cross-GPU
+     * synchrony); with --peers none their rows are dropped as they come. */
     int from_stdin = trace && !strcmp(trace, "-");
+    int stream_peers = from_stdin && strcmp(peer_mode, "none") != 0;
+    cfg.stream_peers = stream_peers;
     if (from_stdin && gpus) {
         fprintf(stderr,
                 "%s: --gpus needs a file: standard input is watched as it arrives, one GPU "
@@ -1110,10 +1117,14 @@ int wt_cmd_watch(int argc, char **argv)
     live_end = calloc((size_t)ngpus + 1, sizeof(*live_end));
     info = calloc((size_t)ngpus + 1, sizeof(*info));
     wins = calloc((size_t)ngpus + 1, sizeof(*wins));
-    peers = calloc((size_t)ngpus + 1, sizeof(*peers));
+    peers = calloc(stream_peers ? WT_MAX_GPUS : (size_t)ngpus + 1, sizeof(*peers));
+    if (stream_peers && (speers = calloc(WT_MAX_GPUS, sizeof(*speers))) != NULL)
+        for (int g = 0; g < WT_MAX_GPUS; g++)
+            if (g != (int)gpu_index)
+                speers[nspeers++].gpu = g;
     at_start = calloc((size_t)ngpus + 1, sizeof(*at_start));
     if (!sel || !alive || !unlisted_said || !buf || !nbuf || !bcap || !live_end || !info || !wins ||
-        !peers || !at_start) {
+        !peers || !at_start || (stream_peers && !speers)) {
         fprintf(stderr, "%s: out of memory\n", help.prog);
         goto out;
     }
@@ -1152,7 +1163,7 @@ int wt_cmd_watch(int argc, char **argv)
     /* the rows of GPUs not watched are not kept, also while the watched ones
      * are looked for (`--trace - --gpu-index 1` of a stream of GPU 0 only
      * queued it until 16M samples, 2.4 GB) */
-    for (int g = 0; g < WT_MAX_GPUS; g++)
+    for (int g = 0; g < WT_MAX_GPUS && !stream_peers; g++)
         if (g >= ngpus || !sel[g])
             wt_source_ignore(src, g);
     int replay_src = !strcmp(src->ops->name, "replay");
@@ -1467,6 +1478,28 @@ int wt_cmd_watch(int argc, char **argv)
                                                  .power_semantics = info[h].power_semantics,
                                                  .gpu_model = info[h].name};
             }
+            /* standard input's other GPUs: their rows of this window's span
+             * that have come (GPUs it has not named, none), as classify */
+            for (size_t p = 0; p < nspeers; p++) {
+                struct wt_peer *sp = &speers[p];
+                if (wt_peer_fill(src, sp, buf[g][0].t_s, buf[g][nbuf[g] - 1].t_s, 1, &err) !=
+                    WT_OK) {
+                    fprintf(stderr, "%s: GPU %d, peer GPU %d: %s; read without it\n", help.prog, g,
+                            sp->gpu, err.msg);
+                    continue;
+                }
+                if (!sp->n)
+                    continue;
+                if (peers_job && !wt_owners_same_job(owners, buf[g][0].owner, sp->s[0].owner)) {
+                    other_jobs++;
+                    continue;
+                }
+                peers[np++] = (struct wt_window){.s = sp->s,
+                                                 .n = sp->n,
+                                                 .gpu = sp->gpu,
+                                                 .power_semantics = info[g].power_semantics,
+                                                 .gpu_model = info[g].name};
+            }
             struct wt_window win = {.s = buf[g],
                                     .n = nbuf[g],
                                     .gpu = g,
@@ -1478,7 +1511,8 @@ int wt_cmd_watch(int argc, char **argv)
                 fprintf(stderr, "%s: GPU %d: %s\n", help.prog, g, err.msg);
                 continue;
             }
-            wt_result_note_other_jobs(&res, other_jobs, np, "watched GPUs");
+            wt_result_note_other_jobs(&res, other_jobs, np,
+                                      from_stdin ? "GPUs of the trace" : "watched GPUs");
             /* who runs there, what they declared */
             size_t np2 = 0;
             struct wt_err perr = {{0}};
@@ -1804,6 +1838,9 @@ out:
     free(info);
     free(wins);
     free(peers);
+    for (size_t p = 0; p < nspeers; p++)
+        free(speers[p].s);
+    free(speers);
     free(at_start);
     free(sel);
     free(alive);

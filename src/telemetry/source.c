@@ -206,6 +206,55 @@ int wt_source_read_queued(struct wt_source *src, int gpu, struct wt_sample *buf,
     return src->ops->read_queued(src, gpu, buf, cap, n, err);
 }
 
+/* queued: a stream's peer, read without waiting (what has come of it by
+ * the time the GPU's window is whole, GPUs it has not named yet none) */
+int wt_peer_fill(struct wt_source *src, struct wt_peer *p, double t0, double t1, int queued,
+                 struct wt_err *err)
+{
+    p->n = 0;
+    for (;;) {
+        struct wt_sample smp;
+        if (p->have_carry) {
+            smp = p->carry;
+            p->have_carry = 0;
+        } else if (p->done) {
+            return WT_OK;
+        } else if (queued) {
+            size_t got = 0;
+            int rc = wt_source_read_queued(src, p->gpu, &smp, 1, &got, err);
+            if (rc == WT_ENODEV || (rc == WT_OK && got == 0))
+                return WT_OK; /* nothing more so far */
+            if (rc)
+                return rc;
+        } else {
+            size_t got = 0;
+            int rc = wt_source_read(src, p->gpu, &smp, 1, &got, err);
+            if (rc == WT_DONE || rc == WT_ENODEV) {
+                p->done = 1;
+                return WT_OK;
+            }
+            if (rc)
+                return rc;
+        }
+        if (smp.t_s > t1) {
+            p->carry = smp;
+            p->have_carry = 1;
+            return WT_OK;
+        }
+        if (smp.t_s < t0)
+            continue;
+        if (p->n == p->cap) {
+            size_t ncap = p->cap ? p->cap * 2 : 256;
+            struct wt_sample *ns = realloc(p->s, ncap * sizeof(*ns));
+            if (!ns)
+                return wt_errf(err, WT_ENOMEM, "out of memory");
+            p->s = ns;
+            p->cap = ncap;
+        }
+        p->s[p->n++] = smp;
+    }
+}
+
 void wt_source_label(const char *backend, const char *trace, const char *profile, char *out,
                      size_t cap)
 {

@@ -195,6 +195,22 @@ long wt_source_ignored_rows(struct wt_source *src, int gpu);
  * rows that may never come.  WT_ENODEV where the source cannot say. */
 int wt_source_read_queued(struct wt_source *src, int gpu, struct wt_sample *buf, size_t cap,
                           size_t *n, struct wt_err *err) WT_WARN_UNUSED;
+/* Another GPU of a source over the time span of a window of the GPU
+ * classified, as a peer for the cross-GPU features (classify, and watch of
+ * standard input).  Each call keeps the first sample past the span for the
+ * next; s (which the caller frees) holds the span's samples. */
+struct wt_peer {
+    int gpu;
+    struct wt_sample *s;
+    size_t n, cap;
+    struct wt_sample carry;
+    int have_carry, done;
+};
+/* Fills p->s with its samples from t0 to t1.  queued: a stream's peer, read
+ * with wt_source_read_queued (what has come of it so far, without waiting);
+ * else read with wt_source_read up to the first sample past t1. */
+int wt_peer_fill(struct wt_source *src, struct wt_peer *p, double t0, double t1, int queued,
+                 struct wt_err *err) WT_WARN_UNUSED;
 /* The backend `auto` means: nvml when a driver is present. */
 #define WT_BACKEND_AUTO "auto"
 void wt_source_close(struct wt_source *src);
