@@ -255,7 +255,7 @@ if [ -w /dev/full ]; then
     fi
 fi
 run "checkpoint: log file name ends in /" 2 "$WT" checkpoint --log-file "$TMP/nope/" && has err "is not a file name"
-run "prove: --checkpoint missing" 2 "$WT" prove --log-dir "$L" --checkpoint "$TMP/no/such" 1 && has err "cannot open"
+run "prove: --checkpoint missing" 2 "$WT" prove --log-dir "$L" --checkpoint "$TMP/no/such" 1 && has err "prove: --checkpoint: cannot open"
 # a newline in a path is echoed as '?' (it forged a line of its own)
 NL='
 '
@@ -1025,6 +1025,25 @@ run "verify-proof: too large" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/
 run "witness: too large" 1 "$WT" witness --state "$TMP/wtoobig" --vkey "$VKEY" --request "$TMP/bigproof" && has err ": 400: bad request: $TMP/bigproof: input too large"
 run "verify-proof wrong index" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof2"
 run "verify-proof invalid --json" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof2" --json && has out '"valid": false' && has out '"reason": "the audit path does not lead'
+# an index at or past the checkpoint's size is said as such (it read as a
+# path that does not lead to the root)
+sed 's/^index 2$/index 9223372036854775807/' "$TMP/proof" >"$TMP/proof3"
+run "verify-proof: index past the tree" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/proof3" &&
+    has out "INVALID: the entry's index 9223372036854775807 is not below the checkpoint's tree size"
+# no proof at all: with --json an object on standard output too (a JSON
+# reader got nothing)
+: >"$TMP/emptyproof"
+run "verify-proof --json: not a proof" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/emptyproof" --json &&
+    has out '"reason": "not a proof: tlog-proof: line 1' && has err "tlog-proof: line 1"
+run "verify-proof --json: too large" 1 "$WT" verify-proof --vkey "$VKEY" --proof "$TMP/bigproof" --json &&
+    has out '"reason": "not a proof: input too large"'
+# a log origin with a bidi override: printed with '?' for its bytes (it showed
+# its end first on a terminal)
+run "init: bidi origin" 0 "$WT" init --log-dir "$TMP/bidi" --origin "$(printf 'gpu7.example.com/\342\200\256TIDUA')"
+BVKEY=$(tail -1 "$TMP/out")
+"$WT" prove --log-dir "$TMP/bidi" 0 >"$TMP/bproof" 2>/dev/null
+run "verify-proof: bidi origin shown cleaned" 0 "$WT" verify-proof --vkey "$BVKEY" --proof "$TMP/bproof" &&
+    has out "OK: entry 0 is in gpu7.example.com/???TIDUA at size 1"
 # a holder of the log's key can sign any lines into a tree: what verify-proof
 # prints as the log's record at INDEX is one, with that seq
 if [ -n "$AW" ]; then
@@ -1091,6 +1110,29 @@ run "watch more" 0 "$WT" watch --backend synthetic --interval 0 --iterations 3 -
 "$WT" consistency --log-dir "$L" --old "$OLD" >"$TMP/req" 2>"$TMP/err"
 run "witness grow" 0 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req"
 run "witness conflict" 1 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req" && has err "409"
+# the checkpoint held, sent from its own size with a proof line: an extra
+# proof, refused (422) but not called a fork
+NOW=$(sed -n 2p "$L/checkpoint")
+"$WT" consistency --log-dir "$L" --old "$NOW" >"$TMP/req_same" 2>/dev/null
+awk 'NR == 1 { print; print "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="; next } 1' "$TMP/req_same" >"$TMP/req_extra"
+run "witness: a proof at the size held" 1 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req_extra" &&
+    has err "422: a checkpoint of the size this witness holds ($NOW) takes an empty proof; this one has 1 hash"
+check "witness: a proof at the size held is not called a fork" sh -c '! grep -q forked "$1"' sh "$TMP/err"
+# another witness process holding the state lock: wait, then exit 2 (it
+# waited forever, silently)
+if command -v flock >/dev/null; then
+    flock "$W/state.lock" sleep 8 &
+    FL=$!
+    sleep 0.5
+    run "witness: state lock held" 2 timeout 20 "$WT" witness --state "$W" --vkey "$VKEY" --request "$TMP/req_same" &&
+        has err "$W/state.lock is in use: another witness process has held it for 5 s"
+    kill "$FL" 2>/dev/null
+    wait "$FL" 2>/dev/null
+fi
+# a bad --name: said as such, before any state directory is made
+run "witness: bad --name" 2 "$WT" witness --state "$TMP/wname" --vkey "$VKEY" --name 'a+b' --request "$TMP/req_same" &&
+    has err "--name 'a+b': not a key name" && oneline
+check "witness: bad --name, no state directory" test ! -e "$TMP/wname"
 # an old size larger than the checkpoint's own can never be valid (C2SP
 # tlog-witness): 400 before the 409 comparison with the size held, whether the
 # witness holds this log or nothing yet; nothing stored

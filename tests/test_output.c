@@ -226,6 +226,15 @@ static void test_text_hygiene(void **state)
                 "2J\xc2\x9d"
                 "0;x\xc2\x9c \xc2\xa0\xc2\xbf";
     assert_string_equal(wt_text_clean(c1), "EVIL??2J??0;x?? \xc2\xa0\xc2\xbf");
+    /* characters that reorder text (U+202E right-to-left override, U+2066
+     * isolate, U+200F mark, U+061C Arabic letter mark): a name showed its
+     * end first on a terminal; other text above U+2000 stays */
+    char bidi[] = "a\xe2\x80\xae"
+                  "b\xe2\x81\xa6"
+                  "c\xe2\x80\x8f"
+                  "d\xd8\x9c"
+                  "e\xe2\x80\xa6\xe2\x82\xac";
+    assert_string_equal(wt_text_clean(bidi), "a???b???c???d??e\xe2\x80\xa6\xe2\x82\xac");
     /* cut points: never inside a sequence */
     const char *e = "ab\xc3\xa9\xe2\x82\xac";
     assert_int_equal(wt_utf8_cut(e, 7), 7);

@@ -14,12 +14,16 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit/log.h"
 #include "audit/merkle.h"
 #include "audit/proof.h"
 #include "util/fileio.h"
+
+/* tries of 10 ms to take the state lock: 5 s */
+#define WT_WITNESS_LOCK_TRIES 500
 
 /* The witness's key file: a cosignature key. */
 static int read_witness_key(const char *path, struct wt_note_key *k, struct wt_err *err)
@@ -40,6 +44,12 @@ int wt_witness_key(const char *dir, const char *name, struct wt_note_key *k, int
     *created = 0;
     if (sodium_init() < 0)
         return wt_errf(err, WT_EIO, "libsodium failed to initialise");
+    /* a bad name is refused before the state directory is made */
+    if (name && !wt_note_name_ok(name))
+        return wt_errf(err, WT_EINVAL,
+                       "--name '%.80s': not a key name (1..255 bytes of printable UTF-8, no "
+                       "spaces, no '+')",
+                       name);
     int rc = wt_mkdir_durable(dir, 0700, err); /* the state must outlive a crash */
     if (rc != WT_OK)
         return rc;
@@ -49,8 +59,6 @@ int wt_witness_key(const char *dir, const char *name, struct wt_note_key *k, int
         return read_witness_key(path, k, err);
     char nm[WT_NOTE_NAME_MAX + 1];
     if (name) {
-        if (!wt_note_name_ok(name))
-            return wt_errf(err, WT_EINVAL, "witness name '%.80s' is not valid", name);
         snprintf(nm, sizeof(nm), "%s", name);
     } else {
         char host[128] = "localhost";
@@ -143,8 +151,25 @@ int wt_witness_add(const char *dir, const struct wt_note_key *wkey,
     snprintf(res->state_path, sizeof(res->state_path), "%s/log-%s.checkpoint", dir, hex);
     snprintf(lockpath, sizeof(lockpath), "%s/state.lock", dir);
     lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (lockfd < 0 || flock(lockfd, LOCK_EX)) {
-        rc = wt_errf(err, WT_EIO, "cannot lock %s: %s", lockpath, strerror(errno));
+    if (lockfd < 0) {
+        rc = wt_errf(err, WT_EIO, "cannot open %s: %s", lockpath, strerror(errno));
+        goto out;
+    }
+    /* another request holds it for milliseconds: wait for it, but not
+     * forever (a stuck witness held every later request of a cron job
+     * silently) */
+    int locked = -1, lerr = 0;
+    for (int tries = 0; tries < WT_WITNESS_LOCK_TRIES; tries++) {
+        if ((locked = flock(lockfd, LOCK_EX | LOCK_NB)) == 0 || (lerr = errno) != EWOULDBLOCK)
+            break;
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    if (locked) {
+        rc = lerr == EWOULDBLOCK
+                 ? wt_errf(err, WT_EBUSY,
+                           "%s is in use: another witness process has held it for %d s", lockpath,
+                           WT_WITNESS_LOCK_TRIES / 100)
+                 : wt_errf(err, WT_EIO, "cannot lock %s: %s", lockpath, strerror(lerr));
         goto out;
     }
     /* the stored checkpoint, if any */
@@ -233,6 +258,13 @@ int wt_witness_add(const char *dir, const struct wt_note_key *wkey,
                "conflict: the checkpoint has the size this witness holds (%llu) with another "
                "root: the log was rewritten or forked at that size",
                (unsigned long long)cp.size);
+        goto out;
+    }
+    if (have_old && oldcp.size == cp.size && r.nproof != 0) {
+        refuse(res, WT_WITNESS_BAD_PROOF,
+               "a checkpoint of the size this witness holds (%llu) takes an empty proof; this "
+               "one has %zu hash%s",
+               (unsigned long long)cp.size, r.nproof, r.nproof == 1 ? "" : "es");
         goto out;
     }
     if (have_old && wt_merkle_verify_consistency(oldcp.size, cp.size, oldcp.root, cp.root,

@@ -608,11 +608,13 @@ static int use_checkpoint(const char *prog, const char *path, struct exported *x
     struct wt_note_vkey lk;
     size_t len = 0;
     int big;
-    char *text = read_input(prog, path, WT_NOTE_MAX_LEN, &len, &big, "");
+    char who[160]; /* its messages name the option, as the ones below do */
+    snprintf(who, sizeof(who), "%s: --checkpoint", prog);
+    char *text = read_input(who, path, WT_NOTE_MAX_LEN, &len, &big, "");
     if (!text) /* an I/O error (reported): nothing concluded; too large: no checkpoint */
         return big ? 1 : WT_EXIT_USAGE;
     if (wt_note_parse(text, len, &n, &err) != WT_OK) {
-        fprintf(stderr, "%s: --checkpoint %s: %s\n", prog, path, err.msg);
+        fprintf(stderr, "%s: --checkpoint %s: %s\n", prog, WT_CLEAN(path), err.msg);
         free(text);
         return 1;
     }
@@ -628,7 +630,7 @@ static int use_checkpoint(const char *prog, const char *path, struct exported *x
         why = "larger than the log's own signed checkpoint";
     wt_note_free(&n);
     if (why) {
-        fprintf(stderr, "%s: --checkpoint %s: %s\n", prog, path, why);
+        fprintf(stderr, "%s: --checkpoint %s: %s\n", prog, WT_CLEAN(path), why);
         free(text);
         return 1;
     }
@@ -725,6 +727,16 @@ out:
 
 /* --- verify-proof ---------------------------------------------------- */
 
+/* verify-proof --json's answer to an invalid proof (or no proof at all):
+ * {"valid": false, "reason": WHY}; exit 1, or 2 when it cannot be printed */
+static int proof_invalid_json(const char *why)
+{
+    json_t *j = json_pack("{s:b,s:s}", "valid", 0, "reason", why);
+    int rc = !j || wt_json_print(stdout, j) ? 2 : 1;
+    json_decref(j);
+    return rc;
+}
+
 int wt_cmd_verify_proof(int argc, char **argv)
 {
     const char *vkey = NULL, *in = "-", *wvkey = NULL;
@@ -761,20 +773,29 @@ int wt_cmd_verify_proof(int argc, char **argv)
     int big;
     char *text = read_input(help.prog, in, WT_PROOF_MAX_TEXT, &len, &big, "");
     if (!text) /* too large: not a proof (1); else an I/O error, nothing concluded */
-        return big ? 1 : WT_EXIT_USAGE;
+        return !big ? WT_EXIT_USAGE : json ? proof_invalid_json("not a proof: input too large") : 1;
     struct wt_tlog_proof pr;
     struct wt_note note;
     struct wt_checkpoint cp;
     struct wt_err err = {{0}};
     int rc = 1, have_pr = 0, have_note = 0;
     const char *why = NULL;
+    char whybuf[sizeof(err.msg) + 40];
+    /* not a proof: said on standard error, and with --json as an invalid
+     * one on standard output too (a JSON reader got nothing) */
     if (wt_tlog_proof_parse(text, len, &pr, &err) != WT_OK) {
         fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+        snprintf(whybuf, sizeof(whybuf), "not a proof: %s", err.msg);
+        if (json)
+            rc = proof_invalid_json(whybuf);
         goto out;
     }
     have_pr = 1;
     if (wt_note_parse(pr.checkpoint, pr.checkpoint_len, &note, &err) != WT_OK) {
         fprintf(stderr, "%s: checkpoint: %s\n", help.prog, err.msg);
+        snprintf(whybuf, sizeof(whybuf), "not a proof: checkpoint: %s", err.msg);
+        if (json)
+            rc = proof_invalid_json(whybuf);
         goto out;
     }
     have_note = 1;
@@ -793,8 +814,14 @@ int wt_cmd_verify_proof(int argc, char **argv)
     else {
         wt_merkle_leaf_hash(pr.extra, pr.extra_len, leaf);
         struct wt_entry e;
-        if (wt_merkle_verify_inclusion(leaf, pr.index, cp.size, (const uint8_t(*)[32])pr.path,
-                                       pr.npath, cp.root) != 0)
+        if (pr.index >= cp.size) {
+            snprintf(whybuf, sizeof(whybuf),
+                     "the entry's index %llu is not below the checkpoint's tree size %llu",
+                     (unsigned long long)pr.index, (unsigned long long)cp.size);
+            why = whybuf;
+        } else if (wt_merkle_verify_inclusion(leaf, pr.index, cp.size,
+                                              (const uint8_t(*)[32])pr.path, pr.npath,
+                                              cp.root) != 0)
             why = "the audit path does not lead from the entry to the checkpoint's root";
         /* what is printed as the log's record at that index is one, with
          * that seq (a key holder could sign any bytes into a tree) */
@@ -807,10 +834,7 @@ int wt_cmd_verify_proof(int argc, char **argv)
         }
     }
     if (why && json) {
-        json_t *j = json_pack("{s:b,s:s}", "valid", 0, "reason", why);
-        if (!j || wt_json_print(stdout, j))
-            rc = 2;
-        json_decref(j);
+        rc = proof_invalid_json(why);
         goto out;
     }
     if (why) {
@@ -832,8 +856,11 @@ int wt_cmd_verify_proof(int argc, char **argv)
         /* a record's JSON escapes every control character; the terminal
          * gets no other (wt_entry_parse took the line) */
         char *shown = strndup((const char *)pr.extra, pr.extra_len);
+        char origin[sizeof(cp.origin)]; /* a key name: it may hold bidi controls */
+        snprintf(origin, sizeof(origin), "%s", cp.origin);
         printf("OK: entry %llu is in %s at size %llu\n%s\n", (unsigned long long)pr.index,
-               cp.origin, (unsigned long long)cp.size, shown ? wt_text_clean(shown) : "");
+               wt_text_clean(origin), (unsigned long long)cp.size,
+               shown ? wt_text_clean(shown) : "");
         free(shown);
         rc = shown ? 0 : 2;
     }
@@ -988,11 +1015,12 @@ int wt_cmd_witness(int argc, char **argv)
                WT_OK) {
         fprintf(stderr, "%s: %s\n", help.prog, err.msg);
     } else if (res->code != WT_WITNESS_OK) {
-        fprintf(stderr, "%s: %d: %s\n", help.prog, res->code, res->message);
+        fprintf(stderr, "%s: %d: %s\n", help.prog, res->code, wt_text_clean(res->message));
         rc = WT_EXIT_ERROR;
     } else {
         fputs(res->cosig_line, stdout);
-        fprintf(stderr, "%s: %s; stored in %s\n", help.prog, res->message, res->state_path);
+        fprintf(stderr, "%s: %s; stored in %s\n", help.prog, wt_text_clean(res->message),
+                WT_CLEAN(res->state_path));
         rc = fflush(stdout) ? WT_EXIT_USAGE : WT_EXIT_OK;
         if (rc != WT_EXIT_OK) /* stored, but its cosignature did not get out */
             fprintf(stderr,

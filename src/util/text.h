@@ -20,8 +20,10 @@
 size_t wt_utf8_next(const unsigned char *s, size_t len, uint32_t *cp);
 
 /* Replaces, in place, every byte that is an ASCII control character (C0 or
- * DEL), part of a C1 control (U+0080..U+009F, two bytes: "??") or not part of
- * a valid UTF-8 sequence with '?'; the length stays.  Returns s. */
+ * DEL), part of a C1 control (U+0080..U+009F, two bytes: "??"), part of a
+ * character that reorders text (bidi overrides, isolates and marks:
+ * U+202A..U+202E, U+2066..U+2069, U+200E, U+200F, U+061C) or not part of a
+ * valid UTF-8 sequence with '?'; the length stays.  Returns s. */
 char *wt_text_clean(char *s);
 
 /* The length of the longest prefix of s[0..n) that does not end inside a
