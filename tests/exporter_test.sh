@@ -395,6 +395,45 @@ EOF
 # deadline cut it and eight of them kept every scrape out (still refused
 # after 13 s); the body must now come within the same 10 s
 python3 "$TMP/trickle.py" "$TPORT" body || fail "connections trickling a request body kept a scrape from 127.0.0.1 out"
+# eight trickling connections from 127.0.0.1 that reconnect as soon as one is
+# shut kept every scrape from that address out (0 of 25 answered, helper-280,
+# and a missed scrape reset a pending alert): a new connection past the
+# address's 8 now shuts the oldest idle one instead of being refused
+python3 - "$TPORT" <<'EOF' || fail "reconnecting trickling connections kept scrapes from 127.0.0.1 out"
+import socket, sys, time, threading, http.client
+port = int(sys.argv[1])
+stop = time.time() + 9
+def hold():
+    while time.time() < stop:
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+            s.settimeout(1)
+            while time.time() < stop:
+                try:
+                    if not s.recv(100):
+                        break
+                except socket.timeout:
+                    s.sendall(b"X-A: b\r\n")
+            s.close()
+        except OSError:
+            time.sleep(0.05)
+for _ in range(8):
+    threading.Thread(target=hold, daemon=True).start()
+time.sleep(2)
+ok = 0
+for _ in range(5):
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        c.request("GET", "/metrics")
+        r = c.getresponse()
+        ok += r.status == 200 and b"workloadtruth_up 1" in r.read()
+    except OSError:
+        pass
+    time.sleep(1)
+print("scrapes answered while 8 connections trickled and reconnected: %d of 5" % ok)
+sys.exit(0 if ok >= 3 else 1)
+EOF
 kill "$TPID"
 wait "$TPID" 2>/dev/null
 # a flood of broken connections (anyone who can reach the port) wrote one

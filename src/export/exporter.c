@@ -23,12 +23,18 @@
 
 /* A slow drip keeps a connection alive past the idle timeout (libmicrohttpd
  * has no deadline for a whole request; the sweeper below adds one for the
- * headers and any body), so clients that hold connections are
- * bounded per address, and there is room for many addresses before a scrape
- * or a probe is locked out: 64 addresses at their limit (with 32, four did
- * it).  One polling thread serves them all; a connection's memory pool is
- * only touched as far as its request goes. */
-#define MAX_CONNECTIONS 512
+ * headers and any body), so clients that hold connections are bounded per
+ * address and in all.  A new connection past either bound makes room by
+ * shutting the oldest idle one down (of its address, or of all), not by
+ * being refused: a client that kept its address's 8 slots full, opening a
+ * new connection as each was shut, kept every scrape from that address out
+ * (127.0.0.1 is every local user's), and a missed scrape reset a pending
+ * alert.  A scrape's request comes at once, so it is answered before the
+ * connections opened after it reach it.  One polling thread serves them
+ * all; a connection's memory pool is only touched as far as its request
+ * goes. */
+#define MAX_CONNECTIONS 512 /* libmicrohttpd's own limit: never reached */
+#define MAX_LIVE 448        /* more live connections: the oldest idle one goes */
 #define CONNECTION_TIMEOUT_S 10
 #define MAX_CONNECTIONS_PER_IP 8
 /* A request's headers (and any body) must all arrive within this time of the connection
@@ -42,8 +48,40 @@ struct conn { /* a connection waiting for a request's headers, or serving one */
     int fd;
     double since; /* when it began to wait (monotonic seconds); INFINITY: shut down */
     int busy;     /* its request is whole (headers and body): being answered */
+    int family;   /* its client's address (family 0: not known, never evicted for it) */
+    unsigned char addr[16];
     struct conn *prev, *next;
 };
+
+static int same_client(const struct conn *a, const struct conn *b)
+{
+    return a->family && a->family == b->family && !memcmp(a->addr, b->addr, sizeof(a->addr));
+}
+
+/* Under e->mu, k just added: past MAX_CONNECTIONS_PER_IP live connections of
+ * its address, or MAX_LIVE in all, the oldest idle one (of that address, or
+ * of all) is shut down; with none idle, k itself. */
+static void make_room(struct conn *head, struct conn *k)
+{
+    for (int all = 0; all < 2; all++) {
+        size_t live = 0;
+        struct conn *oldest = NULL;
+        for (struct conn *o = head; o; o = o->next) {
+            if (!isfinite(o->since) || (!all && !same_client(o, k)))
+                continue;
+            live++;
+            if (o != k && !o->busy && (!oldest || o->since < oldest->since))
+                oldest = o;
+        }
+        if (live <= (all ? (size_t)MAX_LIVE : (size_t)MAX_CONNECTIONS_PER_IP))
+            continue;
+        struct conn *gone = oldest ? oldest : k;
+        shutdown(gone->fd, SHUT_RDWR); /* libmicrohttpd then closes it */
+        gone->since = INFINITY;
+        if (gone == k)
+            return;
+    }
+}
 
 struct wt_exporter {
     struct MHD_Daemon *d;
@@ -71,11 +109,22 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
             return; /* not swept: the idle timeout still applies */
         k->fd = ci->connect_fd;
         k->since = wt_mono_s();
+        const union MHD_ConnectionInfo *ai =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const struct sockaddr *sa = ai ? ai->client_addr : NULL;
+        if (sa && sa->sa_family == AF_INET) {
+            k->family = AF_INET;
+            memcpy(k->addr, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+        } else if (sa && sa->sa_family == AF_INET6) {
+            k->family = AF_INET6;
+            memcpy(k->addr, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+        }
         pthread_mutex_lock(&e->mu);
         k->next = e->conns;
         if (e->conns)
             e->conns->prev = k;
         e->conns = k;
+        make_room(e->conns, k);
         pthread_mutex_unlock(&e->mu);
     } else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
         /* before libmicrohttpd closes the descriptor: the sweeper never
@@ -304,15 +353,13 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
         flags |= all ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
     e->quiet = all && ss.ss_family == AF_INET6;
 again:
-    e->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, e, MHD_OPTION_EXTERNAL_LOGGER,
-                            exporter_log, (void *)e, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS_PER_IP,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536,
-                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, (void *)e,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, (void *)e,
-                            MHD_OPTION_UNESCAPE_CALLBACK, wt_mhd_unescape, NULL, MHD_OPTION_END);
+    e->d = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, e, MHD_OPTION_EXTERNAL_LOGGER, exporter_log, (void *)e,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536, MHD_OPTION_NOTIFY_CONNECTION,
+        on_connection, (void *)e, MHD_OPTION_NOTIFY_COMPLETED, on_completed, (void *)e,
+        MHD_OPTION_UNESCAPE_CALLBACK, wt_mhd_unescape, NULL, MHD_OPTION_END);
     if (!e->d && all && ss.ss_family == AF_INET6 && errno != EADDRINUSE && errno != EACCES) {
         /* no IPv6 here (ipv6.disable=1, a container without it): IPv4 only */
         struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
