@@ -511,13 +511,84 @@ static void owner_and_window_together(void **state)
     wt_metrics_free(&m);
 }
 
+/* count_of: the value of the classifications_total series of job JOB and
+ * class training in t, or -1 when it is not there */
+static long count_of(const char *t, const char *job)
+{
+    char key[96];
+    snprintf(key, sizeof(key), "slurm_job_id=\"%s\",class=\"training\"} ", job);
+    const char *fam = "\nworkloadtruth_gpu_classifications_total{";
+    for (const char *p = strstr(t, fam); p; p = strstr(p + 1, fam)) {
+        const char *eol = strchr(p + 1, '\n'), *k = strstr(p, key);
+        if (k && eol && k < eol)
+            return strtol(k + strlen(key), NULL, 10);
+    }
+    return -1;
+}
+
+/* An owner that leaves the GPU within the hold: its series showed 0 until
+ * the next owner's replaced it, so increase() never counted it (a 100-s
+ * job, 19 windows, never above 0); it now stays, at its count from the end
+ * of its hold, for a hold after that, then goes.  A failed GPU's last job
+ * leaves it the same way (its labels stayed on the GPU until a restart). */
+static void short_owner_counted(void **state)
+{
+    (void)state;
+    struct wt_metrics m;
+    wt_metrics_init(&m);
+    m.counter_hold_s = 0.3;
+    struct wt_gpu_labels l;
+    memset(&l, 0, sizeof(l));
+    snprintf(l.gpu, sizeof(l.gpu), "0");
+    wt_metrics_gpu(&m, 0, &l);
+    struct wt_gpu_labels a = l, b = l;
+    snprintf(a.slurm_job_id, sizeof(a.slurm_job_id), "101");
+    snprintf(b.slurm_job_id, sizeof(b.slurm_job_id), "102");
+    struct wt_result r = result(WT_CLASS_TRAINING, 0.9, 0.5);
+    for (int k = 0; k < 3; k++)
+        wt_metrics_owned_window(&m, 0, &a, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, NULL, 0);
+    wt_metrics_owned_window(&m, 0, &b, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, NULL, 0);
+    size_t len;
+    char *t = wt_metrics_render(&m, &len);
+    assert_int_equal(count_of(t, "101"), 0); /* within its hold: 0, but there */
+    assert_int_equal(count_of(t, "102"), 0);
+    free(t);
+    hold(); /* 101's and 102's holds are over: their counts */
+    t = wt_metrics_render(&m, &len);
+    assert_int_equal(count_of(t, "101"), 3);
+    assert_int_equal(count_of(t, "102"), 1);
+    free(t);
+    hold(); /* a hold after 101's own: gone */
+    t = wt_metrics_render(&m, &len);
+    assert_int_equal(count_of(t, "101"), -1);
+    assert_int_equal(count_of(t, "102"), 1);
+    free(t);
+    /* the GPU fails: 102 leaves it; its series stays a hold, at its count */
+    wt_metrics_gpu_failed(&m, 0);
+    t = wt_metrics_render(&m, &len);
+    assert_int_equal(count_of(t, "102"), 1);
+    assert_non_null(strstr(t, "slurm_job_id=\"\",class=\"training\"} 0\n"));
+    free(t);
+    hold();
+    t = wt_metrics_render(&m, &len);
+    assert_int_equal(count_of(t, "102"), -1);
+    assert_non_null(strstr(t, "workloadtruth_gpu_failed{gpu=\"0\"} 1\n"));
+    free(t);
+    wt_metrics_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(escaping),        cmocka_unit_test(exposition),
-        cmocka_unit_test(unlisted_source), cmocka_unit_test(textfile),
-        cmocka_unit_test(many_gpus),       cmocka_unit_test(policy_errors),
-        cmocka_unit_test(precedence),      cmocka_unit_test(owner_and_window_together),
+        cmocka_unit_test(escaping),
+        cmocka_unit_test(exposition),
+        cmocka_unit_test(unlisted_source),
+        cmocka_unit_test(textfile),
+        cmocka_unit_test(many_gpus),
+        cmocka_unit_test(policy_errors),
+        cmocka_unit_test(precedence),
+        cmocka_unit_test(owner_and_window_together),
+        cmocka_unit_test(short_owner_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,6 +53,8 @@ void wt_metrics_init(struct wt_metrics *m)
 
 void wt_metrics_free(struct wt_metrics *m)
 {
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
+        free(m->gpu[i].owner_l);
     pthread_mutex_destroy(&m->mu);
 }
 
@@ -66,6 +68,7 @@ void wt_metrics_gpu(struct wt_metrics *m, int i, const struct wt_gpu_labels *l)
     pthread_mutex_lock(&m->mu);
     struct wt_gpu_metrics *g = slot(m, i);
     if (g) {
+        free(g->owner_l);
         memset(g, 0, sizeof(*g));
         g->used = 1;
         g->l = *l;
@@ -118,6 +121,16 @@ static void owner_locked(struct wt_metrics *m, int i, const struct wt_gpu_labels
             memcpy(o->per_class, g->per_class, sizeof(o->per_class));
             o->since = g->since;
             o->last_used = ++g->owner_tick;
+            if (!g->owner_l)
+                g->owner_l = calloc(WT_METRICS_OWNERS, sizeof(*g->owner_l));
+            if (g->owner_l) { /* else its series goes at once, as before */
+                struct wt_owner_labels *ol = &g->owner_l[o - g->owners];
+                o->left = wt_mono_s();
+                memcpy(ol->pod, g->l.pod, sizeof(ol->pod));
+                memcpy(ol->k8s_namespace, g->l.k8s_namespace, sizeof(ol->k8s_namespace));
+                memcpy(ol->container, g->l.container, sizeof(ol->container));
+                memcpy(ol->slurm_job_id, g->l.slurm_job_id, sizeof(ol->slurm_job_id));
+            }
             memset(g->per_class, 0, sizeof(g->per_class));
             g->since = wt_mono_s(); /* a new series: 0 for counter_hold_s */
             for (int k = 0; k < WT_METRICS_OWNERS; k++)
@@ -224,6 +237,12 @@ void wt_metrics_gpu_failed(struct wt_metrics *m, int i)
     if (i < 0 || i >= WT_METRICS_MAX_GPUS)
         return;
     pthread_mutex_lock(&m->mu);
+    /* no job is on it any more: its last owner's counts become a series of
+     * an owner that left (shown for the hold, then gone), not the GPU's
+     * attribution to that job until the agent restarts */
+    struct wt_gpu_labels none = m->gpu[i].l;
+    none.pod[0] = none.k8s_namespace[0] = none.container[0] = none.slurm_job_id[0] = '\0';
+    owner_locked(m, i, &none);
     m->gpu[i].failed = 1;
     m->gpu[i].classified = 0;
     pthread_mutex_unlock(&m->mu);
@@ -347,27 +366,27 @@ static void family(struct buf *b, const char *name, const char *type, const char
 }
 
 /* The labels of a GPU, escaped, into out (without braces). */
-static void gpu_labels(const struct wt_metrics *m, const struct wt_gpu_metrics *g, char *out,
+static void gpu_labels(const struct wt_metrics *m, const struct wt_gpu_labels *gl, char *out,
                        size_t cap)
 {
     char e[12][512]; /* a pod name is up to 253 bytes, escaped up to twice that */
-    wt_metrics_escape(g->l.gpu, e[0], sizeof(e[0]));
-    wt_metrics_escape(g->l.uuid, e[1], sizeof(e[1]));
-    wt_metrics_escape(g->l.pci_bus_id, e[2], sizeof(e[2]));
-    wt_metrics_escape(g->l.model, e[3], sizeof(e[3]));
+    wt_metrics_escape(gl->gpu, e[0], sizeof(e[0]));
+    wt_metrics_escape(gl->uuid, e[1], sizeof(e[1]));
+    wt_metrics_escape(gl->pci_bus_id, e[2], sizeof(e[2]));
+    wt_metrics_escape(gl->model, e[3], sizeof(e[3]));
     wt_metrics_escape(m->hostname, e[4], sizeof(e[4]));
-    wt_metrics_escape(g->l.pod, e[5], sizeof(e[5]));
-    wt_metrics_escape(g->l.k8s_namespace, e[6], sizeof(e[6]));
-    wt_metrics_escape(g->l.container, e[7], sizeof(e[7]));
-    wt_metrics_escape(g->l.slurm_job_id, e[8], sizeof(e[8]));
+    wt_metrics_escape(gl->pod, e[5], sizeof(e[5]));
+    wt_metrics_escape(gl->k8s_namespace, e[6], sizeof(e[6]));
+    wt_metrics_escape(gl->container, e[7], sizeof(e[7]));
+    wt_metrics_escape(gl->slurm_job_id, e[8], sizeof(e[8]));
     int dcgm = m->label_style_dcgm;
     /* dcgm-exporter's MIG labels, between modelName and Hostname as it
      * writes them; only in that style, only for MIG devices */
     char mig[1700] = "";
-    if (dcgm && (g->l.gi_profile[0] || g->l.gi_id[0])) {
-        wt_metrics_escape(g->l.gi_profile, e[9], sizeof(e[9]));
-        wt_metrics_escape(g->l.gi_id, e[10], sizeof(e[10]));
-        wt_metrics_escape(g->l.ci_id, e[11], sizeof(e[11]));
+    if (dcgm && (gl->gi_profile[0] || gl->gi_id[0])) {
+        wt_metrics_escape(gl->gi_profile, e[9], sizeof(e[9]));
+        wt_metrics_escape(gl->gi_id, e[10], sizeof(e[10]));
+        wt_metrics_escape(gl->ci_id, e[11], sizeof(e[11]));
         snprintf(mig, sizeof(mig), "GPU_I_PROFILE=\"%s\",GPU_I_ID=\"%s\",%s%s%s", e[9], e[10],
                  e[11][0] ? "GPU_CI_ID=\"" : "", e[11], e[11][0] ? "\"," : "");
     }
@@ -433,7 +452,7 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
         const struct wt_gpu_metrics *g = &m->gpu[i];
         if (!g->used || !g->classified)
             continue;
-        gpu_labels(m, g, lab, sizeof(lab));
+        gpu_labels(m, &g->l, lab, sizeof(lab));
         for (int c = 0; c < 4; c++)
             put(&b, "workloadtruth_gpu_workload_class{%s,class=\"%s\"} %d\n", lab, class_names[c],
                 class_slot(g->cls) == c);
@@ -444,7 +463,7 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
         const struct wt_gpu_metrics *g = &m->gpu[i];
         if (!g->used || !g->classified)
             continue;
-        gpu_labels(m, g, lab, sizeof(lab));
+        gpu_labels(m, &g->l, lab, sizeof(lab));
         put(&b, "workloadtruth_gpu_classification_confidence{%s} ", lab);
         number(&b, g->confidence);
     }
@@ -455,7 +474,7 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
         const struct wt_gpu_metrics *g = &m->gpu[i];
         if (!g->used || !g->classified || g->declared == WT_CLASS_NONE)
             continue;
-        gpu_labels(m, g, lab, sizeof(lab));
+        gpu_labels(m, &g->l, lab, sizeof(lab));
         for (int c = 0; c < 3; c++)
             put(&b, "workloadtruth_gpu_declared_workload_class{%s,class=\"%s\"} %d\n", lab,
                 class_names[c], class_slot(g->declared) == c);
@@ -466,7 +485,7 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
         const struct wt_gpu_metrics *g = &m->gpu[i];
         if (!g->used || !g->classified)
             continue;
-        gpu_labels(m, g, lab, sizeof(lab));
+        gpu_labels(m, &g->l, lab, sizeof(lab));
         put(&b, "workloadtruth_gpu_declaration_mismatch{%s} %d\n", lab,
             g->declared != WT_CLASS_NONE && g->verdict == WT_VERDICT_MISMATCH);
     }
@@ -480,7 +499,7 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
         const struct wt_gpu_metrics *g = &m->gpu[i];
         if (!g->used || !g->classified || g->declared == WT_CLASS_NONE)
             continue;
-        gpu_labels(m, g, lab, sizeof(lab));
+        gpu_labels(m, &g->l, lab, sizeof(lab));
         for (int v = 0; v < 3; v++)
             put(&b, "workloadtruth_gpu_declaration_verdict{%s,verdict=\"%s\"} %d\n", lab,
                 verdicts[v], g->verdict == verdict_of[v]);
@@ -494,7 +513,7 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
         const struct wt_gpu_metrics *g = &m->gpu[i];
         if (!g->used || !g->classified || !g->declared_by)
             continue;
-        gpu_labels(m, g, lab, sizeof(lab));
+        gpu_labels(m, &g->l, lab, sizeof(lab));
         for (int k = 0; k < NDECLARED_BY; k++)
             put(&b, "workloadtruth_gpu_declaration_source{%s,source=\"%s\"} %d\n", lab,
                 declared_by_names[k], g->declared_by == declared_by_names[k]);
@@ -505,7 +524,7 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
         const struct wt_gpu_metrics *g = &m->gpu[i];
         if (!g->used)
             continue;
-        gpu_labels(m, g, lab, sizeof(lab));
+        gpu_labels(m, &g->l, lab, sizeof(lab));
         /* a new series shows 0 for counter_hold_s first (see metrics.h):
          * then increase() sees its first windows; a stopped agent's last
          * word is the count */
@@ -513,6 +532,30 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
         for (int c = 0; c < 4; c++)
             put(&b, "workloadtruth_gpu_classifications_total{%s,class=\"%s\"} %llu\n", lab,
                 class_names[c], counts ? g->per_class[c] : 0ULL);
+        /* the owners that left: each series stays for counter_hold_s after
+         * its hold and its leaving, whichever is later, so that every reader
+         * that scrapes within the hold sees its final count (an owner gone
+         * within the hold had only ever shown 0, and increase() never
+         * counted it; one gone after it lost its last windows) */
+        unsigned long long now_key = owner_key(&g->l);
+        for (int k = 0; k < WT_METRICS_OWNERS; k++) {
+            const struct wt_owner_counts *o = &g->owners[k];
+            double shown_from = o->since + m->counter_hold_s;
+            if (!g->owner_l || !o->key || o->key == now_key || !(o->left > 0) ||
+                mono >= (shown_from > o->left ? shown_from : o->left) + m->counter_hold_s)
+                continue;
+            const struct wt_owner_labels *ol = &g->owner_l[k];
+            struct wt_gpu_labels left = g->l;
+            memcpy(left.pod, ol->pod, sizeof(left.pod));
+            memcpy(left.k8s_namespace, ol->k8s_namespace, sizeof(left.k8s_namespace));
+            memcpy(left.container, ol->container, sizeof(left.container));
+            memcpy(left.slurm_job_id, ol->slurm_job_id, sizeof(left.slurm_job_id));
+            gpu_labels(m, &left, lab, sizeof(lab));
+            int shown = m->stopped || mono >= shown_from;
+            for (int c = 0; c < 4; c++)
+                put(&b, "workloadtruth_gpu_classifications_total{%s,class=\"%s\"} %llu\n", lab,
+                    class_names[c], shown ? o->per_class[c] : 0ULL);
+        }
     }
     family(&b, "workloadtruth_gpu_tamper_indicator", "gauge",
            "1 when the last window shows a configuration that can hide training (a tamper "
@@ -521,7 +564,7 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
         const struct wt_gpu_metrics *g = &m->gpu[i];
         if (!g->used || !g->classified)
             continue;
-        gpu_labels(m, g, lab, sizeof(lab));
+        gpu_labels(m, &g->l, lab, sizeof(lab));
         for (int t = 0; t < 3; t++)
             put(&b, "workloadtruth_gpu_tamper_indicator{%s,indicator=\"%s\"} %d\n", lab,
                 tamper_names[t], g->tamper[t]);
@@ -539,7 +582,7 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
         const struct wt_gpu_metrics *g = &m->gpu[i];
         if (!g->used || !g->classified)
             continue;
-        gpu_labels(m, g, lab, sizeof(lab));
+        gpu_labels(m, &g->l, lab, sizeof(lab));
         put(&b, "workloadtruth_gpu_last_window_timestamp_seconds{%s} ", lab);
         timestamp(&b, g->last_window);
     }

@@ -61,6 +61,19 @@ struct wt_owner_counts {
     unsigned long long per_class[4];
     unsigned long long last_used;
     double since; /* monotonic seconds its series first appeared */
+    /* when it left the GPU (monotonic seconds; 0: its labels were not kept):
+     * its series stays exposed for counter_hold_s after both its hold and
+     * its leaving, so that increase() counts an owner gone within the hold
+     * and the windows of its last seconds (see wt_metrics_render) */
+    double left;
+};
+
+/* An owner's labels, kept for its series once it left the GPU. */
+struct wt_owner_labels {
+    char pod[254];
+    char k8s_namespace[64];
+    char container[80];
+    char slurm_job_id[24];
 };
 
 struct wt_gpu_metrics {
@@ -78,6 +91,9 @@ struct wt_gpu_metrics {
     unsigned long long samples, read_errors;
     unsigned long long owner_changed; /* windows whose owner or declaration changed while sampled */
     struct wt_owner_counts owners[WT_METRICS_OWNERS]; /* the last owners' counts */
+    /* owners[k]'s labels: allocated when an owner first leaves (a GPU whose
+     * job never changes costs nothing; 1024 GPUs' would be 7 MB) */
+    struct wt_owner_labels *owner_l;
     /* monotonic seconds the current owner's classifications_total series
      * first appeared: it shows 0 for counter_hold_s from then (see
      * wt_metrics_render) */
