@@ -181,17 +181,28 @@ fi
 run "verify hostile name" 0 "$WT" verify-log --log-dir "$TMP/lh"
 # a FIFO planted at the textfile's temporary name (the directory is shared
 # with node_exporter's group): it blocked watch in open() until someone read
-# it, then was renamed over workloadtruth.prom; now refused at every window
+# it, then was renamed over workloadtruth.prom; then it was refused at every
+# window, and the last file said the agent was up until it went stale; now
+# it is removed and the file written (a symbolic link there likewise)
 mkdir "$TMP/promfifo" && mkfifo "$TMP/promfifo/workloadtruth.prom.tmp"
 run "watch textfile tmp is a FIFO" 0 timeout -s KILL 30 "$WT" watch --backend synthetic --interval 0 \
-    --window 5 --iterations 3 --log-dir "$TMP/lfifo" --textfile "$TMP/promfifo" &&
-    has err "workloadtruth.prom.tmp: not a regular file"
+    --window 5 --iterations 3 --log-dir "$TMP/lfifo" --textfile "$TMP/promfifo"
 check "textfile FIFO: 3 windows logged" test "$(grep -c '"type":"class"' "$TMP/lfifo/log.jsonl")" = 3
-# said once a minute, not once a round (1,256 lines in 25 s at a short
-# round), and by the last write at stop, with the count held back
-check "textfile FIFO: said once a minute" test "$(grep -c 'not a regular file' "$TMP/err")" = 2
-check "textfile FIFO: the last word counts the rest" grep -q 'not a regular file (and 2 more like it in ' "$TMP/err"
-check "textfile FIFO: not renamed into place" test -p "$TMP/promfifo/workloadtruth.prom.tmp" -a ! -e "$TMP/promfifo/workloadtruth.prom"
+check "textfile FIFO: replaced, the metrics written" sh -c '! test -e "$1/workloadtruth.prom.tmp" && test -f "$1/workloadtruth.prom" && grep -q "^workloadtruth_up 0" "$1/workloadtruth.prom"' sh "$TMP/promfifo"
+mkdir "$TMP/promsym" && : >"$TMP/promsym/target" && ln -s "$TMP/promsym/target" "$TMP/promsym/workloadtruth.prom.tmp"
+run "watch textfile tmp is a symbolic link" 0 "$WT" watch --backend synthetic --interval 0 \
+    --window 5 --iterations 1 --log-dir "$TMP/lsym" --textfile "$TMP/promsym"
+check "textfile symbolic link: not followed, replaced" sh -c 'test ! -s "$1/target" && test -f "$1/workloadtruth.prom" && test ! -L "$1/workloadtruth.prom"' sh "$TMP/promsym"
+# a directory there cannot be replaced: said once a minute, not once a round
+# (1,256 lines in 25 s at a short round), and by the last write at stop,
+# with the count held back
+mkdir -p "$TMP/promisdir/workloadtruth.prom.tmp"
+run "watch textfile tmp is a directory" 0 timeout -s KILL 30 "$WT" watch --backend synthetic --interval 0 \
+    --window 5 --iterations 3 --log-dir "$TMP/ldir" --textfile "$TMP/promisdir" &&
+    has err "workloadtruth.prom.tmp: Is a directory"
+check "textfile directory: said once a minute" test "$(grep -c 'Is a directory' "$TMP/err")" = 2
+check "textfile directory: the last word counts the rest" grep -q 'Is a directory (and 2 more like it in ' "$TMP/err"
+check "textfile directory: nothing renamed into place" test -d "$TMP/promisdir/workloadtruth.prom.tmp" -a ! -e "$TMP/promisdir/workloadtruth.prom"
 # a regular file planted at the temporary name with another link to it (or
 # of another user): it was written through and renamed, so the other name
 # showed the metrics (and a file of another user made the .prom theirs, to

@@ -122,12 +122,28 @@ int wt_write_file_durable(const char *dir, const char *path, const void *buf, si
          * regular file is written (ENXIO: a FIFO nobody reads) */
         fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode);
         struct stat st;
-        if ((fd < 0 && errno == ENXIO) ||
+        if ((fd < 0 && (errno == ENXIO || errno == ELOOP)) ||
             (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))) {
+            /* a FIFO or a symbolic link planted there: removed and a new
+             * file of ours made (it stopped every later write, and the last
+             * file said the agent was up until it went stale); one that
+             * cannot be removed (another's, in a sticky directory) or a
+             * directory is refused */
             if (fd >= 0)
                 close(fd);
-            errno = EINVAL;
-            return wt_errf(err, WT_EIO, "cannot create %s: not a regular file", tmp);
+            fd = unlink(tmp) == 0
+                     ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+                     : -1;
+            if (fd < 0) {
+                errno = EINVAL;
+                return wt_errf(err, WT_EIO, "cannot create %s: not a regular file", tmp);
+            }
+            if (fstat(fd, &st) != 0) {
+                int e = errno;
+                close(fd);
+                errno = e;
+                return wt_errf(err, WT_EIO, "cannot create %s: %s", tmp, strerror(e));
+            }
         }
         /* a regular file someone else planted there (a sticky shared
          * directory): written and renamed, FILE would be theirs, and they
