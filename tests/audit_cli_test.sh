@@ -1144,6 +1144,10 @@ fi
 run "witness: bad --name" 2 "$WT" witness --state "$TMP/wname" --vkey "$VKEY" --name 'a+b' --request "$TMP/req_same" &&
     has err "--name 'a+b': not a key name" && oneline
 check "witness: bad --name, no state directory" test ! -e "$TMP/wname"
+# a request that cannot be read: no state directory nor key made either
+run "witness: request unreadable" 2 "$WT" witness --state "$TMP/wnoreq" --vkey "$VKEY" --request "$TMP/no/such/request" &&
+    has err "cannot open $TMP/no/such/request"
+check "witness: request unreadable, no state directory" test ! -e "$TMP/wnoreq"
 # an old size larger than the checkpoint's own can never be valid (C2SP
 # tlog-witness): 400 before the 409 comparison with the size held, whether the
 # witness holds this log or nothing yet; nothing stored

@@ -986,11 +986,19 @@ int wt_cmd_witness(int argc, char **argv)
     struct wt_note_vkey lv;
     if ((prc = wt_cli_read_vkey(help.prog, vkey, &lv)) != 0)
         return prc;
+    /* the request first: one that cannot be read makes no state directory
+     * nor key */
+    size_t len = 0;
+    int big;
+    char *req = read_input(help.prog, in, WT_PROOF_MAX_TEXT, &len, &big, "400: bad request: ");
+    if (!req) /* too large: a malformed request, 400 (exit 1) */
+        return big ? WT_EXIT_ERROR : WT_EXIT_USAGE;
     struct wt_note_key wk;
     struct wt_err err = {{0}};
     int created = 0;
     if (wt_witness_key(state, name, &wk, &created, &err) != WT_OK) {
         fprintf(stderr, "%s: %s\n", help.prog, err.msg);
+        free(req);
         return WT_EXIT_USAGE;
     }
     if (created) {
@@ -999,13 +1007,6 @@ int wt_cmd_witness(int argc, char **argv)
         wt_note_key_public(&wk, &wv);
         if (wt_note_format_vkey(&wv, text, sizeof(text)) > 0)
             fprintf(stderr, "%s: created witness key; its verifier key: %s\n", help.prog, text);
-    }
-    size_t len = 0;
-    int big;
-    char *req = read_input(help.prog, in, WT_PROOF_MAX_TEXT, &len, &big, "400: bad request: ");
-    if (!req) { /* too large: a malformed request, 400 (exit 1) */
-        wt_note_key_wipe(&wk);
-        return big ? WT_EXIT_ERROR : WT_EXIT_USAGE;
     }
     struct wt_witness_result *res = malloc(sizeof(*res));
     int rc = WT_EXIT_USAGE;
