@@ -223,7 +223,7 @@ static int parse_index(const char *prog, const char *s, uint64_t *out)
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     /* digits only: strtoull would also take a sign and leading blanks */
-    if (!isdigit((unsigned char)s[0]) || *end || errno || v > (1ull << 53)) {
+    if (!isdigit((unsigned char)s[0]) || *end || errno || v >= (1ull << 53)) {
         fprintf(stderr, "%s: not an entry index: '%s' (see --help)\n", prog, WT_SHOWN(s));
         return 2;
     }
