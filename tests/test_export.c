@@ -577,6 +577,37 @@ static void short_owner_counted(void **state)
     wt_metrics_free(&m);
 }
 
+/* An owner that comes back when the GPU's 16 owner slots are full, its
+ * own the least recently used: the leaving owner's slot was taken from it,
+ * and its count started again from 0. */
+static void returning_owner_kept(void **state)
+{
+    (void)state;
+    struct wt_metrics m;
+    wt_metrics_init(&m);
+    m.counter_hold_s = 0.3;
+    struct wt_gpu_labels l;
+    memset(&l, 0, sizeof(l));
+    snprintf(l.gpu, sizeof(l.gpu), "0");
+    wt_metrics_gpu(&m, 0, &l);
+    struct wt_result r = result(WT_CLASS_TRAINING, 0.9, 0.5);
+    struct wt_gpu_labels a = l, x = l;
+    snprintf(a.slurm_job_id, sizeof(a.slurm_job_id), "500");
+    for (int k = 0; k < 3; k++)
+        wt_metrics_owned_window(&m, 0, &a, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, NULL, 0);
+    for (int j = 1; j <= WT_METRICS_OWNERS; j++) {
+        snprintf(x.slurm_job_id, sizeof(x.slurm_job_id), "%d", 600 + j);
+        wt_metrics_owned_window(&m, 0, &x, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, NULL, 0);
+    }
+    wt_metrics_owned_window(&m, 0, &a, &r, WT_CLASS_NONE, WT_VERDICT_INCONCLUSIVE, NULL, 0);
+    hold();
+    size_t len;
+    char *t = wt_metrics_render(&m, &len);
+    assert_int_equal(count_of(t, "500"), 4);
+    free(t);
+    wt_metrics_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -589,6 +620,7 @@ int main(void)
         cmocka_unit_test(precedence),
         cmocka_unit_test(owner_and_window_together),
         cmocka_unit_test(short_owner_counted),
+        cmocka_unit_test(returning_owner_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,9 +46,10 @@
 
 struct conn { /* a connection waiting for a request's headers, or serving one */
     int fd;
-    double since; /* when it began to wait (monotonic seconds); INFINITY: shut down */
-    int busy;     /* its request is whole (headers and body): being answered */
-    int family;   /* its client's address (family 0: not known, never evicted for it) */
+    double since;  /* when it began to wait (monotonic seconds); INFINITY: shut down */
+    int busy;      /* its request is whole (headers and body): being answered */
+    double opened; /* when it was accepted (monotonic seconds) */
+    int family;    /* its client's address (family 0: not known, never evicted for it) */
     unsigned char addr[16];
     struct conn *prev, *next;
 };
@@ -60,22 +61,32 @@ static int same_client(const struct conn *a, const struct conn *b)
 
 /* Under e->mu, k just added: past MAX_CONNECTIONS_PER_IP live connections of
  * its address, or MAX_LIVE in all, the oldest idle one (of that address, or
- * of all) is shut down; with none idle, k itself. */
+ * of all) is shut down; with none idle, the one open longest if that is
+ * over BUSY_EVICT_S (being answered: a client that pipelines requests and
+ * reads the answers slowly kept 8 connections busy, and every scrape of its
+ * address out); else k itself. */
+#define BUSY_EVICT_S 1.0
 static void make_room(struct conn *head, struct conn *k)
 {
+    double now = k->opened;
     for (int all = 0; all < 2; all++) {
         size_t live = 0;
-        struct conn *oldest = NULL;
+        struct conn *oldest = NULL, *longest = NULL;
         for (struct conn *o = head; o; o = o->next) {
             if (!isfinite(o->since) || (!all && !same_client(o, k)))
                 continue;
             live++;
-            if (o != k && !o->busy && (!oldest || o->since < oldest->since))
+            if (o == k)
+                continue;
+            if (!o->busy && (!oldest || o->since < oldest->since))
                 oldest = o;
+            if (o->busy && now - o->opened > BUSY_EVICT_S &&
+                (!longest || o->opened < longest->opened))
+                longest = o;
         }
         if (live <= (all ? (size_t)MAX_LIVE : (size_t)MAX_CONNECTIONS_PER_IP))
             continue;
-        struct conn *gone = oldest ? oldest : k;
+        struct conn *gone = oldest ? oldest : longest ? longest : k;
         shutdown(gone->fd, SHUT_RDWR); /* libmicrohttpd then closes it */
         gone->since = INFINITY;
         if (gone == k)
@@ -108,7 +119,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         if (!k)
             return; /* not swept: the idle timeout still applies */
         k->fd = ci->connect_fd;
-        k->since = wt_mono_s();
+        k->since = k->opened = wt_mono_s();
         const union MHD_ConnectionInfo *ai =
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         const struct sockaddr *sa = ai ? ai->client_addr : NULL;

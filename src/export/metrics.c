@@ -89,17 +89,36 @@ static unsigned long long owner_key(const struct wt_gpu_labels *l)
     return h ? h : 1;
 }
 
-/* The slot of owner key: its own, or a free one, or the least recently
- * left one. */
-static struct wt_owner_counts *owner_slot(struct wt_gpu_metrics *g, unsigned long long key)
+/* Whether an owner's series is still exposed after it left (see
+ * wt_metrics_render): for hold after its own hold and its leaving. */
+static int left_shown(const struct wt_owner_counts *o, double now, double hold)
 {
-    struct wt_owner_counts *pick = &g->owners[0];
+    double from = o->since + hold;
+    return o->key && o->left > 0 && now < (from > o->left ? from : o->left) + hold;
+}
+
+/* The slot of owner key: its own, or a free one, or the least recently
+ * left one whose series is no longer shown, or the least recently left one
+ * (a 17th owner within a hold pushes the oldest shown one out); never the
+ * slot of avoid (the owner arriving, whose counts are read next). */
+static struct wt_owner_counts *owner_slot(struct wt_gpu_metrics *g, unsigned long long key,
+                                          unsigned long long avoid, double now, double hold)
+{
+    struct wt_owner_counts *pick = NULL;
+    int pick_shown = 0;
     for (int k = 0; k < WT_METRICS_OWNERS; k++) {
         struct wt_owner_counts *o = &g->owners[k];
         if (o->key == key)
             return o;
-        if (pick->key && (!o->key || o->last_used < pick->last_used))
+        if (o->key && o->key == avoid)
+            continue;
+        int shown = left_shown(o, now, hold);
+        if (!pick || (pick->key && !o->key) ||
+            (pick->key && o->key &&
+             (pick_shown > shown || (pick_shown == shown && o->last_used < pick->last_used)))) {
             pick = o;
+            pick_shown = shown;
+        }
     }
     memset(pick, 0, sizeof(*pick));
     pick->key = key;
@@ -117,7 +136,7 @@ static void owner_locked(struct wt_metrics *m, int i, const struct wt_gpu_labels
          * own (restarting it made increase() lose that owner's windows) */
         unsigned long long was = owner_key(&g->l), now = owner_key(l);
         if (was != now) {
-            struct wt_owner_counts *o = owner_slot(g, was);
+            struct wt_owner_counts *o = owner_slot(g, was, now, wt_mono_s(), m->counter_hold_s);
             memcpy(o->per_class, g->per_class, sizeof(o->per_class));
             o->since = g->since;
             o->last_used = ++g->owner_tick;
@@ -541,8 +560,7 @@ char *wt_metrics_render(struct wt_metrics *m, size_t *len)
         for (int k = 0; k < WT_METRICS_OWNERS; k++) {
             const struct wt_owner_counts *o = &g->owners[k];
             double shown_from = o->since + m->counter_hold_s;
-            if (!g->owner_l || !o->key || o->key == now_key || !(o->left > 0) ||
-                mono >= (shown_from > o->left ? shown_from : o->left) + m->counter_hold_s)
+            if (!g->owner_l || o->key == now_key || !left_shown(o, mono, m->counter_hold_s))
                 continue;
             const struct wt_owner_labels *ol = &g->owner_l[k];
             struct wt_gpu_labels left = g->l;
