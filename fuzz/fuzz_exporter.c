@@ -281,6 +281,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* a fresh store (the exporter renders it only while a request is served,
      * and none is now) */
     pthread_mutex_lock(&fuzz_m.mu);
+    for (int i = 0; i < WT_METRICS_MAX_GPUS; i++)
+        free(fuzz_m.gpu[i].owner_l); /* the labels of owners that left */
     memset(fuzz_m.gpu, 0, sizeof(fuzz_m.gpu));
     snprintf(fuzz_m.hostname, sizeof(fuzz_m.hostname), "%s", host);
     fuzz_m.label_style_dcgm = opt & 1;
