@@ -195,6 +195,19 @@ for f in notsup=nvmlDeviceGetTemperature notsup=nvmlDeviceGetTemperatureV \
     check "record-temp-$f: temp_c '$want'" test "$(temp_of "$TMP/temp.csv")" = "$want"
 done
 run gpus-old 0 "$WT" gpus --nvml-lib "$OLD" && has out "no utilization sample buffer"
+# classify of a live GPU polled every GPU: one it does not read that answers
+# slowly stretched its window (GPU 1's PCIe query 0.7 s: 10 polls of GPU 0 at
+# 0.2 s spanned 12.6 s, and the verdict changed); the others are ignored now
+WT_FAKE_NVML_FAULTS="slow=1:nvmlDeviceGetPcieThroughput:700" run classify-live-alone 0 "$WT" classify \
+    --nvml-lib "$OLD" --backend nvml --gpu-index 0 --samples 10 --interval 0.2 --json
+check "classify-live-alone: a slow GPU not read does not stretch the window" \
+    sh -c 'w=$(sed -n "s/.*\"window_seconds\": \([0-9.]*\).*/\1/p" "$1"); [ -n "$w" ] && awk -v w="$w" "BEGIN { exit !(w < 4) }"' sh "$TMP/out"
+# a sample buffer the driver stops serving with NO_PERMISSION mid-run is
+# turned off, as at the probe: the rows go on from the polls (it was retried
+# at every poll, and each failure held rows back: a 2-s hole at 2 polls/s)
+WT_FAKE_NVML_FAULTS="flaky=0:nvmlDeviceGetSamples#1:6:1:4" run record-samples-refused 0 "$WT" record \
+    --nvml-lib "$FAKE" --gpus 0 --interval 0.5 --duration 4 --out "$TMP/refused.csv"
+check "record-samples-refused: no hole in the rows" sh -c 'grep -v "^#" "$1" | awk -F, "NR > 2 && \$1 - t > 0.75 { bad = 1 } NR > 1 { t = \$1 } END { exit bad }"' sh "$TMP/refused.csv"
 # without sample buffers the stop's last poll adds no row of its own right after
 # the last one (a copy of it a millisecond later, and 2.50 samples/s said)
 if run record-old-stop 0 "$WT" record --nvml-lib "$OLD" --gpus 0 --duration 2 --interval 0.5 --out "$TMP/old.csv"; then

@@ -238,6 +238,15 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
         for (int g = 0; g < WT_MAX_GPUS; g++)
             if (g != rq->gpu)
                 wt_source_ignore(src, g);
+    /* live GPUs are read alone (no peers), and a GPU the source is not told
+     * to ignore is polled too: one nobody asked for that answered slowly
+     * stretched the window (a slow PCIe query of GPU 1 made 10 polls of GPU
+     * 0 at 0.2 s take 14 s, and changed the verdict), as record and watch
+     * --gpus had learnt */
+    if (!strcmp(src->ops->name, "nvml"))
+        for (int g = 0; g < WT_MAX_GPUS; g++)
+            if (g != rq->gpu)
+                wt_source_ignore(src, g);
     if ((rc = wt_source_device_info(src, rq->gpu, &out->info, err)) != WT_OK)
         goto out;
     /* peers: the other GPUs of a trace file, of the simulator or of a

@@ -167,6 +167,7 @@ struct dev {
      * memory-growth features read as training's */
     int mem_api;
     int power_unprobed; /* lost before its power was probed: semantics unknown */
+    int power_unnamed;  /* no architecture, a name of no family known here: unknown */
     int buf_ok[3];      /* sample buffer per type: 1 works, 0 not supported */
     unsigned long long seen[3];
     double period[3];      /* median spacing of each buffer's readings at start (NaN unknown) */
@@ -484,9 +485,18 @@ static void probe_device(struct nvml *s, struct dev *d)
         d->power_avg1s = /* GA100 (A100, A800, A30) reads instantaneous power */
             arch >= NVML_DEVICE_ARCH_AMPERE && !model_word(d->name, "A100") &&
             !model_word(d->name, "A800") && !model_word(d->name, "A30");
-    else /* unknown architecture: Ampere-and-newer names */
+    else { /* unknown architecture: the families this code knows by name
+            * (an A10, an L4 or an RTX 4090 was said to read "instant") */
         d->power_avg1s = strstr(d->name, "H100") || strstr(d->name, "H200") ||
                          strstr(d->name, "L40") || strstr(d->name, "B200");
+        static const char *const instant_names[] = {"A100", "A800",  "A30", "V100", "P100",
+                                                    "P40",  "P4",    "T4",  "K80",  "M60",
+                                                    "M40",  "TITAN", "GTX", NULL};
+        int instant = 0;
+        for (int k = 0; instant_names[k]; k++)
+            instant |= model_word(d->name, instant_names[k]);
+        d->power_unnamed = !d->power_avg1s && !instant;
+    }
     /* lost before or during those probes, the instantaneous field not
      * found: how its power reads is not known (it said "instant", never
      * measured) */
@@ -692,7 +702,10 @@ static unsigned drain(struct nvml *s, struct dev *d, int type, int *vtype)
     unsigned n = 0;
     nvmlReturn_t rc = s->f.samples(d->h, type, d->seen[type], vtype, &n, NULL);
     if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE) {
-        if (rc == NVML_ERROR_NOT_SUPPORTED)
+        /* the codes that turn a buffer off at the probe turn it off here
+         * too (NO_PERMISSION held rows back 3 polls at every poll) */
+        if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_NO_PERMISSION ||
+            rc == NVML_ERROR_FUNCTION_NOT_FOUND || rc == NVML_ERROR_INVALID_ARGUMENT)
             d->buf_ok[type] = 0;
         else if (rc != NVML_ERROR_NOT_FOUND)
             d->drain_failed |= 1u << type; /* its readings are still there */
@@ -1228,6 +1241,7 @@ static int nvml_info(struct wt_source *src, int gpu, struct wt_device_info *info
     snprintf(info->power_semantics, sizeof(info->power_semantics), "%s",
              d->unusable || d->power_unprobed || d->is_mig ? "unknown" /* MIG: no power */
              : d->instant_ok                               ? "instant"
+             : d->power_unnamed                            ? "unknown"
              : d->power_avg1s                              ? "avg1s"
                                                            : "instant");
     info->unusable = d->unusable || (d->lost && d->rows == 0); /* lost before any reading */
@@ -1408,7 +1422,9 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
     unsigned npu = 0;
     int pu_known = 0; /* the call works: a listed process without a sample ran no kernel */
     double since_s = d->have_offset ? wt_mono_s() - 1.0 - d->offset : NAN;
-    if (s->f.proc_util && !d->is_mig) {
+    /* not on a MIG device, nor on a GPU in MIG mode (utilization is not
+     * supported there: a driver's NOT_FOUND would show each process at SM 0%) */
+    if (s->f.proc_util && !d->is_mig && d->mig_mode != 1) {
         rc = s->f.proc_util(d->h, NULL, &npu, 0);
         if (rc == NVML_ERROR_NOT_FOUND) {
             pu_known = 1;
