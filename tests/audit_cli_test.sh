@@ -800,6 +800,12 @@ run "report over its own log" 2 "$WT" report --log-dir "$L" --out "$L/log.jsonl"
 printf '%s\n' "$VKEY" >"$TMP/vkey.txt"
 run "report over its --vkey file" 2 "$WT" report --log-dir "$L" --vkey "$TMP/vkey.txt" --out "$TMP/vkey.txt" && has err "or --vkey"
 check "report kept the vkey file" grep -q . "$TMP/vkey.txt"
+# the page sent to standard output appended to the log (`--out - >> LOG`):
+# it damaged the log for good (exit 0; recover and watch refused it)
+run "report to standard output appended to its log" 2 sh -c '"$1" report --log-dir "$2" --out - >>"$2/log.jsonl"' sh "$WT" "$L" &&
+    has err "--out - (standard output) is the audit log, one of its files or --vkey"
+run "report to standard output appended to its checkpoint" 2 sh -c '"$1" report --log-dir "$2" --out - >>"$2/checkpoint"' sh "$WT" "$L" &&
+    has err "--out - (standard output) is the audit log"
 run "verify after report refusal" 0 "$WT" verify-log --log-dir "$L" --vkey "$VKEY"
 # a file of the log that is missing now is refused by its name (the page
 # became the checkpoint `recover --reseal` would have made again, and the

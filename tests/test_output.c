@@ -235,6 +235,14 @@ static void test_text_hygiene(void **state)
                   "d\xd8\x9c"
                   "e\xe2\x80\xa6\xe2\x82\xac";
     assert_string_equal(wt_text_clean(bidi), "a???b???c???d??e\xe2\x80\xa6\xe2\x82\xac");
+    /* invisible ones too (U+200B zero-width space, U+2060 word joiner,
+     * U+FEFF, U+00AD soft hyphen): "GPU1" and "GPU1" + U+200B read as one */
+    char zw[] = "G\xe2\x80\x8b"
+                "P\xe2\x81\xa0"
+                "U\xef\xbb\xbf"
+                "x\xc2\xad"
+                "1";
+    assert_string_equal(wt_text_clean(zw), "G???P???U???x??1");
     /* cut points: never inside a sequence */
     const char *e = "ab\xc3\xa9\xe2\x82\xac";
     assert_int_equal(wt_utf8_cut(e, 7), 7);

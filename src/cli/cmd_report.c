@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "audit/verify.h"
 #include "cli/audit_common.h"
@@ -122,6 +124,24 @@ int wt_cmd_report(int argc, char **argv)
                     "another name\n",
                     help.prog, WT_CLEAN(out));
             return WT_EXIT_USAGE;
+        }
+    }
+    struct stat so;
+    if (to_stdout && fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode)) {
+        /* standard output is a file of the log (`--out - >> log.jsonl`):
+         * the page appended to the log damaged it for good (exit 0, and
+         * neither recover nor watch could take it up again) */
+        const char *const names[] = {p.log, p.key, p.checkpoint, p.lock, p.state, vkey_arg};
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+            struct stat sf;
+            if (names[i] && stat(names[i], &sf) == 0 && sf.st_dev == so.st_dev &&
+                sf.st_ino == so.st_ino) {
+                fprintf(stderr,
+                        "%s: --out - (standard output) is the audit log, one of its files or "
+                        "--vkey (%s): send the page elsewhere\n",
+                        help.prog, WT_CLEAN(names[i]));
+                return WT_EXIT_USAGE;
+            }
         }
     }
     if (vkey_arg) {

@@ -826,9 +826,10 @@ int wt_html_escape(FILE *out, const char *s, size_t max)
             i++;
             continue;
         }
-        /* C1 controls and the characters that reorder text around them */
-        if ((cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
-            (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F || cp == 0x061C)
+        /* C1 controls and the characters that reorder text around them or
+         * are invisible (GPU-0001 and GPU-0001 with a zero-width space read
+         * as one) */
+        if ((cp >= 0x80 && cp <= 0x9F) || wt_text_hidden(cp))
             fputs(repl, out);
         else
             fwrite(p + i, 1, n, out);
@@ -1773,9 +1774,11 @@ static void render_events(FILE *f, const struct model *m)
 {
     fputs("<section class=\"card\" id=\"events\">\n<h2>Log</h2>\n<p class=\"sub\">", f);
     fprintf(f,
-            "%" PRIu64 " records shown: %" PRIu64 " classifications, %" PRIu64
-            " heartbeats, %" PRIu64 " checkpoint records, %" PRIu64 " recoveries",
-            m->shown, m->n_class, m->n_heartbeat, m->n_checkpoint, m->n_recovery);
+            "%" PRIu64 " record%s shown: %" PRIu64 " classification%s, %" PRIu64
+            " heartbeat%s, %" PRIu64 " checkpoint record%s, %" PRIu64 " recover%s",
+            m->shown, m->shown == 1 ? "" : "s", m->n_class, m->n_class == 1 ? "" : "s",
+            m->n_heartbeat, m->n_heartbeat == 1 ? "" : "s", m->n_checkpoint,
+            m->n_checkpoint == 1 ? "" : "s", m->n_recovery, m->n_recovery == 1 ? "y" : "ies");
     if (m->have_ts) {
         fputs("; ", f);
         put_period(f, m->first_ts, m->last_ts, 0);

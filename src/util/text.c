@@ -56,11 +56,10 @@ char *wt_text_clean(char *s)
             i += 2;
             continue;
         }
-        /* the characters that reorder text around them (bidi overrides,
-         * isolates and marks: a name could show its end first), each byte
+        /* the characters that reorder text around them or are invisible
+         * (a name could show its end first, or read as another), each byte
          * '?', so the length stays */
-        if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e ||
-            cp == 0x200f || cp == 0x061c) {
+        if (wt_text_hidden(cp)) {
             for (size_t k = 0; k < n; k++)
                 p[i + k] = '?';
             i += n;

@@ -19,11 +19,22 @@
  * surrogates, nothing above U+10FFFF).  Returns its length, 0 if invalid. */
 size_t wt_utf8_next(const unsigned char *s, size_t len, uint32_t *cp);
 
+/* Whether code point cp reorders text or is invisible (bidi overrides,
+ * isolates and marks U+202A..U+202E, U+2066..U+2069, U+200E, U+200F,
+ * U+061C; zero-width and other invisible format characters U+00AD,
+ * U+200B..U+200D, U+2060..U+2064, U+FEFF): a name holding one can show its
+ * end first, or read as another name. */
+static inline int wt_text_hidden(uint32_t cp)
+{
+    return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+           (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2060 && cp <= 0x2064) || cp == 0x061c ||
+           cp == 0x00ad || cp == 0xfeff;
+}
+
 /* Replaces, in place, every byte that is an ASCII control character (C0 or
  * DEL), part of a C1 control (U+0080..U+009F, two bytes: "??"), part of a
- * character that reorders text (bidi overrides, isolates and marks:
- * U+202A..U+202E, U+2066..U+2069, U+200E, U+200F, U+061C) or not part of a
- * valid UTF-8 sequence with '?'; the length stays.  Returns s. */
+ * character wt_text_hidden() names or not part of a valid UTF-8 sequence
+ * with '?'; the length stays.  Returns s. */
 char *wt_text_clean(char *s);
 
 /* The length of the longest prefix of s[0..n) that does not end inside a
