@@ -522,6 +522,33 @@ static void test_stale_on_shown(void **state)
     unlink(path);
 }
 
+/* Entries dated long before the genesis record, or long after the report's
+ * time, are warned of (a key holder's log showed 1970 and the year 287396
+ * under a green "Log verified"); a minute's slack before the genesis. */
+static void test_times_off(void **state)
+{
+    (void)state;
+    char path[64];
+    struct mk m;
+    mk_open(&m, path, sizeof(path));
+    const int64_t t0 = mk_genesis_ts;
+    mk_class(&m, t0 - 30000, "GPU-0000", 0, "training", 900000, NULL); /* within the slack */
+    mk_class(&m, t0 - 7200000, "GPU-0000", 0, "training", 900000, NULL);
+    mk_class(&m, t0 - 3600000, "GPU-0000", 0, "training", 900000, NULL);
+    mk_class(&m, t0 + 10LL * 86400000, "GPU-0000", 0, "training", 900000, NULL);
+    mk_close(&m, t0);
+    struct wt_report_opts o = {0};
+    o.now_ms = t0 + 86400000;
+    struct wt_report_info info;
+    char *html = report(path, &o, &info);
+    assert_int_equal(info.status, WT_VERIFY_WARN);
+    has(html, "2 entries are dated more than a minute before the log was created (the earliest "
+              "2025-12-31 22:00:00Z)");
+    has(html, "1 entry is dated more than a day after this report (the latest 2026-01-11");
+    free(html);
+    unlink(path);
+}
+
 /* A heartbeat's list of failed GPUs is shown whole up to the page's 256 bytes
  * (it was cut at 60, unmarked: "...,22,2" for GPUs 22, 23 and 24), and a cut
  * beyond that is marked. */
@@ -1136,6 +1163,7 @@ int main(void)
         cmocka_unit_test(test_unsealed_tail),
         cmocka_unit_test(test_clock_back),
         cmocka_unit_test(test_stale_on_shown),
+        cmocka_unit_test(test_times_off),
         cmocka_unit_test(test_heartbeat_failed_list),
         cmocka_unit_test(test_heartbeat_news),
         cmocka_unit_test(test_overview_ids),

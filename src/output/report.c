@@ -111,6 +111,11 @@ struct model {
     uint64_t n_class, n_heartbeat, n_checkpoint, n_recovery;
     int64_t genesis_ts, first_ts, last_ts;
     int have_genesis, have_ts; /* 0 is a time too (1970), not "none" */
+    /* entries dated over a minute before the genesis record, or over a day
+     * after the report's time: a clock set wrong, or times a key holder
+     * wrote (the page showed them under a green "Log verified") */
+    uint64_t n_early, n_late;
+    int64_t early_ts, late_ts; /* the earliest and the latest of them */
     int64_t last_line_ts;      /* ts_ms of the last line shown (log order) */
     int64_t last_sealed_ts;    /* ts_ms of the last line a signed root covers (a checkpoint
                                 * record's own ts_ms is signed by nobody) */
@@ -529,6 +534,14 @@ static void ingest_heartbeat(struct model *m, const struct wt_entry *e)
 static int ingest(struct model *m, const struct wt_entry *e, struct wt_err *err)
 {
     m->last_line_ts = e->ts_ms;
+    if (m->have_genesis && e->ts_ms < m->genesis_ts - 60000) {
+        if (!m->n_early++ || e->ts_ms < m->early_ts)
+            m->early_ts = e->ts_ms;
+    }
+    if (m->o->now_ms && e->ts_ms > m->o->now_ms + 86400000LL) {
+        if (!m->n_late++ || e->ts_ms > m->late_ts)
+            m->late_ts = e->ts_ms;
+    }
     if (!m->have_ts || e->ts_ms < m->first_ts)
         m->first_ts = e->ts_ms;
     if (!m->have_ts || e->ts_ms > m->last_ts)
@@ -1953,6 +1966,25 @@ int wt_report_write(FILE *out, const char *log_path, const struct wt_report_opts
                            : "the last entry shown is %.3g s old (more than %.3g s): the writer "
                              "may have stopped",
                  age, lim);
+        st = m->vr.status = WT_VERIFY_WARN;
+    }
+    if ((m->n_early || m->n_late) && st != WT_VERIFY_DAMAGED) {
+        char a[64] = "", b[64] = "";
+        if (m->n_early)
+            fmt_time(a, sizeof(a), m->early_ts, 0);
+        if (m->n_late)
+            fmt_time(b, sizeof(b), m->late_ts, 0);
+        if (m->n_early && m->vr.nwarn < WT_VERIFY_MAX_WARN)
+            snprintf(m->vr.warn[m->vr.nwarn++], sizeof(m->vr.warn[0]),
+                     "%" PRIu64 " entr%s dated more than a minute before the log was created "
+                     "(the earliest %s): the host's clock was set back, or the times were "
+                     "written by hand",
+                     m->n_early, m->n_early == 1 ? "y is" : "ies are", a);
+        if (m->n_late && m->vr.nwarn < WT_VERIFY_MAX_WARN)
+            snprintf(m->vr.warn[m->vr.nwarn++], sizeof(m->vr.warn[0]),
+                     "%" PRIu64 " entr%s dated more than a day after this report (the latest "
+                     "%s): the host's clock was set ahead, or the times were written by hand",
+                     m->n_late, m->n_late == 1 ? "y is" : "ies are", b);
         st = m->vr.status = WT_VERIFY_WARN;
     }
     rc = render(out, m, err);
