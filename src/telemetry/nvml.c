@@ -1426,6 +1426,10 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
      * supported there: a driver's NOT_FOUND would show each process at SM 0%) */
     if (s->f.proc_util && !d->is_mig && d->mig_mode != 1) {
         rc = s->f.proc_util(d->h, NULL, &npu, 0);
+        /* a GPU lost (or a driver gone) is said here, not at the next call
+         * that checks */
+        if (rc != NVML_ERROR_NOT_FOUND && rc != NVML_ERROR_INSUFFICIENT_SIZE)
+            ok(s, d, rc, "nvmlDeviceGetProcessUtilization");
         if (rc == NVML_ERROR_NOT_FOUND) {
             pu_known = 1;
             npu = 0;
@@ -1436,6 +1440,8 @@ static int nvml_processes(struct wt_source *src, int gpu, struct wt_proc *out, s
             npu = pucap;
             pu = calloc(npu, sizeof(*pu));
             rc = pu ? s->f.proc_util(d->h, pu, &npu, 0) : NVML_ERROR_UNKNOWN;
+            if (rc != NVML_ERROR_NOT_FOUND)
+                ok(s, d, rc, "nvmlDeviceGetProcessUtilization");
             if (rc == NVML_SUCCESS) {
                 pu_known = 1;
                 if (npu > pucap)
