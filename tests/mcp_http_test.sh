@@ -134,6 +134,23 @@ post ping-unknown-session 404 "$PING" -H 'Mcp-Session-Id: nope'
 post initialized 202 '{"jsonrpc":"2.0","method":"notifications/initialized"}' -H "Mcp-Session-Id: $SID"
 post ping 200 "$PING" -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25' && has body '"result":{}'
 post wrong-version-header 400 "$PING" -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 1999-01-01'
+# a version this server serves, but not the session's, is taken (as the
+# SDK's reference server does; conformance 0.1.16 sends one)
+post other-version-header 200 "$PING" -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-03-26'
+# a client whose Accept takes only an event stream gets its answer as one
+# (it was application/json)
+n=$((n + 1))
+name=stream-only-accept
+status=$(curl -s -o "$TMP/body" -D "$TMP/headers" -w '%{http_code}' -X POST \
+    -H 'Content-Type: application/json' -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $SID" \
+    --data-binary "$PING" "$URL")
+if [ "$status" != 200 ]; then
+    echo "FAIL [$name]: HTTP $status, wanted 200"
+    fails=$((fails + 1))
+else
+    has headers 'Content-Type: text/event-stream'
+    has body 'data: {"jsonrpc":"2.0","id":1,"result":{}}'
+fi
 post tools-list 200 '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' -H "Mcp-Session-Id: $SID" && has body '"classify_workload"'
 post parse-error 400 '{not json' -H "Mcp-Session-Id: $SID" && has body '-32700'
 n=$((n + 1))
@@ -228,6 +245,10 @@ req delete-unknown 404 DELETE /mcp -H "Mcp-Session-Id: $SID"
 # ---- 2026-07-28: stateless, with header checks
 D='{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{'$META'}}'
 post modern-no-headers 400 "$D" && has body '-32020'
+# a notification needs no standard headers (requests do); a wrong one is refused
+N='{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99,'$META'}}'
+post modern-notification-no-headers 202 "$N"
+post modern-notification-wrong-header 400 "$N" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/list' && has body '-32020'
 post modern-wrong-method 400 "$D" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/list' && has body '-32020'
 post modern-discover 200 "$D" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: server/discover' \
     && has body '"supportedVersions":["2026-07-28"]' && has body '"resultType":"complete"'

@@ -419,6 +419,28 @@ static void errors_keep_the_id(void **state)
     assert_int_equal(error_code(r), WT_RPC_PARSE_ERROR);
     assert_true(json_is_null(json_object_get(r, "id")));
     json_decref(r);
+    /* an id written 1.0 is refused, with that id, so that the client can
+     * match the error (it was id null) */
+    r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"ping\"}");
+    assert_int_equal(error_code(r), WT_RPC_INVALID_REQUEST);
+    assert_true(json_is_real(json_object_get(r, "id")));
+    assert_true(json_real_value(json_object_get(r, "id")) == 1.0);
+    json_decref(r);
+    /* valid JSON nested beyond the parser's depth is a refused request, not
+     * a parse error (it was -32700) */
+    char deep[7000];
+    int n = snprintf(deep, sizeof(deep),
+                     "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":{\"x\":");
+    for (int i = 0; i < 3000; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < 3000; i++)
+        deep[n++] = ']';
+    deep[n++] = '}';
+    deep[n++] = '}';
+    deep[n] = '\0';
+    r = ask(s, deep);
+    assert_int_equal(error_code(r), WT_RPC_INVALID_REQUEST);
+    json_decref(r);
     /* notifications and responses get no answer */
     assert_null(ask(s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\"}"));
     assert_null(ask(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}"));
@@ -1716,7 +1738,8 @@ static void stdio_transport(void **state)
     json_t *r = json_loads(line, 0, NULL);
     assert_int_equal(error_code(r), WT_RPC_INVALID_REQUEST);
     json_decref(r);
-    /* a request cancelled before it runs gets no response; the next one does */
+    /* a request cancelled before it runs gets no response; the next one does
+     * (tools/list: a ping would be answered at once, ahead of the others) */
     /* clang-format off */
     const char *b =
         BUSY(2, 30) "\n"
@@ -1724,7 +1747,7 @@ static void stdio_transport(void **state)
         "\"run_benchmark\",\"arguments\":{\"trials\":200}}}\n"
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
         "3,\"reason\":\"test\"}}\n"
-        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}\n";
     /* clang-format on */
     write_all(to[1], b, strlen(b));
     int seen2 = 0, seen3 = 0, seen4 = 0;
@@ -1784,7 +1807,7 @@ static void stdio_transport(void **state)
         "10}}\n"
         "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
         "14}},{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\"}]\n"
-        "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"ping\"}\n";
+        "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"tools/list\"}\n";
     /* clang-format on */
     write_all(to[1], e, strlen(e));
     assert_true(getline(&line, &cap, rd) > 0);
@@ -1792,7 +1815,10 @@ static void stdio_transport(void **state)
     assert_true(getline(&line, &cap, rd) > 0);
     assert_string_equal(line, "[{\"jsonrpc\":\"2.0\",\"id\":13,\"result\":{}}]\n");
     assert_true(getline(&line, &cap, rd) > 0);
-    assert_string_equal(line, "{\"jsonrpc\":\"2.0\",\"id\":14,\"result\":{}}\n");
+    r = json_loads(line, 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(r, "id")), 14);
+    assert_non_null(json_object_get(json_object_get(r, "result"), "tools"));
+    json_decref(r);
     /* an oversized last line without a newline is answered at end of input */
     big = malloc(n);
     assert_non_null(big);
@@ -1809,6 +1835,81 @@ static void stdio_transport(void **state)
     pthread_join(th, NULL);
     free(line);
     fclose(rd);
+    close(to[0]);
+    wt_mcp_server_free(s);
+}
+
+/* A ping is answered as soon as it is read, ahead of a tool call that is
+ * running (MCP: the receiver must respond promptly); the call's answer
+ * follows. */
+static void stdio_ping_is_prompt(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    int to[2];
+    struct served x;
+    pthread_t th;
+    FILE *rd = stdio_start(s, to, &x, &th);
+    const char *a = BUSY(1, 30) "\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n";
+    write_all(to[1], a, strlen(a));
+    char *line = NULL;
+    size_t cap = 0;
+    assert_true(getline(&line, &cap, rd) > 0);
+    assert_string_equal(line, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n");
+    assert_true(getline(&line, &cap, rd) > 0);
+    json_t *r = json_loads(line, 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(r, "id")), 1);
+    assert_busy_done(r);
+    json_decref(r);
+    close(to[1]);
+    assert_int_equal(getline(&line, &cap, rd), -1);
+    pthread_join(th, NULL);
+    free(line);
+    fclose(rd);
+    close(to[0]);
+    wt_mcp_server_free(s);
+}
+
+struct served_rc {
+    struct wt_mcp_server *s;
+    int in, out, rc;
+};
+
+static void *serve_rc(void *arg)
+{
+    struct served_rc *x = arg;
+    x->rc = wt_mcp_serve_stdio(x->s, x->in, x->out);
+    close(x->out);
+    return NULL;
+}
+
+/* Input ended and the output's reader gone: nothing can be answered, so the
+ * call in progress is cancelled and the queued one dropped (they ran to
+ * their end, 60 s and more here, before the write failed), and the server
+ * says so (1). */
+static void stdio_output_gone(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    int to[2], from[2];
+    assert_int_equal(pipe(to), 0);
+    assert_int_equal(pipe(from), 0);
+    struct served_rc x = {s, to[0], from[1], -1};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, serve_rc, &x), 0);
+    const char *a = BUSY(1, 600) "\n" BUSY(2, 600) "\n";
+    write_all(to[1], a, strlen(a));
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    close(to[1]);
+    nanosleep(&(struct timespec){0, 300000000L}, NULL); /* the first call is running */
+    close(from[0]);
+    pthread_join(th, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (took > 20)
+        fail_msg("the server took %.1f s to stop", took);
+    assert_int_equal(x.rc, 1);
     close(to[0]);
     wt_mcp_server_free(s);
 }
@@ -1831,10 +1932,10 @@ static void stdio_reads_ahead(void **state)
         "\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{"
         "\"name\":\"t\",\"version\":\"1\"}}}\n"
         BUSY(2, 30) "\n"
-        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}\n"
         "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
         "\"requestId\":3}}]\n"
-        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}\n";
     /* clang-format on */
     write_all(to[1], a, strlen(a));
     char *line = NULL;
@@ -1965,6 +2066,8 @@ int main(void)
         cmocka_unit_test(progress_increases),
         cmocka_unit_test(stdio_transport),
         cmocka_unit_test(stdio_reads_ahead),
+        cmocka_unit_test(stdio_ping_is_prompt),
+        cmocka_unit_test(stdio_output_gone),
         cmocka_unit_test(stdio_initialize_not_cancelled),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

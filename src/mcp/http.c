@@ -319,6 +319,11 @@ static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, cons
     return rc;
 }
 
+static int json_refused(struct MHD_Connection *c);
+
+/* A JSON-RPC message as the response: application/json, or, to a client
+ * whose Accept lists text/event-stream and excludes JSON, a stream of that
+ * one message (a 200 only: an HTTP error's body stays JSON). */
 static enum MHD_Result send_json(struct MHD_Connection *c, unsigned status, json_t *msg,
                                  const char *session_id)
 {
@@ -326,7 +331,20 @@ static enum MHD_Result send_json(struct MHD_Connection *c, unsigned status, json
     json_decref(msg);
     if (!text)
         return send_text(c, 500, "text/plain", "out of memory\n", NULL, NULL);
-    enum MHD_Result rc = send_text(c, status, "application/json", text, session_id, NULL);
+    enum MHD_Result rc;
+    if (status == MHD_HTTP_OK && json_refused(c)) {
+        size_t n = strlen(text) + 32;
+        char *ev = malloc(n);
+        if (!ev) {
+            free(text);
+            return send_text(c, 500, "text/plain", "out of memory\n", NULL, NULL);
+        }
+        snprintf(ev, n, "event: message\ndata: %s\n\n", text);
+        rc = send_text(c, status, "text/event-stream", ev, session_id, NULL);
+        free(ev);
+    } else {
+        rc = send_text(c, status, "application/json", text, session_id, NULL);
+    }
     free(text);
     return rc;
 }
@@ -542,6 +560,13 @@ static int accept_ok(struct MHD_Connection *c)
 {
     struct accept_scan s = accept_scan(c, "application/json", 0);
     return !s.lines || s.allowed || accept_scan(c, "text/event-stream", 0).allowed;
+}
+
+/* The client's Accept rules JSON out and takes an event stream. */
+static int json_refused(struct MHD_Connection *c)
+{
+    struct accept_scan s = accept_scan(c, "application/json", 0);
+    return s.lines && !s.allowed && accept_scan(c, "text/event-stream", 0).allowed;
 }
 
 /* --- sessions and in-flight requests ---------------------------------------- */
@@ -930,7 +955,11 @@ static enum MHD_Result handle_modern(struct http_srv *x, struct MHD_Connection *
         return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, m->id, WT_RPC_INVALID_PARAMS,
                               "Invalid params: _meta[\"io.modelcontextprotocol/protocolVersion\"] "
                               "must be a string");
-    if (!header_is(hv, version))
+    if (m->kind == WT_RPC_NOTIFICATION && !hv && !hm) {
+        /* the standard headers are required on requests; a notification
+         * sent without them is taken (the SDK's clients send them on
+         * requests only); one that sends them must send them right */
+    } else if (!header_is(hv, version))
         snprintf(why, sizeof(why),
                  "the MCP-Protocol-Version header (%.40s) differs from "
                  "_meta's protocol version",
@@ -989,7 +1018,11 @@ static int session_of(struct http_srv *x, struct MHD_Connection *c, const struct
     }
     /* the header must name a version this server serves (2025-11-25: "an
      * invalid or unsupported MCP-Protocol-Version" is a 400); the session
-     * keeps the negotiated one */
+     * keeps the negotiated one.  Not necessarily the negotiated one, though
+     * the client "MUST" send that: the SDK's reference server accepts any
+     * version it supports, and conformance 0.1.16's multiple-streams check
+     * sends 2025-03-26 in a session of 2025-11-25 (measured: refused, it
+     * failed) */
     const char *hv = header(c, "MCP-Protocol-Version");
     if (hv) {
         int known = 0;

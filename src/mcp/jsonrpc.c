@@ -273,6 +273,14 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
             json_decref(r);
         }
     }
+    if (!m->root && json_error_code(&je) == json_error_stack_overflow) {
+        /* valid JSON (it is not a parse error), beyond jansson's nesting
+         * limit: refused as the size and value-count limits are */
+        invalid(m, WT_RPC_INVALID_REQUEST,
+                "Invalid Request: JSON nested too deeply (line %d, column %d): %s", je.line,
+                je.column, je.text);
+        return;
+    }
     if (!m->root) {
         invalid(m, WT_RPC_PARSE_ERROR, "Parse error: %s (line %d, column %d)", je.text, je.line,
                 je.column);
@@ -324,9 +332,18 @@ static void classify(struct wt_rpc_msg *m)
         if (json_is_string(id) || json_is_integer(id))
             m->id = id;
         else {
+            /* a number with a fraction or an exponent (1.0, 1e2) is echoed,
+             * so that the client can match the error to its request (MCP's
+             * ids are strings or integers); not one beyond 64 bits, which
+             * was an integer too big to read and would come back changed */
+            int real = json_is_real(id) && fabs(json_real_value(id)) < 9223372036854775808.0;
+            if (real)
+                m->id = id;
             invalid(m, WT_RPC_INVALID_REQUEST,
                     "Invalid Request: 'id' must be a string or an integer (not %s)",
-                    json_is_null(id) ? "null" : "this type");
+                    json_is_null(id) ? "null"
+                    : real           ? "a number written with a fraction or an exponent"
+                                     : "this type");
             return;
         }
     }

@@ -8,18 +8,24 @@
  * dropped, the one in progress has its cancel flag set and its response is
  * not sent, and a batch element not started yet is skipped when its turn
  * comes (the cancels inside a batch act when the batch is read).  An
- * initialize, queued or in progress, is never cancelled (MCP forbids it).  The main
- * thread runs the requests in order (a batch, in a session that negotiated
- * 2025-03-26, element by element, answered with one array).  At end of
- * input the requests already read are answered and the server exits (a
- * client that closes stdin follows with SIGTERM, which ends the process at
- * once).  It does not know any MCP method; server.c does.
+ * initialize, queued or in progress, is never cancelled (MCP forbids it).  A
+ * ping (not in a batch) is answered by the reader as soon as it is read, ahead
+ * of what is queued or running (MCP: the receiver must respond promptly; it
+ * holds no state).  The main thread runs the other requests in order (a batch,
+ * in a session that negotiated 2025-03-26, element by element, answered with
+ * one array).  At end of input the requests already read are answered and the
+ * server exits (a client that closes stdin follows with SIGTERM, which ends
+ * the process at once); once standard output is gone as well (its reader
+ * closed it), the request in progress is cancelled and the queue dropped.
+ * It does not know any MCP method beyond ping; server.c does.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "mcp/stdio.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +58,7 @@ struct stdio_srv {
     struct wt_mcp_cancelled cancelled; /* cancels that found nothing yet (batches) */
     struct wt_mcp_session expect;      /* the session as it will be when what was read runs */
     atomic_int cancel;
+    int wake[2];            /* the main thread writes here when it has finished */
     pthread_mutex_t out_mu; /* one message at a time on stdout */
     int out_failed;
 };
@@ -135,6 +142,18 @@ static void enqueue(struct stdio_srv *x, const char *buf, size_t len, int too_lo
     } else {
         wt_rpc_parse(buf, len, &q->m);
     }
+    if (q->m.kind == WT_RPC_REQUEST && !q->m.batch && !strcmp(q->m.method, "ping")) {
+        /* answered now, whatever runs: a ping touches no session (one of
+         * 2026-07-28, where ping is gone, gets its error as promptly) */
+        struct wt_mcp_session none;
+        memset(&none, 0, sizeof(none));
+        json_t *resp = wt_mcp_handle(x->s, &none, &q->m, NULL);
+        if (resp)
+            write_msg(x, resp);
+        wt_rpc_free(&q->m);
+        free(q);
+        return;
+    }
     if (q->m.kind == WT_RPC_INVALID && q->m.notification) {
         /* JSON-RPC: a notification is never answered, not even an invalid one */
         /* one line, whatever the client put in a member name */
@@ -201,6 +220,42 @@ static void line_done(struct stdio_srv *x, const char *buf, size_t len)
         enqueue(x, buf + b, l - b, 0);
 }
 
+/* After end of input: until the main thread finishes, watch standard output
+ * for its reader going away (a pipe's read end closed: POLLERR; a socket's
+ * peer: POLLHUP).  Then nothing more can be answered: the request in
+ * progress is cancelled and the queue dropped, so the server exits now
+ * rather than after every queued call has run. */
+static void watch_output(struct stdio_srv *x)
+{
+    for (;;) {
+        struct pollfd p[2] = {{x->out_fd, 0, 0}, {x->wake[0], POLLIN, 0}};
+        int k = poll(p, 2, -1);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 || p[1].revents) /* the main thread has finished */
+            return;
+        if (p[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+            pthread_mutex_lock(&x->out_mu);
+            x->out_failed = 1;
+            pthread_mutex_unlock(&x->out_mu);
+            pthread_mutex_lock(&x->mu);
+            x->cancel = 1;
+            while (x->head) {
+                struct qitem *q = x->head;
+                x->head = q->next;
+                wt_rpc_free(&q->m);
+                free(q);
+            }
+            x->tail = NULL;
+            x->qlen = 0;
+            x->qweight = 0;
+            pthread_cond_broadcast(&x->cv);
+            pthread_mutex_unlock(&x->mu);
+            return;
+        }
+    }
+}
+
 static void *reader(void *arg)
 {
     struct stdio_srv *x = arg;
@@ -264,6 +319,7 @@ static void *reader(void *arg)
     x->eof = 1;
     pthread_cond_broadcast(&x->cv);
     pthread_mutex_unlock(&x->mu);
+    watch_output(x);
     return NULL;
 }
 
@@ -311,8 +367,17 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
     struct wt_mcp_session sess;
     memset(&sess, 0, sizeof(sess));
     pthread_t th;
+    if (pipe(xp->wake) != 0) {
+        fprintf(stderr, "workloadtruth mcp: cannot make a pipe: %s\n", strerror(errno));
+        free(xp);
+        return 1;
+    }
+    fcntl(xp->wake[0], F_SETFD, FD_CLOEXEC);
+    fcntl(xp->wake[1], F_SETFD, FD_CLOEXEC);
     if (pthread_create(&th, NULL, reader, xp) != 0) {
         fprintf(stderr, "workloadtruth mcp: cannot start the reader thread\n");
+        close(xp->wake[0]);
+        close(xp->wake[1]);
         free(xp);
         return 1;
     }
@@ -359,16 +424,29 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
             json_decref(resp);
         wt_rpc_free(&q->m);
         free(q);
-        if (xp->out_failed)
+        pthread_mutex_lock(&xp->out_mu);
+        int failed = xp->out_failed;
+        pthread_mutex_unlock(&xp->out_mu);
+        if (failed)
             break;
     }
-    if (xp->out_failed) {
+    pthread_mutex_lock(&xp->mu);
+    int eof = xp->eof;
+    pthread_mutex_unlock(&xp->mu);
+    while (write(xp->wake[1], "", 1) < 0 && errno == EINTR)
+        ; /* the reader, once at end of input, stops watching standard output */
+    pthread_mutex_lock(&xp->out_mu);
+    int out_failed = xp->out_failed;
+    pthread_mutex_unlock(&xp->out_mu);
+    if (out_failed && !eof) {
         /* stdout is gone.  The reader may be blocked in read(): leave it
          * (and xp, which it uses) to the process's exit. */
         fprintf(stderr, "workloadtruth mcp: cannot write to standard output: stopping\n");
         return 1;
     }
     pthread_join(th, NULL);
+    close(xp->wake[0]);
+    close(xp->wake[1]);
     pthread_mutex_lock(&xp->mu);
     while (xp->head) {
         struct qitem *q = xp->head;
@@ -381,5 +459,9 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
     pthread_cond_destroy(&xp->cv);
     pthread_mutex_destroy(&xp->out_mu);
     free(xp);
+    if (out_failed) {
+        fprintf(stderr, "workloadtruth mcp: standard output is closed: stopping\n");
+        return 1;
+    }
     return 0;
 }
