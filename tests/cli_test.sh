@@ -196,6 +196,19 @@ mkdir -p "$TMP/cutdir" && awk 'BEGIN { print "# label: TRAINING"; print "# gpu_m
     printf "40,0,90,60" }' >"$TMP/cutdir/cut.csv"
 run train-cut-last-line 0 "$WT" train --traces "$TMP/cutdir" --out "$TMP/cut.model" --simulate 1 --python-windows 1 &&
     check train-cut-last-line-once test "$(grep -c 'no newline' "$TMP/err")" = 1
+# rows of two GPUs under a misnamed GPU column (gpu_index) merge into GPU 0:
+# said once (a training GPU and an idle one were read as one, exit 0)
+awk 'BEGIN { print "t_s,gpu_index,util_gpu_pct,power_w"; for (i = 0; i < 40; i++) printf "%d,0,95,650\n%d,1,0,70\n", i, i }' >"$TMP/gpuidx.csv"
+run misnamed-gpu-column 0 "$WT" classify --trace "$TMP/gpuidx.csv" --samples 30 &&
+    has err "gpuidx.csv:7: GPU 0 has a second row at the same t_s (2) measuring the same columns" &&
+    check misnamed-gpu-column-once test "$(grep -c 'second row' "$TMP/err")" = 1
+# nvidia-smi on a host of mixed GPUs: one power field is read for the file,
+# and a GPU that leaves it [N/A] while another field has a value is said
+{ echo 'timestamp, index, name, utilization.gpu [%], power.draw.instant [W], power.draw [W]'
+  for i in 10 11 12; do echo "2024/04/03 10:47:$i.100, 1, NVIDIA H100 80GB HBM3, 95 %, 600.00 W, 590.00 W"
+      echo "2024/04/03 10:47:$i.120, 0, NVIDIA A100-SXM4-80GB, 95 %, [N/A], 350.00 W"; done; } >"$TMP/mixedpower.csv"
+run nvsmi-mixed-power 0 "$WT" record --trace "$TMP/mixedpower.csv" --out - &&
+    has err "mixedpower.csv:3: column 'power.draw.instant [W]' is empty on this row (GPU 0) while 'power.draw [W]' has a value"
 # header names in any letter case: `GPU` had been dropped, two GPUs read as one
 printf 'T_S,GPU,util_gpu_pct,Power_W\n0,0,50,100\n0,1,0,50\n' >"$TMP/case.csv"
 run record-header-any-case 0 "$WT" record --trace "$TMP/case.csv" --out - && has out "0.000,1,0,"

@@ -85,6 +85,30 @@ static void test_native_details(void **state)
     assert_true(s.v[WT_COL_POWER] == 5 && s.t_s == 1);
     assert_int_equal(s.label, WT_CLASS_NONE);
     wt_trace_close(r);
+    /* a byte-order mark before a header that follows metadata (`cat meta.txt
+     * export.csv`): its first column is read (it was dropped: two GPUs' rows
+     * merged into GPU 0) */
+    t = "# gpu_model: NVIDIA H100 80GB HBM3\n\xEF\xBB\xBFgpu,t_s,power_w\n1,0,650\n";
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    assert_int_equal(wt_trace_next(r, &s, &err), WT_OK);
+    assert_true(s.gpu == 1 && s.t_s == 0 && s.v[WT_COL_POWER] == 650);
+    wt_trace_close(r);
+    /* a native header whose other columns are none the reader knows: said
+     * (every window was UNKNOWN, exit 0); t_s, gpu, label alone are taken */
+    expect_error("t_s,index,utilization.gpu [%],power.draw [W],label\n0,0,95,650,TRAINING\n",
+                 "t.csv:1: header names no reading column (util_gpu_pct, power_w, ...: "
+                 "docs/trace-format.md); not read: 'index', 'utilization.gpu [%]', "
+                 "'power.draw [W]'");
+    assert_int_equal(tu_parse("t_s,gpu,label\n0,0,IDLE\n", &err), WT_DONE);
+    /* per-GPU lists: a GPU given twice, or an entry not GPU=VALUE, is an
+     * error (the first entry won, the other was ignored, without a word) */
+    expect_error("# gpu_models: 0=NVIDIA H100 80GB HBM3; 0=Tesla T4\nt_s,power_w\n0,1\n",
+                 "t.csv:1: metadata 'gpu_models': GPU 0 is given twice (entry '0=Tesla T4')");
+    expect_error("# power_semantics_per_gpu: 0=avg1s; x=bogus\nt_s,power_w\n0,1\n",
+                 "t.csv:1: metadata 'power_semantics_per_gpu': entry 'x=bogus' is not GPU=VALUE");
+    expect_error("# gpu_models: 1024=Tesla T4\nt_s,power_w\n0,1\n", "GPU index not below 1024");
+    assert_int_equal(tu_parse("# gpu_models: 0=Tesla T4;1=NVIDIA A100; \nt_s,power_w\n0,1\n", &err),
+                     WT_DONE);
     /* quoted cells */
     assert_int_equal(tu_parse("t_s,\"power_w\"\n\"1.5\", \"2\"\n", &err), WT_DONE);
     /* clock_reasons: decimal, hex, or a whole number written as a float (pandas) */
@@ -390,6 +414,8 @@ static void test_writer_metadata(void **state)
     char *v = malloc(70000);
     assert_non_null(v);
     memset(v, 'x', n);
+    v[0] = '0'; /* a per-GPU list: GPU=VALUE */
+    v[1] = '=';
     v[10] = '\n';
     v[11] = '\x01';
     v[12] = '\x1b';

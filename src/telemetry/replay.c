@@ -41,10 +41,11 @@ struct replay {
     struct wt_trace_reader *r;
     struct queue *q; /* WT_MAX_GPUS; each queue's last sample may still grow */
     int eof;
-    int stream, any_read; /* standard input; some GPU has been read */
-    int list_only;        /* each GPU's first sample is kept, no more */
-    int stream_peers;     /* unread GPUs keep their newest rows before any read too */
-    double last_t;        /* the time of the row read last */
+    int stream, any_read;    /* standard input; some GPU has been read */
+    int list_only;           /* each GPU's first sample is kept, no more */
+    int stream_peers;        /* unread GPUs keep their newest rows before any read too */
+    double last_t;           /* the time of the row read last */
+    unsigned long same_time; /* rows that repeat their GPU's time and columns (merge) */
     size_t buffered, max_buffered;
     char *path; /* a regular file: counted by a pass of its own */
     struct wt_trace_opts topts;
@@ -55,19 +56,21 @@ struct replay {
 /* A row with the same time as its GPU's row before it (not yet read; rows of
  * other GPUs may come between) and none of its columns: the rest of that
  * sample, written as rows of its own (one row per metric), merged into it.
- * 1 when merged. */
+ * 1 when merged; 2 when it measures a column that row does (a second sample
+ * at the same time, kept as one of its own). */
 static int merge(struct queue *q, const struct wt_sample *s)
 {
     if (q->len == q->head)
         return 0;
     struct wt_sample *last = &q->s[q->len - 1];
-    if (last->t_s != s->t_s ||
-        (last->label != WT_CLASS_NONE && s->label != WT_CLASS_NONE && last->label != s->label) ||
-        (last->owner && s->owner && last->owner != s->owner))
+    if (last->t_s != s->t_s)
         return 0;
     for (int c = 0; c < WT_NCOLS; c++)
         if (wt_measured(last->v[c]) && wt_measured(s->v[c]))
-            return 0; /* a second sample at the same time: kept as one */
+            return 2; /* a second sample at the same time: kept as one */
+    if ((last->label != WT_CLASS_NONE && s->label != WT_CLASS_NONE && last->label != s->label) ||
+        (last->owner && s->owner && last->owner != s->owner))
+        return 0;
     for (int c = 0; c < WT_NCOLS; c++)
         if (wt_measured(s->v[c]))
             last->v[c] = s->v[c];
@@ -86,8 +89,19 @@ static int push(struct replay *rp, const struct wt_sample *s, struct wt_err *err
         q->dropped++;
         return WT_OK;
     }
-    if (merge(q, s))
+    int merged = merge(q, s);
+    if (merged == 1)
         return WT_OK;
+    if (merged == 2 && ++rp->same_time == 3)
+        /* a GPU measured twice at one time, again and again: the rows of
+         * several GPUs read as one (a `gpu` column missing, or named
+         * gpu_index or index: a training GPU and an idle one were read as
+         * one switching between them, exit 0) */
+        wt_trace_warn(rp->r, 'T',
+                      "GPU %d has a second row at the same t_s (%g) measuring the same "
+                      "columns, the third such row: are several GPUs' rows read as one (no "
+                      "'gpu' column, or one named otherwise)?",
+                      s->gpu, s->t_s);
     if (q->len > q->head)
         q->complete = 1;
     if (rp->list_only && q->len > q->head) {

@@ -28,7 +28,7 @@
 #include "util/hash.h"
 
 #define RBUF_SIZE 65536
-/* a line's bytes: WT_TRACE_MAX_LINE, a CR and the first line's byte-order mark */
+/* a line's bytes: WT_TRACE_MAX_LINE, a CR and a byte-order mark */
 #define LINE_ROOM (WT_TRACE_MAX_LINE + 4)
 #define NVSMI_LOOKAHEAD 128 /* rows buffered to detect the rows-per-tick grouping */
 #define MAX_IDENTS 64       /* distinct uuid/pci.bus_id values in one file */
@@ -253,7 +253,11 @@ got:
         return fail(r, err, WT_EINVAL, r->lineno,
                     "carriage return inside a line: a file with CR-only line ends? (use LF or "
                     "CRLF)");
-    if (r->lineno == 1 && r->line_len >= 3 && memcmp(r->line, "\xEF\xBB\xBF", 3) == 0) {
+    /* a byte-order mark at any line's start, not only the file's: metadata
+     * lines put before a spreadsheet's export (`cat meta.txt export.csv`)
+     * left it before the header, whose first column then went unknown (a
+     * `gpu` column dropped merged every GPU into GPU 0) */
+    if (r->line_len >= 3 && memcmp(r->line, "\xEF\xBB\xBF", 3) == 0) {
         memmove(r->line, r->line + 3, r->line_len - 2);
         r->line_len -= 3;
     }
@@ -672,10 +676,26 @@ static int parse_header(struct wt_trace_reader *r, struct wt_err *err)
     /* timestamp, index, uuid, name alone: nothing measured on any row
      * (--query-compute-apps output, its gpu_uuid taken for the GPU, read as
      * GPUs with no readings: UNKNOWN, with no hint why) */
-    int measures = native;
+    int measures = 0;
     for (int i = 0; i < n && !measures; i++)
         measures = r->fields[i].kind == F_COL || r->fields[i].kind == F_ALT;
-    if (!measures)
+    if (!measures && native) {
+        /* t_s and columns none of which is read: every window was UNKNOWN,
+         * exit 0, no word why (nvidia-smi's names under a native header,
+         * `Power (W)`).  A header of t_s, gpu, label alone says what it is. */
+        char ignored[240] = "";
+        size_t off = 0;
+        for (int i = 0; i < n && off < sizeof(ignored) - 1; i++)
+            if (r->fields[i].kind == F_IGNORE)
+                off += (size_t)snprintf(ignored + off, sizeof(ignored) - off, "%s'%.60s'",
+                                        off ? ", " : "", r->fields[i].name);
+        if (off)
+            return fail(r, err, WT_EINVAL, r->lineno,
+                        "header names no reading column (util_gpu_pct, power_w, ...: "
+                        "docs/trace-format.md); not read: %s",
+                        ignored);
+    }
+    if (!measures && !native)
         return fail(r, err, WT_EINVAL, r->lineno,
                     "header names no reading (nvidia-smi --query-gpu fields such as "
                     "utilization.gpu or power.draw); --query-compute-apps output lists "
@@ -887,6 +907,20 @@ static int first_warning(const char *name)
     return first;
 }
 
+void wt_trace_warn(const struct wt_trace_reader *r, char kind, const char *fmt, ...)
+{
+    char key[260];
+    snprintf(key, sizeof(key), "%c%s", kind, r->name);
+    if (r->opts.quiet || !first_warning(key))
+        return;
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "workloadtruth: warning: %s:%lu: %s\n", r->name, r->lineno, msg);
+}
+
 /* Parses r->line into s.  gpu is -1 when it must still be derived from the
  * tick grouping (nvidia-smi without an index). */
 /* nvidia-smi's power (limit) fields: the file's first row where any of them
@@ -937,6 +971,42 @@ static int alt_resolve(struct wt_trace_reader *r, const struct cell *cells, stru
     if (col == WT_COL_POWER && !wt_trace_meta_value(r, "power_semantics"))
         r->meta.power_semantics = r->fields[best].semantics;
     return WT_OK;
+}
+
+/* After alt_resolve: a row whose chosen power (limit) field is empty while
+ * another of them has a value is warned of, once per file.  One field is
+ * read for the whole file, so on a host of mixed GPUs (an A100 leaves
+ * power.draw.instant [N/A] where an H100 gives it) the GPU without it had
+ * its power read as not measured, and `record` wrote it so, without a word. */
+static void alt_lost(struct wt_trace_reader *r, const struct cell *cells, const struct wt_sample *s,
+                     int col, int primary, int lock)
+{
+    if (primary < 0 || lock < 0 || wt_measured(s->v[col]))
+        return;
+    for (int i = 0; i < r->ncols; i++) {
+        const struct field *f = &r->fields[i];
+        if (i == lock || !(i == primary || (f->kind == F_ALT && f->col == col)))
+            continue;
+        int failed = r->failed;
+        struct wt_err first = r->first_err;
+        double d;
+        int rc = parse_value(r, f, &cells[i], &d, NULL);
+        r->failed = failed;
+        r->first_err = first;
+        if (rc == WT_OK && wt_measured(d)) {
+            char where[32] = "";
+            if (s->gpu >= 0)
+                snprintf(where, sizeof(where), " (GPU %d)", s->gpu);
+            wt_trace_warn(r, col == WT_COL_POWER ? 'P' : 'L',
+                          "column '%s' is empty on this row%s while '%s' has a value: one %s "
+                          "field is read for the whole file (the first row with one chose it), "
+                          "so such rows' %s is not measured",
+                          r->fields[lock].name, where, f->name,
+                          col == WT_COL_POWER ? "power" : "power limit",
+                          col == WT_COL_POWER ? "power" : "power limit");
+            return;
+        }
+    }
 }
 
 int wt_trace_power_pending(const struct wt_trace_reader *r)
@@ -1161,6 +1231,10 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
     int rc = alt_resolve(r, cells, s, WT_COL_POWER, r->power_field, &r->power_lock, err);
     if (rc == WT_OK)
         rc = alt_resolve(r, cells, s, WT_COL_POWER_LIMIT, r->limit_field, &r->limit_lock, err);
+    if (rc == WT_OK) {
+        alt_lost(r, cells, s, WT_COL_POWER, r->power_field, r->power_lock);
+        alt_lost(r, cells, s, WT_COL_POWER_LIMIT, r->limit_field, r->limit_lock);
+    }
     return rc;
 }
 
@@ -1532,6 +1606,53 @@ int wt_trace_next(struct wt_trace_reader *r, struct wt_sample *s, struct wt_err 
 
 /* ---------------------------------------------------------------- open */
 
+/* A per-GPU metadata list ("0=NVIDIA A100-SXM4-40GB; 1=NVIDIA H100 PCIe"):
+ * each entry GPU=VALUE, the GPU below WT_MAX_GPUS and named once.  A second
+ * entry for a GPU was ignored (the first won), as was an entry of another
+ * shape: a key the reader acts on may repeat but never change its value. */
+static int check_gpu_list(struct wt_trace_reader *r, const char *key, struct wt_err *err)
+{
+    const char *list = wt_trace_meta_value(r, key);
+    if (!list)
+        return WT_OK;
+    unsigned char *seen = calloc(WT_MAX_GPUS, 1);
+    if (!seen)
+        return fail(r, err, WT_ENOMEM, meta_line(r, key), "out of memory");
+    int rc = WT_OK;
+    for (const char *p = list; *p;) {
+        while (*p == ' ' || *p == ';')
+            p++;
+        if (!*p)
+            break;
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        size_t d = 0;
+        while (d < len && isdigit((unsigned char)p[d]))
+            d++;
+        char shown[60];
+        printable(shown, sizeof(shown), p, len);
+        if (d == 0 || d >= len || p[d] != '=') {
+            rc = fail(r, err, WT_EINVAL, meta_line(r, key),
+                      "metadata '%s': entry '%s' is not GPU=VALUE (GPU an index)", key, shown);
+            break;
+        }
+        unsigned long idx = d > 5 ? WT_MAX_GPUS : strtoul(p, NULL, 10);
+        if (idx >= WT_MAX_GPUS) {
+            rc = fail(r, err, WT_EINVAL, meta_line(r, key),
+                      "metadata '%s': entry '%s': GPU index not below %d", key, shown, WT_MAX_GPUS);
+            break;
+        }
+        if (seen[idx]++) {
+            rc = fail(r, err, WT_EINVAL, meta_line(r, key),
+                      "metadata '%s': GPU %lu is given twice (entry '%s')", key, idx, shown);
+            break;
+        }
+        p += len;
+    }
+    free(seen);
+    return rc;
+}
+
 int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_trace_opts *opts,
                          struct wt_trace_reader **out, struct wt_err *err)
 {
@@ -1626,6 +1747,9 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
     }
     if (!r->meta.power_semantics)
         r->meta.power_semantics = "unknown";
+    if ((rc = check_gpu_list(r, "gpu_models", err)) != WT_OK ||
+        (rc = check_gpu_list(r, "power_semantics_per_gpu", err)) != WT_OK)
+        goto fail;
     r->meta.rows_per_tick = 1;
     *out = r;
     return WT_OK;

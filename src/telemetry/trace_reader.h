@@ -91,6 +91,12 @@ const char *wt_trace_meta_value(const struct wt_trace_reader *r, const char *key
 const char *wt_trace_name(const struct wt_trace_reader *r);
 /* Line number of the row last returned (1-based). */
 unsigned long wt_trace_lineno(const struct wt_trace_reader *r);
+/* A warning about the trace at its current line, on standard error:
+ * "workloadtruth: warning: FILE:LINE: ...", once per file and kind (a
+ * character naming what is warned of) however often the file is read; none
+ * when opts.quiet. */
+void wt_trace_warn(const struct wt_trace_reader *r, char kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* 1 when the input ended because opts.stop was set, not at its end. */
 int wt_trace_stopped(const struct wt_trace_reader *r);
 /* The cells of the trace's `owners` column, whose ids the samples' owner
