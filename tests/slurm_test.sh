@@ -178,7 +178,7 @@ export SLURM_CONF
 # each case writes its own before it submits
 AGENT=$WT
 plugstack() {
-    printf 'optional %s bin=%s log_dir=%s spool_dir=%s %s\n' "$SO" "$AGENT" "$D/audit" \
+    printf 'optional %s bin=%s log_dir=%s spool_dir=%s gpu=0 %s\n' "$SO" "$AGENT" "$D/audit" \
         "$D/wtspool" "$*" >"$D/plugstack.conf"
 }
 AGENT_REPLAY="mode=classify timeout=30 windows=5 arg=--trace arg=$TRACE arg=--samples arg=300 arg=--start arg=300"
@@ -763,9 +763,11 @@ gpu_case() { # NAME EXPECTED [sbatch args]: the job's log line holds EXPECTED
     *) bad "(u) $name: ${line:-no line}" ;;
     esac
 }
-# shellcheck disable=SC2086 # GPU_REC is words
-plugstack $GPU_REC gpu=auto
-gpu_case "gpu=auto, a job without GPUs" "observed=none verdict=none (no GPU of the job on this node: SLURM_JOB_GPUS is not set)"
+# no gpu= at all: the default is auto (it was gpu=0, and the README's install
+# line set none: a CPU job was judged on another job's GPU 0)
+printf 'optional %s bin=%s log_dir=%s spool_dir=%s %s\n' "$SO" "$AGENT" "$D/audit" \
+    "$D/wtspool" "$GPU_REC" >"$D/plugstack.conf"
+gpu_case "no gpu= (auto), a job without GPUs" "observed=none verdict=none (no GPU of the job on this node: SLURM_JOB_GPUS is not set)"
 grep -q "job $JOB: recording GPU" "$D/slurmd.log" && bad "(u) a job without GPUs was recorded" ||
     ok "(u) a job without GPUs: nothing recorded"
 grep "job $JOB" "$D/slurmd.log" | grep -q "error:" && bad "(u) a job without GPUs: an error line" ||
@@ -774,7 +776,7 @@ case $(job_line) in
 *"declared=inference observed=none verdict=none (no GPU of the job here)"*) ok "(u) AdminComment: $(job_line)" ;;
 *) bad "(u) AdminComment: '$(job_line)'" ;;
 esac
-gpu_case "gpu=auto, --gres=gpu:1" "observed=TRAINING verdict=MISMATCH" --gres=gpu:1
+gpu_case "no gpu= (auto), --gres=gpu:1" "observed=TRAINING verdict=MISMATCH" --gres=gpu:1
 grep -q "job $JOB: recording GPU 0 " "$D/slurmd.log" && ok "(u) gpu=auto: the job's GPU 0 recorded" ||
     bad "(u) gpu=auto: $(grep "job $JOB: recording" "$D/slurmd.log" | tail -n 1)"
 # shellcheck disable=SC2086
@@ -807,7 +809,7 @@ if mount -t tmpfs -o size=16k tmpfs "$D/fullspool" 2>/dev/null; then
     mkdir -p "$D/fullspool/spool"
     dd if=/dev/zero of="$D/fullspool/fill" bs=4k 2>/dev/null
     AGENT=$WT
-    printf 'optional %s bin=%s log_dir=%s spool_dir=%s mode=record\n' "$SO" "$AGENT" "$D/audit" \
+    printf 'optional %s gpu=0 bin=%s log_dir=%s spool_dir=%s mode=record\n' "$SO" "$AGENT" "$D/audit" \
         "$D/fullspool/spool" >"$D/plugstack.conf"
     submit --workload-type=training
     plugin_error_case "mode=record, spool file system full"
@@ -826,7 +828,7 @@ if mount -t tmpfs -o size=64k,mode=0700 tmpfs "$D/rospool" 2>/dev/null; then
     mkdir -m 0700 "$D/rospool/spool"
     mount -o remount,ro "$D/rospool"
     AGENT=$WT
-    printf 'optional %s bin=%s log_dir=%s spool_dir=%s mode=record\n' "$SO" "$AGENT" "$D/audit" \
+    printf 'optional %s gpu=0 bin=%s log_dir=%s spool_dir=%s mode=record\n' "$SO" "$AGENT" "$D/audit" \
         "$D/rospool/spool" >"$D/plugstack.conf"
     submit --workload-type=inference
     wait_done || bad "(i2) job $JOB did not finish with a workloadtruth log line"
@@ -874,7 +876,7 @@ RECORD_SYN="mode=record windows=5 min_samples=10 record_arg=--backend record_arg
 mkdir -p "$D/openspool"
 chmod 1777 "$D/openspool"
 echo precious >"$D/victim1"
-printf 'optional %s bin=%s log_dir=%s spool_dir=%s %s\n' "$SO" "$WT" "$D/audit" "$D/openspool" \
+printf 'optional %s gpu=0 bin=%s log_dir=%s spool_dir=%s %s\n' "$SO" "$WT" "$D/audit" "$D/openspool" \
     "$RECORD_SYN" >"$D/plugstack.conf"
 held_job --workload-type=training
 # a user's links, made before the job starts
@@ -893,7 +895,7 @@ grep -q "workloadtruth: job $JOB: refusing spool_dir $D/openspool: it is writabl
 mkdir -p "$D/linktarget"
 chmod 0700 "$D/linktarget"
 ln -sfn "$D/linktarget" "$D/linkspool"
-printf 'optional %s bin=%s log_dir=%s spool_dir=%s %s arg\n' "$SO" "$WT" "$D/audit" "$D/linkspool//" \
+printf 'optional %s gpu=0 bin=%s log_dir=%s spool_dir=%s %s arg\n' "$SO" "$WT" "$D/audit" "$D/linkspool//" \
     "$RECORD_SYN" >"$D/plugstack.conf"
 held_job --workload-type=training
 scontrol release "$JOB"
@@ -908,7 +910,7 @@ grep -q "plugstack.conf: ignoring argument 'arg'" "$D/slurmd.log" &&
 # ... and "LINK/." (lstat follows LINK there too): a spool_dir with a "." or
 # ".." component is an invalid argument, ignored and said (the one before it
 # stays)
-printf 'optional %s bin=%s log_dir=%s spool_dir=%s spool_dir=%s %s\n' "$SO" "$WT" "$D/audit" \
+printf 'optional %s gpu=0 bin=%s log_dir=%s spool_dir=%s spool_dir=%s %s\n' "$SO" "$WT" "$D/audit" \
     "$D/dotspool" "$D/linkspool/." "$RECORD_SYN" >"$D/plugstack.conf"
 held_job --workload-type=training
 scontrol release "$JOB"
@@ -922,7 +924,7 @@ grep -q "plugstack.conf: ignoring argument 'spool_dir=$D/linkspool/.'" "$D/slurm
 mkdir -p "$D/safespool"
 chmod 0700 "$D/safespool"
 echo precious >"$D/victim2"
-printf 'optional %s bin=%s log_dir=%s spool_dir=%s %s\n' "$SO" "$WT" "$D/audit" "$D/safespool" \
+printf 'optional %s gpu=0 bin=%s log_dir=%s spool_dir=%s %s\n' "$SO" "$WT" "$D/audit" "$D/safespool" \
     "$RECORD_SYN" >"$D/plugstack.conf"
 held_job --workload-type=inference
 ln -s "$D/victim2" "$D/safespool/job-$JOB.log"

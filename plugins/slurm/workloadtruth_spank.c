@@ -147,6 +147,10 @@ static void cfg_parse(struct cfg *c, int ac, char **av)
     c->squeue = "/usr/bin/squeue";
     c->admin_comment = 1;
     c->mode = MODE_RECORD;
+    /* the job's own GPU by default: with gpu=0, the install line's default
+     * until 2026-12-07, a CPU job was judged on GPU 0, another job's work,
+     * and could be called a MISMATCH for it (a reviewer's cluster) */
+    c->gpu_auto = 1;
     c->timeout_s = 60;
     c->windows = 5;
     c->min_samples = 10;
