@@ -1145,6 +1145,7 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
         goto fail;
     }
     if (st_v == WT_VERIFY_DAMAGED) {
+        rec->damaged = 1;
         rc = wt_errf(err, WT_EINVAL,
                      "%s; refusing to append to a damaged log (see `workloadtruth verify-log`; "
                      "keep it as evidence and start a new log elsewhere)",
@@ -1174,6 +1175,7 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
             goto fail;
         }
         if (vr->entries == 0) { /* no genesis record left: see above */
+            rec->damaged = 1;
             rc = wt_errf(err, WT_EINVAL,
                          "%s: no complete genesis record; refusing to append to a damaged log",
                          p->log);

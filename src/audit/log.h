@@ -116,6 +116,9 @@ struct wt_log_recovery {
     /* publish_later: why the checkpoint file could not be written, so that
      * they are not sealed yet ("" when they are) */
     char publish_error[512];
+    /* the open was refused because the log is damaged (verify-log would
+     * exit 1), not for a key that changed, a lock or an I/O error */
+    int damaged;
 };
 
 /* Creates a log: the directory (mode 0750) when given a directory, the key

@@ -1322,6 +1322,10 @@ int wt_cmd_watch(int argc, char **argv)
         int orc = wt_log_open(&w->log, &w->paths, &first_open_opts, &rec, &err);
         if (orc != WT_OK) {
             w->log = NULL;
+            /* the textfile written at out says so (the gauge was NaN, and
+             * an agent refused at every start raised no alert) */
+            if (rec.damaged && metrics)
+                wt_metrics_audit_verified(metrics, 1);
             fprintf(stderr, "%s: %s%s\n", help.prog, err.msg,
                     orc == WT_ESTOP ? "; stopped before sampling, nothing written" : "");
             if (orc == WT_ESTOP)

@@ -830,8 +830,15 @@ function promtoolTestRules(promtool, f, what) {
     rule_files: [path.basename(f)],
     evaluation_interval: "1m",
     tests: [
-      { interval: "1m", input_series: series(0), alert_rule_test: alerts(["WorkloadTruthAuditLogFailing", "WorkloadTruthSamplerStalled"]) },
+      { interval: "1m", input_series: series(0), alert_rule_test: [
+        ...alerts(["WorkloadTruthAuditLogFailing", "WorkloadTruthSamplerStalled"]),
+        // an agent that fails at every start rewrites its textfile (never
+        // stale) with up 0: nothing fired for it before this alert
+        expect("WorkloadTruthAgentFailing", { severity: "warning", instance: "n1", job: "node" },
+          { summary: "n1: workloadtruth_up 0 for 15 minutes (the agent fails at every start: see its journal)" }),
+      ] },
       { interval: "1m", input_series: series(1), alert_rule_test: [
+        ...alerts(["WorkloadTruthAgentFailing"]),
         expect("WorkloadTruthAuditLogFailing", { severity: "critical", instance: "n1", job: "node" }),
         expect("WorkloadTruthSamplerStalled", { severity: "warning", instance: "n1", job: "node", gpu: "0", hostname: "n1" },
           { summary: "GPU 0 on n1: no window classified for 10 minutes (a hung driver call?)" }),
@@ -839,7 +846,7 @@ function promtoolTestRules(promtool, f, what) {
     ],
   }));
   const u = run(promtool, ["test", "rules", t]);
-  check(`promtool test rules${what}: a stopped agent's textfile (up 0) raises neither the audit-log nor the stalled-sampler alert; a running one does`, u.status === 0, u.stdout + u.stderr);
+  check(`promtool test rules${what}: a stopped agent's textfile (up 0) raises neither the audit-log nor the stalled-sampler alert, but the failing-agent one; a running one raises the first two, not the last`, u.status === 0, u.stdout + u.stderr);
 }
 
 // deploy/kubernetes/base/prometheusrule.yaml: its spec.groups are the rules.yml
