@@ -1230,7 +1230,12 @@ mkdir -p "$TMP/walk/ok" "$TMP/walk/loop/sub" "$TMP/walk/notrace"
 cp "$DATA/labelled.csv" "$TMP/walk/ok/" && ln -s "$TMP/nonexistent" "$TMP/walk/ok/notes.txt"
 ln -s .. "$TMP/walk/loop/sub/up"
 printf 'a,b\n1,2\n' >"$TMP/walk/notrace/table.csv"
-run walk-broken-link-ignored 0 "$WT" eval --traces "$TMP/walk/ok" --window 5 --json && has out '"files": 1'
+# an empty CSV, or one of comments alone, is skipped as no trace (it stopped
+# the whole run: "empty trace: no header line"); named, it is still an error
+: >"$TMP/walk/ok/empty.csv" && printf '# note: killed at once\n' >"$TMP/walk/ok/comments.csv"
+run walk-broken-link-ignored 0 "$WT" eval --traces "$TMP/walk/ok" --window 5 --json && has out '"files": 1' &&
+    has out "$TMP/walk/ok/empty.csv" && has out "$TMP/walk/ok/comments.csv"
+run walk-empty-named 1 "$WT" eval --traces "$TMP/walk/ok/empty.csv" && has err "empty.csv: empty trace: no header line"
 run walk-loop 1 "$WT" eval --traces "$TMP/walk/loop" && has err "is a link back to a directory above it (a loop)" && oneline
 run walk-no-trace-named 1 "$WT" eval --traces "$TMP/walk/notrace" && has err "not a trace, skipped: $TMP/walk/notrace/table.csv" && has err "no trace files"
 # ... by train too, cleaned as eval's are (a name could forge a line, or carry escapes)

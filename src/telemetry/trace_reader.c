@@ -1687,7 +1687,12 @@ int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_
     for (;;) {
         rc = read_line(r, err);
         if (rc == WT_DONE) {
-            rc = fail(r, err, WT_EINVAL, 0,
+            /* an empty file (or comments alone) is no trace: a directory
+             * walk skips it, as a CSV that is not one ("nvidia-smi > run.csv"
+             * killed at once stopped a whole eval or train), unless its
+             * metadata says it is a trace */
+            int declared = wt_trace_meta_value(r, "format") != NULL;
+            rc = fail(r, err, r->stopped || declared ? WT_EINVAL : WT_EFORMAT, 0,
                       r->stopped ? "stopped before a header line arrived"
                                  : "empty trace: no header line");
             goto fail;
