@@ -1911,6 +1911,49 @@ static void stdio_output_gone(void **state)
         fail_msg("the server took %.1f s to stop", took);
     assert_int_equal(x.rc, 1);
     close(to[0]);
+    /* the same during a batch (2025-03-26): its elements not started are
+     * skipped (they ran, 60 s each, after the first was cancelled) */
+    assert_int_equal(pipe(to), 0);
+    assert_int_equal(pipe(from), 0);
+    x = (struct served_rc){s, to[0], from[1], -1};
+    assert_int_equal(pthread_create(&th, NULL, serve_rc, &x), 0);
+    /* clang-format off */
+    const char *b =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+        "\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{"
+        "\"name\":\"t\",\"version\":\"1\"}}}\n"
+        "[" BUSY(2, 600) "," BUSY(3, 600) "," BUSY(4, 600) "]\n";
+    /* clang-format on */
+    write_all(to[1], b, strlen(b));
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    close(to[1]);
+    nanosleep(&(struct timespec){0, 300000000L}, NULL);
+    close(from[0]);
+    pthread_join(th, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (took > 20)
+        fail_msg("the server took %.1f s to stop a batch", took);
+    assert_int_equal(x.rc, 1);
+    close(to[0]);
+    /* every answer read, then standard output closed: no failure (0) */
+    assert_int_equal(pipe(to), 0);
+    assert_int_equal(pipe(from), 0);
+    x = (struct served_rc){s, to[0], from[1], -1};
+    assert_int_equal(pthread_create(&th, NULL, serve_rc, &x), 0);
+    const char *c = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}\n";
+    write_all(to[1], c, strlen(c));
+    FILE *rd = fdopen(from[0], "r");
+    assert_non_null(rd);
+    char *line = NULL;
+    size_t cap = 0;
+    assert_true(getline(&line, &cap, rd) > 0);
+    free(line);
+    fclose(rd);
+    close(to[1]);
+    pthread_join(th, NULL);
+    assert_int_equal(x.rc, 0);
+    close(to[0]);
     wt_mcp_server_free(s);
 }
 

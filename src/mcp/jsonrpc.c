@@ -274,8 +274,9 @@ void wt_rpc_parse(const char *buf, size_t len, struct wt_rpc_msg *m)
         }
     }
     if (!m->root && json_error_code(&je) == json_error_stack_overflow) {
-        /* valid JSON (it is not a parse error), beyond jansson's nesting
-         * limit: refused as the size and value-count limits are */
+        /* JSON nested beyond jansson's limit: refused as the size and
+         * value-count limits are (the parser stops there, so text after it
+         * that is not JSON is not seen: also -32600) */
         invalid(m, WT_RPC_INVALID_REQUEST,
                 "Invalid Request: JSON nested too deeply (line %d, column %d): %s", je.line,
                 je.column, je.text);
@@ -341,9 +342,10 @@ static void classify(struct wt_rpc_msg *m)
                 m->id = id;
             invalid(m, WT_RPC_INVALID_REQUEST,
                     "Invalid Request: 'id' must be a string or an integer (not %s)",
-                    json_is_null(id) ? "null"
-                    : real           ? "a number written with a fraction or an exponent"
-                                     : "this type");
+                    json_is_null(id)   ? "null"
+                    : json_is_real(id) ? "a number written with a fraction or an exponent, or "
+                                         "beyond 64 bits"
+                                       : "this type");
             return;
         }
     }

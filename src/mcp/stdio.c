@@ -58,6 +58,8 @@ struct stdio_srv {
     struct wt_mcp_cancelled cancelled; /* cancels that found nothing yet (batches) */
     struct wt_mcp_session expect;      /* the session as it will be when what was read runs */
     atomic_int cancel;
+    int busy;               /* the main thread runs a message (under mu) */
+    int gone;               /* standard output's reader went with work left (under mu) */
     int wake[2];            /* the main thread writes here when it has finished */
     pthread_mutex_t out_mu; /* one message at a time on stdout */
     int out_failed;
@@ -235,10 +237,14 @@ static void watch_output(struct stdio_srv *x)
         if (k < 0 || p[1].revents) /* the main thread has finished */
             return;
         if (p[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
-            pthread_mutex_lock(&x->out_mu);
-            x->out_failed = 1;
-            pthread_mutex_unlock(&x->out_mu);
             pthread_mutex_lock(&x->mu);
+            if (!x->head && !x->busy) {
+                /* every answer written: a client that read them all and
+                 * closed its end is no failure (the server exits 0) */
+                pthread_mutex_unlock(&x->mu);
+                return;
+            }
+            x->gone = 1; /* a batch's elements not started are skipped */
             x->cancel = 1;
             while (x->head) {
                 struct qitem *q = x->head;
@@ -251,6 +257,9 @@ static void watch_output(struct stdio_srv *x)
             x->qweight = 0;
             pthread_cond_broadcast(&x->cv);
             pthread_mutex_unlock(&x->mu);
+            pthread_mutex_lock(&x->out_mu);
+            x->out_failed = 1;
+            pthread_mutex_unlock(&x->out_mu);
             return;
         }
     }
@@ -331,7 +340,8 @@ static int batch_begin(void *ctx, const struct wt_rpc_msg *e)
     struct stdio_srv *x = ctx;
     pthread_mutex_lock(&x->mu);
     int skip = e->kind == WT_RPC_REQUEST && wt_mcp_cancelled_has(&x->cancelled, e->id);
-    x->cancel = 0;
+    skip |= x->gone; /* nothing can be answered any more */
+    x->cancel = x->gone;
     json_decref(x->current_id);
     x->current_id = e->kind == WT_RPC_REQUEST && !skip ? json_deep_copy(e->id) : NULL;
     x->current_init = 0; /* (server.c refuses an initialize in a batch) */
@@ -369,6 +379,9 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
     pthread_t th;
     if (pipe(xp->wake) != 0) {
         fprintf(stderr, "workloadtruth mcp: cannot make a pipe: %s\n", strerror(errno));
+        pthread_mutex_destroy(&xp->mu);
+        pthread_cond_destroy(&xp->cv);
+        pthread_mutex_destroy(&xp->out_mu);
         free(xp);
         return 1;
     }
@@ -378,6 +391,9 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
         fprintf(stderr, "workloadtruth mcp: cannot start the reader thread\n");
         close(xp->wake[0]);
         close(xp->wake[1]);
+        pthread_mutex_destroy(&xp->mu);
+        pthread_cond_destroy(&xp->cv);
+        pthread_mutex_destroy(&xp->out_mu);
         free(xp);
         return 1;
     }
@@ -400,6 +416,7 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
         xp->current_id = q->m.kind == WT_RPC_REQUEST ? json_deep_copy(q->m.id) : NULL;
         xp->current_init =
             q->m.kind == WT_RPC_REQUEST && q->m.method && !strcmp(q->m.method, "initialize");
+        xp->busy = 1;
         pthread_cond_broadcast(&xp->cv);
         pthread_mutex_unlock(&xp->mu);
 
@@ -417,6 +434,10 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
         int cancelled = xp->cancel;
         json_decref(xp->current_id);
         xp->current_id = NULL;
+        /* not busy before its answer is written: a reader that closes
+         * standard output after reading it has left no work undone, and one
+         * that closed it before makes the write fail */
+        xp->busy = 0;
         pthread_mutex_unlock(&xp->mu);
         if (resp && !(cancelled && q->m.kind == WT_RPC_REQUEST))
             write_msg(xp, resp);
@@ -431,12 +452,12 @@ int wt_mcp_serve_stdio(struct wt_mcp_server *s, int in_fd, int out_fd)
             break;
     }
     pthread_mutex_lock(&xp->mu);
-    int eof = xp->eof;
+    int eof = xp->eof, gone = xp->gone;
     pthread_mutex_unlock(&xp->mu);
     while (write(xp->wake[1], "", 1) < 0 && errno == EINTR)
         ; /* the reader, once at end of input, stops watching standard output */
     pthread_mutex_lock(&xp->out_mu);
-    int out_failed = xp->out_failed;
+    int out_failed = xp->out_failed | gone;
     pthread_mutex_unlock(&xp->out_mu);
     if (out_failed && !eof) {
         /* stdout is gone.  The reader may be blocked in read(): leave it

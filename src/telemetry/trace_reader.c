@@ -888,14 +888,14 @@ static int ident_index(struct wt_trace_reader *r, const struct cell *c, int *gpu
     return WT_OK;
 }
 
-/* Whether a warning about the file `name` is the process's first: `train`
- * and `eval --holdout` read a file once per view and fold, and said the same
- * thing up to a dozen times (a file past the first 64 named is warned about
- * each time). */
+/* Whether a warning (its kind and file, `key`) is the process's first:
+ * `train` and `eval --holdout` read a file once per view and fold, and said
+ * the same thing up to a dozen times (past the first 256 keys, a warning is
+ * given at each read). */
 static int first_warning(const char *name)
 {
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-    static char warned[64][256];
+    static char warned[256][256];
     static size_t nwarned;
     int first = 1;
     pthread_mutex_lock(&mu);
@@ -909,16 +909,20 @@ static int first_warning(const char *name)
 
 void wt_trace_warn(const struct wt_trace_reader *r, char kind, const char *fmt, ...)
 {
-    char key[260];
-    snprintf(key, sizeof(key), "%c%s", kind, r->name);
+    char key[256]; /* the kind, then the name (cut: a key, not shown) */
+    size_t kn = strnlen(r->name, sizeof(key) - 2);
+    key[0] = kind;
+    memcpy(key + 1, r->name, kn);
+    key[kn + 1] = '\0';
     if (r->opts.quiet || !first_warning(key))
         return;
-    char msg[600];
+    char msg[600], nm[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "workloadtruth: warning: %s:%lu: %s\n", r->name, r->lineno, msg);
+    printable(nm, sizeof(nm), r->name, strlen(r->name)); /* a name may hold escapes */
+    fprintf(stderr, "workloadtruth: warning: %s:%lu: %s\n", nm, r->lineno, msg);
 }
 
 /* Parses r->line into s.  gpu is -1 when it must still be derived from the
@@ -1042,15 +1046,11 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
                         ? " (the last line, with no newline: a recording cut off mid-row? "
                           "Delete that line to read the rest)"
                         : "");
-    if (r->unterminated && !r->opts.quiet && first_warning(r->name)) {
+    if (r->unterminated)
         /* read, but said: a recorder killed mid-row leaves "300.5" as "3" */
-        char nm[256];
-        printable(nm, sizeof(nm), r->name, strlen(r->name));
-        fprintf(stderr,
-                "workloadtruth: warning: %s:%lu: the last line has no newline; read as a "
-                "complete row (a recording cut off mid-row would leave its last cell short)\n",
-                nm, r->lineno);
-    }
+        wt_trace_warn(r, 'N',
+                      "the last line has no newline; read as a complete row (a recording cut "
+                      "off mid-row would leave its last cell short)");
     wt_sample_clear(s, 0);
     s->label = r->meta.label;
     r->row_name[0] = '\0';
