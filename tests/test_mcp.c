@@ -1056,7 +1056,7 @@ static void files_stay_inside_their_directories(void **state)
                    "{\"trace\":\"start.csv\",\"start_seconds\":35,\"samples\":10}",
                    "has only 5 samples from 'start_seconds'; 'samples' asks for 10");
         tool_fails(s, "classify_workload", "{\"profile\":\"idle\",\"start_seconds\":1e6}",
-                   "'start_seconds' 1e+06: the synthetic source never ends");
+                   "'start_seconds' 1000000: the synthetic source never ends");
         tool_fails(s, "classify_workload", "{\"backend\":\"nvml\",\"start_seconds\":5}",
                    "'start_seconds' is trace time");
         tool_fails(s, "classify_workload", "{\"trace\":\"start.csv\",\"start_seconds\":-1}",

@@ -66,11 +66,30 @@ static void test_job(void **state)
     enum wt_class g[4] = {WT_CLASS_TRAINING, WT_CLASS_IDLE, WT_CLASS_TRAINING, WT_CLASS_IDLE};
     assert_int_equal(wt_job_class(g, 4, 3, &votes), WT_CLASS_UNKNOWN);
     assert_int_equal(wt_job_verdict(WT_CLASS_INFERENCE, g, 4, 3), WT_VERDICT_MISMATCH);
-    assert_int_equal(wt_job_verdict(WT_CLASS_TRAINING, g, 4, 3), WT_VERDICT_INCONCLUSIVE);
-    /* UNKNOWN windows count for neither side */
+    /* declared training, it trained whenever it ran (INCONCLUSIVE before
+     * 2026-12-07, when its idle windows counted against it) */
+    assert_int_equal(wt_job_verdict(WT_CLASS_TRAINING, g, 4, 3), WT_VERDICT_MATCH);
+    /* UNKNOWN windows count for neither side (nor, declared inference, the
+     * IDLE one: one training window is then too few) */
     enum wt_class u[3] = {WT_CLASS_TRAINING, WT_CLASS_UNKNOWN, WT_CLASS_IDLE};
-    assert_int_equal(wt_job_verdict(WT_CLASS_INFERENCE, u, 3, 2), WT_VERDICT_MISMATCH);
+    assert_int_equal(wt_job_verdict(WT_CLASS_INFERENCE, u, 3, 2), WT_VERDICT_INCONCLUSIVE);
     assert_int_equal(wt_job_verdict(WT_CLASS_IDLE, u, 3, 2), WT_VERDICT_INCONCLUSIVE);
+    enum wt_class u2[3] = {WT_CLASS_TRAINING, WT_CLASS_UNKNOWN, WT_CLASS_INFERENCE};
+    assert_int_equal(wt_job_verdict(WT_CLASS_IDLE, u2, 3, 2), WT_VERDICT_MISMATCH);
+    /* IDLE windows (a checkpoint save, start-up) do not count against a
+     * declared training or inference job (3 idle of 5 made it a MISMATCH):
+     * the windows left decide, K scaled to them and at least 2 */
+    enum wt_class ck[5] = {WT_CLASS_IDLE, WT_CLASS_IDLE, WT_CLASS_IDLE, WT_CLASS_TRAINING,
+                           WT_CLASS_TRAINING};
+    assert_int_equal(wt_job_verdict(WT_CLASS_TRAINING, ck, 5, 3), WT_VERDICT_MATCH);
+    assert_int_equal(wt_job_verdict(WT_CLASS_INFERENCE, ck, 5, 3), WT_VERDICT_MISMATCH);
+    assert_int_equal(wt_job_verdict(WT_CLASS_IDLE, ck, 5, 3), WT_VERDICT_MATCH);
+    enum wt_class one[5] = {WT_CLASS_IDLE, WT_CLASS_IDLE, WT_CLASS_IDLE, WT_CLASS_IDLE,
+                            WT_CLASS_TRAINING};
+    assert_int_equal(wt_job_verdict(WT_CLASS_INFERENCE, one, 5, 3), WT_VERDICT_INCONCLUSIVE);
+    enum wt_class idle[3] = {WT_CLASS_IDLE, WT_CLASS_IDLE, WT_CLASS_IDLE};
+    assert_int_equal(wt_job_verdict(WT_CLASS_INFERENCE, idle, 3, 2), WT_VERDICT_INCONCLUSIVE);
+    assert_int_equal(wt_job_verdict(WT_CLASS_IDLE, idle, 3, 2), WT_VERDICT_MATCH);
     /* and a job-level result is judged the same way */
     struct wt_result r = {.cls = WT_CLASS_UNKNOWN, .job_windows = 4, .job_k = 3};
     r.job_count[WT_CLASS_TRAINING] = 2;
@@ -187,11 +206,14 @@ static void test_trace_ends_early(void **state)
     assert_true(said);
     wt_run_free(&out);
 
-    /* --min-agree 2: the two windows decide */
+    /* --min-agree 2: the two windows decide the class; nothing ran in
+     * them, which is no verdict against a training declaration (it was a
+     * MISMATCH), and a match for an idle one */
     rq.min_agree = 2;
     assert_int_equal(wt_run_classify(&rq, &out, &err), WT_OK);
     assert_int_equal(out.job.cls, WT_CLASS_IDLE);
-    assert_int_equal(wt_verdict_for(WT_CLASS_TRAINING, &out.job), WT_VERDICT_MISMATCH);
+    assert_int_equal(wt_verdict_for(WT_CLASS_TRAINING, &out.job), WT_VERDICT_INCONCLUSIVE);
+    assert_int_equal(wt_verdict_for(WT_CLASS_IDLE, &out.job), WT_VERDICT_MATCH);
     wt_run_free(&out);
 
     /* not even one whole window: an error, as before */

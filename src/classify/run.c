@@ -261,7 +261,7 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
     /* the synthetic source never ends: reaching a far start would take hours */
     if (!strcmp(src->ops->name, "synthetic") && rq->start > WT_RUN_SYNTH_MAX_START) {
         rc = wt_errf(err, WT_EINVAL,
-                     "--start %g: the synthetic source never ends; at most %d s (a week) of it "
+                     "--start %.15g: the synthetic source never ends; at most %d s (a week) of it "
                      "can be skipped",
                      rq->start, WT_RUN_SYNTH_MAX_START);
         goto out;

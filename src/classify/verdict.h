@@ -35,7 +35,11 @@ enum wt_verdict wt_verdict_for(enum wt_class declared, const struct wt_result *r
  * when at least k show the declared one; else INCONCLUSIVE.  So one odd
  * window (with n >= 3) neither triggers nor hides a MISMATCH, and a job
  * that splits its time between two undeclared classes (training, then
- * idle, in turn) is still a MISMATCH though neither class has k windows. */
+ * idle, in turn) is still a MISMATCH though neither class has k windows.
+ * For a job declared TRAINING or INFERENCE, IDLE windows count for neither
+ * side (nothing ran in them), and k becomes ceil(k * m / n), at least 2,
+ * over the m windows left (INCONCLUSIVE when m < 2); without IDLE windows
+ * the rule is the one above. */
 enum wt_class wt_job_class(const enum wt_class *cls, size_t n, size_t k, size_t *votes);
 enum wt_verdict wt_job_verdict(enum wt_class declared, const enum wt_class *cls, size_t n,
                                size_t k);
