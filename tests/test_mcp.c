@@ -1883,6 +1883,30 @@ static void *serve_rc(void *arg)
     return NULL;
 }
 
+/* Serves `input`, ends the input, and 0.3 s later closes the output's read
+ * end; returns the seconds from the input's end to the server's return,
+ * with its status in *rc. */
+static double stop_when_output_goes(struct wt_mcp_server *s, const char *input, int *rc)
+{
+    int to[2], from[2];
+    assert_int_equal(pipe(to), 0);
+    assert_int_equal(pipe(from), 0);
+    struct served_rc x = {s, to[0], from[1], -1};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, serve_rc, &x), 0);
+    write_all(to[1], input, strlen(input));
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    close(to[1]);
+    nanosleep(&(struct timespec){0, 300000000L}, NULL); /* the first call is running */
+    close(from[0]);
+    pthread_join(th, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    close(to[0]);
+    *rc = x.rc;
+    return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+}
+
 /* Input ended and the output's reader gone: nothing can be answered, so the
  * call in progress is cancelled and the queued one dropped (they ran to
  * their end, 60 s and more here, before the write failed), and the server
@@ -1891,32 +1915,13 @@ static void stdio_output_gone(void **state)
 {
     (void)state;
     struct wt_mcp_server *s = new_server(NULL);
-    int to[2], from[2];
-    assert_int_equal(pipe(to), 0);
-    assert_int_equal(pipe(from), 0);
-    struct served_rc x = {s, to[0], from[1], -1};
-    pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, serve_rc, &x), 0);
-    const char *a = BUSY(1, 600) "\n" BUSY(2, 600) "\n";
-    write_all(to[1], a, strlen(a));
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    close(to[1]);
-    nanosleep(&(struct timespec){0, 300000000L}, NULL); /* the first call is running */
-    close(from[0]);
-    pthread_join(th, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    int rc;
+    double took = stop_when_output_goes(s, BUSY(1, 600) "\n" BUSY(2, 600) "\n", &rc);
     if (took > 20)
         fail_msg("the server took %.1f s to stop", took);
-    assert_int_equal(x.rc, 1);
-    close(to[0]);
+    assert_int_equal(rc, 1);
     /* the same during a batch (2025-03-26): its elements not started are
      * skipped (they ran, 60 s each, after the first was cancelled) */
-    assert_int_equal(pipe(to), 0);
-    assert_int_equal(pipe(from), 0);
-    x = (struct served_rc){s, to[0], from[1], -1};
-    assert_int_equal(pthread_create(&th, NULL, serve_rc, &x), 0);
     /* clang-format off */
     const char *b =
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
@@ -1924,22 +1929,16 @@ static void stdio_output_gone(void **state)
         "\"name\":\"t\",\"version\":\"1\"}}}\n"
         "[" BUSY(2, 600) "," BUSY(3, 600) "," BUSY(4, 600) "]\n";
     /* clang-format on */
-    write_all(to[1], b, strlen(b));
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    close(to[1]);
-    nanosleep(&(struct timespec){0, 300000000L}, NULL);
-    close(from[0]);
-    pthread_join(th, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    took = stop_when_output_goes(s, b, &rc);
     if (took > 20)
         fail_msg("the server took %.1f s to stop a batch", took);
-    assert_int_equal(x.rc, 1);
-    close(to[0]);
+    assert_int_equal(rc, 1);
     /* every answer read, then standard output closed: no failure (0) */
+    int to[2], from[2];
     assert_int_equal(pipe(to), 0);
     assert_int_equal(pipe(from), 0);
-    x = (struct served_rc){s, to[0], from[1], -1};
+    struct served_rc x = {s, to[0], from[1], -1};
+    pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, serve_rc, &x), 0);
     const char *c = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}\n";
     write_all(to[1], c, strlen(c));
