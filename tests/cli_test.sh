@@ -789,9 +789,12 @@ run job 0 "$WT" classify --backend synthetic --profile idle --samples 30 --windo
 has out "window 5      : IDLE"
 has out "5 of 5 windows IDLE (rule: at least 3 of 5)"
 has out "verdict       : MATCH"
-run job-json 3 "$WT" classify --backend synthetic --profile idle --samples 30 --windows 3 --min-agree 2 --declared training --json
+run job-json 3 "$WT" classify --backend synthetic --profile inference --samples 30 --windows 3 --min-agree 2 --declared training --json
 has out '"min_agree": 2'
 has out '"verdict": "MISMATCH"'
+# an idle job declared training: nothing ran, no verdict against it (it was
+# a MISMATCH, exit 3, as for hidden training)
+run job-idle-declared-training 0 "$WT" classify --backend synthetic --profile idle --samples 30 --windows 3 --min-agree 2 --declared training && has out "verdict       : INCONCLUSIVE"
 run job-k 2 "$WT" classify --backend synthetic --windows 4 --min-agree 2 && has err "--min-agree must be more than half" && oneline
 # training and idle in turn, declared inference: no class has 3 of the 4
 # windows, but every window says "not inference": MISMATCH (it was
