@@ -832,6 +832,16 @@ cp "$L/log.jsonl" "$TMP/nokey/a.jsonl"
 cp "$L/checkpoint" "$TMP/nokey/a.jsonl.checkpoint"
 run "report over a missing key (--log-file)" 2 "$WT" report --log-file "$TMP/nokey/a.jsonl" --vkey "$VKEY" --out "$TMP/nokey/a.jsonl.key" && has err "one of its files"
 run "report beside a --log-file" 0 "$WT" report --log-file "$TMP/nokey/a.jsonl" --vkey "$VKEY" --out "$TMP/nokey/a.jsonl.html"
+# a --log-dir log named as DIR/log.jsonl reads the directory's side files
+# only while DIR/log.jsonl.checkpoint and .key are missing: a page written
+# there made the healthy log DAMAGED when named as a file
+for f in log.jsonl.checkpoint log.jsonl.key; do
+    for how in "--log-dir $L" "--log-file $L/log.jsonl"; do
+        # shellcheck disable=SC2086
+        run "report over the other layout's $f ($how)" 2 "$WT" report $how --out "$L/$f" && has err "one of its files" && oneline
+        check "report over $f: not created" test ! -e "$L/$f"
+    done
+done
 # the summary line shows control characters in --out as '?', as the errors do
 run "report --out with an escape" 0 "$WT" report --log-dir "$L" --out "$TMP/esc$(printf '\033')[31m.html" && has out "esc?[31m.html"
 check "report --out with an escape: one line out" test "$(wc -l <"$TMP/out")" = 1
@@ -846,7 +856,7 @@ check "report: the old page kept, no temporary file" sh -c "[ \"\$(cat '$TMP/pag
 # link's place (as root, --out /dev/stdout replaced the system's link) and
 # standard output got nothing; refused now
 ln -s /proc/self/fd/1 "$TMP/so"
-run "report --out a link to standard output" 1 sh -c '"$0" report --log-dir "$1" --out "$2" >"$3"' "$WT" "$L" "$TMP/so" "$TMP/cap.html" && has err "is a link to standard output"
+run "report --out a link to standard output" 2 sh -c '"$0" report --log-dir "$1" --out "$2" >"$3"' "$WT" "$L" "$TMP/so" "$TMP/cap.html" && has err "is a link to standard output"
 check "report --out a link to standard output: the link kept" test -L "$TMP/so"
 # a newline in an --out path is echoed as '?' (it forged a line of its own)
 mkdir -p "$TMP/o${NL}FORGED"

@@ -243,6 +243,16 @@ static void test_text_hygiene(void **state)
                 "x\xc2\xad"
                 "1";
     assert_string_equal(wt_text_clean(zw), "G???P???U???x??1");
+    /* and the rest of Unicode's default-ignorable code points: a tag
+     * character (U+E0020), a Hangul filler (U+3164), a variation selector
+     * (U+FE0F), U+034F, U+180E; text beside them stays */
+    char di[] = "a\xf3\xa0\x80\xa0"
+                "b\xe3\x85\xa4"
+                "c\xef\xb8\x8f"
+                "d\xcd\x8f"
+                "e\xe1\xa0\x8e"
+                "f\xe3\x85\xa3";
+    assert_string_equal(wt_text_clean(di), "a????b???c???d??e???f\xe3\x85\xa3");
     /* cut points: never inside a sequence */
     const char *e = "ab\xc3\xa9\xe2\x82\xac";
     assert_int_equal(wt_utf8_cut(e, 7), 7);

@@ -100,8 +100,29 @@ int wt_cmd_report(int argc, char **argv)
         /* by name too: a file of the log that is missing now (a checkpoint
          * `recover --reseal` would make again, the key of an auditor's copy)
          * was created as the page, and the log could no longer be repaired */
-        const char *const names[] = {p.log, p.key, p.checkpoint, p.lock, p.state};
-        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        /* the other layout's too: DIR/log.jsonl reads the directory's side
+         * files only while FILE.checkpoint and FILE.key are missing, and a
+         * page written as either made the healthy log DAMAGED by that name */
+        struct wt_log_paths alt;
+        struct wt_err aerr;
+        const char *names[13] = {p.log, p.key, p.checkpoint, p.lock, p.state};
+        size_t nnames = 5;
+        if (wt_log_paths_file(&alt, p.log, &aerr) == WT_OK) {
+            names[nnames++] = alt.key;
+            names[nnames++] = alt.checkpoint;
+            names[nnames++] = alt.lock;
+            names[nnames++] = alt.state;
+        }
+        const char *base = strrchr(p.log, '/');
+        base = base ? base + 1 : p.log;
+        static const char *const dside[] = {"checkpoint", "log.key", "log.lock", "log.verified"};
+        char dnames[4][PATH_MAX + 16];
+        for (size_t i = 0; i < 4 && !strcmp(base, "log.jsonl"); i++) {
+            int k = snprintf(dnames[i], sizeof(dnames[i]), "%s/%s", p.dir, dside[i]);
+            if (k > 0 && (size_t)k < sizeof(dnames[i]))
+                names[nnames++] = dnames[i];
+        }
+        for (size_t i = 0; i < nnames; i++)
             if (wt_same_path(out, names[i])) {
                 fprintf(stderr,
                         "%s: --out %s: is the audit log or one of its files: choose "

@@ -1668,8 +1668,8 @@ static void render_lists(FILE *f, const struct gpu *g)
         /* not "none contradicts it": no window was judged */
         fprintf(f,
                 "<p class=\"sub\">%" PRIu64 " window%s with a declaration: none could be judged "
-                "(every verdict inconclusive: the class unknown, or the owner changed in the "
-                "window).</p>\n",
+                "(every verdict inconclusive: the class unknown, the owner changed in the "
+                "window, or a job too idle or too short to judge).</p>\n",
                 g->declared, g->declared == 1 ? "" : "s");
     else if (!g->mismatches && g->inconclusive)
         fprintf(f,

@@ -290,9 +290,15 @@ int wt_same_path(const char *a, const char *b)
 
 const char *wt_output_clash(const char *path, const char *const *inputs, int n)
 {
-    struct stat st;
+    struct stat st, sl, so;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return S_ISDIR(st.st_mode) ? "is a directory" : "exists and is not a regular file";
+    /* /dev/stdout (or /dev/fd/1) while standard output is a file: the
+     * rename of the temporary file would replace the link (exit 1 then,
+     * where a pipe was exit 2) */
+    if (lstat(path, &sl) == 0 && S_ISLNK(sl.st_mode) && stat(path, &st) == 0 &&
+        fstat(STDOUT_FILENO, &so) == 0 && st.st_dev == so.st_dev && st.st_ino == so.st_ino)
+        return "is a link to standard output (write '-' for standard output)";
     size_t len = strlen(path);
     int csv = len >= 4 && !strcasecmp(path + len - 4, ".csv");
     /* the directory the output would be in, resolved */

@@ -62,9 +62,9 @@ int wt_same_file(const char *a, const char *b);
 int wt_same_path(const char *a, const char *b);
 
 /* Why an output file may not be written at path, or NULL when it may: it
- * exists and is not a regular file (a device, a FIFO, a directory), or it
- * is one of the n input paths, or a .csv inside an input directory (which
- * a directory walk would then read). */
+ * exists and is not a regular file (a device, a FIFO, a directory), it is
+ * a link to standard output, one of the n input paths, or a .csv inside
+ * an input directory (which a directory walk would then read). */
 const char *wt_output_clash(const char *path, const char *const *inputs, int n);
 
 #endif
