@@ -127,6 +127,22 @@ static void test_benchmark_says_model(void **state)
     assert_non_null(strstr(buf, "seed 0, model m.model, each family scored by a model trained "
                                 "without it\n"));
     free(buf);
+
+    /* the window and rate as given, so that the run can be repeated from
+     * its output (4 decimals said 0.3333 Hz of 0.333333) */
+    assert_int_equal(wt_benchmark_sim(&wt_classifier_rules, "sim", 1, 30.123456, 0.333333, 0, NULL,
+                                      NULL, b, &err),
+                     WT_OK);
+    j = wt_json_benchmark(b);
+    assert_true(json_real_value(json_object_get(j, "window_seconds")) == 30.123456);
+    assert_true(json_real_value(json_object_get(j, "sample_hz")) == 0.333333);
+    json_decref(j);
+    f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    wt_text_benchmark(f, b);
+    fclose(f);
+    assert_non_null(strstr(buf, "30.123456-second windows at 0.333333 Hz"));
+    free(buf);
     free(b);
 }
 

@@ -93,11 +93,20 @@ double wt_bench_default_accuracy(const struct wt_bench_report *r)
 #define SIM_SPREAD_S (WT_BENCH_SIM_MAX_OFFSET_S - SIM_WARMUP_S)
 #define SIM_MAX_GPUS 16
 
+/* The samples of a trial's GPUs, per_gpu each, grown to the GPUs a trial
+ * has (most have 1, migration 4): sized for 16 at once, a 3600-s window at
+ * 100 Hz had reserved 875 MB and failed under an address-space limit. */
+struct sim_buf {
+    struct wt_sample *s;
+    size_t per_gpu;
+    unsigned gpus;
+};
+
 /* Runs one simulated trial: returns the class of GPU 0's window (with the
  * other GPUs as peers) and the useful work done by the end of the window. */
 static int sim_trial(const struct wt_classifier *c, const struct wt_sim_config *cfg,
-                     double window_s, struct wt_sample *buf, size_t per_gpu, enum wt_class *cls,
-                     double *work, unsigned *gpus, struct wt_err *err)
+                     double window_s, struct sim_buf *b, enum wt_class *cls, double *work,
+                     unsigned *gpus, struct wt_err *err)
 {
     struct wt_sim *sim;
     int rc = wt_sim_open(&sim, cfg, err);
@@ -109,6 +118,17 @@ static int sim_trial(const struct wt_classifier *c, const struct wt_sim_config *
     unsigned g = wt_sim_gpus(sim);
     if (g > SIM_MAX_GPUS)
         g = SIM_MAX_GPUS;
+    if (g > b->gpus) {
+        struct wt_sample *ns = realloc(b->s, b->per_gpu * g * sizeof(*ns));
+        if (!ns) {
+            wt_sim_close(sim);
+            return wt_errf(err, WT_ENOMEM, "out of memory");
+        }
+        b->s = ns;
+        b->gpus = g;
+    }
+    struct wt_sample *buf = b->s;
+    size_t per_gpu = b->per_gpu;
     size_t n[SIM_MAX_GPUS] = {0};
     for (unsigned i = 0; i < g; i++) {
         struct wt_sample s;
@@ -145,7 +165,7 @@ static int sim_trial(const struct wt_classifier *c, const struct wt_sim_config *
 
 static int run_cell(const struct wt_classifier *c, struct wt_bench_cell *cell, unsigned idx,
                     unsigned trials, double window_s, double sample_hz, uint64_t seed,
-                    struct wt_sample *buf, size_t per_gpu, struct wt_err *err)
+                    struct sim_buf *buf, struct wt_err *err)
 {
     double work = 0, work_clean = 0;
     for (unsigned t = 0; t < trials; t++) {
@@ -159,7 +179,7 @@ static int run_cell(const struct wt_classifier *c, struct wt_bench_cell *cell, u
         enum wt_class cls;
         double wk;
         unsigned gpus;
-        int rc = sim_trial(c, &cfg, window_s, buf, per_gpu, &cls, &wk, &gpus, err);
+        int rc = sim_trial(c, &cfg, window_s, buf, &cls, &wk, &gpus, err);
         if (rc)
             return rc;
         cell->trials++;
@@ -172,7 +192,7 @@ static int run_cell(const struct wt_classifier *c, struct wt_bench_cell *cell, u
             cfg.evasion = NULL;
             cfg.strength = -1;
             cfg.gpus = gpus;
-            if ((rc = sim_trial(c, &cfg, window_s, buf, per_gpu, &cls, &wk, &gpus, err)) != WT_OK)
+            if ((rc = sim_trial(c, &cfg, window_s, buf, &cls, &wk, &gpus, err)) != WT_OK)
                 return rc;
             work_clean += wk;
         }
@@ -249,16 +269,14 @@ int wt_benchmark_sim(const struct wt_classifier *c, const char *suite, unsigned 
     size_t per_gpu = (size_t)(window_s * sample_hz) + 2;
     if (window_s <= 0 || window_s > 3600 || sample_hz < 0.1 || sample_hz > 100)
         return wt_errf(err, WT_EINVAL, "window must be 0..3600 s and the rate 0.1..100 Hz");
-    struct wt_sample *buf = malloc(per_gpu * SIM_MAX_GPUS * sizeof(*buf));
-    if (!buf)
-        return wt_errf(err, WT_ENOMEM, "out of memory");
+    struct sim_buf buf = {.per_gpu = per_gpu};
     int rc = WT_OK;
     for (unsigned i = 0; i < out->ncells && rc == WT_OK; i++) {
         const struct wt_classifier *ci = c;
         if (pick && (rc = pick(pick_ctx, out->cells[i].family, &ci, err)) != WT_OK)
             break;
-        rc = run_cell(ci, &out->cells[i], i, trials, window_s, sample_hz, seed, buf, per_gpu, err);
+        rc = run_cell(ci, &out->cells[i], i, trials, window_s, sample_hz, seed, &buf, err);
     }
-    free(buf);
+    free(buf.s);
     return rc;
 }

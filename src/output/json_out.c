@@ -164,8 +164,9 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
     put(o, "suite", jstr(b->suite), bad);
     put(o, "classifier", jstr(b->classifier), bad);
     put(o, "source", jstr("simulator"), bad);
-    put(o, "window_seconds", wt_json_number(b->window_s, 4), bad);
-    put(o, "sample_hz", wt_json_number(b->sample_hz, 4), bad);
+    /* as given (4 decimals read 0.3333 of 0.333333 Hz: not a rerun) */
+    put(o, "window_seconds", json_real(b->window_s), bad);
+    put(o, "sample_hz", json_real(b->sample_hz), bad);
     put(o, "trials_per_cell", json_integer(b->trials), bad);
     put(o, "seed", json_integer((json_int_t)b->seed), bad);
     put(o, "holdout", b->holdout ? jstr(b->holdout) : json_null(), bad);

@@ -63,8 +63,8 @@ void wt_text_benchmark(FILE *f, const struct wt_bench_report *b)
 {
     if (strcmp(b->suite, "seed")) {
         fprintf(f,
-                "benchmark suite '%s', classifier '%s': %u trials per cell, %g-second windows "
-                "at %g Hz, seed %llu",
+                "benchmark suite '%s', classifier '%s': %u trials per cell, %.15g-second windows "
+                "at %.15g Hz, seed %llu",
                 b->suite, b->classifier, b->trials, b->window_s, b->sample_hz,
                 (unsigned long long)b->seed);
         model_note(f, b);
