@@ -254,6 +254,24 @@ run record-out-stdout-is-stdin 2 sh -c '"$0" record --trace - --out - <"$1" 1<>"
 check record-out-stdout-is-stdin-intact cmp "$TMP/self.csv" "$DATA/fake_gpu.csv"
 run record-out-stdin-pipe 2 sh -c 'cat "$1" | "$0" record --trace - --out /dev/stdin' "$WT" "$TMP/self.csv" && has err "is the pipe on standard input (--trace -): recording into it would read its own rows back"
 run record-stdin-pipe-to-pipe 0 sh -c 'cat "$1" | "$0" record --trace - --out - | cat >/dev/null' "$WT" "$TMP/self.csv"
+# --out a directory is refused before standard input is read (a live pipe's
+# rows were read, then lost to "Is a directory"): a FIFO no one writes, so
+# a read would wait for ever
+mkfifo "$TMP/never.fifo"
+run record-out-dir 1 timeout 20 sh -c '"$0" record --trace - --out "$1" <>"$2"' "$WT" "$TMP" "$TMP/never.fifo" && has err "Is a directory" && oneline
+# an existing --out is written in place: it needs to be writable, not its
+# directory (as root, run as nobody; skipped where nobody cannot run the binary)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$WT" --version >/dev/null 2>&1; then
+    chmod 711 "$TMP"
+    mkdir -m 0755 "$TMP/rootdir"
+    : >"$TMP/rootdir/mine.csv"
+    chown 65534 "$TMP/rootdir/mine.csv"
+    run record-out-in-others-dir 0 setpriv --reuid=65534 --regid=65534 --clear-groups "$WT" record --backend synthetic --duration 0.5 --out "$TMP/rootdir/mine.csv"
+    check record-out-in-others-dir-written grep -q '^# format: workloadtruth-trace/1' "$TMP/rootdir/mine.csv"
+    run record-out-not-writable 1 setpriv --reuid=65534 --regid=65534 --clear-groups "$WT" record --backend synthetic --duration 0.5 --out "$TMP/rootdir/other.csv" && has err "cannot create" && oneline
+    chmod 700 "$TMP"
+fi
 # standard output redirected to a file on a full disk (a 64 KiB tmpfs: needs
 # root, else skipped) is cut back to its last whole row, as --out FILE is (it
 # ended on half a row, which the reader refuses)
@@ -270,6 +288,14 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/small" 2>/dev/null; then
     run record-full-keeps-rows 1 "$WT" record --backend synthetic --duration 1000 --out "$TMP/small/s.csv" && has err "No space left on device"
     check record-full-keeps-rows-count test "$(grep -c '^[0-9]' "$TMP/small/s.csv")" -gt 500
     run record-full-keeps-rows-reads 0 "$WT" gpus --trace "$TMP/small/s.csv"
+    # a disk too full for the header: a file made by record is removed (an
+    # empty file had stayed, which is no trace); one that was there stays
+    : >"$TMP/small/was.csv"
+    dd if=/dev/zero of="$TMP/small/fill" bs=1k count=64 2>/dev/null
+    run record-full-no-header 1 "$WT" record --backend synthetic --duration 5 --out "$TMP/small/new.csv" && has err "No space left on device"
+    check record-full-no-header-no-file test ! -e "$TMP/small/new.csv"
+    run record-full-no-header-old 1 "$WT" record --backend synthetic --duration 5 --out "$TMP/small/was.csv" && has err "No space left on device"
+    check record-full-no-header-old-kept test -f "$TMP/small/was.csv"
     umount "$TMP/small"
 fi
 # --duration's endpoint counts from any start (0.1 + 0.3 read past 0.4 - 0.1:
@@ -277,6 +303,11 @@ fi
 { echo t_s,power_w; for i in 1 2 3 4 5 6 7 8; do echo "0.$i,100"; done; } >"$TMP/dt.csv"
 run record-duration-endpoint 0 "$WT" record --trace "$TMP/dt.csv" --duration 0.3 --out - &&
     check record-duration-endpoint-rows test "$(grep -c '^0\.' "$TMP/out")" = 4
+# times closer than 1 ns are written in plain decimals (%.17g wrote 1e-10,
+# an exponent the trace format does not allow)
+printf 't_s,gpu,power_w\n0,0,100\n0.0000000001,0,101\n' >"$TMP/tiny-dt.csv"
+run record-time-no-exponent 0 "$WT" record --trace "$TMP/tiny-dt.csv" --out - && has out "0.0000000001,0," &&
+    check record-time-no-exponent-none test "$(grep -c '^[0-9.]*e' "$TMP/out")" = 0
 # a tiny negative energy reading was written "-0.000"
 printf 't_s,energy_j\n0,-0.0004\n' >"$TMP/negz.csv"
 run record-no-negative-zero 0 "$WT" record --trace "$TMP/negz.csv" --out - && has out "0.000,0,,,,,,,,0.000," &&

@@ -6,6 +6,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <float.h>
 #include <math.h>
@@ -112,8 +113,9 @@ int wt_cmd_record(int argc, char **argv)
         "workloadtruth record",
         "Record GPU telemetry to a trace file (docs/trace-format.md), flushing after every\n"
         "poll, until --duration, Ctrl-C or SIGTERM.",
-        "exit status: 0 when something was recorded, 1 when nothing could be read or\n"
-        "the file could not be written, 2 usage error.",
+        "exit status: 0 when something was recorded, 1 when nothing could be read,\n"
+        "the file could not be written or standard input had a bad row (the rows\n"
+        "before it are written), 2 usage error.",
         NULL,
     };
     int prc = wt_opts_parse(&help, opts, argc, argv, NULL);
@@ -269,15 +271,17 @@ int wt_cmd_record(int argc, char **argv)
     /* the output is created when the first samples arrive (a run that reads
      * nothing leaves a file there as it was), but whether it can be is
      * known now: a bad --out was said only after a live pipe had been read
-     * (its rows lost) or a GPU sampled.  A device or FIFO there is the
-     * writer's to open. */
+     * (its rows lost) or a GPU sampled, a directory too.  A device or FIFO
+     * there is the writer's to open. */
     struct stat ost;
-    int oe = strcmp(out_path, "-") && (stat(out_path, &ost) != 0 || S_ISREG(ost.st_mode))
-                 ? wt_cli_out_writable(out_path, 1)
-                 : 0;
+    int ostat = strcmp(out_path, "-") ? stat(out_path, &ost) : -1;
+    int oe = !strcmp(out_path, "-")               ? 0
+             : ostat == 0 && S_ISDIR(ost.st_mode) ? EISDIR
+             : ostat != 0 || S_ISREG(ost.st_mode) ? wt_cli_out_writable(out_path, 1)
+                                                  : 0;
     if (oe) {
-        fprintf(stderr, "workloadtruth record: cannot create '%s': %s\n", WT_CLEAN(out_path),
-                strerror(oe));
+        fprintf(stderr, "workloadtruth record: cannot %s '%s': %s\n",
+                ostat == 0 ? "write" : "create", WT_CLEAN(out_path), strerror(oe));
         free(buf);
         return WT_EXIT_ERROR;
     }

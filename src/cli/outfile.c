@@ -29,18 +29,21 @@ int wt_cli_out_writable(const char *path, int in_place)
     const char *slash = strrchr(path, '/');
     if (strlen(slash ? slash + 1 : path) > NAME_MAX)
         return ENAMETOOLONG;
+    /* written in place (record): a file there needs only to be writable
+     * by this user, not its directory (a file made for the user in a
+     * directory of root's was refused, where `--out - > FILE` worked); a
+     * directory is the caller's to refuse, with its own words */
+    struct stat st;
+    if (in_place && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        return access(path, W_OK) != 0 ? errno : 0;
+    /* replaced (train: a temporary file renamed over it), or made: the
+     * directory must take a new file, and the file need not be writable */
     char tmp[4096];
     int fd = wt_open_temp(path, 0600, tmp, sizeof(tmp));
     if (fd < 0)
         return errno ? errno : EIO;
     close(fd);
     unlink(tmp);
-    /* written in place (record): a file there that this user may not write
-     * (a directory is the caller's to refuse, with its own words); replaced
-     * (train: a temporary file renamed over it) it need not be writable */
-    struct stat st;
-    if (in_place && stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, W_OK) != 0)
-        return errno;
     return 0;
 }
 

@@ -21,6 +21,7 @@
 struct wt_trace_writer {
     FILE *f;
     int owns;
+    char *created; /* the path of a file this writer made (NULL: none) */
     char name[256];
     char *buf;
     size_t len, cap;
@@ -201,7 +202,15 @@ int wt_trace_writer_open(const char *path, const char *const *keys, const char *
     if (!strcmp(path, "-")) {
         w->f = stdout;
     } else {
-        w->f = fopen(path, "w");
+        /* made here (exclusively) or emptied: one made here whose header
+         * never reached it is removed at close ("no file is made" when
+         * nothing was recorded; a full disk had left an empty file, which
+         * is no trace), one that was there stays, with its owner and mode */
+        w->f = fopen(path, "wx");
+        if (w->f)
+            w->created = strdup(path);
+        else if (errno == EEXIST)
+            w->f = fopen(path, "w");
         w->owns = 1;
         if (!w->f) {
             int rc = wt_errf(err, WT_EIO, "cannot create '%s': %s", path, strerror(errno));
@@ -311,12 +320,20 @@ static int format_time(struct wt_trace_writer *w, const struct wt_sample *s, cha
      * could fall before it, where that one needed more) */
     if (g >= 0 && w->have_t[g] && s->t_s == w->last_t[g])
         return snprintf(line, cap, "%s", w->last_text[g]);
-    for (int i = 0; i < 3; i++) { /* decimals: 6, 9, then every digit a double has */
-        off = i < 2 ? snprintf(line, cap, "%.*f", i ? 9 : 6, s->t_s)
-                    : snprintf(line, cap, "%.17g", s->t_s);
+    for (int i = 0; i < 3; i++) {
+        /* decimals: 6, 9, then every significant digit a double has (17),
+         * as plain decimals: %.17g wrote 1e-10, an exponent the format's
+         * readers need not take (at most 29 decimals, the text kept for the
+         * next row holding 31 characters) */
+        int dec = i == 0 ? 6 : 9;
+        if (i == 2 && s->t_s != 0 && isfinite(s->t_s)) {
+            int e = (int)floor(log10(fabs(s->t_s)));
+            dec = 16 - e < 9 ? 9 : 16 - e > 29 ? 29 : 16 - e;
+        }
+        off = snprintf(line, cap, "%.*f", dec, s->t_s);
         if (off < 0 || (size_t)off >= cap)
             off = 0;
-        while (i < 2 && off > 0 && line[off - 1] == '0' && off >= 4 && line[off - 4] != '.')
+        while (off > 0 && line[off - 1] == '0' && off >= 4 && line[off - 4] != '.')
             off--;
         line[off] = '\0';
         back = strtod(line, NULL);
@@ -396,6 +413,9 @@ int wt_trace_writer_close(struct wt_trace_writer *w, struct wt_err *err)
     if (w->owns && fclose(w->f) != 0 && rc == WT_OK)
         rc = wt_errf(err, WT_EIO, w->owns ? "cannot write '%s': %s" : "cannot write to %s: %s",
                      w->name, strerror(errno));
+    if (w->created && !w->header_done)
+        (void)unlink(w->created);
+    free(w->created);
     free(w->buf);
     free(w);
     return rc;
