@@ -339,6 +339,22 @@ static void test_slope_and_counter_reset(void **state)
     w.n = 30;
     wt_features_compute(&w, &f1);
     assert_true(fabs(f1.v[WT_F_ENERGY_ACTIVE] - 1.0) < 1e-9);
+
+    /* flat memory is a slope of exactly 0, whatever its value and the
+     * clock's origin (one pass left +-1e-14 by the value, and the model
+     * had split on its sign) */
+    const double flat[] = {60000, 60001.3, 12345.678, 79999.9};
+    for (size_t k = 0; k < sizeof(flat) / sizeof(flat[0]); k++) {
+        fill(s, N, u, NULL);
+        for (int i = 0; i < N; i++) {
+            s[i].t_s = 1767225600.0 + 0.1 * i;
+            s[i].v[WT_COL_MEM_TOTAL] = 81559;
+            s[i].v[WT_COL_MEM_USED] = flat[k];
+        }
+        w.n = N;
+        wt_features_compute(&w, &f1);
+        assert_true(f1.v[WT_F_MEM_SLOPE] == 0.0);
+    }
 }
 
 /* Duty is a share of time: a GPU polled every 0.1 s while busy for its first
@@ -774,6 +790,62 @@ static void test_model_reads_power(void **state)
     for (size_t i = 0; i < ra.nreasons; i++)
         said |= strstr(ra.reasons[i].text, "the model read power") != NULL;
     assert_false(said);
+
+    /* the view reads power only where power is in at least half of the
+     * rows that measure either signal, and reads more than 0 W: one
+     * reading (or a sensor reading 0 W) beside 300 of utilization had
+     * outweighed them */
+    struct wt_features full, pview;
+    wa.gpu_model = "NVIDIA A100-SXM4-40GB";
+    for (int i = 0; i < N; i++)
+        a[i].v[WT_COL_POWER] = i < 150 ? 330 : NAN; /* half: power */
+    wt_features_compute(&wa, &full);
+    assert_ptr_equal(wt_physics_model_view(&wa, &full, &pview), &pview);
+    a[150].v[WT_COL_POWER] = NAN;
+    a[149].v[WT_COL_POWER] = NAN; /* 148 of 300: utilization */
+    wt_features_compute(&wa, &full);
+    assert_ptr_equal(wt_physics_model_view(&wa, &full, &pview), &full);
+    for (int i = 0; i < N; i++)
+        a[i].v[WT_COL_POWER] = 0; /* 0 W throughout */
+    wt_features_compute(&wa, &full);
+    assert_ptr_equal(wt_physics_model_view(&wa, &full, &pview), &full);
+}
+
+/* Activity by utilization when power, though in more rows, has no scale
+ * (a GPU model the table does not rate, no limit): it had been judged by
+ * neither, and the window was UNKNOWN.  With the activity signal read once
+ * (no grid), bursts and gaps are not measured, not 0. */
+static void test_activity_signal(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    struct wt_sample s[N];
+    double u[N];
+    for (int i = 0; i < N; i++)
+        u[i] = i % 5 == 0 || i % 5 == 1 ? (i % 20 < 15 ? 99 : 0) : NAN; /* 120 of 300 */
+    fill(s, N, u, NULL);
+    for (int i = 0; i < N; i++) {
+        s[i].t_s = 0.1 * i;
+        s[i].v[WT_COL_POWER] = 200;
+    }
+    struct wt_window w = {
+        .s = s, .n = N, .power_semantics = "instant", .gpu_model = "Mystery Accelerator"};
+    struct wt_features f;
+    wt_features_compute(&w, &f);
+    assert_true(fabs(f.v[WT_F_DUTY] - 0.75) < 0.05);
+    assert_true(wt_measured(f.v[WT_F_BURST_RATE]));
+
+    for (int i = 0; i < N; i++) {
+        wt_sample_clear(&s[i], 0);
+        s[i].t_s = 0.1 * i;
+        s[i].v[WT_COL_MEM_USED] = 1000;
+    }
+    s[0].v[WT_COL_UTIL_GPU] = 99; /* utilization read once */
+    wt_features_compute(&w, &f);
+    assert_true(wt_measured(f.v[WT_F_DUTY]));
+    assert_true(isnan(f.v[WT_F_BURST_RATE]));
+    assert_true(isnan(f.v[WT_F_GAP_LEN]));
+    assert_true(isnan(f.v[WT_F_ON_LEN]));
 }
 
 /* The rhythm inside bursts: a pure on/off square wave has none (constant
@@ -947,6 +1019,7 @@ int main(void)
         cmocka_unit_test(test_peer_skew),
         cmocka_unit_test(test_without_columns),
         cmocka_unit_test(test_model_reads_power),
+        cmocka_unit_test(test_activity_signal),
         cmocka_unit_test(test_run_length_rounding),
         cmocka_unit_test(test_slope_and_counter_reset),
         cmocka_unit_test(test_windows),

@@ -136,7 +136,21 @@ const struct wt_features *wt_physics_model_view(const struct wt_window *w,
                                                 const struct wt_features *full,
                                                 struct wt_features *pview)
 {
-    if (!wt_measured(full->v[WT_F_POWER_REF]) || wt_stat_count(w->s, w->n, WT_COL_POWER) == 0)
+    if (!wt_measured(full->v[WT_F_POWER_REF]))
+        return full;
+    /* power in at least half of the rows that measure utilization or power,
+     * and not 0 W throughout (a sensor that reads nothing): one power
+     * reading beside a window of utilization had outweighed it */
+    size_t npow = 0, nsig = 0;
+    int watts = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        const double *v = w->s[i].v;
+        int p = wt_measured(v[WT_COL_POWER]);
+        npow += p;
+        nsig += p || wt_measured(v[WT_COL_UTIL_GPU]);
+        watts |= p && v[WT_COL_POWER] > 0;
+    }
+    if (npow == 0 || npow * 2 < nsig || !watts)
         return full;
     /* no utilization here nor at the peers: the view is the full features */
     int util = 0;
@@ -228,9 +242,9 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
     if (!m)
         return WT_EINVAL;
     if (!wt_measured(f->v[WT_F_DUTY])) {
-        /* power alone, with no limit and a GPU model we cannot rate (or each
-         * signal in too few samples): whether the GPU was busy at all is
-         * unknown, and so is everything after */
+        /* power alone, with no limit and a GPU model we cannot rate (or
+         * neither signal): whether the GPU was busy at all is unknown, and
+         * so is everything after */
         size_t nutil = wt_stat_count(w->s, w->n, WT_COL_UTIL_GPU);
         size_t npow = wt_stat_count(w->s, w->n, WT_COL_POWER);
         if (nutil == 0 && !wt_measured(f->v[WT_F_POWER_REF]))
@@ -242,11 +256,8 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
         else
             wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
                                  "cannot tell when the GPU is active: utilization in %zu and power "
-                                 "in %zu of %zu samples%s (one of them must be in at least half): "
-                                 "no evidence",
-                                 nutil, npow, w->n,
-                                 wt_measured(f->v[WT_F_POWER_REF]) ? ""
-                                                                   : ", power without a scale");
+                                 "in %zu of %zu samples: no evidence",
+                                 nutil, npow, w->n);
         return no_evidence(out);
     }
     struct wt_features pview;

@@ -501,7 +501,9 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     size_t nsig = 0;
     for (size_t i = 0; i < n; i++)
         nsig += wt_measured(s[i].v[WT_COL_UTIL_GPU]) || wt_measured(s[i].v[WT_COL_POWER]);
-    int use_util = nutil > 0 && nutil * 2 >= nsig;
+    /* utilization also when power, though in more rows, has no scale to
+     * tell activity by */
+    int use_util = nutil > 0 && (nutil * 2 >= nsig || !wt_measured(ref));
     int have_activity = use_util || (npow > 0 && npow * 2 >= nsig && wt_measured(ref));
 
     /* per-sample pass: activity, power and utilization while active */
@@ -684,21 +686,28 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     if (wt_measured(mmean) && total_ok) {
         f->v[WT_F_MEM_FRAC] = mmean / mtotal;
         /* least squares over time (not per sample: duplicated or irregular
-         * samples must not change the growth per minute) */
-        double st = 0, sm = 0, stt = 0, stm = 0;
+         * samples must not change the growth per minute), in two passes
+         * with memory relative to its first reading: a flat memory is a
+         * slope of exactly 0 (one pass left +-1e-14, by the memory's value,
+         * and the model had split on its sign) */
+        double st = 0, m0 = NAN;
         size_t nm = 0;
         for (size_t i = 0; i < n; i++)
             if (wt_measured(s[i].v[WT_COL_MEM_USED])) {
-                double t = s[i].t_s - s[0].t_s, m = s[i].v[WT_COL_MEM_USED];
-                st += t;
-                sm += m;
-                stt += t * t;
-                stm += t * m;
+                if (!nm)
+                    m0 = s[i].v[WT_COL_MEM_USED];
+                st += s[i].t_s - s[0].t_s;
                 nm++;
             }
-        double vt = nm >= 2 ? stt / (double)nm - (st / (double)nm) * (st / (double)nm) : 0;
-        if (vt > 0) {
-            double slope = (stm / (double)nm - st / (double)nm * (sm / (double)nm)) / vt;
+        double tm = nm ? st / (double)nm : 0, stt = 0, stm = 0;
+        for (size_t i = 0; i < n; i++)
+            if (wt_measured(s[i].v[WT_COL_MEM_USED])) {
+                double dt = s[i].t_s - s[0].t_s - tm;
+                stt += dt * dt;
+                stm += dt * (s[i].v[WT_COL_MEM_USED] - m0);
+            }
+        if (nm >= 2 && stt > 0) {
+            double slope = stm / stt;
             if (isfinite(slope * 60.0 / mtotal)) /* absurd values overflow: not measured */
                 f->v[WT_F_MEM_SLOPE] = slope * 60.0 / mtotal;
         }
@@ -800,8 +809,10 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     if (gp.v)
         acf_peak(gp.v, len, h, &f->v[WT_F_POWER_ACF_PEAK], &f->v[WT_F_POWER_ACF_LAG]);
 
-    if (have_activity) {
-        /* runs of activity on the grid */
+    /* runs of activity on the grid: none without the activity signal's
+     * grid (one reading), where bursts and gaps are not measured rather
+     * than 0 */
+    if (have_activity && (use_util ? gu.v != NULL : gp.v != NULL)) {
         size_t runs = 0, gaps = 0, cur = 0;
         double son = 0, sson = 0, sgap = 0;
         int prev = -1;

@@ -1143,10 +1143,13 @@ static void gpu_init(struct wt_sim *s, struct gpu_state *g, unsigned gi, uint64_
         g->tr.gate_on = 1;
         if (s->ev == EV_MIGRATION)
             g->tr.gate_left = migration_slot(s->strength, &g->job_rng);
-        else
-            g->tr.gate_left = s->ev == EV_DUTY_FIXED
-                                  ? DUTY_PERIOD_S * (1 - s->asleep)
-                                  : exp_draw(&g->job_rng, DUTY_PERIOD_S * (1 - s->asleep));
+        else {
+            /* drawn for duty-fixed too, unused there: its job is then the
+             * same as its twin's without evasion (one draw behind, its
+             * steps and checkpoints differed and so did its cost) */
+            double first = exp_draw(&g->job_rng, DUTY_PERIOD_S * (1 - s->asleep));
+            g->tr.gate_left = s->ev == EV_DUTY_FIXED ? DUTY_PERIOD_S * (1 - s->asleep) : first;
+        }
     } else if (s->pd->kind == JOB_INFER) {
         const struct infer_params *p = &s->ip;
         struct infer_job *j = &g->in;
