@@ -862,6 +862,15 @@ run model-dir 1 "$WT" classify --backend synthetic --model "$TMP" && has err "ca
 # training job is no MISMATCH (it was IDLE 1.00 and exit 3)
 run short-window-lull 0 "$WT" classify --backend synthetic --profile dense-training --samples 10 --declared training
 has out "workload_type : UNKNOWN" && has out "too short to judge"
+# the span it says is rounded down with the same microsecond of slack: four
+# steps of 0.2499999999 s read "1.249 s" where the same window recorded at
+# 0.25 s read "1.25 s"
+printf 't_s,gpu,util_gpu_pct\n0,0,50\n0.2499999999,0,50\n0.4999999998,0,50\n0.7499999997,0,50\n0.9999999996,0,50\n' >"$TMP/cov.csv"
+run short-window-span 0 "$WT" classify --trace "$TMP/cov.csv" --samples 5 && has out "the window covers 1.25 s"
+# power without a scale beside one utilization reading: no evidence, not IDLE
+# by that reading (a GPU drawing 400 W was IDLE 1.00, a MISMATCH for training)
+python3 -c "print('t_s,gpu,util_gpu_pct,power_w'); [print('%.1f,0,%s,%d' % (i * 0.1, '0' if i == 0 else '', 300 + (i % 12) * 10)) for i in range(300)]" >"$TMP/once0.csv"
+run unscaled-one-util 0 "$WT" classify --trace "$TMP/once0.csv" --samples 300 --declared training && has out "verdict       : INCONCLUSIVE" && has out "utilization is in 1 of 300 samples"
 # exactly 5 s (50 samples at 10 Hz) is judged whatever the start time: t_s
 # rounding made 4.9 + 0.1 read below 5 at some starts (UNKNOWN), not at others
 run five-second-window 0 "$WT" classify --backend synthetic --profile idle-bare --samples 50 --start 200.3

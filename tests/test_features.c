@@ -834,6 +834,16 @@ static void test_activity_signal(void **state)
     wt_features_compute(&w, &f);
     assert_true(fabs(f.v[WT_F_DUTY] - 0.75) < 0.05);
     assert_true(wt_measured(f.v[WT_F_BURST_RATE]));
+    /* but not from one reading, nor from readings bunched in a corner of the
+     * window: a GPU drawing 400 W was IDLE by one utilization of 0 */
+    for (int i = 0; i < N; i++)
+        s[i].v[WT_COL_UTIL_GPU] = i == 0 ? 0 : NAN;
+    wt_features_compute(&w, &f);
+    assert_true(isnan(f.v[WT_F_DUTY]));
+    for (int i = 0; i < N; i++)
+        s[i].v[WT_COL_UTIL_GPU] = i < 100 ? 99 : NAN;
+    wt_features_compute(&w, &f);
+    assert_true(isnan(f.v[WT_F_DUTY]));
 
     for (int i = 0; i < N; i++) {
         wt_sample_clear(&s[i], 0);

@@ -220,8 +220,10 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
                              "the window covers %.4g s (its span and one sample period): too "
                              "short to judge (at least %.0f s; "
                              "the model learnt from 10 to 30 s): no evidence",
-                             /* rounded down: 4.996 s is not "5 s" */
-                             floor(covers * 1000) / 1000, WT_PHYSICS_MIN_SECONDS);
+                             /* rounded down: 4.996 s is not "5 s"; with the same
+                              * microsecond of slack (a span of 0.99999999 s read
+                              * "0.999 s" from a recording, "1 s" from its source) */
+                             floor((covers + 1e-6) * 1000) / 1000, WT_PHYSICS_MIN_SECONDS);
         return no_evidence(out);
     }
     if (wt_physics_is_idle(f)) {
@@ -253,6 +255,13 @@ static int physics_classify(const struct wt_classifier *c, const struct wt_windo
                                  "has no scale (no power limit, GPU model '%.60s' not rated): no "
                                  "evidence",
                                  w->gpu_model);
+        else if (!wt_measured(f->v[WT_F_POWER_REF]))
+            wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
+                                 "cannot tell when the GPU is active: power has no scale (no "
+                                 "power limit, GPU model '%.60s' not rated) and utilization is "
+                                 "in %zu of %zu samples (5 at least, over half the window, or "
+                                 "half the samples): no evidence",
+                                 w->gpu_model, nutil, w->n);
         else
             wt_result_add_reason(out, -1, NAN, WT_CLASS_NONE,
                                  "cannot tell when the GPU is active: utilization in %zu and power "

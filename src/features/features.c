@@ -502,8 +502,21 @@ void wt_features_compute(const struct wt_window *w, struct wt_features *f)
     for (size_t i = 0; i < n; i++)
         nsig += wt_measured(s[i].v[WT_COL_UTIL_GPU]) || wt_measured(s[i].v[WT_COL_POWER]);
     /* utilization also when power, though in more rows, has no scale to
-     * tell activity by */
-    int use_util = nutil > 0 && (nutil * 2 >= nsig || !wt_measured(ref));
+     * tell activity by, if its readings can: five at least, spread over
+     * half the window's span (one reading among 300 of power had made a
+     * GPU drawing 400 W IDLE, a MISMATCH for a declared training job) */
+    int util_spread = 0;
+    if (nutil >= 5 && !wt_measured(ref)) {
+        double first = NAN, last = NAN;
+        for (size_t i = 0; i < n; i++)
+            if (wt_measured(s[i].v[WT_COL_UTIL_GPU])) {
+                if (isnan(first))
+                    first = s[i].t_s;
+                last = s[i].t_s;
+            }
+        util_spread = last - first >= half * (s[n - 1].t_s - s[0].t_s);
+    }
+    int use_util = nutil > 0 && (nutil * 2 >= nsig || util_spread);
     int have_activity = use_util || (npow > 0 && npow * 2 >= nsig && wt_measured(ref));
 
     /* per-sample pass: activity, power and utilization while active */
