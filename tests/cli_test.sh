@@ -296,6 +296,10 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/small" 2>/dev/null; then
     check record-full-no-header-no-file test ! -e "$TMP/small/new.csv"
     run record-full-no-header-old 1 "$WT" record --backend synthetic --duration 5 --out "$TMP/small/was.csv" && has err "No space left on device"
     check record-full-no-header-old-kept test -f "$TMP/small/was.csv"
+    # ... made through a dangling link too (the link stays, its target goes)
+    ln -s target.csv "$TMP/small/link.csv"
+    run record-full-no-header-link 1 "$WT" record --backend synthetic --duration 5 --out "$TMP/small/link.csv" && has err "No space left on device"
+    check record-full-no-header-link-target test ! -e "$TMP/small/target.csv" -a -L "$TMP/small/link.csv"
     umount "$TMP/small"
 fi
 # --duration's endpoint counts from any start (0.1 + 0.3 read past 0.4 - 0.1:

@@ -1,4 +1,5 @@
 /* Trace writer (see trace_writer.h). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "telemetry/trace_writer.h"
 
 #include <errno.h>
@@ -21,7 +22,9 @@
 struct wt_trace_writer {
     FILE *f;
     int owns;
-    char *created; /* the path of a file this writer made (NULL: none) */
+    char *created; /* the resolved path of a file this writer made (NULL: none) */
+    dev_t created_dev;
+    ino_t created_ino;
     char name[256];
     char *buf;
     size_t len, cap;
@@ -206,11 +209,16 @@ int wt_trace_writer_open(const char *path, const char *const *keys, const char *
          * never reached it is removed at close ("no file is made" when
          * nothing was recorded; a full disk had left an empty file, which
          * is no trace), one that was there stays, with its owner and mode */
-        w->f = fopen(path, "wx");
-        if (w->f)
-            w->created = strdup(path);
-        else if (errno == EEXIST)
+        struct stat st;
+        int existed = stat(path, &st) == 0; /* through a link: its target */
+        w->f = fopen(path, existed ? "w" : "wx");
+        if (!w->f && errno == EEXIST) /* a dangling link ("wx" refuses any link) */
             w->f = fopen(path, "w");
+        if (w->f && !existed && fstat(fileno(w->f), &st) == 0) {
+            w->created = realpath(path, NULL); /* the file, not a link to it */
+            w->created_dev = st.st_dev;
+            w->created_ino = st.st_ino;
+        }
         w->owns = 1;
         if (!w->f) {
             int rc = wt_errf(err, WT_EIO, "cannot create '%s': %s", path, strerror(errno));
@@ -413,7 +421,9 @@ int wt_trace_writer_close(struct wt_trace_writer *w, struct wt_err *err)
     if (w->owns && fclose(w->f) != 0 && rc == WT_OK)
         rc = wt_errf(err, WT_EIO, w->owns ? "cannot write '%s': %s" : "cannot write to %s: %s",
                      w->name, strerror(errno));
-    if (w->created && !w->header_done)
+    struct stat st;
+    if (w->created && !w->header_done && stat(w->created, &st) == 0 &&
+        st.st_dev == w->created_dev && st.st_ino == w->created_ino)
         (void)unlink(w->created);
     free(w->created);
     free(w->buf);

@@ -298,7 +298,7 @@ const char *wt_output_clash(const char *path, const char *const *inputs, int n)
      * where a pipe was exit 2) */
     if (lstat(path, &sl) == 0 && S_ISLNK(sl.st_mode) && stat(path, &st) == 0 &&
         fstat(STDOUT_FILENO, &so) == 0 && st.st_dev == so.st_dev && st.st_ino == so.st_ino)
-        return "is a link to standard output (write '-' for standard output)";
+        return "is a link to standard output"; /* '-' is the caller's to offer */
     size_t len = strlen(path);
     int csv = len >= 4 && !strcasecmp(path + len - 4, ".csv");
     /* the directory the output would be in, resolved */
