@@ -30,6 +30,11 @@
  *     boottime        sample timestamps count from boot, not from the epoch
  *     samples_fail_once  each sample buffer's first fetch (not size query)
  *                     fails with UNKNOWN
+ *     arch_unknown    nvmlDeviceGetArchitecture answers NVML_DEVICE_ARCH_UNKNOWN
+ *     samples_gone    every fetch of the utilization buffer finds it empty
+ *                     (NOT_FOUND) although the size query counted readings:
+ *                     the size query counts the whole ring, the fetch only
+ *                     readings newer than the last seen
  *     samples_race    each sample buffer's first size query counts one
  *                     reading fewer than it holds (one arrived between the
  *                     calls);
@@ -140,7 +145,7 @@ static struct {
     } slow[4];
     int nflaky, nslow;
     int init_code, nogpus, proc535, empty, boottime, mig_gpu, mig_samegi, procutil_hist,
-        procutil_epoch, samples_race, samples_fail_once;
+        procutil_epoch, samples_race, samples_fail_once, samples_gone, arch_unknown;
     int ring; /* readings a sample buffer holds (ring=N; default RING) */
     double reserved_mib;
     /* processes */
@@ -282,6 +287,10 @@ static void parse_faults(void)
             F.samples_race = 1;
         } else if (!strcmp(tok, "samples_fail_once")) {
             F.samples_fail_once = 1;
+        } else if (!strcmp(tok, "samples_gone")) {
+            F.samples_gone = 1;
+        } else if (!strcmp(tok, "arch_unknown")) {
+            F.arch_unknown = 1;
         } else if (!strcmp(tok, "boottime")) {
             F.boottime = 1;
         } else if (!strcmp(tok, "mig_samegi")) {
@@ -761,7 +770,9 @@ EXPORT nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t h, unsigned int *a)
     nvmlReturn_t r = enter(h, "nvmlDeviceGetArchitecture", &d);
     if (r)
         return r;
-    *a = strstr(F.model, "A100") ? NVML_DEVICE_ARCH_AMPERE : NVML_DEVICE_ARCH_HOPPER;
+    *a = F.arch_unknown            ? NVML_DEVICE_ARCH_UNKNOWN
+         : strstr(F.model, "A100") ? NVML_DEVICE_ARCH_AMPERE
+                                   : NVML_DEVICE_ARCH_HOPPER;
     return NVML_SUCCESS;
 }
 
@@ -829,6 +840,10 @@ EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t h, int type, unsigned long
         d->raced |= 1u << type;
         *count = race ? k - 1 : k;
         return NVML_SUCCESS;
+    }
+    if (F.samples_gone && type == NVML_GPU_UTILIZATION_SAMPLES) {
+        *count = 0;
+        return NVML_ERROR_NOT_FOUND;
     }
     if (F.samples_fail_once && !(d->failed & (1u << type))) {
         d->failed |= 1u << type;

@@ -324,6 +324,18 @@ check "record-preroll-race: 8 or more rows, none before the run" awk -F, '/^#/ |
 # their history dropped (they were turned off for the run: 3 samples/s)
 WT_FAKE_NVML_FAULTS=samples_fail_once WT_FAKE_NVML_PREROLL=5 run record-preroll-fail 0 "$WT" record --nvml-lib "$FAKE" --gpus 0 --out "$TMP/pfail.csv" --duration 1 --interval 0.5
 check "record-preroll-fail: 8 or more rows, none before the run" awk -F, '/^#/ || /^t_s/ { next } { n++; if ($1 < 0) bad = 1 } END { exit !(n >= 8 && !bad) }' "$TMP/pfail.csv"
+# a fetch that finds the buffer empty (NOT_FOUND) after a size query that
+# counted readings (one counting the whole ring) is an empty buffer, not a
+# failed drain: each poll gives its row (the first three were held back,
+# and again at every turn from busy to idle)
+WT_FAKE_NVML_FAULTS=samples_gone WT_FAKE_NVML_PREROLL=5 run record-samples-gone 0 "$WT" record --nvml-lib "$FAKE" --gpus 0 --out "$TMP/gone.csv" --duration 3 --interval 0.5
+check "record-samples-gone: a row every poll" awk -F, '/^#/ || /^t_s/ { next } { n++ } END { exit !(n >= 6) }' "$TMP/gone.csv"
+# NVML_DEVICE_ARCH_UNKNOWN is no architecture: without the instantaneous
+# power field the GPU's name decides, here that it is not known (it read as
+# "from Ampere on": 1-second averages)
+sed 's/^# gpu_model: .*/# gpu_model: NVIDIA Quadro RTX 6000/' "$DATA/fake_gpu.csv" >"$TMP/rtx.csv"
+WT_FAKE_NVML_TRACE="$TMP/rtx.csv" WT_FAKE_NVML_FAULTS=arch_unknown,notsup=nvmlDeviceGetFieldValues run record-arch-unknown 0 "$WT" record --nvml-lib "$FAKE" --gpus 0 --out "$TMP/arch.csv" --duration 0.5
+check "record-arch-unknown: power semantics unknown" grep -q '^# power_semantics: unknown' "$TMP/arch.csv"
 run record-valid 0 "$WT" classify --trace "$TMP/rec.csv" --samples 10
 # a GPU whose utilization buffer is empty (no utilization at all): its period is
 # unknown, not "nan s"

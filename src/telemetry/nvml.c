@@ -480,7 +480,10 @@ static void probe_device(struct nvml *s, struct dev *d)
             d->instant_ok = 1;
     }
     unsigned arch = 0;
-    int arch_ok = s->f.arch && ok(s, d, s->f.arch(d->h, &arch), "nvmlDeviceGetArchitecture");
+    /* NVML_DEVICE_ARCH_UNKNOWN (0xffffffff), or a value below Kepler, is not
+     * an architecture: it read as "from Ampere on", so 1-second averages */
+    int arch_ok = s->f.arch && ok(s, d, s->f.arch(d->h, &arch), "nvmlDeviceGetArchitecture") &&
+                  arch >= NVML_DEVICE_ARCH_KEPLER && arch != NVML_DEVICE_ARCH_UNKNOWN;
     if (arch_ok)
         d->power_avg1s = /* GA100 (A100, A800, A30) reads instantaneous power */
             arch >= NVML_DEVICE_ARCH_AMPERE && !model_word(d->name, "A100") &&
@@ -715,6 +718,12 @@ static unsigned drain(struct nvml *s, struct dev *d, int type, int *vtype)
     if (n == 0)
         return 0;
     rc = fetch(s, d->h, type, d->seen[type], vtype, &n);
+    /* empty by the fetch ("no entries"), as by the size query: a size query
+     * that counts the whole ring, not the readings after seen[], answers
+     * before a fetch that finds none new; a failed drain there held an idle
+     * GPU's rows back 3 polls at each turn from busy to idle */
+    if (rc == NVML_ERROR_NOT_FOUND)
+        return 0;
     if (!ok(s, d, rc, "nvmlDeviceGetSamples")) {
         d->drain_failed |= 1u << type;
         return 0;
