@@ -440,6 +440,11 @@ run cls-seed2 0 "$WT" classify --backend synthetic --seed 7 --json
 cmp -s "$TMP/out" "$TMP/seed7" || { echo "FAIL [cls-seed]: same seed, different output"; fails=$((fails + 1)); }
 run cls-evasion 0 "$WT" classify --backend synthetic --evasion --samples 30 --classifier rules && has out "workload_type : UNKNOWN"
 run cls-nodriver 1 env WT_NVML_LIB=/nonexistent/libnvidia-ml.so.1 "$WT" classify && has err "no NVIDIA GPU to read" && has err "use --backend synthetic, or --trace FILE" && oneline
+# a malformed --listen is a usage error before the source is opened (on a host
+# without a driver it was "no NVIDIA GPU", exit 1, and systemd's
+# RestartPreventExitStatus=2 never stopped the restarts)
+run watch-bad-listen-nodriver 2 env WT_NVML_LIB=/nonexistent/libnvidia-ml.so.1 "$WT" watch --listen foo --log-dir "$TMP/nolog" && has err "--listen 'foo': expected HOST:PORT" && oneline
+check watch-bad-listen-no-log test ! -e "$TMP/nolog"
 
 # ---- --declared verdicts and exit codes
 run decl-match 0 "$WT" classify --backend synthetic --declared training && has out "verdict       : MATCH"

@@ -79,6 +79,9 @@ static atomic_int signalled; /* a signal asked for the stop */
 static const struct wt_log_opts first_open_opts = {.publish_later = 1, .cancel = &stop_flag};
 /* for /healthz: GPUs watched, log writable; read by the exporter's thread */
 static atomic_int healthy_flag;
+/* the bytes of indices in a heartbeat's failed_list (the log's strings are
+ * at most 256 bytes: the rest is "+N more") */
+#define FAILED_LIST_MAX 240
 
 static int healthy(void *ctx)
 {
@@ -237,8 +240,9 @@ struct writer {
     int gave_up;
     int log_ok;   /* the last write succeeded (for /healthz: a disk that recovers heals it) */
     int unsealed; /* everything was written but the final seal was not */
-    char failed_list[WT_MAX_GPUS * 5]; /* "0,1,...,1023": every GPU, never cut */
-    struct wt_metrics *metrics;        /* NULL: no exporter */
+    char failed_list[FAILED_LIST_MAX + 1]; /* "0,1,...": the first failed GPUs */
+    unsigned failed_unlisted;              /* failed GPUs beyond failed_list */
+    struct wt_metrics *metrics;            /* NULL: no exporter */
 };
 
 /* Tells the exporter what the writer did (takes mu). */
@@ -406,6 +410,14 @@ static int ensure_open(struct writer *w, int *reported)
 
 /* A record written.  The first after failed writes says so: the journal
  * showed each failure and the retries, and nothing when writes came back. */
+/* /healthz as the writer sees the log, set where the log's state changes
+ * (under w->mu): it had followed only the sampling rounds, so a sampler
+ * waiting on a quiet pipe kept answering 200 while every write failed. */
+static void health_set(const struct writer *w)
+{
+    atomic_store_explicit(&healthy_flag, !w->gave_up && w->log_ok, memory_order_relaxed);
+}
+
 static void wrote_one(struct writer *w)
 {
     pthread_mutex_lock(&w->mu);
@@ -413,6 +425,7 @@ static void wrote_one(struct writer *w)
     int resumed = !w->log_ok;
     unsigned long long errors = w->errors;
     w->log_ok = 1;
+    health_set(w);
     pthread_mutex_unlock(&w->mu);
     if (resumed)
         fprintf(stderr,
@@ -426,6 +439,7 @@ static void fail_log(struct writer *w, const char *msg)
     pthread_mutex_lock(&w->mu);
     w->errors++;
     w->log_ok = 0;
+    health_set(w);
     pthread_mutex_unlock(&w->mu);
     /* a line written but not synced (fdatasync failed) is this writer's too:
      * found unsealed at the reopen, it is not news */
@@ -445,8 +459,15 @@ static int heartbeat(struct writer *w, int seal)
     json_t *f = json_pack("{s:I,s:I,s:I,s:i,s:i}", "windows", (json_int_t)w->written, "dropped",
                           (json_int_t)w->dropped, "write_errors", (json_int_t)w->errors, "gpus",
                           (int)w->ngpus, "failed_gpus", (int)w->failed_gpus);
-    if (f && w->failed_list[0])
-        json_object_set_new(f, "failed_list", json_string(w->failed_list));
+    if (f && w->failed_list[0]) {
+        char fl[FAILED_LIST_MAX + 32];
+        snprintf(fl, sizeof(fl), "%s", w->failed_list);
+        if (w->failed_unlisted) {
+            size_t k = strlen(fl);
+            snprintf(fl + k, sizeof(fl) - k, " +%u more", w->failed_unlisted);
+        }
+        json_object_set_new(f, "failed_list", json_string(fl));
+    }
     pthread_mutex_unlock(&w->mu);
     if (!f)
         return -1;
@@ -520,6 +541,7 @@ static void *writer_main(void *arg)
             pthread_mutex_lock(&w->mu);
             w->errors++;
             w->log_ok = 0;
+            health_set(w);
             pthread_mutex_unlock(&w->mu);
             report_metrics(w, 0);
             pthread_mutex_lock(&w->mu);
@@ -528,6 +550,7 @@ static void *writer_main(void *arg)
             if (stopping && ++exit_tries >= REOPEN_TRIES_AT_EXIT) {
                 pthread_mutex_lock(&w->mu);
                 w->gave_up = 1;
+                health_set(w);
                 break;
             }
             retry_pause(w, delay);
@@ -611,6 +634,7 @@ static void *writer_main(void *arg)
         if (!ok && stopping && ++exit_tries >= REOPEN_TRIES_AT_EXIT) {
             pthread_mutex_lock(&w->mu);
             w->gave_up = 1;
+            health_set(w);
             break;
         }
         if (!ok) {
@@ -637,6 +661,7 @@ static void *writer_main(void *arg)
         if (!sealed) {
             pthread_mutex_lock(&w->mu);
             w->gave_up = 1;
+            health_set(w);
             w->unsealed = 1;
             pthread_mutex_unlock(&w->mu);
         }
@@ -900,6 +925,14 @@ int wt_cmd_watch(int argc, char **argv)
     }
     if (listen && !listen[0])
         listen = NULL; /* --listen '': no listener (a unit that always passes --listen) */
+    /* a malformed --listen is a usage error before the source is opened (a
+     * host without a driver yet said "no NVIDIA GPU", exit 1, and a unit's
+     * RestartPreventExitStatus=2 never stopped the restarts) */
+    struct wt_err lerr;
+    if (listen && wt_exporter_check_addr(listen, &lerr) != WT_OK) {
+        fprintf(stderr, "%s: %s (see --help)\n", help.prog, lerr.msg);
+        return WT_EXIT_USAGE;
+    }
     enum wt_class declared_cli = WT_CLASS_NONE;
     if (declared_s && (declared_cli = wt_class_parse(declared_s, false)) == WT_CLASS_NONE) {
         fprintf(stderr,
@@ -1436,9 +1469,17 @@ int wt_cmd_watch(int argc, char **argv)
                     wt_metrics_gpu_failed(metrics, g);
                 pthread_mutex_lock(&w->mu);
                 w->failed_gpus++;
+                /* at most 240 bytes of indices: the log refuses a string
+                 * over 256 (every heartbeat after about the 88th failed GPU
+                 * failed, and the final seal with it); the rest is said as
+                 * "+N more" (heartbeat()) */
                 size_t fl = strlen(w->failed_list);
-                snprintf(w->failed_list + fl, sizeof(w->failed_list) - fl, "%s%d", fl ? "," : "",
-                         g);
+                char idx[16];
+                int il = snprintf(idx, sizeof(idx), "%s%d", fl ? "," : "", g);
+                if (il > 0 && fl + (size_t)il <= FAILED_LIST_MAX)
+                    memcpy(w->failed_list + fl, idx, (size_t)il + 1);
+                else
+                    w->failed_unlisted++;
                 pthread_mutex_unlock(&w->mu);
                 continue;
             }

@@ -307,7 +307,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return text(c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
                     ok ? "ok\n"
                        : "unhealthy: the audit log is not open yet (verifying) or cannot be "
-                         "written, or no GPU is left to watch\n",
+                         "written\n",
                     NULL);
     }
     if (!strcmp(url, "/"))
@@ -323,25 +323,43 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                  MHD_RESPMEM_MUST_FREE, NULL);
 }
 
-int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metrics *m,
-                      int (*healthy)(void *ctx), void *ctx, unsigned *port, struct wt_err *err)
+/* addr parsed into ss/sl (WT_EINVAL with the message when malformed) */
+static int parse_listen(const char *addr, struct sockaddr_storage *ss, socklen_t *sl,
+                        struct wt_err *err)
 {
-    struct sockaddr_storage ss;
-    socklen_t sl;
     int loopback;
     char msg[200], any[80];
-    *out = NULL;
     /* ':PORT', as node_exporter's --web.listen-address takes it: every
      * interface, IPv6 and IPv4 on one socket where the kernel has IPv6, IPv4
      * alone where it has not */
     /* not "::1:9400", an unbracketed IPv6 address (refused by the parser) */
     int all = addr[0] == ':' && addr[1] >= '0' && addr[1] <= '9';
     if (all && (snprintf(any, sizeof(any), "[::]%s", addr) >= (int)sizeof(any) ||
-                wt_mcp_http_parse_addr(any, &ss, &sl, &loopback, msg, sizeof(msg))))
+                wt_mcp_http_parse_addr(any, ss, sl, &loopback, msg, sizeof(msg))))
         return wt_errf(err, WT_EINVAL,
                        "--listen '%.80s': the port must be a number from 0 to 65535", addr);
-    if (!all && wt_mcp_http_parse_addr(addr, &ss, &sl, &loopback, msg, sizeof(msg)))
+    if (!all && wt_mcp_http_parse_addr(addr, ss, sl, &loopback, msg, sizeof(msg)))
         return wt_errf(err, WT_EINVAL, "--listen %s", msg);
+    return WT_OK;
+}
+
+int wt_exporter_check_addr(const char *addr, struct wt_err *err)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    return parse_listen(addr, &ss, &sl, err);
+}
+
+int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metrics *m,
+                      int (*healthy)(void *ctx), void *ctx, unsigned *port, struct wt_err *err)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    *out = NULL;
+    int prc = parse_listen(addr, &ss, &sl, err);
+    if (prc != WT_OK)
+        return prc;
+    int all = addr[0] == ':'; /* every interface (parse_listen took it) */
     struct wt_exporter *e = calloc(1, sizeof(*e));
     if (!e)
         return wt_errf(err, WT_ENOMEM, "out of memory");

@@ -21,5 +21,8 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
                       int (*healthy)(void *ctx), void *ctx, unsigned *port,
                       struct wt_err *err) WT_WARN_UNUSED;
 void wt_exporter_stop(struct wt_exporter *e);
+/* WT_OK when addr is a HOST:PORT (or :PORT) wt_exporter_start takes, else
+ * WT_EINVAL with the message: checked before anything is opened. */
+int wt_exporter_check_addr(const char *addr, struct wt_err *err) WT_WARN_UNUSED;
 
 #endif
