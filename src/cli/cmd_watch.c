@@ -408,8 +408,6 @@ static int ensure_open(struct writer *w, int *reported)
  * deleted). */
 #define INIT_WAIT_MAX_S 60
 
-/* A record written.  The first after failed writes says so: the journal
- * showed each failure and the retries, and nothing when writes came back. */
 /* /healthz as the writer sees the log, set where the log's state changes
  * (under w->mu): it had followed only the sampling rounds, so a sampler
  * waiting on a quiet pipe kept answering 200 while every write failed. */
@@ -418,6 +416,8 @@ static void health_set(const struct writer *w)
     atomic_store_explicit(&healthy_flag, !w->gave_up && w->log_ok, memory_order_relaxed);
 }
 
+/* A record written.  The first after failed writes says so: the journal
+ * showed each failure and the retries, and nothing when writes came back. */
 static void wrote_one(struct writer *w)
 {
     pthread_mutex_lock(&w->mu);

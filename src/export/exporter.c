@@ -359,7 +359,7 @@ int wt_exporter_start(struct wt_exporter **out, const char *addr, struct wt_metr
     int prc = parse_listen(addr, &ss, &sl, err);
     if (prc != WT_OK)
         return prc;
-    int all = addr[0] == ':'; /* every interface (parse_listen took it) */
+    int all = addr[0] == ':' && addr[1] >= '0' && addr[1] <= '9'; /* as parse_listen */
     struct wt_exporter *e = calloc(1, sizeof(*e));
     if (!e)
         return wt_errf(err, WT_ENOMEM, "out of memory");
