@@ -58,9 +58,7 @@ int wt_cli_out_open(struct wt_cli_out *o, const char *cmd, const char *what, con
     /* a link to standard output (/dev/stdout, /dev/fd/1, /proc/self/fd/1):
      * the rename would replace the link (as root, /dev/stdout itself) and
      * standard output would get nothing */
-    struct stat sl, sp, so;
-    if (lstat(path, &sl) == 0 && S_ISLNK(sl.st_mode) && stat(path, &sp) == 0 &&
-        fstat(STDOUT_FILENO, &so) == 0 && sp.st_dev == so.st_dev && sp.st_ino == so.st_ino) {
+    if (wt_is_stdout_link(path)) {
         fprintf(stderr,
                 "workloadtruth %s: cannot write %s %s: it is a link to standard output "
                 "(write '-' for standard output)\n",

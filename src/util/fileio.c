@@ -288,16 +288,22 @@ int wt_same_path(const char *a, const char *b)
     return !strcmp(da, db) && !strcmp(ba, bb);
 }
 
+int wt_is_stdout_link(const char *path)
+{
+    struct stat sl, st, so;
+    return lstat(path, &sl) == 0 && S_ISLNK(sl.st_mode) && stat(path, &st) == 0 &&
+           fstat(STDOUT_FILENO, &so) == 0 && st.st_dev == so.st_dev && st.st_ino == so.st_ino;
+}
+
 const char *wt_output_clash(const char *path, const char *const *inputs, int n)
 {
-    struct stat st, sl, so;
+    struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return S_ISDIR(st.st_mode) ? "is a directory" : "exists and is not a regular file";
     /* /dev/stdout (or /dev/fd/1) while standard output is a file: the
      * rename of the temporary file would replace the link (exit 1 then,
      * where a pipe was exit 2) */
-    if (lstat(path, &sl) == 0 && S_ISLNK(sl.st_mode) && stat(path, &st) == 0 &&
-        fstat(STDOUT_FILENO, &so) == 0 && st.st_dev == so.st_dev && st.st_ino == so.st_ino)
+    if (wt_is_stdout_link(path))
         return "is a link to standard output"; /* '-' is the caller's to offer */
     size_t len = strlen(path);
     int csv = len >= 4 && !strcasecmp(path + len - 4, ".csv");

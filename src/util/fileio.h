@@ -61,6 +61,10 @@ int wt_same_file(const char *a, const char *b);
  * file, or the same name in the same (resolved) directory ("x", "./x"). */
 int wt_same_path(const char *a, const char *b);
 
+/* 1 when path is a symbolic link to what standard output is (/dev/stdout,
+ * /dev/fd/1 while standard output is a file). */
+int wt_is_stdout_link(const char *path);
+
 /* Why an output file may not be written at path, or NULL when it may: it
  * exists and is not a regular file (a device, a FIFO, a directory), it is
  * a link to standard output, one of the n input paths, or a .csv inside
