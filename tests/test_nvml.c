@@ -407,11 +407,14 @@ static void test_window_covers_polls(void **state)
     struct wt_sample *b = NULL;
     size_t cap = 0, n = 0;
     struct wt_err err;
-    double end = NAN, prev = NAN;
+    struct wt_polls st;
+    double end, prev = NAN;
+    wt_polls_init(&st);
     for (int w = 0; w < 3; w++) {
-        assert_int_equal(wt_source_read_polls(src, 0, &b, &cap, 4096, 5, 0.2, &end, NULL, &n, &err),
+        assert_int_equal(wt_source_read_polls(src, 0, &b, &cap, 4096, 5, 0.2, &st, NULL, &n, &err),
                          WT_OK);
         assert_true(n >= 5);
+        end = st.last_end;
         assert_true(end == b[n - 1].t_s);
         double covers = w ? end - prev : b[n - 1].t_s - b[0].t_s + 0.02;
         if (covers < 0.98 - 1e-9)
@@ -419,6 +422,52 @@ static void test_window_covers_polls(void **state)
         prev = end;
     }
     free(b);
+    wt_polls_free(&st);
+    wt_source_close(src);
+    unsetenv("WT_FAKE_NVML_SPEED");
+}
+
+/* A late poll (a slow process list, a busy host) brings more readings in
+ * one read than the window has room for: those past its 5 intervals open
+ * the next window, which they may fill alone.  The whole read was taken,
+ * and a 0.3 s delay made 5 polls of 0.2 s cover 1.3 s. */
+static void test_window_carries_late_readings(void **state)
+{
+    (void)state;
+    env(NULL);
+    /* readings 0.05 s apart, four a poll, for the fixture's 6.4 s */
+    setenv("WT_FAKE_NVML_SPEED", "2", 1);
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
+    struct wt_sample *b = NULL;
+    size_t cap = 0, n = 0;
+    struct wt_err err;
+    struct wt_polls st;
+    double prev = NAN;
+    const double late[] = {0, 0.3, 1.3, 0}; /* the third fills the fourth */
+    wt_polls_init(&st);
+    for (int w = 0; w < 4; w++) {
+        struct timespec ts = {0, (long)(late[w] * 1e9) % 1000000000L};
+        ts.tv_sec = (time_t)late[w];
+        nanosleep(&ts, NULL);
+        assert_int_equal(wt_source_read_polls(src, 0, &b, &cap, 4096, 5, 0.2, &st, NULL, &n, &err),
+                         WT_OK);
+        assert_true(n >= 5);
+        assert_true(st.last_end == b[n - 1].t_s);
+        for (size_t i = 1; i < n; i++)
+            assert_true(b[i].t_s > b[i - 1].t_s);
+        if (w) {
+            double covers = st.last_end - prev, gap = b[0].t_s - prev;
+            if (covers < 0.95 - 1e-9 || covers > 1.0 + 1e-6)
+                fail_msg("window %d: 5 polls of 0.2 s cover %.3f s (%zu samples)", w + 1, covers,
+                         n);
+            /* none lost between windows: the next reading, 0.05 s on */
+            if (gap <= 0 || gap > 0.05 + 1e-6)
+                fail_msg("window %d starts %.3f s after the previous one", w + 1, gap);
+        }
+        prev = st.last_end;
+    }
+    free(b);
+    wt_polls_free(&st);
     wt_source_close(src);
     unsetenv("WT_FAKE_NVML_SPEED");
 }
@@ -843,6 +892,7 @@ int main(void)
         cmocka_unit_test(test_not_supported),
         cmocka_unit_test(test_settings_every_poll),
         cmocka_unit_test(test_window_covers_polls),
+        cmocka_unit_test(test_window_carries_late_readings),
         cmocka_unit_test(test_buffer_call_fails),
         cmocka_unit_test(test_slow_calls_keep_time),
         cmocka_unit_test(test_gpu_stops_answering),

@@ -206,9 +206,11 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
     struct wt_sample *buf = NULL;
     struct wt_peer *peers = NULL;
     struct wt_window *pw = NULL;
+    struct wt_polls live_polls; /* the previous live window's end, readings past it */
     size_t npeers = 0;
     int ngpu = 1, rc;
     const char *trace = rq->cfg.trace_path;
+    wt_polls_init(&live_polls);
     memset(out, 0, sizeof(*out));
     out->requested = rq->windows;
     out->k = rq->min_agree ? rq->min_agree : wt_job_default_k(rq->windows);
@@ -284,14 +286,13 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
     /* a trace's owners column: a GPU's peers are its job's (as under watch) */
     const struct wt_owners *owners = rq->all_peers ? NULL : wt_source_owners(src);
     double t_first = NAN, t_last = NAN;
-    double live_end = NAN; /* the previous live window's last sample */
     for (size_t wi = 0; wi < rq->windows; wi++) {
         size_t n = 0;
         /* a live GPU's window is --samples polls (--samples x --interval
          * seconds), with every buffered reading they bring */
         rc = live ? wt_source_read_polls(src, rq->gpu, &buf, &cap, LIVE_MAX_SAMPLES, rq->samples,
-                                         rq->cfg.interval_s > 0 ? rq->cfg.interval_s : 1, &live_end,
-                                         rq->cancel, &n, err)
+                                         rq->cfg.interval_s > 0 ? rq->cfg.interval_s : 1,
+                                         &live_polls, rq->cancel, &n, err)
                   : read_window(src, rq->gpu, wi ? NAN : rq->start, buf, rq->samples, &n,
                                 rq->cancel, err);
         if (rc != WT_OK)
@@ -366,6 +367,7 @@ out:
     free(peers);
     free(pw);
     free(buf);
+    wt_polls_free(&live_polls);
     wt_source_close(src);
     return rc;
 }

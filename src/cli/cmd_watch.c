@@ -1028,7 +1028,8 @@ int wt_cmd_watch(int argc, char **argv)
     struct wt_source *src = NULL;
     struct wt_sample **buf = NULL;
     size_t *nbuf = NULL, *bcap = NULL;
-    double *live_end = NULL; /* each GPU's previous live window's last sample */
+    /* each GPU's previous live window's end, and readings past it */
+    struct wt_polls *live_polls = NULL;
     struct wt_device_info *info = NULL;
     struct wt_window *wins = NULL, *peers = NULL;
     struct wt_peer *speers = NULL; /* standard input's other GPUs */
@@ -1147,7 +1148,7 @@ int wt_cmd_watch(int argc, char **argv)
     buf = calloc((size_t)ngpus + 1, sizeof(*buf));
     nbuf = calloc((size_t)ngpus + 1, sizeof(*nbuf));
     bcap = calloc((size_t)ngpus + 1, sizeof(*bcap));
-    live_end = calloc((size_t)ngpus + 1, sizeof(*live_end));
+    live_polls = calloc((size_t)ngpus + 1, sizeof(*live_polls));
     info = calloc((size_t)ngpus + 1, sizeof(*info));
     wins = calloc((size_t)ngpus + 1, sizeof(*wins));
     peers = calloc(stream_peers ? WT_MAX_GPUS : (size_t)ngpus + 1, sizeof(*peers));
@@ -1156,13 +1157,13 @@ int wt_cmd_watch(int argc, char **argv)
             if (g != (int)gpu_index)
                 speers[nspeers++].gpu = g;
     at_start = calloc((size_t)ngpus + 1, sizeof(*at_start));
-    if (!sel || !alive || !unlisted_said || !buf || !nbuf || !bcap || !live_end || !info || !wins ||
-        !peers || !at_start || (stream_peers && !speers)) {
+    if (!sel || !alive || !unlisted_said || !buf || !nbuf || !bcap || !live_polls || !info ||
+        !wins || !peers || !at_start || (stream_peers && !speers)) {
         fprintf(stderr, "%s: out of memory\n", help.prog);
         goto out;
     }
     for (int g = 0; g <= ngpus; g++)
-        live_end[g] = NAN; /* none yet: each GPU's first window */
+        wt_polls_init(&live_polls[g]); /* none yet: each GPU's first window */
     /* a GPU the driver does not list (now) is not a usage error: after a
      * reset or a reboot it may be back, and a service restarts on exit 1 but
      * not on 2 (RestartPreventExitStatus=2); a trace's GPUs do not change */
@@ -1451,7 +1452,7 @@ int wt_cmd_watch(int argc, char **argv)
             size_t n = 0;
             int rc =
                 live ? wt_source_read_polls(src, g, &buf[g], &bcap[g], MAX_WINDOW, (size_t)window,
-                                            interval, &live_end[g], NULL, &n, &err)
+                                            interval, &live_polls[g], NULL, &n, &err)
                      : wt_source_read_n(src, g, buf[g], (size_t)window, &n, &err);
             if (metrics)
                 wt_metrics_samples(metrics, g, n, rc != WT_OK && rc != WT_DONE);
@@ -1879,7 +1880,10 @@ out:
     free(buf);
     free(nbuf);
     free(bcap);
-    free(live_end);
+    if (live_polls)
+        for (int g = 0; g <= ngpus; g++)
+            wt_polls_free(&live_polls[g]);
+    free(live_polls);
     free(info);
     free(wins);
     free(peers);

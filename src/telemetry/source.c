@@ -103,55 +103,127 @@ int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size
     return WT_OK;
 }
 
+void wt_polls_init(struct wt_polls *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->last_end = NAN;
+}
+
+void wt_polls_free(struct wt_polls *p)
+{
+    if (!p)
+        return;
+    free(p->carry);
+    wt_polls_init(p);
+}
+
+/* Room for `need` samples in *buf (at most max): WT_OK, WT_DONE when it is
+ * full at max, or WT_ENOMEM. */
+static int polls_room(struct wt_sample **buf, size_t *cap, size_t need, size_t max,
+                      struct wt_err *err)
+{
+    if (need <= *cap)
+        return WT_OK;
+    if (*cap >= max)
+        return WT_DONE;
+    size_t ncap = *cap ? *cap : (max < 256 ? max : 256);
+    while (ncap < need && ncap < max)
+        ncap = ncap * 2 < max ? ncap * 2 : max;
+    struct wt_sample *nb = realloc(*buf, ncap * sizeof(*nb));
+    if (!nb)
+        return wt_errf(err, WT_ENOMEM, "out of memory");
+    *buf = nb;
+    *cap = ncap;
+    return WT_OK;
+}
+
+/* Whether s[k] completes a window (see wt_source_read_polls). */
+static int polls_complete(const struct wt_sample *s, size_t k, size_t polls, double want,
+                          double since)
+{
+    if (k + 1 < polls)
+        return 0;
+    if (isfinite(since))
+        /* the time since the previous window's last sample: its span alone
+         * (>= polls - 1.1 intervals before) ended a window of buffered
+         * readings, ten a poll, after 4 polls of 5 */
+        return s[k].t_s - since >= want;
+    if (polls < 2)
+        return 1;
+    /* a first window: its span and one spacing (a first poll's lone sample
+     * and then buffered readings covered one interval less than asked, and a
+     * 5-poll window was too short to judge) */
+    double span = s[k].t_s - s[0].t_s;
+    return k > 0 && span + span / (double)k >= want;
+}
+
 int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf, size_t *cap,
-                         size_t max, size_t polls, double interval, double *last_end,
+                         size_t max, size_t polls, double interval, struct wt_polls *st,
                          const atomic_int *cancel, size_t *n, struct wt_err *err)
 {
     double want = ((double)polls - 0.1) * interval;
-    double since = last_end ? *last_end : NAN;
+    double since = st ? st->last_end : NAN;
+    size_t scan = 0, done = 0; /* samples found not to complete it; through the one that does */
+    int rc;
     *n = 0;
+    if (st && st->ncarry) {
+        size_t k = st->ncarry < max ? st->ncarry : max;
+        if ((rc = polls_room(buf, cap, k, max, err)) < 0)
+            return rc;
+        if (k > *cap)
+            k = *cap;
+        memcpy(*buf, st->carry, k * sizeof(**buf));
+        *n = k;
+        st->ncarry = 0;
+    }
     for (;;) {
+        for (; scan < *n && !done; scan++)
+            if (polls_complete(*buf, scan, polls, want, since))
+                done = scan + 1;
+        if (done)
+            break;
         if (cancel && *cancel)
             return WT_DONE;
-        if (*n == *cap) {
-            if (*cap >= max)
-                break;
-            size_t ncap = *cap ? (*cap * 2 < max ? *cap * 2 : max) : (max < 256 ? max : 256);
-            struct wt_sample *nb = realloc(*buf, ncap * sizeof(*nb));
-            if (!nb)
-                return wt_errf(err, WT_ENOMEM, "out of memory");
-            *buf = nb;
-            *cap = ncap;
-        }
+        if ((rc = polls_room(buf, cap, *n + 1, max, err)) < 0)
+            return rc;
+        if (rc == WT_DONE)
+            break; /* full at max */
         size_t got = 0;
-        int rc = wt_source_read(src, gpu, *buf + *n, *cap - *n, &got, err);
+        rc = wt_source_read(src, gpu, *buf + *n, *cap - *n, &got, err);
         if (rc == WT_DONE)
             break;
         if (rc)
             return rc;
         *n += got;
-        if (*n < polls || *n == 0)
-            continue;
-        double last = (*buf)[*n - 1].t_s;
-        if (isfinite(since)) {
-            /* the time since the previous window's last sample: its span
-             * alone (>= polls - 1.1 intervals before) ended a window of
-             * buffered readings, ten a poll, after 4 polls of 5 */
-            if (last - since >= want)
-                break;
-        } else if (polls < 2) {
-            break;
-        } else {
-            /* a first window: its span and one spacing (a first poll's
-             * lone sample and then buffered readings covered one interval
-             * less than asked, and a 5-poll window was too short to judge) */
-            double span = last - (*buf)[0].t_s;
-            if (span + span / (double)(*n - 1) >= want)
-                break;
+    }
+    if (done && st) {
+        /* the readings up to polls intervals after the previous end (a first
+         * window: its first sample less one spacing); a thousandth of an
+         * interval for the rounding of the driver's microsecond stamps */
+        const struct wt_sample *s = *buf;
+        double base = isfinite(since) ? since
+                      : done > 1      ? s[0].t_s - (s[done - 1].t_s - s[0].t_s) / (double)(done - 1)
+                                      : NAN;
+        double end = base + ((double)polls + 1e-3) * interval;
+        size_t keep = isfinite(end) ? done : *n; /* one poll's window: all it brought */
+        while (keep < *n && s[keep].t_s <= end)
+            keep++;
+        size_t left = *n - keep;
+        if (left) {
+            if (left > st->carry_cap) {
+                struct wt_sample *nc = realloc(st->carry, left * sizeof(*nc));
+                if (!nc)
+                    return wt_errf(err, WT_ENOMEM, "out of memory");
+                st->carry = nc;
+                st->carry_cap = left;
+            }
+            memcpy(st->carry, s + keep, left * sizeof(*s));
+            st->ncarry = left;
+            *n = keep;
         }
     }
-    if (last_end && *n)
-        *last_end = (*buf)[*n - 1].t_s;
+    if (st && *n)
+        st->last_end = (*buf)[*n - 1].t_s;
     return WT_OK;
 }
 

@@ -152,19 +152,33 @@ int wt_source_read(struct wt_source *src, int gpu, struct wt_sample *buf, size_t
  * count read; returns WT_OK or an error (a short stream is not an error). */
 int wt_source_read_n(struct wt_source *src, int gpu, struct wt_sample *buf, size_t want, size_t *n,
                      struct wt_err *err) WT_WARN_UNUSED;
+/* A live GPU's windows, one after another: the time of the previous
+ * window's last sample (NaN before the first) and the readings a poll
+ * brought past that window's end, which open the next one. */
+struct wt_polls {
+    double last_end;
+    struct wt_sample *carry;
+    size_t ncarry, carry_cap;
+};
+void wt_polls_init(struct wt_polls *p);
+void wt_polls_free(struct wt_polls *p);
 /* A live GPU's window of `polls` polls every `interval` seconds, however
- * many buffered readings each poll brings, and at least `polls` samples: the
- * samples up to (polls - 0.1) x interval seconds (a tenth of an interval for
- * timing jitter) after *last_end, the time of the previous window's last
- * sample, which it then sets to this window's.  A first window (*last_end
- * NaN, or last_end NULL) has no such time: it ends when its span plus one
- * sample spacing (the mean) covers as much, so a source whose first poll
- * brings one sample and the following polls the driver's buffered readings
- * takes one poll more (polls alone: `polls` samples, as many intervals).
+ * many buffered readings each poll brings, and at least `polls` samples.
+ * After a window (st->last_end set) it is complete at the first sample
+ * (polls - 0.1) x interval seconds (a tenth of an interval for timing jitter)
+ * after st->last_end; a first window (or st NULL) at the first whose span
+ * plus one sample spacing (the mean) covers as much, so a source whose first
+ * poll brings one sample and the following polls the driver's buffered
+ * readings takes one poll more (polls alone: `polls` samples, as many
+ * intervals).  It keeps, past that sample, the readings up to polls x
+ * interval after the previous end (a first window: its first sample less one
+ * spacing); later ones, which a late poll brings in the same read (a slow
+ * process list, a busy host), wait in st->carry for the next window instead
+ * of stretching this one.  st->last_end becomes this window's last sample.
  * *buf (of *cap samples) grows up to max samples.  Returns WT_OK (*n may be
  * short when the stream ended), WT_DONE when *cancel was set, or an error. */
 int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf, size_t *cap,
-                         size_t max, size_t polls, double interval, double *last_end,
+                         size_t max, size_t polls, double interval, struct wt_polls *st,
                          const atomic_int *cancel, size_t *n, struct wt_err *err) WT_WARN_UNUSED;
 const char *wt_source_meta(struct wt_source *src, const char *key);
 /* The i-th metadata line (trace order): its value and *key, or NULL past the
