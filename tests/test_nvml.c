@@ -830,6 +830,64 @@ static void test_memory_call_fixed(void **state)
     unlink(path);
 }
 
+/* The probes that decide how a GPU is read for the whole run are asked again
+ * when they fail with UNKNOWN or TIMEOUT: one failed call made an H100 with
+ * the instantaneous field read 1-second averages, a GPU whose architecture
+ * the driver knows read "unknown" power, and the v1 memory call (reserved
+ * memory counted as used) stand for the run. */
+static void test_probes_retry(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *model, *field, *faults, *want; /* field: the instantaneous one's */
+    } cases[] = {
+        {"NVIDIA H100 80GB HBM3", "instant", "flaky=0:nvmlDeviceGetFieldValues:1:0:999", "instant"},
+        {"NVIDIA H100 80GB HBM3", "instant", "flaky=0:nvmlDeviceGetFieldValues:1:0:10", "instant"},
+        {"NVIDIA Foo 9000", "avg1s", "flaky=0:nvmlDeviceGetArchitecture:1:0:10", "avg1s"},
+        {"NVIDIA Foo 9000", "avg1s", "flaky=0:nvmlDeviceGetArchitecture:1:1:999", "unknown"},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        char path[] = "/tmp/wt_fake_probe_XXXXXX";
+        FILE *f = new_trace(path, "");
+        fprintf(f,
+                "# gpu_model: %s\n# power_semantics: %s\nt_s,gpu,util_gpu_pct,power_w\n"
+                "0,0,50,100\n0.1,0,50,101\n",
+                cases[c].model, cases[c].field);
+        fclose(f);
+        env(cases[c].faults);
+        setenv("WT_FAKE_NVML_TRACE", path, 1);
+        struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
+        struct wt_device_info d;
+        struct wt_err err;
+        assert_int_equal(wt_source_device_info(src, 0, &d, &err), WT_OK);
+        if (strcmp(d.power_semantics, cases[c].want))
+            fail_msg("%s with %s: power semantics %s, want %s", cases[c].model, cases[c].faults,
+                     d.power_semantics, cases[c].want);
+        wt_source_close(src);
+        unlink(path);
+    }
+    /* the v2 memory call failing at the probe, once */
+    char path[] = "/tmp/wt_fake_probe_XXXXXX";
+    FILE *f = new_trace(path, A100_HEAD "t_s,gpu,util_gpu_pct,mem_used_mib,mem_total_mib\n");
+    for (int i = 0; i < 100; i++)
+        fprintf(f, "%.1f,0,50,30000,40960\n", i * 0.1);
+    fclose(f);
+    env("reserved=912,flaky=0:nvmlDeviceGetMemoryInfo_v2:1:0:999");
+    setenv("WT_FAKE_NVML_TRACE", path, 1);
+    struct wt_source *src = must_open(WT_FAKE_NVML, 0.05);
+    static struct wt_sample buf[400];
+    size_t n = read_until(src, 0, buf, 400, 0.5), measured = 0;
+    for (size_t i = 0; i < n; i++) {
+        double m = buf[i].v[WT_COL_MEM_USED];
+        if (wt_measured(m) && m != 30000)
+            fail_msg("the row at %.2f s: %g MiB used, not 30000 (the v1 call's)", buf[i].t_s, m);
+        measured += wt_measured(m);
+    }
+    assert_true(measured > 0);
+    wt_source_close(src);
+    unlink(path);
+}
+
 /* A driver buffer that holds more readings since the last poll than the
  * backend's first buffer (1024) is drained whole: the fetches were cut to
  * 1024 readings, failed as too short, and the readings were lost. */
@@ -897,6 +955,7 @@ int main(void)
         cmocka_unit_test(test_slow_calls_keep_time),
         cmocka_unit_test(test_gpu_stops_answering),
         cmocka_unit_test(test_memory_call_fixed),
+        cmocka_unit_test(test_probes_retry),
         cmocka_unit_test(test_ignored_gpu_not_polled),
         cmocka_unit_test(test_buffer_grows),
     };

@@ -402,6 +402,18 @@ static nvmlReturn_t fetch(struct nvml *s, nvmlDevice_t h, int t, unsigned long l
     return rc;
 }
 
+/* A probe decides how a GPU is read for the whole run (which memory call,
+ * whether power is instantaneous, the architecture): a call that fails once
+ * with UNKNOWN or TIMEOUT, which a busy driver answers now and then, is
+ * asked again, up to 3 times in all, as the UUID is (one failed call made a
+ * GPU read the v1 memory call, reserved memory counted as used, or 1-second
+ * power averages, for the run). */
+static int transient(nvmlReturn_t rc)
+{
+    return rc == NVML_ERROR_UNKNOWN || rc == NVML_ERROR_TIMEOUT;
+}
+#define PROBE_TRIES 3
+
 static void probe_device(struct nvml *s, struct dev *d)
 {
     nvmlReturn_t rc;
@@ -421,9 +433,9 @@ static void probe_device(struct nvml *s, struct dev *d)
     if (s->f.uuid) {
         /* the GPU's identity in the log, metrics and job matching for the
          * whole run: a call that failed once (UNKNOWN, TIMEOUT) left it
-         * without one, so it is asked up to 3 times */
+         * without one */
         nvmlReturn_t r = NVML_ERROR_UNKNOWN;
-        for (int k = 0; k < 3 && (r == NVML_ERROR_UNKNOWN || r == NVML_ERROR_TIMEOUT); k++)
+        for (int k = 0; k < PROBE_TRIES && transient(r); k++)
             r = s->f.uuid(d->h, d->uuid, sizeof(d->uuid));
         if (!ok(s, d, r, "nvmlDeviceGetUUID"))
             d->uuid[0] = '\0';
@@ -435,8 +447,11 @@ static void probe_device(struct nvml *s, struct dev *d)
     wt_text_clean(d->bus);
     nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
     nvmlMemory_t m1;
+    nvmlReturn_t r2 = NVML_ERROR_UNKNOWN;
+    for (int k = 0; s->f.mem2 && k < PROBE_TRIES && transient(r2); k++)
+        r2 = s->f.mem2(d->h, &m2);
     /* through ok(): a GPU lost here is named with the call that found it */
-    if (s->f.mem2 && ok(s, d, s->f.mem2(d->h, &m2), "nvmlDeviceGetMemoryInfo_v2")) {
+    if (s->f.mem2 && ok(s, d, r2, "nvmlDeviceGetMemoryInfo_v2")) {
         d->mem_total_mib = (double)m2.total / 1048576.0;
         d->mem_api = 2;
     } else if (s->f.mem && ok(s, d, s->f.mem(d->h, &m1), "nvmlDeviceGetMemoryInfo")) {
@@ -474,15 +489,22 @@ static void probe_device(struct nvml *s, struct dev *d)
     if (s->f.fields) {
         nvmlFieldValue_t fv;
         memset(&fv, 0, sizeof(fv));
-        fv.fieldId = NVML_FI_DEV_POWER_INSTANT;
-        if (ok(s, d, s->f.fields(d->h, 1, &fv), "nvmlDeviceGetFieldValues") &&
-            fv.nvmlReturn == NVML_SUCCESS)
+        nvmlReturn_t rf = NVML_ERROR_UNKNOWN;
+        for (int k = 0; k < PROBE_TRIES && (transient(rf) || transient(fv.nvmlReturn)); k++) {
+            memset(&fv, 0, sizeof(fv));
+            fv.fieldId = NVML_FI_DEV_POWER_INSTANT;
+            rf = s->f.fields(d->h, 1, &fv);
+        }
+        if (ok(s, d, rf, "nvmlDeviceGetFieldValues") && fv.nvmlReturn == NVML_SUCCESS)
             d->instant_ok = 1;
     }
     unsigned arch = 0;
     /* NVML_DEVICE_ARCH_UNKNOWN (0xffffffff), or a value below Kepler, is not
      * an architecture: it read as "from Ampere on", so 1-second averages */
-    int arch_ok = s->f.arch && ok(s, d, s->f.arch(d->h, &arch), "nvmlDeviceGetArchitecture") &&
+    nvmlReturn_t ra = NVML_ERROR_UNKNOWN;
+    for (int k = 0; s->f.arch && k < PROBE_TRIES && transient(ra); k++)
+        ra = s->f.arch(d->h, &arch);
+    int arch_ok = s->f.arch && ok(s, d, ra, "nvmlDeviceGetArchitecture") &&
                   arch >= NVML_DEVICE_ARCH_KEPLER && arch != NVML_DEVICE_ARCH_UNKNOWN;
     if (arch_ok)
         d->power_avg1s = /* GA100 (A100, A800, A30) reads instantaneous power */
