@@ -464,6 +464,15 @@ run replay-start 0 "$WT" classify --trace "$DATA/labelled.csv" --samples 5 --sta
 run replay-short 1 "$WT" classify --trace "$DATA/labelled.csv" --samples 11
 has err "has only 10 samples; --samples asks for 11" && oneline
 run replay-gpu 1 "$WT" classify --trace "$DATA/labelled.csv" --gpu-index 3 && has err "no GPU 3 in this trace (GPUs: 0)"
+# a FIFO (`<(...)`) is read as standard input is, as its rows come: counting
+# its GPUs first read it to its end and queued every row (1M rows of 2 GPUs:
+# 300 MB; 16.8M: 2.5 GB and then an error).  Streamed, the first window is
+# judged and the writer, still writing, finds the pipe closed.
+mkfifo "$TMP/bigfifo"
+(awk 'BEGIN { print "t_s,gpu,util_gpu_pct,power_w"; for (i = 0; i < 200000; i++) printf "%.1f,0,%d,300\n%.1f,1,%d,300\n", i / 10, 50 + i % 40, i / 10, 50 + i % 40 }' >"$TMP/bigfifo" && touch "$TMP/bigfifo.all") 2>/dev/null &
+run replay-fifo-streamed 0 "$WT" classify --trace "$TMP/bigfifo" --samples 50 && has out "gpu_index     : 0"
+wait
+check replay-fifo-streamed-not-all test ! -e "$TMP/bigfifo.all"
 run replay-profile 2 "$WT" classify --trace "$DATA/labelled.csv" --profile idle && has err "--profile goes with --backend synthetic, not --trace" && oneline
 # the default backend reads the GPUs: a profile or seed there would be ignored
 run auto-profile 2 "$WT" classify --profile idle && has err "--profile goes with --backend synthetic, not the default backend auto" && oneline

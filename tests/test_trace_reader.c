@@ -11,7 +11,9 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static void expect_error(const char *text, const char *needle)
 {
@@ -1237,6 +1239,37 @@ static void test_quiet_pipe_stops(void **state)
     }
 }
 
+/* regular_only (the MCP server's traces): a FIFO put where the checked
+ * file was is refused when opened, without waiting for a writer (a plain
+ * open blocked for good, holding the server's tool lock); a regular file
+ * still opens. */
+static void test_regular_only(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/wt_regonly_XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/t.csv", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    struct wt_trace_opts o = {0};
+    o.regular_only = 1;
+    struct wt_trace_reader *r = NULL;
+    struct wt_err err;
+    assert_int_equal(wt_trace_open(path, &o, &r, &err), WT_EIO);
+    assert_null(r);
+    assert_contains(err.msg, "not a regular file");
+    unlink(path);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("t_s,gpu,util_gpu_pct\n0,0,50\n", f);
+    fclose(f);
+    assert_int_equal(wt_trace_open(path, &o, &r, &err), WT_OK);
+    struct wt_sample smp;
+    assert_int_equal(wt_trace_next(r, &smp, &err), WT_OK);
+    wt_trace_close(r);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1260,6 +1293,7 @@ int main(void)
         cmocka_unit_test(test_nvsmi_clock_set_back),
         cmocka_unit_test(test_nvsmi_malformed),
         cmocka_unit_test(test_quiet_pipe_stops),
+        cmocka_unit_test(test_regular_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -218,7 +218,7 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
     /* a stream's GPUs not classified are its peers: bounded from the
      * start (one without the GPU asked for queued the others up to the
      * cap, 2.3 GB, while that GPU was looked for) */
-    cfg.stream_peers = trace && !strcmp(trace, "-") && !rq->alone;
+    cfg.stream_peers = trace && wt_trace_is_stream(trace) && !rq->alone;
     if ((rc = wt_source_open(rq->backend, &cfg, &src, err)) != WT_OK)
         return rc;
     size_t cap = rq->samples;
@@ -235,7 +235,7 @@ int wt_run_classify(const struct wt_run_request *rq, struct wt_run_outcome *out,
      * their rows are dropped as they come, not queued (a stream without
      * --gpu-index's GPU queued 16M rows, 2.3 GB, before saying so; queued
      * peers keep their newest rows only) */
-    const int stream = trace && !strcmp(trace, "-") && !strcmp(src->ops->name, "replay");
+    const int stream = trace && wt_trace_is_stream(trace) && !strcmp(src->ops->name, "replay");
     if (stream && rq->alone)
         for (int g = 0; g < WT_MAX_GPUS; g++)
             if (g != rq->gpu)

@@ -679,6 +679,7 @@ static json_t *classify_tool(struct wt_mcp_server *s, struct args *a, const stru
     rq.cfg.trace_path = sa.trace ? sa.trace_path : NULL;
     rq.cfg.trace_opts.interval_s = interval;
     rq.cfg.trace_opts.rows_per_tick = (unsigned)per_tick;
+    rq.cfg.trace_opts.regular_only = 1; /* swapped for a FIFO after the check: refused */
     rq.cfg.profile = sa.profile;
     rq.cfg.evasion_strength = -1;
     rq.cfg.interval_s = interval;
@@ -1146,6 +1147,7 @@ static json_t *gpus_tool(struct wt_mcp_server *s, const struct tool_args *t)
     cfg.evasion_strength = -1;
     cfg.nvml_lib = s->cfg.nvml_lib;
     cfg.list_only = true; /* a trace's GPUs and first rows, not every row */
+    cfg.trace_opts.regular_only = 1;
     struct wt_source *src = NULL;
     struct wt_err err = {{0}};
     struct wt_proc *procs = malloc(WT_MAX_PROCS * sizeof(*procs));

@@ -41,7 +41,8 @@ struct replay {
     struct wt_trace_reader *r;
     struct queue *q; /* WT_MAX_GPUS; each queue's last sample may still grow */
     int eof;
-    int stream, any_read;    /* standard input; some GPU has been read */
+    int stream, any_read;    /* standard input or a FIFO; some GPU has been read */
+    int counting;            /* a stream read to its end to count its GPUs: none dropped */
     int list_only;           /* each GPU's first sample is kept, no more */
     int stream_peers;        /* unread GPUs keep their newest rows before any read too */
     double last_t;           /* the time of the row read last */
@@ -113,7 +114,7 @@ static int push(struct replay *rp, const struct wt_sample *s, struct wt_err *err
      * when the cap on all queued rows is reached, before any GPU is read
      * too: a stream without the GPU asked for ends in "no GPU N", not in the
      * cap's error (each GPU keeps its newest row) */
-    if (rp->stream && !q->read && q->len > q->head &&
+    if (rp->stream && !rp->counting && !q->read && q->len > q->head &&
         (((rp->any_read || rp->stream_peers) && q->len - q->head >= MAX_UNREAD) ||
          rp->buffered >= rp->max_buffered)) {
         q->head++;
@@ -174,7 +175,9 @@ static int replay_open(struct wt_source *src, const struct wt_source_config *cfg
         return wt_errf(err, WT_ENOMEM, "out of memory");
     }
     rp->max_buffered = cfg->max_buffered ? cfg->max_buffered : DEFAULT_MAX_BUFFERED;
-    rp->stream = !strcmp(cfg->trace_path, "-");
+    /* a FIFO (`<(...)`) too: counting its GPUs queued every row of the
+     * pipe (2.5 GB, then "more than 16777216 samples waiting") */
+    rp->stream = wt_trace_is_stream(cfg->trace_path);
     rp->list_only = cfg->list_only;
     rp->stream_peers = cfg->stream_peers;
     struct wt_trace_opts topts = cfg->trace_opts;
@@ -243,8 +246,12 @@ static int replay_count(struct wt_source *src, int *count, struct wt_err *err)
     int rc;
     if (rp->path && !rp->eof)
         return count_file(rp, count, err);
+    /* a pipe given by name (record and watch count its GPUs): every row is
+     * kept for the GPUs to be read, up to the cap's error, none dropped */
+    rp->counting = 1;
     while ((rc = pull(rp, err)) == WT_OK)
         ;
+    rp->counting = 0;
     if (rc != WT_DONE)
         return rc;
     *count = 0;

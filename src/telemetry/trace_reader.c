@@ -25,6 +25,7 @@
 
 #include "telemetry/owners.h"
 #include "util/num.h"
+#include "util/fileio.h"
 #include "util/hash.h"
 
 #define RBUF_SIZE 65536
@@ -1763,15 +1764,25 @@ fail:
     return rc;
 }
 
+int wt_trace_is_stream(const char *path)
+{
+    struct stat st;
+    if (!strcmp(path, "-"))
+        return 1;
+    return stat(path, &st) == 0 &&
+           (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 int wt_trace_open(const char *path, const struct wt_trace_opts *opts, struct wt_trace_reader **out,
                   struct wt_err *err)
 {
     *out = NULL;
     if (!strcmp(path, "-"))
         return wt_trace_open_stream(stdin, 0, "<stdin>", opts, out, err);
-    FILE *f = fopen(path, "rb");
+    const char *why = NULL;
+    FILE *f = opts && opts->regular_only ? wt_fopen_regular(path, &why) : fopen(path, "rb");
     if (!f)
-        return wt_errf(err, WT_EIO, "cannot open '%s': %s", path, strerror(errno));
+        return wt_errf(err, WT_EIO, "cannot open '%s': %s", path, why ? why : strerror(errno));
     /* a directory opens, and its first read failed as "DIR:1: read error"
      * (a line 1 it does not have) */
     struct stat st;

@@ -49,6 +49,10 @@ struct wt_trace_opts {
     const atomic_int *stop;
     /* No warnings on stderr (a second reader over the same file). */
     int quiet;
+    /* A regular file only (the MCP server's --trace-dir): a FIFO or a device
+     * is refused when opened, without blocking, and reads never block (a
+     * file swapped for a FIFO after the server's check hung it for good). */
+    int regular_only;
 };
 
 struct wt_trace_kv {
@@ -74,6 +78,10 @@ struct wt_trace_reader;
  * On success *out owns the file; free it with wt_trace_close(). */
 int wt_trace_open(const char *path, const struct wt_trace_opts *opts, struct wt_trace_reader **out,
                   struct wt_err *err) WT_WARN_UNUSED;
+/* 1 when path is read as a stream, as standard input is: "-", or a FIFO,
+ * a character device or a socket (`<(...)`, /dev/stdin on a pipe), whose
+ * rows cannot be read twice to count its GPUs first. */
+int wt_trace_is_stream(const char *path);
 /* Same over an already open stream; name is used in messages.  If owns_f, the
  * stream is closed by wt_trace_close (also on failure). */
 int wt_trace_open_stream(FILE *f, int owns_f, const char *name, const struct wt_trace_opts *opts,
