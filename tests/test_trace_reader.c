@@ -1239,6 +1239,30 @@ static void test_quiet_pipe_stops(void **state)
     }
 }
 
+/* An empty power_semantics or gpu_model line says nothing: the power field
+ * read and the rows' model decide, as without the line (the empty line
+ * made 1-second averages "instant" and left an H100 "unknown"). */
+static void test_empty_metadata_values(void **state)
+{
+    (void)state;
+    const char *t = "# power_semantics:\n# gpu_model:  \n# label:\n"
+                    "timestamp, index, name, power.draw.instant [W], power.draw.average [W]\n"
+                    "2024/04/03 10:00:00.000, 0, NVIDIA H100 80GB HBM3, [N/A], 300 W\n"
+                    "2024/04/03 10:00:01.000, 0, NVIDIA H100 80GB HBM3, [N/A], 301 W\n";
+    struct wt_trace_reader *r;
+    struct wt_err err;
+    size_t rows;
+    assert_int_equal(tu_open(t, strlen(t), NULL, &r, &err), WT_OK);
+    assert_int_equal(tu_drain(r, &rows, &err), WT_DONE);
+    assert_int_equal(rows, 2);
+    assert_string_equal(wt_trace_meta(r)->power_semantics, "avg1s");
+    assert_string_equal(wt_trace_meta_value(r, "gpu_model"), "NVIDIA H100 80GB HBM3");
+    assert_int_equal(wt_trace_meta(r)->label, WT_CLASS_NONE);
+    wt_trace_close(r);
+    /* an empty format is still not this format */
+    expect_error("# format:\nt_s,power_w\n0,1\n", "metadata 'format': '' is not supported");
+}
+
 /* regular_only (the MCP server's traces): a FIFO put where the checked
  * file was is refused when opened, without waiting for a writer (a plain
  * open blocked for good, holding the server's tool lock); a regular file
@@ -1294,6 +1318,7 @@ int main(void)
         cmocka_unit_test(test_nvsmi_malformed),
         cmocka_unit_test(test_quiet_pipe_stops),
         cmocka_unit_test(test_regular_only),
+        cmocka_unit_test(test_empty_metadata_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

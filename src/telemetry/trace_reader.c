@@ -417,6 +417,12 @@ static int add_meta(struct wt_trace_reader *r, const char *key, size_t klen, con
         if (strlen(acted_on[k]) != klen || strncasecmp(acted_on[k], key, klen))
             continue;
         key = acted_on[k];
+        /* an empty value says nothing: as if the line were not there (an
+         * empty `# power_semantics:` made an nvidia-smi file's 1-second
+         * averages "instant", and an empty `# gpu_model:` left the model its
+         * rows name unread); an empty format is still refused */
+        if (vlen == 0 && k != 0)
+            return WT_OK;
         /* values read in any letter case are compared so: `# label:
          * TRAINING` then `# label: training` says the same */
         int anycase = k == 1 || k == 2 || k == 5;
