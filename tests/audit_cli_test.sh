@@ -625,6 +625,28 @@ if command -v strace >/dev/null 2>&1 && [ "${3:-}" != asan ]; then
         -e inject=link:signal=SIGKILL "$WT" init --log-dir "$KR" >/dev/null 2>&1
     check "racing init leaves no checkpoint.init" sh -c '! ls "$1"/checkpoint.init.* >/dev/null 2>&1' sh "$KR"
 fi
+# init signs its genesis record alone: a line linked onto the new log while
+# init has let the writers' lock go (between linking the log and opening it;
+# strace holds the second lock 2 s) is refused, not signed into the first
+# checkpoint without a word (verify-log then passed the forged record)
+if command -v strace >/dev/null 2>&1 && [ "${3:-}" != asan ]; then
+    KI=$TMP/irace
+    (i=0
+     while [ ! -s "$KI/log.jsonl" ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
+     python3 -c '
+import base64, hashlib, sys
+p = sys.argv[1]
+g = open(p, "rb").read().split(b"\n")[0]
+prev = base64.b64encode(hashlib.sha256(b"\0" + g).digest()).decode()
+open(p, "a").write("{\"v\":1,\"seq\":1,\"ts_ms\":1,\"type\":\"class\",\"prev\":\"%s\",\"gpu\":\"GPU-forged\",\"class\":\"idle\",\"conf_ppm\":999999}\n" % prev)
+' "$KI/log.jsonl") &
+    apid=$!
+    run "init: a line appended while it let the lock go is refused" 1 strace -f -qq -o /dev/null -e trace=flock \
+        -e inject=flock:delay_enter=2000000:when=2 "$WT" init --log-dir "$KI" --origin race.example/1
+    has err "its checkpoint file"
+    wait "$apid"
+    run "init: the forged line is not signed" 1 "$WT" verify-log --log-dir "$KI"
+fi
 # the --textfile is not fsync'ed (renamed into place: atomic for its
 # readers): watch writes it on its sampling thread, and a disk whose fsync
 # took 3 s stretched 3 windows of 1 s to 24 s; the audit log still is

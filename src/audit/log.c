@@ -1158,7 +1158,10 @@ static int open_log(struct wt_log **out, const struct wt_log_paths *p, const str
      * to its genesis record too: only an init's own CHECKPOINT.init shows
      * that init was interrupted there) */
     int unpublished_init = vr->side_size == 0 && init_left_it(l, p, vr);
-    unpublished_init |= vr->side_size == 0 && from_init;
+    /* init's own log: its genesis record alone (init lets the writers' lock
+     * go between linking the log and opening it, and a line appended there
+     * was signed into the first checkpoint without a word) */
+    unpublished_init |= vr->side_size == 0 && from_init && vr->entries == 1;
     if (vr->side_size == 0 && vr->entries >= 1 && !l->o.reseal && !unpublished_init) {
         rc = wt_errf(err, WT_EINVAL,
                      "%s: its checkpoint file %s is missing, so nothing shows whether the log "
