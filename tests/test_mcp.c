@@ -1201,6 +1201,38 @@ static void simulator_profile_window(void **state)
     wt_mcp_server_free(s);
 }
 
+/* A --log-dir whose name is not UTF-8: recent_classifications names it with
+ * '?' for the bytes, as verify_audit_log does (the pack of the raw name
+ * failed, and the call was a JSON-RPC "Internal error: out of memory"). */
+static void log_dir_not_utf8(void **state)
+{
+    (void)state;
+    static struct wt_mcp_server srv;
+    struct wt_mcp_config cfg = {0};
+    char dir[128];
+    snprintf(dir, sizeof(dir), "%s/l\xff", tmpdir);
+    cfg.backend = "synthetic";
+    cfg.log_dir = dir;
+    cfg.max_seconds = 300;
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(wt_mcp_server_init(&srv, &cfg), 0);
+    json_t *resp;
+    json_t *res =
+        call_tool(&srv, "classify_workload",
+                  "{\"profile\":\"idle\",\"samples\":20,\"write_to_audit_log\":true}", &resp);
+    assert_false(is_error(res));
+    json_decref(resp);
+    res = call_tool(&srv, "recent_classifications", "{}", &resp);
+    assert_false(is_error(res));
+    json_t *sc = json_object_get(res, "structuredContent");
+    assert_int_equal(json_array_size(json_object_get(sc, "classifications")), 1);
+    const char *log = json_string_value(json_object_get(sc, "log"));
+    assert_non_null(log);
+    assert_non_null(strstr(log, "/l?/log.jsonl"));
+    json_decref(resp);
+    wt_mcp_server_free(&srv);
+}
+
 static void classify_then_read_the_log(void **state)
 {
     (void)state;
@@ -2104,6 +2136,7 @@ int main(void)
         cmocka_unit_test(files_stay_inside_their_directories),
         cmocka_unit_test(simulator_profile_window),
         cmocka_unit_test(classify_then_read_the_log),
+        cmocka_unit_test(log_dir_not_utf8),
         cmocka_unit_test(recent_resumes_verification),
         cmocka_unit_test(progress_increases),
         cmocka_unit_test(stdio_transport),

@@ -1123,8 +1123,8 @@ static json_t *recent_tool(struct wt_mcp_server *s, struct args *a, const struct
     }
     json_t *ver = wt_json_verify(r, status, 0, p.log);
     out =
-        tool_ok(json_pack("{s:s,s:o,s:O,s:I,s:I}", "log", p.log, "verified", ver, "classifications",
-                          list, "unsigned_skipped", (json_int_t)unsigned_skipped,
+        tool_ok(json_pack("{s:o,s:o,s:O,s:I,s:I}", "log", wt_json_text(p.log), "verified", ver,
+                          "classifications", list, "unsigned_skipped", (json_int_t)unsigned_skipped,
                           "verified_by_earlier_call", (json_int_t)r->resumed_lines));
 done:
     if (lf)
@@ -1183,7 +1183,7 @@ static json_t *gpus_tool(struct wt_mcp_server *s, const struct tool_args *t)
     }
     const char *dv = wt_source_meta(src, "driver_version"); /* as gpus --json */
     out = tool_ok(json_pack("{s:s,s:o,s:O}", "backend", src->ops->name, "driver_version",
-                            dv ? json_string(dv) : json_null(), "gpus", arr));
+                            dv ? wt_json_text(dv) : json_null(), "gpus", arr));
 done:
     wt_source_close(src);
     json_decref(arr);

@@ -22,10 +22,7 @@ json_t *wt_json_number(double v, int digits)
  * compared (4 decimals turned a memory slope of 8e-05 into 0.0001 and 3e-05
  * into 0). */
 
-/* A JSON string of text that may come from outside (a file name, a GPU
- * model, a log message): bytes that are not valid UTF-8, or control
- * characters, become '?' instead of failing the whole document. */
-static json_t *jstr(const char *s)
+json_t *wt_json_text(const char *s)
 {
     json_t *j = s ? json_string(s) : NULL;
     if (j || !s)
@@ -73,13 +70,13 @@ json_t *wt_json_result(const struct wt_result *r)
         json_decref(feats);
         return NULL;
     }
-    put(o, "workload_type", jstr(wt_class_name(r->cls)), &bad);
+    put(o, "workload_type", wt_json_text(wt_class_name(r->cls)), &bad);
     put(o, "confidence", wt_json_number(r->confidence, 4), &bad);
     put(o, "gpu_index", json_integer(r->gpu_index), &bad);
     put(o, "window_seconds", wt_json_number(r->window_seconds, 4), &bad);
     put(o, "sample_count", json_integer((json_int_t)r->sample_count), &bad);
     for (size_t i = 0; i < r->nreasons; i++)
-        push(reasons, jstr(r->reasons[i].text), &bad);
+        push(reasons, wt_json_text(r->reasons[i].text), &bad);
     put(o, "reasons", reasons, &bad);
     if (r->classifier)
         for (size_t i = 0; i < r->classifier->nexposed; i++) {
@@ -88,18 +85,18 @@ json_t *wt_json_result(const struct wt_result *r)
         }
     put(o, "features", feats, &bad);
     if (r->classifier)
-        put(o, "classifier", jstr(r->classifier->name), &bad);
+        put(o, "classifier", wt_json_text(r->classifier->name), &bad);
     json_t *ev = json_array();
     for (size_t i = 0; i < r->nreasons; i++) {
         const struct wt_reason *x = &r->reasons[i];
         if (x->feature < 0 || x->favours == WT_CLASS_NONE)
             continue;
         json_t *e = json_object();
-        put(e, "feature", jstr(wt_feature_name(x->feature)), &bad);
+        put(e, "feature", wt_json_text(wt_feature_name(x->feature)), &bad);
         /* the value the classifier read (the model's view may leave out
          * utilization), not the full feature set's */
         put(e, "value", feature_number(x->feature, x->value), &bad);
-        put(e, "favours", jstr(wt_class_name(x->favours)), &bad);
+        put(e, "favours", wt_json_text(wt_class_name(x->favours)), &bad);
         /* physics: always the key, null for the IDLE rule's evidence, which
          * has no log-odds (an IDLE window's objects lacked it) */
         if (isfinite(x->weight))
@@ -111,7 +108,7 @@ json_t *wt_json_result(const struct wt_result *r)
     put(o, "evidence", ev, &bad);
     json_t *tp = json_array();
     for (size_t i = 0; i < r->ntamper; i++)
-        push(tp, jstr(r->tamper[i]), &bad);
+        push(tp, wt_json_text(r->tamper[i]), &bad);
     put(o, "tamper_indicators", tp, &bad);
     if (bad) {
         json_decref(o);
@@ -130,7 +127,7 @@ static json_t *train_json(const struct wt_train_config *c, int *bad)
     char args[2048];
     if (wt_train_config_args(c, 1, args, sizeof(args)) != 0)
         *bad = 1; /* 28 feature names fit many times over */
-    put(o, "options", jstr(args), bad);
+    put(o, "options", wt_json_text(args), bad);
     /* as given, as in "options" (4 decimals said 0.1235 of 0.123456) */
     put(o, "window_seconds", isfinite(c->window_s) ? json_real(c->window_s) : json_null(), bad);
     put(o, "rounds", json_integer(c->rounds), bad);
@@ -141,11 +138,11 @@ static json_t *train_json(const struct wt_train_config *c, int *bad)
     put(o, "alone_views", json_integer(c->alone_views), bad);
     put(o, "retime", json_integer(c->retime), bad);
     put(o, "sim_seed", json_integer((json_int_t)c->sim_seed), bad);
-    put(o, "missing", jstr(c->missing_stop ? "stop" : "side"), bad);
+    put(o, "missing", wt_json_text(c->missing_stop ? "stop" : "side"), bad);
     const enum wt_feature *f = c->features ? c->features : wt_physics_model_features;
     size_t n = c->features ? c->nfeatures : wt_physics_model_nfeatures;
     for (size_t i = 0; i < n; i++)
-        push(fl, jstr(wt_feature_name(f[i])), bad);
+        push(fl, wt_json_text(wt_feature_name(f[i])), bad);
     put(o, "features", fl, bad);
     return o;
 }
@@ -161,16 +158,16 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
         c += b->cells[i].correct;
         tr += b->cells[i].training;
     }
-    put(o, "suite", jstr(b->suite), bad);
-    put(o, "classifier", jstr(b->classifier), bad);
-    put(o, "source", jstr("simulator"), bad);
+    put(o, "suite", wt_json_text(b->suite), bad);
+    put(o, "classifier", wt_json_text(b->classifier), bad);
+    put(o, "source", wt_json_text("simulator"), bad);
     /* as given (4 decimals read 0.3333 of 0.333333 Hz: not a rerun) */
     put(o, "window_seconds", json_real(b->window_s), bad);
     put(o, "sample_hz", json_real(b->sample_hz), bad);
     put(o, "trials_per_cell", json_integer(b->trials), bad);
     put(o, "seed", json_integer((json_int_t)b->seed), bad);
-    put(o, "holdout", b->holdout ? jstr(b->holdout) : json_null(), bad);
-    put(o, "model", b->model ? jstr(b->model) : json_null(), bad);
+    put(o, "holdout", b->holdout ? wt_json_text(b->holdout) : json_null(), bad);
+    put(o, "model", b->model ? wt_json_text(b->model) : json_null(), bad);
     if (b->holdout && b->train)
         put(o, "training", train_json(b->train, bad), bad);
     put(o, "accuracy", wt_json_number(t ? (double)c / t : NAN, 4), bad);
@@ -185,7 +182,7 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
             if (!x->is_default)
                 continue;
             json_t *f = json_object();
-            put(f, "family", jstr(x->family), bad);
+            put(f, "family", wt_json_text(x->family), bad);
             put(f, "default_strength", wt_json_number(x->strength, 4), bad);
             put(f, "accuracy", wt_json_number(x->trials ? (double)x->correct / x->trials : NAN, 4),
                 bad);
@@ -199,9 +196,9 @@ static json_t *sim_benchmark(const struct wt_bench_report *b, int *bad)
     for (unsigned i = 0; i < b->ncells; i++) {
         const struct wt_bench_cell *x = &b->cells[i];
         json_t *cj = json_object();
-        put(cj, "profile", jstr(x->profile), bad);
-        put(cj, "truth", jstr(wt_class_name(x->truth)), bad);
-        put(cj, "evasion", x->family ? jstr(x->family) : json_null(), bad);
+        put(cj, "profile", wt_json_text(x->profile), bad);
+        put(cj, "truth", wt_json_text(wt_class_name(x->truth)), bad);
+        put(cj, "evasion", x->family ? wt_json_text(x->family) : json_null(), bad);
         put(cj, "strength", wt_json_number(x->strength, 4), bad);
         put(cj, "trials", json_integer(x->trials), bad);
         put(cj, "correct", json_integer(x->correct), bad);
@@ -233,10 +230,10 @@ json_t *wt_json_benchmark(const struct wt_bench_report *b)
         json_decref(cells);
         return NULL;
     }
-    put(o, "source", jstr("synthetic"), &bad);
+    put(o, "source", wt_json_text("synthetic"), &bad);
     put(o, "note",
-        jstr("synthetic telemetry from the Python tool's profiles; accuracy on real GPU "
-             "traces is measured by `workloadtruth eval`"),
+        wt_json_text("synthetic telemetry from the Python tool's profiles; accuracy on real GPU "
+                     "traces is measured by `workloadtruth eval`"),
         &bad);
     put(o, "window_size", json_integer(b->window), &bad);
     put(o, "trials_per_cell", json_integer(b->trials), &bad);
@@ -249,7 +246,7 @@ json_t *wt_json_benchmark(const struct wt_bench_report *b)
             bad = 1;
             break;
         }
-        put(cj, "profile", jstr(c->profile), &bad);
+        put(cj, "profile", wt_json_text(c->profile), &bad);
         put(cj, "evasion", json_boolean(c->evasion), &bad);
         put(cj, "trials", json_integer(c->trials), &bad);
         put(cj, "correct", json_integer(c->correct), &bad);
@@ -258,10 +255,10 @@ json_t *wt_json_benchmark(const struct wt_bench_report *b)
         push(cells, cj, &bad);
     }
     put(o, "cells", cells, &bad);
-    put(o, "suite", jstr(b->suite), &bad);
-    put(o, "classifier", jstr(b->classifier), &bad);
+    put(o, "suite", wt_json_text(b->suite), &bad);
+    put(o, "classifier", wt_json_text(b->classifier), &bad);
     put(o, "seed", json_integer((json_int_t)b->seed), &bad);
-    put(o, "model", b->model ? jstr(b->model) : json_null(), &bad);
+    put(o, "model", b->model ? wt_json_text(b->model) : json_null(), &bad);
     if (bad) {
         json_decref(o);
         return NULL;
@@ -322,20 +319,20 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
     if (!o)
         return NULL;
     json_t *first = json_object();
-    put(first, "classifier", jstr(e->classifier), &bad);
+    put(first, "classifier", wt_json_text(e->classifier), &bad);
     put(first, "window_seconds", wt_json_number(e->window_s, 4), &bad);
     put(first, "files", json_integer((json_int_t)e->nfiles), &bad);
-    put(first, "model", e->model ? jstr(e->model) : json_null(), &bad);
+    put(first, "model", e->model ? wt_json_text(e->model) : json_null(), &bad);
     /* null: the model as given, in-sample for the traces it learnt from */
-    put(first, "holdout", e->holdout ? jstr(e->holdout) : json_null(), &bad);
+    put(first, "holdout", e->holdout ? wt_json_text(e->holdout) : json_null(), &bad);
     if (e->alone || e->all_peers)
-        put(first, "peers", jstr(e->alone ? "none" : "all"), &bad);
+        put(first, "peers", wt_json_text(e->alone ? "none" : "all"), &bad);
     if (e->evasion) {
         json_t *ev = json_object();
-        put(ev, "family", jstr(e->evasion), &bad);
+        put(ev, "family", wt_json_text(e->evasion), &bad);
         /* as given (0.125, 4e-05), as the folds' settings: not rounded to 0 */
         put(ev, "strength", json_real(e->evasion_strength), &bad);
-        put(ev, "applied_to", jstr("recorded TRAINING stretches (sleep injection)"), &bad);
+        put(ev, "applied_to", wt_json_text("recorded TRAINING stretches (sleep injection)"), &bad);
         put(first, "evasion", ev, &bad);
     }
     if (e->trained)
@@ -361,7 +358,7 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
                 nf++;
             }
         json_t *gj = json_object();
-        put(gj, "source", jstr(e->files[i].group), &bad);
+        put(gj, "source", wt_json_text(e->files[i].group), &bad);
         put(gj, "files", json_integer((json_int_t)nf), &bad);
         json_t *cj = counts_json(&g, &bad);
         if (cj && json_object_update(gj, cj) != 0)
@@ -375,9 +372,9 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
     for (size_t i = 0; i < e->nfiles; i++) {
         const struct wt_eval_file *f = &e->files[i];
         json_t *fj = json_object();
-        put(fj, "file", jstr(f->path), &bad);
-        put(fj, "source", jstr(f->group), &bad);
-        put(fj, "gpu_model", jstr(f->gpu_model), &bad);
+        put(fj, "file", wt_json_text(f->path), &bad);
+        put(fj, "source", wt_json_text(f->group), &bad);
+        put(fj, "gpu_model", wt_json_text(f->gpu_model), &bad);
         put(fj, "power_scale", json_boolean(!f->no_power_scale), &bad);
         json_t *cj = counts_json(&f->c, &bad);
         if (cj && json_object_update(fj, cj) != 0)
@@ -390,12 +387,12 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
     for (size_t i = 0; i < e->skipped_files.n; i++) {
         const struct wt_ds_skipped *s = &e->skipped_files.v[i];
         if (!s->same_as) {
-            push(nt, jstr(s->path), &bad);
+            push(nt, wt_json_text(s->path), &bad);
             continue;
         }
         json_t *d = json_object();
-        put(d, "file", jstr(s->path), &bad);
-        put(d, "same_as", jstr(s->same_as), &bad);
+        put(d, "file", wt_json_text(s->path), &bad);
+        put(d, "same_as", wt_json_text(s->same_as), &bad);
         push(dups, d, &bad);
     }
     put(o, "not_traces", nt, &bad);
@@ -409,7 +406,7 @@ json_t *wt_json_eval(const struct wt_eval_report *e)
 
 static json_t *str_or_null(const char *s)
 {
-    return s && *s ? jstr(s) : json_null();
+    return s && *s ? wt_json_text(s) : json_null();
 }
 
 json_t *wt_json_processes(const struct wt_proc *p, size_t n)
@@ -445,15 +442,15 @@ json_t *wt_json_device(const struct wt_device_info *d, const struct wt_proc *p, 
     if (!o)
         return NULL;
     put(o, "index", json_integer(d->index), &bad);
-    put(o, "name", jstr(d->name), &bad);
+    put(o, "name", wt_json_text(d->name), &bad);
     put(o, "uuid", str_or_null(d->uuid), &bad);
     put(o, "pci_bus_id", str_or_null(d->pci_bus_id), &bad);
     put(o, "memory_total_mib", wt_json_number(d->mem_total_mib, 1), &bad);
     put(o, "power_limit_w", wt_json_number(d->power_limit_w, 3), &bad);
     put(o, "power_default_limit_w", wt_json_number(d->power_default_limit_w, 3), &bad);
-    put(o, "power_semantics", jstr(d->power_semantics), &bad);
-    put(o, "mig_mode", d->mig_mode < 0 ? json_null() : jstr(d->mig_mode ? "enabled" : "disabled"),
-        &bad);
+    put(o, "power_semantics", wt_json_text(d->power_semantics), &bad);
+    put(o, "mig_mode",
+        d->mig_mode < 0 ? json_null() : wt_json_text(d->mig_mode ? "enabled" : "disabled"), &bad);
     put(o, "is_mig_device", json_boolean(d->is_mig), &bad);
     put(o, "parent", d->is_mig ? json_integer(d->parent) : json_null(), &bad);
     put(o, "driver_version", str_or_null(d->driver_version), &bad);
@@ -486,12 +483,12 @@ json_t *wt_json_verify(const struct wt_verify_report *r, int status, int key_pin
     if (!j)
         return NULL;
     json_object_set_new(j, "valid", json_boolean(valid));
-    json_object_set_new(j, "message", jstr(r->message));
+    json_object_set_new(j, "message", wt_json_text(r->message));
     json_object_set_new(j, "entries", json_integer((json_int_t)r->entries));
-    json_object_set_new(j, "status", jstr(st_names[status & 3]));
+    json_object_set_new(j, "status", wt_json_text(st_names[status & 3]));
     /* nothing concluded (status error): no damage named either */
     int dmg = r->damage != WT_DMG_NONE && status != WT_VERIFY_ERROR;
-    json_object_set_new(j, "damage", !dmg ? json_null() : jstr(wt_damage_name(r->damage)));
+    json_object_set_new(j, "damage", !dmg ? json_null() : wt_json_text(wt_damage_name(r->damage)));
     json_object_set_new(j, "line", r->line ? json_integer((json_int_t)r->line) : json_null());
     /* damage of no line (a checkpoint file, the key) has no offset either */
     json_object_set_new(j, "offset",
@@ -499,13 +496,13 @@ json_t *wt_json_verify(const struct wt_verify_report *r, int status, int key_pin
     json_object_set_new(j, "sealed", json_integer((json_int_t)r->sealed));
     json_object_set_new(j, "checkpoint_records", json_integer((json_int_t)r->ckpt_records));
     json_object_set_new(j, "recoveries", json_integer((json_int_t)r->recoveries));
-    json_object_set_new(j, "origin", r->have_genesis ? jstr(r->origin) : json_null());
-    json_object_set_new(j, "root", status == WT_VERIFY_ERROR ? json_null() : jstr(root));
+    json_object_set_new(j, "origin", r->have_genesis ? wt_json_text(r->origin) : json_null());
+    json_object_set_new(j, "root", status == WT_VERIFY_ERROR ? json_null() : wt_json_text(root));
     json_object_set_new(j, "key_pinned", json_boolean(key_pinned));
-    json_object_set_new(j, "log", jstr(log));
+    json_object_set_new(j, "log", wt_json_text(log));
     json_t *w = json_array();
     for (int i = 0; i < r->nwarn; i++)
-        json_array_append_new(w, jstr(r->warn[i]));
+        json_array_append_new(w, wt_json_text(r->warn[i]));
     json_object_set_new(j, "warnings", w);
     return j;
 }
@@ -531,8 +528,8 @@ json_t *wt_json_run(const struct wt_run_outcome *run, enum wt_class declared, en
     if (run->have_procs)
         json_object_set_new(j, "processes", wt_json_processes(run->procs, run->nprocs));
     if (declared != WT_CLASS_NONE) {
-        json_object_set_new(j, "declared", jstr(wt_class_lname(declared)));
-        json_object_set_new(j, "verdict", jstr(wt_verdict_name(v)));
+        json_object_set_new(j, "declared", wt_json_text(wt_class_lname(declared)));
+        json_object_set_new(j, "verdict", wt_json_text(wt_verdict_name(v)));
     }
     return j;
 }

@@ -28,6 +28,11 @@
 
 /* A number rounded to `digits` decimals, or JSON null when not measured. */
 json_t *wt_json_number(double v, int digits);
+/* A JSON string of text that may come from outside (a file name, a GPU
+ * model, a log message): bytes that are not valid UTF-8, and control
+ * characters, become '?' instead of failing the whole document.  NULL for
+ * NULL (or out of memory). */
+json_t *wt_json_text(const char *s);
 
 /* New references; NULL only on allocation failure. */
 json_t *wt_json_result(const struct wt_result *r);
