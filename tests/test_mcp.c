@@ -1871,6 +1871,52 @@ static void stdio_transport(void **state)
     wt_mcp_server_free(s);
 }
 
+/* Standard input and output left non-blocking by the client (O_NONBLOCK on
+ * the pipes): EAGAIN is waited out.  Reading none yet was taken for the end
+ * of input (exit 0, nothing answered), and a full output pipe for a closed
+ * one (6 of 20 answers, the last cut in the middle). */
+static void stdio_nonblocking(void **state)
+{
+    (void)state;
+    struct wt_mcp_server *s = new_server(NULL);
+    int to[2], from[2];
+    assert_int_equal(pipe(to), 0);
+    assert_int_equal(pipe(from), 0);
+    assert_int_equal(fcntl(to[0], F_SETFL, fcntl(to[0], F_GETFL) | O_NONBLOCK), 0);
+    assert_int_equal(fcntl(from[1], F_SETFL, fcntl(from[1], F_GETFL) | O_NONBLOCK), 0);
+    struct served x = {s, to[0], from[1]};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, serve, &x), 0);
+    FILE *rd = fdopen(from[0], "r");
+    assert_non_null(rd);
+    struct timespec pause = {0, 300000000L};
+    nanosleep(&pause, NULL); /* nothing to read yet */
+    for (int i = 1; i <= 20; i++) {
+        char req[128];
+        int k = snprintf(req, sizeof(req),
+                         "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/list\"}\n", i);
+        write_all(to[1], req, (size_t)k);
+    }
+    nanosleep(&pause, NULL); /* the answers fill the pipe meanwhile */
+    char *line = NULL;
+    size_t cap = 0;
+    for (int i = 1; i <= 20; i++) {
+        assert_true(getline(&line, &cap, rd) > 0);
+        json_t *r = json_loads(line, 0, NULL);
+        assert_non_null(r);
+        assert_int_equal(json_integer_value(json_object_get(r, "id")), i);
+        assert_non_null(json_object_get(json_object_get(r, "result"), "tools"));
+        json_decref(r);
+    }
+    close(to[1]);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_true(getline(&line, &cap, rd) < 0); /* then the end */
+    free(line);
+    fclose(rd);
+    close(to[0]);
+    wt_mcp_server_free(s);
+}
+
 /* A ping is answered as soon as it is read, ahead of a tool call that is
  * running (MCP: the receiver must respond promptly); the call's answer
  * follows. */
@@ -2140,6 +2186,7 @@ int main(void)
         cmocka_unit_test(recent_resumes_verification),
         cmocka_unit_test(progress_increases),
         cmocka_unit_test(stdio_transport),
+        cmocka_unit_test(stdio_nonblocking),
         cmocka_unit_test(stdio_reads_ahead),
         cmocka_unit_test(stdio_ping_is_prompt),
         cmocka_unit_test(stdio_output_gone),

@@ -65,6 +65,22 @@ struct stdio_srv {
     int out_failed;
 };
 
+/* A descriptor the client left non-blocking (O_NONBLOCK on a pipe it
+ * shares): waits until it is ready for `ev` again; 1 then, 0 on a poll
+ * error.  EAGAIN read as the end of input (exit 0 with requests unanswered)
+ * or as standard output closed (a reply cut in the middle). */
+static int wait_fd(int fd, short ev)
+{
+    struct pollfd p = {.fd = fd, .events = ev};
+    for (;;) {
+        int r = poll(&p, 1, -1);
+        if (r > 0)
+            return 1;
+        if (r < 0 && errno != EINTR)
+            return 0;
+    }
+}
+
 static void write_msg(struct stdio_srv *x, json_t *msg)
 {
     char *line = wt_rpc_dump(msg);
@@ -78,6 +94,8 @@ static void write_msg(struct stdio_srv *x, json_t *msg)
     while (!x->out_failed && off < len + 1) {
         ssize_t k = write(x->out_fd, line + off, len + 1 - off);
         if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait_fd(x->out_fd, POLLOUT))
             continue;
         if (k <= 0) {
             x->out_failed = 1;
@@ -275,6 +293,8 @@ static void *reader(void *arg)
     while (buf) {
         ssize_t k = read(x->in_fd, chunk, sizeof(chunk));
         if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait_fd(x->in_fd, POLLIN))
             continue;
         if (k <= 0)
             break;
