@@ -98,11 +98,11 @@ static int push(struct replay *rp, const struct wt_sample *s, struct wt_err *err
          * several GPUs read as one (a `gpu` column missing, or named
          * gpu_index or index: a training GPU and an idle one were read as
          * one switching between them, exit 0) */
-        wt_trace_warn(rp->r, 'T',
-                      "GPU %d has a second row at the same t_s (%g) measuring the same "
-                      "columns, the third such row: are several GPUs' rows read as one (no "
-                      "'gpu' column, or one named otherwise)?",
-                      s->gpu, s->t_s);
+        wt_trace_warn_row(rp->r, 'T',
+                          "GPU %d has a second row at the same t_s (%g) measuring the same "
+                          "columns, the third such row: are several GPUs' rows read as one (no "
+                          "'gpu' column, or one named otherwise)?",
+                          s->gpu, s->t_s);
     if (q->len > q->head)
         q->complete = 1;
     if (rp->list_only && q->len > q->head) {

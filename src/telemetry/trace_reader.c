@@ -71,7 +71,7 @@ struct pending {
 struct wt_trace_reader {
     FILE *f;
     int owns_f;
-    char name[256];
+    char name[1024]; /* as given: a path over 255 bytes was cut, naming no file */
     struct wt_trace_opts opts;
     struct wt_trace_meta meta;
     int failed;
@@ -895,41 +895,54 @@ static int ident_index(struct wt_trace_reader *r, const struct cell *c, int *gpu
     return WT_OK;
 }
 
-/* Whether a warning (its kind and file, `key`) is the process's first:
- * `train` and `eval --holdout` read a file once per view and fold, and said
- * the same thing up to a dozen times (past the first 256 keys, a warning is
- * given at each read). */
-static int first_warning(const char *name)
+/* Whether a warning (its kind and file, hashed into `key`) is the process's
+ * first: `train` and `eval --holdout` read a file once per view and fold,
+ * and said the same thing up to a dozen times (past the first 256 keys, a
+ * warning is given at each read).  The whole name is hashed: keys of names
+ * cut at 255 bytes made two files of a deep directory one. */
+static int first_warning(uint64_t key)
 {
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-    static char warned[256][256];
+    static uint64_t warned[256];
     static size_t nwarned;
     int first = 1;
     pthread_mutex_lock(&mu);
     for (size_t i = 0; i < nwarned && first; i++)
-        first = strncmp(warned[i], name, sizeof(warned[i]) - 1) != 0;
+        first = warned[i] != key;
     if (first && nwarned < sizeof(warned) / sizeof(warned[0]))
-        snprintf(warned[nwarned++], sizeof(warned[0]), "%s", name);
+        warned[nwarned++] = key;
     pthread_mutex_unlock(&mu);
     return first;
 }
 
-void wt_trace_warn(const struct wt_trace_reader *r, char kind, const char *fmt, ...)
+static void vwarn(const struct wt_trace_reader *r, unsigned long line, char kind, const char *fmt,
+                  va_list ap) __attribute__((format(printf, 4, 0)));
+static void vwarn(const struct wt_trace_reader *r, unsigned long line, char kind, const char *fmt,
+                  va_list ap)
 {
-    char key[256]; /* the kind, then the name (cut: a key, not shown) */
-    size_t kn = strnlen(r->name, sizeof(key) - 2);
-    key[0] = kind;
-    memcpy(key + 1, r->name, kn);
-    key[kn + 1] = '\0';
+    uint64_t key = wt_fnv1a(wt_fnv1a(WT_FNV1A_INIT, &kind, 1), r->name, strlen(r->name));
     if (r->opts.quiet || !first_warning(key))
         return;
-    char msg[600], nm[256];
+    char msg[600], nm[sizeof(r->name)];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    printable(nm, sizeof(nm), r->name, strlen(r->name)); /* a name may hold escapes */
+    fprintf(stderr, "workloadtruth: warning: %s:%lu: %s\n", nm, line, msg);
+}
+
+void wt_trace_warn(const struct wt_trace_reader *r, char kind, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    vwarn(r, r->lineno, kind, fmt, ap);
     va_end(ap);
-    printable(nm, sizeof(nm), r->name, strlen(r->name)); /* a name may hold escapes */
-    fprintf(stderr, "workloadtruth: warning: %s:%lu: %s\n", nm, r->lineno, msg);
+}
+
+void wt_trace_warn_row(const struct wt_trace_reader *r, char kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vwarn(r, r->row_lineno, kind, fmt, ap);
+    va_end(ap);
 }
 
 /* Parses r->line into s.  gpu is -1 when it must still be derived from the
@@ -1163,7 +1176,7 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
                  * `watch --trace -`, every GPU's rows interned, stopped the
                  * watched GPU): "not known", said once, as record does */
                 if (!r->owners_full && !r->opts.quiet) {
-                    char nm[256];
+                    char nm[sizeof(r->name)];
                     printable(nm, sizeof(nm), r->name, strlen(r->name));
                     fprintf(stderr,
                             "workloadtruth: warning: %s:%lu: column 'owners': %s: a new owner "

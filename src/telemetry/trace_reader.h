@@ -105,6 +105,10 @@ unsigned long wt_trace_lineno(const struct wt_trace_reader *r);
  * when opts.quiet. */
 void wt_trace_warn(const struct wt_trace_reader *r, char kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same at the line of the row last returned (wt_trace_lineno): a reader
+ * of nvidia-smi CSV without a GPU column reads up to 128 rows ahead. */
+void wt_trace_warn_row(const struct wt_trace_reader *r, char kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* 1 when the input ended because opts.stop was set, not at its end. */
 int wt_trace_stopped(const struct wt_trace_reader *r);
 /* The cells of the trace's `owners` column, whose ids the samples' owner
