@@ -801,6 +801,21 @@ static void modern_requests(void **state)
     assert_string_equal(json_string_value(json_object_get(data, "requested")), "2030-01-01");
     assert_true(json_array_size(json_object_get(data, "supported")) >= 1);
     json_decref(r);
+    /* echoed up to 64 bytes (a 4 MiB version came back whole) */
+    {
+        char big[400];
+        int k = snprintf(big, sizeof(big),
+                         "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{"
+                         "\"_meta\":{\"io.modelcontextprotocol/clientCapabilities\":{},"
+                         "\"io.modelcontextprotocol/protocolVersion\":\"");
+        memset(big + k, 'v', 200);
+        snprintf(big + k + 200, sizeof(big) - (size_t)k - 200, "\"}}}");
+        r = ask(s, big);
+        assert_int_equal(error_code(r), WT_RPC_UNSUPPORTED_VERSION);
+        data = json_object_get(json_object_get(r, "error"), "data");
+        assert_int_equal(strlen(json_string_value(json_object_get(data, "requested"))), 64);
+        json_decref(r);
+    }
     /* a version that is not a string is malformed (-32602), not unsupported */
     r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
                "\"io.modelcontextprotocol/protocolVersion\":20260728,"

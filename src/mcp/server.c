@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/text.h"
+
 const char *const wt_mcp_legacy_versions[] = {WT_MCP_LATEST_LEGACY, "2025-06-18", "2025-03-26",
                                               NULL};
 
@@ -195,8 +197,15 @@ static json_t *unsupported_version(const struct wt_rpc_msg *m, const char *reque
 {
     /* only the versions a request with _meta can be served at: the older
      * ones are reached through initialize, not per request */
-    json_t *data = json_pack("{s:[s],s:s}", "supported", WT_MCP_MODERN_VERSION, "requested",
-                             requested ? requested : "");
+    /* echoed as far as 64 bytes, as other echoes are bounded (a client's
+     * 4 MiB version string came back whole) */
+    char shown[65];
+    size_t n = requested ? strlen(requested) : 0;
+    if (n > sizeof(shown) - 1)
+        n = wt_utf8_cut(requested, sizeof(shown) - 1);
+    memcpy(shown, requested ? requested : "", n);
+    shown[n] = '\0';
+    json_t *data = json_pack("{s:[s],s:s}", "supported", WT_MCP_MODERN_VERSION, "requested", shown);
     return wt_rpc_error(m->id, WT_RPC_UNSUPPORTED_VERSION, "Unsupported protocol version", data);
 }
 
