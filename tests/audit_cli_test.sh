@@ -159,6 +159,13 @@ check "stopped while an init is awaited: within seconds ($(($(date +%s) - t0)) s
 t0=$(date +%s)
 run "watch --pace below the synthetic round" 0 "$WT" watch --backend synthetic --interval 0.5 --window 10 --pace 1 --iterations 2 --log-dir "$TMP/lpace"
 check "--pace below the round: the round's 5 s ($(($(date +%s) - t0)) s)" test $(($(date +%s) - t0)) -ge 4
+# a replayed trace's pace is kept between its windows, not after the last:
+# 2 windows at --pace 2 take 2 s (the round that found the trace ended
+# waited 2 s more first)
+t0=$(date +%s)
+run "watch --pace: 2 windows of a trace" 0 "$WT" watch --trace "$DATA/labelled.csv" --window 5 --pace 2 --log-dir "$TMP/lpace2"
+has err "2 windows logged"
+check "--pace: no wait after the last window ($(($(date +%s) - t0)) s)" test $(($(date +%s) - t0)) -le 3
 
 # sustained load: the writer's queue never empties, yet a heartbeat and a
 # checkpoint still follow every --seal-every windows (none came before the end)

@@ -1433,8 +1433,8 @@ int wt_cmd_watch(int argc, char **argv)
     unsigned long long done_windows = 0;
     unsigned long long unprinted = 0; /* window lines not printed after a stop signal */
     struct wt_result res;
+    double t_round = NAN; /* when the previous round's windows were judged (pacing) */
     for (unsigned long long it = 0; (!iterations || it < iterations) && !stop_flag; it++) {
-        double t_start = wt_mono_s();
         int nlive = 0;
         /* who is on each GPU as its window starts */
         for (int g = 0; g < ngpus; g++) {
@@ -1500,6 +1500,21 @@ int wt_cmd_watch(int argc, char **argv)
         }
         if (stop_flag || !nlive)
             break;
+        {
+            /* --pace and a synthetic round's span are both floors (--pace 1
+             * had cut a synthetic round of 10 x 0.5 s to 1 s), kept between
+             * rounds that have windows: the wait comes once this round's
+             * windows are read, so a trace that has ended ends the run at
+             * once (it waited one more --pace first) */
+            double round_s = synthetic && interval > 0 ? (double)window * interval : 0;
+            if (pace > round_s)
+                round_s = pace;
+            if (round_s > 0 && isfinite(t_round))
+                nap(round_s - (wt_mono_s() - t_round));
+            t_round = wt_mono_s();
+        }
+        if (stop_flag)
+            break; /* stopped in the wait: this round is not judged, as before it was read */
         for (int g = 0; g < ngpus; g++) {
             if (!nbuf[g])
                 continue;
@@ -1754,15 +1769,6 @@ int wt_cmd_watch(int argc, char **argv)
         pthread_mutex_lock(&w->mu);
         atomic_store_explicit(&healthy_flag, !w->gave_up && w->log_ok, memory_order_relaxed);
         pthread_mutex_unlock(&w->mu);
-        if (!(iterations && it + 1 >= iterations)) {
-            /* both are floors: --pace 1 had cut a synthetic round of
-             * 10 x 0.5 s to 1 s */
-            double round_s = synthetic && interval > 0 ? (double)window * interval : 0;
-            if (pace > round_s)
-                round_s = pace;
-            if (round_s > 0)
-                nap(round_s - (wt_mono_s() - t_start));
-        }
     }
     /* stop: a verification under way ends (within 64 KiB of reading) */
     if (verifier_started) {
