@@ -605,6 +605,42 @@ esac
     ok "(c) hanging agent: run once, not retried" ||
     bad "(c) hanging agent: $(grep -c "workloadtruth: job $JOB declared=" "$D/slurmd.log") runs"
 
+# an agent that does not go when killed (a call that cannot be interrupted: a
+# hung NFS mount or GPU driver): a tracer outside its process group keeps the
+# killed agent from being reaped for 30 s; the hook gives up on it 3 s after
+# the kill and says so (it waited for as long as the call took: for ever on
+# a mount that never recovers, the batch step past its limit)
+cat >"$D/hold.py" <<'EOF'
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+if libc.ptrace(0x4206, int(sys.argv[1]), None, None) != 0:  # PTRACE_SEIZE
+    sys.exit("ptrace: errno %d" % ctypes.get_errno())
+open(sys.argv[3], "w").write("%d\n" % os.getpid())
+time.sleep(float(sys.argv[2]))
+EOF
+printf '#!/bin/sh\nsetsid python3 "%s/hold.py" $$ 30 "%s/held" </dev/null >/dev/null 2>&1 &\ni=0\nwhile [ ! -s "%s/held" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done\nexec sleep 600\n' "$D" "$D" "$D" >"$D/stuck.sh"
+chmod 0755 "$D/stuck.sh"
+rm -f "$D/held"
+AGENT=$D/stuck.sh
+plugstack "mode=classify timeout=2"
+t=$(date +%s)
+submit --workload-type=inference
+plugin_error_case "agent not gone after its kill (timeout=2)"
+took=$(($(date +%s) - t))
+if [ ! -s "$D/held" ]; then
+    bad "(c) the unreaped agent was not held (no ptrace here?)"
+elif [ $took -lt 20 ]; then
+    ok "(c) an agent not gone after its kill: the job ended in $took s"
+else
+    bad "(c) an agent not gone after its kill: the job took $took s (its tracer let it go after 30 s)"
+fi
+grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | grep -q "left behind" &&
+    ok "(c) an agent not gone after its kill: said 'left behind'" ||
+    bad "(c) no 'left behind' in: $(grep "workloadtruth: job $JOB declared=" "$D/slurmd.log" | tail -n 1 | cut -c1-250)"
+kill "$(cat "$D/held" 2>/dev/null)" 2>/dev/null
+AGENT=$D/hang.sh
+
 # the hook killed, as slurmd kills a job epilog that runs past
 # PrologEpilogTimeout (by its process group, which the agent has left): the
 # agent dies with it (it ran on as root, with no one to enforce timeout=)

@@ -418,6 +418,12 @@ static void append_ends(char *buf, size_t cap, size_t *len, const char *src, siz
  * killed for the timeout. */
 #define RUN_NOT_STARTED (-1)
 #define RUN_TIMED_OUT (-2)
+/* How long a killed agent is waited for: one in uninterruptible sleep (a
+ * call into a hung NFS mount or GPU driver) does not die of SIGKILL until
+ * that call returns, and waiting on it held the hook, and the job
+ * COMPLETING or its batch step past its limit, for as long (within the
+ * hooks' 5 s margin) */
+#define KILL_GRACE_S 3.0
 /* In a forked child before execve: closes every descriptor from `lowest` up
  * (async-signal-safe calls only). */
 static void close_fds_from(int lowest)
@@ -536,13 +542,17 @@ static int run_prog(char *const argv[], unsigned timeout_s, char *out, size_t ou
             }
         }
     }
-    /* the pipes are closed (or the time is up): wait for the exit, within the limit */
+    /* the pipes are closed (or the time is up): wait for the exit, within the
+     * limit, and a killed agent within KILL_GRACE_S more */
+    double give_up = deadline + KILL_GRACE_S;
+    int left_behind = 0;
     if (killed) {
         kill(-pid, SIGKILL);
         kill(pid, SIGKILL);
+        give_up = mono() + KILL_GRACE_S;
     }
     for (;;) {
-        pid_t w = waitpid(pid, &status, killed ? 0 : WNOHANG);
+        pid_t w = waitpid(pid, &status, WNOHANG);
         if (w == pid)
             break;
         if (w < 0 && errno == EINTR)
@@ -552,18 +562,29 @@ static int run_prog(char *const argv[], unsigned timeout_s, char *out, size_t ou
             snprintf(errbuf, err_cap, "waitpid: %s", strerror(errno));
             break;
         }
-        if (mono() >= deadline) {
+        if (!killed && mono() >= deadline) {
             killed = 1;
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
+            give_up = mono() + KILL_GRACE_S;
             continue;
+        }
+        if (killed && mono() >= give_up) {
+            left_behind = 1; /* reaped by the hook's process when it ends */
+            break;
         }
         struct timespec ts = {0, 20000000L};
         nanosleep(&ts, NULL);
     }
     if (killed) {
         kill(-pid, SIGKILL); /* whatever it left behind in its group */
-        snprintf(errbuf, err_cap, "killed after the %u s timeout", timeout_s);
+        if (left_behind)
+            snprintf(errbuf, err_cap,
+                     "killed after the %u s timeout, and not gone %.0f s later (a call that "
+                     "cannot be interrupted: a hung file system or GPU driver?); left behind",
+                     timeout_s, KILL_GRACE_S);
+        else
+            snprintf(errbuf, err_cap, "killed after the %u s timeout", timeout_s);
         status = RUN_TIMED_OUT;
     }
 cleanup:
