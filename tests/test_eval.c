@@ -224,8 +224,52 @@ static void test_named_twice(void **state)
     assert_int_equal(twice.skipped_files.n, 3);
     assert_string_equal(twice.skipped_files.v[2].same_as, a);
     unlink(copy);
+    /* ... and one with a blank line more and without its last newline,
+     * which the reader reads alike (counted twice until 2026-12-08) */
+    snprintf(copy, sizeof(copy), "%s/sub/a_trim.csv", dir);
+    snprintf(cmd, sizeof(cmd), "sed '2a\\\\' '%s' | head -c -1 > '%s'", a, copy);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(wt_trainset_add(&twice, copy, &c, &err), WT_OK);
+    assert_int_equal(twice.n, once.n);
+    assert_int_equal(twice.skipped_files.n, 4);
+    assert_string_equal(twice.skipped_files.v[3].same_as, a);
+    unlink(copy);
+    /* a link to a.csv in another folder stands in that folder too: said as
+     * a copy, so --holdout source holds the two folders out together (it
+     * was read once, silently, under the folder met first); a.csv named
+     * again is not said */
+    snprintf(copy, sizeof(copy), "%s/sub/a_link.csv", dir);
+    assert_int_equal(symlink("../a.csv", copy), 0);
+    assert_int_equal(wt_trainset_add(&twice, copy, &c, &err), WT_OK);
+    assert_int_equal(wt_trainset_add(&twice, a, &c, &err), WT_OK);
+    assert_int_equal(twice.n, once.n);
+    assert_int_equal(twice.skipped_files.n, 5);
+    assert_string_equal(twice.skipped_files.v[4].path, copy);
+    assert_string_equal(twice.skipped_files.v[4].same_as, a);
+    unlink(copy);
     wt_trainset_free(&once);
     wt_trainset_free(&twice);
+
+    /* a header without rows (nvidia-smi killed at once) met in a directory
+     * is skipped as an empty file is (it stopped eval and train); named, an
+     * error still */
+    char hdir[256], hdr[300];
+    snprintf(hdir, sizeof(hdir), "%s/hdr", dir);
+    assert_int_equal(mkdir(hdir, 0700), 0);
+    snprintf(hdr, sizeof(hdr), "%s/killed.csv", hdir);
+    FILE *f = fopen(hdr, "w");
+    assert_non_null(f);
+    fputs("timestamp, index, utilization.gpu [%], power.draw [W]\n", f);
+    fclose(f);
+    wt_eval_init(&rep, &o);
+    assert_int_equal(wt_eval_add_path(&rep, hdir, &o, &err), WT_OK);
+    assert_int_equal(rep.skipped_files.n, 1);
+    assert_null(rep.skipped_files.v[0].same_as);
+    assert_int_equal(wt_eval_add_path(&rep, hdr, &o, &err), WT_EINVAL);
+    assert_contains(err.msg, "the trace has no data rows");
+    wt_eval_free(&rep);
+    unlink(hdr);
+    rmdir(hdir);
 }
 
 static int same_value(double a, double b)

@@ -2,6 +2,7 @@
 #include "eval/dataset.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -234,13 +235,16 @@ static int acted_on(const char *line, size_t len)
     return 0;
 }
 
-/* SHA-256 of the file's lines but the comment lines of its preamble (the
- * '#' lines before the header, less the metadata the reader acts on) and
- * carriage returns: a copy with a note added, or its line ends changed, is
- * a copy (one with a comment line more was learnt from in the fold that
- * held out its original, which then scored as if in-sample); a '#' line
- * after the header is a row, and counts.  -1 when it cannot be read (the
- * reader then says why). */
+/* SHA-256 of the file's lines as the reader reads them: not the comment
+ * lines of its preamble (the '#' lines before the header, less the metadata
+ * the reader acts on), nor blank lines, nor carriage returns, each line
+ * ended by one '\n' (a last line without one too): a copy with a note
+ * added, its line ends changed, a blank line more or its last newline
+ * dropped is a copy (one with a comment line more was learnt from in the
+ * fold that held out its original, which then scored as if in-sample; one
+ * without its last newline, until 2026-12-08); a '#' line after the header
+ * is a row, and counts.  -1 when it cannot be read (the reader then says
+ * why). */
 static int file_sha(const char *path, unsigned char out[32])
 {
     FILE *f = fopen(path, "rb");
@@ -253,13 +257,18 @@ static int file_sha(const char *path, unsigned char out[32])
     ssize_t n;
     int preamble = 1;
     while ((n = getline(&line, &cap, f)) > 0) {
-        size_t len = (size_t)n, k = 0;
+        size_t len = (size_t)n, k = 0, blank = 1;
         if (preamble && line[0] == '#' && !acted_on(line, len))
             continue;
-        preamble = preamble && line[0] == '#';
         for (size_t i = 0; i < len; i++)
-            if (line[i] != '\r')
+            if (line[i] != '\r' && line[i] != '\n') {
+                blank = blank && isspace((unsigned char)line[i]);
                 line[k++] = line[i];
+            }
+        if (blank)
+            continue;
+        preamble = preamble && line[0] == '#';
+        line[k++] = '\n';
         crypto_hash_sha256_update(&st, (const unsigned char *)line, k);
     }
     free(line);
@@ -325,6 +334,20 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
     struct wt_ds_id id = {0};
     int have_id = o->seen && file_id(path, &id) == 0, copy = 0;
     const struct wt_ds_id *before = have_id ? seen_find(o->seen, &id, &copy) : NULL;
+    if (before && !copy && cb->duplicate) {
+        /* the same file reached under another folder (a link into another
+         * source's folder) stands in both, as a copy does: said as one, so
+         * that --holdout source holds the two out together (it was scored
+         * in the other folder's fold by a model that learnt its own
+         * source's other traces) */
+        char *g1 = wt_ds_group(path), *g2 = wt_ds_group(before->path);
+        int other = g1 && g2 && strcmp(g1, g2) != 0;
+        free(g1);
+        free(g2);
+        if (other)
+            return cb->duplicate(cb->ctx, path, before->path, err);
+        return WT_OK;
+    }
     if (before)
         return copy && cb->duplicate ? cb->duplicate(cb->ctx, path, before->path, err) : WT_OK;
     struct wt_source_config cfg = {0};
@@ -340,14 +363,24 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
         return cb->not_trace(cb->ctx, path, err);
     if (rc)
         return rc;
-    if (have_id && (rc = seen_add(o->seen, &id, path, err)) != WT_OK)
-        goto out;
     if ((rc = wt_source_device_count(src, &ngpus, err)) != WT_OK)
         goto out;
+    if (ngpus == 0 && from_dir && cb->not_trace) {
+        /* a header and no row (`nvidia-smi ... > run.csv` killed at once, a
+         * record stopped before its first row) in a directory: skipped, as
+         * an empty file is (it stopped the whole eval or train); named,
+         * still an error */
+        rc = cb->not_trace(cb->ctx, path, err);
+        goto out;
+    }
     if (ngpus == 0) {
         rc = wt_errf(err, WT_EINVAL, "%s: the trace has no data rows", path);
         goto out;
     }
+    /* recorded once it has rows: one without, met in a directory and then
+     * named, is still an error when named */
+    if (have_id && (rc = seen_add(o->seen, &id, path, err)) != WT_OK)
+        goto out;
     g = calloc((size_t)ngpus, sizeof(*g));
     peers = calloc((size_t)ngpus, sizeof(*peers));
     group = wt_ds_group(path);
