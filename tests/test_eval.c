@@ -74,11 +74,20 @@ static void test_gpu_family(void **state)
 {
     (void)state;
     static const char *const cases[][2] = {
-        {"NVIDIA H100 80GB HBM3", "H100"},          {"NVIDIA H100", "H100"},
-        {"Tesla V100-SXM2-32GB", "V100"},           {"NVIDIA TITAN X", "TITAN X"},
-        {"NVIDIA A100-SXM4-80GB", "A100"},          {"NVIDIA GeForce RTX 4090", "RTX 4090"},
-        {"NVIDIA GeForce GTX 1080 Ti", "GTX 1080"}, {"NVIDIA RTX A6000", "RTX A6000"},
-        {"Quadro RTX 8000", "Quadro RTX"},
+        {"NVIDIA H100 80GB HBM3", "H100"},
+        {"NVIDIA H100", "H100"},
+        {"Tesla V100-SXM2-32GB", "V100"},
+        {"NVIDIA TITAN X", "TITAN X"},
+        {"NVIDIA A100-SXM4-80GB", "A100"},
+        {"NVIDIA GeForce RTX 4090", "RTX 4090"},
+        {"NVIDIA GeForce GTX 1080 Ti", "GTX 1080"},
+        {"NVIDIA RTX A6000", "RTX A6000"},
+        {"Quadro RTX 8000", "QUADRO RTX"},
+        /* case and separators as the rated-power table reads them */
+        {"NVIDIA-H100-80GB-HBM3", "H100"},
+        {"nvidia h100 80gb hbm3", "H100"},
+        {"NVIDIA_H100_80GB_HBM3", "H100"},
+        {"  Tesla  V100", "V100"},
     };
     char fam[64];
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

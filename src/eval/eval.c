@@ -2,6 +2,7 @@
  * out. */
 #include "eval/eval.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,11 +66,25 @@ double wt_eval_class_accuracy(const struct wt_eval_counts *c, enum wt_class cls)
 
 /* GPU family of a model name: "NVIDIA H100 80GB HBM3" and "NVIDIA H100" are
  * both "H100"; "Tesla V100-SXM2-32GB" is "V100"; "NVIDIA TITAN X" is "TITAN X";
- * "NVIDIA GeForce RTX 4090" is "RTX 4090" (GeForce is a brand, not a family). */
+ * "NVIDIA GeForce RTX 4090" is "RTX 4090" (GeForce is a brand, not a family).
+ * Letter case, '-' and '_' do not matter, as for the rated-power table
+ * (gpu_models.c): "NVIDIA-H100-80GB-HBM3" (a Kubernetes node label's
+ * spelling) and "nvidia h100" are "H100" too (they were families of their
+ * own, "NVIDIA" and "nvidia", and --holdout gpu_model scored an H100 trace so
+ * spelt with a model that learnt the other H100s).  Upper case. */
 void wt_eval_gpu_family(const char *model, char *out, size_t cap)
 {
-    const char *p = model;
-    static const char *const vendors[] = {"NVIDIA ", "Tesla ", "AMD ", "Instinct ", "GeForce "};
+    char norm[256];
+    size_t k = 0;
+    for (const char *q = model; *q && k < sizeof(norm) - 1; q++) {
+        char c = *q == '-' || *q == '_' ? ' ' : (char)toupper((unsigned char)*q);
+        if (c == ' ' && (k == 0 || norm[k - 1] == ' '))
+            continue;
+        norm[k++] = c;
+    }
+    norm[k] = '\0';
+    const char *p = norm;
+    static const char *const vendors[] = {"NVIDIA ", "TESLA ", "AMD ", "INSTINCT ", "GEFORCE "};
     for (int again = 1; again;) {
         again = 0;
         for (size_t i = 0; i < sizeof(vendors) / sizeof(vendors[0]); i++)
@@ -78,10 +93,10 @@ void wt_eval_gpu_family(const char *model, char *out, size_t cap)
                 again = 1;
             }
     }
-    size_t n = strcspn(p, " -");
+    size_t n = strcspn(p, " ");
     if (!strncmp(p, "TITAN", 5) || !strncmp(p, "RTX", 3) || !strncmp(p, "GTX", 3) ||
-        !strncmp(p, "Quadro", 6))
-        n += p[n] == ' ' ? 1 + strcspn(p + n + 1, " -") : 0;
+        !strncmp(p, "QUADRO", 6))
+        n += p[n] == ' ' ? 1 + strcspn(p + n + 1, " ") : 0;
     snprintf(out, cap, "%.*s", (int)n, p);
 }
 
