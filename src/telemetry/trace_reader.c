@@ -863,10 +863,11 @@ static int parse_value(struct wt_trace_reader *r, const struct field *f, const s
         return fail(r, err, WT_EINVAL, r->lineno,
                     "column '%s': not a bitmask (a whole number, or 0x hex): '%s'", f->name, shown);
     }
-    if (wt_parse_double(p, len, out) != 0) {
+    int prc = wt_parse_double(p, len, out);
+    if (prc != 0) {
         printable(shown, sizeof(shown), c->p, c->len);
-        return fail(r, err, WT_EINVAL, r->lineno, "column '%s': not a number: '%s'", f->name,
-                    shown);
+        return fail(r, err, WT_EINVAL, r->lineno, "column '%s': %s: '%s'", f->name,
+                    prc == -2 ? "a number out of range" : "not a number", shown);
     }
     double lo, hi;
     wt_col_range(f->col, &lo, &hi);
@@ -1087,10 +1088,11 @@ static int parse_row(struct wt_trace_reader *r, struct wt_sample *s, struct wt_e
         case F_TIME:
             if (c->len == 0)
                 return fail(r, err, WT_EINVAL, r->lineno, "column 't_s': empty (t_s is required)");
-            if (wt_parse_double(c->p, c->len, &s->t_s) != 0) {
+            int prc = wt_parse_double(c->p, c->len, &s->t_s);
+            if (prc != 0) {
                 printable(shown, sizeof(shown), c->p, c->len);
-                return fail(r, err, WT_EINVAL, r->lineno, "column 't_s': not a number: '%s'",
-                            shown);
+                return fail(r, err, WT_EINVAL, r->lineno, "column 't_s': %s: '%s'",
+                            prc == -2 ? "a number out of range" : "not a number", shown);
             }
             /* Seconds: Unix time in seconds (1.7e9) passes, in ms, us or ns
              * since 1970 would be read 1000x too slow and lose sub-second

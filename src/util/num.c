@@ -57,7 +57,7 @@ int wt_parse_double(const char *s, size_t len, double *out)
     if (buf != small)
         free(buf);
     if (!isfinite(v))
-        return -1;
+        return -2; /* well formed, too large for a double */
     *out = v;
     return 0;
 }

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
-/* Returns 0 and sets *out, or -1 if s (len bytes, not NUL-terminated) is not
- * a finite plain decimal number. */
+/* Returns 0 and sets *out, -1 if s (len bytes, not NUL-terminated) is not a
+ * plain decimal number, or -2 for one beyond a double's range (1e400). */
 int wt_parse_double(const char *s, size_t len, double *out);
 /* Returns 0 and sets *out, or -1: decimal or 0x hex, no sign. */
 int wt_parse_u64(const char *s, size_t len, uint64_t *out);
