@@ -249,6 +249,42 @@ static void test_nested_cgroups(void **state)
     wt_proc_owner(root, &b2);
     assert_string_equal(b2.slurm_job_id, "321");
     assert_int_equal(b2.slurm_job_from_cgroup, 1);
+    /* a process in no job that makes Slurm's layout in a user's own
+     * systemd tree (mkdir, systemd-run --user) or below a container is
+     * not that job's (it was read as job 4242's, and so as its GPU's
+     * peer); nor is a pod in a user's tree; nor a scope that only ends
+     * like Slurm's.  Slurm's own, and a node-named slurmstepd, are read */
+    static const char *const forged[] = {
+        "0::/user.slice/user-1000.slice/user@1000.service/app.slice/system.slice/"
+        "slurmstepd.scope/job_4242/step_0\n",
+        "0::/user.slice/user-1000.slice/user@1000.service/app.slice/slurmstepd.scope/job_4242\n",
+        "0::/user.slice/user-1000.slice/user@1000.service/app.slice/slurm/uid_0/job_4242\n",
+        "0::/system.slice/notslurmstepd.scope/job_4242\n",
+        "0::/system.slice/"
+        "docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope/"
+        "system.slice/slurmstepd.scope/job_4242\n",
+        "0::/uid_0/job_4242\n",
+    };
+    for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
+        put("proc/840/cgroup", forged[i], strlen(forged[i]));
+        struct wt_proc f = {.pid = 840};
+        wt_proc_owner(root, &f);
+        if (f.slurm_job_id[0])
+            fail_msg("job %s read from %s", f.slurm_job_id, forged[i]);
+    }
+    PUT("proc/841/cgroup", "0::/user.slice/user-1000.slice/user@1000.service/app.slice/"
+                           "kubepods-burstable-pod1f2e3d4c_5b6a_4788_9a0b_1c2d3e4f5a6b.slice/x\n");
+    struct wt_proc f2 = {.pid = 841};
+    wt_proc_owner(root, &f2);
+    assert_string_equal(f2.pod_uid, "");
+    PUT("proc/842/cgroup", "0::/system.slice/node7_slurmstepd.scope/job_31/step_batch\n");
+    struct wt_proc f3 = {.pid = 842};
+    wt_proc_owner(root, &f3);
+    assert_string_equal(f3.slurm_job_id, "31");
+    PUT("proc/843/cgroup", "4:devices:/slurm_node7/uid_1000/job_32/step_0\n");
+    struct wt_proc f4 = {.pid = 843};
+    wt_proc_owner(root, &f4);
+    assert_string_equal(f4.slurm_job_id, "32");
     /* a privileged pod's container that nests another pod and container */
     PUT("proc/820/cgroup",
         "0::/kubepods.slice/kubepods-burstable.slice/"

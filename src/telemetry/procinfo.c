@@ -144,6 +144,15 @@ static void parse_cgroup_path(const char *path, size_t plen, struct wt_proc *p)
     size_t prev_len = 0;
     int had_cid = p->container_id[0] != '\0', had_pod = p->pod_uid[0] != '\0';
     int pod_here = 0; /* this path's pod component has been passed */
+    /* below a user's systemd tree (user.slice, user@UID.service: any user
+     * may make cgroups there, with mkdir or systemd-run --user) no pod or
+     * Slurm job is read, nor a Slurm job below a container: a process in no
+     * job made ".../user@1000.service/app.slice/slurmstepd.scope/job_4242"
+     * and was read as job 4242's (its GPU that job's peer, its records and
+     * metrics that job's) */
+    int user_tree = 0, in_container = 0;
+    const char *prev2 = NULL; /* the component before prev */
+    size_t prev2_len = 0;
     char cid_first[65] = "", cid_pod[65] = "";
     while (s < stop) {
         const char *end = memchr(s, '/', (size_t)(stop - s));
@@ -158,13 +167,18 @@ static void parse_cgroup_path(const char *path, size_t plen, struct wt_proc *p)
             static const char *const prefixes[] = {"docker-", "cri-containerd-", "crio-", "libpod-",
                                                    ""};
             int podman_pod = prev && prev_len == 13 && !memcmp(prev, "libpod_parent", 13);
-            for (int i = 0; i < 5 && !had_cid && !cid_pod[0]; i++) {
+            if ((len == 10 && !memcmp(comp, "user.slice", 10)) ||
+                (len > 11 && !strncmp(comp, "user-", 5) && !strcmp(comp + len - 6, ".slice")) ||
+                (len > 13 && !strncmp(comp, "user@", 5) && !strcmp(comp + len - 8, ".service")))
+                user_tree = 1;
+            for (int i = 0; i < 5; i++) {
                 size_t pl = strlen(prefixes[i]);
                 const char *rest = comp + pl + 64; /* nothing or ".scope" */
                 if (!strncmp(comp, prefixes[i], pl) && len >= pl + 64 && is_hex64(comp + pl) &&
                     (!*rest || !strcmp(rest, ".scope")) && !(pl == 0 && podman_pod)) {
+                    in_container = 1;
                     char *into = pod_here ? cid_pod : cid_first;
-                    if (!into[0])
+                    if (!had_cid && !cid_pod[0] && !into[0])
                         copy_field(into, 65, comp + pl, 64);
                     break;
                 }
@@ -172,7 +186,7 @@ static void parse_cgroup_path(const char *path, size_t plen, struct wt_proc *p)
             /* pod UID: "pod<uuid>" (cgroupfs) or "...-pod<uuid_with_underscores>.slice";
              * a static pod's UID is 32 hex digits (an md5); either ends the
              * component or comes before ".slice" */
-            for (const char *pod = p->pod_uid[0] ? NULL : strstr(comp, "pod"); pod;
+            for (const char *pod = p->pod_uid[0] || user_tree ? NULL : strstr(comp, "pod"); pod;
                  pod = strstr(pod + 3, "pod")) {
                 const char *u = pod + 3;
                 size_t ul = strcspn(u, ".");
@@ -193,16 +207,23 @@ static void parse_cgroup_path(const char *path, size_t plen, struct wt_proc *p)
                     break;
                 }
             }
-            /* Slurm: ".../slurmstepd.scope/job_<id>/..." (v2) or
-             * ".../uid_<n>/job_<id>/..." (v1) */
+            /* Slurm: "system.slice/[NODE_]slurmstepd.scope/job_<id>/..." (v2)
+             * or "slurm[_NODE]/uid_<n>/job_<id>/..." (v1), outside a user's
+             * tree and a container's */
             size_t d = len > 4 ? strspn(comp + 4, "0123456789") : 0;
-            if (!p->slurm_job_id[0] && !strncmp(comp, "job_", 4) && d && 4 + d == len &&
-                d < sizeof(p->slurm_job_id) && prev &&
-                ((prev_len >= 16 && !memcmp(prev + prev_len - 16, "slurmstepd.scope", 16)) ||
-                 (prev_len > 4 && !memcmp(prev, "uid_", 4) &&
-                  strspn(prev + 4, "0123456789") >= prev_len - 4)))
+            int v2 = prev && prev2 && prev2_len == 12 && !memcmp(prev2, "system.slice", 12) &&
+                     ((prev_len == 16 && !memcmp(prev, "slurmstepd.scope", 16)) ||
+                      (prev_len > 17 && !memcmp(prev + prev_len - 17, "_slurmstepd.scope", 17)));
+            int v1 = prev && prev2 && prev_len > 4 && !memcmp(prev, "uid_", 4) &&
+                     strspn(prev + 4, "0123456789") >= prev_len - 4 &&
+                     ((prev2_len == 5 && !memcmp(prev2, "slurm", 5)) ||
+                      (prev2_len > 6 && !memcmp(prev2, "slurm_", 6)));
+            if (!p->slurm_job_id[0] && !user_tree && !in_container && !strncmp(comp, "job_", 4) &&
+                d && 4 + d == len && d < sizeof(p->slurm_job_id) && (v1 || v2))
                 copy_field(p->slurm_job_id, sizeof(p->slurm_job_id), comp + 4, d);
         }
+        prev2 = prev;
+        prev2_len = prev_len;
         prev = s;
         prev_len = len;
         if (!end)
