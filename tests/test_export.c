@@ -300,6 +300,14 @@ static void policy_errors(void **state)
          ":3: a second 'default' line (the first is line 1)"},
         {"partition gpu training\nnamespace gpu idle\npartition gpu inference\n",
          ":3: partition 'gpu' already has a rule (line 1)"},
+        /* names that can never match (exact matching; lower-case namespaces):
+         * silently unused rules until 2026-12-08 */
+        {"namespace Serving inference\n", ":1: namespace 'Serving' can never match"},
+        {"namespace -x inference\n", ":1: namespace '-x' can never match"},
+        {"namespace a_b inference\n", ":1: namespace 'a_b' can never match"},
+        {"partition a,b inference\n", ":1: partition 'a,b': one name per rule"},
+        {"partition gpu* inference\n", ":1: partition 'gpu*': one name per rule"},
+        {"namespace serving-2 inference\n", NULL},
         {"# ok\n\npartition gpu training\n\n", NULL},   /* fine: shows the loop runs */
         {"\xEF\xBB\xBFpartition gpu training\n", NULL}, /* a UTF-8 byte order mark */
     };

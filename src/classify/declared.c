@@ -36,6 +36,12 @@ const char *wt_declared_source_name(enum wt_declared_source s)
     return "none";
 }
 
+/* A lower-case ASCII letter or a digit (a DNS label's letters). */
+static int islower_alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
 /* One line of a policy (NUL-terminated, comment not yet cut). */
 static int policy_line(struct wt_policy *p, char *line, const char *path, unsigned lineno,
                        unsigned *default_line, struct wt_err *err)
@@ -80,6 +86,26 @@ static int policy_line(struct wt_policy *p, char *line, const char *path, unsign
         return wt_errf(err, WT_EINVAL, "%s:%u: name longer than %zu bytes", path, lineno,
                        sizeof(p->rules[0].value) - 1);
     int ns = !strcmp(w[0], "namespace");
+    /* a name that can never match is an error, not a rule that silently
+     * does nothing: matching is exact, a namespace is a lower-case DNS label
+     * (RFC 1123), and Slurm's partition names hold no ',' (its list
+     * separator) */
+    if (ns) {
+        size_t n = strlen(w[1]);
+        int ok = n <= 63 && islower_alnum(w[1][0]) && islower_alnum(w[1][n - 1]);
+        for (size_t i = 0; ok && i < n; i++)
+            ok = islower_alnum(w[1][i]) || w[1][i] == '-';
+        if (!ok)
+            return wt_errf(err, WT_EINVAL,
+                           "%s:%u: namespace '%.63s' can never match: a namespace is lower-case "
+                           "letters, digits and '-' (at most 63), matched exactly",
+                           path, lineno, w[1]);
+    } else if (strpbrk(w[1], ",*?[")) {
+        return wt_errf(err, WT_EINVAL,
+                       "%s:%u: partition '%.63s': one name per rule, matched exactly (no lists or "
+                       "patterns)",
+                       path, lineno, w[1]);
+    }
     for (size_t i = 0; i < p->n; i++)
         if (p->rules[i].namespace_rule == ns && !strcmp(p->rules[i].value, w[1]))
             /* the first match wins: a second rule for it would never apply */
