@@ -430,22 +430,27 @@ static void test_window_covers_polls(void **state)
 /* A late poll (a slow process list, a busy host) brings more readings in
  * one read than the window has room for: those past its 5 intervals open
  * the next window, which they may fill alone.  The whole read was taken,
- * and a 0.3 s delay made 5 polls of 0.2 s cover 1.3 s. */
+ * and a 1.3 s delay made 5 polls of 0.2 s cover 1.3 s.  A caller back more
+ * than a window late finds more than a window carried: the next window is
+ * the newest of them, the older dropped (windows fell behind the GPU by a
+ * window more each slow round). */
 static void test_window_carries_late_readings(void **state)
 {
     (void)state;
     env(NULL);
-    /* readings 0.05 s apart, four a poll, for the fixture's 6.4 s */
-    setenv("WT_FAKE_NVML_SPEED", "2", 1);
+    /* readings 0.1 s apart, two a poll, for the fixture's 12.8 s */
+    setenv("WT_FAKE_NVML_SPEED", "1", 1);
     struct wt_source *src = must_open(WT_FAKE_NVML, 0.2);
     struct wt_sample *b = NULL;
     size_t cap = 0, n = 0;
     struct wt_err err;
     struct wt_polls st;
     double prev = NAN;
-    const double late[] = {0, 0.3, 1.3, 0}; /* the third fills the fourth */
+    /* the third fills the fourth; after the fifth, 1.5 s are carried, and
+     * the sixth is the newest 1 s of them */
+    const double late[] = {0, 0.3, 1.3, 0, 2.5, 0, 0};
     wt_polls_init(&st);
-    for (int w = 0; w < 4; w++) {
+    for (int w = 0; w < 7; w++) {
         struct timespec ts = {0, (long)(late[w] * 1e9) % 1000000000L};
         ts.tv_sec = (time_t)late[w];
         nanosleep(&ts, NULL);
@@ -456,12 +461,15 @@ static void test_window_carries_late_readings(void **state)
         for (size_t i = 1; i < n; i++)
             assert_true(b[i].t_s > b[i - 1].t_s);
         if (w) {
-            double covers = st.last_end - prev, gap = b[0].t_s - prev;
+            int dropped = w == 5;
+            double gap = b[0].t_s - prev;
+            double covers = dropped ? st.last_end - b[0].t_s + 0.1 : st.last_end - prev;
             if (covers < 0.95 - 1e-9 || covers > 1.0 + 1e-6)
                 fail_msg("window %d: 5 polls of 0.2 s cover %.3f s (%zu samples)", w + 1, covers,
                          n);
-            /* none lost between windows: the next reading, 0.05 s on */
-            if (gap <= 0 || gap > 0.05 + 1e-6)
+            /* none lost between windows (the next reading, 0.1 s on), but
+             * those dropped for being more than a window behind */
+            if (dropped ? gap < 0.3 : (gap <= 0 || gap > 0.1 + 1e-6))
                 fail_msg("window %d starts %.3f s after the previous one", w + 1, gap);
         }
         prev = st.last_end;

@@ -173,8 +173,24 @@ int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf,
         if (k > *cap)
             k = *cap;
         memcpy(*buf, st->carry, k * sizeof(**buf));
-        *n = k;
         st->ncarry = 0;
+        /* a caller back more than a window late (a round slower than a
+         * window) finds more than a window carried: the older readings go (a
+         * gap, which the window's span shows) and this window is the newest
+         * polls x interval of them, so that windows never fall behind the
+         * GPU (they did, by a window more each slow round, until the
+         * driver's ring wrapped) */
+        double w = (double)polls * interval, last = (*buf)[k - 1].t_s;
+        if (isfinite(since) && last - since > w + 1e-3 * interval) {
+            double from = last - w;
+            size_t j = 0;
+            while (j < k && (*buf)[j].t_s <= from + 1e-3 * interval)
+                j++;
+            memmove(*buf, *buf + j, (k - j) * sizeof(**buf));
+            k -= j;
+            since = from;
+        }
+        *n = k;
     }
     for (;;) {
         for (; scan < *n && !done; scan++)

@@ -174,9 +174,11 @@ void wt_polls_free(struct wt_polls *p);
  * interval after the previous end (a first window: its first sample less one
  * spacing); later ones, which a late poll brings in the same read (a slow
  * process list, a busy host), wait in st->carry for the next window instead
- * of stretching this one.  st->last_end becomes this window's last sample.
- * *buf (of *cap samples) grows up to max samples.  Returns WT_OK (*n may be
- * short when the stream ended), WT_DONE when *cancel was set, or an error. */
+ * of stretching this one.  More than a window of them (a caller back more
+ * than a window late) give the newest window of them, the older dropped.
+ * st->last_end becomes this window's last sample.  *buf (of *cap samples)
+ * grows up to max samples.  Returns WT_OK (*n may be short when the stream
+ * ended), WT_DONE when *cancel was set, or an error. */
 int wt_source_read_polls(struct wt_source *src, int gpu, struct wt_sample **buf, size_t *cap,
                          size_t max, size_t polls, double interval, struct wt_polls *st,
                          const atomic_int *cancel, size_t *n, struct wt_err *err) WT_WARN_UNUSED;
