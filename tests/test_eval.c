@@ -233,6 +233,16 @@ static void test_named_twice(void **state)
     assert_int_equal(twice.skipped_files.n, 3);
     assert_string_equal(twice.skipped_files.v[2].same_as, a);
     unlink(copy);
+    /* ... and one with an empty metadata line more, which the reader reads
+     * as absent */
+    snprintf(copy, sizeof(copy), "%s/sub/a_empty.csv", dir);
+    snprintf(cmd, sizeof(cmd), "{ echo '# power_semantics:'; cat '%s'; } > '%s'", a, copy);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(wt_trainset_add(&twice, copy, &c, &err), WT_OK);
+    assert_int_equal(twice.n, once.n);
+    assert_int_equal(twice.skipped_files.n, 4);
+    assert_string_equal(twice.skipped_files.v[3].same_as, a);
+    unlink(copy);
     /* ... and one with a blank line more and without its last newline,
      * which the reader reads alike (counted twice until 2026-12-08) */
     snprintf(copy, sizeof(copy), "%s/sub/a_trim.csv", dir);
@@ -240,8 +250,8 @@ static void test_named_twice(void **state)
     assert_int_equal(system(cmd), 0);
     assert_int_equal(wt_trainset_add(&twice, copy, &c, &err), WT_OK);
     assert_int_equal(twice.n, once.n);
-    assert_int_equal(twice.skipped_files.n, 4);
-    assert_string_equal(twice.skipped_files.v[3].same_as, a);
+    assert_int_equal(twice.skipped_files.n, 5);
+    assert_string_equal(twice.skipped_files.v[4].same_as, a);
     unlink(copy);
     /* a link to a.csv in another folder stands in that folder too: said as
      * a copy, so --holdout source holds the two folders out together (it
@@ -252,9 +262,17 @@ static void test_named_twice(void **state)
     assert_int_equal(wt_trainset_add(&twice, copy, &c, &err), WT_OK);
     assert_int_equal(wt_trainset_add(&twice, a, &c, &err), WT_OK);
     assert_int_equal(twice.n, once.n);
-    assert_int_equal(twice.skipped_files.n, 5);
-    assert_string_equal(twice.skipped_files.v[4].path, copy);
-    assert_string_equal(twice.skipped_files.v[4].same_as, a);
+    assert_int_equal(twice.skipped_files.n, 6);
+    assert_string_equal(twice.skipped_files.v[5].path, copy);
+    assert_string_equal(twice.skipped_files.v[5].same_as, a);
+    unlink(copy);
+    /* a link to a whole folder: its traces are that folder's, read once and
+     * not said (each was listed as a copy) */
+    snprintf(copy, sizeof(copy), "%s/sublink", dir);
+    assert_int_equal(symlink("sub", copy), 0);
+    assert_int_equal(wt_trainset_add(&twice, copy, &c, &err), WT_OK);
+    assert_int_equal(twice.n, once.n);
+    assert_int_equal(twice.skipped_files.n, 6);
     unlink(copy);
     wt_trainset_free(&once);
     wt_trainset_free(&twice);

@@ -1,4 +1,5 @@
 /* Labelled windows from trace files (see dataset.h). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "eval/dataset.h"
 
 #include <dirent.h>
@@ -218,7 +219,9 @@ void wt_ds_skips_free(struct wt_ds_skips *s)
 }
 
 /* A metadata line (the preamble's "# key: value") of a key the reader acts
- * on: what the data mean (labels, the GPU, how power was read). */
+ * on: what the data mean (labels, the GPU, how power was read); not one
+ * whose value is empty, which the reader reads as absent (but an empty
+ * format, which it refuses). */
 static int acted_on(const char *line, size_t len)
 {
     static const char *const keys[] = {"format",     "label",           "gpu_model",
@@ -230,8 +233,16 @@ static int acted_on(const char *line, size_t len)
     while (k < len && line[k] != ':' && line[k] != ' ' && line[k] != '\t')
         k++;
     for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++)
-        if (k - i == strlen(keys[j]) && !strncasecmp(line + i, keys[j], k - i))
-            return 1;
+        if (k - i == strlen(keys[j]) && !strncasecmp(line + i, keys[j], k - i)) {
+            size_t v = k;
+            while (v < len && (line[v] == ' ' || line[v] == '\t'))
+                v++;
+            if (v < len && line[v] == ':')
+                v++;
+            while (v < len && isspace((unsigned char)line[v]))
+                v++;
+            return j == 0 || v < len;
+        }
     return 0;
 }
 
@@ -325,6 +336,19 @@ static int seen_add(struct wt_ds_seen *s, const struct wt_ds_id *id, const char 
     return WT_OK;
 }
 
+/* 1 when the folders holding a and b are one directory (a link to a
+ * folder: every trace reached through it is its target's, not a copy in
+ * another folder, and is not said as one); 0 when they differ or cannot be
+ * resolved. */
+static int same_real_dir(const char *a, const char *b)
+{
+    char da[PATH_MAX], db[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    snprintf(da, sizeof(da), "%.*s", sa ? (int)(sa - a) + (sa == a) : 1, sa ? a : ".");
+    snprintf(db, sizeof(db), "%.*s", sb ? (int)(sb - b) + (sb == b) : 1, sb ? b : ".");
+    return realpath(da, ra) && realpath(db, rb) && !strcmp(ra, rb);
+}
+
 static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt_ds_callbacks *cb,
                    int from_dir, struct wt_err *err)
 {
@@ -341,7 +365,7 @@ static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt
          * in the other folder's fold by a model that learnt its own
          * source's other traces) */
         char *g1 = wt_ds_group(path), *g2 = wt_ds_group(before->path);
-        int other = g1 && g2 && strcmp(g1, g2) != 0;
+        int other = g1 && g2 && strcmp(g1, g2) != 0 && !same_real_dir(path, before->path);
         free(g1);
         free(g2);
         if (other)
