@@ -478,10 +478,12 @@ check replay-fifo-streamed-not-all test ! -e "$TMP/bigfifo.all"
 # ahead: it said line 8 of 8)
 { echo "timestamp, utilization.gpu [%]"; for i in 1 2 3 4 5 6 7; do echo "2024/04/03 10:47:35.000, 50 %"; done; } >"$TMP/tw.csv"
 run nvsmi-repeat-line 0 "$WT" record --trace "$TMP/tw.csv" --out "$TMP/tw.out.csv" && has err "tw.csv:5: GPU 0 has a second row at the same t_s"
-# a path over 255 bytes is named whole in messages (it was cut at 255)
-LONGD="$TMP/$(printf 'd%.0s' $(seq 1 150))/$(printf 'e%.0s' $(seq 1 150))"
+# a path over 255 bytes in an error: its last 200 bytes, then the line and
+# what failed (it was cut at 255, naming no file; the line and reason were
+# lost past the message's 512 bytes)
+LONGD="$TMP/$(printf 'd%.0s' $(seq 1 150))/$(printf 'e%.0s' $(seq 1 150))/$(printf 'f%.0s' $(seq 1 200))"
 mkdir -p "$LONGD" && printf 't_s,power_w\n0,abc\n' >"$LONGD/run.csv"
-run long-path-named 1 "$WT" classify --trace "$LONGD/run.csv" && has err "$LONGD/run.csv:2: column 'power_w': not a number" && oneline
+run long-path-named 1 "$WT" classify --trace "$LONGD/run.csv" && has err ": ...$(printf 'f%.0s' $(seq 1 192))/run.csv:2: column 'power_w': not a number: 'abc'" && oneline
 run replay-profile 2 "$WT" classify --trace "$DATA/labelled.csv" --profile idle && has err "--profile goes with --backend synthetic, not --trace" && oneline
 # the default backend reads the GPUs: a profile or seed there would be ignored
 run auto-profile 2 "$WT" classify --profile idle && has err "--profile goes with --backend synthetic, not the default backend auto" && oneline

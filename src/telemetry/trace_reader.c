@@ -163,10 +163,21 @@ static int fail(struct wt_trace_reader *r, struct wt_err *err, int code, unsigne
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     r->failed = code;
+    /* a name too long for the message with its line and reason (512 bytes)
+     * is shown by its last 200 bytes: the file's own name and folders, and
+     * what failed where, rather than a path cut in its middle */
+    const char *nm = r->name, *dots = "";
+    size_t nl = strlen(nm);
+    if (nl > 240) {
+        nm += nl - 200;
+        while ((*nm & 0xC0) == 0x80) /* not inside a UTF-8 character */
+            nm++;
+        dots = "...";
+    }
     if (lineno)
-        wt_errf(&r->first_err, code, "%s:%lu: %s", r->name, lineno, msg);
+        wt_errf(&r->first_err, code, "%s%s:%lu: %s", dots, nm, lineno, msg);
     else
-        wt_errf(&r->first_err, code, "%s: %s", r->name, msg);
+        wt_errf(&r->first_err, code, "%s%s: %s", dots, nm, msg);
     if (err)
         *err = r->first_err;
     return code;
