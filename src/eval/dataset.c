@@ -1,5 +1,4 @@
 /* Labelled windows from trace files (see dataset.h). */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include "eval/dataset.h"
 
 #include <dirent.h>
@@ -19,6 +18,7 @@
 #include "features/transform.h"
 #include "telemetry/owners.h"
 #include "telemetry/source.h"
+#include "util/fileio.h"
 
 #define MAX_DEPTH 16
 
@@ -339,14 +339,14 @@ static int seen_add(struct wt_ds_seen *s, const struct wt_ds_id *id, const char 
 /* 1 when the folders holding a and b are one directory (a link to a
  * folder: every trace reached through it is its target's, not a copy in
  * another folder, and is not said as one); 0 when they differ or cannot be
- * resolved. */
+ * read. */
 static int same_real_dir(const char *a, const char *b)
 {
-    char da[PATH_MAX], db[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
+    char da[PATH_MAX], db[PATH_MAX];
     const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
     snprintf(da, sizeof(da), "%.*s", sa ? (int)(sa - a) + (sa == a) : 1, sa ? a : ".");
     snprintf(db, sizeof(db), "%.*s", sb ? (int)(sb - b) + (sb == b) : 1, sb ? b : ".");
-    return realpath(da, ra) && realpath(db, rb) && !strcmp(ra, rb);
+    return wt_same_file(da, db);
 }
 
 static int do_file(const char *path, const struct wt_ds_opts *o, const struct wt_ds_callbacks *cb,
